@@ -1,0 +1,50 @@
+// Decoding of every input through effect/Schema. Keys of JSON objects match case-insensitively
+// (the spec: `Username` == `username`); unknown keys are dropped; failures become 400s naming the fields.
+import { Either, ParseResult, Schema, SchemaAST } from "effect";
+import { badRequest } from "./errors.js";
+
+const fieldNamesCache = new WeakMap<object, Map<string, string>>();
+
+function fieldNames(schema: Schema.Schema.Any): Map<string, string> | undefined {
+  const cached = fieldNamesCache.get(schema);
+  if (cached) return cached;
+  let ast = schema.ast;
+  while (SchemaAST.isTransformation(ast) || SchemaAST.isRefinement(ast)) ast = SchemaAST.isTransformation(ast) ? ast.from : ast.from;
+  if (!SchemaAST.isTypeLiteral(ast)) return undefined;
+  const map = new Map<string, string>();
+  for (const p of ast.propertySignatures) if (typeof p.name === "string") map.set(p.name.toLowerCase(), p.name);
+  fieldNamesCache.set(schema, map);
+  return map;
+}
+
+/** Renames keys of a plain object to the schema's spelling, ignoring case. */
+export function normaliseKeys(schema: Schema.Schema.Any, input: unknown): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  const names = fieldNames(schema);
+  if (!names) return input;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    const canonical = names.get(k.toLowerCase());
+    if (canonical !== undefined && !(canonical in out && canonical !== k)) out[canonical] = v;
+  }
+  return out;
+}
+
+export function formatIssues(error: ParseResult.ParseError): Record<string, string> {
+  const props: Record<string, string> = {};
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const key = issue.path.length ? issue.path.join(".") : "body";
+    if (!(key in props)) props[key] = issue.message;
+  }
+  return props;
+}
+
+export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, what: string): A {
+  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(
+    normaliseKeys(schema, input),
+  );
+  if (Either.isRight(result)) return result.right;
+  const properties = formatIssues(result.left);
+  const [first] = Object.entries(properties);
+  throw badRequest(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
+}

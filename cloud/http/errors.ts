@@ -1,0 +1,46 @@
+// Errors are thrown as typed values and rendered in one place (http/app.ts), in the spec's
+// `{type, title}` shape with an optional `properties` object naming invalid fields.
+
+export type ErrorType =
+  | "about:blank"
+  | "invalid_request"
+  | "unauthorized"
+  | "conflict"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "account_locked"
+  | "exceeded_max_groups_count"
+  | "exceeded_max_projects_count_per_group"
+  | "conflict_project_edge_uuid"
+  | "conflict_project_edge_nickname"
+  | "internal_error";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    readonly title: string,
+    readonly properties?: Record<string, string>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(title);
+  }
+
+  toBody(): { type: string; title: string; properties?: Record<string, string> } {
+    return this.properties ? { type: this.type, title: this.title, properties: this.properties } : { type: this.type, title: this.title };
+  }
+}
+
+export const badRequest = (title: string, properties?: Record<string, string>) =>
+  new ApiError(400, "invalid_request", title, properties);
+export const unauthorized = (title = "authentication required") =>
+  new ApiError(401, "unauthorized", title, undefined, {
+    "WWW-Authenticate": 'Bearer realm="api", X-Intdash-Token realm="api"',
+  });
+export const forbidden = (title = "access denied") => new ApiError(403, "forbidden", title);
+export const notFound = (title = "resource not found") => new ApiError(404, "not_found", title);
+export const conflict = (title: string, properties?: Record<string, string>) =>
+  new ApiError(409, "conflict", title, properties);

@@ -1,0 +1,26 @@
+// pino JSON logs. Credentials never reach a log line: request logs carry method, path and status
+// only (no query string, no headers, no bodies), and the redaction list catches mistakes.
+import pino, { type Logger } from "pino";
+
+export const REDACT = [
+  "password",
+  "*.password",
+  "token",
+  "*.token",
+  "secret",
+  "*.secret",
+  "client_secret",
+  "*.client_secret",
+  "access_token",
+  "refresh_token",
+  "*.access_token",
+  "*.refresh_token",
+  "headers.authorization",
+  "headers.cookie",
+  'headers["x-intdash-token"]',
+  'headers["x-service-token"]',
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: { svc: "cloud-peer" } }, destination);
+}

@@ -1,0 +1,4 @@
+// The cloud peer's modules, in start-up order (later ones may use what earlier ones added).
+import type { CloudModule } from "./module.js";
+
+export const modules: CloudModule[] = [];

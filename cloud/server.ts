@@ -1,0 +1,77 @@
+// Builds and runs a cloud peer: database, migrations, modules, HTTP server, graceful shutdown.
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type pino from "pino";
+import type { CloudConfig } from "./config.js";
+import { createApp } from "./http/app.js";
+import { buildOpenApi } from "./http/openapi.js";
+import { defineRoute, type AnyRoute } from "./http/route.js";
+import { createLogger } from "./logger.js";
+import type { CloudModule } from "./module.js";
+import { modules as defaultModules } from "./modules.js";
+import type { Services } from "./services.js";
+import { superUserOnly } from "./auth/principal.js";
+import { Db } from "./storage/db.js";
+import { migrate } from "./storage/migrate.js";
+
+export const VERSION = "0.1.0";
+
+export interface CloudPeer {
+  url: string;
+  server: http.Server;
+  svc: Services;
+  routes: AnyRoute[];
+  close(): Promise<void>;
+}
+
+/** Opens storage and runs every module's migrations and init, without listening. */
+export async function openServices(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}) {
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const log = createLogger(config.logLevel, opts.logDestination);
+  const db = await Db.open(path.join(config.dataDir, "cloud.db"));
+  const modules = opts.modules ?? defaultModules;
+  await migrate(db, modules.flatMap((m) => m.migrations ?? []));
+  const svc: Services = { config, log, db, authenticators: [], access: superUserOnly, onClose: [] };
+  for (const m of modules) await m.init?.(svc);
+  return { svc, modules };
+}
+
+export async function startCloudPeer(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
+  const { svc, modules } = await openServices(config, opts);
+  const routes: AnyRoute[] = modules.flatMap((m) => m.routes ?? []);
+  const openapi = defineRoute({
+    operationId: "getOpenApiDocument",
+    method: "GET",
+    path: "/openapi.json",
+    tag: "meta",
+    auth: "none",
+    success: 200,
+    handler: () => buildOpenApi(routes, { title: "cloud-peer", version: VERSION, serverUrl: config.publicUrl }),
+  });
+  routes.push(openapi);
+  const app = createApp(routes, svc);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 5_000;
+  for (const m of modules) await m.attach?.(server, svc);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.listenPort, config.listenHost, () => resolve());
+  });
+  const addr = server.address() as { port: number; address: string };
+  const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+  if (config.listenPort === 0 && svc.config.publicUrl.endsWith(":0")) svc.config.publicUrl = url;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then close what modules opened and the DB.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      for (const fn of [...svc.onClose].reverse()) await fn();
+      await svc.db.close();
+    })());
+  return { url, server, svc, routes, close };
+}

@@ -1,0 +1,17 @@
+// The service container handed to every handler. Areas (accounts, oauth, organisation, iscp...)
+// add their own members by declaration merging (`declare module "../services.js"`), so this
+// file never needs to know them and modules import downward only.
+import type { Logger } from "pino";
+import type { CloudConfig } from "./config.js";
+import type { Db } from "./storage/db.js";
+import type { AccessDecider, Authenticator } from "./auth/principal.js";
+
+export interface Services {
+  config: CloudConfig;
+  log: Logger;
+  db: Db;
+  authenticators: Authenticator[];
+  access: AccessDecider;
+  /** Called on shutdown, in reverse order of registration. */
+  onClose: Array<() => Promise<void> | void>;
+}

@@ -1,0 +1,98 @@
+// A small promise wrapper over one sqlite3 connection. SQLite serialises writers anyway; we keep
+// one connection and a lock so that a transaction's statements never interleave with others'.
+import sqlite3 from "sqlite3";
+
+export type SqlParam = string | number | bigint | null | Buffer | boolean;
+export type Params = SqlParam[] | Record<string, SqlParam>;
+
+export interface Queryable {
+  run(sql: string, params?: Params): Promise<{ lastID: number; changes: number }>;
+  get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;
+  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+}
+
+class Statements implements Queryable {
+  constructor(protected readonly conn: sqlite3.Database) {}
+  run(sql: string, params: Params = []) {
+    return new Promise<{ lastID: number; changes: number }>((resolve, reject) =>
+      this.conn.run(sql, params, function (err) {
+        if (err) reject(err);
+        else resolve({ lastID: this.lastID, changes: this.changes });
+      }),
+    );
+  }
+  get<T>(sql: string, params: Params = []) {
+    return new Promise<T | undefined>((resolve, reject) =>
+      this.conn.get(sql, params, (err, row) => (err ? reject(err) : resolve(row as T | undefined))),
+    );
+  }
+  all<T>(sql: string, params: Params = []) {
+    return new Promise<T[]>((resolve, reject) =>
+      this.conn.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))),
+    );
+  }
+  exec(sql: string) {
+    return new Promise<void>((resolve, reject) => this.conn.exec(sql, (err) => (err ? reject(err) : resolve())));
+  }
+}
+
+export class Db implements Queryable {
+  private lock: Promise<unknown> = Promise.resolve();
+  private readonly direct: Statements;
+
+  private constructor(private readonly conn: sqlite3.Database) {
+    this.direct = new Statements(conn);
+  }
+
+  static async open(file: string): Promise<Db> {
+    const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+      const c = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(c)));
+    });
+    const db = new Db(conn);
+    await db.direct.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
+    return db;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.lock.then(fn, fn);
+    this.lock = next.catch(() => undefined);
+    return next;
+  }
+
+  run(sql: string, params?: Params) {
+    return this.serial(() => this.direct.run(sql, params));
+  }
+  get<T = Record<string, unknown>>(sql: string, params?: Params) {
+    return this.serial(() => this.direct.get<T>(sql, params));
+  }
+  all<T = Record<string, unknown>>(sql: string, params?: Params) {
+    return this.serial(() => this.direct.all<T>(sql, params));
+  }
+  exec(sql: string) {
+    return this.serial(() => this.direct.exec(sql));
+  }
+
+  /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; its statements go through `tx` only. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.serial(async () => {
+      await this.direct.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(this.direct);
+        await this.direct.exec("COMMIT");
+        return result;
+      } catch (err) {
+        await this.direct.exec("ROLLBACK").catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serial(() => new Promise<void>((resolve, reject) => this.conn.close((err) => (err ? reject(err) : resolve()))));
+  }
+}
+
+/** UNIQUE constraint failures become 409s in repositories. */
+export const isUniqueViolation = (err: unknown) =>
+  err instanceof Error && /SQLITE_CONSTRAINT: UNIQUE/.test(err.message);

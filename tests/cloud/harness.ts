@@ -1,0 +1,40 @@
+// Test harness: a real cloud peer on an ephemeral port with its own temp data directory.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadConfig, type ConfigInput } from "../../cloud/config.js";
+import type { CloudModule } from "../../cloud/module.js";
+import { startCloudPeer, type CloudPeer } from "../../cloud/server.js";
+
+export interface TestPeer extends CloudPeer {
+  dataDir: string;
+  /** fetch relative to the peer's /api base. */
+  api(p: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startTestPeer(
+  opts: { dataDir?: string; config?: ConfigInput; modules?: CloudModule[] } = {},
+): Promise<TestPeer> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
+  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", ...opts.config }, {});
+  const peer = await startCloudPeer(config, { modules: opts.modules });
+  const api = (p: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return fetch(`${peer.url}/api${p}`, { ...init, headers, body });
+  };
+  return {
+    ...peer,
+    dataDir,
+    api,
+    async stop() {
+      await peer.close();
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
