@@ -1,0 +1,22 @@
+// Shared by every benchmark: print rows as a table and keep them as JSON under bench/results/.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export type Row = Record<string, unknown>;
+
+const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
+
+export function report(name: string, rows: Row[]): string {
+  console.log(`\n== ${name} ==`);
+  console.table(rows);
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${name}.json`);
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, memGiB: Math.round(os.totalmem() / 2 ** 30) };
+  fs.writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine, rows }, null, 2));
+  return file;
+}
+
+/** True when the calling module is the process entry (run standalone with tsx). */
+export const isMain = (metaUrl: string) => process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === metaUrl;
