@@ -1,0 +1,108 @@
+// Sample device connector: writes frames into the agent's upstream FIFO at a given rate and payload size.
+//   npx tsx runtime/connectors/sample-connector.ts --path /tmp/x.fifo --rate 1000 --size 16
+// Each payload starts with the frame's sequence number (u64 big-endian, from 0) when it has room,
+// so a receiver can check order and loss. Timestamps are CLOCK_MONOTONIC readings (what the agent expects
+// upstream). The FIFO is opened blocking (waits for the agent) and reopened if the agent goes away.
+import { closeSync, openSync, writeSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { encodeIscpV2Frame } from "../ipc/iscp-v2-compat.js";
+import { encodeLoggerMsgRaw } from "../ipc/logger-msg.js";
+
+const { values: a } = parseArgs({
+  options: {
+    path: { type: "string", default: process.env.EDGE_AGENT_IPC_PATH ?? "" },
+    format: { type: "string", default: process.env.EDGE_AGENT_IPC_FORMAT ?? "iscp-v2-compat" },
+    rate: { type: "string", default: "1000" }, // points per second; 0 = as fast as the pipe takes them
+    size: { type: "string", default: "16" }, // payload bytes
+    count: { type: "string", default: "0" }, // stop after this many points; 0 = run until killed
+    name: { type: "string", default: "sample/counter" },
+    type: { type: "string", default: "bytes" },
+    "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
+    "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
+  },
+});
+
+const path = a.path!;
+if (path === "") {
+  process.stderr.write("sample-connector: --path (or EDGE_AGENT_IPC_PATH) is required\n");
+  process.exit(2);
+}
+const rate = Number(a.rate);
+const size = Number(a.size);
+const count = Number(a.count);
+const reopenEvery = Number(a["reopen-every"]);
+const format = a.format!;
+const logger = format === "logger-msg";
+const type = logger ? "string" : a.type!;
+
+let fd = -1;
+let seq = 0;
+const started = process.hrtime();
+const startNs = started[0] * 1e9 + started[1];
+
+// One template frame; each batch copies it and patches the timestamp and the sequence number,
+// so the connector itself can produce millions of frames per second.
+const template = logger
+  ? encodeLoggerMsgRaw(0, 0, type, a.name!, Buffer.alloc(size, 0x61))
+  : encodeIscpV2Frame(0, 0, type, a.name!, Buffer.alloc(size, 0x61));
+if (template === undefined) throw new Error("cannot encode frame");
+const tsAt = logger ? 4 : 0;
+const payloadAt = template.length - size;
+
+function batch(first: number, n: number): Buffer {
+  const b = Buffer.allocUnsafe(template.length * n);
+  const [sec, nsec] = process.hrtime();
+  for (let i = 0; i < n; i++) {
+    const off = i * template.length;
+    template.copy(b, off);
+    b.writeUInt32LE(sec, off + tsAt);
+    b.writeUInt32LE(nsec, off + tsAt + 4);
+    if (size >= 8) b.writeBigUInt64BE(BigInt(first + i), off + payloadAt);
+  }
+  return b;
+}
+
+function writeAll(buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) {
+    if (fd < 0) fd = openSync(path, "w");
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") continue;
+      if (code !== "EPIPE") throw e;
+      closeSync(fd); // the agent closed its end: wait for it to open again, resend the whole batch
+      fd = -1;
+      off = 0;
+    }
+  }
+}
+
+function tick(): void {
+  const now = process.hrtime();
+  const elapsed = now[0] * 1e9 + now[1] - startNs;
+  let due = rate > 0 ? Math.floor((elapsed / 1e9) * rate) - seq : 4096;
+  if (count > 0) due = Math.min(due, count - seq);
+  due = Math.min(due, 65536);
+  while (due > 0) {
+    // With --reopen-every, a batch ends where the connector closes and reopens the FIFO.
+    const n = reopenEvery > 0 ? Math.min(due, reopenEvery - (seq % reopenEvery)) : due;
+    writeAll(batch(seq, n));
+    seq += n;
+    due -= n;
+    if (reopenEvery > 0 && seq % reopenEvery === 0 && fd >= 0) {
+      closeSync(fd);
+      fd = -1;
+    }
+  }
+  if (count > 0 && seq >= count) {
+    if (fd >= 0) closeSync(fd);
+    process.exit(Number(a["exit-code"]));
+  }
+  if (rate > 0) setTimeout(tick, 2);
+  else setImmediate(tick);
+}
+
+process.on("SIGTERM", () => process.exit(0));
+tick();

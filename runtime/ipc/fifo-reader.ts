@@ -1,0 +1,149 @@
+// Upstream IPC: reads frames a device connector writes into a FIFO the agent created.
+// The FIFO is opened O_RDONLY|O_NONBLOCK and handed to libuv as a pipe (net.Socket), so reads are
+// event driven and never hold a thread-pool thread. Until a writer appears epoll reports nothing; when the
+// last writer closes we get EOF, drop any partial frame (counted) and reopen, so a connector may close and
+// reopen the FIFO, or restart, as often as it likes.
+import { close, constants, open } from "node:fs";
+import { promisify } from "node:util";
+import net from "node:net";
+import type { DataPoint } from "../datapoint.js";
+import type { ClockBase, DecoderStats, FrameDecoder } from "./codec.js";
+import { ensureFifo } from "./fifo.js";
+import { createDecoder } from "./formats.js";
+import type { IpcFormat } from "./schema.js";
+
+const openFd = promisify(open);
+
+export interface FifoReaderOptions {
+  path: string;
+  format: IpcFormat;
+  /** IPC channel id, stamped on points as srcId. */
+  srcId: string;
+  namePrefix?: string;
+  clockBase?: ClockBase;
+  maxPayload?: number;
+  /** Receives the points of one read (one batch); the array is not reused. */
+  onPoints: (points: DataPoint[]) => void;
+  onUnknownDType?: (dtype: number) => void;
+  /** Delay before retrying a failed open. */
+  retryMs?: number;
+}
+
+export interface FifoReaderStats extends DecoderStats {
+  bytes: number;
+  /** Times a writer closed the FIFO (EOF) and it was reopened. */
+  reopens: number;
+  open: boolean;
+  /** Time (ms since epoch) of the last byte read, 0 if none yet. */
+  lastDataAt: number;
+  lastError: string;
+}
+
+export class FifoReader {
+  private readonly decoder: FrameDecoder;
+  private socket: net.Socket | undefined;
+  private stopped = true;
+  private paused = false;
+  private retry: NodeJS.Timeout | undefined;
+  private bytes = 0;
+  private reopens = 0;
+  private lastDataAt = 0;
+  private lastError = "";
+
+  constructor(private readonly opts: FifoReaderOptions) {
+    this.decoder = createDecoder(opts.format, {
+      srcId: opts.srcId,
+      namePrefix: opts.namePrefix,
+      clockBase: opts.clockBase,
+      maxPayload: opts.maxPayload,
+      onUnknownDType: opts.onUnknownDType,
+    });
+  }
+
+  get stats(): FifoReaderStats {
+    return {
+      ...this.decoder.stats,
+      bytes: this.bytes,
+      reopens: this.reopens,
+      open: this.socket !== undefined,
+      lastDataAt: this.lastDataAt,
+      lastError: this.lastError,
+    };
+  }
+
+  setClockBase(base: ClockBase): void {
+    this.decoder.setClockBase(base);
+  }
+
+  /** Creates the FIFO if needed and starts reading. Rejects only when the FIFO cannot be created. */
+  async start(): Promise<void> {
+    await ensureFifo(this.opts.path);
+    this.stopped = false;
+    await this.openOnce();
+  }
+
+  /** Backpressure: stop reading (the connector blocks on a full pipe) until resume(). */
+  pause(): void {
+    this.paused = true;
+    this.socket?.pause();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.socket?.resume();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const s = this.socket;
+    this.socket = undefined;
+    if (s !== undefined && !s.destroyed) {
+      await new Promise<void>((resolve) => {
+        s.once("close", () => resolve());
+        s.destroy();
+      });
+    }
+    this.decoder.end();
+  }
+
+  private async openOnce(): Promise<void> {
+    if (this.stopped) return;
+    let fd: number;
+    try {
+      fd = await openFd(this.opts.path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      this.lastError = (e as Error).message;
+      this.retry = setTimeout(() => void this.openOnce(), this.opts.retryMs ?? 500);
+      return;
+    }
+    if (this.stopped) {
+      close(fd, () => {});
+      return;
+    }
+    const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true });
+    this.socket = s;
+    if (this.paused) s.pause();
+    s.on("data", (chunk: Buffer) => {
+      this.bytes += chunk.length;
+      this.lastDataAt = Date.now();
+      const out: DataPoint[] = [];
+      this.decoder.push(chunk, out);
+      if (out.length > 0) this.opts.onPoints(out);
+    });
+    s.on("end", () => {
+      this.decoder.end();
+      s.destroy();
+    });
+    s.on("error", (e) => {
+      this.lastError = e.message;
+    });
+    s.on("close", () => {
+      if (this.socket !== s) return;
+      this.socket = undefined;
+      if (this.stopped) return;
+      this.reopens++;
+      setImmediate(() => void this.openOnce());
+    });
+  }
+}
