@@ -1,4 +1,5 @@
 // The cloud peer's modules, in start-up order (later ones may use what earlier ones added).
 import type { CloudModule } from "./module.js";
+import { accountsModule } from "./accounts/module.js";
 
-export const modules: CloudModule[] = [];
+export const modules: CloudModule[] = [accountsModule];
