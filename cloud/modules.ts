@@ -1,5 +1,6 @@
 // The cloud peer's modules, in start-up order (later ones may use what earlier ones added).
 import type { CloudModule } from "./module.js";
 import { accountsModule } from "./accounts/module.js";
+import { oauthModule } from "./oauth/module.js";
 
-export const modules: CloudModule[] = [accountsModule];
+export const modules: CloudModule[] = [accountsModule, oauthModule];

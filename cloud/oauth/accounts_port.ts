@@ -1,0 +1,20 @@
+// The two things the authorization server needs from the accounts area, behind one narrow port:
+// checking a password (which also counts failures into the lock-out) and reading a user's current
+// standing (disabled, super, scopes, password-change-only) when issuing or honouring a token.
+export interface AccountUser {
+  uuid: string;
+  name: string;
+  isSuper: boolean;
+  disabled: boolean;
+  /** Scope names from the user's roles. */
+  scopes: readonly string[];
+  /** Temporary or expired password: the token may only change the password. */
+  restricted?: "password_change";
+}
+
+export type SignInResult = { ok: true; user: AccountUser } | { ok: false; reason: "invalid" | "locked" | "disabled" };
+
+export interface AccountsPort {
+  signIn(username: string, password: string, tenantUuid: string): Promise<SignInResult>;
+  user(uuid: string): Promise<AccountUser | undefined>;
+}

@@ -1,0 +1,82 @@
+// POST /auth/oauth2/token (RFC 6749 3.2): form body, client authentication, one handler per grant.
+import { Schema } from "effect";
+import type { Context } from "koa";
+import { defineRoute, reply } from "../../http/route.js";
+import { readClientCredentials } from "../clients/client_auth.js";
+import { invalidRequest, OAuthError } from "../errors.js";
+import { authorizationCodeGrant } from "../grants/authorization_code.js";
+import { clientCredentialsGrant } from "../grants/client_credentials.js";
+import type { GrantHandler } from "../grants/grant.js";
+import { passwordGrant } from "../grants/password.js";
+import { refreshTokenGrant } from "../grants/refresh_token.js";
+
+export const GRANTS: Record<string, GrantHandler> = {
+  password: passwordGrant,
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+  client_credentials: clientCredentialsGrant,
+};
+
+const opt = Schema.optional(Schema.String);
+/** Every field optional: what is missing is reported by the grant, in the RFC 6749 error shape. */
+export const TokenRequest = Schema.Struct({
+  grant_type: Schema.optional(Schema.String.annotations({ description: "password | authorization_code | refresh_token | client_credentials" })),
+  refresh_token: opt,
+  tenant_uuid: opt,
+  username: opt,
+  password: opt,
+  client_id: opt,
+  client_secret: opt,
+  client_certification: opt,
+  redirect_uri: opt,
+  code_verifier: opt,
+  code: opt,
+  scope: opt,
+});
+
+export const TokenResponseSchema = Schema.Struct({
+  token_type: Schema.String,
+  access_token: Schema.String,
+  expires_in: Schema.Int,
+  refresh_token: Schema.optional(Schema.String),
+  refresh_token_expires_in: Schema.optional(Schema.Int),
+  scope: Schema.String,
+});
+
+export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+
+/** Form bodies only (RFC 6749 3.2); JSON is refused rather than half-understood. */
+export function requireForm(ctx: Context): void {
+  const type = ctx.get("content-type").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw invalidRequest("the body must be application/x-www-form-urlencoded");
+}
+
+export const tokenRoute = defineRoute({
+  operationId: "issueToken",
+  method: "POST",
+  path: "/auth/oauth2/token",
+  tag: "auth_OAuth2",
+  summary: "Issue a token",
+  auth: "none",
+  body: TokenRequest,
+  bodyKind: "form",
+  bodyLimit: 64 * 1024,
+  success: 200,
+  response: TokenResponseSchema,
+  errors: [401],
+  handler: async ({ ctx, body }, svc) => {
+    try {
+      requireForm(ctx);
+      const form = body as Record<string, string>;
+      const grant = form.grant_type;
+      if (!grant) throw invalidRequest("grant_type is required");
+      const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
+      if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
+      const creds = readClientCredentials(ctx, form);
+      return reply(200, await handler({ ctx, form, creds, svc }), NO_STORE);
+    } catch (err) {
+      if (err instanceof OAuthError) return err.toReply();
+      throw err;
+    }
+  },
+});

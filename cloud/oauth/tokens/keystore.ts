@@ -1,0 +1,124 @@
+// Signing keys: the newest unsuperseded key signs; all published keys verify and appear in the JWKS.
+// Keys are cached in memory (signing must not touch the database) and reloaded now and then so a
+// `cloud-peer keys rotate` run against the same database is picked up without a restart.
+import crypto from "node:crypto";
+import { calculateJwkThumbprint, type JWK } from "jose";
+import type { Db, Queryable } from "../../storage/db.js";
+import { keysRepo, type SigningKeyRow } from "../repo/keys.js";
+
+export const SIGNING_ALG = "ES256";
+/** How often a running peer looks for keys rotated by another process. */
+export const KEY_RELOAD_MS = 30_000;
+
+export interface SigningKey {
+  kid: string;
+  alg: string;
+  privateKey: crypto.KeyObject;
+  /** base64url of the JWS protected header, computed once per key. */
+  headerB64: string;
+}
+
+export interface KeySet {
+  signing: SigningKey;
+  verifying: Map<string, crypto.KeyObject>;
+  jwks: { keys: JWK[] };
+}
+
+export async function newKeyRow(): Promise<SigningKeyRow> {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const pub = publicKey.export({ format: "jwk" }) as JWK;
+  const kid = await calculateJwkThumbprint(pub, "sha256");
+  const publicJwk = { kty: pub.kty, crv: pub.crv, x: pub.x, y: pub.y, kid, alg: SIGNING_ALG, use: "sig" };
+  return {
+    kid,
+    alg: SIGNING_ALG,
+    private_jwk: JSON.stringify(privateKey.export({ format: "jwk" })),
+    public_jwk: JSON.stringify(publicJwk),
+    created_at: new Date().toISOString(),
+    superseded_at: null,
+    retire_after: null,
+  };
+}
+
+/** Adds a new signing key; the previous ones stay published for `keepSeconds`. */
+export async function rotateKeys(db: Db, keepSeconds: number): Promise<SigningKeyRow> {
+  const row = await newKeyRow();
+  await db.transaction(async (tx) => {
+    const now = new Date();
+    await keysRepo.supersedeCurrent(tx, now, new Date(now.getTime() + keepSeconds * 1000));
+    await keysRepo.insert(tx, row);
+    await keysRepo.deleteRetired(tx, now);
+  });
+  return row;
+}
+
+function toKeySet(rows: SigningKeyRow[]): KeySet | undefined {
+  const current = rows.find((r) => r.superseded_at === null) ?? rows[0];
+  if (!current) return undefined;
+  const verifying = new Map<string, crypto.KeyObject>();
+  const keys: JWK[] = [];
+  for (const r of rows) {
+    const pub = JSON.parse(r.public_jwk) as JWK;
+    verifying.set(r.kid, crypto.createPublicKey({ key: pub as crypto.JsonWebKey, format: "jwk" }));
+    keys.push(pub);
+  }
+  const header = { alg: current.alg, typ: "at+jwt", kid: current.kid };
+  return {
+    signing: {
+      kid: current.kid,
+      alg: current.alg,
+      privateKey: crypto.createPrivateKey({ key: JSON.parse(current.private_jwk) as crypto.JsonWebKey, format: "jwk" }),
+      headerB64: Buffer.from(JSON.stringify(header)).toString("base64url"),
+    },
+    verifying,
+    jwks: { keys },
+  };
+}
+
+export class KeyStore {
+  private set!: KeySet;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly db: Db) {}
+
+  /** Loads the keys, creating the first one on an empty database. */
+  static async open(db: Db): Promise<KeyStore> {
+    const store = new KeyStore(db);
+    let rows = await keysRepo.published(db);
+    if (!rows.length) {
+      await keysRepo.insert(db, await newKeyRow());
+      rows = await keysRepo.published(db);
+    }
+    store.set = toKeySet(rows)!;
+    return store;
+  }
+
+  get signing(): SigningKey {
+    return this.set.signing;
+  }
+  get jwks(): { keys: JWK[] } {
+    return this.set.jwks;
+  }
+  verifyingKey(kid: string): crypto.KeyObject | undefined {
+    return this.set.verifying.get(kid);
+  }
+
+  async reload(db: Queryable = this.db): Promise<void> {
+    const next = toKeySet(await keysRepo.published(db));
+    if (next) this.set = next;
+  }
+
+  async rotate(keepSeconds: number): Promise<string> {
+    const row = await rotateKeys(this.db, keepSeconds);
+    await this.reload();
+    return row.kid;
+  }
+
+  startReloading(onError: (err: unknown) => void): void {
+    this.timer = setInterval(() => this.reload().catch(onError), KEY_RELOAD_MS);
+    this.timer.unref();
+  }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
