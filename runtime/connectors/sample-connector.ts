@@ -42,10 +42,11 @@ const startNs = started[0] * 1e9 + started[1];
 
 // One template frame; each batch copies it and patches the timestamp and the sequence number,
 // so the connector itself can produce millions of frames per second.
-const template = logger
+const maybeTemplate = logger
   ? encodeLoggerMsgRaw(0, 0, type, a.name!, Buffer.alloc(size, 0x61))
   : encodeIscpV2Frame(0, 0, type, a.name!, Buffer.alloc(size, 0x61));
-if (template === undefined) throw new Error("cannot encode frame");
+if (maybeTemplate === undefined) throw new Error("cannot encode frame");
+const template: Buffer = maybeTemplate;
 const tsAt = logger ? 4 : 0;
 const payloadAt = template.length - size;
 

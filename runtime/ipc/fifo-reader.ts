@@ -3,7 +3,7 @@
 // event driven and never hold a thread-pool thread. Until a writer appears epoll reports nothing; when the
 // last writer closes we get EOF, drop any partial frame (counted) and reopen, so a connector may close and
 // reopen the FIFO, or restart, as often as it likes.
-import { close, constants, open } from "node:fs";
+import { close, constants, open, openSync } from "node:fs";
 import { promisify } from "node:util";
 import net from "node:net";
 import type { DataPoint } from "../datapoint.js";
@@ -117,10 +117,11 @@ export class FifoReader {
       this.retry = setTimeout(() => void this.openOnce(), this.opts.retryMs ?? 500);
       return;
     }
-    if (this.stopped) {
-      close(fd, () => {});
-      return;
-    }
+    if (this.stopped) close(fd, () => {});
+    else this.attach(fd);
+  }
+
+  private attach(fd: number): void {
     const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true });
     this.socket = s;
     if (this.paused) s.pause();
@@ -132,18 +133,24 @@ export class FifoReader {
       if (out.length > 0) this.opts.onPoints(out);
     });
     s.on("end", () => {
+      // The last writer closed. Open the next descriptor before closing this one: while no reader has
+      // the FIFO open, the kernel would discard what a reconnecting connector writes.
       this.decoder.end();
+      this.socket = undefined;
+      if (!this.stopped) {
+        try {
+          const next = openSync(this.opts.path, constants.O_RDONLY | constants.O_NONBLOCK);
+          this.reopens++;
+          this.attach(next);
+        } catch (e) {
+          this.lastError = (e as Error).message;
+          this.retry = setTimeout(() => void this.openOnce(), this.opts.retryMs ?? 500);
+        }
+      }
       s.destroy();
     });
     s.on("error", (e) => {
       this.lastError = e.message;
-    });
-    s.on("close", () => {
-      if (this.socket !== s) return;
-      this.socket = undefined;
-      if (this.stopped) return;
-      this.reopens++;
-      setImmediate(() => void this.openOnce());
     });
   }
 }

@@ -1,7 +1,8 @@
 // FIFO format `logger-msg` (the former agent's format, edge.md section 2). Frame:
 //   u8 type (0x01) | u24le length (bytes after this field) | u32le sec | u32le nsec | u8 DType | u8 Seq | body
 // The body's meaning depends on the DType (logger-msg-dtypes.ts). Resynchronisation: a frame is accepted
-// only when type is 0x01, length >= 10 and fits maxPayload, nsec < 1e9 and a known DType's body parses.
+// only when type is 0x01, length >= 10 and fits maxPayload, nsec < 1e9, Seq is 0 and a known
+// DType's body parses.
 import type { DataPoint } from "../datapoint.js";
 import { type DecoderOptions, type EncodeResult, type FrameEncoder, elapsedFrom, elapsedToParts } from "./codec.js";
 import { UNKNOWN_DTYPE_NAME_PREFIX, UNKNOWN_DTYPE_TYPE, byDType, byIscpType } from "./logger-msg-dtypes.js";
@@ -33,7 +34,13 @@ export class LoggerMsgDecoder extends StreamDecoder {
     while (n - off >= HEAD + FIXED) {
       const len = buf[off + 1]! | (buf[off + 2]! << 8) | (buf[off + 3]! << 16);
       const nsec = buf.readUInt32LE(off + 8);
-      if (buf[off] !== LOGGER_MSG_TYPE_DATA || len < FIXED || len - FIXED > this.maxPayload || nsec >= 1e9) {
+      if (
+        buf[off] !== LOGGER_MSG_TYPE_DATA ||
+        len < FIXED ||
+        len - FIXED > this.maxPayload ||
+        nsec >= 1e9 ||
+        buf[off + 13] !== 0 // Seq: "must be 0" in the format's samples; also a strong resync check
+      ) {
         this.skip();
         off++;
         continue;

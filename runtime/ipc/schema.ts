@@ -40,7 +40,14 @@ export const RestartPolicy = Schema.Struct({
 export type RestartPolicy = typeof RestartPolicy.Type;
 export type RestartPolicyEncoded = typeof RestartPolicy.Encoded;
 
-const EnvName = Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/));
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Checked on the whole record: a refined Record key would silently drop non-matching keys instead.
+const Environment = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+  Schema.filter((env) => {
+    const bad = Object.keys(env).find((k) => !ENV_NAME.test(k));
+    return bad === undefined || `invalid environment variable name "${bad}"`;
+  }),
+);
 
 /**
  * `launch`: the agent starts `command` (no shell) with `args` and `environment` added to its own
@@ -53,7 +60,7 @@ export const Launch = Schema.Struct({
   args: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.maxLength(65536))).pipe(Schema.maxItems(1000)), {
     default: () => [],
   }),
-  environment: Schema.optionalWith(Schema.Record({ key: EnvName, value: Schema.String }), { default: () => ({}) }),
+  environment: Schema.optionalWith(Environment, { default: () => ({}) }),
   working_dir: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   restart: Schema.optionalWith(RestartPolicy, { default: () => RestartPolicy.make({}) }),
   stop_timeout_ms: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 600_000)), { default: () => 5_000 }),

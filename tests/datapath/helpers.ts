@@ -1,0 +1,53 @@
+// Shared helpers of the data-path tests: temp dirs, the sample connector as a child process, waiting.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DataPoint } from "../../runtime/datapoint.js";
+
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "datapath-"));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+export const SAMPLE_CONNECTOR = join(process.cwd(), "runtime", "connectors", "sample-connector.ts");
+
+export function startSampleConnector(args: string[]): ChildProcess {
+  return spawn(TSX, [SAMPLE_CONNECTOR, ...args], { stdio: ["ignore", "ignore", "inherit"] });
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+/** Polls `cond` every 10 ms, running `poll` (e.g. a file read) before each check. */
+export async function waitFor(
+  cond: () => boolean,
+  timeoutMs = 10_000,
+  what = "condition",
+  poll?: () => Promise<void>,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (poll) await poll();
+    if (cond()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function point(name: string, type: string, payload: string | Uint8Array, elapsedNs: number, srcId = "src"): DataPoint {
+  return { name, type, payload: typeof payload === "string" ? Buffer.from(payload) : payload, elapsedNs, srcId };
+}
+
+/** Comparable form of a point (payload as hex). */
+export function plain(p: DataPoint): { name: string; type: string; payload: string; elapsedNs: number; srcId: string } {
+  return { name: p.name, type: p.type, payload: Buffer.from(p.payload).toString("hex"), elapsedNs: p.elapsedNs, srcId: p.srcId };
+}
+
+/** Sequence number the sample connector puts in the first 8 payload bytes. */
+export function seqOf(p: DataPoint): number {
+  return Number(Buffer.from(p.payload.buffer, p.payload.byteOffset, p.payload.length).readBigUInt64BE(0));
+}
