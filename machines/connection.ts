@@ -1,0 +1,127 @@
+// Connection lifecycle: holds a token for the configured edge and refreshes it before it expires.
+// unconfigured (no secret) → authenticating → authenticated ⇄ refreshing; failures wait RETRY_TICKS.
+// The supervisor turns `authenticated` snapshots into the Session that streams connect with.
+import { assign, fromPromise, setup, type SnapshotFrom } from "xstate";
+import type { ConnectionSettings, TransportSettings } from "../runtime/settings/schemas.js";
+import { fetchToken, incompleteConnection, type Token } from "./cloud-auth.js";
+import { RETRY_TICKS, errorMessage, type Report, type Session } from "./common.js";
+
+export interface ConnectionInput {
+  connection: ConnectionSettings;
+  transport: TransportSettings;
+}
+export type ConnectionEvent = { type: "SETTINGS"; connection: ConnectionSettings; transport: TransportSettings } | { type: "TICK" };
+
+interface Context extends ConnectionInput {
+  token?: Token;
+  /** Ticks until the token should be refreshed (at 80 % of its lifetime). */
+  refreshIn: number;
+  retryIn: number;
+  error: string;
+}
+
+export const connectionMachine = setup({
+  types: { context: {} as Context, events: {} as ConnectionEvent, input: {} as ConnectionInput },
+  actors: {
+    fetchToken: fromPromise<Token, ConnectionSettings>(({ input, signal }) => fetchToken(input, signal)),
+  },
+  guards: {
+    incomplete: ({ context }) => incompleteConnection(context.connection) !== undefined,
+    changed: ({ context, event }) =>
+      event.type === "SETTINGS" && JSON.stringify([event.connection, event.transport]) !== JSON.stringify([context.connection, context.transport]),
+    refreshDue: ({ context }) => context.refreshIn <= 1,
+    retryDue: ({ context }) => context.retryIn <= 1,
+  },
+}).createMachine({
+  id: "connection",
+  context: ({ input }) => ({ ...input, refreshIn: 0, retryIn: 0, error: "" }),
+  initial: "checking",
+  on: {
+    SETTINGS: {
+      guard: "changed",
+      target: ".checking",
+      reenter: true,
+      actions: assign(({ event }) => ({ connection: event.connection, transport: event.transport, token: undefined })),
+    },
+  },
+  states: {
+    checking: {
+      always: [
+        { guard: "incomplete", target: "unconfigured" },
+        { target: "authenticating" },
+      ],
+    },
+    unconfigured: {
+      entry: assign(({ context }) => ({ error: incompleteConnection(context.connection) ?? "", token: undefined })),
+    },
+    authenticating: {
+      invoke: {
+        src: "fetchToken",
+        input: ({ context }) => context.connection,
+        onDone: {
+          target: "authenticated",
+          actions: assign(({ event }) => ({
+            token: event.output,
+            refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)),
+            error: "",
+          })),
+        },
+        onError: {
+          target: "failed",
+          actions: assign(({ event }) => ({ error: errorMessage(event.error), token: undefined, retryIn: RETRY_TICKS })),
+        },
+      },
+    },
+    authenticated: {
+      on: {
+        TICK: [
+          { guard: "refreshDue", target: "refreshing" },
+          { actions: assign(({ context }) => ({ refreshIn: context.refreshIn - 1 })) },
+        ],
+      },
+    },
+    // Like authenticating, but the current token stays usable while a new one is fetched.
+    refreshing: {
+      invoke: {
+        src: "fetchToken",
+        input: ({ context }) => context.connection,
+        onDone: {
+          target: "authenticated",
+          actions: assign(({ event }) => ({ token: event.output, refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)) })),
+        },
+        onError: {
+          target: "failed",
+          actions: assign(({ event }) => ({ error: errorMessage(event.error), token: undefined, retryIn: RETRY_TICKS })),
+        },
+      },
+    },
+    failed: {
+      on: {
+        TICK: [
+          { guard: "retryDue", target: "authenticating" },
+          { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
+        ],
+      },
+    },
+  },
+});
+
+export type ConnectionSnapshot = SnapshotFrom<typeof connectionMachine>;
+
+/** The session streams may use, or why there is none. */
+export function sessionOf(s: ConnectionSnapshot): { session?: Session; reason: string } {
+  const { token, connection, transport, error } = s.context;
+  if ((s.matches("authenticated") || s.matches("refreshing")) && token)
+    return { session: { connection, transport, accessToken: token.accessToken }, reason: "" };
+  if (s.matches("unconfigured")) return { reason: `connection settings incomplete: ${error}` };
+  if (s.matches("failed")) return { reason: `authentication failed: ${error}` };
+  return { reason: "authenticating with the server" };
+}
+
+/** Connection state (for logs and agentctl state): none until configured, error while failing. */
+export function reportConnection(s: ConnectionSnapshot): Report {
+  if (s.matches("unconfigured")) return { code: "none", error: s.context.error, bitrate: 0 };
+  if (s.matches("failed")) return { code: "error", error: s.context.error, bitrate: 0 };
+  if (s.matches("authenticated") || s.matches("refreshing")) return { code: "connected", error: "", bitrate: 0 };
+  return { code: "disconnected", error: "", bitrate: 0 };
+}

@@ -1,0 +1,116 @@
+// Device-connector IPC channel lifecycle (one machine per direction): an enabled channel runs its
+// driver (the data path: create the FIFO, launch the connector, read or write frames), waits for the
+// peer, reports quiet/connected by traffic, and retries after failures. Changing the FIFO, format,
+// prefix or launch restarts the driver; dest_ids changes are routing only and keep it running.
+import { assign, setup, type SnapshotFrom } from "xstate";
+import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../runtime/settings/schemas.js";
+import { RETRY_TICKS, addBytes, isIdle, noTraffic, tickTraffic, type Report, type Traffic } from "./common.js";
+import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
+import type { Direction } from "./stream.js";
+
+export interface ChannelParams<S> {
+  direction: Direction;
+  settings: S;
+}
+export interface ChannelInput<S> {
+  settings: S;
+}
+export type ChannelEvent<S> = { type: "SETTINGS"; settings: S } | { type: "TICK" } | LinkEvent;
+
+interface Context<S> extends ChannelInput<S> {
+  traffic: Traffic;
+  retryIn: number;
+  error: string;
+}
+
+const driverKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
+  const { enabled: _e, dest_ids: _d, ...rest } = s as Record<string, unknown>;
+  return JSON.stringify(rest);
+};
+
+function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSettings>(direction: Direction) {
+  return setup({
+    types: { context: {} as Context<S>, events: {} as ChannelEvent<S>, input: {} as ChannelInput<S> },
+    actors: { channel: openerActor(unavailable<ChannelParams<S>>("the device-connector data path is not available")) },
+    guards: {
+      enabled: ({ context }) => context.settings.enabled,
+      disabling: ({ event }) => event.type === "SETTINGS" && !event.settings.enabled,
+      restart: ({ context, event }) =>
+        event.type === "SETTINGS" && (!context.settings.enabled || driverKey(event.settings) !== driverKey(context.settings)),
+      retryDue: ({ context }) => context.retryIn <= 1,
+      idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
+    },
+    actions: {
+      tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
+      count: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0) })),
+    },
+  }).createMachine({
+    id: `${direction}-ipc`,
+    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "" }),
+    initial: "checking",
+    on: {
+      SETTINGS: [
+        { guard: "disabling", target: ".disabled", actions: assign(({ event }) => ({ settings: event.settings })) },
+        { guard: "restart", target: ".checking", reenter: true, actions: assign(({ event }) => ({ settings: event.settings })) },
+        { actions: assign(({ event }) => ({ settings: event.settings })) },
+      ],
+    },
+    states: {
+      checking: {
+        always: [{ guard: "enabled", target: "running" }, { target: "disabled" }],
+      },
+      disabled: { entry: assign({ traffic: noTraffic(), error: "" }) },
+      running: {
+        invoke: { src: "channel", input: ({ context }) => ({ direction, settings: context.settings }) },
+        entry: assign({ traffic: noTraffic(), error: "" }),
+        initial: "waiting",
+        states: {
+          // The FIFO exists; the connector has not opened its end yet (or went away).
+          waiting: { on: { "LINK.OPENED": "open" } },
+          open: {
+            initial: "quiet",
+            on: {
+              DATA: { target: ".active", actions: "count" },
+              "LINK.CLOSED": { target: "waiting", actions: assign(({ event }) => ({ error: event.reason, traffic: noTraffic() })) },
+            },
+            entry: assign({ error: "" }),
+            states: {
+              quiet: { on: { TICK: { actions: "tick" } } },
+              active: { on: { TICK: [{ guard: "idle", target: "quiet", actions: "tick" }, { actions: "tick" }] } },
+            },
+          },
+        },
+        on: {
+          "LINK.FAILED": { target: "retrying", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
+        },
+      },
+      retrying: {
+        entry: assign({ traffic: noTraffic() }),
+        on: {
+          TICK: [
+            { guard: "retryDue", target: "checking" },
+            { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
+          ],
+        },
+      },
+    },
+  });
+}
+
+export const upstreamIpcMachine = createChannelMachine<UpstreamIpcSettings>("upstream");
+export const downstreamIpcMachine = createChannelMachine<DownstreamIpcSettings>("downstream");
+export type ChannelSnapshot = SnapshotFrom<typeof upstreamIpcMachine> | SnapshotFrom<typeof downstreamIpcMachine>;
+export type ChannelOpener<S> = Opener<ChannelParams<S>>;
+
+/**
+ * Code mapping: disabled → none; running without the connector on the other end → disconnected
+ * (error says why, if it left); open without data → quiet; open with data → connected; failed → error.
+ */
+export function reportChannel(s: ChannelSnapshot): Report {
+  const c = s.context;
+  if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
+  if (s.matches({ running: "waiting" })) return { code: "disconnected", error: c.error, bitrate: 0 };
+  if (s.matches({ running: { open: "active" } })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
+  if (s.matches({ running: { open: "quiet" } })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
+  return { code: "error", error: c.error, bitrate: 0 };
+}

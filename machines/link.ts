@@ -1,0 +1,64 @@
+// The seam between the lifecycle machines and the things they supervise (iSCP streams, FIFO channels,
+// the deferred uploader). Each is an "opener": given parameters and callbacks it starts work and
+// returns a handle to stop it. The machines wrap openers as callback actors, so tests inject fakes
+// and the daemon injects the real iSCP client and data path.
+import { fromCallback } from "xstate";
+import { errorMessage } from "./common.js";
+
+export interface Callbacks {
+  /** Connected / peer present: traffic may flow. */
+  opened(): void;
+  /** Lost after being opened, or ended; the machine retries. */
+  closed(reason: string): void;
+  /** Could not open. */
+  failed(reason: string): void;
+  /** Bytes moved, for bitrate and quiet detection. */
+  data(bytes: number): void;
+}
+export interface Handle {
+  close(): void | Promise<void>;
+}
+export type Opener<P> = (params: P, cb: Callbacks) => Handle;
+
+export type LinkEvent =
+  | { type: "LINK.OPENED" }
+  | { type: "LINK.CLOSED"; reason: string }
+  | { type: "LINK.FAILED"; reason: string }
+  | { type: "DATA"; bytes: number };
+
+/**
+ * Wraps an opener as an actor; callbacks after the actor stopped are ignored. `track` receives the
+ * promise of each close, so a shutdown can wait for connectors and connections to end.
+ */
+export function openerActor<P>(open: Opener<P>, track?: (closing: Promise<unknown>) => void) {
+  return fromCallback<LinkEvent, P>(({ input, sendBack }) => {
+    let live = true;
+    const guard = (e: LinkEvent) => live && sendBack(e);
+    let handle: Handle | undefined;
+    try {
+      handle = open(input, {
+        opened: () => guard({ type: "LINK.OPENED" }),
+        closed: (reason) => guard({ type: "LINK.CLOSED", reason }),
+        failed: (reason) => guard({ type: "LINK.FAILED", reason }),
+        data: (bytes) => guard({ type: "DATA", bytes }),
+      });
+    } catch (e) {
+      queueMicrotask(() => guard({ type: "LINK.FAILED", reason: errorMessage(e) }));
+    }
+    return () => {
+      live = false;
+      const closing = Promise.resolve()
+        .then(() => handle?.close())
+        .catch(() => undefined);
+      track?.(closing);
+    };
+  });
+}
+
+/** An opener for something not wired yet: reports the reason as a failure, truthfully. */
+export const unavailable =
+  <P>(reason: string): Opener<P> =>
+  (_p, cb) => {
+    queueMicrotask(() => cb.failed(reason));
+    return { close() {} };
+  };

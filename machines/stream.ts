@@ -1,0 +1,169 @@
+// Upstream and downstream lifecycles (same shape, different link): an enabled stream waits for a
+// session from the connection machine, opens an iSCP stream through the injected link, reports
+// quiet/connected by traffic, and retries after failures. Settings that change how the stream is
+// opened reconnect it; `enabled: false` closes it.
+import { assign, setup, type SnapshotFrom } from "xstate";
+import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
+import { RETRY_TICKS, addBytes, isIdle, noTraffic, sessionKey, tickTraffic, type Report, type Session, type Traffic } from "./common.js";
+import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
+
+export type Direction = "upstream" | "downstream";
+export interface StreamLinkParams<S> {
+  direction: Direction;
+  settings: S;
+  session: Session;
+}
+export interface StreamInput<S> {
+  settings: S;
+  session?: Session;
+  /** Why there is no session (shown while waiting). */
+  sessionReason?: string;
+}
+export type StreamEvent<S> =
+  | { type: "SETTINGS"; settings: S }
+  | { type: "SESSION"; session?: Session; reason: string }
+  | { type: "TICK" }
+  | LinkEvent;
+
+interface Context<S> extends StreamInput<S> {
+  traffic: Traffic;
+  retryIn: number;
+  error: string;
+  /** The last failure was an open stream being lost (disconnected), not a failure to open (error). */
+  lost: boolean;
+}
+
+/** Fields that do not change how the stream is opened (routing is the data path's business). */
+const linkKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
+  const { enabled: _e, dest_ids: _d, ...rest } = s as Record<string, unknown>;
+  return JSON.stringify(rest);
+};
+
+function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(direction: Direction) {
+  return setup({
+    types: { context: {} as Context<S>, events: {} as StreamEvent<S>, input: {} as StreamInput<S> },
+    actors: { link: openerActor(unavailable<StreamLinkParams<S>>("the iSCP client is not available")) },
+    guards: {
+      enabled: ({ context }) => context.settings.enabled,
+      hasSession: ({ context }) => context.session !== undefined,
+      disabling: ({ event }) => event.type === "SETTINGS" && !event.settings.enabled,
+      relink: ({ context, event }) =>
+        event.type === "SETTINGS" && (!context.settings.enabled || linkKey(event.settings) !== linkKey(context.settings)),
+      sessionChanged: ({ context, event }) => event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
+      retryDue: ({ context }) => context.retryIn <= 1,
+      idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
+    },
+    actions: {
+      tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
+      count: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0) })),
+    },
+  }).createMachine({
+    id: direction,
+    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", lost: false }),
+    initial: "checking",
+    on: {
+      SETTINGS: [
+        { guard: "disabling", target: ".disabled", actions: assign(({ event }) => ({ settings: event.settings })) },
+        { guard: "relink", target: ".checking", reenter: true, actions: assign(({ event }) => ({ settings: event.settings })) },
+        { actions: assign(({ event }) => ({ settings: event.settings })) },
+      ],
+      SESSION: [
+        {
+          guard: "sessionChanged",
+          target: ".checking",
+          reenter: true,
+          actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })),
+        },
+        // A refreshed token: keep the open stream, use the new token on the next connect.
+        { actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })) },
+      ],
+    },
+    states: {
+      checking: {
+        always: [
+          { guard: "enabled", target: "enabled" },
+          { target: "disabled" },
+        ],
+      },
+      disabled: {
+        entry: assign({ traffic: noTraffic(), error: "" }),
+      },
+      enabled: {
+        initial: "deciding",
+        states: {
+          deciding: {
+            always: [{ guard: "hasSession", target: "linked" }, { target: "waiting" }],
+          },
+          waiting: {},
+          linked: {
+            invoke: {
+              src: "link",
+              input: ({ context }) => ({ direction, settings: context.settings, session: context.session! }),
+            },
+            initial: "connecting",
+            entry: assign({ traffic: noTraffic(), error: "" }),
+            states: {
+              connecting: {
+                on: { "LINK.OPENED": "open" },
+              },
+              open: {
+                initial: "quiet",
+                on: { DATA: { target: ".active", actions: "count" } },
+                states: {
+                  quiet: { on: { TICK: { actions: "tick" } } },
+                  active: {
+                    on: {
+                      TICK: [{ guard: "idle", target: "quiet", actions: "tick" }, { actions: "tick" }],
+                    },
+                  },
+                },
+              },
+            },
+            on: {
+              "LINK.FAILED": {
+                target: "retrying",
+                actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS, lost: false })),
+              },
+              "LINK.CLOSED": {
+                target: "retrying",
+                actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS, lost: true })),
+              },
+            },
+          },
+          retrying: {
+            entry: assign({ traffic: noTraffic() }),
+            on: {
+              TICK: [
+                { guard: "retryDue", target: "deciding" },
+                { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
+              ],
+            },
+          },
+        },
+      },
+    },
+  });
+}
+
+export const upstreamMachine = createStreamMachine<UpstreamSettings>("upstream");
+export const downstreamMachine = createStreamMachine<DownstreamSettings>("downstream");
+export type UpstreamMachine = typeof upstreamMachine;
+export type DownstreamMachine = typeof downstreamMachine;
+export type StreamSnapshot = SnapshotFrom<UpstreamMachine> | SnapshotFrom<DownstreamMachine>;
+export type StreamOpener<S> = Opener<StreamLinkParams<S>>;
+
+/**
+ * Code mapping: disabled → none; waiting for a session or connecting → disconnected (with the reason);
+ * open without data for QUIET_AFTER_TICKS → quiet; open with data → connected; failed/lost, until the
+ * retry → error (after a failure to open) or disconnected (after an open stream was lost).
+ */
+export function reportStream(s: StreamSnapshot): Report {
+  const c = s.context;
+  if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
+  if (s.matches({ enabled: "waiting" })) return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
+  if (s.matches({ enabled: { linked: "connecting" } }) || s.matches({ enabled: "deciding" }))
+    return { code: "disconnected", error: "", bitrate: 0 };
+  if (s.matches({ enabled: { linked: { open: "active" } } })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
+  if (s.matches({ enabled: { linked: { open: "quiet" } } })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
+  return { code: c.lost ? "disconnected" : "error", error: c.error, bitrate: 0 };
+}

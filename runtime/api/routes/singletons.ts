@@ -1,0 +1,156 @@
+// Version, connection, transport, deferred upload and measurements: the operations that are not
+// lists of settings.
+import { Schema } from "effect";
+import {
+  API_VERSION,
+  ConnectionSettings,
+  ConnectionUpdate,
+  DeferredUploadSettings,
+  DeferredUploadState,
+  DeferredUploadUpdate,
+  Measurement,
+  TransportSettings,
+  TransportUpdate,
+  VerificationResult,
+  Version,
+  listOf,
+} from "../../settings/schemas.js";
+import { notFound } from "../errors.js";
+import { defineRoute } from "../route.js";
+
+const MeasurementParams = Schema.Struct({ uuid: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) });
+
+export const singletonRoutes = [
+  defineRoute({
+    operationId: "getVersion",
+    method: "GET",
+    path: "/version",
+    tag: "version",
+    summary: "Get Version",
+    success: 200,
+    response: Version,
+    handler: () => ({ version: API_VERSION }),
+  }),
+  defineRoute({
+    operationId: "getConnectionSettings",
+    method: "GET",
+    path: "/connection",
+    tag: "connection",
+    summary: "Get Connection Settings",
+    success: 200,
+    response: ConnectionSettings,
+    handler: (_req, api) => api.settings.getSingleton("connection"),
+  }),
+  defineRoute({
+    operationId: "updateConnectionSettings",
+    method: "PATCH",
+    path: "/connection",
+    tag: "connection",
+    summary: "Update Connection Settings",
+    body: ConnectionUpdate,
+    success: 200,
+    response: ConnectionSettings,
+    handler: ({ body }, api) => api.settings.updateConnection(body),
+  }),
+  defineRoute({
+    operationId: "verifyConnectionSettings",
+    method: "POST",
+    path: "/connection/verify",
+    tag: "connection",
+    summary: "Verify Connection Settings",
+    success: 200,
+    response: VerificationResult,
+    handler: (_req, api) => api.verifyConnection(),
+  }),
+  defineRoute({
+    operationId: "getTransportSettings",
+    method: "GET",
+    path: "/transport",
+    tag: "connection",
+    summary: "Get Transport Settings",
+    success: 200,
+    response: TransportSettings,
+    handler: (_req, api) => api.settings.getSingleton("transport"),
+  }),
+  defineRoute({
+    operationId: "updateTransportSettings",
+    method: "PATCH",
+    path: "/transport",
+    tag: "connection",
+    summary: "Update Transport Settings",
+    body: TransportUpdate,
+    success: 200,
+    response: TransportSettings,
+    handler: ({ body }, api) => api.settings.updateTransport(body),
+  }),
+  defineRoute({
+    operationId: "getDeferredUploadSettings",
+    method: "GET",
+    path: "/deferred-upload",
+    tag: "deferred upload",
+    summary: "Get Deferred Upload Settings",
+    success: 200,
+    response: DeferredUploadSettings,
+    handler: (_req, api) => api.settings.getSingleton("deferred_upload"),
+  }),
+  defineRoute({
+    operationId: "updateDeferredUploadSettings",
+    method: "PATCH",
+    path: "/deferred-upload",
+    tag: "deferred upload",
+    summary: "Update Deferred Upload Settings",
+    body: DeferredUploadUpdate,
+    success: 200,
+    response: DeferredUploadSettings,
+    handler: ({ body }, api) => api.settings.updateDeferredUpload(body),
+  }),
+  defineRoute({
+    operationId: "getDeferredUploadState",
+    method: "GET",
+    path: "/deferred-upload/state",
+    tag: "deferred upload",
+    summary: "Get Deferred Upload State",
+    success: 200,
+    response: DeferredUploadState,
+    handler: (_req, api) => api.states.deferredUpload(),
+  }),
+  defineRoute({
+    operationId: "listMeasurements",
+    method: "GET",
+    path: "/measurements",
+    tag: "measurements",
+    summary: "List Measurements (oldest first)",
+    success: 200,
+    response: listOf(Measurement),
+    handler: (_req, api) => ({ items: api.measurements.list() }),
+  }),
+  defineRoute({
+    operationId: "getMeasurement",
+    method: "GET",
+    path: "/measurements/{uuid}",
+    tag: "measurements",
+    summary: "Get Measurement",
+    params: MeasurementParams,
+    success: 200,
+    response: Measurement,
+    errors: [404],
+    handler: ({ params }, api) => {
+      const m = api.measurements.get(params.uuid);
+      if (!m) throw notFound(`measurement "${params.uuid}" is not found`);
+      return m;
+    },
+  }),
+  defineRoute({
+    operationId: "deleteMeasurement",
+    method: "DELETE",
+    path: "/measurements/{uuid}",
+    tag: "measurements",
+    summary: "Delete Measurement (local data only, including data not yet uploaded)",
+    params: MeasurementParams,
+    success: 204,
+    errors: [404],
+    handler: async ({ params }, api) => {
+      if (!(await api.measurements.remove(params.uuid))) throw notFound(`measurement "${params.uuid}" is not found`);
+    },
+  }),
+];

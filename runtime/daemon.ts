@@ -1,0 +1,130 @@
+// The edge agent daemon: settings store, supervisor, command API on a Unix socket.
+//   npx edge-agent [--socket PATH] [--data DIR] [--log-level LEVEL]
+// Environment: AGENT_SOCKET, AGENT_DATA, AGENT_LOG_LEVEL. Production paths: /var/run/edge-agent/agent.sock
+// and /var/lib/edge-agent (see docs/agent-api.md).
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type http from "node:http";
+import pino, { type Logger } from "pino";
+import { verifyConnection } from "../machines/cloud-auth.js";
+import { createApp } from "./api/app.js";
+import type { ApiContext } from "./api/route.js";
+import { collectionRoutes } from "./api/routes/collections.js";
+import { singletonRoutes } from "./api/routes/singletons.js";
+import { SocketInUseError, closeUnix, listenUnix } from "./api/unix-socket.js";
+import { LmdbMeasurementCatalog } from "./settings/measurements.js";
+import { SettingsService } from "./settings/service.js";
+import { SettingsStore } from "./settings/store.js";
+import { Supervisor, type Openers } from "./supervisor.js";
+
+export const DEFAULT_SOCKET = "./data/agent/agent.sock";
+export const DEFAULT_DATA = "./data/agent";
+export const routes = [...singletonRoutes, ...collectionRoutes];
+
+export interface AgentOptions {
+  socketPath: string;
+  dataDir: string;
+  /** Where FIFOs go when an IPC channel is created without `ipc` (default: next to the socket). */
+  ipcDir?: string;
+  openers?: Openers;
+  log?: Logger;
+}
+
+export interface RunningAgent {
+  socketPath: string;
+  store: SettingsStore;
+  supervisor: Supervisor;
+  measurements: LmdbMeasurementCatalog;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const log = opts.log ?? pino({ level: "silent" });
+  const socketPath = path.resolve(opts.socketPath);
+  const store = SettingsStore.open(path.resolve(opts.dataDir));
+  const measurements = new LmdbMeasurementCatalog(store.env);
+  const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
+  const supervisor = new Supervisor(store, opts.openers).start();
+  const api: ApiContext = {
+    settings,
+    states: supervisor,
+    measurements,
+    verifyConnection: () => verifyConnection(store.getSingleton("connection")),
+  };
+  const app = createApp(routes, api, {
+    onError: (err, ctx) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error"),
+  });
+  let server: http.Server;
+  try {
+    server = await listenUnix(app.callback(), socketPath);
+  } catch (e) {
+    await supervisor.stop();
+    await store.close();
+    throw e;
+  }
+  log.info({ socket: socketPath, data: path.resolve(opts.dataDir) }, "edge agent listening");
+  let closed: Promise<void> | undefined;
+  return {
+    socketPath,
+    store,
+    supervisor,
+    measurements,
+    server,
+    close: () =>
+      (closed ??= (async () => {
+        await closeUnix(server, socketPath);
+        await supervisor.stop();
+        await store.close();
+      })()),
+  };
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      socket: { type: "string", short: "s" },
+      data: { type: "string", short: "d" },
+      "log-level": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(
+      "usage: edge-agent [--socket PATH] [--data DIR] [--log-level info]\n" +
+        `  --socket  command API socket (env AGENT_SOCKET, default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)\n` +
+        `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n`,
+    );
+    return;
+  }
+  const log = pino({ level: values["log-level"] ?? process.env.AGENT_LOG_LEVEL ?? "info", base: { svc: "edge-agent" } });
+  let agent: RunningAgent;
+  try {
+    agent = await startAgent({
+      socketPath: values.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
+      dataDir: values.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
+      log,
+    });
+  } catch (e) {
+    const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
+    process.stderr.write(`edge-agent: ${msg}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping");
+    agent.close().then(
+      () => process.exit(0),
+      (e) => {
+        log.error({ err: (e as Error).message }, "error while stopping");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
