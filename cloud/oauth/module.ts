@@ -2,6 +2,7 @@
 // OAuth2 client registration, and the bearer-token authenticator of the resource server.
 import type { CloudModule } from "../module.js";
 import { accountsAdapter } from "./accounts_adapter.js";
+import { installTokenFastPath } from "./actions/token_fast_path.js";
 import { oauthRoutes } from "./routes.js";
 import { bearerAuthenticator } from "./bearer.js";
 import { OwnClients } from "./clients/own_clients.js";
@@ -42,5 +43,8 @@ export const oauthModule: CloudModule = {
       denylist.stop();
       await ownClients.stop();
     });
+  },
+  attach(server, svc) {
+    installTokenFastPath(server, svc);
   },
 };

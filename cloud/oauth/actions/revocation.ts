@@ -35,12 +35,12 @@ export const revocationRoute = defineRoute({
     try {
       requireForm(ctx);
       const form = body as Record<string, string>;
-      const creds = readClientCredentials(ctx, form);
+      const creds = readClientCredentials(ctx.req, form);
       if (!creds.clientId) throw invalidRequest("client_id is required");
       const client =
         creds.clientId === FIRST_PARTY_CLIENT.clientId
           ? FIRST_PARTY_CLIENT
-          : await authenticateClient(ctx, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
+          : await authenticateClient(ctx.req, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
               throw err instanceof OAuthError ? err : invalidClient("client authentication failed", creds.via === "basic");
             });
       const fromRequest = form.token === undefined ? presentedToken(ctx) : undefined;

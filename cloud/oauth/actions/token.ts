@@ -1,7 +1,9 @@
 // POST /auth/oauth2/token (RFC 6749 3.2): form body, client authentication, one handler per grant.
 import { Schema } from "effect";
+import type { IncomingMessage } from "node:http";
 import type { Context } from "koa";
-import { defineRoute, reply } from "../../http/route.js";
+import type { Services } from "../../services.js";
+import { defineRoute, reply, type Reply } from "../../http/route.js";
 import { readClientCredentials } from "../clients/client_auth.js";
 import { invalidRequest, OAuthError } from "../errors.js";
 import { authorizationCodeGrant } from "../grants/authorization_code.js";
@@ -45,10 +47,28 @@ export const TokenResponseSchema = Schema.Struct({
 
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
+export const FORM_TYPE = "application/x-www-form-urlencoded";
+export const FORM_LIMIT = 64 * 1024;
+export const mediaType = (contentType: string | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+
 /** Form bodies only (RFC 6749 3.2); JSON is refused rather than half-understood. */
 export function requireForm(ctx: Context): void {
-  const type = ctx.get("content-type").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw invalidRequest("the body must be application/x-www-form-urlencoded");
+  if (mediaType(ctx.get("content-type")) !== FORM_TYPE) throw invalidRequest("the body must be application/x-www-form-urlencoded");
+}
+
+/** The token endpoint proper, shared by the Koa route and the fast path (actions/token_fast_path.ts). */
+export async function tokenEndpoint(http: IncomingMessage, form: Record<string, string>, svc: Services): Promise<Reply> {
+  try {
+    const grant = form.grant_type;
+    if (!grant) throw invalidRequest("grant_type is required");
+    const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
+    if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
+    const creds = readClientCredentials(http, form);
+    return reply(200, await handler({ http, form, creds, svc }), NO_STORE);
+  } catch (err) {
+    if (err instanceof OAuthError) return err.toReply();
+    throw err;
+  }
 }
 
 export const tokenRoute = defineRoute({
@@ -60,23 +80,13 @@ export const tokenRoute = defineRoute({
   auth: "none",
   body: TokenRequest,
   bodyKind: "form",
-  bodyLimit: 64 * 1024,
+  bodyLimit: FORM_LIMIT,
   success: 200,
   response: TokenResponseSchema,
   errors: [401],
   handler: async ({ ctx, body }, svc) => {
-    try {
-      requireForm(ctx);
-      const form = body as Record<string, string>;
-      const grant = form.grant_type;
-      if (!grant) throw invalidRequest("grant_type is required");
-      const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
-      if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
-      const creds = readClientCredentials(ctx, form);
-      return reply(200, await handler({ ctx, form, creds, svc }), NO_STORE);
-    } catch (err) {
-      if (err instanceof OAuthError) return err.toReply();
-      throw err;
-    }
+    const type = mediaType(ctx.get("content-type"));
+    if (type !== FORM_TYPE) return invalidRequest("the body must be application/x-www-form-urlencoded").toReply();
+    return tokenEndpoint(ctx.req, body as Record<string, string>, svc);
   },
 });

@@ -1,7 +1,7 @@
 // Client authentication at the token and revocation endpoints, by the client's registered
 // token_endpoint_auth_method (RFC 6749 2.3, RFC 8705 2). Exactly one method per request.
 import type { TLSSocket } from "node:tls";
-import type { Context } from "koa";
+import type { IncomingMessage } from "node:http";
 import { invalidClient, invalidRequest } from "../errors.js";
 import type { OAuthClient } from "./model.js";
 import { parseCertificate, sameDn, subjectOf } from "./tls_dn.js";
@@ -13,8 +13,8 @@ export interface ClientCredentials {
 }
 
 /** Reads credentials from `Authorization: Basic` (form-urlencoded id and secret) or the form body. */
-export function readClientCredentials(ctx: Context, form: Record<string, string>): ClientCredentials {
-  const auth = ctx.get("authorization");
+export function readClientCredentials(req: IncomingMessage, form: Record<string, string>): ClientCredentials {
+  const auth = req.headers.authorization ?? "";
   const basic = /^basic\s+(.+)$/i.exec(auth);
   if (basic) {
     if (form.client_secret !== undefined) throw invalidRequest("client authentication must use only one method");
@@ -37,8 +37,8 @@ export function readClientCredentials(ctx: Context, form: Record<string, string>
 }
 
 /** The subject DN of the client certificate: the TLS connection's, else the `client_certification` field. */
-function presentedSubjectDn(ctx: Context, form: Record<string, string>): string | undefined {
-  const socket = ctx.req.socket as Partial<TLSSocket>;
+function presentedSubjectDn(req: IncomingMessage, form: Record<string, string>): string | undefined {
+  const socket = req.socket as Partial<TLSSocket>;
   if (typeof socket.getPeerCertificate === "function" && socket.authorized) {
     const peer = socket.getPeerX509Certificate?.();
     if (peer) return subjectOf(peer);
@@ -51,7 +51,7 @@ function presentedSubjectDn(ctx: Context, form: Record<string, string>): string 
 }
 
 export async function authenticateClient(
-  ctx: Context,
+  req: IncomingMessage,
   form: Record<string, string>,
   creds: ClientCredentials,
   resolve: (clientId: string) => Promise<OAuthClient | undefined>,
@@ -73,7 +73,7 @@ export async function authenticateClient(
       if (creds.via !== "none") throw invalidClient("a public client must not send a client secret", basic);
       return client;
     case "tls_client_auth": {
-      const dn = presentedSubjectDn(ctx, form);
+      const dn = presentedSubjectDn(req, form);
       if (!dn || !client.tlsClientAuthSubjectDn || !sameDn(dn, client.tlsClientAuthSubjectDn))
         throw invalidClient("client certificate missing, expired or with another subject", basic);
       return client;

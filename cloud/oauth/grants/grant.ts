@@ -1,5 +1,5 @@
 // What every grant handler receives and returns, plus helpers they share.
-import type { Context } from "koa";
+import type { IncomingMessage } from "node:http";
 import type { Services } from "../../services.js";
 import { authenticateClient, type ClientCredentials } from "../clients/client_auth.js";
 import type { OAuthClient } from "../clients/model.js";
@@ -7,7 +7,8 @@ import { OAuthError, unauthorizedClient } from "../errors.js";
 import type { TokenResponse } from "../tokens/issue.js";
 
 export interface GrantRequest {
-  ctx: Context;
+  /** The raw request: headers for client authentication, socket for TLS client certificates. */
+  http: IncomingMessage;
   form: Record<string, string>;
   creds: ClientCredentials;
   svc: Services;
@@ -29,7 +30,7 @@ export const FIRST_PARTY_CLIENT: OAuthClient = {
 
 /** Authenticates the client and checks it may use `grant` (RFC 6749 unauthorized_client). */
 export async function clientFor(req: GrantRequest, grant: string, allowed: (c: OAuthClient) => boolean = (c) => c.grantTypes.includes(grant)) {
-  const client = await authenticateClient(req.ctx, req.form, req.creds, (id) => req.svc.oauth.resolveClient(id));
+  const client = await authenticateClient(req.http, req.form, req.creds, (id) => req.svc.oauth.resolveClient(id));
   if (!allowed(client)) throw unauthorizedClient(`this client may not use the ${grant} grant`);
   return client;
 }

@@ -1,0 +1,145 @@
+// Token endpoint throughput: our client_credentials grant (ES256 JWT, secret checked against its
+// stored digest) against node-oidc-provider with one client_credentials client issuing ES256 JWT
+// access tokens, on the same machine, in the same run. Each server runs in its own child process;
+// autocannon drives it from this one (32 connections, 10 s).
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { isMain, report, type Row } from "./lib.js";
+
+const CONNECTIONS = 32;
+const DURATION_S = Number(process.env.BENCH_TOKEN_SECONDS ?? 10);
+const CLIENT_ID = "bench-client";
+const SECRET = crypto.randomBytes(32).toString("base64url");
+
+interface Target {
+  name: string;
+  url: string;
+  body: string;
+}
+
+async function serveOurs(): Promise<Target> {
+  const { loadConfig } = await import("../cloud/config.js");
+  const { startCloudPeer } = await import("../cloud/server.js");
+  const { clientsRepo } = await import("../cloud/oauth/repo/clients.js");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-token-"));
+  process.on("exit", () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1" }, {});
+  const peer = await startCloudPeer(config);
+  const admin = await peer.svc.accounts.findUserByName("admin");
+  const now = new Date().toISOString();
+  await clientsRepo.insert(peer.svc.db, {
+    client_id: CLIENT_ID, name: "bench", grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_post",
+    redirect_uris: [], response_types: [], scopes: ["me:a"], audiences: [], tls_client_auth_subject_dn: "",
+    user_uuid: admin!.uuid, created_at: now, updated_at: now,
+  });
+  await clientsRepo.addSecret(peer.svc.db, CLIENT_ID, "bench", peer.svc.oauth.secrets.hash(SECRET), now);
+  return {
+    name: "cloud-peer",
+    url: `${peer.url}/api/auth/oauth2/token`,
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: SECRET }).toString(),
+  };
+}
+
+async function serveOidcProvider(): Promise<Target> {
+  const { default: Provider } = await import("oidc-provider");
+  const http = await import("node:http");
+  const ec = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
+  const rsa = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...rsa, kid: "rsa", alg: "RS256", use: "sig" }, { ...ec, kid: "ec", alg: "ES256", use: "sig" }] },
+    clients: [{
+      client_id: CLIENT_ID, client_secret: SECRET, grant_types: ["client_credentials"], redirect_uris: [], response_types: [],
+      token_endpoint_auth_method: "client_secret_post", scope: "api",
+    }],
+    scopes: ["api"],
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => "urn:bench:api",
+        getResourceServerInfo: () => ({ scope: "api", audience: "urn:bench:api", accessTokenFormat: "jwt", jwt: { sign: { alg: "ES256" } } }),
+      },
+    },
+  } as never);
+  server.on("request", provider.callback());
+  return {
+    name: "node-oidc-provider",
+    url: `${issuer}/token`,
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: SECRET, scope: "api" }).toString(),
+  };
+}
+
+/** Starts one server in a child process; resolves with its target once it listens. */
+function startChild(which: "ours" | "oidc"): Promise<{ child: ChildProcess; target: Target }> {
+  const file = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, ["--import", "tsx", file, "--serve", which], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      if (line.startsWith("TARGET ")) resolve({ child, target: JSON.parse(line.slice(7)) });
+    });
+    child.once("exit", (code) => reject(new Error(`${which} server exited with ${code}`)));
+  });
+}
+
+async function drive(target: Target): Promise<Row> {
+  const opts = {
+    url: target.url,
+    method: "POST" as const,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: target.body,
+  };
+  // A short warm-up so JIT and caches are hot in both servers.
+  await autocannon({ ...opts, duration: 1 });
+  const r = await autocannon(opts);
+  return {
+    server: target.name,
+    "tokens/s": Math.round(r.requests.average),
+    "p99 ms": r.latency.p99,
+    "mean ms": +r.latency.average.toFixed(2),
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const which of ["ours", "oidc"] as const) {
+    const { child, target } = await startChild(which);
+    try {
+      // Prove the endpoint issues a token before measuring it.
+      const probe = await fetch(target.url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: target.body });
+      const json = (await probe.json()) as { access_token?: string };
+      if (probe.status !== 200 || !json.access_token) throw new Error(`${target.name} did not issue a token: ${probe.status} ${JSON.stringify(json)}`);
+      const header = JSON.parse(Buffer.from(json.access_token.split(".")[0]!, "base64url").toString());
+      rows.push({ ...(await drive(target)), alg: header.alg });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }
+  const ours = rows[0]!["tokens/s"] as number;
+  const peer = rows[1]!["tokens/s"] as number;
+  rows.push({ server: "ratio cloud-peer / node-oidc-provider", "tokens/s": +(ours / peer).toFixed(2) });
+  return rows;
+}
+
+if (process.argv[2] === "--serve") {
+  const target = process.argv[3] === "oidc" ? await serveOidcProvider() : await serveOurs();
+  process.stdout.write(`TARGET ${JSON.stringify(target)}\n`);
+  process.once("SIGTERM", () => process.exit(0));
+} else if (isMain(import.meta.url)) {
+  const rows = await run();
+  report("token", rows);
+}
