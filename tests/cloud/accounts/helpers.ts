@@ -1,0 +1,58 @@
+// Helpers for the accounts tests: an admin API token and JSON calls with a token.
+import { expect } from "vitest";
+import { createToken } from "../../../cloud/accounts/ops/tokens.js";
+import type { TestPeer } from "../harness.js";
+
+export type Call = (path: string, init?: RequestInit & { json?: unknown }) => Promise<{ status: number; body: any; headers: Headers }>;
+
+export async function adminToken(peer: TestPeer, name = "tests"): Promise<string> {
+  const admin = (await peer.svc.accounts.findUserByName("admin"))!;
+  return (await createToken(peer.svc, admin.uuid, { name })).token!;
+}
+
+export function caller(peer: TestPeer, token?: string, header = "X-Intdash-Token"): Call {
+  return async (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (token) headers.set(header, token);
+    const res = await peer.api(path, { ...init, headers });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+}
+
+/** Creates a user through the API and returns it (with its temporary password). */
+export async function createUser(call: Call, name: string, extra: Record<string, unknown> = {}) {
+  const r = await call("/auth/users", { method: "POST", json: { name, role_uuids: [MEMBER], ...extra } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}
+
+/** Makes a user's password permanent and returns an API token of that user. */
+export async function tokenOf(peer: TestPeer, call: Call, user: { uuid: string; password: { temporary_password: string } }, password = "Good-pass-123") {
+  const tok = await call(`/auth/users/${user.uuid}/tokens`, { method: "POST", json: { name: "t" + Date.now() + Math.random() } });
+  expect(tok.status).toBe(201);
+  const own = caller(peer, tok.body.token);
+  const ch = await own("/auth/users/me/password", { method: "PUT", json: { password, old_password: user.password.temporary_password } });
+  expect(ch.status, JSON.stringify(ch.body)).toBe(200);
+  return tok.body.token as string;
+}
+
+export const MEMBER = "751d7649-7fff-45ab-aecd-9c890f22061c";
+export const SUPER = "afb7f751-cf2c-4ce6-a9b4-c5820217df87";
+export const READ_ONLY = "09a57d93-7cb0-4a2d-bc5e-74b0eb04997b";
+export const OWNER = "bd8058f4-a370-49a4-9e8a-8326a07872b7";
+export const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function expectError(r: { status: number; body: any; headers: Headers }, status: number, type?: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(typeof r.body.title).toBe("string");
+  if (type) expect(r.body.type).toBe(type);
+}
