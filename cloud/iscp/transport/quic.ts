@@ -1,0 +1,175 @@
+// Server side of the iSCP QUIC transport (aptpod/iscp-go transport/quic) on @matrixai/quic:
+// ALPN "iscp", TLS 1.3. The client's first unidirectional stream carries the negotiation
+// parameters, its second one all client->server messages; the server opens one unidirectional
+// stream for server->client messages. Each message is `u32be length, bytes`.
+// Datagrams (the unreliable path) are not offered: every QoS travels on the streams.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
+import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
+import type { Encoding } from "../../../proto/iscp/wire.js";
+import type { IscpBroker } from "../broker.js";
+import type { IscpBrokerOptions } from "../options.js";
+
+export class QuicServerTransport implements MessageTransport {
+  readonly kind = "quic" as const;
+  private inFlight = 0;
+  private closed = false;
+  private readonly closeCbs: ((reason: string) => void)[] = [];
+  private messageCb: ((f: Uint8Array) => void) | undefined;
+  private drainCb: (() => void) | undefined;
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+
+  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number) {
+    this.writer = conn.newStream("uni").writable.getWriter();
+    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+  }
+
+  /** Feeds the client's message stream; ends the connection on framing errors. */
+  async readFrom(stream: QUICStream, maxMessageBytes: number): Promise<void> {
+    const reader = new LengthPrefixedReader(maxMessageBytes);
+    try {
+      for await (const chunk of stream.readable) {
+        for (const m of reader.push(chunk)) this.messageCb?.(m);
+      }
+      this.fireClose("client finished its stream");
+    } catch (e) {
+      this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.terminate();
+  }
+
+  send(frame: Uint8Array): void {
+    if (this.closed) return;
+    const n = frame.length;
+    this.inFlight += n;
+    this.writer.write(lengthPrefixed(frame)).then(
+      () => {
+        const before = this.inFlight;
+        this.inFlight -= n;
+        if (before > this.lowWaterBytes && this.inFlight <= this.lowWaterBytes) this.drainCb?.();
+      },
+      () => this.fireClose("quic write failed"),
+    );
+  }
+
+  bufferedBytes(): number {
+    return this.inFlight;
+  }
+
+  onMessage(cb: (frame: Uint8Array) => void): void {
+    this.messageCb = cb;
+  }
+
+  onDrain(cb: () => void): void {
+    this.drainCb = cb;
+  }
+
+  onClose(cb: (reason: string) => void): void {
+    this.closeCbs.push(cb);
+  }
+
+  close(): void {
+    // Let queued frames go out before the connection is closed.
+    void this.writer.close().catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
+  }
+
+  terminate(): void {
+    void this.conn.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
+  }
+
+  private fireClose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const cb of this.closeCbs) cb(reason);
+  }
+}
+
+async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  for await (const c of stream.readable) {
+    n += c.length;
+    if (n > limit) throw new Error("negotiation stream too long");
+    parts.push(c);
+  }
+  return Buffer.concat(parts);
+}
+
+function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
+  const L = broker.hub.limits;
+  let seen = 0;
+  let negotiated: Promise<Record<string, string>> | undefined;
+  const remote = `${conn.remoteHost}:${conn.remotePort}`;
+  const fail = (why: string) => {
+    broker.hub.logger.info({ remote, why }, "iscp quic connection refused");
+    void conn.stop({ isApp: true, errorCode: 1 }).catch(() => {});
+  };
+  conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
+    const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
+    seen++;
+    if (seen === 1) {
+      negotiated = readAll(stream, 64 * 1024).then(decodeNegotiation);
+      negotiated.catch(() => fail("bad negotiation stream"));
+    } else if (seen === 2 && negotiated) {
+      void negotiated.then((params) => {
+        const enc = params.enc ?? "proto";
+        if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
+        if (params.comp) return fail("compression is not supported");
+        const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1);
+        broker.accept(t, remote);
+        void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
+      }, () => {});
+    } else {
+      void stream.readable.cancel().catch(() => {}); // only the first two client streams mean anything
+    }
+  });
+}
+
+export interface IscpQuicOptions extends IscpBrokerOptions {
+  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
+  broker?: IscpBroker;
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+}
+
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
+  const { IscpBroker } = await import("../broker.js");
+  const broker = opts.broker ?? new IscpBroker(opts);
+  const hmacKey = randomBytes(32);
+  const server = new QUICServer({
+    crypto: {
+      key: hmacKey.buffer.slice(hmacKey.byteOffset, hmacKey.byteOffset + hmacKey.byteLength) as ArrayBuffer,
+      ops: {
+        async sign(key, data) {
+          const d = createHmac("sha256", Buffer.from(key)).update(Buffer.from(data)).digest();
+          return d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength) as ArrayBuffer;
+        },
+        async verify(key, data, sig) {
+          const d = createHmac("sha256", Buffer.from(key)).update(Buffer.from(data)).digest();
+          const s = Buffer.from(sig);
+          return s.length === d.length && timingSafeEqual(s, d);
+        },
+      },
+    },
+    config: {
+      key: opts.key, cert: opts.cert, verifyPeer: false, applicationProtos: ["iscp"],
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000,
+    },
+  });
+  server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
+    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail);
+  });
+  server.addEventListener(events.EventQUICServerError.name, (evt: Event) => {
+    broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");
+  });
+  await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
+  const close = async () => {
+    await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
+  };
+  broker.onClose(close);
+  return { port: server.port, broker, close };
+}
