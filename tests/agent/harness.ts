@@ -1,0 +1,59 @@
+// Test harness: an agent on a real Unix socket in a temp dir, and a client for it.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { ApiClient } from "../../runtime/cli/client.js";
+import { startAgent, type RunningAgent } from "../../runtime/daemon.js";
+import type { Openers } from "../../runtime/supervisor.js";
+
+export interface TestAgent {
+  dir: string;
+  dataDir: string;
+  socketPath: string;
+  agent: RunningAgent;
+  api: ApiClient;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function tempDir(prefix = "agent-"): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestAgent(openers?: Openers): Promise<TestAgent> {
+  const dir = await tempDir();
+  const dataDir = path.join(dir, "data");
+  const socketPath = path.join(dir, "agent.sock");
+  const t: TestAgent = {
+    dir,
+    dataDir,
+    socketPath,
+    agent: await startAgent({ socketPath, dataDir, openers }),
+    api: new ApiClient(socketPath),
+    async restart() {
+      await t.agent.close();
+      t.agent = await startAgent({ socketPath, dataDir, openers });
+    },
+    async close() {
+      await t.agent.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** Polls until `check` returns a truthy value (or throws after `ms`). */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 5000): Promise<T> {
+  const until = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
