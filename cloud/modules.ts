@@ -2,5 +2,6 @@
 import type { CloudModule } from "./module.js";
 import { accountsModule } from "./accounts/module.js";
 import { oauthModule } from "./oauth/module.js";
+import { orgModule } from "./org/module.js";
 
-export const modules: CloudModule[] = [accountsModule, oauthModule];
+export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule];

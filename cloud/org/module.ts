@@ -1,0 +1,30 @@
+// The organisation area: edges (OAuth2 clients), groups, sub-groups, projects, members, project
+// edges, and the access engine that replaces the accounts area's scope-only decider.
+import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../accounts/catalogue.js";
+import { accessRoutes } from "../access/routes.js";
+import { Policy } from "../access/policy.js";
+import type { CloudModule } from "../module.js";
+import { edgeClientResolver } from "./edgeClients.js";
+import { orgMigrations } from "./migrations.js";
+import { OrgIndex } from "./orgIndex.js";
+import { edgeRoutes } from "./routes/edges.js";
+import { edgeSecretRoutes } from "./routes/edgeSecrets.js";
+import { groupRoutes } from "./routes/groups.js";
+import { groupMemberRoutes, projectMemberRoutes } from "./routes/members.js";
+import { projectRoutes } from "./routes/projects.js";
+import { createOrgService } from "./service.js";
+
+export const orgModule: CloudModule = {
+  name: "org",
+  migrations: orgMigrations,
+  routes: [...accessRoutes, ...edgeRoutes, ...edgeSecretRoutes, ...groupRoutes, ...groupMemberRoutes, ...projectRoutes, ...projectMemberRoutes],
+  async init(svc) {
+    const index = new OrgIndex();
+    await index.load(svc.db);
+    const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
+    svc.org = createOrgService(svc.db, index, policy);
+    svc.access = svc.org.engine;
+    // Edges authenticate at the token endpoint when the OAuth2 area is present.
+    svc.oauth?.clientResolvers.push(edgeClientResolver(index, svc.org.edges));
+  },
+};

@@ -1,0 +1,40 @@
+// What the organisation area needs to know about users, read through the accounts repositories:
+// existence, name and e-mails (for Member bodies), lookup by e-mail address, super-user status.
+import { ROLE_UUIDS } from "../accounts/catalogue.js";
+import { EmailsRepo } from "../accounts/repo/emails.js";
+import { UsersRepo } from "../accounts/repo/users.js";
+import { emailView } from "../accounts/views.js";
+import type { Queryable } from "../storage/db.js";
+
+export interface UserCard {
+  uuid: string;
+  name: string;
+  emails: ReturnType<typeof emailView>[];
+}
+
+export class UserDirectory {
+  private readonly users: UsersRepo;
+  private readonly emails: EmailsRepo;
+  constructor(db: Queryable) {
+    this.users = new UsersRepo(db);
+    this.emails = new EmailsRepo(db);
+  }
+
+  async exists(uuid: string): Promise<boolean> {
+    return (await this.users.byUuid(uuid)) !== undefined;
+  }
+  async byEmail(address: string): Promise<string | undefined> {
+    return (await this.emails.byAddress(address))?.user_uuid;
+  }
+  async isSuper(uuid: string): Promise<boolean> {
+    return (await this.users.roles(uuid)).includes(ROLE_UUIDS.superUser);
+  }
+  /** Cards of the given users (missing users are absent from the map). */
+  async cards(uuids: readonly string[]): Promise<Map<string, UserCard>> {
+    const out = new Map<string, UserCard>();
+    if (uuids.length === 0) return out;
+    for (const u of await this.users.byUuids(uuids)) out.set(u.uuid, { uuid: u.uuid, name: u.name, emails: [] });
+    for (const e of await this.emails.ofUsers([...out.keys()])) out.get(e.user_uuid)?.emails.push(emailView(e));
+    return out;
+  }
+}
