@@ -1,0 +1,21 @@
+// The authorization request's checks, in order. check_redirect_uri comes right after the client is
+// known so that every later error can be sent back to the (now proven) redirect URI.
+import { checkClient } from "./check_client.js";
+import { checkClientGrant } from "./check_client_grant.js";
+import { checkPkce } from "./check_pkce.js";
+import { checkRedirectUri } from "./check_redirect_uri.js";
+import { checkResponseType } from "./check_response_type.js";
+import { checkState } from "./check_state.js";
+import type { AuthorizationRequest, Check } from "./context.js";
+import { parseQueryOnce, rejectDuplicates } from "./reject_duplicates.js";
+import type { Services } from "../../services.js";
+
+export const CHECKS: readonly Check[] = [checkClient, checkRedirectUri, checkClientGrant, checkResponseType, checkState, checkPkce];
+
+/** Parses and checks an authorization request; throws AuthorizationError, leaving what was proven on `req`. */
+export async function checkAuthorizationRequest(svc: Services, query: string, req: AuthorizationRequest = { svc, params: {} }): Promise<AuthorizationRequest> {
+  const { params, repeated } = parseQueryOnce(query);
+  req.params = params;
+  for (const check of [rejectDuplicates(repeated), ...CHECKS]) await check(req);
+  return req;
+}
