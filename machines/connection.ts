@@ -56,7 +56,7 @@ export const connectionMachine = setup({
     },
     authenticating: {
       invoke: {
-        src: "fetchToken",
+        id: "fetchToken", src: "fetchToken",
         input: ({ context }) => context.connection,
         onDone: {
           target: "authenticated",
@@ -83,7 +83,7 @@ export const connectionMachine = setup({
     // Like authenticating, but the current token stays usable while a new one is fetched.
     refreshing: {
       invoke: {
-        src: "fetchToken",
+        id: "fetchToken", src: "fetchToken",
         input: ({ context }) => context.connection,
         onDone: {
           target: "authenticated",

@@ -81,7 +81,7 @@ export const deferredUploadMachine = setup({
       always: { guard: "hasSession", target: "uploading" },
     },
     uploading: {
-      invoke: { src: "uploader", input: ({ context }) => ({ settings: context.settings, session: context.session! }) },
+      invoke: { id: "uploader", src: "uploader", input: ({ context }) => ({ settings: context.settings, session: context.session! }) },
       initial: "quiet",
       on: {
         DATA: { target: ".active", actions: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.bytes) })) },

@@ -61,7 +61,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       },
       disabled: { entry: assign({ traffic: noTraffic(), error: "" }) },
       running: {
-        invoke: { src: "channel", input: ({ context }) => ({ direction, settings: context.settings }) },
+        invoke: { id: "channel", src: "channel", input: ({ context }) => ({ direction, settings: context.settings }) },
         entry: assign({ traffic: noTraffic(), error: "" }),
         initial: "waiting",
         states: {

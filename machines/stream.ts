@@ -97,7 +97,7 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
           waiting: {},
           linked: {
             invoke: {
-              src: "link",
+              id: "link", src: "link",
               input: ({ context }) => ({ direction, settings: context.settings, session: context.session! }),
             },
             initial: "connecting",

@@ -163,12 +163,13 @@ describe("404, 409 and 400 bodies", () => {
   const collections = ["/upstreams", "/downstreams", "/device-connectors/upstream", "/device-connectors/downstream", "/filters/upstream", "/filters/downstream"];
 
   it.each(collections)("%s: unknown ids give 404 naming the id on get, update, delete and state", async (base) => {
-    for (const [method, suffix, body] of [
+    const cases: Array<[string, string, unknown]> = [
       ["GET", "", undefined],
       ["PATCH", "", { enabled: false }],
       ["DELETE", "", undefined],
-      ...(base.startsWith("/filters") ? [] : [["GET", "/state", undefined]]),
-    ] as const) {
+      ...(base.startsWith("/filters") ? [] : [["GET", "/state", undefined] as [string, string, unknown]]),
+    ];
+    for (const [method, suffix, body] of cases) {
       const r = await t.api.request(method, `${base}/missing-id${suffix}`, body);
       expectProblem(r, 404, '"missing-id" is not found', `/api/v1${base}/missing-id${suffix}`);
     }

@@ -1,0 +1,31 @@
+// Fakes for machine tests: an opener the test drives, and a sender that delivers LINK.* and DATA
+// events through the opener's callbacks (as production does) and everything else to the actor.
+import type { Callbacks } from "../../machines/link.js";
+
+/** A link opener the test drives: the latest call's callbacks deliver LINK.* and DATA events. */
+export function fakeOpener<P>() {
+  const calls: { params: P; cb: Callbacks; closed: boolean }[] = [];
+  return {
+    calls,
+    open: (params: P, cb: Callbacks) => {
+      const call = { params, cb, closed: false };
+      calls.push(call);
+      return { close: () => void (call.closed = true) };
+    },
+    last: () => calls[calls.length - 1],
+  };
+}
+
+export type Ev = { type: string; [k: string]: unknown };
+
+export function driver(actor: { send(e: never): void }, fake: ReturnType<typeof fakeOpener<unknown>>) {
+  return (e: Ev) => {
+    const cb = fake.last()?.cb;
+    if (e.type === "LINK.OPENED") cb?.opened();
+    else if (e.type === "LINK.CLOSED") cb?.closed(String(e.reason));
+    else if (e.type === "LINK.FAILED") cb?.failed(String(e.reason));
+    else if (e.type === "DATA") cb?.data(Number(e.bytes));
+    else actor.send(e as never);
+  };
+}
+
