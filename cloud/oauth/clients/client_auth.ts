@@ -65,7 +65,7 @@ export async function authenticateClient(
     case "client_secret_post": {
       const expected = client.tokenEndpointAuthMethod === "client_secret_basic" ? "basic" : "post";
       if (creds.via !== expected || creds.secret === undefined)
-        throw invalidClient(`this client authenticates with ${client.tokenEndpointAuthMethod}`, basic || expected === "basic");
+        throw invalidClient(`this client authenticates with ${client.tokenEndpointAuthMethod}`, basic);
       if (!(await client.verifySecret(creds.secret))) throw invalidClient("unknown client or wrong credentials", basic);
       return client;
     }
