@@ -41,6 +41,14 @@ export function backoffDelay(policy: Launch["restart"], n: number): number {
   return Math.min(Math.round(d), policy.max_backoff_ms);
 }
 
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal); // the group is gone already, or was never created
+  }
+}
+
 export class ConnectorLauncher {
   private child: ChildProcess | undefined;
   private stopping = false;
@@ -71,12 +79,12 @@ export class ConnectorLauncher {
     const child = this.child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => child.kill("SIGKILL"), this.launch.stop_timeout_ms);
+      const kill = setTimeout(() => signalGroup(child, "SIGKILL"), this.launch.stop_timeout_ms);
       child.once("exit", () => {
         clearTimeout(kill);
         resolve();
       });
-      child.kill("SIGTERM");
+      signalGroup(child, "SIGTERM");
     });
   }
 
@@ -89,6 +97,8 @@ export class ConnectorLauncher {
         cwd: this.launch.working_dir,
         env: { ...process.env, ...this.launch.environment, EDGE_AGENT_IPC_PATH: path, EDGE_AGENT_IPC_FORMAT: this.ctx.format },
         stdio: ["ignore", this.ctx.onOutput ? "pipe" : "ignore", this.ctx.onOutput ? "pipe" : "ignore"],
+        // Own process group: stop() signals the whole group, so wrappers (sh, tsx) do not leave orphans.
+        detached: true,
       });
     } catch (e) {
       this.exited(null, null, `failed to start: ${(e as Error).message}`);

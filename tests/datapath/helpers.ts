@@ -10,11 +10,16 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-export const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 export const SAMPLE_CONNECTOR = join(process.cwd(), "runtime", "connectors", "sample-connector.ts");
+/** Runs a TypeScript file as ONE process (the `tsx` CLI is a wrapper process: SIGKILL would miss the script). */
+export const NODE_TS = [process.execPath, "--import", "tsx"] as const;
+
+export function spawnTs(script: string, args: string[], stdout: "ignore" | "pipe" = "ignore"): ChildProcess {
+  return spawn(NODE_TS[0], [...NODE_TS.slice(1), script, ...args], { stdio: ["ignore", stdout, "inherit"] });
+}
 
 export function startSampleConnector(args: string[]): ChildProcess {
-  return spawn(TSX, [SAMPLE_CONNECTOR, ...args], { stdio: ["ignore", "ignore", "inherit"] });
+  return spawnTs(SAMPLE_CONNECTOR, args);
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

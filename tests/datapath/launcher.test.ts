@@ -6,7 +6,7 @@ import type { DataPoint } from "../../runtime/datapoint.js";
 import { FifoReader } from "../../runtime/ipc/fifo-reader.js";
 import { ConnectorLauncher, type ExitInfo, backoffDelay } from "../../runtime/ipc/launcher.js";
 import { Launch } from "../../runtime/ipc/schema.js";
-import { SAMPLE_CONNECTOR, TSX, seqOf, tempDir, waitFor } from "./helpers.js";
+import { NODE_TS, SAMPLE_CONNECTOR, seqOf, tempDir, waitFor } from "./helpers.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -46,8 +46,8 @@ describe("connector launcher", () => {
     const exits: ExitInfo[] = [];
     const launcher = new ConnectorLauncher(
       decodeLaunch({
-        command: TSX,
-        args: [SAMPLE_CONNECTOR, "--path", "${ipc.path}", "--rate", "0", "--count", "100", "--exit-code", "3"],
+        command: NODE_TS[0],
+        args: [...NODE_TS.slice(1), SAMPLE_CONNECTOR, "--path", "${ipc.path}", "--rate", "0", "--count", "100", "--exit-code", "3"],
         restart: { policy: "on-failure", initial_backoff_ms: 50, max_backoff_ms: 100, max_restarts: 2 },
       }),
       { ipcPath: path, format: "iscp-v2-compat", onExit: (e) => exits.push(e) },

@@ -1,0 +1,343 @@
+// The agent's durable queue: one LMDB environment holding measurements, sequences (one per upstream
+// stream or deferred destination within a measurement) and chunks (many points per LMDB value).
+// Writes are never synchronous: puts issued in one event turn share one write transaction (lmdb-js
+// batching), and append() resolves when that transaction is flushed to disk: the durability point.
+//
+// Databases:  meas   uuid            -> MeasurementRecord
+//             seqs   ord             -> SequenceRecord
+//             chunks gid             -> 16-byte header (u32 seqOrd, u32 chunkNo, f64 createdAt ms) + chunk
+//             index  [seqOrd, chunkNo] -> [gid, size]
+// gid grows with every chunk, so `chunks` in key order is oldest first: eviction walks it from the start.
+import { mkdir, statfs } from "node:fs/promises";
+import { join } from "node:path";
+import { type Database, type RootDatabase, open } from "lmdb";
+import type { DataPoint } from "../datapoint.js";
+import { encodeChunk } from "./chunk-codec.js";
+import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
+
+export const CHUNK_HEADER = 16;
+const MiB = 1024 * 1024;
+
+export interface QueueOptions {
+  /** Directory of the LMDB files (created if missing). */
+  dir: string;
+  /** `deferred_upload.data_storage_capacity`, MiB. */
+  capacityMiB: number;
+  /** `deferred_upload.limit_data_storage`: evict oldest chunks above capacity (else never evict). */
+  limitDataStorage: boolean;
+  /** Called after chunks were evicted (count and bytes of this eviction). */
+  onEvict?: (chunks: number, bytes: number) => void;
+}
+
+export interface StoredChunk {
+  chunkNo: number;
+  /** The encoded chunk (see chunk-codec.ts), without the store's header. */
+  data: Buffer;
+  createdAt: number;
+}
+
+export interface QueueStats {
+  bytes: number;
+  chunks: number;
+  evictedChunks: number;
+  evictedBytes: number;
+  /** Chunks released unsent because their sequence had recover: false. */
+  droppedChunks: number;
+}
+
+interface SeqState {
+  rec: SequenceRecord;
+  c: Counters;
+}
+
+export class DurableQueue {
+  private readonly root: RootDatabase;
+  private readonly meas: Database<MeasurementRecord, string>;
+  private readonly seqs: Database<SequenceRecord, number>;
+  private readonly chunks: Database<Buffer, number>;
+  private readonly index: Database<[number, number], [number, number]>;
+  private readonly measurements = new Map<string, { rec: MeasurementRecord; c: Counters }>();
+  private readonly sequences = new Map<number, SeqState>();
+  /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
+  private readonly removing = new Set<number>();
+  private nextGid = 1;
+  private nextSeqOrd = 1;
+  private nextMeasOrd = 1;
+  private oldestGid = 1;
+  private capacityBytes: number;
+  private limit: boolean;
+  private readonly s: QueueStats = { bytes: 0, chunks: 0, evictedChunks: 0, evictedBytes: 0, droppedChunks: 0 };
+
+  private constructor(private readonly opts: QueueOptions) {
+    // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
+    // flushed transactions (with it on, what a reopen sees can change under a running load()).
+    this.root = open({ path: join(opts.dir, "queue.mdb"), maxDbs: 8, overlappingSync: false });
+    this.meas = this.root.openDB({ name: "meas" });
+    this.seqs = this.root.openDB({ name: "seqs" });
+    this.chunks = this.root.openDB({ name: "chunks", encoding: "binary" });
+    this.index = this.root.openDB({ name: "index" });
+    this.capacityBytes = opts.capacityMiB * MiB;
+    this.limit = opts.limitDataStorage;
+  }
+
+  /** Opens (or creates) the queue and rebuilds counters; sequences left open by a previous run are closed. */
+  static async open(opts: QueueOptions): Promise<DurableQueue> {
+    await mkdir(opts.dir, { recursive: true });
+    const q = new DurableQueue(opts);
+    await q.load();
+    return q;
+  }
+
+  private async load(): Promise<void> {
+    for (const { value } of this.meas.getRange()) {
+      this.measurements.set(value.uuid, { rec: value, c: newCounters() });
+      this.nextMeasOrd = Math.max(this.nextMeasOrd, value.ord + 1);
+    }
+    for (const { key, value } of this.seqs.getRange()) {
+      if (!value.closed) {
+        value.closed = true;
+        void this.seqs.put(key, value);
+      }
+      this.sequences.set(key, { rec: value, c: newCounters() });
+      this.nextSeqOrd = Math.max(this.nextSeqOrd, key + 1);
+    }
+    for (const { key, value } of this.index.getRange()) {
+      const s = this.sequences.get(key[0]);
+      if (s === undefined) continue;
+      this.count(s, 1, value[1]);
+      this.nextGid = Math.max(this.nextGid, value[0] + 1);
+    }
+    for (const k of this.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
+    const last = this.chunks.getKeys({ reverse: true, limit: 1 });
+    for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);
+    await this.root.committed;
+  }
+
+  async close(): Promise<void> {
+    await this.root.flushed;
+    await this.root.close();
+  }
+
+  get stats(): QueueStats {
+    return { ...this.s };
+  }
+
+  setCapacity(capacityMiB: number, limitDataStorage: boolean): void {
+    this.capacityBytes = capacityMiB * MiB;
+    this.limit = limitDataStorage;
+    this.evict();
+  }
+
+  // --- measurements ---
+
+  /** Registers a measurement (idempotent for the same uuid). baseTimeNs: epoch nanoseconds. */
+  startMeasurement(uuid: string, baseTimeNs: bigint): MeasurementRecord {
+    const found = this.measurements.get(uuid);
+    if (found !== undefined) return found.rec;
+    const rec: MeasurementRecord = { uuid, ord: this.nextMeasOrd++, baseTimeNs: baseTimeNs.toString(), createdAt: Date.now(), ended: false };
+    this.measurements.set(uuid, { rec, c: newCounters() });
+    void this.meas.put(uuid, rec);
+    return rec;
+  }
+
+  async endMeasurement(uuid: string): Promise<void> {
+    const m = this.measurements.get(uuid);
+    if (m === undefined || m.rec.ended) return;
+    m.rec.ended = true;
+    await this.meas.put(uuid, m.rec);
+  }
+
+  /** Measurements in the order they were taken, with their pending data. */
+  listMeasurements(): MeasurementInfo[] {
+    return [...this.measurements.values()]
+      .sort((a, b) => a.rec.ord - b.rec.ord)
+      .map(({ rec, c }) => ({ ...rec, chunkCount: c.chunks, pendingDataSize: c.bytes }));
+  }
+
+  getMeasurement(uuid: string): MeasurementInfo | undefined {
+    const m = this.measurements.get(uuid);
+    return m && { ...m.rec, chunkCount: m.c.chunks, pendingDataSize: m.c.bytes };
+  }
+
+  /** Deletes a measurement with all its sequences and pending chunks. Returns false when unknown. */
+  async deleteMeasurement(uuid: string): Promise<boolean> {
+    const m = this.measurements.get(uuid);
+    if (m === undefined) return false;
+    let last: Promise<boolean> = Promise.resolve(true);
+    for (const [ord, s] of this.sequences) {
+      if (s.rec.measUuid !== uuid) continue;
+      this.releaseAll(ord, s);
+      this.sequences.delete(ord);
+      last = this.seqs.remove(ord);
+    }
+    this.measurements.delete(uuid);
+    last = this.meas.remove(uuid);
+    await last;
+    await this.root.flushed;
+    return true;
+  }
+
+  // --- sequences ---
+
+  /**
+   * Opens a sequence of chunks for one destination of a measurement. `uuid` is the sequence UUID the
+   * server will know it by (the iSCP upstream stream id when sent in real time).
+   */
+  openSequence(measUuid: string, destId: string, uuid: string, recover: boolean): SequenceRecord {
+    if (!this.measurements.has(measUuid)) throw new Error(`unknown measurement ${measUuid}`);
+    const rec: SequenceRecord = { ord: this.nextSeqOrd++, uuid, measUuid, destId, recover, lastChunkNo: 0, points: 0, closed: false };
+    this.sequences.set(rec.ord, { rec, c: newCounters() });
+    void this.seqs.put(rec.ord, rec);
+    return rec;
+  }
+
+  /**
+   * The real-time sender is done with a sequence: what it did not get acked stays for deferred upload,
+   * or is released and counted when the sequence has recover: false.
+   */
+  async closeSequence(ord: number): Promise<void> {
+    const s = this.sequences.get(ord);
+    if (s === undefined || s.rec.closed) return;
+    s.rec.closed = true;
+    if (!s.rec.recover) {
+      this.s.droppedChunks += s.c.chunks;
+      this.releaseAll(ord, s);
+    }
+    await this.seqs.put(ord, s.rec);
+  }
+
+  getSequence(ord: number): (SequenceRecord & { chunkCount: number; pendingDataSize: number }) | undefined {
+    const s = this.sequences.get(ord);
+    return s && { ...s.rec, chunkCount: s.c.chunks, pendingDataSize: s.c.bytes };
+  }
+
+  /** Closed sequences that still hold chunks: the deferred upload's work, oldest measurement first. */
+  pendingSequences(measUuid?: string): SequenceRecord[] {
+    const ordOf = (u: string) => this.measurements.get(u)?.rec.ord ?? 0;
+    return [...this.sequences.values()]
+      .filter((s) => s.rec.closed && s.c.chunks > 0 && (measUuid === undefined || s.rec.measUuid === measUuid))
+      .sort((a, b) => ordOf(a.rec.measUuid) - ordOf(b.rec.measUuid) || a.rec.ord - b.rec.ord)
+      .map((s) => ({ ...s.rec }));
+  }
+
+  /** Sequences of a measurement (open or closed), to report expected points and final chunk numbers. */
+  sequencesOf(measUuid: string): SequenceRecord[] {
+    return [...this.sequences.values()].filter((s) => s.rec.measUuid === measUuid).map((s) => ({ ...s.rec }));
+  }
+
+  // --- chunks ---
+
+  /**
+   * Appends the points as one chunk of the sequence (numbered from 1). The returned promise resolves
+   * when the chunk is durable; only then count the points as accepted.
+   */
+  append(seqOrd: number, points: readonly DataPoint[]): { chunkNo: number; durable: Promise<void> } {
+    const s = this.sequences.get(seqOrd);
+    if (s === undefined || s.rec.closed) throw new Error(`sequence ${seqOrd} is not open`);
+    const value = encodeChunk(points, CHUNK_HEADER);
+    const chunkNo = ++s.rec.lastChunkNo;
+    s.rec.points += points.length;
+    const gid = this.nextGid++;
+    value.writeUInt32LE(seqOrd, 0);
+    value.writeUInt32LE(chunkNo, 4);
+    value.writeDoubleLE(Date.now(), 8);
+    void this.chunks.put(gid, value);
+    void this.index.put([seqOrd, chunkNo], [gid, value.length]);
+    const committed = this.seqs.put(seqOrd, s.rec);
+    this.count(s, 1, value.length);
+    this.evict();
+    return { chunkNo, durable: committed.then(() => this.root.flushed).then(() => undefined) };
+  }
+
+  /** Up to `limit` stored chunks of a sequence after chunk number `after`, in order. */
+  readChunks(seqOrd: number, after: number, limit: number): StoredChunk[] {
+    const out: StoredChunk[] = [];
+    for (const { key, value } of this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
+      if (this.removing.has(value[0])) continue;
+      const v = this.chunks.getBinary(value[0]);
+      if (v === undefined) continue;
+      out.push({ chunkNo: key[1], createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
+    }
+    return out;
+  }
+
+  /** Releases acknowledged (or uploaded) chunks. Unknown or already released chunks are ignored. */
+  async ack(seqOrd: number, chunkNos: Iterable<number>): Promise<void> {
+    const s = this.sequences.get(seqOrd);
+    if (s === undefined) return;
+    let last: Promise<unknown> | undefined;
+    for (const no of chunkNos) last = this.release(seqOrd, s, no) ?? last;
+    if (last !== undefined) await last;
+  }
+
+  // --- capacity ---
+
+  /** Fraction (0..1) of the file system holding the queue that is in use. */
+  async diskUsage(): Promise<number> {
+    const st = await statfs(this.opts.dir);
+    return st.blocks === 0 ? 0 : 1 - st.bavail / st.blocks;
+  }
+
+  private count(s: SeqState, chunks: number, bytes: number): void {
+    s.c.chunks += chunks;
+    s.c.bytes += bytes;
+    const m = this.measurements.get(s.rec.measUuid);
+    if (m !== undefined) {
+      m.c.chunks += chunks;
+      m.c.bytes += bytes;
+    }
+    this.s.chunks += chunks;
+    this.s.bytes += bytes;
+  }
+
+  private release(seqOrd: number, s: SeqState, chunkNo: number): Promise<unknown> | undefined {
+    const e = this.index.get([seqOrd, chunkNo]);
+    if (e === undefined || this.removing.has(e[0])) return undefined;
+    return this.removeChunk(s, seqOrd, chunkNo, e[0], e[1]);
+  }
+
+  private removeChunk(s: SeqState, seqOrd: number, chunkNo: number, gid: number, size: number): Promise<unknown> {
+    this.removing.add(gid);
+    this.count(s, -1, -size);
+    void this.chunks.remove(gid);
+    return this.index.remove([seqOrd, chunkNo]).then(() => this.removing.delete(gid));
+  }
+
+  private releaseAll(ord: number, s: SeqState): void {
+    for (const { key, value } of this.index.getRange({ start: [ord, 0], end: [ord + 1] })) {
+      if (!this.removing.has(value[0])) void this.removeChunk(s, ord, key[1], value[0], value[1]);
+    }
+  }
+
+  /** Oldest-first eviction down to capacity (only with limit_data_storage); committed chunks only. */
+  private evict(): void {
+    if (!this.limit || this.s.bytes <= this.capacityBytes) return;
+    let chunks = 0;
+    let bytes = 0;
+    let start = this.oldestGid;
+    // Chunks are committed in gid order, so everything before an evicted gid is gone or being removed.
+    outer: while (this.s.bytes > this.capacityBytes) {
+      let seen = 0;
+      for (const gid of this.chunks.getKeys({ start, limit: 256 })) {
+        seen++;
+        start = gid + 1;
+        if (this.removing.has(gid)) continue;
+        const v = this.chunks.getBinaryFast(gid);
+        const s = v && this.sequences.get(v.readUInt32LE(0));
+        if (v === undefined || s === undefined) continue;
+        const size = v.length;
+        void this.removeChunk(s, v.readUInt32LE(0), v.readUInt32LE(4), gid, size);
+        this.oldestGid = gid + 1;
+        chunks++;
+        bytes += size;
+        if (this.s.bytes <= this.capacityBytes) break outer;
+      }
+      if (seen === 0) break; // the rest is not committed yet: evict on a later append
+    }
+    if (chunks > 0) {
+      this.s.evictedChunks += chunks;
+      this.s.evictedBytes += bytes;
+      this.opts.onEvict?.(chunks, bytes);
+    }
+  }
+}
