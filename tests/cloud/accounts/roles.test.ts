@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROLES, SCOPES } from "../../../cloud/accounts/catalogue.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
+import { MEMBER, OWNER, READ_ONLY, SUPER, TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+
+describe("roles and scopes", () => {
+  let peer: TestPeer;
+  let admin: Call;
+  let adminUuid: string;
+  beforeAll(async () => {
+    peer = await startTestPeer();
+    admin = caller(peer, await adminToken(peer));
+    adminUuid = (await peer.svc.accounts.findUserByName("admin"))!.uuid;
+  });
+  afterAll(async () => {
+    await peer.stop();
+  });
+
+  it("lists and gets roles with their scopes", async () => {
+    const r = await admin("/auth/roles");
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((x: any) => x.name)).toEqual(["super-user", "member", "read-only", "edge", "owner"]);
+    expect(r.body.page).toEqual({ next: false, prev: false, total_page: 1, total_count: ROLES.length });
+    const role = r.body.items[0];
+    expect(Object.keys(role).sort()).toEqual(["created_at", "name", "scopes", "updated_at", "uuid"]);
+    expect(role.scopes[0]).toEqual({
+      uuid: expect.any(String),
+      name: "all:a",
+      allowed_endpoints: [{ path: "/**", method: "*" }],
+      allowed_iscp_messages: expect.arrayContaining([{ type: "upstream" }]),
+      denied_endpoints: [],
+      created_at: expect.stringMatching(TS),
+      updated_at: expect.stringMatching(TS),
+    });
+    const one = await admin(`/auth/roles/${MEMBER.toUpperCase()}`);
+    expect(one.status).toBe(200);
+    expect(one.body.name).toBe("member");
+    expectError(await admin("/auth/roles/00000000-0000-0000-0000-000000000009"), 404, "not_found");
+    expectError(await admin("/auth/roles/not-a-uuid"), 400, "invalid_request");
+  });
+
+  it("filters roles and scopes by uuid[] and name[] (partial and exact) and pages them", async () => {
+    const byUuid = await admin(`/auth/roles?uuid[]=${MEMBER}&uuid[]=${OWNER}`);
+    expect(byUuid.body.items.map((x: any) => x.name)).toEqual(["member", "owner"]);
+    expect((await admin("/auth/roles?name[]=e")).body.page.total_count).toBe(5);
+    expect((await admin(`/auth/roles?name[]=${encodeURIComponent('"member"')}`)).body.items.map((x: any) => x.name)).toEqual(["member"]);
+    expect((await admin(`/auth/roles?name[]=${encodeURIComponent('"membe"')}`)).body.items).toEqual([]);
+    expectError(await admin("/auth/roles?uuid[]=nope"), 400, "invalid_request");
+    const s = await admin("/auth/scopes?per_page=5&page=2");
+    expect(s.body.items.map((x: any) => x.name)).toEqual(SCOPES.slice(5, 10).map((x) => x.name));
+    const pages = Math.ceil(SCOPES.length / 5);
+    expect(s.body.page).toEqual({ next: true, prev: true, next_page: 3, prev_page: 1, total_page: pages, total_count: SCOPES.length });
+    const last = await admin(`/auth/scopes?per_page=5&page=${pages}`);
+    expect(last.body.page.next).toBe(false);
+    const beyond = await admin(`/auth/scopes?per_page=5&page=${pages + 3}`);
+    expect(beyond.body.items).toEqual([]);
+    expect(beyond.body.page.prev_page).toBe(pages);
+    const scope = await admin(`/auth/scopes/${SCOPES[1]!.uuid}`);
+    expect(scope.body.name).toBe("all:r");
+    expect(scope.body.denied_endpoints).toContainEqual({ path: "/auth/users/*/tokens", method: "GET" });
+    expect((await admin(`/auth/scopes?name[]=${encodeURIComponent('"users:r"')}`)).body.items).toHaveLength(1);
+    expectError(await admin("/auth/scopes/00000000-0000-0000-0000-000000000009"), 404);
+  });
+
+  it("assigns (304 when already), lists and unassigns user roles", async () => {
+    const u = await createUser(admin, "tom");
+    const a = await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "PUT" });
+    expect(a.status).toBe(200);
+    expect(a.body.name).toBe("read-only");
+    const again = await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "PUT" });
+    expect(again.status).toBe(304);
+    const list = await admin(`/auth/users/${u.uuid}/roles`);
+    expect(list.body.items.map((x: any) => x.name)).toEqual(["member", "read-only"]);
+    expect((await admin(`/auth/users?role_uuid[]=${READ_ONLY}`)).body.items.map((x: any) => x.name)).toEqual(["tom"]);
+    expect((await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "DELETE" })).status).toBe(204);
+    expectError(await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "DELETE" }), 404);
+    expectError(await admin(`/auth/users/${u.uuid}/roles/00000000-0000-0000-0000-000000000009`, { method: "PUT" }), 404);
+    expectError(await admin(`/auth/users/${u.uuid}/roles/${OWNER}`, { method: "PUT" }), 400);
+    const me = caller(peer, await tokenOf(peer, admin, u, "Secret-pass-77"));
+    expect((await me("/auth/users/me/roles")).body.items.map((x: any) => x.name)).toEqual(["member"]);
+  });
+
+  it("a super-user role makes is_super; the last enabled super user keeps it", async () => {
+    expectError(await admin(`/auth/users/${adminUuid}/roles/${SUPER}`, { method: "DELETE" }), 403, "forbidden");
+    const u = await createUser(admin, "uma");
+    expect((await admin(`/auth/users/${u.uuid}/roles/${SUPER}`, { method: "PUT" })).status).toBe(200);
+    expect((await admin(`/auth/users/${u.uuid}`)).body.is_super).toBe(true);
+    expect((await admin("/auth/users?is_super=true")).body.items.map((x: any) => x.name)).toEqual(["admin", "uma"]);
+    expect((await admin(`/auth/users/${u.uuid}/roles/${SUPER}`, { method: "DELETE" })).status).toBe(204);
+    expect((await admin("/auth/users?is_super=false")).body.items.map((x: any) => x.name)).not.toContain("admin");
+  });
+
+  it("the guard decides from the caller's role scopes", async () => {
+    const m = await createUser(admin, "vera");
+    const member = caller(peer, await tokenOf(peer, admin, m, "Secret-pass-77"));
+    expect((await member("/auth/users")).status).toBe(200);
+    expect((await member("/auth/roles")).status).toBe(200);
+    expectError(await member("/auth/users", { method: "POST", json: { name: "z", role_uuids: [] } }), 403, "forbidden");
+    expectError(await member(`/auth/users/${adminUuid}/tokens`), 403);
+    expectError(await member(`/auth/users/${adminUuid}`, { method: "DELETE" }), 403);
+    const r = await createUser(admin, "walt", { role_uuids: [READ_ONLY] });
+    const ro = caller(peer, await tokenOf(peer, admin, r, "Secret-pass-77"));
+    expect((await ro("/auth/users")).status).toBe(200);
+    expect((await ro("/auth/scopes")).status).toBe(200);
+    expectError(await ro(`/auth/users/${adminUuid}/tokens`), 403);
+    expectError(await ro(`/auth/users/${m.uuid}/enable`, { method: "PUT" }), 403);
+    // own resources need only a signed-in user
+    expect((await ro("/auth/users/me/tokens", { method: "POST", json: { name: "mine" } })).status).toBe(201);
+    const nobody = await createUser(admin, "xena", { role_uuids: [] });
+    const none = caller(peer, await tokenOf(peer, admin, nobody, "Secret-pass-77"));
+    expectError(await none("/auth/roles"), 403);
+    expect((await none("/auth/users/me")).status).toBe(200);
+  });
+});
