@@ -3,5 +3,6 @@ import type { CloudModule } from "./module.js";
 import { accountsModule } from "./accounts/module.js";
 import { oauthModule } from "./oauth/module.js";
 import { orgModule } from "./org/module.js";
+import { measurementsModule } from "./measurements/module.js";
 
-export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule];
+export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule, measurementsModule];

@@ -1,0 +1,62 @@
+// Writes chunks of one sequence inside a caller's transaction: one row per sequence number,
+// a repeated number is reported as skipped and changes nothing.
+import type { Queryable } from "../storage/db.js";
+import { encodeChunk, type Chunk } from "./codec.js";
+import { raiseMaxElapsed } from "./repo-measurements.js";
+import { addReceived, ensureSequence, insertChunk } from "./repo-sequences.js";
+
+export type ChunkResult = "ok" | "skipped";
+
+const clamp = (n: bigint) => Number(n > 9007199254740991n ? 9007199254740991n : n < -9007199254740991n ? -9007199254740991n : n);
+
+export function chunkStats(c: Chunk): { points: number; min: number; max: number } {
+  let points = 0;
+  let min: bigint | undefined;
+  let max: bigint | undefined;
+  for (const g of c.groups)
+    for (const p of g.points) {
+      points++;
+      if (min === undefined || p.elapsedNs < min) min = p.elapsedNs;
+      if (max === undefined || p.elapsedNs > max) max = p.elapsedNs;
+    }
+  return { points, min: clamp(min ?? 0n), max: clamp(max ?? 0n) };
+}
+
+export async function writeChunks(
+  tx: Queryable,
+  measUuid: string,
+  sequenceUuid: string,
+  chunks: readonly Chunk[],
+  now: string,
+): Promise<{ results: ChunkResult[]; stored: number }> {
+  const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
+  const createdAtMs = Date.parse(now);
+  const results: ChunkResult[] = [];
+  let points = 0;
+  let stored = 0;
+  let maxElapsed = Number.NEGATIVE_INFINITY;
+  for (const c of chunks) {
+    const st = chunkStats(c);
+    const ok = await insertChunk(tx, {
+      measUuid,
+      sequenceId: seq.id,
+      sequenceNumber: c.sequenceNumber,
+      dataPoints: st.points,
+      minElapsedNs: st.min,
+      maxElapsedNs: st.max,
+      payload: encodeChunk(c),
+      createdAtMs,
+    });
+    results.push(ok ? "ok" : "skipped");
+    if (ok) {
+      stored++;
+      points += st.points;
+      if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.max);
+    }
+  }
+  if (stored > 0) {
+    await addReceived(tx, seq.id, points, stored, now);
+    if (Number.isFinite(maxElapsed)) await raiseMaxElapsed(tx, measUuid, maxElapsed, now);
+  }
+  return { results, stored };
+}

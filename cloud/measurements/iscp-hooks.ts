@@ -1,0 +1,36 @@
+// The broker's storage hooks (cloud/iscp/options.ts IscpHooks) backed by svc.measurements.
+// The lead wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
+import { ResultCode } from "../../proto/iscp/wire.js";
+import type { IscpHooks } from "../iscp/options.js";
+import { isUuid } from "./codec.js";
+import type { MeasurementsService } from "./facade.js";
+import { SessionRefused } from "./upstream-store.js";
+
+const refused = (e: unknown) => {
+  if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
+  throw e;
+};
+
+export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+  return {
+    onUpstreamOpen: (info) =>
+      info.persist && !isUuid(info.sessionId)
+        ? { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" }
+        : undefined,
+    onUpstreamChunk: async (info, chunk) => {
+      try {
+        await m.storeUpstreamChunk(info, chunk);
+      } catch (e) {
+        return refused(e);
+      }
+    },
+    onUpstreamMetadata: async (info, bt) => {
+      try {
+        await m.storeBaseTime(info, bt);
+      } catch (e) {
+        return refused(e);
+      }
+    },
+    onUpstreamClose: (info, close) => m.closeUpstream(info, close),
+  };
+}

@@ -1,0 +1,19 @@
+// The measurements area: persisted iSCP data and the measurement REST API (routes.md section 2).
+import type { CloudModule } from "../module.js";
+import { MeasurementsService } from "./facade.js";
+import { migrations } from "./repo-migrations.js";
+import { baseTimeRoutes } from "./routes-basetimes.js";
+import { dataRoutes } from "./routes-data.js";
+import { eventRoutes } from "./routes-events.js";
+import { measurementRoutes } from "./routes-measurements.js";
+import { sequenceRoutes } from "./routes-sequences.js";
+
+export const measurementsModule: CloudModule = {
+  name: "measurements",
+  migrations,
+  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...eventRoutes],
+  init(svc) {
+    svc.measurements = new MeasurementsService(svc.db, svc.log);
+    svc.onClose.push(() => svc.measurements.close());
+  },
+};

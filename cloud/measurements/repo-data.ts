@@ -1,0 +1,40 @@
+// SQL for the data endpoint: a measurement's chunk rows in time order, one page at a time
+// (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes).
+import type { Queryable, SqlParam } from "../storage/db.js";
+
+export interface ChunkRow {
+  sequence_id: number;
+  sequence_number: number;
+  min_elapsed_ns: number;
+  max_elapsed_ns: number;
+  payload: Buffer;
+  created_at_ms: number;
+}
+
+/** Position after the last row read: (min or max elapsed, sequence id, sequence number). */
+export type ChunkKey = [number, number, number];
+
+export interface ChunkPageQuery {
+  measUuid: string;
+  desc: boolean;
+  after?: ChunkKey;
+  /** Elapsed-time window [from, to) relative to the measurement's base time, in ns. */
+  from?: number;
+  to?: number;
+  limit: number;
+}
+
+export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> {
+  const where = ["measurement_uuid = ?"];
+  const args: SqlParam[] = [p.measUuid];
+  const lead = p.desc ? "max_elapsed_ns" : "min_elapsed_ns";
+  if (p.after) (where.push(`(${lead}, sequence_id, sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after));
+  if (p.from !== undefined) (where.push("max_elapsed_ns >= ?"), args.push(p.from));
+  if (p.to !== undefined) (where.push("min_elapsed_ns < ?"), args.push(p.to));
+  const dir = p.desc ? "DESC" : "ASC";
+  return q.all<ChunkRow>(
+    `SELECT sequence_id, sequence_number, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms FROM meas_chunks
+     WHERE ${where.join(" AND ")} ORDER BY ${lead} ${dir}, sequence_id ${dir}, sequence_number ${dir} LIMIT ?`,
+    [...args, p.limit],
+  );
+}

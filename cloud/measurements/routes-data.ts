@@ -1,0 +1,48 @@
+// GET /v1/projects/{p}/data: data points streamed as NDJSON or as length-prefixed DataResponseProto.
+import { Readable } from "node:stream";
+import { reply } from "../http/route.js";
+import { streamData } from "./data-stream.js";
+import { dual } from "./routes-common.js";
+import { DataQuery } from "./schemas.js";
+
+/** application/protobuf when the client asks for it (and not for JSON first); NDJSON otherwise. */
+export function wantsProtobuf(accept: string): boolean {
+  const types = accept.split(",").map((t) => t.split(";")[0]!.trim().toLowerCase());
+  const pb = types.findIndex((t) => t === "application/protobuf" || t === "application/x-protobuf" || t === "application/vnd.iscp.v2.protobuf");
+  const json = types.findIndex((t) => t === "application/json");
+  return pb >= 0 && (json < 0 || pb < json);
+}
+
+export const dataRoutes = [
+  ...dual({
+    projectOp: "listProjectDataPoints",
+    legacyOp: "listDataPoints",
+    method: "GET",
+    path: "/data",
+    summary: "Data points of a measurement (name = measurement UUID or edge UUID), streamed",
+    query: DataQuery,
+    success: 200,
+    responseMediaType: "application/json; charset=utf-8",
+    handler: ({ project, query: q, ctx }, svc) => {
+      const protobuf = wantsProtobuf(ctx.get("accept"));
+      const gen = streamData(
+        svc.db,
+        {
+          project,
+          name: q.name,
+          idq: q["idq[]"],
+          startNs: q.start,
+          endNs: q.end,
+          since: q.since !== undefined ? new Date(Number(q.since / 1_000_000n)).toISOString() : undefined,
+          limit: q.limit === 0 ? undefined : q.limit,
+          desc: q.order === "desc",
+          timeFormat: q.time_format,
+          format: protobuf ? "protobuf" : "json",
+          exitOnError: q.exit_on_error,
+        },
+        svc.log,
+      );
+      return reply(200, Readable.from(gen, { objectMode: false }), {}, protobuf ? "application/protobuf" : "application/json; charset=utf-8");
+    },
+  }),
+];

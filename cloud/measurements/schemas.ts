@@ -1,0 +1,167 @@
+// Request and response schemas of the measurement routes (routes.md section 2 and the v2.6 SDK models).
+import { ParseResult, Schema } from "effect";
+import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
+import { BASETIME_TYPES } from "./model.js";
+import { parseTimeNs } from "./time.js";
+
+export const Uuid = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
+);
+
+/** RFC 3339 with up to nanoseconds (or deprecated integer Unix microseconds), decoded to epoch ns. */
+export const TimeNs = Schema.transformOrFail(Schema.String, Schema.BigIntFromSelf, {
+  strict: true,
+  decode: (s, _, ast) => {
+    const ns = parseTimeNs(s);
+    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time")) : ParseResult.succeed(ns);
+  },
+  encode: (ns) => ParseResult.succeed(ns.toString()),
+}).annotations({ jsonSchema: { type: "string", format: "date-time" } });
+
+export const BaseTimeType = Schema.Literal(...BASETIME_TYPES, "undefined");
+const Uint = Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER));
+const Uint32 = Schema.Int.pipe(Schema.between(0, 0xffffffff));
+const Priority = Schema.Int.pipe(Schema.between(0, 0xffffffff));
+const Text = Schema.String.pipe(Schema.maxLength(4096));
+
+export const MeasParams = { measurement_uuid: Uuid };
+export const SeqParams = { measurement_uuid: Uuid, sequences_uuid: Uuid };
+export const BaseTimeParams = { measurement_uuid: Uuid, type: Schema.String.pipe(Schema.maxLength(64)) };
+
+export const MeasCreate = Schema.Struct({
+  name: Schema.optional(Text),
+  description: Schema.optional(Text),
+  basetime: TimeNs,
+  basetime_type: BaseTimeType,
+  basetime_priority: Schema.optional(Priority),
+  basetime_name: Schema.optional(Text),
+  basetime_elapsed_time: Schema.optional(Uint),
+  edge_uuid: Uuid,
+  protected: Schema.optional(Schema.Boolean),
+});
+
+export const ReplaceMeas = Schema.Struct({
+  name: Schema.optional(Text),
+  description: Schema.optional(Text),
+  basetime_type: Schema.optional(BaseTimeType),
+});
+
+export const SequenceReplace = Schema.Struct({
+  expected_data_points: Schema.optional(Uint),
+  final_sequence_number: Schema.optional(Uint32),
+});
+
+export const CreateMeasBaseTime = Schema.Struct({
+  basetime: TimeNs,
+  priority: Priority,
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  elapsed_time: Uint,
+});
+
+export const UpdateMeasBaseTime = Schema.Struct({
+  basetime: Schema.optional(TimeNs),
+  priority: Schema.optional(Priority),
+  name: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))),
+  elapsed_time: Schema.optional(Uint),
+});
+
+const Order = Schema.optional(Schema.Literal("asc", "desc"));
+const TimeQuery = Schema.optional(TimeNs);
+
+export const ListMeasurementsQuery = Schema.Struct({
+  "uuid[]": StringArrayQuery,
+  name: Schema.optional(Text),
+  edge_uuid: Schema.optional(Uuid),
+  start: TimeQuery,
+  end: TimeQuery,
+  partial_match: Schema.optionalWith(BoolFromQuery, { default: () => false }),
+  basetime_type: Schema.optional(BaseTimeType),
+  ended: Schema.optional(BoolFromQuery),
+  since: TimeQuery,
+  duration_start: Schema.optional(IntFromQuery(0)),
+  duration_end: Schema.optional(IntFromQuery(0)),
+  "status[]": Schema.optional(Schema.Array(Schema.Literal("measuring", "resending", "finished"))),
+  limit: Schema.optionalWith(IntFromQuery(0, 100_000), { default: () => 0 }),
+  sort: Schema.optionalWith(
+    Schema.Literal("name", "description", "ended", "duration", "base_time", "processed_ratio", "created_at", "updated_at"),
+    { default: () => "base_time" as const },
+  ),
+  page: Schema.optionalWith(IntFromQuery(1), { default: () => 1 }),
+  order: Order,
+});
+
+export const DataQuery = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  "idq[]": StringArrayQuery,
+  start: TimeQuery,
+  end: TimeQuery,
+  since: TimeQuery,
+  exit_on_error: Schema.optionalWith(BoolFromQuery, { default: () => false }),
+  limit: Schema.optional(IntFromQuery(0)),
+  order: Order,
+  time_format: Schema.optionalWith(Schema.Literal("ns", "us", "ms", "s", "rfc3339"), { default: () => "us" as const }),
+});
+
+// ---- responses (documentation; handlers build these shapes in model.ts) ----
+
+export const MeasurementResponse = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  basetime: Schema.String,
+  basetime_type: Schema.String,
+  max_priority_basetime_id: Schema.optional(Schema.Int),
+  edge_uuid: Schema.String,
+  duration: Schema.Number,
+  max_elapsed_time: Schema.Number,
+  completed: Schema.Boolean,
+  protected: Schema.Boolean,
+  sequences: Schema.Struct({
+    received_chunks_ratio: Schema.Number,
+    received_data_points: Schema.Number,
+    expected_data_points: Schema.optional(Schema.Number),
+    status: Schema.Literal("ready", "measuring", "resending", "finished", "completed"),
+  }),
+  markers: Schema.Array(Schema.Unknown),
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  processed_ratio: Schema.Number,
+  ended: Schema.Boolean,
+  status: Schema.Literal("measuring", "resending", "finished"),
+  received_data_points: Schema.Number,
+});
+
+export const MeasurementsResponse = Schema.Struct({
+  items: Schema.Array(MeasurementResponse),
+  page: Schema.Struct({ total_count: Schema.Int, first: Schema.Boolean, last: Schema.Boolean, next: Schema.String, previous: Schema.String }),
+});
+
+export const SequenceResponse = Schema.Struct({
+  uuid: Schema.String,
+  expected_data_points: Schema.optional(Schema.Number),
+  received_data_points: Schema.Number,
+  received_chunks_count: Schema.Number,
+  final_sequence_number: Schema.optional(Schema.Number),
+  created_at: Schema.String,
+  updated_at: Schema.String,
+});
+
+export const SequencesResponse = Schema.Struct({ items: Schema.Array(SequenceResponse), page: Schema.Struct({ total_count: Schema.Int }) });
+
+export const BaseTimeResponse = Schema.Struct({
+  id: Schema.Int,
+  type: Schema.String,
+  basetime: Schema.String,
+  priority: Schema.Int,
+  name: Schema.String,
+  elapsed_time: Schema.Number,
+  created_at: Schema.String,
+  updated_at: Schema.String,
+});
+
+export const ChunksResult = Schema.Struct({
+  items: Schema.Array(Schema.Struct({ sequence_number: Schema.Int, result: Schema.Literal("ok", "skipped") })),
+  total_count: Schema.Int,
+});
+
+export const SequenceSummary = Schema.Struct({ status: Schema.String });

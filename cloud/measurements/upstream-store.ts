@@ -1,0 +1,181 @@
+// The broker's storage side (`persist=true` upstreams): a measurement per session id (created on
+// first use, owned by the sending edge), a sequence per upstream stream, a chunk row per sequence
+// number. Chunks are group-committed: whatever arrives while a transaction runs goes into the next.
+import type { Queryable } from "../storage/db.js";
+import { isUuid, type Chunk } from "./codec.js";
+import { writeChunks, type ChunkResult } from "./chunk-write.js";
+import { DEFAULT_PRIORITY, splitNs } from "./model.js";
+import * as repo from "./repo-measurements.js";
+import { ensureSequence, setExpectations } from "./repo-sequences.js";
+import type { BaseTimeService } from "./service-basetimes.js";
+import type { MeasurementStore } from "./service.js";
+import { nowIso, nowNs } from "./time.js";
+
+/** Structurally the broker's UpstreamInfo / MetadataInfo (cloud/iscp/options.ts). */
+export interface UpstreamRef {
+  streamId: string;
+  sessionId: string;
+  projectUuid: string;
+  nodeId: string;
+  persist: boolean;
+}
+export interface UpstreamChunkIn {
+  sequenceNumber: number;
+  dataPointGroups: Array<{ dataId: { name: string; type: string }; dataPoints: Array<{ elapsedTime: bigint; payload: Uint8Array }> }>;
+}
+export interface BaseTimeIn {
+  sessionId: string;
+  name: string;
+  priority: number;
+  elapsedTime: bigint;
+  baseTime: bigint;
+}
+export interface UpstreamCloseIn {
+  totalDataPoints: bigint;
+  finalSequenceNumber: number;
+  closeSession: boolean;
+  /** false when the stream expired without a close request: its totals are then the broker's own counts. */
+  normal?: boolean;
+}
+
+/** The session cannot be stored (not a UUID, or a measurement of another project has that UUID). */
+export class SessionRefused extends Error {}
+
+interface Pending {
+  up: UpstreamRef;
+  chunk: Chunk;
+  resolve(r: ChunkResult): void;
+  reject(e: unknown): void;
+}
+
+const MAX_BATCH = 512;
+
+export class UpstreamStore {
+  private queue: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly store: MeasurementStore,
+    private readonly baseTimes: BaseTimeService,
+  ) {}
+
+  /** Resolves once the chunk is committed: "ok", or "skipped" for a sequence number already stored. */
+  storeChunk(up: UpstreamRef, chunk: UpstreamChunkIn): Promise<ChunkResult | "not_persisted"> {
+    if (!up.persist) return Promise.resolve("not_persisted");
+    if (!isUuid(up.sessionId)) return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
+    const c: Chunk = {
+      sequenceNumber: chunk.sequenceNumber,
+      groups: chunk.dataPointGroups.map((g) => ({
+        name: g.dataId.name,
+        type: g.dataId.type,
+        points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
+      })),
+    };
+    return new Promise((resolve, reject) => {
+      this.queue.push({ up, chunk: c, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, MAX_BATCH);
+    const touched = new Map<string, string>();
+    try {
+      const results = await this.store.db.transaction(async (tx) => {
+        const now = nowIso();
+        const out = new Map<Pending, ChunkResult | Error>();
+        const bySequence = new Map<string, Pending[]>();
+        for (const p of batch) {
+          const key = `${p.up.sessionId.toLowerCase()} ${p.up.streamId.toLowerCase()}`;
+          (bySequence.get(key) ?? bySequence.set(key, []).get(key)!).push(p);
+        }
+        for (const items of bySequence.values()) {
+          const up = items[0]!.up;
+          const measUuid = await this.ensureMeasurement(tx, up, now).catch((e: unknown) => e as Error);
+          if (measUuid instanceof Error) {
+            for (const p of items) out.set(p, measUuid);
+            continue;
+          }
+          const { results, stored } = await writeChunks(tx, measUuid, up.streamId.toLowerCase(), items.map((p) => p.chunk), now);
+          items.forEach((p, i) => out.set(p, results[i]!));
+          if (stored > 0) {
+            await repo.refreshStatus(tx, measUuid, now);
+            touched.set(measUuid, up.projectUuid);
+          }
+        }
+        return out;
+      });
+      for (const p of batch) {
+        const r = results.get(p)!;
+        if (r instanceof Error) p.reject(r);
+        else p.resolve(r);
+      }
+      for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
+  }
+
+  /** The session's measurement, created with the edge as owner and the server's receive time as first base time. */
+  private async ensureMeasurement(tx: Queryable, up: { sessionId: string; projectUuid: string; nodeId: string }, now: string): Promise<string> {
+    const uuid = up.sessionId.toLowerCase();
+    const m = await repo.findMeasurement(tx, uuid);
+    if (m) {
+      if (m.project_uuid !== up.projectUuid) throw new SessionRefused("the session's measurement belongs to another project");
+      return uuid;
+    }
+    await repo.insertMeasurement(tx, { uuid, project_uuid: up.projectUuid, name: "", description: "", edge_uuid: up.nodeId.toLowerCase(), protected: false, now });
+    const { s, nanos } = splitNs(nowNs());
+    const type = "api_first_received";
+    await repo.insertBaseTime(tx, uuid, { type, name: type, priority: DEFAULT_PRIORITY[type]!, s, nanos, elapsedNs: 0 }, now);
+    await repo.refreshBaseTime(tx, uuid);
+    return uuid;
+  }
+
+  /** A base time sent as upstream metadata (persist=true) lands on the session's measurement. */
+  async storeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn): Promise<void> {
+    if (!info.persist) return;
+    if (!isUuid(bt.sessionId)) throw new SessionRefused("a persisted base time needs a UUID session id");
+    let uuid = "";
+    await this.store.db.transaction(async (tx) => {
+      const now = nowIso();
+      uuid = await this.ensureMeasurement(tx, { sessionId: bt.sessionId, projectUuid: info.projectUuid, nodeId: info.nodeId }, now);
+      const elapsedNs = Number(bt.elapsedTime);
+      await this.baseTimes.upsertByName(tx, uuid, { name: bt.name, priority: bt.priority, baseTimeNs: bt.baseTime, elapsedNs }, now);
+      await repo.touchMeasurement(tx, uuid, now);
+    });
+    this.store.events.publish(uuid, info.projectUuid);
+  }
+
+  /** A closed upstream tells its sequence what to expect; close_session also ends the measurement. */
+  async closeUpstream(up: UpstreamRef, close: UpstreamCloseIn): Promise<void> {
+    if (!up.persist || !isUuid(up.sessionId)) return;
+    const uuid = up.sessionId.toLowerCase();
+    const found = await this.store.db.transaction(async (tx) => {
+      const m = await repo.findMeasurement(tx, uuid);
+      if (!m || m.project_uuid !== up.projectUuid) return false;
+      const now = nowIso();
+      const seq = await ensureSequence(tx, uuid, up.streamId.toLowerCase(), now);
+      if (close.normal !== false)
+        await setExpectations(tx, seq.id, { expected_data_points: Number(close.totalDataPoints), final_sequence_number: close.finalSequenceNumber }, now);
+      if (close.closeSession) await repo.patchMeasurement(tx, uuid, { ended: true }, now);
+      await repo.refreshStatus(tx, uuid, now);
+      return true;
+    });
+    if (found) this.store.events.publish(uuid, up.projectUuid);
+  }
+
+  /** Resolves when every queued chunk has been written (shutdown). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,93 @@
+// Helpers for the measurement tests: an admin caller, measurement creation, chunk bodies.
+import { expect } from "vitest";
+import { pb } from "../../../proto/gen/pb.js";
+import { adminToken, caller, type Call } from "../accounts/helpers.js";
+import type { TestPeer } from "../harness.js";
+
+export { adminToken, caller, type Call };
+export { expectError } from "../accounts/helpers.js";
+
+export const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";
+export const P = `/v1/projects/${DEFAULT_PROJECT}`;
+export const EDGE = "5b0a3c4e-1f2d-4c3b-9a8e-7d6c5b4a3f21";
+export const BASETIME = "2026-01-02T03:04:05.123456789Z";
+
+export async function adminCall(peer: TestPeer): Promise<Call> {
+  return caller(peer, await adminToken(peer));
+}
+
+export async function createMeasurement(call: Call, extra: Record<string, unknown> = {}, path = `${P}/measurements`) {
+  const r = await call(path, { method: "POST", json: { basetime: BASETIME, basetime_type: "edge_rtc", edge_uuid: EDGE, protected: false, ...extra } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}
+
+export interface TestPoint {
+  name: string;
+  type: string;
+  elapsed: bigint;
+  payload: Uint8Array;
+}
+
+/** Chunks of one sequence: `chunks[i]` holds the points of sequence number `first + i`. */
+export function chunksMessage(meas: string, seq: string, chunks: TestPoint[][], first = 1): pb.IStoreDataChunks {
+  return {
+    measUuid: meas,
+    sequenceUuid: seq,
+    chunks: chunks.map((points, i) => {
+      const groups = new Map<string, pb.IStoreDataPointGroup>();
+      for (const p of points) {
+        const key = `${p.type}:${p.name}`;
+        if (!groups.has(key)) groups.set(key, { dataId: { name: p.name, type: p.type }, dataPoints: [] });
+        groups.get(key)!.dataPoints!.push({ elapsedTime: p.elapsed.toString() as unknown as number, payload: p.payload });
+      }
+      return { sequenceNumber: first + i, dataPointGroups: [...groups.values()] };
+    }),
+  };
+}
+
+export const protoBody = (m: pb.IStoreDataChunks) => Buffer.from(pb.StoreDataChunks.encode(m).finish());
+
+/** The proto3 JSON form (lowerCamelCase, int64 as strings, bytes as base64). */
+export function jsonBody(m: pb.IStoreDataChunks) {
+  return {
+    measUuid: m.measUuid,
+    sequenceUuid: m.sequenceUuid,
+    chunks: (m.chunks ?? []).map((c) => ({
+      sequenceNumber: c.sequenceNumber,
+      dataPointGroups: (c.dataPointGroups ?? []).map((g) => ({
+        dataId: g.dataId,
+        dataPoints: (g.dataPoints ?? []).map((p) => ({ elapsedTime: String(p.elapsedTime), payload: Buffer.from(p.payload!).toString("base64") })),
+      })),
+    })),
+  };
+}
+
+export async function uploadProto(call: Call, m: pb.IStoreDataChunks, path = `${P}/measurements/sequences/chunks`) {
+  return call(path, { method: "POST", headers: { "content-type": "application/vnd.iscp.v2.protobuf" }, body: protoBody(m) });
+}
+
+export function randomPoints(n: number, names = ["1/a", "1/b"], seed = 1): TestPoint[] {
+  let x = seed;
+  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31), x);
+  return Array.from({ length: n }, (_, i) => {
+    const payload = new Uint8Array(1 + (rnd() % 24));
+    for (let j = 0; j < payload.length; j++) payload[j] = rnd() % 256;
+    return { name: names[i % names.length]!, type: i % 3 === 0 ? "bytes" : "float64", elapsed: BigInt(i) * 1_000_000n + BigInt(rnd() % 1000), payload };
+  });
+}
+
+/** Splits the 8-byte little-endian length-prefixed stream into DataResponseProto messages. */
+export function unframe(buf: Buffer): pb.DataResponseProto[] {
+  const out: pb.DataResponseProto[] = [];
+  for (let off = 0; off < buf.length; ) {
+    const len = Number(buf.readBigUInt64LE(off));
+    out.push(pb.DataResponseProto.decode(buf.subarray(off + 8, off + 8 + len)));
+    off += 8 + len;
+  }
+  return out;
+}
+
+export const ndjson = (text: string) => text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+
+export const uuid = () => crypto.randomUUID();
