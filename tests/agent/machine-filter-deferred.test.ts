@@ -105,7 +105,7 @@ describe("deferred-upload machine", () => {
       serialize,
       sut: (): Sut<Ev> => {
         const fake = fakeOpener<unknown>();
-        const actor = createActor(deferredUploadMachine.provide({ actors: { uploader: openerActor(fake.open) } }), { input }).start();
+        const actor = createActor(deferredUploadMachine.provide({ actors: { uploader: openerActor(fake.open as never) } }), { input }).start();
         return { send: driver(actor, fake), snapshot: () => actor.getSnapshot(), stop: () => actor.stop() };
       },
       check: (_m, real) => {
