@@ -44,7 +44,13 @@ export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: u
     normaliseKeys(schema, input),
   );
   if (Either.isRight(result)) return result.right;
-  const properties = formatIssues(result.left);
+  let properties: Record<string, string>;
+  try {
+    properties = formatIssues(result.left);
+  } catch {
+    // Formatting echoes the input; absurdly nested input (e.g. 5000 nested arrays) overflows the stack.
+    properties = { body: "invalid or too deeply nested value" };
+  }
   const [first] = Object.entries(properties);
   throw badRequest(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
 }

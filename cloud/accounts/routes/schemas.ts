@@ -7,7 +7,11 @@ import { USER_SORT_KEYS } from "../repo/users.js";
 export const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
 ).annotations({ format: "uuid" });
-const Id = IntFromQuery(1);
+/** Integer ids in paths: decimal digits only (no "1e3", no "0x10"). */
+const Id = Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message: () => "expected a positive integer id" })), Schema.NumberFromString).pipe(
+  Schema.int(),
+  Schema.greaterThanOrEqualTo(1),
+);
 const DateTime = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)), {
     message: () => "expected an RFC 3339 date-time",
