@@ -48,6 +48,8 @@ export class Policy {
   private readonly scopes = new Map<string, ScopeDef>();
   private readonly roles = new Map<string, RoleDef>();
   private readonly byScopeSet = new Map<string, Matcher>();
+  /** A principal's scope array is reused across its requests: skip the join for it. */
+  private readonly byArray = new WeakMap<readonly string[], Matcher>();
   private readonly byRoleSet = new Map<string, Matcher>();
 
   constructor(readonly catalogue: Catalogue) {
@@ -66,6 +68,14 @@ export class Policy {
   /** Matcher for a set of scope names (unknown names grant nothing). */
   forScopes(names: readonly string[]): Matcher {
     if (names.length === 0) return this.nothing;
+    const known = this.byArray.get(names);
+    if (known !== undefined) return known;
+    const m = this.forScopeKey(names);
+    this.byArray.set(names, m);
+    return m;
+  }
+
+  private forScopeKey(names: readonly string[]): Matcher {
     const key = names.length === 1 ? names[0]! : names.join(" ");
     let m = this.byScopeSet.get(key);
     if (m === undefined) {

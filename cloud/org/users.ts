@@ -12,7 +12,10 @@ export interface UserCard {
   emails: ReturnType<typeof emailView>[];
 }
 
+const SUPER_CACHE_MS = 5_000;
+
 export class UserDirectory {
+  private readonly superCache = new Map<string, { value: boolean; until: number }>();
   private readonly users: UsersRepo;
   private readonly emails: EmailsRepo;
   constructor(db: Queryable) {
@@ -26,8 +29,14 @@ export class UserDirectory {
   async byEmail(address: string): Promise<string | undefined> {
     return (await this.emails.byAddress(address))?.user_uuid;
   }
+  /** Cached for a few seconds: Check access asks it for every request naming a subject. */
   async isSuper(uuid: string): Promise<boolean> {
-    return (await this.users.roles(uuid)).includes(ROLE_UUIDS.superUser);
+    const hit = this.superCache.get(uuid);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const value = (await this.users.roles(uuid)).includes(ROLE_UUIDS.superUser);
+    if (this.superCache.size > 10_000) this.superCache.clear();
+    this.superCache.set(uuid, { value, until: Date.now() + SUPER_CACHE_MS });
+    return value;
   }
   /** Cards of the given users (missing users are absent from the map). */
   async cards(uuids: readonly string[]): Promise<Map<string, UserCard>> {
