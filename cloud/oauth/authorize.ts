@@ -13,7 +13,7 @@ export const CODE_TTL_S = 60;
 function redirectTo(uri: string, params: Record<string, string | undefined>): Reply {
   const url = new URL(uri);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
-  return reply(302, undefined, { Location: url.toString(), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
+  return emptyReply(302, { Location: url.toString(), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
 }
 
 /** An error goes to the redirect URI only once that URI is proven; otherwise the user sees a page. */
@@ -37,3 +37,9 @@ export async function issueCode(svc: Services, req: AuthorizationRequest, userUu
 }
 
 export { AuthorizationError };
+
+/**
+ * A redirect (or an empty 200). The body is an empty text, not undefined: the shared renderer turns
+ * an undefined body into Koa's `body = null`, which rewrites any status to 204.
+ */
+export const emptyReply = (status: number, headers: Record<string, string>): Reply => reply(status, "", headers, "text/plain; charset=utf-8");

@@ -1,8 +1,8 @@
 // GET /auth/oauth2/authorization: run the checks; without a sign-in session send the browser to
 // the sign-in page (same query), with one answer with a code at the redirect URI.
 import { Schema } from "effect";
-import { defineRoute, reply } from "../../http/route.js";
-import { authorizationErrorReply, AuthorizationError, issueCode } from "../authorize.js";
+import { defineRoute } from "../../http/route.js";
+import { authorizationErrorReply, AuthorizationError, emptyReply, issueCode } from "../authorize.js";
 import { checkAuthorizationRequest } from "../checks/pipeline.js";
 import type { AuthorizationRequest } from "../checks/context.js";
 import { sessionUser } from "../signin/session.js";
@@ -33,7 +33,7 @@ export const authorizationRoute = defineRoute({
     try {
       await checkAuthorizationRequest(svc, ctx.querystring, req);
       const user = await sessionUser(ctx, svc);
-      if (!user) return reply(302, undefined, { Location: `${SIGN_IN_PATH}?${ctx.querystring}`, "Cache-Control": "no-store" });
+      if (!user) return emptyReply(302, { Location: `${SIGN_IN_PATH}?${ctx.querystring}`, "Cache-Control": "no-store" });
       return await issueCode(svc, req, user.uuid);
     } catch (err) {
       if (err instanceof AuthorizationError) return authorizationErrorReply(svc, req, err);

@@ -2,7 +2,8 @@
 // A refresh token revokes its whole family (and the access tokens it issued); an access token is
 // put on the jti denylist, which every endpoint consults.
 import { Schema } from "effect";
-import { defineRoute, reply } from "../../http/route.js";
+import { defineRoute } from "../../http/route.js";
+import { emptyReply } from "../authorize.js";
 import { authenticateClient, readClientCredentials } from "../clients/client_auth.js";
 import { invalidClient, invalidRequest, OAuthError } from "../errors.js";
 import { FIRST_PARTY_CLIENT, nowSec } from "../grants/grant.js";
@@ -52,7 +53,7 @@ export const revocationRoute = defineRoute({
       for (const attempt of order) if (await attempt(token, client.clientId)) break;
       const headers: Record<string, string> = { ...NO_STORE };
       if (fromRequest?.via === "cookie") ctx.cookies.set(BEARER_COOKIE, "", { expires: new Date(0), httpOnly: true, path: "/" });
-      return reply(200, undefined, headers);
+      return emptyReply(200, headers);
     } catch (err) {
       if (err instanceof OAuthError) return err.toReply();
       throw err;

@@ -5,7 +5,7 @@ import { Schema } from "effect";
 import type { Context } from "koa";
 import { defineRoute, reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { authorizationErrorReply, AuthorizationError } from "../authorize.js";
+import { authorizationErrorReply, AuthorizationError, emptyReply } from "../authorize.js";
 import type { AuthorizationRequest } from "../checks/context.js";
 import { checkAuthorizationRequest } from "../checks/pipeline.js";
 import { clientsRepo } from "../repo/clients.js";
@@ -100,7 +100,7 @@ export const signInSubmitRoute = defineRoute({
     if (!result.ok)
       return again(401, result.reason === "locked" ? "This account is locked after too many failed sign-ins. Ask an administrator to unlock it." : "Wrong user name or password.");
     await startSession(ctx, svc, result.user.uuid);
-    return reply(303, undefined, { Location: `/api/auth/oauth2/authorization?${ctx.querystring}`, "Cache-Control": "no-store" });
+    return emptyReply(303, { Location: `/api/auth/oauth2/authorization?${ctx.querystring}`, "Cache-Control": "no-store" });
   },
 });
 
