@@ -58,7 +58,11 @@ function batch(first: number, n: number): Buffer {
     template.copy(b, off);
     b.writeUInt32LE(sec, off + tsAt);
     b.writeUInt32LE(nsec, off + tsAt + 4);
-    if (size >= 8) b.writeBigUInt64BE(BigInt(first + i), off + payloadAt);
+    if (size >= 8) {
+      const n = first + i; // u64 big-endian as two u32 (no BigInt per frame)
+      b.writeUInt32BE(Math.floor(n / 0x100000000), off + payloadAt);
+      b.writeUInt32BE(n >>> 0, off + payloadAt + 4);
+    }
   }
   return b;
 }

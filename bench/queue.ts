@@ -1,0 +1,150 @@
+// Data-path building blocks with 16-byte payloads: FIFO frame parsing (in memory and through a real FIFO
+// from the sample connector process), LMDB enqueue (durable, batched) and ack rates, and the two together.
+//   npx tsx bench/queue.ts        (or: npm run bench -- queue)
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { DataPoint } from "../runtime/datapoint.js";
+import { FifoReader } from "../runtime/ipc/fifo-reader.js";
+import { IscpV2CompatDecoder, encodeIscpV2Frame } from "../runtime/ipc/iscp-v2-compat.js";
+import { DurableQueue } from "../runtime/queue/store.js";
+import { isMain, report, type Row } from "./lib.js";
+
+const PAYLOAD = 16;
+const MAX_IN_FLIGHT = Number(process.env.BENCH_QUEUE_IN_FLIGHT ?? 8);
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+function parseInMemory(): Row {
+  const frame = encodeIscpV2Frame(1, 2, "bytes", "sample/counter", Buffer.alloc(PAYLOAD));
+  const perRead = Math.floor(65536 / frame.length);
+  const read = Buffer.concat(Array.from({ length: perRead }, () => frame));
+  const dec = new IscpV2CompatDecoder({ srcId: "bench", namePrefix: "v1/1/" });
+  let points = 0;
+  const t0 = process.hrtime.bigint();
+  while (seconds(t0) < 2) {
+    for (let i = 0; i < 50; i++) {
+      // Each read is a fresh buffer, as from the FIFO (payload views keep it alive).
+      const out: DataPoint[] = [];
+      dec.push(Buffer.from(read), out);
+      points += out.length;
+    }
+  }
+  const s = seconds(t0);
+  return { case: "iscp-v2-compat parse, in memory (64 KiB reads)", points, seconds: +s.toFixed(2), points_per_s: Math.round(points / s), MB_per_s: +((points * frame.length) / s / 1e6).toFixed(1) };
+}
+
+async function fifoFromConnector(dir: string, queue?: DurableQueue): Promise<Row> {
+  const count = queue ? 2_000_000 : 3_000_000;
+  const fifo = path.join(dir, queue ? "q.fifo" : "p.fifo");
+  let seqOrd = 0;
+  if (queue) {
+    queue.startMeasurement("00000000-0000-4000-8000-00000000b001", 0n);
+    seqOrd = queue.openSequence("00000000-0000-4000-8000-00000000b001", "up", "00000000-0000-4000-8000-00000000b0aa", true).ord;
+  }
+  let got = 0;
+  let durable = 0;
+  let inFlight = 0;
+  let batch: DataPoint[] = [];
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  let reader!: FifoReader;
+  // Reads are grouped into chunks of >= 4096 points; the reader pauses while 8 chunks await their commit.
+  const flush = () => {
+    if (batch.length === 0 || !queue) return;
+    const n = batch.length;
+    const { durable: d } = queue.append(seqOrd, batch);
+    batch = [];
+    if (++inFlight >= MAX_IN_FLIGHT) reader.pause();
+    void d.then(() => {
+      durable += n;
+      if (--inFlight < MAX_IN_FLIGHT) reader.resume();
+      if (durable >= count) done();
+    });
+  };
+  reader = new FifoReader({
+    path: fifo,
+    format: "iscp-v2-compat",
+    srcId: "bench",
+    onPoints: (ps) => {
+      got += ps.length;
+      if (!queue) {
+        if (got >= count) done();
+        return;
+      }
+      for (const p of ps) batch.push(p);
+      if (batch.length >= 4096 || got >= count) flush();
+    },
+  });
+  await reader.start();
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "runtime/connectors/sample-connector.ts"), "--path", fifo, "--rate", "0", "--size", String(PAYLOAD), "--count", String(count)], { stdio: "ignore", cwd: root });
+  await finished;
+  const s = seconds(t0); // includes the connector's start-up (about 0.3 s)
+  await reader.stop();
+  child.kill("SIGKILL");
+  return {
+    case: queue ? "connector -> FIFO -> reader -> LMDB (durable)" : "connector -> FIFO -> reader",
+    points: count,
+    seconds: +s.toFixed(2),
+    points_per_s: Math.round(count / s),
+    MB_per_s: +((count * (16 + 5 + 14 + PAYLOAD)) / s / 1e6).toFixed(1),
+  };
+}
+
+async function lmdbRates(dir: string, pointsPerChunk: number): Promise<Row[]> {
+  const q = await DurableQueue.open({ dir: path.join(dir, `lmdb-${pointsPerChunk}`), capacityMiB: 4096, limitDataStorage: true });
+  q.startMeasurement("00000000-0000-4000-8000-00000000c001", 0n);
+  const seq = q.openSequence("00000000-0000-4000-8000-00000000c001", "up", "00000000-0000-4000-8000-00000000c0aa", true);
+  const points: DataPoint[] = Array.from({ length: pointsPerChunk }, (_, i) => ({ name: "sample/counter", type: "bytes", payload: Buffer.alloc(PAYLOAD, i), elapsedNs: i, srcId: "b" }));
+  // Enqueue: 16 chunks per event turn, up to 64 awaiting commit.
+  let chunks = 0;
+  const pending = new Set<Promise<void>>();
+  const t0 = process.hrtime.bigint();
+  while (seconds(t0) < 3) {
+    for (let i = 0; i < 16; i++) {
+      const p = q.append(seq.ord, points).durable;
+      pending.add(p);
+      void p.then(() => pending.delete(p));
+      chunks++;
+    }
+    if (pending.size >= 64) await Promise.race(pending);
+    else await new Promise((r) => setImmediate(r));
+  }
+  await Promise.all(pending);
+  const s1 = seconds(t0);
+  // Ack everything, 256 chunks per call.
+  const t1 = process.hrtime.bigint();
+  for (let from = 1; from <= chunks; from += 256) {
+    await q.ack(seq.ord, Array.from({ length: Math.min(256, chunks - from + 1) }, (_, i) => from + i));
+  }
+  const s2 = seconds(t1);
+  const left = q.stats.chunks;
+  await q.close();
+  const n = chunks * pointsPerChunk;
+  return [
+    { case: `LMDB enqueue, ${pointsPerChunk} points/chunk (durable)`, points: n, seconds: +s1.toFixed(2), points_per_s: Math.round(n / s1), chunks_per_s: Math.round(chunks / s1) },
+    { case: `LMDB ack, ${pointsPerChunk} points/chunk`, points: n, seconds: +s2.toFixed(2), points_per_s: Math.round(n / s2), chunks_per_s: Math.round(chunks / s2), left },
+  ];
+}
+
+export async function run(): Promise<Row[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-queue-"));
+  try {
+    const rows: Row[] = [parseInMemory(), await fifoFromConnector(dir)];
+    rows.push(...(await lmdbRates(dir, 1024)), ...(await lmdbRates(dir, 8192)));
+    const q = await DurableQueue.open({ dir: path.join(dir, "pipeline"), capacityMiB: 4096, limitDataStorage: true });
+    rows.push(await fifoFromConnector(dir, q));
+    await q.close();
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const rows = await run();
+  console.log(`results: ${report("queue", rows)}`);
+}
