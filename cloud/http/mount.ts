@@ -22,7 +22,8 @@ export function bySpecificity(a: AnyRoute, b: AnyRoute): number {
     const pb = sb[i]!.startsWith("{");
     if (pa !== pb) return pa ? 1 : -1;
   }
-  return 0;
+  // Lengths break ties so the order is total (Array.sort needs a consistent comparator).
+  return sa.length - sb.length;
 }
 
 export async function authenticate(ctx: Context, svc: Services): Promise<Principal | undefined> {
