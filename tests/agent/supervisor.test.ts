@@ -23,7 +23,7 @@ afterAll(async () => {
   await new Promise((r) => cloud.server.close(r));
 });
 
-const callsFor = (fake: { calls: { params: { settings: { id: string } }; closed: boolean }[] }, id: string) =>
+const callsFor = <P extends { settings: { id: string } }, C extends { params: P }>(fake: { calls: C[] }, id: string): C[] =>
   fake.calls.filter((c) => c.params.settings.id === id);
 const state = async (path: string) => (await t.api.get<{ code: string; error: string; bitrate: number; update_time: string }>(path)).body;
 
