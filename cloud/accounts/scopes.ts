@@ -53,6 +53,9 @@ export function endpointMatches(rule: EndpointRule, method: string, path: string
   return (rule.method === "*" || rule.method === method.toUpperCase()) && pathMatches(rule.path, path);
 }
 
+/** `/auth/users/me` and below: any signed-in user may call these for itself, whatever its scopes. */
+export const isOwnAccountPath = (path: string) => path === "/auth/users/me" || path.startsWith("/auth/users/me/");
+
 /** Deny wins: some scope allows the endpoint and no scope denies it. */
 export function scopesAllow(scopes: readonly ScopeDef[], method: string, path: string): boolean {
   let allowed = false;
