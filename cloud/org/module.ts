@@ -24,6 +24,17 @@ export const orgModule: CloudModule = {
     const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
     svc.org = createOrgService(svc.db, index, policy);
     svc.access = svc.org.engine;
+    // A deleted user leaves every group and project, and its edges lose their owner. The accounts
+    // area has no deletion hook, so its repository's delete is wrapped here.
+    const users = svc.accounts?.users;
+    if (users) {
+      const remove = users.delete.bind(users);
+      users.delete = async (uuid: string) => {
+        const result = await remove(uuid);
+        await svc.org.forgetUser(uuid);
+        return result;
+      };
+    }
     // Edges authenticate at the token endpoint when the OAuth2 area is present.
     svc.oauth?.clientResolvers.push(edgeClientResolver(index, svc.org.edges));
   },
