@@ -3,6 +3,7 @@
 import { Schema } from "effect";
 import type { BodyKind } from "../http/body.js";
 import { defineRoute, type AnyRoute, type Method, type Req } from "../http/route.js";
+import { notFound } from "../http/errors.js";
 import type { Services } from "../services.js";
 import { DEFAULT_PROJECT } from "./model.js";
 import { Uuid } from "./schemas.js";
@@ -30,6 +31,13 @@ export interface DualRoute<F extends Schema.Struct.Fields, Q, B> {
   handler: (req: Req<Schema.Struct.Type<F>, Q, B> & { project: string }, svc: Services) => unknown;
 }
 
+/** A named project must exist (super users pass the guard for any UUID); the default project always does. */
+function requireProject(svc: Services, project: string): void {
+  if (project === DEFAULT_PROJECT) return;
+  const projects = (svc as Partial<Services>).org?.index.projects;
+  if (projects && !projects.has(project)) throw notFound("project not found");
+}
+
 export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>(d: DualRoute<F, Q, B>): AnyRoute[] {
   const fields = (d.params ?? {}) as F;
   const { projectOp, legacyOp, handler, params: _params, path, ...common } = d;
@@ -40,7 +48,11 @@ export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>
       tag: TAG,
       path: `/v1/projects/{project_uuid}${path}`,
       params: Schema.Struct({ project_uuid: Uuid, ...fields }) as unknown as Schema.Schema<any, any, never>,
-      handler: (req, svc) => handler({ ...req, project: String(req.params.project_uuid).toLowerCase() }, svc),
+      handler: (req, svc) => {
+        const project = String(req.params.project_uuid).toLowerCase();
+        requireProject(svc, project);
+        return handler({ ...req, project }, svc);
+      },
     }),
   ];
   if (legacyOp)
