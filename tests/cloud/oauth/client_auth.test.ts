@@ -1,0 +1,103 @@
+// Client authentication methods beyond shared secrets, and the pluggable client registry that the
+// organisation area uses for edges (client_id = edge UUID, subject = the edge).
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import * as oidc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OAuthClient } from "../../../cloud/oauth/clients/model.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
+import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
+
+function makeCertificate(dir: string, subject: string, days = 1): string {
+  const key = path.join(dir, `${crypto.randomUUID()}.key`);
+  const cert = path.join(dir, `${crypto.randomUUID()}.pem`);
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-days", String(days), "-keyout", key, "-out", cert], { stdio: "ignore" });
+  return fs.readFileSync(cert, "utf8");
+}
+
+describe("client authentication", () => {
+  let peer: TestPeer;
+  let token: string;
+  let dir: string;
+  beforeAll(async () => {
+    peer = await startTestPeer();
+    const admin = await adminToken(peer);
+    const user = await createUser(peer, admin);
+    token = (await passwordToken(peer, user.name, user.password)).access_token;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "oauth-certs-"));
+  });
+  afterAll(async () => {
+    await peer.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("tls_client_auth: the certificate in client_certification must carry the registered subject DN", async () => {
+    const c = await registerClient(peer, token, {
+      name: "mtls", grant_type: "client_credentials", token_endpoint_auth_method: "tls_client_auth", tls_client_auth_subject_dn: "CN=edge-1,O=Example,C=JP",
+    });
+    const good = makeCertificate(dir, "/C=JP/O=Example/CN=edge-1");
+    const other = makeCertificate(dir, "/C=JP/O=Example/CN=edge-2");
+    const ok = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_certification: good }));
+    expect(ok.status).toBe(200);
+    expect(decodeJwt(((await ok.json()) as any).access_token).claims.client_id).toBe(c.client_id);
+    // Base64 DER without PEM armour works too.
+    const der = good.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, "");
+    expect((await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_certification: der }))).status).toBe(200);
+    for (const cert of [other, "garbage", undefined]) {
+      const res = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, ...(cert ? { client_certification: cert } : {}) }));
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ error: "invalid_client" });
+    }
+    // The initial secret does not replace the certificate.
+    const bySecret = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }));
+    expect(bySecret.status).toBe(401);
+  });
+
+  it("refuses a public client at the client_credentials grant and a secret from a public client", async () => {
+    const pub = await registerClient(peer, token, { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: ["https://p.example/cb"] });
+    const cc = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: pub.client_id }));
+    expect(await cc.json()).toMatchObject({ error: "unauthorized_client" });
+    const withSecret = await peer.api("/auth/oauth2/token", form({ grant_type: "refresh_token", client_id: pub.client_id, client_secret: "x", refresh_token: "y" }));
+    expect(withSecret.status).toBe(401);
+  });
+
+  it("refuses two authentication methods at once and a client_id differing from the Basic user", async () => {
+    const c = await registerClient(peer, token, { name: "b", grant_type: "client_credentials", token_endpoint_auth_method: "client_secret_basic" });
+    const basic = `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString("base64")}`;
+    const both = await peer.api("/auth/oauth2/token", { ...form({ grant_type: "client_credentials", client_secret: c.client_secret }), headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic } });
+    expect(await both.json()).toMatchObject({ error: "invalid_request" });
+    const differing = await peer.api("/auth/oauth2/token", { ...form({ grant_type: "client_credentials", client_id: "someone-else" }), headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic } });
+    expect(await differing.json()).toMatchObject({ error: "invalid_request" });
+  });
+
+  it("resolves clients through pluggable resolvers: an edge gets a token whose subject is the edge", async () => {
+    const edgeUuid = crypto.randomUUID();
+    const secret = peer.svc.oauth.secrets.generate();
+    const digest = peer.svc.oauth.secrets.hash(secret);
+    const edge: OAuthClient = {
+      clientId: edgeUuid,
+      kind: "edge",
+      grantTypes: ["client_credentials"],
+      tokenEndpointAuthMethod: "client_secret_post",
+      redirectUris: [],
+      tlsClientAuthSubjectDn: "",
+      credentials: async () => ({ subject: { kind: "edge", uuid: edgeUuid }, scopes: ["edge-self:r", "measurements:w"] }),
+      verifySecret: (s) => peer.svc.oauth.secrets.verify(s, digest),
+    };
+    peer.svc.oauth.clientResolvers.push(async (id) => (id === edgeUuid ? edge : undefined));
+    const tokens = await oidc.clientCredentialsGrant(oidcConfig(peer, edgeUuid, oidc.ClientSecretPost(secret)));
+    expect(tokens.scope).toBe("edge-self:r measurements:w");
+    expect(decodeJwt(tokens.access_token).claims).toMatchObject({ sub: edgeUuid, sub_kind: "edge", client_id: edgeUuid });
+    // The resource server sees an edge: it has no own user.
+    const me = await peer.api("/auth/users/me", { headers: bearer(tokens.access_token) });
+    expect(me.status).toBe(403);
+    // A narrower scope may be asked for; a wider one is refused.
+    const narrow = await oidc.clientCredentialsGrant(oidcConfig(peer, edgeUuid, oidc.ClientSecretPost(secret)), { scope: "measurements:w" });
+    expect(narrow.scope).toBe("measurements:w");
+    await expect(oidc.clientCredentialsGrant(oidcConfig(peer, edgeUuid, oidc.ClientSecretPost(secret)), { scope: "all:a" })).rejects.toMatchObject({ error: "invalid_scope" });
+    await expect(oidc.clientCredentialsGrant(oidcConfig(peer, edgeUuid, oidc.ClientSecretPost("wrong")))).rejects.toMatchObject({ error: "invalid_client" });
+  });
+});
