@@ -53,6 +53,10 @@ export interface AccountsService {
   userResource(userUuid: string, temporaryPassword?: string): Promise<ReturnType<typeof userView> | undefined>;
   /** created_at/updated_at of a catalogue role or scope. */
   catalogueTimes(uuid: string): Timestamps;
+  /** Registers work to do after a user is deleted (memberships, clients, sessions of other areas). */
+  onUserDeleted(fn: (userUuid: string) => Promise<void> | void): void;
+  /** Runs the onUserDeleted hooks (called by deleteUser). */
+  userDeleted(userUuid: string): Promise<void>;
   /** Remembers an API token use; written to the database in batches. */
   noteTokenUse(tokenId: number): void;
   flushTokenUse(): Promise<void>;
@@ -66,6 +70,7 @@ export function createAccountsService(svc: Services, mailer: Mailer, times: Map<
   const tokens = new ApiTokensRepo(svc.db);
   const catalogue = new CatalogueRepo(svc.db);
   const pendingUse = new Map<number, string>();
+  const deletedHooks: Array<(userUuid: string) => Promise<void> | void> = [];
   const epoch = { created_at: "1970-01-01T00:00:00Z", updated_at: "1970-01-01T00:00:00Z" };
 
   const state = (p: PasswordRow): PasswordState => ({
@@ -152,6 +157,18 @@ export function createAccountsService(svc: Services, mailer: Mailer, times: Map<
       return userView(u, p, await emails.ofUsers([userUuid]), roles, roles.includes(ROLE_UUIDS.superUser), temporaryPassword);
     },
     catalogueTimes: (uuid) => times.get(uuid) ?? epoch,
+    onUserDeleted(fn) {
+      deletedHooks.push(fn);
+    },
+    async userDeleted(userUuid) {
+      for (const fn of deletedHooks) {
+        try {
+          await fn(userUuid);
+        } catch (err) {
+          svc.log.error({ err: { message: (err as Error).message }, user: userUuid }, "user-deleted hook failed");
+        }
+      }
+    },
     noteTokenUse(tokenId) {
       pendingUse.set(tokenId, nowIso());
     },

@@ -137,6 +137,7 @@ export async function deleteUser(svc: Services, callerUuid: string | undefined, 
   if (callerUuid === uuid) throw forbidden("you cannot delete yourself");
   await guardLastSuper(svc, user, "delete");
   await svc.accounts.users.delete(uuid);
+  await svc.accounts.userDeleted(uuid);
 }
 
 export async function setDisabled(svc: Services, callerUuid: string | undefined, uuid: string, disabled: boolean) {

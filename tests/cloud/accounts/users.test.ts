@@ -75,7 +75,10 @@ describe("users", () => {
     // now root2 is the last enabled super user: admin (disabled) cannot be the one deleting, and root2 cannot delete itself
     expectError(await su2(`/auth/users/${su.uuid}`, { method: "DELETE" }), 403);
     expect((await su2(`/auth/users/${adminUuid}/enable`, { method: "PUT" })).status).toBe(200);
+    const deleted: string[] = [];
+    peer.svc.accounts.onUserDeleted((uuid) => void deleted.push(uuid));
     expect((await admin(`/auth/users/${su.uuid}`, { method: "DELETE" })).status).toBe(204);
+    expect(deleted).toEqual([su.uuid]);
     expectError(await admin(`/auth/users/${su.uuid}`), 404, "not_found");
     expectError(await admin(`/auth/users/${su.uuid}`, { method: "DELETE" }), 404);
   });
