@@ -1,0 +1,239 @@
+// agentctl: the edge agent's command-line client, talking to the daemon's Unix socket.
+//   agentctl [--socket PATH] [-o table|json|yaml] <command>
+// Exit codes: 0 ok; 1 the agent refused (its error detail is printed); 2 usage error or agent not
+// reachable; 3 `verify` ran but the connection settings did not verify.
+import { readFile } from "node:fs/promises";
+import { Command, Option } from "commander";
+import YAML from "yaml";
+import { ApiClient, type ApiResponse } from "./client.js";
+import { ApplyError, applyConfig, showConfig } from "./config-file.js";
+import { render, type Format } from "./output.js";
+import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
+
+const DEFAULT_SOCKET = "./data/agent/agent.sock";
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+interface Ctx {
+  api: ApiClient;
+  format: Format;
+  out: (s: string) => void;
+}
+
+function parseDoc(text: string, flag: string): unknown {
+  try {
+    return YAML.parse(text);
+  } catch (e) {
+    throw new CliError(`${flag}: not valid YAML or JSON: ${(e as Error).message.split("\n")[0]}`, 2);
+  }
+}
+
+async function call<T = unknown>(ctx: Ctx, p: Promise<ApiResponse<T>>): Promise<T> {
+  let r: ApiResponse<T>;
+  try {
+    r = await p;
+  } catch (e) {
+    throw new CliError(`cannot reach the edge agent at ${ctx.api.socketPath}: ${(e as Error).message}`, 2);
+  }
+  if (r.status >= 400) {
+    const b = r.body as { detail?: string; title?: string } | undefined;
+    throw new CliError(`${b?.detail ?? b?.title ?? `HTTP ${r.status}`} (${r.status}${b?.title ? ` ${b.title}` : ""})`, 1);
+  }
+  return r.body;
+}
+
+const asItems = (doc: unknown, flag: string): Record<string, unknown>[] => {
+  const list = Array.isArray(doc) ? doc : [doc];
+  for (const x of list) if (!x || typeof x !== "object" || Array.isArray(x)) throw new CliError(`${flag}: expected an object (or a list of objects)`, 2);
+  return list as Record<string, unknown>[];
+};
+
+async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string; modify?: string; delete?: string; id?: string; get?: string }) {
+  const enc = encodeURIComponent;
+  if (opts.create !== undefined) {
+    const created = [];
+    for (const item of asItems(parseDoc(opts.create, "--create"), "--create")) created.push(await call(ctx, ctx.api.post(res.path, item)));
+    return ctx.out(render(created.length === 1 ? created[0] : created, ctx.format));
+  }
+  if (opts.modify !== undefined) {
+    const updated = [];
+    for (const item of asItems(parseDoc(opts.modify, "--modify"), "--modify")) {
+      const id = (item.id as string | undefined) ?? opts.id;
+      if (typeof id !== "string") throw new CliError("--modify: give the id in the YAML (id: ...) or with --id", 2);
+      updated.push(await call(ctx, ctx.api.patch(`${res.path}/${enc(id)}`, item)));
+    }
+    return ctx.out(render(updated.length === 1 ? updated[0] : updated, ctx.format));
+  }
+  if (opts.delete !== undefined) {
+    await call(ctx, ctx.api.delete(`${res.path}/${enc(opts.delete)}`));
+    return ctx.out(ctx.format === "table" ? `deleted ${res.words.join(" ")} ${opts.delete}\n` : render({ deleted: opts.delete }, ctx.format));
+  }
+  if (opts.get !== undefined) return ctx.out(render(await call(ctx, ctx.api.get(`${res.path}/${enc(opts.get)}`)), ctx.format));
+  ctx.out(render(await call(ctx, ctx.api.get(res.path)), ctx.format));
+}
+
+function addListOptions(cmd: Command): Command {
+  return cmd
+    .option("-c, --create <yaml>", "create from YAML/JSON (an object, or a list of objects)")
+    .option("-m, --modify <yaml>", "update the fields given (the YAML names the id, or use --id)")
+    .option("-d, --delete <id>", "delete by id")
+    .option("--id <id>", "id for --modify")
+    .option("-g, --get <id>", "show one by id");
+}
+
+export function buildProgram(out: (s: string) => void = (s) => process.stdout.write(s)): Command {
+  const program = new Command("agentctl")
+    .description("Configure and inspect the edge agent through its command API socket")
+    .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)", process.env.AGENT_SOCKET ?? DEFAULT_SOCKET)
+    .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table"))
+    .showHelpAfterError()
+    .exitOverride();
+  const ctx = (): Ctx => {
+    const o = program.opts<{ socket: string; output: Format }>();
+    return { api: new ApiClient(o.socket), format: o.output, out };
+  };
+
+  program.command("version").description("show the command API version").action(async () => {
+    const c = ctx();
+    const v = await call<{ version: string }>(c, c.api.get("/version"));
+    out(c.format === "table" ? `${v.version}\n` : render(v, c.format));
+  });
+
+  program.command("verify").description("verify the connection settings against the server (exit 3 if they do not verify)").action(async () => {
+    const c = ctx();
+    const r = await call<{ verified: boolean; error: string }>(c, c.api.post("/connection/verify"));
+    out(render(r, c.format));
+    if (!r.verified) throw new CliError(`not verified: ${r.error}`, 3);
+  });
+
+  const config = program.command("config").description("show or change settings");
+  for (const s of SINGLES) {
+    config
+      .command(s.word)
+      .description(`show or modify the ${s.section.replace("_", " ")} settings`)
+      .option("-m, --modify <yaml>", "update the fields given in YAML/JSON")
+      .action(async (opts: { modify?: string }) => {
+        const c = ctx();
+        const body = opts.modify === undefined ? undefined : parseDoc(opts.modify, "--modify");
+        out(render(await call(c, body === undefined ? c.api.get(s.path) : c.api.patch(s.path, body)), c.format));
+      });
+  }
+  for (const word of ["upstream", "downstream"]) {
+    addListOptions(config.command(word).description(`list, create, modify or delete ${word} settings`)).action(async (opts) =>
+      listCommand(ctx(), byWords([word])!, opts),
+    );
+  }
+  for (const group of ["device-connector", "filter"]) {
+    addListOptions(
+      config
+        .command(group)
+        .description(`list, create, modify or delete ${group} settings for a direction`)
+        .argument("<direction>", "upstream or downstream"),
+    ).action(async (direction: string, opts) => {
+      const res = byWords([group, direction]);
+      if (!res) throw new CliError(`${group}: direction must be upstream or downstream, not "${direction}"`, 2);
+      await listCommand(ctx(), res, opts);
+    });
+  }
+
+  program
+    .command("state")
+    .description("show states: upstream, downstream, device-connector upstream|downstream, deferred (all when omitted)")
+    .argument("[kind...]", "what to show")
+    .addOption(new Option("--enabled <bool>", "only enabled (true) or disabled (false) items").choices(["true", "false"]))
+    .action(async (kind: string[], opts: { enabled?: string }) => {
+      const c = ctx();
+      const q = opts.enabled ? `?enabled=${opts.enabled}` : "";
+      const wanted = kind.join(" ");
+      const sections = LISTS.filter((l) => l.statePath && (wanted === "" || l.words.join(" ") === wanted));
+      const showDeferred = wanted === "" || wanted === "deferred";
+      if (!showDeferred && sections.length === 0) throw new CliError(`state: unknown kind "${wanted}"`, 2);
+      const result: Record<string, unknown> = {};
+      for (const l of sections) result[l.section] = await call(c, c.api.get(l.statePath! + q));
+      if (showDeferred) result.deferred_upload = await call(c, c.api.get("/deferred-upload/state"));
+      const keys = Object.keys(result);
+      if (keys.length === 1) return out(render(result[keys[0]!], c.format));
+      if (c.format !== "table") return out(render(result, c.format));
+      for (const k of keys) out(`${k.toUpperCase()}\n${render(result[k], "table")}\n`);
+    });
+
+  program
+    .command("measurement")
+    .description("list measurements held on the device (oldest first), or delete one")
+    .option("-d, --delete <uuid>", "delete the measurement's local data, including data not yet uploaded")
+    .option("-g, --get <uuid>", "show one measurement")
+    .action(async (opts: { delete?: string; get?: string }) => {
+      const c = ctx();
+      if (opts.delete) {
+        await call(c, c.api.delete(`/measurements/${encodeURIComponent(opts.delete)}`));
+        return out(c.format === "table" ? `deleted measurement ${opts.delete}\n` : render({ deleted: opts.delete }, c.format));
+      }
+      if (opts.get) return out(render(await call(c, c.api.get(`/measurements/${encodeURIComponent(opts.get)}`)), c.format));
+      out(render(await call(c, c.api.get("/measurements")), c.format));
+    });
+
+  const file = program.command("config-file").description("export or import the whole configuration as YAML");
+  file.command("show").description("print the whole configuration (YAML unless -o json)").action(async () => {
+    const c = ctx();
+    const doc = await wrapApply(() => showConfig(c.api), c);
+    out(render(doc, c.format === "json" ? "json" : "yaml"));
+  });
+  file
+    .command("apply")
+    .description("make the agent's configuration what FILE says (- for standard input); sections left out are kept")
+    .argument("<file>")
+    .action(async (path: string) => {
+      const c = ctx();
+      let text: string;
+      try {
+        text = path === "-" ? await readStdin() : await readFile(path, "utf8");
+      } catch (e) {
+        throw new CliError(`cannot read ${path}: ${(e as Error).message}`, 2);
+      }
+      const doc = parseDoc(text, path);
+      if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new CliError(`${path}: expected a mapping of sections`, 2);
+      const n = await wrapApply(() => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)), c);
+      out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : render({ changes: n }, c.format));
+    });
+  return program;
+}
+
+async function wrapApply<T>(f: () => Promise<T>, c: Ctx): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof ApplyError) throw new CliError(e.message, 1);
+    throw new CliError(`cannot reach the edge agent at ${c.api.socketPath}: ${(e as Error).message}`, 2);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message?: string };
+    if (e instanceof CliError) {
+      process.stderr.write(`agentctl: ${e.message}\n`);
+      process.exitCode = e.exitCode;
+    } else if (typeof err.code === "string" && err.code.startsWith("commander.")) {
+      // commander already printed the message (or help/version, which exit 0)
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+    } else {
+      process.stderr.write(`agentctl: ${err.message ?? String(e)}\n`);
+      process.exitCode = 2;
+    }
+  }
+}
