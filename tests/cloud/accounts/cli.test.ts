@@ -24,17 +24,20 @@ describe("cloud-peer token create", () => {
       expect(me.body.name).toBe("admin");
       const list = await caller(peer, token)("/auth/users/me/tokens");
       expect(list.body.items.map((t: any) => t.name)).toContain("script");
-      const dup = await run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], { env }).catch((e) => e);
+      // The failure cases and the help run side by side: each child needs a few seconds to start tsx.
+      const [dup, none, help] = await Promise.all([
+        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], { env }).catch((e) => e),
+        run(process.execPath, [BIN, "token", "create", "--user", "ghost", "--name", "x", "--data", dataDir], { env }).catch((e) => e),
+        run(process.execPath, [BIN, "token", "create", "--help"], { env }),
+      ]);
       expect(dup.code).toBe(1);
       expect(dup.stderr).toContain("already exist");
-      const none = await run(process.execPath, [BIN, "token", "create", "--user", "ghost", "--name", "x", "--data", dataDir], { env }).catch((e) => e);
       expect(none.code).toBe(1);
       expect(none.stderr).toContain('no user named "ghost"');
-      const help = await run(process.execPath, [BIN, "token", "create", "--help"], { env });
       expect(help.stdout).toContain("--user <name>");
     } finally {
       await peer.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });

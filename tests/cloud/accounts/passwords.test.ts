@@ -107,6 +107,7 @@ describe("passwords", () => {
     await tokenOf(peer, admin, u, "Mx-secret-1234");
     const r = await admin(`/auth/users/${u.uuid}/password`, { method: "PUT" });
     expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(["attempt_count", "created_at", "expired_at", "is_temporary", "last_attempt_at", "temporary_password", "updated_at"]);
     expect(r.body).toMatchObject({ is_temporary: true, attempt_count: 0 });
     expect(r.body.temporary_password).toMatch(/^.{20}$/);
     expect(await peer.svc.accounts.verifyPassword(u.uuid, r.body.temporary_password)).toBe(true);

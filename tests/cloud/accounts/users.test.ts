@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { MEMBER, READ_ONLY, SUPER, TS, UUID, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+import { MEMBER, SUPER, TS, UUID, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
 
 describe("users", () => {
   let peer: TestPeer;
