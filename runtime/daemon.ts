@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
 import { verifyConnection } from "../machines/cloud-auth.js";
+import { iscpDownstreamOpener, iscpUpstreamOpener } from "../machines/iscp-link.js";
 import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
 import { collectionRoutes } from "./api/routes/collections.js";
@@ -26,6 +27,7 @@ export interface AgentOptions {
   dataDir: string;
   /** Where FIFOs go when an IPC channel is created without `ipc` (default: next to the socket). */
   ipcDir?: string;
+  /** What the machines supervise; streams default to real iSCP connections (machines/iscp-link.ts). */
   openers?: Openers;
   log?: Logger;
 }
@@ -45,7 +47,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const store = SettingsStore.open(path.resolve(opts.dataDir));
   const measurements = new LmdbMeasurementCatalog(store.env);
   const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
-  const supervisor = new Supervisor(store, opts.openers).start();
+  const openers: Openers = { upstream: iscpUpstreamOpener(), downstream: iscpDownstreamOpener(), ...opts.openers };
+  const supervisor = new Supervisor(store, openers).start();
   const api: ApiContext = {
     settings,
     states: supervisor,

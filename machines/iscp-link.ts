@@ -1,0 +1,103 @@
+// Real stream openers: an iSCP connection to the server (runtime/iscp) per upstream and downstream,
+// with the session's token, node id (edge UUID), project and transport. A downstream with filters also
+// opens its iSCP downstream; upstream streams are opened per measurement by the data path through the
+// `onUpstreamClient` hook. The client does not reconnect by itself here: the stream machine retries,
+// so the state the API shows is the state of this connection.
+import { IscpClient } from "../runtime/iscp/conn.js";
+import type { ClientDownstream, ReceivedChunk } from "../runtime/iscp/downstream.js";
+import { connectQuic } from "../runtime/iscp/transport/quic.js";
+import { connectWebSocket } from "../runtime/iscp/transport/websocket.js";
+import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
+import { QoS } from "../proto/iscp/wire.js";
+import type { MessageTransport } from "../proto/iscp/transport.js";
+import { errorMessage, type Session } from "./common.js";
+import type { Handle, Opener } from "./link.js";
+import type { StreamLinkParams } from "./stream.js";
+
+export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
+
+/** WebSocket: `ws(s)://<host>/api/iscp/connect` (the server URL's path prefix kept); QUIC: the URL's host and port over UDP. */
+export function transportFor(session: Session, opts: { quicCa?: string } = {}): () => Promise<MessageTransport> {
+  const url = new URL(session.connection.server_url);
+  if (session.transport.protocol === "quic") {
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    return () => connectQuic({ host, port, serverName: host, ca: opts.quicCa });
+  }
+  const ws = `${url.protocol === "https:" ? "wss" : "ws"}://${url.host}${url.pathname.replace(/\/+$/, "")}/api/iscp/connect`;
+  return () => connectWebSocket({ url: ws });
+}
+
+export interface IscpOpenerHooks {
+  /** Called with each connected client of an upstream (the data path opens upstream streams on it). */
+  onUpstreamClient?: (settings: UpstreamSettings, client: IscpClient) => void;
+  /** Called with each chunk a downstream receives (the data path routes it to device connectors). */
+  onDownstreamChunk?: (settings: DownstreamSettings, chunk: ReceivedChunk) => void;
+  quicCa?: string;
+}
+
+const chunkBytes = (c: ReceivedChunk) => c.groups.reduce((n, g) => n + g.dataPoints.reduce((m, p) => m + p.payload.length, 0), 0);
+
+function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
+  hooks: IscpOpenerHooks,
+  afterConnect: (client: IscpClient, p: StreamLinkParams<S>, data: (bytes: number) => void) => Promise<ClientDownstream | void>,
+): Opener<StreamLinkParams<S>> {
+  return (p, cb) => {
+    let client: IscpClient | undefined;
+    let stopped = false;
+    void (async () => {
+      try {
+        client = await IscpClient.connect({
+          transport: transportFor(p.session, hooks),
+          token: p.session.accessToken,
+          nodeId: p.session.connection.edge_uuid,
+          projectUuid: p.session.connection.project_uuid,
+          reconnect: false,
+        });
+      } catch (e) {
+        if (!stopped) cb.failed(`iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`);
+        return;
+      }
+      if (stopped) return void client.close();
+      client.onStateChange((s, why) => {
+        if (s === "closed" && !stopped) cb.closed(`iSCP connection lost: ${why ?? "closed"}`);
+      });
+      try {
+        await afterConnect(client, p, cb.data);
+      } catch (e) {
+        if (!stopped) cb.failed(`iSCP ${p.direction} open failed: ${errorMessage(e)}`);
+        void client.close();
+        return;
+      }
+      if (!stopped) cb.opened();
+    })();
+    const handle: Handle = {
+      close: async () => {
+        stopped = true;
+        await client?.close();
+      },
+    };
+    return handle;
+  };
+}
+
+export function iscpUpstreamOpener(hooks: IscpOpenerHooks = {}): Opener<StreamLinkParams<UpstreamSettings>> {
+  return connectionOpener<UpstreamSettings>(hooks, async (client, p) => {
+    hooks.onUpstreamClient?.(p.settings, client);
+  });
+}
+
+export function iscpDownstreamOpener(hooks: IscpOpenerHooks = {}): Opener<StreamLinkParams<DownstreamSettings>> {
+  return connectionOpener<DownstreamSettings>(hooks, async (client, p, data) => {
+    if (p.settings.filters.length === 0) return; // nothing to receive: connected, quiet
+    const down = await client.openDownstream({
+      qos: qosOf(p.settings.qos),
+      filters: p.settings.filters.map((f) => ({ sourceNodeId: f.src_edge_uuid, dataFilters: f.data_filters.map((d) => ({ name: d.name, type: d.type })) })),
+    });
+    down.onChunk((c: ReceivedChunk) => {
+      data(chunkBytes(c));
+      hooks.onDownstreamChunk?.(p.settings, c);
+    });
+    return down;
+  });
+}
