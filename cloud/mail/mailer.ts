@@ -20,7 +20,8 @@ export interface Mailer {
 
 export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
   if (opts.smtpUrl) {
-    const transport = nodemailer.createTransport(opts.smtpUrl);
+    // Bounded waits: a dead SMTP server must not hold a request for minutes.
+    const transport = nodemailer.createTransport({ url: opts.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as never);
     return {
       async send(msg) {
         await transport.sendMail({ from: opts.from, ...msg });

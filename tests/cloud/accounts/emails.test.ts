@@ -129,3 +129,25 @@ describe("e-mails into the outbox (no SMTP configured)", () => {
     }
   });
 });
+
+describe("e-mails with an unreachable SMTP server", () => {
+  it("still creates the user and the address; the failed mail is logged, not fatal", async () => {
+    const net = await import("node:net");
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const peer = await startTestPeer({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    try {
+      const admin = caller(peer, await adminToken(peer));
+      const u = await createUser(admin, "ivo", { email: "ivo@example.com" });
+      expect(u.emails[0].verified).toBe(false);
+      const sent = await admin(`/auth/users/${u.uuid}/emails/${u.emails[0].id}/verification`, { method: "PUT" });
+      expect(sent.status).toBe(200);
+    } finally {
+      await peer.stop();
+    }
+  });
+});

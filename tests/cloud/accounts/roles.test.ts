@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scopeAccess } from "../../../cloud/accounts/access.js";
 import { ROLES, SCOPES } from "../../../cloud/accounts/catalogue.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { MEMBER, OWNER, READ_ONLY, SUPER, TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
@@ -110,5 +111,19 @@ describe("roles and scopes", () => {
     const none = caller(peer, await tokenOf(peer, admin, nobody, "Secret-pass-77"));
     expectError(await none("/auth/roles"), 403);
     expect((await none("/auth/users/me")).status).toBe(200);
+  });
+
+  it("an edge principal has no own user and is judged by its scopes", async () => {
+    const edgeUuid = "11111111-2222-4333-8444-555555555555";
+    peer.svc.authenticators.unshift(async (ctx) =>
+      ctx.get("x-test-edge") ? { kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r", "measurements:r"], via: "bearer" } : undefined,
+    );
+    const edge = caller(peer, "1", "X-Test-Edge");
+    expectError(await edge("/auth/users/me"), 403, "forbidden");
+    expectError(await edge("/auth/users/me/tokens"), 403, "forbidden");
+    expectError(await edge("/auth/users"), 403, "forbidden");
+    expect(await scopeAccess.allows({ kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" }, "GET", "/auth/edges/me")).toBe(true);
+    expect(await scopeAccess.allows({ kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" }, "GET", "/auth/users/me")).toBe(false);
+    peer.svc.authenticators.shift();
   });
 });
