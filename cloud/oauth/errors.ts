@@ -2,6 +2,12 @@
 // endpoint). The body carries the RFC fields and, for clients of the intdash API, `type`/`title`.
 import { reply, type Reply } from "../http/route.js";
 
+/**
+ * Token, revocation and JWKS answers may be read by browser apps of any origin (public SPA clients):
+ * they use no cookies of ours for authentication, so a wildcard exposes nothing.
+ */
+export const CORS = { "Access-Control-Allow-Origin": "*" };
+
 export type OAuthErrorCode =
   | "invalid_request"
   | "invalid_client"
@@ -28,7 +34,7 @@ export class OAuthError extends Error {
     return reply(
       this.status,
       { error: this.error, error_description: this.description, type: this.error, title: this.description },
-      { "Cache-Control": "no-store", Pragma: "no-cache", ...this.headers },
+      { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS, ...this.headers },
     );
   }
 }

@@ -86,4 +86,10 @@ export const oauthMigrations: Migration[] = [
       expires_at INTEGER NOT NULL
     );`,
   },
+  {
+    version: 203,
+    name: "oauth revoked grant families",
+    // A marker per revoked family, so that a token issued concurrently with a replay is caught too.
+    up: "CREATE TABLE oauth_revoked_families (family_id TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL)",
+  },
 ];

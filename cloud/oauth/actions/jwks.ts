@@ -1,6 +1,7 @@
 // GET /auth/oauth2/jwks (RFC 7517): the public halves of every published signing key.
 import { Schema } from "effect";
 import { defineRoute, reply } from "../../http/route.js";
+import { CORS } from "../errors.js";
 
 const Jwk = Schema.Struct({
   use: Schema.String,
@@ -24,5 +25,5 @@ export const jwksRoute = defineRoute({
   success: 200,
   response: Schema.Struct({ keys: Schema.Array(Jwk) }),
   responseMediaType: "application/jwk-set+json; charset=utf-8",
-  handler: (_req, svc) => reply(200, svc.oauth.keys.jwks, { "Cache-Control": "public, max-age=300" }, "application/jwk-set+json; charset=utf-8"),
+  handler: (_req, svc) => reply(200, svc.oauth.keys.jwks, { "Cache-Control": "public, max-age=60", ...CORS }, "application/jwk-set+json; charset=utf-8"),
 });

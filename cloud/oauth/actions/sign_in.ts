@@ -3,7 +3,7 @@
 // authorization endpoint with that same query, never to a URL taken from the request (no open redirect).
 import { Schema } from "effect";
 import type { Context } from "koa";
-import { defineRoute, reply } from "../../http/route.js";
+import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { authorizationErrorReply, AuthorizationError, emptyReply } from "../authorize.js";
 import type { AuthorizationRequest } from "../checks/context.js";

@@ -5,7 +5,7 @@ import type { Context } from "koa";
 import type { Services } from "../../services.js";
 import { defineRoute, reply, type Reply } from "../../http/route.js";
 import { readClientCredentials } from "../clients/client_auth.js";
-import { invalidRequest, OAuthError } from "../errors.js";
+import { CORS, invalidRequest, OAuthError } from "../errors.js";
 import { authorizationCodeGrant } from "../grants/authorization_code.js";
 import { clientCredentialsGrant } from "../grants/client_credentials.js";
 import type { GrantHandler } from "../grants/grant.js";
@@ -45,7 +45,7 @@ export const TokenResponseSchema = Schema.Struct({
   scope: Schema.String,
 });
 
-export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS };
 
 export const FORM_TYPE = "application/x-www-form-urlencoded";
 export const FORM_LIMIT = 64 * 1024;

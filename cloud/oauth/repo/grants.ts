@@ -47,12 +47,16 @@ export const grantsRepo = {
   },
   /** Revokes a family; returns the access tokens it issued that may still be alive. */
   async revokeFamily(db: Queryable, familyId: string, at: number): Promise<Array<{ jti: string; expiresAt: number }>> {
+    await db.run("INSERT OR IGNORE INTO oauth_revoked_families (family_id, revoked_at) VALUES (?, ?)", [familyId, at]);
     await db.run("UPDATE oauth_refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [at, familyId]);
     const rows = await db.all<{ access_jti: string; access_expires_at: number }>(
       "SELECT access_jti, access_expires_at FROM oauth_refresh_tokens WHERE family_id = ? AND access_expires_at > ?",
       [familyId, at],
     );
     return rows.map((r) => ({ jti: r.access_jti, expiresAt: r.access_expires_at }));
+  },
+  async familyRevoked(db: Queryable, familyId: string): Promise<boolean> {
+    return (await db.get("SELECT 1 AS x FROM oauth_revoked_families WHERE family_id = ?", [familyId])) !== undefined;
   },
   async familyOfAccessJti(db: Queryable, jti: string): Promise<string | undefined> {
     return (await db.get<{ family_id: string }>("SELECT family_id FROM oauth_refresh_tokens WHERE access_jti = ?", [jti]))?.family_id;
@@ -61,6 +65,7 @@ export const grantsRepo = {
     await db.run("DELETE FROM oauth_refresh_tokens WHERE expires_at <= ? AND access_expires_at <= ?", [nowSec, nowSec]);
     await db.run("DELETE FROM oauth_codes WHERE expires_at <= ?", [nowSec - 3600]);
     await db.run("DELETE FROM oauth_sessions WHERE expires_at <= ?", [nowSec]);
+    await db.run("DELETE FROM oauth_revoked_families WHERE family_id NOT IN (SELECT family_id FROM oauth_refresh_tokens) AND revoked_at <= ?", [nowSec - 3600]);
   },
 
   async insertCode(db: Queryable, c: Omit<CodeRow, "used_at">): Promise<void> {

@@ -1,6 +1,7 @@
 // Issuing and revoking tokens: access tokens (JWT), refresh tokens (opaque, rotated, in families).
 import crypto from "node:crypto";
 import type { Db } from "../../storage/db.js";
+import { OAuthError } from "../errors.js";
 import { grantsRepo } from "../repo/grants.js";
 import { generateSecret, hashSecret } from "../secrets.js";
 import { signAccessToken, type SubjectKind } from "./access_token.js";
@@ -85,6 +86,11 @@ export class TokenIssuer {
       expires_at: now + refreshTtl,
       created_at: now,
     });
+    // A replay may have revoked the family while this token was being made: then it dies too.
+    if (await grantsRepo.familyRevoked(this.db, familyId)) {
+      await this.revokeFamily(familyId);
+      throw new OAuthError("invalid_grant", "the grant was revoked while the token was being issued");
+    }
     return {
       token_type: "bearer",
       access_token: at.access_token,

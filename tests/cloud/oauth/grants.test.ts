@@ -39,6 +39,8 @@ describe("token endpoint grants with openid-client", () => {
     // Raw response headers (the library hides them).
     const raw = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }));
     expect(raw.headers.get("cache-control")).toBe("no-store");
+    // Browser apps (public SPA clients) may read token answers cross-origin.
+    expect(raw.headers.get("access-control-allow-origin")).toBe("*");
   });
 
   it("client_credentials (client_secret_basic)", async () => {

@@ -42,6 +42,17 @@ describe("token lifecycle", () => {
     expect((await me((await passwordToken(peer, user.name, user.password)).access_token)).status).toBe(200);
   });
 
+  it("two concurrent uses of one refresh token: at most one wins, and its tokens end up revoked too", async () => {
+    const t0 = await passwordToken(peer, user.name, user.password);
+    const results = await Promise.allSettled([0, 1, 2].map(() => oidc.refreshTokenGrant(firstParty(), t0.refresh_token)));
+    const won = results.filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<oidc.TokenEndpointResponse>[];
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const w of won) {
+      expect((await me(w.value.access_token)).status).toBe(401);
+      await expect(oidc.refreshTokenGrant(firstParty(), w.value.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    }
+  });
+
   it("binds refresh tokens to their client", async () => {
     const owner = (await passwordToken(peer, user.name, user.password)).access_token;
     const web = await registerClient(peer, owner, { name: "w", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: ["https://w.example/cb"] });
