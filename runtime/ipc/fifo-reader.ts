@@ -25,6 +25,10 @@ export interface FifoReaderOptions {
   /** Receives the points of one read (one batch); the array is not reused. */
   onPoints: (points: DataPoint[]) => void;
   onUnknownDType?: (dtype: number) => void;
+  /** Bytes of each read (traffic, bitrate; the first read after an open means a connector is there). */
+  onRead?: (bytes: number) => void;
+  /** The last writer closed the FIFO (the reader reopens by itself). */
+  onEof?: () => void;
   /** Delay before retrying a failed open. */
   retryMs?: number;
 }
@@ -43,6 +47,7 @@ export class FifoReader {
   private readonly decoder: FrameDecoder;
   private socket: net.Socket | undefined;
   private stopped = true;
+  private generation = 0;
   private paused = false;
   private retry: NodeJS.Timeout | undefined;
   private bytes = 0;
@@ -77,7 +82,9 @@ export class FifoReader {
 
   /** Creates the FIFO if needed and starts reading. Rejects only when the FIFO cannot be created. */
   async start(): Promise<void> {
+    const gen = ++this.generation;
     await ensureFifo(this.opts.path);
+    if (gen !== this.generation) return; // stop() was called meanwhile
     this.stopped = false;
     await this.openOnce();
   }
@@ -94,6 +101,7 @@ export class FifoReader {
   }
 
   async stop(): Promise<void> {
+    this.generation++;
     this.stopped = true;
     clearTimeout(this.retry);
     const s = this.socket;
@@ -128,6 +136,7 @@ export class FifoReader {
     s.on("data", (chunk: Buffer) => {
       this.bytes += chunk.length;
       this.lastDataAt = Date.now();
+      this.opts.onRead?.(chunk.length);
       const out: DataPoint[] = [];
       this.decoder.push(chunk, out);
       if (out.length > 0) this.opts.onPoints(out);
@@ -137,6 +146,7 @@ export class FifoReader {
       // the FIFO open, the kernel would discard what a reconnecting connector writes.
       this.decoder.end();
       this.socket = undefined;
+      this.opts.onEof?.();
       if (!this.stopped) {
         try {
           const next = openSync(this.opts.path, constants.O_RDONLY | constants.O_NONBLOCK);

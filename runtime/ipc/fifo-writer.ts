@@ -22,6 +22,12 @@ export interface FifoWriterOptions {
   maxBufferedBytes?: number;
   /** Interval of open attempts while no connector reads the FIFO. Default 200 ms. */
   retryMs?: number;
+  /** A connector opened the FIFO for reading. */
+  onConnect?: () => void;
+  /** The connector went away (noticed on the next write). */
+  onDisconnect?: (reason: string) => void;
+  /** Bytes handed to the pipe. */
+  onWritten?: (bytes: number) => void;
 }
 
 export interface FifoWriterStats {
@@ -48,7 +54,9 @@ export class FifoWriter {
   private socket: net.Socket | undefined;
   private queue: Pending[] = [];
   private queuedBytes = 0;
-  private stopped = true;
+  /** Only stop() sets it: points written before start() completes are queued (bounded), not dropped. */
+  private stopped = false;
+  private generation = 0;
   private retry: NodeJS.Timeout | undefined;
   private readonly s: FifoWriterStats = {
     written: 0,
@@ -69,12 +77,15 @@ export class FifoWriter {
   }
 
   async start(): Promise<void> {
+    const gen = ++this.generation;
     await ensureFifo(this.opts.path);
+    if (gen !== this.generation) return; // stop() was called meanwhile
     this.stopped = false;
     await this.tryOpen();
   }
 
   async stop(): Promise<void> {
+    this.generation++;
     this.stopped = true;
     clearTimeout(this.retry);
     this.s.dropped += this.queue.reduce((n, p) => n + p.frames, 0);
@@ -83,9 +94,14 @@ export class FifoWriter {
     const sock = this.socket;
     this.socket = undefined;
     if (sock !== undefined && !sock.destroyed) {
+      // Let what is already in the socket reach the pipe (bounded wait), then close.
       await new Promise<void>((resolve) => {
-        sock.once("close", () => resolve());
-        sock.destroy();
+        const t = setTimeout(() => sock.destroy(), 500);
+        sock.once("close", () => {
+          clearTimeout(t);
+          resolve();
+        });
+        sock.end();
       });
     }
   }
@@ -115,7 +131,10 @@ export class FifoWriter {
   private send(sock: net.Socket, p: Pending): void {
     sock.write(p.buffer, (err) => {
       if (err) this.s.dropped += p.frames;
-      else this.s.written += p.frames;
+      else {
+        this.s.written += p.frames;
+        this.opts.onWritten?.(p.buffer.length);
+      }
     });
   }
 
@@ -136,13 +155,16 @@ export class FifoWriter {
     }
     const sock = new net.Socket({ fd, readable: false, writable: true });
     this.socket = sock;
+    let reason = "device connector closed the FIFO";
     sock.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code !== "EPIPE") this.s.lastError = e.message;
+      if (e.code !== "EPIPE") reason = this.s.lastError = e.message;
     });
     sock.on("close", () => {
       if (this.socket === sock) this.socket = undefined;
+      if (!this.stopped) this.opts.onDisconnect?.(reason);
       if (!this.stopped) this.retry = setTimeout(() => void this.tryOpen(), this.opts.retryMs ?? 200);
     });
+    this.opts.onConnect?.();
     const queued = this.queue;
     this.queue = [];
     this.queuedBytes = 0;

@@ -72,20 +72,36 @@ export class ConnectorLauncher {
     this.spawnOnce();
   }
 
-  /** Stops the connector (SIGTERM, then SIGKILL after stop_timeout_ms) and cancels pending restarts. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the connector and cancels pending restarts: waits up to `graceMs` for it to exit by itself
+   * (a downstream connector ends at EOF once the agent closed the FIFO), then SIGTERM to its process
+   * group, then SIGKILL after stop_timeout_ms.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
     const child = this.child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => signalGroup(child, "SIGKILL"), this.launch.stop_timeout_ms);
-      child.once("exit", () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      signalGroup(child, "SIGTERM");
-    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    if (graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const gone = await Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (gone) return;
+    }
+    const kill = setTimeout(() => signalGroup(child, "SIGKILL"), this.launch.stop_timeout_ms);
+    signalGroup(child, "SIGTERM");
+    await exited;
+    clearTimeout(kill);
+  }
+
+  /** Marks the launcher as stopping (no restarts) without signalling the connector yet. */
+  prepareStop(): void {
+    this.stopping = true;
+    clearTimeout(this.timer);
   }
 
   private spawnOnce(): void {

@@ -1,0 +1,106 @@
+// Groups accepted points into chunks of one sequence per the upstream's flush policy and appends them to
+// the durable queue. A chunk here is the unit the real-time sender sends and the server acknowledges.
+//   interval:    a chunk every flush_interval ms (or earlier when it reaches maxPoints / maxBytes)
+//   immediately: a chunk per push (per FIFO read batch), no waiting
+// push() resolves when every point it carried is durable: only then are the points accepted.
+import type { DataPoint } from "../datapoint.js";
+import type { DurableQueue } from "./store.js";
+
+export interface BatcherOptions {
+  flushPolicy: "interval" | "immediately";
+  /** Milliseconds (flush_interval). */
+  flushIntervalMs: number;
+  maxPoints?: number;
+  maxBytes?: number;
+  /** A chunk became durable (tell the sender there is something to send). */
+  onDurable?: (seqOrd: number, chunkNo: number, points: number) => void;
+}
+
+interface Open {
+  points: DataPoint[];
+  bytes: number;
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export class ChunkBatcher {
+  private cur: Open | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly maxPoints: number;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly queue: DurableQueue,
+    private seqOrd: number,
+    private readonly opts: BatcherOptions,
+  ) {
+    this.maxPoints = opts.maxPoints ?? 8192;
+    this.maxBytes = opts.maxBytes ?? 1024 * 1024;
+  }
+
+  get sequence(): number {
+    return this.seqOrd;
+  }
+
+  push(points: readonly DataPoint[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const p of points) {
+      const c = (this.cur ??= this.openBatch());
+      c.points.push(p);
+      c.bytes += p.payload.length + p.name.length + 16;
+      if (c.points.length >= this.maxPoints || c.bytes >= this.maxBytes) waits.push(this.flushNow());
+    }
+    if (this.cur !== undefined) {
+      waits.push(this.cur.done);
+      if (this.opts.flushPolicy === "immediately") this.flushNow();
+      else this.timer ??= setTimeout(() => void this.flushNow(), this.opts.flushIntervalMs);
+    }
+    return waits.length === 1 ? waits[0]! : Promise.all(waits).then(() => undefined);
+  }
+
+  /** Appends what is batched now; resolves when durable. */
+  flush(): Promise<void> {
+    return this.flushNow();
+  }
+
+  /** Flushes into the current sequence, then continues in another one (the sender reopened its stream). */
+  async switchSequence(seqOrd: number): Promise<void> {
+    const f = this.flushNow();
+    this.seqOrd = seqOrd;
+    await f;
+  }
+
+  private openBatch(): Open {
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    done.catch(() => {}); // rejections reach the pushers through their own awaits
+    return { points: [], bytes: 0, done, resolve, reject };
+  }
+
+  private flushNow(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const c = this.cur;
+    this.cur = undefined;
+    if (c === undefined) return Promise.resolve();
+    const seqOrd = this.seqOrd;
+    try {
+      const { chunkNo, durable } = this.queue.append(seqOrd, c.points);
+      durable.then(
+        () => {
+          c.resolve();
+          this.opts.onDurable?.(seqOrd, chunkNo, c.points.length);
+        },
+        (e: unknown) => c.reject(e),
+      );
+    } catch (e) {
+      c.reject(e);
+    }
+    return c.done;
+  }
+}
