@@ -1,0 +1,56 @@
+// Plugs the iSCP broker (cloud/iscp, protocol only) into the cloud peer: WebSocket upgrades on
+// /api/iscp/connect, QUIC when --iscp-quic-listen is set, authentication by JWT or ticket, and
+// persist=true upstreams stored as measurements.
+import fs from "node:fs";
+import path from "node:path";
+import { Schema } from "effect";
+import { attachIscpBroker, startIscpQuic, type IscpBroker } from "../iscp/broker.js";
+import { measurementHooks } from "../measurements/iscp-hooks.js";
+import { defineRoute } from "../http/route.js";
+import type { CloudModule } from "../module.js";
+import { brokerAuthenticator } from "./authenticate.js";
+import { TicketStore } from "./tickets.js";
+import { ensureQuicCertificate } from "./quic-cert.js";
+
+declare module "../services.js" {
+  interface Services {
+    iscp: { broker: IscpBroker; tickets: TicketStore; quicPort?: number };
+  }
+}
+
+const tickets = new TicketStore();
+
+const issueTicket = defineRoute({
+  operationId: "issueISCPTicket",
+  method: "POST",
+  path: "/iscp/tickets",
+  tag: "broker_ISCP",
+  summary: "Issue a one-time ticket usable as the iSCP access token",
+  success: 201,
+  response: Schema.Struct({ ticket: Schema.String, expired_at: Schema.String, created_at: Schema.String }),
+  handler: ({ principal }) => tickets.issue(principal!),
+});
+
+function parseListen(listen: string): { host: string; port: number } {
+  const idx = listen.lastIndexOf(":");
+  return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
+}
+
+export const brokerModule: CloudModule = {
+  name: "broker",
+  routes: [issueTicket],
+  async attach(server, svc) {
+    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), ...measurementHooks(svc.measurements) };
+    const broker = attachIscpBroker(server, options);
+    svc.iscp = { broker, tickets };
+    svc.onClose.push(() => broker.close());
+    if (svc.config.iscpQuicListen) {
+      const { host, port } = parseListen(svc.config.iscpQuicListen);
+      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"));
+      const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
+      svc.iscp.quicPort = quic.port;
+      svc.onClose.push(() => quic.close());
+      svc.log.info({ host, port: quic.port }, "iSCP over QUIC listening");
+    }
+  },
+};

@@ -1,0 +1,93 @@
+// The broker inside the real cloud peer: edges authenticate with their own client_credentials
+// tokens, tickets work once, and persisted upstream data comes back through the REST data API.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
+import { connectWebSocket } from "../../../runtime/iscp/transport/websocket.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
+import { adminToken, caller, type Call } from "../accounts/helpers.js";
+import { edgeToken, makeEdge, type TestEdge } from "../org/helpers.js";
+
+const PROJECT = "00000000-0000-0000-0000-000000000000";
+
+describe("iSCP broker in the cloud peer", () => {
+  let peer: TestPeer;
+  let admin: Call;
+  let edge: TestEdge;
+  let token: string;
+  const clients: IscpClient[] = [];
+
+  const connect = async (tok: string, nodeId: string) => {
+    const c = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: `${peer.url.replace("http", "ws")}/api/iscp/connect` }),
+      token: tok,
+      nodeId,
+      projectUuid: PROJECT,
+      reconnect: false,
+    });
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    peer = await startTestPeer();
+    admin = caller(peer, await adminToken(peer));
+    edge = await makeEdge(admin, "broker-edge");
+    const t = await edgeToken(peer, edge);
+    expect(t.status).toBe(200);
+    token = t.body.access_token;
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await peer.stop();
+  });
+
+  it("accepts an edge with its own token and node id", async () => {
+    const c = await connect(token, edge.uuid);
+    expect(c.state).toBe("open");
+  });
+
+  it("refuses a bad token with AUTH_FAILED", async () => {
+    const err = await connect("not-a-token", edge.uuid).catch((e) => e);
+    expect(err).toBeInstanceOf(IscpRequestError);
+    expect((err as IscpRequestError).resultCode).toBe(66);
+  });
+
+  it("refuses an edge that claims another node id with NODE_ID_MISMATCH", async () => {
+    const err = await connect(token, randomUUID()).catch((e) => e);
+    expect((err as IscpRequestError).resultCode).toBe(128);
+  });
+
+  it("issues one-time tickets usable as the access token exactly once", async () => {
+    const res = await admin("/iscp/tickets", { method: "POST" });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(["created_at", "expired_at", "ticket"]);
+    const c = await connect(res.body.ticket, "");
+    expect(c.state).toBe("open");
+    const again = await connect(res.body.ticket, "").catch((e) => e);
+    expect((again as IscpRequestError).resultCode).toBe(66);
+  });
+
+  it("stores a persisted upstream and serves it back through the data API", async () => {
+    const c = await connect(token, edge.uuid);
+    const session = randomUUID();
+    const baseNs = BigInt(Date.now()) * 1_000_000n;
+    await c.sendBaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs }, true);
+    const up = await c.openUpstream({ sessionId: session, persist: true });
+    const payloads = [Buffer.from("alpha"), Buffer.from("beta"), Buffer.from([0, 1, 2, 255])];
+    up.write({ name: "sensor/a", type: "bytes" }, payloads.map((p, i) => ({ elapsedTime: BigInt(i) * 1_000_000n, payload: p })));
+    up.flush();
+    expect(await up.waitAcked(5000)).toBe(true);
+    await up.close({ closeSession: true });
+    await peer.svc.measurements.upstream.drain();
+    const res = await admin(`/v1/projects/${PROJECT}/data?name=${session}&time_format=ns`);
+    expect(res.status).toBe(200);
+    const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body) + "\n";
+    const points = text.trim().split("\n").map((l: string) => JSON.parse(l));
+    expect(points.map((p: any) => p.data_id)).toEqual(["sensor/a", "sensor/a", "sensor/a"]);
+    expect(points.map((p: any) => Buffer.from(p.data.d, "base64"))).toEqual(payloads);
+    // Nanosecond times exceed 2^53: read them from the text, not through JSON.parse.
+    const times = [...text.matchAll(/"time":(\d+)/g)].map((m) => BigInt(m[1]!) - baseNs);
+    expect(times).toEqual([0n, 1_000_000n, 2_000_000n]);
+  });
+});
