@@ -38,6 +38,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       restart: ({ context, event }) =>
         event.type === "SETTINGS" && (!context.settings.enabled || driverKey(event.settings) !== driverKey(context.settings)),
       retryDue: ({ context }) => context.retryIn <= 1,
+      permanent: ({ event }) => event.type === "LINK.FAILED" && event.permanent === true,
       idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
     },
     actions: {
@@ -81,9 +82,14 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
           },
         },
         on: {
-          "LINK.FAILED": { target: "retrying", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
+          "LINK.FAILED": [
+            { guard: "permanent", target: "stopped", actions: assign(({ event }) => ({ error: event.reason })) },
+            { target: "retrying", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
+          ],
         },
       },
+      // Given up (e.g. the connector's restart policy ended); only a settings change starts it again.
+      stopped: { entry: assign({ traffic: noTraffic() }) },
       retrying: {
         entry: assign({ traffic: noTraffic() }),
         on: {
@@ -104,7 +110,8 @@ export type ChannelOpener<S> = Opener<ChannelParams<S>>;
 
 /**
  * Code mapping: disabled → none; running without the connector on the other end → disconnected
- * (error says why, if it left); open without data → quiet; open with data → connected; failed → error.
+ * (error says why, if it left); open without data → quiet; open with data → connected; failed (retried)
+ * or stopped (given up until the settings change) → error.
  */
 export function reportChannel(s: ChannelSnapshot): Report {
   const c = s.context;

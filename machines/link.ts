@@ -10,8 +10,8 @@ export interface Callbacks {
   opened(): void;
   /** Lost after being opened, or ended; the machine retries. */
   closed(reason: string): void;
-  /** Could not open. */
-  failed(reason: string): void;
+  /** Could not open, or broke. `permanent`: retrying cannot help (e.g. a connector's restart policy gave up). */
+  failed(reason: string, permanent?: boolean): void;
   /** Bytes moved, for bitrate and quiet detection. */
   data(bytes: number): void;
 }
@@ -23,7 +23,7 @@ export type Opener<P> = (params: P, cb: Callbacks) => Handle;
 export type LinkEvent =
   | { type: "LINK.OPENED" }
   | { type: "LINK.CLOSED"; reason: string }
-  | { type: "LINK.FAILED"; reason: string }
+  | { type: "LINK.FAILED"; reason: string; permanent?: boolean }
   | { type: "DATA"; bytes: number };
 
 /**
@@ -39,7 +39,7 @@ export function openerActor<P>(open: Opener<P>, track?: (closing: Promise<unknow
       handle = open(input, {
         opened: () => guard({ type: "LINK.OPENED" }),
         closed: (reason) => guard({ type: "LINK.CLOSED", reason }),
-        failed: (reason) => guard({ type: "LINK.FAILED", reason }),
+        failed: (reason, permanent) => guard(permanent ? { type: "LINK.FAILED", reason, permanent } : { type: "LINK.FAILED", reason }),
         data: (bytes) => guard({ type: "DATA", bytes }),
       });
     } catch (e) {

@@ -34,7 +34,7 @@ function runDaemon(args: string[], env: Record<string, string> = {}): Daemon {
 }
 
 async function ready(api: ApiClient) {
-  await eventually(async () => (await api.get("/version")).status === 200, 15_000);
+  await eventually(async () => (await api.get("/version")).status === 200, 30_000);
 }
 
 async function setup() {

@@ -23,7 +23,7 @@ export function driver(actor: { send(e: never): void }, fake: ReturnType<typeof 
     const cb = fake.last()?.cb;
     if (e.type === "LINK.OPENED") cb?.opened();
     else if (e.type === "LINK.CLOSED") cb?.closed(String(e.reason));
-    else if (e.type === "LINK.FAILED") cb?.failed(String(e.reason));
+    else if (e.type === "LINK.FAILED") cb?.failed(String(e.reason), e.permanent === true);
     else if (e.type === "DATA") cb?.data(Number(e.bytes));
     else actor.send(e as never);
   };

@@ -36,6 +36,7 @@ const CODES: Array<[object | string, string]> = [
   [{ running: { open: "quiet" } }, "quiet"],
   [{ running: { open: "active" } }, "connected"],
   ["retrying", "error"],
+  ["stopped", "error"],
 ];
 
 describe.each([
@@ -51,6 +52,7 @@ describe.each([
     { type: "LINK.OPENED" },
     { type: "LINK.CLOSED", reason: "connector closed the FIFO" },
     { type: "LINK.FAILED", reason: "mkfifo failed" },
+    { type: "LINK.FAILED", reason: "connector exited with code 1; restart policy gave up", permanent: true },
     { type: "DATA", bytes: 10 },
   ];
   const input = { settings: base };
