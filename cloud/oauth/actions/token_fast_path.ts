@@ -43,6 +43,10 @@ function readForm(req: http.IncomingMessage): Promise<Record<string, string>> {
       resolve(form);
     });
     req.once("error", reject);
+    // An aborted upload never ends: settle anyway so nothing waits forever.
+    req.once("close", () => {
+      if (!req.complete) reject(new ApiError(400, "invalid_request", "the request body was cut short"));
+    });
   });
 }
 

@@ -16,7 +16,7 @@ interface Entry {
 
 export class OwnClients {
   private readonly cache = new Map<string, Entry>();
-  private readonly used = new Map<number, string>();
+  private readonly used = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly db: Db) {}
@@ -66,12 +66,12 @@ export class OwnClients {
   }
 
   private markUsed(id: number): void {
-    this.used.set(id, new Date().toISOString());
+    this.used.set(id, Date.now());
   }
 
   async flush(): Promise<void> {
     if (!this.used.size) return;
-    const uses = [...this.used].map(([id, at]) => ({ id, at }));
+    const uses = [...this.used].map(([id, at]) => ({ id, at: new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z") }));
     this.used.clear();
     await this.db.transaction((tx) => clientsRepo.touchSecrets(tx, uses));
   }
