@@ -119,3 +119,20 @@ export function chunkPoints(c: DecodedChunk, srcId = ""): DataPoint[] {
   }
   return out;
 }
+
+export interface PointGroup {
+  dataId: DataId;
+  points: Array<{ elapsedNs: number; payload: Buffer }>;
+}
+
+/**
+ * Points grouped by data id, in first-appearance order, points in chunk order within a group: the shape of
+ * iSCP data point groups and of StoreDataPointGroup for deferred upload.
+ */
+export function chunkGroups(c: DecodedChunk): PointGroup[] {
+  const groups: PointGroup[] = c.ids.map((dataId) => ({ dataId, points: [] }));
+  for (let i = 0; i < c.count; i++) {
+    groups[c.idIndex[i]!]!.points.push({ elapsedNs: c.elapsedNs[i]!, payload: c.buffer.subarray(c.payloadStart[i]!, c.payloadEnd[i]!) });
+  }
+  return groups.filter((g) => g.points.length > 0);
+}

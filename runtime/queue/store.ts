@@ -16,6 +16,8 @@ import { encodeChunk } from "./chunk-codec.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
 
 export const CHUNK_HEADER = 16;
+/** With limit_data_storage false, the measurement stops once the data directory's disk is this full. */
+export const DISK_FULL_RATIO = 0.9;
 const MiB = 1024 * 1024;
 
 export interface QueueOptions {
@@ -276,6 +278,11 @@ export class DurableQueue {
   async diskUsage(): Promise<number> {
     const st = await statfs(this.opts.dir);
     return st.blocks === 0 ? 0 : 1 - st.bavail / st.blocks;
+  }
+
+  /** limit_data_storage false and the disk is 90 % full: the caller stops the measurement. */
+  async diskFull(): Promise<boolean> {
+    return !this.limit && (await this.diskUsage()) >= DISK_FULL_RATIO;
   }
 
   private count(s: SeqState, chunks: number, bytes: number): void {

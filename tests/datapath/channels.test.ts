@@ -10,6 +10,7 @@ import { openDownstreamChannel } from "../../runtime/ipc/downstream-channel.js";
 import { IscpV2CompatEncoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { Launch } from "../../runtime/ipc/schema.js";
 import { openUpstreamChannel } from "../../runtime/ipc/upstream-channel.js";
+import { takeMeasurementClock } from "../../runtime/ipc/clock.js";
 import { ChunkBatcher } from "../../runtime/queue/batcher.js";
 import { chunkPoints, decodeChunk } from "../../runtime/queue/chunk-codec.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
@@ -57,8 +58,10 @@ describe("upstream channel", () => {
     ]);
     const routed: string[][] = [];
     const { cb, events, bytes } = recorder();
+    const clock = takeMeasurementClock();
     const ch = openUpstreamChannel(
       {
+        clockBase: clock.clockBase,
         settings: { id: "dc-1", data_name_prefix: "dc/", format: "iscp-v2-compat", ipc: { type: "fifo", path: join(dir, "up.fifo") }, launch: launchSample(["--rate", "0", "--count", "20000", "--name", "speed"]), dest_ids: ["up-1"] },
         filters,
         sink: (points, destIds) => {
@@ -77,6 +80,8 @@ describe("upstream channel", () => {
     const stored = q.readChunks(seq, 0, 1e6).flatMap((c) => chunkPoints(decodeChunk(c.data)));
     expect(stored.length).toBe(20000);
     expect(stored.every((p, i) => p.name === "car/speed" && seqOf(p) === i)).toBe(true);
+    // Connector timestamps (CLOCK_MONOTONIC) became elapsed times from the base time taken before it started.
+    expect(stored.every((p) => p.elapsedNs > 0 && p.elapsedNs < 20e9)).toBe(true);
     expect(ch.stats.connector).toMatchObject({ running: false, finished: true });
   });
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
-import { chunkPoints, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
+import { chunkGroups, chunkPoints, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
 import { exited, plain, point, spawnTs, tempDir, waitFor } from "./helpers.js";
 
@@ -37,6 +37,17 @@ describe("chunk codec", () => {
     expect(chunkPoints(d, "src").map(plain)).toEqual(input.map(plain));
     expect(encodeChunk(chunkPoints(d, "src")).equals(buf)).toBe(true);
     expect(buf.length).toBe(6 + d.ids.reduce((n, id) => n + 4 + Buffer.byteLength(id.name) + Buffer.byteLength(id.type), 0) + 5 * 30 + 14);
+  });
+});
+
+describe("chunk groups", () => {
+  it("group points by data id in first-appearance order", () => {
+    const d = decodeChunk(encodeChunk([point("a", "t", "1", 1), point("b", "t", "2", 2), point("a", "t", "3", 3), point("a", "u", "4", 4)]));
+    expect(chunkGroups(d).map((g) => [g.dataId.type + ":" + g.dataId.name, g.points.map((p) => `${p.elapsedNs}=${p.payload.toString()}`)])).toEqual([
+      ["t:a", ["1=1", "3=3"]],
+      ["t:b", ["2=2"]],
+      ["u:a", ["4=4"]],
+    ]);
   });
 });
 
@@ -130,6 +141,7 @@ describe("durable queue", () => {
     const s = q.openSequence(M1, "up", "a", true);
     for (let i = 0; i < 5; i++) await q.append(s.ord, pts(10, "x", 500)).durable;
     expect(q.stats).toMatchObject({ chunks: 5, evictedChunks: 0 });
+    expect(typeof (await q.diskFull())).toBe("boolean");
     const usage = await q.diskUsage();
     expect(usage).toBeGreaterThan(0);
     expect(usage).toBeLessThanOrEqual(1);
