@@ -82,7 +82,10 @@ async function serveOidcProvider(): Promise<Target> {
 /** Starts one server in a child process; resolves with its target once it listens. */
 function startChild(which: "ours" | "oidc"): Promise<{ child: ChildProcess; target: Target }> {
   const file = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ["--import", "tsx", file, "--serve", which], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", file, "--serve", which], {
+    cwd: path.resolve(path.dirname(file), ".."),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
