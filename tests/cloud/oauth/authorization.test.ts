@@ -159,6 +159,20 @@ describe("authorization endpoint and authorization_code grant", () => {
     it("client without the authorization_code grant: unauthorized_client (page, it has no redirect URI)", async () => {
       await expectPage(await get({ ...base(), client_id: cc.client_id }), /not registered/);
     });
+    it("a client registered without the authorization_code grant but with a redirect URI: unauthorized_client redirect", async () => {
+      peer.svc.oauth.clientResolvers.push(async (id) =>
+        id === "cc-with-uri"
+          ? { clientId: id, kind: "client", grantTypes: ["client_credentials"], tokenEndpointAuthMethod: "client_secret_post", redirectUris: [REDIRECT], tlsClientAuthSubjectDn: "", verifySecret: () => false }
+          : undefined,
+      );
+      await expectRedirect(await get({ ...base(), client_id: "cc-with-uri" }), "unauthorized_client");
+    });
+    it("state longer than 2048 characters: invalid_request redirect", async () => {
+      const res = await get({ ...base(), state: "s".repeat(2049) });
+      expect(res.status).toBe(302);
+      expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
+      expect((await get({ ...base(), state: "s".repeat(2048) })).headers.get("location")).toMatch(/^\/api\/auth\/oauth2\/sign-in/);
+    });
     it("missing response_type: invalid_request redirect", async () => {
       const { response_type: _, ...rest } = base();
       await expectRedirect(await get(rest), "invalid_request");
