@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
 import { verifyConnection } from "../machines/cloud-auth.js";
+import { downstreamChannelOpener, upstreamChannelOpener } from "../machines/ipc-driver.js";
 import { iscpDownstreamOpener, iscpUpstreamOpener } from "../machines/iscp-link.js";
 import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
@@ -27,7 +28,10 @@ export interface AgentOptions {
   dataDir: string;
   /** Where FIFOs go when an IPC channel is created without `ipc` (default: next to the socket). */
   ipcDir?: string;
-  /** What the machines supervise; streams default to real iSCP connections (machines/iscp-link.ts). */
+  /**
+   * What the machines supervise. Defaults: real iSCP connections for streams (machines/iscp-link.ts), real
+   * FIFOs and connectors for IPC channels (machines/ipc-driver.ts).
+   */
   openers?: Openers;
   log?: Logger;
 }
@@ -47,7 +51,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const store = SettingsStore.open(path.resolve(opts.dataDir));
   const measurements = new LmdbMeasurementCatalog(store.env);
   const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
-  const openers: Openers = { upstream: iscpUpstreamOpener(), downstream: iscpDownstreamOpener(), ...opts.openers };
+  const openers: Openers = {
+    upstream: iscpUpstreamOpener(),
+    downstream: iscpDownstreamOpener(),
+    upstreamIpc: upstreamChannelOpener({ onConnectorOutput: (id, line, stream) => log.debug({ connector: id, stream }, line) }),
+    downstreamIpc: downstreamChannelOpener({ onConnectorOutput: (id, line, stream) => log.debug({ connector: id, stream }, line) }),
+    ...opts.openers,
+  };
   const supervisor = new Supervisor(store, openers).start();
   const api: ApiContext = {
     settings,

@@ -117,7 +117,7 @@ describe("command API operations", () => {
       format: "logger-msg",
       dest_ids: ["up-ipc-target", "deferred"],
       data_name_prefix: "v1/10/",
-      ipc: { type: "fifo", path: "/tmp/agent-test-dc-up.fifo" },
+      ipc: { type: "fifo", path: `${t.dir}/dc-up.fifo` },
       launch,
     });
     expect(r.status).toBe(201);

@@ -188,7 +188,7 @@ describe("404, 409 and 400 bodies", () => {
   });
 
   it("two channels cannot share a FIFO path", async () => {
-    const ipc = { type: "fifo", path: "/tmp/shared-test.fifo" };
+    const ipc = { type: "fifo", path: `${t.dir}/shared.fifo` };
     expect((await t.api.post("/device-connectors/downstream", { id: fresh(), format: "iscp-v2-compat", ipc })).status).toBe(201);
     expectProblem(await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat", dest_ids: [], ipc }), 409, /^ipc\.path: /);
   });
