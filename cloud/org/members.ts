@@ -4,7 +4,7 @@ import { badRequest, conflict, forbidden, notFound } from "../http/errors.js";
 import { pageInfo } from "../http/query.js";
 import { reply, type Reply } from "../http/route.js";
 import type { Policy } from "../access/policy.js";
-import type { Db } from "../storage/db.js";
+import { isUniqueViolation, type Db } from "../storage/db.js";
 import type { OrgIndex, Standing } from "./orgIndex.js";
 import { MemberRepo, type MemberRow } from "./repo/members.js";
 import type { Paging, Sort } from "./repo/sql.js";
@@ -55,6 +55,11 @@ export class MemberService {
     if (this.kind === "group") this.index.setGroupMember(m.scope_uuid, m.user_uuid, { roles: m.role_uuids, owner: m.is_owner });
     else this.index.setProjectMember(m.scope_uuid, m.user_uuid, { roles: m.role_uuids, owner: m.is_owner });
   }
+  /** Updates an existing membership (404 if it went away meanwhile) and the index. */
+  private async write(m: MemberRow) {
+    if (!(await this.repo.update(m))) throw notFound("member not found");
+    this.sync(m);
+  }
   private checkRoles(roles: readonly string[]): string[] {
     const out = [...new Set(roles.map((r) => r.toLowerCase()))];
     if (out.includes(this.policy.ownerRoleUuid)) throw forbidden("owner role cannot be changed.");
@@ -93,10 +98,13 @@ export class MemberService {
       user = await this.users.byEmail(input.user_email_address);
       if (!user) throw badRequest("invalid body: user_email_address: no user has this address", { user_email_address: "no user has this address" });
     } else throw badRequest("invalid body: user_uuid or user_email_address is required", { user_uuid: "required" });
-    if (await this.repo.get(scope, user)) throw conflict("the user is already a member", { user_uuid: "already a member" });
     const at = now();
     const m: MemberRow = { scope_uuid: scope, user_uuid: user, role_uuids: roles, is_owner: false, created_at: at, updated_at: at };
-    await this.repo.upsert(m);
+    try {
+      await this.repo.insert(m);
+    } catch (err) {
+      throw isUniqueViolation(err) ? conflict("the user is already a member", { user_uuid: "already a member" }) : err;
+    }
     this.sync(m);
     return this.get(scope, user);
   }
@@ -105,8 +113,7 @@ export class MemberService {
     const m = await this.row(scope, user);
     if (roleUuids !== undefined) {
       const next = { ...m, role_uuids: this.checkRoles(roleUuids), updated_at: now() };
-      await this.repo.upsert(next);
-      this.sync(next);
+      await this.write(next);
     }
     return this.get(scope, m.user_uuid);
   }
@@ -123,9 +130,7 @@ export class MemberService {
   async addOwner(scope: string, user: string): Promise<MemberView | Reply> {
     const m = await this.row(scope, user);
     if (m.is_owner) return reply(304);
-    const next = { ...m, is_owner: true, updated_at: now() };
-    await this.repo.upsert(next);
-    this.sync(next);
+    await this.write({ ...m, is_owner: true, updated_at: now() });
     return this.get(scope, m.user_uuid);
   }
 
@@ -138,7 +143,7 @@ export class MemberService {
     await this.db.transaction(async (tx) => {
       const repo = new MemberRepo(tx, this.repo.table, this.repo.scopeCol);
       if ((await repo.ownerCount(scope)) <= 1) throw forbidden(`${this.kind} must have at least one owner.`);
-      await repo.upsert(next);
+      if (!(await repo.update(next))) throw notFound("member not found");
     });
     this.sync(next);
     return undefined;

@@ -46,6 +46,24 @@ export class MemberRepo {
       [m.scope_uuid, m.user_uuid, JSON.stringify(m.role_uuids), m.is_owner ? 1 : 0, m.created_at, m.updated_at],
     );
   }
+  /** Plain insert: a second membership fails with a UNIQUE violation (409 upstream). */
+  async insert(m: MemberRow) {
+    await this.db.run(
+      `INSERT INTO ${this.table} (${this.scopeCol}, user_uuid, role_uuids, is_owner, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      [m.scope_uuid, m.user_uuid, JSON.stringify(m.role_uuids), m.is_owner ? 1 : 0, m.created_at, m.updated_at],
+    );
+  }
+  /** Returns false when the member is gone. */
+  async update(m: MemberRow) {
+    const r = await this.db.run(`UPDATE ${this.table} SET role_uuids = ?, is_owner = ?, updated_at = ? WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [
+      JSON.stringify(m.role_uuids),
+      m.is_owner ? 1 : 0,
+      m.updated_at,
+      m.scope_uuid,
+      m.user_uuid,
+    ]);
+    return r.changes > 0;
+  }
   async delete(scope: string, user: string) {
     return (await this.db.run(`DELETE FROM ${this.table} WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [scope, user])).changes > 0;
   }
