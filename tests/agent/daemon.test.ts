@@ -1,6 +1,7 @@
 // The daemon as a child process: socket mode, stale and live sockets, SIGTERM, and settings that
 // survive kill -9 and restarts.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -37,6 +38,18 @@ async function ready(api: ApiClient) {
   await eventually(async () => (await api.get("/version")).status === 200, 30_000);
 }
 
+/** True while a process with exactly this command line (`sleep <marker>`) exists. */
+function running(marker: string): boolean {
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8") === `/bin/sleep\0${marker}\0`) return true;
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return false;
+}
+
 async function setup() {
   const dir = await tempDir("agentd-");
   dirs.push(dir);
@@ -52,6 +65,20 @@ describe("edge-agent daemon", () => {
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     await expect(stat(socket)).rejects.toThrow();
+  });
+
+  it("stops launched connectors on SIGTERM", async () => {
+    const { socket, data } = await setup();
+    const d = runDaemon(["--socket", socket, "--data", data]);
+    const api = new ApiClient(socket);
+    await ready(api);
+    const marker = String(900000 + Math.floor(Math.random() * 99999));
+    await api.post("/upstreams", { id: "u" });
+    await api.post("/device-connectors/upstream", { id: "c", format: "iscp-v2-compat", dest_ids: ["u"], launch: { command: "/bin/sleep", args: [marker] } });
+    await eventually(() => running(marker), 10_000);
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+    expect(running(marker)).toBe(false);
   });
 
   it("takes the socket and data paths from AGENT_SOCKET and AGENT_DATA", async () => {
