@@ -45,6 +45,19 @@ describe("projects", () => {
     expect(await admin(`/auth/groups/00000000-0000-4000-8000-000000000005/projects`, { method: "POST", json: { name: "x" } })).toMatchObject({ status: 404, body: { type: "not_found", title: "group not found" } });
   });
 
+  it("refuses a project beyond the per-group limit with exceeded_max_projects_count_per_group", async () => {
+    const { ProjectRepo } = await import("../../../cloud/org/repo/groups.js");
+    const { MAX_PROJECTS_PER_GROUP } = await import("../../../cloud/org/limits.js");
+    const full = (await json(admin("/auth/groups", { method: "POST", json: { name: "full" } }), 201)).uuid;
+    const at = new Date().toISOString();
+    await peer.svc.db.transaction(async (tx) => {
+      const repo = new ProjectRepo(tx);
+      for (let i = 0; i < MAX_PROJECTS_PER_GROUP; i++) await repo.insert({ uuid: crypto.randomUUID(), group_uuid: full, name: `p${i}`, created_at: at, updated_at: at });
+    });
+    const r = await admin(`/auth/groups/${full}/projects`, { method: "POST", json: { name: "one-too-many" } });
+    expect(r).toMatchObject({ status: 403, body: { type: "exceeded_max_projects_count_per_group", title: `a group may hold at most ${MAX_PROJECTS_PER_GROUP} projects` } });
+  });
+
   it("lists own projects: direct membership and membership of a parent group", async () => {
     const sub = (await json(admin(`/auth/groups/${group}/groups`, { method: "POST", json: { name: "own-sub" } }), 201)).uuid;
     const direct = await create("own-direct");
