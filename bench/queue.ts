@@ -9,13 +9,23 @@ import { fileURLToPath } from "node:url";
 import type { DataPoint } from "../runtime/datapoint.js";
 import { FifoReader } from "../runtime/ipc/fifo-reader.js";
 import { IscpV2CompatDecoder, encodeIscpV2Frame } from "../runtime/ipc/iscp-v2-compat.js";
+import { Schema } from "effect";
+import { Launch } from "../runtime/ipc/schema.js";
+import { openUpstreamChannel } from "../runtime/ipc/upstream-channel.js";
+import { ChunkBatcher } from "../runtime/queue/batcher.js";
 import { DurableQueue } from "../runtime/queue/store.js";
 import { isMain, report, type Row } from "./lib.js";
 
 const PAYLOAD = 16;
-const MAX_IN_FLIGHT = Number(process.env.BENCH_QUEUE_IN_FLIGHT ?? 8);
+/** Bytes of one frame: header, type `bytes`, name `sample/counter`, payload. */
+const FRAME = 16 + 5 + 14 + PAYLOAD;
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+/** The sample connector as one node process (no tsx wrapper), as fast as the pipe takes frames. */
+const connectorArgs = (fifo: string, count: number) =>
+  ["--import", "tsx", path.join(root, "runtime/connectors/sample-connector.ts"), "--path", fifo, "--rate", "0", "--size", String(PAYLOAD), "--count", String(count)];
+const startConnector = (fifo: string, count: number) => spawn(process.execPath, connectorArgs(fifo, count), { stdio: "ignore", cwd: root });
 
 function parseInMemory(): Row {
   const frame = encodeIscpV2Frame(1, 2, "bytes", "sample/counter", Buffer.alloc(PAYLOAD));
@@ -36,61 +46,65 @@ function parseInMemory(): Row {
   return { case: "iscp-v2-compat parse, in memory (64 KiB reads)", points, seconds: +s.toFixed(2), points_per_s: Math.round(points / s), MB_per_s: +((points * frame.length) / s / 1e6).toFixed(1) };
 }
 
-async function fifoFromConnector(dir: string, queue?: DurableQueue): Promise<Row> {
-  const count = queue ? 2_000_000 : 3_000_000;
-  const fifo = path.join(dir, queue ? "q.fifo" : "p.fifo");
-  let seqOrd = 0;
-  if (queue) {
-    queue.startMeasurement("00000000-0000-4000-8000-00000000b001", 0n);
-    seqOrd = queue.openSequence("00000000-0000-4000-8000-00000000b001", "up", "00000000-0000-4000-8000-00000000b0aa", true).ord;
-  }
+async function fifoFromConnector(dir: string): Promise<Row> {
+  const count = 3_000_000;
+  const fifo = path.join(dir, "p.fifo");
   let got = 0;
-  let durable = 0;
-  let inFlight = 0;
-  let batch: DataPoint[] = [];
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
-  let reader!: FifoReader;
-  // Reads are grouped into chunks of >= 4096 points; the reader pauses while 8 chunks await their commit.
-  const flush = () => {
-    if (batch.length === 0 || !queue) return;
-    const n = batch.length;
-    const { durable: d } = queue.append(seqOrd, batch);
-    batch = [];
-    if (++inFlight >= MAX_IN_FLIGHT) reader.pause();
-    void d.then(() => {
-      durable += n;
-      if (--inFlight < MAX_IN_FLIGHT) reader.resume();
-      if (durable >= count) done();
-    });
-  };
-  reader = new FifoReader({
+  const reader = new FifoReader({
     path: fifo,
     format: "iscp-v2-compat",
     srcId: "bench",
     onPoints: (ps) => {
-      got += ps.length;
-      if (!queue) {
-        if (got >= count) done();
-        return;
-      }
-      for (const p of ps) batch.push(p);
-      if (batch.length >= 4096 || got >= count) flush();
+      if ((got += ps.length) >= count) done();
     },
   });
   await reader.start();
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "runtime/connectors/sample-connector.ts"), "--path", fifo, "--rate", "0", "--size", String(PAYLOAD), "--count", String(count)], { stdio: "ignore", cwd: root });
+  const child = startConnector(fifo, count);
   await finished;
   const s = seconds(t0); // includes the connector's start-up (about 0.3 s)
   await reader.stop();
   child.kill("SIGKILL");
+  return { case: "connector -> FIFO -> reader", points: count, seconds: +s.toFixed(2), points_per_s: Math.round(count / s), MB_per_s: +((count * FRAME) / s / 1e6).toFixed(1) };
+}
+
+/** The real blocks: upstream channel (launching the connector) -> batcher (5 ms interval) -> LMDB. */
+async function channelToQueue(dir: string): Promise<Row> {
+  const count = 2_000_000;
+  const q = await DurableQueue.open({ dir: path.join(dir, "pipeline"), capacityMiB: 4096, limitDataStorage: true });
+  const meas = "00000000-0000-4000-8000-00000000b001";
+  q.startMeasurement(meas, 0n);
+  const seq = q.openSequence(meas, "up", "00000000-0000-4000-8000-00000000b0aa", true).ord;
+  const batcher = new ChunkBatcher(q, seq, { flushPolicy: "interval", flushIntervalMs: 5 });
+  const t0 = process.hrtime.bigint();
+  const ch = openUpstreamChannel(
+    {
+      settings: {
+        id: "bench",
+        data_name_prefix: "v1/1/",
+        format: "iscp-v2-compat",
+        ipc: { type: "fifo", path: path.join(dir, "q.fifo") },
+        launch: Schema.decodeUnknownSync(Launch)({ command: process.execPath, args: [...connectorArgs("${ipc.path}", count)], working_dir: root }),
+        dest_ids: ["up"],
+      },
+      sink: (points) => batcher.push(points),
+    },
+    { opened() {}, closed() {}, failed(r) { throw new Error(r); }, data() {} },
+  );
+  while (ch.stats.accepted < count) await new Promise((r) => setTimeout(r, 5));
+  const s = seconds(t0);
+  await ch.close();
+  const chunks = q.stats.chunks;
+  await q.close();
   return {
-    case: queue ? "connector -> FIFO -> reader -> LMDB (durable)" : "connector -> FIFO -> reader",
+    case: "upstream channel (connector) -> batcher -> LMDB (durable)",
     points: count,
     seconds: +s.toFixed(2),
     points_per_s: Math.round(count / s),
-    MB_per_s: +((count * (16 + 5 + 14 + PAYLOAD)) / s / 1e6).toFixed(1),
+    MB_per_s: +((count * FRAME) / s / 1e6).toFixed(1),
+    chunks_per_s: Math.round(chunks / s),
   };
 }
 
@@ -135,9 +149,7 @@ export async function run(): Promise<Row[]> {
   try {
     const rows: Row[] = [parseInMemory(), await fifoFromConnector(dir)];
     rows.push(...(await lmdbRates(dir, 1024)), ...(await lmdbRates(dir, 8192)));
-    const q = await DurableQueue.open({ dir: path.join(dir, "pipeline"), capacityMiB: 4096, limitDataStorage: true });
-    rows.push(await fifoFromConnector(dir, q));
-    await q.close();
+    rows.push(await channelToQueue(dir));
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,7 @@ export interface UpstreamChannelOptions {
   /** Accepts a batch for the given destinations; resolves when accepted, rejects when it cannot be. */
   sink: (points: DataPoint[], destIds: readonly string[]) => Promise<void> | void;
   clockBase?: ClockBase;
-  /** Batches awaiting acceptance before reading pauses. Default 16. */
+  /** Batches (FIFO reads, <= 64 KiB each) awaiting acceptance before reading pauses. Default 512 (<= 32 MiB). */
   maxPendingBatches?: number;
   onUnknownDType?: (dtype: number) => void;
   onOutput?: (line: string, stream: "stdout" | "stderr") => void;
@@ -42,7 +42,7 @@ export interface UpstreamChannelHandle {
 
 export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCallbacks): UpstreamChannelHandle {
   const s = opts.settings;
-  const maxPending = opts.maxPendingBatches ?? 16;
+  const maxPending = opts.maxPendingBatches ?? 512;
   let destIds = s.dest_ids;
   let pending = 0;
   let accepted = 0;
