@@ -1,7 +1,9 @@
 // Chunk uploads in and data points out: StoreDataChunks (protobuf or its JSON form) to the area's
 // model, StoreDataChunk as the stored row payload, DataResponseProto / DomainEventProto frames.
 import { Schema } from "effect";
-import type Long from "long";
+import Long from "long";
+
+const LongCtor = Long;
 import { badRequest } from "../http/errors.js";
 import { decodeOrThrow } from "../http/decode.js";
 import { pb } from "../../proto/gen/pb.js";
@@ -32,7 +34,16 @@ const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 export const isUuid = (s: string) => UUID_RE.test(s);
 
 const toBigInt = (v: number | Long | string | null | undefined): bigint =>
-  v === null || v === undefined ? 0n : typeof v === "number" ? BigInt(v) : BigInt(v.toString());
+  v === null || v === undefined
+    ? 0n
+    : typeof v === "number"
+      ? BigInt(v)
+      : typeof v === "string"
+        ? BigInt(v)
+        : BigInt.asIntN(64, (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
+
+/** int64 for protobufjs without a detour through decimal text. */
+const toLong = (b: bigint): Long => LongCtor.fromBits(Number(b & 0xffffffffn) | 0, Number((b >> 32n) & 0xffffffffn) | 0, false);
 
 
 function checkUpload(u: ChunkUpload): ChunkUpload {
@@ -132,8 +143,8 @@ export function encodeChunk(c: Chunk): Buffer {
     sequenceNumber: c.sequenceNumber,
     dataPointGroups: c.groups.map((g) => ({
       dataId: { name: g.name, type: g.type },
-      // protobufjs writes int64 from a decimal string exactly (a number would round past 2^53).
-      dataPoints: g.points.map((p) => ({ elapsedTime: p.elapsedNs.toString() as unknown as number, payload: p.payload })),
+      // A Long keeps int64 exact (a number would round past 2^53).
+      dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
     })),
   };
   return Buffer.from(pb.StoreDataChunk.encode(msg).finish());

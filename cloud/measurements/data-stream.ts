@@ -1,8 +1,10 @@
-// GET .../data: a measurement's points in time order, streamed. Chunks are read in order of their
-// earliest (asc) or latest (desc) point; a heap merges their points and releases a point once no
-// chunk still to be read can hold an earlier (later) one, so memory stays at the overlapping chunks.
+// GET .../data: a measurement's points in time order, streamed. Chunk rows are read in order of
+// their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
+// and a heap of runs releases a point once no chunk still to be read can hold an earlier (later)
+// one. Memory stays at the chunks that overlap in time.
 import type { Queryable } from "../storage/db.js";
-import { decodeChunk, encodeDataResponse, frame, type DataPoint } from "./codec.js";
+import { decodeChunk } from "./codec.js";
+import { dataFrame, jsonLine, type GroupCtx } from "./data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";
 import { chunkPage, type ChunkKey, type ChunkRow } from "./repo-data.js";
 import { measurementsForName } from "./repo-measurement-list.js";
@@ -24,11 +26,14 @@ export interface DataQuery {
 
 interface Item {
   elapsed: bigint;
-  key: [number, number, number, number];
-  type: string;
-  name: string;
-  point: DataPoint;
-  createdAtMs: number;
+  payload: Uint8Array;
+  group: GroupCtx;
+}
+
+/** The matching points of one chunk, sorted; `i` is the next one to release. */
+interface Run {
+  items: Item[];
+  i: number;
 }
 
 const PAGE = 128;
@@ -52,59 +57,70 @@ export function compileIdq(idq: readonly string[] | undefined): ((type: string, 
   return (t, n) => tests.some((f) => f(t, n));
 }
 
-class Heap {
-  private readonly a: Item[] = [];
-  constructor(private readonly before: (x: Item, y: Item) => boolean) {}
+/** A heap of runs ordered by their next point; runs are created in read order, which breaks ties. */
+class RunHeap {
+  private readonly a: Array<Run & { seq: number }> = [];
+  private seq = 0;
+  constructor(private readonly desc: boolean) {}
   get size() {
     return this.a.length;
   }
-  peek(): Item | undefined {
-    return this.a[0];
+  private before(x: Run & { seq: number }, y: Run & { seq: number }): boolean {
+    const ex = x.items[x.i]!.elapsed;
+    const ey = y.items[y.i]!.elapsed;
+    if (ex !== ey) return this.desc ? ex > ey : ex < ey;
+    return x.seq < y.seq;
   }
-  push(x: Item): void {
+  head(): Item | undefined {
+    const r = this.a[0];
+    return r && r.items[r.i];
+  }
+  add(items: Item[]): void {
+    if (items.length === 0) return;
+    this.a.push({ items, i: 0, seq: this.seq++ });
+    this.up(this.a.length - 1);
+  }
+  /** Removes and returns the next point. */
+  take(): Item {
+    const r = this.a[0]!;
+    const it = r.items[r.i++]!;
+    if (r.i === r.items.length) {
+      const last = this.a.pop()!;
+      if (this.a.length) this.a[0] = last;
+    }
+    this.down(0);
+    return it;
+  }
+  private up(i: number): void {
     const a = this.a;
-    a.push(x);
-    for (let i = a.length - 1; i > 0; ) {
+    while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.before(a[i]!, a[p]!)) break;
       [a[i], a[p]] = [a[p]!, a[i]!];
       i = p;
     }
   }
-  pop(): Item | undefined {
+  private down(i: number): void {
     const a = this.a;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length && last) {
-      a[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.before(a[l]!, a[m]!)) m = l;
-        if (r < a.length && this.before(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && this.before(a[l]!, a[m]!)) m = l;
+      if (r < a.length && this.before(a[r]!, a[m]!)) m = r;
+      if (m === i) return;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
     }
-    return top;
   }
 }
 
-function ascBefore(x: Item, y: Item): boolean {
-  if (x.elapsed !== y.elapsed) return x.elapsed < y.elapsed;
-  for (let i = 0; i < 4; i++) if (x.key[i] !== y.key[i]) return x.key[i]! < y.key[i]!;
-  return false;
-}
-const descBefore = (x: Item, y: Item) => ascBefore(y, x);
-
-/** The points of one measurement, in order, within [from, to) of elapsed time. */
+/** The points of one measurement in order within [from, to) of elapsed time, in batches. */
 async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, onError: (e: Error, row: ChunkRow) => void) {
   const base = basetimeNs(m);
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
-  const heap = new Heap(qy.desc ? descBefore : ascBefore);
+  const heap = new RunHeap(qy.desc);
   let after: ChunkKey | undefined;
   for (;;) {
     const rows = await chunkPage(q, {
@@ -115,10 +131,11 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
       to: to !== undefined ? clampNum(to) : undefined,
       limit: PAGE,
     });
+    const out: Item[] = [];
     for (const row of rows) {
       const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
-      while (heap.size && (qy.desc ? heap.peek()!.elapsed > bound : heap.peek()!.elapsed < bound)) yield heap.pop()!;
+      for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head()) out.push(heap.take());
       let chunk;
       try {
         chunk = decodeChunk(row.payload);
@@ -126,39 +143,55 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
         onError(err as Error, row);
         continue;
       }
-      chunk.groups.forEach((g, gi) => {
-        if (match && !match(g.type, g.name)) return;
-        g.points.forEach((p, pi) => {
-          if (from !== undefined && p.elapsedNs < from) return;
-          if (to !== undefined && p.elapsedNs >= to) return;
-          heap.push({ elapsed: p.elapsedNs, key: [row.sequence_id, row.sequence_number, gi, pi], type: g.type, name: g.name, point: p, createdAtMs: row.created_at_ms });
-        });
-      });
+      const items: Item[] = [];
+      for (const g of chunk.groups) {
+        if (match && !match(g.type, g.name)) continue;
+        const group: GroupCtx = { measUuid: m.uuid, type: g.type, name: g.name, createdAtMs: row.created_at_ms };
+        for (const p of g.points) {
+          if (from !== undefined && p.elapsedNs < from) continue;
+          if (to !== undefined && p.elapsedNs >= to) continue;
+          items.push({ elapsed: p.elapsedNs, payload: p.payload, group });
+        }
+      }
+      // Stable: equal times keep group and point order.
+      items.sort(qy.desc ? (x, y) => (x.elapsed > y.elapsed ? -1 : x.elapsed < y.elapsed ? 1 : 0) : (x, y) => (x.elapsed < y.elapsed ? -1 : x.elapsed > y.elapsed ? 1 : 0));
+      if (qy.desc) stableReverseTies(items);
+      heap.add(items);
     }
-    if (rows.length < PAGE) break;
+    if (rows.length < PAGE) {
+      while (heap.size) out.push(heap.take());
+      if (out.length) yield out;
+      return;
+    }
+    if (out.length) yield out;
     const last = rows[rows.length - 1]!;
     after = [qy.desc ? last.max_elapsed_ns : last.min_elapsed_ns, last.sequence_id, last.sequence_number];
   }
-  while (heap.size) yield heap.pop()!;
 }
 
-function jsonLine(m: MeasRow, base: bigint, it: Item, tf: TimeFormat): string {
-  return (
-    `{"time":${jsonTime(base + it.elapsed, tf)},"measurement_uuid":"${m.uuid}","created_at":${JSON.stringify(new Date(it.createdAtMs).toISOString())},` +
-    `"data_type":${JSON.stringify(it.type)},"data_id":${JSON.stringify(it.name)},"data":{"d":"${Buffer.from(it.point.payload).toString("base64")}"}}\n`
-  );
+/** In descending order, points with equal times come in reverse of their stored order. */
+function stableReverseTies(items: Item[]): void {
+  for (let i = 0; i < items.length; ) {
+    let j = i + 1;
+    while (j < items.length && items[j]!.elapsed === items[i]!.elapsed) j++;
+    if (j - i > 1) {
+      const tie = items.slice(i, j).reverse();
+      for (let k = 0; k < tie.length; k++) items[i + k] = tie[k]!;
+    }
+    i = j;
+  }
 }
 
 /** The in-band error line of the JSON form (routes.md 5a: DataPointDataError). */
 function errorLine(m: MeasRow, tf: TimeFormat, description: string): string {
-  return `${JSON.stringify({
-    time: "__TIME__",
+  const rest = JSON.stringify({
     measurement_uuid: m.uuid,
     created_at: new Date().toISOString(),
     data_type: "",
     data_id: "intdash/measurement/get/data/error",
     data: { error: "unexpected", error_description: description },
-  }).replace('"__TIME__"', jsonTime(basetimeNs(m), tf))}\n`;
+  });
+  return `{"time":${jsonTime(basetimeNs(m), tf)},${rest.slice(1)}\n`;
 }
 
 export async function* streamData(q: Queryable, qy: DataQuery, log: { warn(o: object, m: string): void }): AsyncGenerator<Buffer> {
@@ -168,10 +201,15 @@ export async function* streamData(q: Queryable, qy: DataQuery, log: { warn(o: ob
   const match = compileIdq(qy.idq);
   let left = qy.limit ?? Number.POSITIVE_INFINITY;
   let parts: Buffer[] = [];
+  let text = "";
   let size = 0;
-  const push = (b: Buffer) => {
-    parts.push(b);
-    size += b.length;
+  const flush = () => {
+    if (text) parts.push(Buffer.from(text));
+    const b = Buffer.concat(parts);
+    parts = [];
+    text = "";
+    size = 0;
+    return b;
   };
   for (const m of measurements) {
     if (left <= 0) break;
@@ -179,34 +217,27 @@ export async function* streamData(q: Queryable, qy: DataQuery, log: { warn(o: ob
     let failed = false;
     const onError = (err: Error, row: ChunkRow) => {
       log.warn({ err: err.message, measurement: m.uuid, sequence_number: row.sequence_number }, "stored chunk could not be decoded");
-      if (qy.format === "json") push(Buffer.from(errorLine(m, qy.timeFormat, `a stored chunk could not be decoded: ${err.message}`)));
+      if (qy.format === "json") text += errorLine(m, qy.timeFormat, `a stored chunk could not be decoded: ${err.message}`);
       if (qy.exitOnError) failed = true;
     };
-    for await (const it of measurementPoints(q, m, qy, match, onError)) {
-      if (failed || left <= 0) break;
-      left--;
-      if (qy.format === "json") push(Buffer.from(jsonLine(m, base, it, qy.timeFormat)));
-      else
-        push(
-          frame(
-            encodeDataResponse({
-              timeNs: base + it.elapsed,
-              dataType: it.type,
-              dataName: it.name,
-              payload: it.point.payload,
-              measurementUuid: m.uuid,
-              createdAtNs: BigInt(it.createdAtMs) * 1_000_000n,
-            }),
-          ),
-        );
-      if (size >= FLUSH_BYTES) {
-        yield Buffer.concat(parts);
-        parts = [];
-        size = 0;
+    for await (const batch of measurementPoints(q, m, qy, match, onError)) {
+      for (const it of batch) {
+        if (left <= 0) break;
+        left--;
+        if (qy.format === "json") {
+          const line = jsonLine(it.group, base + it.elapsed, it.payload, qy.timeFormat);
+          text += line;
+          size += line.length;
+        } else {
+          const f = dataFrame(it.group, base + it.elapsed, it.payload);
+          parts.push(f);
+          size += f.length;
+        }
+        if (size >= FLUSH_BYTES) yield flush();
       }
+      if (failed || left <= 0) break;
     }
     if (failed) break;
   }
-  if (size > 0) yield Buffer.concat(parts);
+  if (size > 0 || text) yield flush();
 }
-
