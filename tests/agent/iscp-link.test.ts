@@ -2,7 +2,10 @@
 // stand-in cloud (real HTTP token endpoint) and connects over WebSocket to a real iSCP broker
 // (cloud/iscp) on the same server. States follow the real connections.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attachIscpBroker, type IscpBroker } from "../../cloud/iscp/broker.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ensureQuicCertificate } from "../../cloud/broker/quic-cert.js";
+import { attachIscpBroker, startIscpQuic, type IscpBroker } from "../../cloud/iscp/broker.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
 import { ResultCode } from "../../proto/iscp/wire.js";
@@ -74,6 +77,29 @@ describe("iSCP links", () => {
       }
     } finally {
       await sender.close();
+    }
+  });
+
+  it("reconnects over QUIC when the transport settings say quic", async () => {
+    const tls = ensureQuicCertificate(path.join(t.dir, "quic"));
+    const port = Number(new URL(cloud.url).port);
+    const quic = await startIscpQuic({
+      broker,
+      host: "127.0.0.1",
+      port, // UDP, the same number as the HTTP port: the agent derives it from server_url
+      key: readFileSync(tls.key, "utf8"),
+      cert: readFileSync(tls.cert, "utf8"),
+      authenticate: async () => ({ ok: true, subject: { kind: "edge", uuid: EDGE } }),
+    });
+    try {
+      const before = connects.length;
+      await t.api.patch("/transport", { protocol: "quic" });
+      await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet", error: "" });
+      expect(connects.length).toBeGreaterThan(before); // the shared broker authenticated the QUIC connection
+      await t.api.patch("/transport", { protocol: "websocket" });
+      await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet" });
+    } finally {
+      await quic.close();
     }
   });
 
