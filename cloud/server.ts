@@ -32,7 +32,8 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const db = await Db.open(path.join(config.dataDir, "cloud.db"));
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
-  const svc: Services = { config, log, db, authenticators: [], access: superUserOnly, onClose: [] };
+  // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
+  const svc = { config, log, db, authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
   for (const m of modules) await m.init?.(svc);
   return { svc, modules };
 }
