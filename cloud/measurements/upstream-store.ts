@@ -53,6 +53,15 @@ const MAX_BATCH = 512;
 export class UpstreamStore {
   private queue: Pending[] = [];
   private flushing = false;
+  /** Base-time and close writes under way, so drain() can wait for them too. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    const done = () => this.inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  }
 
   constructor(
     private readonly store: MeasurementStore,
@@ -142,7 +151,11 @@ export class UpstreamStore {
   }
 
   /** A base time sent as upstream metadata (persist=true) lands on the session's measurement. */
-  async storeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn): Promise<void> {
+  storeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn): Promise<void> {
+    return this.track(this.writeBaseTime(info, bt));
+  }
+
+  private async writeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn): Promise<void> {
     if (!info.persist) return;
     if (!isUuid(bt.sessionId)) throw new SessionRefused("a persisted base time needs a UUID session id");
     let uuid = "";
@@ -157,7 +170,11 @@ export class UpstreamStore {
   }
 
   /** A closed upstream tells its sequence what to expect; close_session also ends the measurement. */
-  async closeUpstream(up: UpstreamRef, close: UpstreamCloseIn): Promise<void> {
+  closeUpstream(up: UpstreamRef, close: UpstreamCloseIn): Promise<void> {
+    return this.track(this.writeClose(up, close));
+  }
+
+  private async writeClose(up: UpstreamRef, close: UpstreamCloseIn): Promise<void> {
     if (!up.persist || !isUuid(up.sessionId)) return;
     const uuid = up.sessionId.toLowerCase();
     const found = await this.store.db.transaction(async (tx) => {
@@ -174,8 +191,11 @@ export class UpstreamStore {
     if (found) this.store.events.publish(uuid, up.projectUuid);
   }
 
-  /** Resolves when every queued chunk has been written (shutdown). */
+  /** Resolves when every queued chunk, base time and close has been written (shutdown, tests). */
   async drain(): Promise<void> {
-    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+    while (this.flushing || this.queue.length || this.inFlight.size) {
+      await Promise.allSettled([...this.inFlight]);
+      await new Promise((r) => setTimeout(r, 5));
+    }
   }
 }
