@@ -97,30 +97,39 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
 
 function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
   const L = broker.hub.limits;
-  let seen = 0;
   let negotiated: Promise<Record<string, string>> | undefined;
+  let messages: QUICStream | undefined;
   const remote = `${conn.remoteHost}:${conn.remotePort}`;
   const fail = (why: string) => {
     broker.hub.logger.info({ remote, why }, "iscp quic connection refused");
     void conn.stop({ isApp: true, errorCode: 1 }).catch(() => {});
   };
+  const begin = () => {
+    if (!negotiated || !messages) return;
+    const stream = messages;
+    void negotiated.then((params) => {
+      const enc = params.enc ?? "proto";
+      if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
+      if (params.comp) return fail("compression is not supported");
+      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1);
+      broker.accept(t, remote);
+      void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
+    }, () => {});
+  };
   conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
     const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
-    seen++;
-    if (seen === 1) {
+    // Client-initiated unidirectional stream ids are 2, 6, 10, ...: the first one negotiates,
+    // the second carries messages (ids, not arrival order, decide).
+    const id = Number(stream.streamId);
+    if (id === 2) {
       negotiated = readAll(stream, 64 * 1024).then(decodeNegotiation);
       negotiated.catch(() => fail("bad negotiation stream"));
-    } else if (seen === 2 && negotiated) {
-      void negotiated.then((params) => {
-        const enc = params.enc ?? "proto";
-        if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
-        if (params.comp) return fail("compression is not supported");
-        const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1);
-        broker.accept(t, remote);
-        void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
-      }, () => {});
+      begin();
+    } else if (id === 6) {
+      messages = stream;
+      begin();
     } else {
-      void stream.readable.cancel().catch(() => {}); // only the first two client streams mean anything
+      void stream.readable.cancel().catch(() => {});
     }
   });
 }

@@ -1,0 +1,117 @@
+// Client side of the iSCP QUIC transport on @matrixai/quic: ALPN "iscp"; uni stream 1 carries the
+// negotiation parameters, uni stream 2 the client's messages (`u32be length, bytes` each);
+// the server answers on one uni stream of its own.
+import { randomFillSync } from "node:crypto";
+import { QUICClient, events, type QUICStream } from "@matrixai/quic";
+import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
+import type { Encoding } from "../../../proto/iscp/wire.js";
+
+export interface QuicConnectOptions {
+  host: string;
+  port: number;
+  encoding?: Encoding;
+  /** PEM CA to verify the server with; without it the server certificate is not verified. */
+  ca?: string;
+  serverName?: string;
+  maxIncomingMessageBytes?: number;
+  maxIdleTimeoutMs?: number;
+}
+
+class QuicClientTransport implements MessageTransport {
+  readonly kind = "quic" as const;
+  private inFlight = 0;
+  private closed = false;
+  private readonly closeCbs: ((reason: string) => void)[] = [];
+  private messageCb: ((f: Uint8Array) => void) | undefined;
+  private drainCb: (() => void) | undefined;
+
+  constructor(private readonly client: QUICClient, private readonly writer: WritableStreamDefaultWriter<Uint8Array>, readonly encoding: Encoding, maxIn: number) {
+    const conn = client.connection;
+    let serverStreams = 0;
+    conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
+      const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
+      if (++serverStreams === 1) void this.readFrom(stream, maxIn);
+      else void stream.readable.cancel().catch(() => {});
+    });
+    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+    client.addEventListener(events.EventQUICClientError.name, () => this.fireClose("quic client error"));
+  }
+
+  private async readFrom(stream: QUICStream, maxIn: number): Promise<void> {
+    const reader = new LengthPrefixedReader(maxIn);
+    try {
+      for await (const chunk of stream.readable) for (const m of reader.push(chunk)) this.messageCb?.(m);
+      this.fireClose("server finished its stream");
+    } catch (e) {
+      this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  send(frame: Uint8Array): void {
+    if (this.closed) return;
+    const n = frame.length;
+    this.inFlight += n;
+    this.writer.write(lengthPrefixed(frame)).then(
+      () => {
+        const before = this.inFlight;
+        this.inFlight -= n;
+        if (before > 256 * 1024 && this.inFlight <= 256 * 1024) this.drainCb?.();
+      },
+      () => this.fireClose("quic write failed"),
+    );
+  }
+
+  bufferedBytes(): number {
+    return this.inFlight;
+  }
+
+  onMessage(cb: (frame: Uint8Array) => void): void {
+    this.messageCb = cb;
+  }
+
+  onDrain(cb: () => void): void {
+    this.drainCb = cb;
+  }
+
+  onClose(cb: (reason: string) => void): void {
+    this.closeCbs.push(cb);
+  }
+
+  close(): void {
+    void this.writer.close().catch(() => {}).finally(() => {
+      void this.client.destroy({ isApp: true, errorCode: 0 }).catch(() => {});
+    });
+    this.fireClose("closed");
+  }
+
+  terminate(): void {
+    void this.client.destroy({ isApp: true, errorCode: 0, force: true }).catch(() => {});
+    this.fireClose("terminated");
+  }
+
+  private fireClose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const cb of this.closeCbs) cb(reason);
+  }
+}
+
+export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTransport> {
+  const encoding = opts.encoding ?? "proto";
+  const client = await QUICClient.createQUICClient({
+    host: opts.host,
+    port: opts.port,
+    serverName: opts.serverName,
+    crypto: { ops: { async randomBytes(data: ArrayBuffer) { randomFillSync(new Uint8Array(data)); } } },
+    config: {
+      verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000,
+    },
+  });
+  const conn = client.connection;
+  const neg = conn.newStream("uni").writable.getWriter();
+  await neg.write(encodeNegotiation({ enc: encoding }));
+  await neg.close();
+  const writer = conn.newStream("uni").writable.getWriter();
+  return new QuicClientTransport(client, writer, encoding, opts.maxIncomingMessageBytes ?? 8 * 1024 * 1024);
+}

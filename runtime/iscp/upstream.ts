@@ -1,0 +1,179 @@
+// Client upstream: buffers points per DataID, flushes them as numbered chunks, learns data-ID
+// aliases from acks, and (RELIABLE) re-sends unacked chunks with their original sequence numbers
+// after a resume, as iscp-go does.
+import { iscp2, QoS } from "../../proto/iscp/wire.js";
+import { toLong } from "../../proto/iscp/long.js";
+import { bytesToUuid } from "../../proto/iscp/uuid.js";
+import type { IscpClient } from "./conn.js";
+
+export interface UpstreamOptions {
+  sessionId: string;
+  qos?: iscp2.QoS;
+  /** Broker ack batching window, ms. */
+  ackIntervalMs?: number;
+  /** How long the broker keeps the stream for a resume, s. */
+  expiryIntervalSec?: number;
+  persist?: boolean;
+  /** DataIDs to get aliases for in the open response. */
+  dataIds?: { name: string; type: string }[];
+  /** Flush automatically at this period (ms); manual flush() only when absent. */
+  flushIntervalMs?: number;
+  /** Flush as soon as this many payload bytes are buffered. */
+  flushBytes?: number;
+  /** Acks are awaited this long on close(). */
+  closeTimeoutMs?: number;
+}
+
+export interface DataPointIn { elapsedTime: bigint | number; payload: Uint8Array }
+export interface AckResult { sequenceNumber: number; resultCode: number; resultString: string }
+
+const keyOf = (name: string, type: string) => `${type}\u0000${name}`;
+
+export class ClientUpstream {
+  readonly streamId: string;
+  readonly streamIdBytes: Uint8Array;
+  alias: number;
+  readonly qos: iscp2.QoS;
+  private readonly aliases = new Map<string, number>();
+  private buffer = new Map<string, { name: string; type: string; points: iscp2.IDataPoint[] }>();
+  private bufferedBytes = 0;
+  private seq = 0;
+  private readonly unacked = new Map<number, iscp2.IUpstreamChunk>();
+  totalDataPoints = 0n;
+  private closed = false;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly ackHandlers: ((r: AckResult[]) => void)[] = [];
+  private readonly errorHandlers: ((e: Error) => void)[] = [];
+  private ackWaiters: (() => void)[] = [];
+
+  static openRequest(requestId: number, o: UpstreamOptions): iscp2.IUpstreamOpenRequest {
+    return {
+      requestId, sessionId: o.sessionId, ackInterval: o.ackIntervalMs ?? 10, expiryInterval: o.expiryIntervalSec ?? 30,
+      dataIds: o.dataIds ?? [], qos: o.qos ?? QoS.RELIABLE, extensionFields: { persist: o.persist ?? false },
+    };
+  }
+
+  constructor(private readonly conn: IscpClient, private readonly opts: UpstreamOptions, r: iscp2.IUpstreamOpenResponse) {
+    this.streamIdBytes = r.assignedStreamId!;
+    this.streamId = bytesToUuid(r.assignedStreamId);
+    this.alias = r.assignedStreamIdAlias ?? 0;
+    this.qos = opts.qos ?? QoS.RELIABLE;
+    for (const [a, d] of Object.entries(r.dataIdAliases ?? {})) this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
+    if (opts.flushIntervalMs) this.flushTimer = setInterval(() => this.flush(), opts.flushIntervalMs);
+  }
+
+  get lastSequenceNumber(): number {
+    return this.seq;
+  }
+
+  get unackedCount(): number {
+    return this.unacked.size;
+  }
+
+  onAck(cbOrAck: ((r: AckResult[]) => void) | iscp2.IUpstreamChunkAck): void {
+    if (typeof cbOrAck === "function") {
+      this.ackHandlers.push(cbOrAck);
+      return;
+    }
+    const ack = cbOrAck;
+    for (const [a, d] of Object.entries(ack.dataIdAliases ?? {})) this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
+    const results = (ack.results ?? []).map((r) => ({ sequenceNumber: r.sequenceNumber ?? 0, resultCode: r.resultCode ?? 0, resultString: r.resultString ?? "" }));
+    for (const r of results) this.unacked.delete(r.sequenceNumber);
+    for (const h of this.ackHandlers) h(results);
+    if (this.unacked.size === 0) for (const w of this.ackWaiters.splice(0)) w();
+  }
+
+  /** The stream could not be resumed (e.g. it expired on the broker). */
+  onError(cb: (e: Error) => void): void {
+    this.errorHandlers.push(cb);
+  }
+
+  write(dataId: { name: string; type: string }, points: DataPointIn[]): void {
+    if (this.closed) throw new Error("upstream is closed");
+    const k = keyOf(dataId.name, dataId.type);
+    let g = this.buffer.get(k);
+    if (!g) this.buffer.set(k, (g = { name: dataId.name, type: dataId.type, points: [] }));
+    for (const p of points) {
+      g.points.push({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : BigInt(Math.trunc(p.elapsedTime))), payload: p.payload });
+      this.bufferedBytes += p.payload.length;
+    }
+    if (this.opts.flushBytes && this.bufferedBytes >= this.opts.flushBytes) this.flush();
+  }
+
+  /** Sends the buffered points as one chunk; returns its sequence number (0 when nothing was buffered). */
+  flush(): number {
+    if (this.buffer.size === 0) return 0;
+    const groups: iscp2.IDataPointGroup[] = [];
+    const ask: iscp2.IDataID[] = [];
+    let n = 0;
+    for (const [k, g] of this.buffer) {
+      const a = this.aliases.get(k);
+      if (a) groups.push({ dataIdAlias: a, dataPoints: g.points });
+      else {
+        groups.push({ dataId: { name: g.name, type: g.type }, dataPoints: g.points });
+        ask.push({ name: g.name, type: g.type });
+      }
+      n += g.points.length;
+    }
+    this.buffer = new Map();
+    this.bufferedBytes = 0;
+    const seq = ++this.seq;
+    this.totalDataPoints += BigInt(n);
+    const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
+    const sent = this.conn.send({ upstreamChunk: chunk });
+    // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
+    if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, chunk);
+    return seq;
+  }
+
+  /** Resolves when every sent chunk is acked, or after timeoutMs. */
+  waitAcked(timeoutMs = 5000): Promise<boolean> {
+    if (this.unacked.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.ackWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  async close(o: { closeSession?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    await this.waitAcked(this.opts.closeTimeoutMs ?? 5000);
+    this.closed = true;
+    clearInterval(this.flushTimer);
+    this.conn.forget(this);
+    await this.conn.request((requestId) => ({
+      upstreamCloseRequest: { requestId, streamId: this.streamIdBytes, totalDataPoints: toLong(this.totalDataPoints, true), finalSequenceNumber: this.seq, extensionFields: { closeSession: o.closeSession ?? false } },
+    }), "upstreamCloseResponse");
+  }
+
+  /** @internal the transport is gone: non-reliable chunks will never be acked. */
+  detached(): void {
+    if (this.qos !== QoS.RELIABLE) this.unacked.clear();
+  }
+
+  /** @internal resumed on a new transport, maybe under a new alias. */
+  resumed(alias: number): void {
+    this.alias = alias;
+    for (const chunk of this.unacked.values()) {
+      chunk.streamIdAlias = alias;
+      if (!this.conn.send({ upstreamChunk: chunk })) break;
+    }
+  }
+
+  /** @internal */
+  lost(e: Error): void {
+    this.dispose();
+    for (const h of this.errorHandlers) h(e);
+  }
+
+  /** @internal */
+  dispose(): void {
+    this.closed = true;
+    clearInterval(this.flushTimer);
+    for (const w of this.ackWaiters.splice(0)) w();
+  }
+}
