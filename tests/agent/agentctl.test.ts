@@ -37,7 +37,7 @@ describe("agentctl", () => {
     expect(list.stdout).toMatch(/^up2\s+false\s/m);
     const json = await agentctl(a.socketPath, ["-o", "json", "state", "upstream", "--enabled", "false"]);
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id: "up2", enabled: false, code: "none" })]);
-  });
+  }, 120_000);
 
   it("exits non-zero with the server's detail", async () => {
     const bad = await agentctl(a.socketPath, ["config", "upstream", "--modify", "id: up1\nflush_interval: 100001"]);
@@ -52,20 +52,24 @@ describe("agentctl", () => {
     const nowhere = await agentctl(path.join(a.dir, "nope.sock"), ["version"]);
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain("cannot reach the edge agent");
-  });
+  }, 120_000);
 
   it("round-trips the whole configuration between two agents with config-file show/apply", async () => {
+    // Most of the setup goes through the API (fast); agentctl itself creates two of the items.
+    await a.api.patch("/connection", { client_secret: "abc", edge_uuid: "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11" });
+    await a.api.patch("/transport", { send_queue_size: 10 });
+    await a.api.patch("/deferred-upload", { priority: "lower_than_realtime" });
+    await a.api.post("/device-connectors/downstream", { id: "dcd", format: "logger-msg", ipc: { type: "fifo", path: `${a.dir}/d.fifo` } });
+    await a.api.post("/downstreams", { id: "down1", dest_ids: ["dcd"] });
+    await a.api.post("/filters/upstream", { id: "f1", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 100 } });
     const steps = [
-      ["config", "connection", "--modify", "client_secret: abc\nedge_uuid: 0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11"],
-      ["config", "transport", "-m", "send_queue_size: 10"],
-      ["config", "deferred", "-m", "priority: lower_than_realtime"],
-      ["config", "device-connector", "downstream", "-c", `id: dcd\nformat: logger-msg\nipc: {type: fifo, path: ${a.dir}/d.fifo}`],
-      ["config", "device-connector", "upstream", "-c", `id: dcu\nformat: iscp-v2-compat\ndest_ids: [up1, deferred]\nlaunch: {command: /bin/true}`],
-      ["config", "downstream", "-c", "id: down1\ndest_ids: [dcd]"],
-      ["config", "filter", "upstream", "-c", "id: f1\ntype: sampling\ntarget: {type: always}\nchange_to: {type: sampling, interval_ms: 100}"],
+      ["config", "device-connector", "upstream", "-c", `id: dcu\nformat: iscp-v2-compat\ndest_ids: [up1, deferred]\nlaunch: {command: /bin/true, restart: {policy: never}}`],
       ["config", "filter", "upstream", "-c", "id: f2\ntype: rename\ntarget: {type: name, patterns: ['a/#']}\nchange_to: {type: rename, add_prefix: b/}"],
     ];
-    for (const s of steps) expect((await agentctl(a.socketPath, s)).code, s.join(" ")).toBe(0);
+    for (const s of steps) {
+      const r = await agentctl(a.socketPath, s);
+      expect(r.code, `${s.join(" ")}: ${r.stderr}`).toBe(0);
+    }
     const shown = await agentctl(a.socketPath, ["config-file", "show"]);
     expect(shown.code).toBe(0);
     const file = path.join(a.dir, "agent.yaml");
@@ -77,7 +81,7 @@ describe("agentctl", () => {
     const again = await agentctl(b.socketPath, ["config-file", "show"]);
     expect(YAML.parse(again.stdout)).toEqual(YAML.parse(shown.stdout));
     expect((await agentctl(b.socketPath, ["config-file", "apply", file])).stdout).toContain("0 changes applied");
-  });
+  }, 120_000);
 
   it("applies a file that replaces referenced items and reorders filters", async () => {
     const doc = YAML.parse((await agentctl(b.socketPath, ["config-file", "show"])).stdout) as Record<string, any>;
@@ -101,5 +105,5 @@ describe("agentctl", () => {
     const refused = await agentctl(b.socketPath, ["config-file", "apply", file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("reserved for deferred upload");
-  });
+  }, 120_000);
 });

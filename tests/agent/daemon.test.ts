@@ -65,7 +65,7 @@ describe("edge-agent daemon", () => {
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     await expect(stat(socket)).rejects.toThrow();
-  });
+  }, 120_000);
 
   it("stops launched connectors on SIGTERM", async () => {
     const { socket, data } = await setup();
@@ -79,7 +79,7 @@ describe("edge-agent daemon", () => {
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     expect(running(marker)).toBe(false);
-  });
+  }, 120_000);
 
   it("takes the socket and data paths from AGENT_SOCKET and AGENT_DATA", async () => {
     const { socket, data } = await setup();
@@ -90,7 +90,7 @@ describe("edge-agent daemon", () => {
     expect((await stat(path.join(data, "settings"))).isDirectory()).toBe(true);
     d.child.kill("SIGINT");
     expect(await d.exited).toBe(0);
-  });
+  }, 120_000);
 
   it("keeps every acknowledged write across kill -9, replacing the stale socket on restart", async () => {
     const { socket, data } = await setup();
@@ -123,7 +123,7 @@ describe("edge-agent daemon", () => {
     expect((await api.get("/filters/upstream/f")).status).toBe(200);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
-  });
+  }, 120_000);
 
   it("refuses to start on a live socket, and on a path that is not a socket", async () => {
     const { socket, data, dir } = await setup();
@@ -141,7 +141,7 @@ describe("edge-agent daemon", () => {
     const third = runDaemon(["--socket", plain, "--data", data]);
     expect(await third.exited).toBe(1);
     expect(third.stderr()).toMatch(/is not a socket/);
-  });
+  }, 120_000);
 
   it("survives garbage on the socket", async () => {
     const { socket, data } = await setup();
@@ -157,5 +157,5 @@ describe("edge-agent daemon", () => {
     expect((await api.get("/version")).status).toBe(200);
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
-  });
+  }, 120_000);
 });
