@@ -4,7 +4,8 @@
 //   immediately: a chunk per push (per FIFO read batch), no waiting
 // push() resolves when every point it carried is durable: only then are the points accepted.
 import type { DataPoint } from "../datapoint.js";
-import type { DurableQueue } from "./store.js";
+import { ChunkBuilder } from "./chunk-codec.js";
+import { CHUNK_HEADER, type DurableQueue } from "./store.js";
 
 export interface BatcherOptions {
   flushPolicy: "interval" | "immediately";
@@ -17,8 +18,6 @@ export interface BatcherOptions {
 }
 
 interface Open {
-  points: DataPoint[];
-  bytes: number;
   done: Promise<void>;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -26,6 +25,8 @@ interface Open {
 
 export class ChunkBatcher {
   private cur: Open | undefined;
+  /** Points are encoded as they come: nothing per point stays alive until the flush. */
+  private readonly builder = new ChunkBuilder();
   private timer: NodeJS.Timeout | undefined;
   private readonly maxPoints: number;
   private readonly maxBytes: number;
@@ -45,11 +46,11 @@ export class ChunkBatcher {
 
   push(points: readonly DataPoint[]): Promise<void> {
     const waits: Promise<void>[] = [];
+    const b = this.builder;
     for (const p of points) {
-      const c = (this.cur ??= this.openBatch());
-      c.points.push(p);
-      c.bytes += p.payload.length + p.name.length + 16;
-      if (c.points.length >= this.maxPoints || c.bytes >= this.maxBytes) waits.push(this.flushNow());
+      this.cur ??= this.openBatch();
+      b.add(p);
+      if (b.count >= this.maxPoints || b.size >= this.maxBytes) waits.push(this.flushNow());
     }
     if (this.cur !== undefined) {
       waits.push(this.cur.done);
@@ -79,7 +80,7 @@ export class ChunkBatcher {
       reject = rej;
     });
     done.catch(() => {}); // rejections reach the pushers through their own awaits
-    return { points: [], bytes: 0, done, resolve, reject };
+    return { done, resolve, reject };
   }
 
   private flushNow(): Promise<void> {
@@ -89,16 +90,18 @@ export class ChunkBatcher {
     this.cur = undefined;
     if (c === undefined) return Promise.resolve();
     const seqOrd = this.seqOrd;
+    const n = this.builder.count;
     try {
-      const { chunkNo, durable } = this.queue.append(seqOrd, c.points);
+      const { chunkNo, durable } = this.queue.appendEncoded(seqOrd, this.builder.finish(CHUNK_HEADER), n);
       durable.then(
         () => {
           c.resolve();
-          this.opts.onDurable?.(seqOrd, chunkNo, c.points.length);
+          this.opts.onDurable?.(seqOrd, chunkNo, n);
         },
         (e: unknown) => c.reject(e),
       );
     } catch (e) {
+      this.builder.reset();
       c.reject(e);
     }
     return c.done;

@@ -22,52 +22,117 @@ export interface DecodedChunk {
 }
 
 const MAX_IDS = 0xffff;
+const f64 = new Float64Array(1);
+const f64b = new Uint8Array(f64.buffer);
+
+/**
+ * Builds a chunk incrementally: each point is written into a growing buffer as it is added, so callers
+ * that batch for a flush interval do not keep point objects alive (they die young, cheap for the GC).
+ */
+export class ChunkBuilder {
+  private data = Buffer.allocUnsafe(64 * 1024);
+  private len = 0;
+  private ids: Array<[Buffer, Buffer]> = [];
+  private idBytes = 0;
+  private byType = new Map<string, Map<string, number>>();
+  private lastType = "";
+  private lastName = "";
+  private lastId = -1;
+  count = 0;
+
+  /** Bytes the chunk will take (without the reserved header). */
+  get size(): number {
+    return 6 + this.idBytes + this.len;
+  }
+
+  /** Adds a point. Throws when a chunk would hold more than 65535 data ids. */
+  add(p: DataPoint): void {
+    let id: number;
+    if (p.type === this.lastType && p.name === this.lastName && this.lastId >= 0) id = this.lastId;
+    else {
+      id = this.idOf(p.type, p.name);
+      this.lastType = p.type;
+      this.lastName = p.name;
+      this.lastId = id;
+    }
+    const pl = p.payload;
+    const n = pl.length;
+    if (this.len + 14 + n > this.data.length) this.grow(14 + n);
+    const d = this.data;
+    let o = this.len;
+    d[o] = id & 0xff;
+    d[o + 1] = id >>> 8;
+    f64[0] = p.elapsedNs;
+    for (let i = 0; i < 8; i++) d[o + 2 + i] = f64b[i]!; // little-endian hosts (x86, arm): f64le
+    d[o + 10] = n & 0xff;
+    d[o + 11] = (n >>> 8) & 0xff;
+    d[o + 12] = (n >>> 16) & 0xff;
+    d[o + 13] = n >>> 24;
+    o += 14;
+    if (n <= 64) for (let i = 0; i < n; i++) d[o + i] = pl[i]!;
+    else d.set(pl, o);
+    this.len = o + n;
+    this.count++;
+  }
+
+  /** The finished chunk after `reserve` leading bytes left for the caller's header; resets the builder. */
+  finish(reserve = 0): Buffer {
+    const b = Buffer.allocUnsafe(reserve + this.size);
+    b.writeUInt32LE(this.count, reserve);
+    b.writeUInt16LE(this.ids.length, reserve + 4);
+    let off = reserve + 6;
+    for (const [t, n] of this.ids) {
+      b.writeUInt16LE(t.length, off);
+      off += 2 + t.copy(b, off + 2);
+      b.writeUInt16LE(n.length, off);
+      off += 2 + n.copy(b, off + 2);
+    }
+    this.data.copy(b, off, 0, this.len);
+    this.reset();
+    return b;
+  }
+
+  reset(): void {
+    this.len = 0;
+    this.count = 0;
+    this.ids = [];
+    this.idBytes = 0;
+    this.byType = new Map();
+    this.lastId = -1;
+    if (this.data.length > 4 * 1024 * 1024) this.data = Buffer.allocUnsafe(64 * 1024);
+  }
+
+  private idOf(type: string, name: string): number {
+    let names = this.byType.get(type);
+    if (names === undefined) this.byType.set(type, (names = new Map()));
+    let id = names.get(name);
+    if (id === undefined) {
+      if (this.ids.length >= MAX_IDS) throw new Error("too many data ids in one chunk");
+      id = this.ids.length;
+      names.set(name, id);
+      const t = Buffer.from(type, "utf8");
+      const n = Buffer.from(name, "utf8");
+      this.ids.push([t, n]);
+      this.idBytes += 4 + t.length + n.length;
+    }
+    return id;
+  }
+
+  private grow(need: number): void {
+    const next = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.len + need));
+    this.data.copy(next, 0, 0, this.len);
+    this.data = next;
+  }
+}
 
 /**
  * Encodes points into one chunk, after `reserve` leading bytes left for the caller's header.
  * Throws when a batch holds more than 65535 data ids (split it first).
  */
 export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
-  const byType = new Map<string, Map<string, number>>();
-  const ids: Array<[Buffer, Buffer]> = [];
-  const idx = new Uint16Array(points.length);
-  let size = reserve + 6;
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i]!;
-    let names = byType.get(p.type);
-    if (names === undefined) byType.set(p.type, (names = new Map()));
-    let id = names.get(p.name);
-    if (id === undefined) {
-      if (ids.length >= MAX_IDS) throw new Error("too many data ids in one chunk");
-      id = ids.length;
-      names.set(p.name, id);
-      const t = Buffer.from(p.type, "utf8");
-      const n = Buffer.from(p.name, "utf8");
-      ids.push([t, n]);
-      size += 4 + t.length + n.length;
-    }
-    idx[i] = id;
-    size += 14 + p.payload.length;
-  }
-  const b = Buffer.allocUnsafe(size);
-  b.writeUInt32LE(points.length, reserve);
-  b.writeUInt16LE(ids.length, reserve + 4);
-  let off = reserve + 6;
-  for (const [t, n] of ids) {
-    b.writeUInt16LE(t.length, off);
-    off += 2 + t.copy(b, off + 2);
-    b.writeUInt16LE(n.length, off);
-    off += 2 + n.copy(b, off + 2);
-  }
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i]!;
-    b.writeUInt16LE(idx[i]!, off);
-    b.writeDoubleLE(p.elapsedNs, off + 2);
-    b.writeUInt32LE(p.payload.length, off + 10);
-    b.set(p.payload, off + 14);
-    off += 14 + p.payload.length;
-  }
-  return b;
+  const b = new ChunkBuilder();
+  for (const p of points) b.add(p);
+  return b.finish(reserve);
 }
 
 export function chunkPointCount(buf: Uint8Array): number {

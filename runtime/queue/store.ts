@@ -234,11 +234,18 @@ export class DurableQueue {
    * when the chunk is durable; only then count the points as accepted.
    */
   append(seqOrd: number, points: readonly DataPoint[]): { chunkNo: number; durable: Promise<void> } {
+    return this.appendEncoded(seqOrd, encodeChunk(points, CHUNK_HEADER), points.length);
+  }
+
+  /**
+   * Appends a chunk already encoded (ChunkBuilder.finish(CHUNK_HEADER): the first CHUNK_HEADER bytes are
+   * filled in here) holding `pointCount` points.
+   */
+  appendEncoded(seqOrd: number, value: Buffer, pointCount: number): { chunkNo: number; durable: Promise<void> } {
     const s = this.sequences.get(seqOrd);
     if (s === undefined || s.rec.closed) throw new Error(`sequence ${seqOrd} is not open`);
-    const value = encodeChunk(points, CHUNK_HEADER);
     const chunkNo = ++s.rec.lastChunkNo;
-    s.rec.points += points.length;
+    s.rec.points += pointCount;
     const gid = this.nextGid++;
     value.writeUInt32LE(seqOrd, 0);
     value.writeUInt32LE(chunkNo, 4);
