@@ -94,7 +94,7 @@ export class Policy {
   /** Matcher for a set of role UUIDs; the owner role grants everything. */
   forRoles(roleUuids: readonly string[]): Matcher {
     if (roleUuids.length === 0) return this.nothing;
-    const key = [...new Set(roleUuids)].sort().join(" ");
+    const key = roleUuids.length === 1 ? roleUuids[0]! : [...new Set(roleUuids)].sort().join(" ");
     let m = this.byRoleSet.get(key);
     if (m === undefined) {
       m = roleUuids.includes(this.ownerRoleUuid)

@@ -158,6 +158,9 @@ export class EdgeService {
   }
 
   private translate(err: unknown): unknown {
-    return isUniqueViolation(err) ? conflict("an edge with this name already exists", { name: "already exists" }) : err;
+    if (!isUniqueViolation(err)) return err;
+    return /edges\.uuid/.test((err as Error).message)
+      ? conflict("an edge with this UUID already exists", { uuid: "already exists" })
+      : conflict("an edge with this name already exists", { name: "already exists" });
   }
 }
