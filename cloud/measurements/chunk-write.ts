@@ -3,7 +3,7 @@
 import type { Queryable } from "../storage/db.js";
 import { encodeChunk, type Chunk } from "./codec.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
-import { addReceived, ensureSequence, insertChunk } from "./repo-sequences.js";
+import { addReceived, ensureSequence, insertChunks, storedNumbers, type ChunkRowInput } from "./repo-sequences.js";
 
 export type ChunkResult = "ok" | "skipped";
 
@@ -31,13 +31,20 @@ export async function writeChunks(
 ): Promise<{ results: ChunkResult[]; stored: number }> {
   const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
   const createdAtMs = Date.parse(now);
+  const taken = await storedNumbers(tx, seq.id, [...new Set(chunks.map((c) => c.sequenceNumber))]);
   const results: ChunkResult[] = [];
+  const rows: ChunkRowInput[] = [];
   let points = 0;
-  let stored = 0;
   let maxElapsed = Number.NEGATIVE_INFINITY;
   for (const c of chunks) {
+    // Stored before, or repeated within this batch: skipped.
+    if (taken.has(c.sequenceNumber)) {
+      results.push("skipped");
+      continue;
+    }
+    taken.add(c.sequenceNumber);
     const st = chunkStats(c);
-    const ok = await insertChunk(tx, {
+    rows.push({
       measUuid,
       sequenceId: seq.id,
       sequenceNumber: c.sequenceNumber,
@@ -47,16 +54,14 @@ export async function writeChunks(
       payload: encodeChunk(c),
       createdAtMs,
     });
-    results.push(ok ? "ok" : "skipped");
-    if (ok) {
-      stored++;
-      points += st.points;
-      if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.max);
-    }
+    results.push("ok");
+    points += st.points;
+    if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.max);
   }
-  if (stored > 0) {
-    await addReceived(tx, seq.id, points, stored, now);
+  if (rows.length > 0) {
+    await insertChunks(tx, rows);
+    await addReceived(tx, seq.id, points, rows.length, now);
     if (Number.isFinite(maxElapsed)) await raiseMaxElapsed(tx, measUuid, maxElapsed, now);
   }
-  return { results, stored };
+  return { results, stored: rows.length };
 }

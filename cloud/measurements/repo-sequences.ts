@@ -1,5 +1,5 @@
 // SQL for sequences and their chunks. A chunk row is keyed by (sequence, sequence_number): a
-// second insert of the same key is ignored, which is what makes uploads idempotent.
+// number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
 import type { Queryable, SqlParam } from "../storage/db.js";
 import type { SequenceRow } from "./model.js";
 
@@ -44,15 +44,31 @@ export interface ChunkRowInput {
   createdAtMs: number;
 }
 
-/** true when stored, false when that sequence number was already there. */
-export async function insertChunk(q: Queryable, c: ChunkRowInput): Promise<boolean> {
-  const r = await q.run(
-    `INSERT OR IGNORE INTO meas_chunks
-       (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.payload, c.createdAtMs],
-  );
-  return r.changes === 1;
+/** The given sequence numbers that are already stored in that sequence. */
+export async function storedNumbers(q: Queryable, sequenceId: number, numbers: readonly number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (let i = 0; i < numbers.length; i += 500) {
+    const part = numbers.slice(i, i + 500);
+    const rows = await q.all<{ n: number }>(
+      `SELECT sequence_number AS n FROM meas_chunks WHERE sequence_id = ? AND sequence_number IN (${part.map(() => "?").join(",")})`,
+      [sequenceId, ...part],
+    );
+    for (const r of rows) out.add(r.n);
+  }
+  return out;
+}
+
+/** Inserts new rows, many per statement (callers filter out stored numbers first, in the same transaction). */
+export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 100) {
+    const part = rows.slice(i, i + 100);
+    await q.run(
+      `INSERT OR IGNORE INTO meas_chunks
+         (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms)
+       VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+      part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.payload, c.createdAtMs]),
+    );
+  }
 }
 
 export const addReceived = (q: Queryable, sequenceId: number, points: number, chunks: number, now: string) =>

@@ -5,7 +5,7 @@ import { dataFrame, jsonLine } from "../../../cloud/measurements/data-format.js"
 import { decodeChunk, encodeChunk } from "../../../cloud/measurements/codec.js";
 import { formatNs, parseTimeNs } from "../../../cloud/measurements/time.js";
 
-const tsNs = (t: pb.google.protobuf.ITimestamp) => BigInt(t.seconds!.toString()) * 1_000_000_000n + BigInt(t.nanos ?? 0);
+const tsNs = (t: { seconds?: unknown; nanos?: number | null }) => BigInt(String(t.seconds ?? 0)) * 1_000_000_000n + BigInt(t.nanos ?? 0);
 
 describe("measurements: data formats", () => {
   const group = { measUuid: "0b6a1c1e-8d1f-4d7e-9b1a-2f3c4d5e6f70", type: "string/json", name: "1/ünïcode", createdAtMs: 1_767_323_045_123 };
