@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
-import { chunkGroups, chunkPoints, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
+import { ChunkBuilder, chunkGroups, chunkPoints, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
 import { exited, plain, point, spawnTs, tempDir, waitFor } from "./helpers.js";
 
@@ -37,6 +37,23 @@ describe("chunk codec", () => {
     expect(chunkPoints(d, "src").map(plain)).toEqual(input.map(plain));
     expect(encodeChunk(chunkPoints(d, "src")).equals(buf)).toBe(true);
     expect(buf.length).toBe(6 + d.ids.reduce((n, id) => n + 4 + Buffer.byteLength(id.name) + Buffer.byteLength(id.type), 0) + 5 * 30 + 14);
+  });
+});
+
+describe("chunk builder", () => {
+  it("grows for large payloads, handles many data ids and resets after finish", () => {
+    const b = new ChunkBuilder();
+    const input = [
+      ...Array.from({ length: 1000 }, (_, i) => point(`id/${i}`, "int64", Buffer.alloc(8, i), i)),
+      point("big", "jpeg", Buffer.alloc(300_000, 9), 1e12),
+    ];
+    for (const p of input) b.add(p);
+    const buf = b.finish(16);
+    expect(buf.subarray(16).equals(encodeChunk(input))).toBe(true);
+    expect(chunkPoints(decodeChunk(buf.subarray(16))).map(plain)).toEqual(input.map((p) => ({ ...plain(p), srcId: "" })));
+    expect(b.count).toBe(0);
+    b.add(point("x", "t", "y", 1));
+    expect(decodeChunk(b.finish()).ids).toEqual([{ name: "x", type: "t" }]);
   });
 });
 
