@@ -43,7 +43,7 @@ describe("org index and database", () => {
     const projects: string[] = [];
     const edges: Array<{ uuid: string; name: string }> = [];
     let n = 0;
-    const ops: Array<() => Promise<unknown>> = [
+    const ops: Array<() => unknown> = [
       async () => groups.push((await admin(`/auth/groups/${pick(groups)}/groups`, { method: "POST", json: { name: `g${n++}` } })).body.uuid ?? groups[0]),
       async () => {
         const r = await admin(`/auth/groups/${pick(groups)}/projects`, { method: "POST", json: { name: `p${n++}` } });
