@@ -8,6 +8,7 @@ import type { Reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { FORM_LIMIT, FORM_TYPE, mediaType, tokenEndpoint } from "./token.js";
 import { invalidRequest } from "../errors.js";
+import { authorizationServerMetadata, METADATA_PATH, metadataHeaders } from "./metadata.js";
 
 export const TOKEN_PATH = "/api/auth/oauth2/token";
 
@@ -69,13 +70,17 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, svc: 
   }
 }
 
-/** Puts the fast path in front of the application's request listener(s). */
+/** Puts the fast path (and the RFC 8414 metadata, which lives outside /api) in front of the application. */
 export function installTokenFastPath(server: http.Server, svc: Services): void {
   const app = server.listeners("request") as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   server.removeAllListeners("request");
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.method === "POST" && req.url === TOKEN_PATH) {
       void handle(req, res, svc);
+      return;
+    }
+    if (req.method === "GET" && req.url === METADATA_PATH) {
+      res.writeHead(200, metadataHeaders).end(JSON.stringify(authorizationServerMetadata(svc)));
       return;
     }
     for (const listener of app) listener.call(server, req, res);

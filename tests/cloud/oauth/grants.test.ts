@@ -43,6 +43,17 @@ describe("token endpoint grants with openid-client", () => {
     expect(raw.headers.get("access-control-allow-origin")).toBe("*");
   });
 
+  it("publishes RFC 8414 metadata that openid-client discovers", async () => {
+    const c = await registerClient(peer, userToken, { name: "discovering", grant_type: "client_credentials" });
+    const config = await oidc.discovery(new URL(peer.url), c.client_id, undefined, oidc.ClientSecretPost(c.client_secret), {
+      algorithm: "oauth2",
+      execute: [oidc.allowInsecureRequests],
+    });
+    const meta = config.serverMetadata();
+    expect(meta).toMatchObject({ issuer: peer.url, token_endpoint: `${peer.url}/api/auth/oauth2/token`, code_challenge_methods_supported: ["S256"] });
+    expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
+  });
+
   it("client_credentials (client_secret_basic)", async () => {
     const c = await registerClient(peer, userToken, { name: "basic-backend", grant_type: "client_credentials", token_endpoint_auth_method: "client_secret_basic" });
     const tokens = await oidc.clientCredentialsGrant(oidcConfig(peer, c.client_id, oidc.ClientSecretBasic(c.client_secret)));
