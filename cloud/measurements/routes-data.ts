@@ -1,6 +1,8 @@
 // GET /v1/projects/{p}/data: data points streamed as NDJSON or as length-prefixed DataResponseProto.
 import { Readable } from "node:stream";
 import { reply } from "../http/route.js";
+import type { Services } from "../services.js";
+import { isUuid } from "./codec.js";
 import { streamData } from "./data-stream.js";
 import { dual } from "./routes-common.js";
 import { DataQuery } from "./schemas.js";
@@ -13,6 +15,13 @@ export function wantsProtobuf(accept: string): boolean {
   return pb >= 0 && (json < 0 || pb < json);
 }
 
+/** A name that is not a UUID may be an edge's name: it stands for that edge's UUID. */
+async function resolveName(svc: Services, name: string): Promise<string> {
+  if (isUuid(name) || !(svc as Partial<Services>).org) return name;
+  const found = await svc.org.edges.list({ names: [`"${name}"`] }, { key: "name", desc: false }, { page: 1, perPage: 1 });
+  return found.items[0]?.uuid ?? name;
+}
+
 export const dataRoutes = [
   ...dual({
     projectOp: "listProjectDataPoints",
@@ -23,13 +32,13 @@ export const dataRoutes = [
     query: DataQuery,
     success: 200,
     responseMediaType: "application/json; charset=utf-8",
-    handler: ({ project, query: q, ctx }, svc) => {
+    handler: async ({ project, query: q, ctx }, svc) => {
       const protobuf = wantsProtobuf(ctx.get("accept"));
       const gen = streamData(
         svc.db,
         {
           project,
-          name: q.name,
+          name: await resolveName(svc, q.name),
           idq: q["idq[]"],
           startNs: q.start,
           endNs: q.end,

@@ -41,6 +41,13 @@ describe("measurements: access by project", () => {
     expect(data.status).toBe(200);
     expect(ndjson(typeof data.body === "string" ? data.body : JSON.stringify(data.body) + "\n")).toHaveLength(3);
 
+    // `name` may also be the edge's UUID or its name.
+    for (const name of [edgeUuid, "E1"]) {
+      const byEdge = await edge(`${P}/data?name=${name}`);
+      expect(byEdge.status).toBe(200);
+      expect(String(byEdge.body).trim().split("\n")).toHaveLength(3);
+    }
+
     expect((await bob(`${P}/measurements/${m.uuid}`)).status).toBe(200);
     expectError(await bob(`${P}/measurements`, { method: "POST", json: { basetime: "2026-01-01T00:00:00Z", basetime_type: "ntp", edge_uuid: edgeUuid } }), 403, "forbidden");
     expectError(await dave(`${P}/measurements/${m.uuid}`), 403, "forbidden");
