@@ -76,4 +76,17 @@ describe("logger-msg", () => {
     dec.push(encodeLoggerMsgRaw(12, 5, "string", "a", Buffer.alloc(0))!, out);
     expect(out[0]!.elapsedNs).toBe(2e9 + 5);
   });
+
+  it("never throws on random bytes and recovers on the next valid frames", () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 8) & 0xff;
+    const noise = Buffer.from(Array.from({ length: 30_000 }, rnd));
+    const dec = new LoggerMsgDecoder({ srcId: "src", maxPayload: 4096 });
+    const out: DataPoint[] = [];
+    for (let i = 0; i < noise.length; i += 517) dec.push(noise.subarray(i, i + 517), out);
+    dec.end();
+    dec.push(encodeLoggerMsgRaw(1, 1, "string", "ok", Buffer.from("fine"))!, out);
+    expect(out.at(-1)).toMatchObject({ name: "ok", type: "string" });
+    expect(dec.stats.corrupt).toBeGreaterThan(0);
+  });
 });

@@ -1,0 +1,47 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pb } from "../../proto/gen/pb.js";
+import { DurableQueue } from "../../runtime/queue/store.js";
+import { nextUploadBatch } from "../../runtime/queue/store-data-chunks.js";
+import { point, tempDir } from "./helpers.js";
+
+const M = "55555555-5555-4555-8555-555555555555";
+const S = "66666666-6666-4666-8666-666666666666";
+let dir: string;
+let cleanup: () => Promise<void>;
+let q: DurableQueue;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+  q = await DurableQueue.open({ dir, capacityMiB: 64, limitDataStorage: true });
+});
+afterEach(async () => {
+  await q.close();
+  await cleanup();
+});
+
+describe("deferred upload batches", () => {
+  it("encode stored chunks as StoreDataChunks, split by size, chunk number = sequence_number", async () => {
+    q.startMeasurement(M, 0n);
+    const seq = q.openSequence(M, "deferred", S, true).ord;
+    for (let i = 0; i < 5; i++) {
+      await q.append(seq, [point("1/a", "float64", Buffer.alloc(8, i), i * 1e9), point("1/b", "bytes", Buffer.alloc(400_000, i), i * 1e9 + 1), point("1/a", "float64", Buffer.alloc(8, i + 100), -5)]).durable;
+    }
+    const first = nextUploadBatch(q, seq, 0, 1_000_000)!;
+    expect(first.chunkNos).toEqual([1, 2]);
+    expect(first.points).toBe(6);
+    const msg = pb.StoreDataChunks.decode(first.body);
+    expect(msg.measUuid).toBe(M);
+    expect(msg.sequenceUuid).toBe(S);
+    expect(msg.chunks.map((c) => c.sequenceNumber)).toEqual([1, 2]);
+    const groups = msg.chunks[1]!.dataPointGroups!;
+    expect(groups.map((g) => `${g.dataId!.type}:${g.dataId!.name}`)).toEqual(["float64:1/a", "bytes:1/b"]);
+    expect(groups[0]!.dataPoints!.map((p) => Number(p.elapsedTime))).toEqual([1e9, -5]);
+    expect(Buffer.from(groups[0]!.dataPoints![1]!.payload!)).toEqual(Buffer.alloc(8, 101));
+    expect(groups[1]!.dataPoints![0]!.payload!.length).toBe(400_000);
+    await q.ack(seq, first.chunkNos);
+    const rest = [nextUploadBatch(q, seq, 0, 1_000_000)!, nextUploadBatch(q, seq, 4, 1_000_000)!];
+    expect(rest.map((b) => b.chunkNos)).toEqual([[3, 4], [5]]);
+    expect(nextUploadBatch(q, seq, 5)).toBeUndefined();
+    // A single chunk larger than maxBytes still goes out alone.
+    expect(nextUploadBatch(q, seq, 0, 10)!.chunkNos).toEqual([3]);
+  });
+});
