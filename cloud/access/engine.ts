@@ -34,7 +34,8 @@ export class AccessEngine implements AccessDecider {
   ) {}
 
   decide(input: DecisionInput): boolean {
-    const path = input.path.startsWith("/api") || input.path.includes("?") ? normalisePath(input.path) : input.path;
+    const p = input.path;
+    const path = p.charCodeAt(0) !== 47 || p.startsWith("/api") || p.includes("?") || p.includes("#") ? normalisePath(p) : p;
     const method = input.method.toUpperCase();
     const m = this.matcherFor(input.subject, input.scopes, classify(path));
     return m !== null && m.test(method, path);

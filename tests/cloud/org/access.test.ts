@@ -118,6 +118,10 @@ describe("access rules", () => {
     expect(await ask(["all:a", "all:r"], "GET", "/auth/users/{alice}/tokens")).toBe(false);
     expect(await ask(["all:r"], "GET", "/auth/users/{alice}")).toBe(true);
     expect(await ask(["no-such-scope"], "GET", "/auth/projects")).toBe(false);
+    // Paths without a leading slash, with /api or with a query string are read the same way.
+    expect(await ask(["projects:r"], "GET", "auth/projects?page=2")).toBe(true);
+    expect(await ask(["projects:r"], "GET", "/api/auth/projects#top")).toBe(true);
+    expect(await ask(["projects:r"], "GET", "/apix/auth/projects")).toBe(false);
   });
 
   it("a super user passes everything; Check access refuses callers without authorization scopes", async () => {
