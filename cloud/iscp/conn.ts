@@ -214,9 +214,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     clearTimeout(this.pongTimer);
   }
 
-  /** Schedules the relay pump (coalesced per tick). */
+  /** Runs the relay pump now when the transport has room, else once it drains. */
   wake(): void {
     if (this.wakeScheduled || this.state !== "open") return;
+    if (this.transport.bufferedBytes() < this.hub.limits.transportHighWaterBytes) return this.pump();
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
