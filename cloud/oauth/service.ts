@@ -40,6 +40,10 @@ export function createOAuthService(
   parts: { keys: KeyStore; denylist: Denylist; issuer: TokenIssuer; ownClients: OwnClients; accounts: AccountsPort },
 ): OAuthService {
   const clientResolvers: ClientResolver[] = [parts.ownClients.resolve];
+  // Verified tokens, so a client calling often pays for the ECDSA verification once; expiry and the
+  // denylist are still checked on every use.
+  const verified = new Map<string, AccessTokenClaims>();
+  const VERIFIED_MAX = 10_000;
   return {
     ...parts,
     clientResolvers,
@@ -52,8 +56,14 @@ export function createOAuthService(
     },
     issueAccessToken: (input) => parts.issuer.issueAccessToken(input),
     verifyAccessToken(token) {
-      const claims = verifyAccessToken(parts.keys, token, svc.config.publicUrl);
-      if (!claims || parts.denylist.has(claims.jti)) return undefined;
+      let claims = verified.get(token);
+      if (!claims || claims.iss !== svc.config.publicUrl) {
+        claims = verifyAccessToken(parts.keys, token, svc.config.publicUrl);
+        if (!claims) return undefined;
+        if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+      }
+      if (claims.exp <= Math.floor(Date.now() / 1000) || parts.denylist.has(claims.jti)) return undefined;
       return claims;
     },
     revokeAccessToken: (jti, exp) => parts.denylist.add([{ jti, expiresAt: exp }]),
