@@ -3,7 +3,7 @@
 import type { Queryable } from "../storage/db.js";
 import { encodeChunk, type Chunk } from "./codec.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
-import { addReceived, ensureSequence, insertChunks, storedNumbers, type ChunkRowInput } from "./repo-sequences.js";
+import { addDataIds, addReceived, ensureSequence, insertChunks, storedNumbers, type ChunkRowInput } from "./repo-sequences.js";
 
 export type ChunkResult = "ok" | "skipped";
 
@@ -34,6 +34,8 @@ export async function writeChunks(
   const taken = await storedNumbers(tx, seq.id, [...new Set(chunks.map((c) => c.sequenceNumber))]);
   const results: ChunkResult[] = [];
   const rows: ChunkRowInput[] = [];
+  const seenIds = new Set<string>();
+  const distinctIds: Array<{ type: string; name: string }> = [];
   let points = 0;
   let maxElapsed = Number.NEGATIVE_INFINITY;
   for (const c of chunks) {
@@ -55,11 +57,16 @@ export async function writeChunks(
       createdAtMs,
     });
     results.push("ok");
+    for (const g of c.groups) {
+      const key = `${g.type}\u0000${g.name}`;
+      if (!seenIds.has(key)) (seenIds.add(key), distinctIds.push({ type: g.type, name: g.name }));
+    }
     points += st.points;
     if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.max);
   }
   if (rows.length > 0) {
     await insertChunks(tx, rows);
+    await addDataIds(tx, measUuid, distinctIds);
     await addReceived(tx, seq.id, points, rows.length, now);
     if (Number.isFinite(maxElapsed)) await raiseMaxElapsed(tx, measUuid, maxElapsed, now);
   }

@@ -72,4 +72,16 @@ CREATE INDEX meas_chunks_asc ON meas_chunks (measurement_uuid, min_elapsed_ns, s
 CREATE INDEX meas_chunks_desc ON meas_chunks (measurement_uuid, max_elapsed_ns, sequence_id, sequence_number);
 `,
   },
+  {
+    version: 401,
+    name: "data IDs seen per measurement",
+    up: `
+CREATE TABLE meas_data_ids (
+  measurement_uuid TEXT NOT NULL REFERENCES meas_measurements (uuid) ON DELETE CASCADE,
+  data_type TEXT NOT NULL,
+  data_name TEXT NOT NULL,
+  PRIMARY KEY (measurement_uuid, data_type, data_name)
+) WITHOUT ROWID;
+`,
+  },
 ];

@@ -77,3 +77,23 @@ export const addReceived = (q: Queryable, sequenceId: number, points: number, ch
        updated_at = ? WHERE id = ?`,
     [points, chunks, now, sequenceId],
   );
+
+/** Remembers the data IDs a measurement has stored (for listProjectDataPointDataIDs). */
+export async function addDataIds(q: Queryable, measUuid: string, ids: ReadonlyArray<{ type: string; name: string }>): Promise<void> {
+  for (let i = 0; i < ids.length; i += 200) {
+    const part = ids.slice(i, i + 200);
+    await q.run(
+      `INSERT OR IGNORE INTO meas_data_ids (measurement_uuid, data_type, data_name) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
+      part.flatMap((d) => [measUuid, d.type, d.name]),
+    );
+  }
+}
+
+export function dataIdsOf(q: Queryable, measUuids: readonly string[]) {
+  if (measUuids.length === 0) return Promise.resolve([]);
+  return q.all<{ data_type: string; data_id: string }>(
+    `SELECT DISTINCT data_type, data_name AS data_id FROM meas_data_ids WHERE measurement_uuid IN (${measUuids.map(() => "?").join(",")})
+     ORDER BY data_type, data_name`,
+    [...measUuids],
+  );
+}

@@ -5,7 +5,10 @@ import type { Services } from "../services.js";
 import { isUuid } from "./codec.js";
 import { streamData } from "./data-stream.js";
 import { dual } from "./routes-common.js";
-import { DataQuery } from "./schemas.js";
+import { basetimeNs } from "./model.js";
+import { measurementsForName } from "./repo-measurement-list.js";
+import { dataIdsOf } from "./repo-sequences.js";
+import { DataIdsQuery, DataQuery } from "./schemas.js";
 
 /** application/protobuf when the client asks for it (and not for JSON first); NDJSON otherwise. */
 export function wantsProtobuf(accept: string): boolean {
@@ -52,6 +55,20 @@ export const dataRoutes = [
         svc.log,
       );
       return reply(200, Readable.from(gen, { objectMode: false }), {}, protobuf ? "application/protobuf" : "application/json; charset=utf-8");
+    },
+  }),
+  ...dual({
+    projectOp: "listProjectDataPointDataIDs",
+    method: "GET",
+    path: "/data_ids",
+    summary: "Data IDs (data_type, data_id) stored in a measurement, or in an edge's measurements with base time in [start, end)",
+    query: DataIdsQuery,
+    success: 200,
+    handler: async ({ project, query: q }, svc) => {
+      let ms = await measurementsForName(svc.db, project, await resolveName(svc, q.name));
+      if (!(ms.length === 1 && ms[0]!.uuid === q.name.toLowerCase()))
+        ms = ms.filter((m) => (q.start === undefined || basetimeNs(m) >= q.start) && (q.end === undefined || basetimeNs(m) < q.end));
+      return { items: await dataIdsOf(svc.db, ms.map((m) => m.uuid)) };
     },
   }),
 ];

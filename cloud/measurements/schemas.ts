@@ -102,6 +102,12 @@ export const DataQuery = Schema.Struct({
   time_format: Schema.optionalWith(Schema.Literal("ns", "us", "ms", "s", "rfc3339"), { default: () => "us" as const }),
 });
 
+export const DataIdsQuery = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  start: TimeQuery,
+  end: TimeQuery,
+});
+
 // ---- responses (documentation; handlers build these shapes in model.ts) ----
 
 export const MeasurementResponse = Schema.Struct({

@@ -159,6 +159,13 @@ describe("measurements: chunk upload and data read-back", () => {
     const ms = ndjson(await (await data(`name=${m.uuid}&limit=1&time_format=ms`)).text());
     expect(ms[0].time).toBe(Number((BASE_NS + all[0]!.elapsed) / 1_000_000n));
 
+    const ids = await call(`${P}/data_ids?name=${m.uuid}`);
+    expect(ids.status).toBe(200);
+    expect(ids.body).toEqual({
+      items: [...new Set(pts.map((p) => `${p.type}\u0000${p.name}`))].sort().map((k) => ({ data_type: k.split("\u0000")[0], data_id: k.split("\u0000")[1] })),
+    });
+    expectError(await call(`${P}/data_ids`), 400, "invalid_request");
+
     const byEdge = ndjson(await (await data(`name=${m.edge_uuid}&limit=3`)).text());
     expect(byEdge).toHaveLength(3);
     const none = await data(`name=${uuid()}`);
