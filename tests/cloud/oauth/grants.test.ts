@@ -112,6 +112,14 @@ describe("token endpoint grants with openid-client", () => {
     expect(decodeJwt(t.access_token).claims.restricted).toBe("password_change");
     expect((await peer.api("/auth/users/me/clients", { headers: bearer(t.access_token) })).status).toBe(403);
     expect((await peer.api("/auth/users/me", { headers: bearer(t.access_token) })).status).toBe(200);
+    // Once the password is changed, refreshing yields an unrestricted token.
+    const changed = await peer.api("/auth/users/me/password", { method: "PUT", headers: bearer(t.access_token), json: { password: "Changed-password-1", old_password: created.password.temporary_password } });
+    expect(changed.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100)); // the user's standing is cached for one second
+    const refreshed = await oidc.refreshTokenGrant(oidcConfig(peer, "first-party", oidc.None()), t.refresh_token);
+    expect(refreshed.scope).not.toBe("temporary");
+    expect(decodeJwt(refreshed.access_token).claims.restricted).toBeUndefined();
+    expect((await peer.api("/auth/users/me/clients", { headers: bearer(refreshed.access_token) })).status).toBe(200);
   });
 
   it("counts failed password grants into the lock-out and then answers invalid_grant even for the right password", async () => {
