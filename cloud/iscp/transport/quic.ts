@@ -4,6 +4,7 @@
 // stream for server->client messages. Each message is `u32be length, bytes`.
 // Datagrams (the unreliable path) are not offered: every QoS travels on the streams.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -150,6 +151,7 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
   const broker = opts.broker ?? new IscpBroker(opts);
   const hmacKey = randomBytes(32);
   const server = new QUICServer({
+    logger: quietLogger(),
     crypto: {
       key: hmacKey.buffer.slice(hmacKey.byteOffset, hmacKey.byteOffset + hmacKey.byteLength) as ArrayBuffer,
       ops: {
@@ -181,4 +183,9 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
   };
   broker.onClose(close);
   return { port: server.port, broker, close };
+}
+
+/** @matrixai/quic logs every stream at INFO by default. */
+function quietLogger(): Logger {
+  return new Logger("iscp-quic", LogLevel.ERROR);
 }

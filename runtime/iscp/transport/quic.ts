@@ -2,6 +2,7 @@
 // negotiation parameters, uni stream 2 the client's messages (`u32be length, bytes` each);
 // the server answers on one uni stream of its own.
 import { randomFillSync } from "node:crypto";
+import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -99,6 +100,7 @@ class QuicClientTransport implements MessageTransport {
 export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTransport> {
   const encoding = opts.encoding ?? "proto";
   const client = await QUICClient.createQUICClient({
+    logger: quietLogger(),
     host: opts.host,
     port: opts.port,
     serverName: opts.serverName,
@@ -114,4 +116,9 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
   await neg.close();
   const writer = conn.newStream("uni").writable.getWriter();
   return new QuicClientTransport(client, writer, encoding, opts.maxIncomingMessageBytes ?? 8 * 1024 * 1024);
+}
+
+/** @matrixai/quic logs every stream at INFO by default. */
+function quietLogger(): Logger {
+  return new Logger("iscp-quic", LogLevel.ERROR);
 }

@@ -1,0 +1,83 @@
+// iSCP over QUIC (@matrixai/quic, ALPN "iscp"): our client against the broker, small volumes.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startIscpQuic } from "../../cloud/iscp/broker.js";
+import { QoS, ResultCode, type Encoding } from "../../proto/iscp/wire.js";
+import { IscpClient } from "../../runtime/iscp/conn.js";
+import type { ReceivedChunk } from "../../runtime/iscp/downstream.js";
+import { connectQuic } from "../../runtime/iscp/transport/quic.js";
+import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
+import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
+
+describe("iSCP over QUIC", () => {
+  let dir: string;
+  let key: string;
+  let cert: string;
+  let b: TestBroker;
+  let quic: Awaited<ReturnType<typeof startIscpQuic>>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "iscp-quic-"));
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"),
+      "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+    key = readFileSync(join(dir, "key.pem"), "utf8");
+    cert = readFileSync(join(dir, "cert.pem"), "utf8");
+    b = await startTestBroker();
+    // QUIC shares the WebSocket broker's hub, so streams relay across transports.
+    quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key, cert });
+  });
+  afterAll(async () => {
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const overQuic = (encoding: Encoding = "proto") => () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", encoding });
+
+  it("relays points from a QUIC upstream to WebSocket and QUIC downstreams (proto and json)", async () => {
+    const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer" });
+    const qDown = await IscpClient.connect({ transport: overQuic("json"), token: TOKEN, nodeId: "viewer-q" });
+    const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-q" });
+    expect(up.transport.kind).toBe("quic");
+    const got: Record<string, ReceivedChunk[]> = { ws: [], quic: [] };
+    for (const [name, c] of [["ws", wsDown], ["quic", qDown]] as const) {
+      const ds = await c.openDownstream({ filters: [{ sourceNodeId: "edge-q", dataFilters: [{ name: "#", type: "#" }] }] });
+      ds.onChunk((ch) => got[name]!.push(ch));
+    }
+    const us = await up.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
+    await up.sendBaseTime({ sessionId: "s", name: "manual", priority: 1, elapsedTime: 0n, baseTime: 1n });
+    for (let i = 1; i <= 20; i++) {
+      us.write({ name: "v", type: "u8" }, [{ elapsedTime: i, payload: new Uint8Array(16).fill(i) }]);
+      us.flush();
+    }
+    expect(await us.waitAcked(10_000)).toBe(true);
+    await waitFor(() => got.ws!.length === 20 && got.quic!.length === 20, 10_000, "relayed chunks");
+    for (const list of Object.values(got)) {
+      expect(list.map((c) => c.sequenceNumber)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      const p = list[19]!.groups[0]!.dataPoints[0]!;
+      expect([p.elapsedTime, [...p.payload]]).toEqual([20n, Array(16).fill(20)]);
+    }
+    await Promise.all([up.close(), wsDown.close(), qDown.close()]);
+  }, 30_000);
+
+  it("refuses a bad token with AUTH_FAILED", async () => {
+    await expect(IscpClient.connect({ transport: overQuic(), token: "wrong", nodeId: "x" })).rejects.toMatchObject({ resultCode: ResultCode.AUTH_FAILED });
+  });
+
+  it("resumes an upstream after the QUIC connection is dropped", async () => {
+    const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-r", reconnectBaseMs: 50 });
+    const us = await up.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
+    us.write({ name: "v", type: "u8" }, [{ elapsedTime: 1, payload: new Uint8Array([1]) }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    up.transport.terminate();
+    await waitFor(() => up.reconnects === 1 && up.state === "open", 10_000, "reconnect");
+    us.write({ name: "v", type: "u8" }, [{ elapsedTime: 2, payload: new Uint8Array([2]) }]);
+    expect(us.flush()).toBe(2);
+    expect(await us.waitAcked()).toBe(true);
+    expect(b.broker.hub.upstreams.get(us.streamId)?.lastSequenceNumber).toBe(2);
+    await up.close();
+  }, 30_000);
+});
