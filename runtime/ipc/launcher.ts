@@ -1,6 +1,7 @@
 // Starts and supervises a device connector process (`launch` settings): restart per policy with
 // exponential backoff, stop with SIGTERM then SIGKILL, and a human-readable exit reason for the state.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IpcFormat, Launch } from "./schema.js";
 
 export interface LauncherContext {
@@ -10,6 +11,12 @@ export interface LauncherContext {
   onOutput?: (line: string, stream: "stdout" | "stderr") => void;
   /** Called after every exit, with the reason and whether a restart is scheduled. */
   onExit?: (info: ExitInfo) => void;
+  /**
+   * Where the running connector's pid is kept. A connector outlives an agent killed with SIGKILL; the next
+   * start finds it here and kills its process group first, so two connectors never share one FIFO.
+   * Default `<ipc path>.pid`.
+   */
+  pidFile?: string;
 }
 
 export interface ExitInfo {
@@ -41,6 +48,43 @@ export function backoffDelay(policy: Launch["restart"], n: number): number {
   return Math.min(Math.round(d), policy.max_backoff_ms);
 }
 
+/** Start time of a process (clock ticks since boot, /proc/<pid>/stat field 22): a pid's identity over time. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Kills the process group of a connector left running by a previous agent: the pid file holds its pid and
+ * start time, so a pid since reused by an unrelated process is left alone.
+ */
+export function killLeftover(pidFile: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(pidFile, "utf8");
+  } catch {
+    return false;
+  }
+  rmSync(pidFile, { force: true });
+  const [pidText, started] = text.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 1 || started === undefined || startTime(pid) !== started) return false;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     if (child.pid !== undefined) process.kill(-child.pid, signal);
@@ -67,6 +111,7 @@ export class ConnectorLauncher {
   }
 
   start(): void {
+    killLeftover(this.pidFile);
     this.stopping = false;
     this.st.finished = false;
     this.spawnOnce();
@@ -121,6 +166,13 @@ export class ConnectorLauncher {
       return;
     }
     this.child = child;
+    if (child.pid !== undefined) {
+      try {
+        writeFileSync(this.pidFile, `${child.pid} ${startTime(child.pid) ?? ""}\n`);
+      } catch {
+        // not fatal: only the leftover check after an agent crash depends on it
+      }
+    }
     this.startedAt = Date.now();
     let done = false;
     const finish = (code: number | null, signal: NodeJS.Signals | null, reason?: string) => {
@@ -148,7 +200,12 @@ export class ConnectorLauncher {
     }
   }
 
+  private get pidFile(): string {
+    return this.ctx.pidFile ?? `${this.ctx.ipcPath}.pid`;
+  }
+
   private exited(code: number | null, signal: NodeJS.Signals | null, reason: string): void {
+    rmSync(this.pidFile, { force: true });
     this.st.running = false;
     this.st.pid = undefined;
     const policy = this.launch.restart;

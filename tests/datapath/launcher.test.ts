@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Schema } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { FifoReader } from "../../runtime/ipc/fifo-reader.js";
-import { ConnectorLauncher, type ExitInfo, backoffDelay } from "../../runtime/ipc/launcher.js";
+import { ConnectorLauncher, type ExitInfo, backoffDelay, killLeftover } from "../../runtime/ipc/launcher.js";
 import { Launch } from "../../runtime/ipc/schema.js";
 import { NODE_TS, SAMPLE_CONNECTOR, seqOf, tempDir, waitFor } from "./helpers.js";
 
@@ -93,5 +93,31 @@ describe("connector launcher", () => {
     await waitFor(() => launcher.state.finished, 5000, "gave up");
     expect(exits.length).toBe(2);
     expect(exits[0]!.reason).toMatch(/^failed to start: .*ENOENT/);
+  });
+
+  it("kills a connector left running by a previous agent (pid file) before starting a new one", async () => {
+    const ipcPath = join(dir, "x.fifo");
+    const exits: ExitInfo[] = [];
+    const sleeper = decodeLaunch({ command: "sh", args: ["-c", "exec sleep 30"], restart: { policy: "never" } });
+    // The "crashed agent": its launcher is never stopped.
+    const old = new ConnectorLauncher(sleeper, { ipcPath, format: "iscp-v2-compat", onExit: (e) => exits.push(e) });
+    old.start();
+    await waitFor(() => old.state.pid !== undefined, 5000, "old connector");
+    expect((await readFile(`${ipcPath}.pid`, "utf8")).split(" ")[0]).toBe(String(old.state.pid));
+    const fresh = new ConnectorLauncher(sleeper, { ipcPath, format: "iscp-v2-compat" });
+    stops.push(() => fresh.stop());
+    fresh.start();
+    await waitFor(() => exits.length === 1, 5000, "old connector killed");
+    expect(exits[0]!.reason).toBe("killed by signal SIGKILL");
+    await waitFor(() => fresh.state.running, 5000, "new connector");
+    await fresh.stop();
+    await expect(readFile(`${ipcPath}.pid`, "utf8")).rejects.toThrow();
+  });
+
+  it("leaves a reused pid alone (start time differs)", async () => {
+    const pidFile = join(dir, "stale.pid");
+    await writeFile(pidFile, `${process.pid} 1\n`);
+    expect(killLeftover(pidFile)).toBe(false);
+    expect(killLeftover(join(dir, "missing.pid"))).toBe(false);
   });
 });
