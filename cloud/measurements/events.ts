@@ -57,6 +57,17 @@ export class MeasurementEvents {
     return () => this.emitter.off("measurement_updated", listener);
   }
 
+  /** Long-lived subscribers (HTTP streams) register here to be ended at shutdown. */
+  onShutdown(fn: () => void): () => void {
+    this.emitter.on("shutdown", fn);
+    return () => this.emitter.off("shutdown", fn);
+  }
+
+  /** Ends the HTTP subscriber streams, so the server's close is not held up by them. */
+  shutdownSubscribers(): void {
+    this.emitter.emit("shutdown");
+  }
+
   get listenerCount(): number {
     return this.emitter.listenerCount("measurement_updated");
   }

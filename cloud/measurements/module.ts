@@ -16,4 +16,13 @@ export const measurementsModule: CloudModule = {
     svc.measurements = new MeasurementsService(svc.db, svc.log);
     svc.onClose.push(() => svc.measurements.close());
   },
+  attach(server, svc) {
+    // server.close() waits for every open connection; event streams never end by themselves,
+    // so they are ended when the server starts closing.
+    const close = server.close.bind(server);
+    server.close = ((cb?: (err?: Error) => void) => {
+      svc.measurements.events.shutdownSubscribers();
+      return close(cb);
+    }) as typeof server.close;
+  },
 };

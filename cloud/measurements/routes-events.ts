@@ -36,11 +36,13 @@ export const eventRoutes = [
       const keepalive = protobuf ? Buffer.alloc(8) : Buffer.from("\n");
       const only = query.meas_uuid?.toLowerCase();
       let unsubscribe = () => {};
+      let offShutdown = () => {};
       let timer: NodeJS.Timeout | undefined;
       const stream = new Readable({
         read() {},
         destroy(err, cb) {
           unsubscribe();
+          offShutdown();
           if (timer) clearInterval(timer);
           cb(err);
         },
@@ -49,6 +51,12 @@ export const eventRoutes = [
         if (e.projectUuid !== project || (only && e.measUuid !== only)) return;
         if (stream.readableLength > SUBSCRIBER_BUFFER_BYTES) return void stream.destroy();
         stream.push(protobuf ? frame(encodeDomainEvent(e.measUuid, e.occurredAtNs)) : Buffer.from(jsonEvent(e)));
+      });
+      offShutdown = svc.measurements.events.onShutdown(() => {
+        unsubscribe();
+        offShutdown();
+        if (timer) clearInterval(timer);
+        stream.push(null);
       });
       timer = setInterval(() => stream.push(keepalive), KEEPALIVE_MS);
       timer.unref();

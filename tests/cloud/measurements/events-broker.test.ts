@@ -155,3 +155,18 @@ function unframeEvents(buf: Buffer): pb.DomainEventProto[] {
   }
   return out;
 }
+
+describe("measurements: event streams at shutdown", () => {
+  it("ends open event streams so the peer can stop", async () => {
+    const peer = await startTestPeer();
+    const token = await adminToken(peer);
+    const res = await peer.api(`${P}/measurements/events`, { headers: { "X-Intdash-Token": token } });
+    expect(res.status).toBe(200);
+    const s = collect(res);
+    await until(() => peer.svc.measurements.events.listenerCount >= 1);
+    const started = Date.now();
+    await peer.stop();
+    expect(Date.now() - started).toBeLessThan(5000);
+    await s.cancel();
+  });
+});
