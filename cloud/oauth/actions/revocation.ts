@@ -18,6 +18,7 @@ const RevokeTokenRequest = Schema.Struct({
   token_type_hint: Schema.optional(Schema.String.annotations({ description: "access_token | refresh_token (default)" })),
   token: Schema.optional(Schema.String),
   client_secret: Schema.optional(Schema.String),
+  client_certification: Schema.optional(Schema.String),
 });
 
 export const revocationRoute = defineRoute({

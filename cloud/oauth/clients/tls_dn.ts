@@ -24,12 +24,9 @@ export const sameDn = (a: string, b: string): boolean => {
 /** Parses PEM (possibly URL-decoded with spaces for '+') or base64 DER; undefined when unreadable. */
 export function parseCertificate(text: string): crypto.X509Certificate | undefined {
   try {
-    let t = text.trim();
-    if (t.includes("-----BEGIN")) {
-      const body = t.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, "");
-      t = body;
-    }
-    return new crypto.X509Certificate(Buffer.from(t.replace(/\s+/g, "+"), "base64"));
+    // Line breaks are layout; a space can only be a '+' that arrived form-decoded.
+    const t = text.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/[\r\n\t]/g, "").trim().replace(/ /g, "+");
+    return new crypto.X509Certificate(Buffer.from(t, "base64"));
   } catch {
     return undefined;
   }

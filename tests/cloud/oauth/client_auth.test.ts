@@ -51,6 +51,16 @@ describe("client authentication", () => {
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: "invalid_client" });
     }
+    // A '+' of the certificate sent unencoded arrives as a space: still understood.
+    const sloppy = `grant_type=client_credentials&client_id=${c.client_id}&client_certification=${good.replace(/\n/g, "%0A")}`;
+    expect((await peer.api("/auth/oauth2/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: sloppy })).status).toBe(200);
+    // The same certificate authenticates the client at the revocation endpoint.
+    const t: any = await (await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_certification: good }))).json();
+    const revoked = await peer.api("/auth/oauth2/revocation", form({ client_id: c.client_id, client_certification: good, token: t.access_token, token_type_hint: "access_token" }));
+    expect(revoked.status).toBe(200);
+    expect((await peer.api("/auth/users/me", { headers: bearer(t.access_token) })).status).toBe(401);
+    const wrongCert = await peer.api("/auth/oauth2/revocation", form({ client_id: c.client_id, client_certification: other, token: "x" }));
+    expect(wrongCert.status).toBe(401);
     // The initial secret does not replace the certificate.
     const bySecret = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }));
     expect(bySecret.status).toBe(401);
