@@ -136,7 +136,7 @@ describe("downstream FIFO writer", () => {
     expect(accepted).toBeLessThan(70);
     expect(w.stats.dropped).toBe(200 - accepted);
     // A connector that opens the FIFO and never reads: the pipe fills (64 KiB), then drops are counted again.
-    const holder = spawn("sh", ["-c", 'exec 3<"$0"; sleep 30', path], { stdio: "ignore" });
+    const holder = spawn("sh", ["-c", 'exec 3<"$0"; exec sleep 30', path], { stdio: "ignore" });
     stops.push(() => {
       holder.kill("SIGKILL");
       return exited(holder);
