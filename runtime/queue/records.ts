@@ -20,6 +20,8 @@ export interface SequenceRecord {
   /** Upstream id, or `deferred`. */
   destId: string;
   recover: boolean;
+  /** Sent in real time by an upstream (false: the `deferred` destination, uploaded by REST only). */
+  realtime: boolean;
   /** Number of the last chunk appended (chunks are numbered from 1): the final sequence number. */
   lastChunkNo: number;
   /** Points appended in total: the expected data points. */

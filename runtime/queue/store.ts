@@ -183,11 +183,22 @@ export class DurableQueue {
 
   /**
    * Opens a sequence of chunks for one destination of a measurement. `uuid` is the sequence UUID the
-   * server will know it by (the iSCP upstream stream id when sent in real time).
+   * server will know it by (the iSCP upstream stream id when sent in real time). `realtime: false`
+   * (the `deferred` destination) makes its chunks deferred-upload work at once, while it is still open.
    */
-  openSequence(measUuid: string, destId: string, uuid: string, recover: boolean): SequenceRecord {
+  openSequence(measUuid: string, destId: string, uuid: string, recover: boolean, realtime = true): SequenceRecord {
     if (!this.measurements.has(measUuid)) throw new Error(`unknown measurement ${measUuid}`);
-    const rec: SequenceRecord = { ord: this.nextSeqOrd++, uuid, measUuid, destId, recover, lastChunkNo: 0, points: 0, closed: false };
+    const rec: SequenceRecord = {
+      ord: this.nextSeqOrd++,
+      uuid,
+      measUuid,
+      destId,
+      recover,
+      realtime,
+      lastChunkNo: 0,
+      points: 0,
+      closed: false,
+    };
     this.sequences.set(rec.ord, { rec, c: newCounters() });
     void this.seqs.put(rec.ord, rec);
     return rec;
@@ -213,11 +224,14 @@ export class DurableQueue {
     return s && { ...s.rec, chunkCount: s.c.chunks, pendingDataSize: s.c.bytes };
   }
 
-  /** Closed sequences that still hold chunks: the deferred upload's work, oldest measurement first. */
+  /**
+   * Sequences whose stored chunks are the deferred upload's work (closed, or not real-time), oldest
+   * measurement first.
+   */
   pendingSequences(measUuid?: string): SequenceRecord[] {
     const ordOf = (u: string) => this.measurements.get(u)?.rec.ord ?? 0;
     return [...this.sequences.values()]
-      .filter((s) => s.rec.closed && s.c.chunks > 0 && (measUuid === undefined || s.rec.measUuid === measUuid))
+      .filter((s) => (s.rec.closed || s.rec.realtime === false) && s.c.chunks > 0 && (measUuid === undefined || s.rec.measUuid === measUuid))
       .sort((a, b) => ordOf(a.rec.measUuid) - ordOf(b.rec.measUuid) || a.rec.ord - b.rec.ord)
       .map((s) => ({ ...s.rec }));
   }

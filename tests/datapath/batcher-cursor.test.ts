@@ -3,6 +3,7 @@ import type { DataPoint } from "../../runtime/datapoint.js";
 import { ChunkBatcher } from "../../runtime/queue/batcher.js";
 import { decodeChunk } from "../../runtime/queue/chunk-codec.js";
 import { SendCursor } from "../../runtime/queue/cursor.js";
+import { DestinationRouter } from "../../runtime/queue/router.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
 import { point, tempDir } from "./helpers.js";
 
@@ -71,5 +72,25 @@ describe("send cursor", () => {
     expect(c.take().map((x) => x.chunkNo)).toEqual([7, 8]);
     expect(c.inFlightCount).toBe(4);
     expect(q.readChunks(seq, 0, 100).map((x) => x.chunkNo)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe("destination router", () => {
+  it("sends each batch to every dest id, accepted when all are durable; unknown ids are counted", async () => {
+    const realtime = new ChunkBatcher(q, seq, { flushPolicy: "interval", flushIntervalMs: 5 });
+    const deferredSeq = q.openSequence(M, "deferred", "d", true, false).ord;
+    const deferred = new ChunkBatcher(q, deferredSeq, { flushPolicy: "interval", flushIntervalMs: 5 });
+    const router = new DestinationRouter();
+    router.set("up", realtime);
+    router.set("deferred", deferred);
+    await router.route(pts(10), ["up", "deferred", "gone"]);
+    expect(chunkSizes()).toEqual([10]);
+    expect(q.readChunks(deferredSeq, 0, 10).map((c) => decodeChunk(c.data).count)).toEqual([10]);
+    expect(router.unrouted.get("gone")).toBe(10);
+    // The deferred destination's sequence is upload work while still open; the real-time one is not.
+    expect(q.pendingSequences().map((s) => s.destId)).toEqual(["deferred"]);
+    router.set("up", undefined);
+    expect(router.route(pts(1), ["up"])).toBeUndefined();
+    expect(router.unrouted.get("up")).toBe(1);
   });
 });
