@@ -3,6 +3,8 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import https from "node:https";
+import type http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import * as oidc from "openid-client";
@@ -11,11 +13,29 @@ import type { OAuthClient } from "../../../cloud/oauth/clients/model.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
 
-function makeCertificate(dir: string, subject: string, days = 1): string {
+function makeKeyAndCertificate(dir: string, subject: string, days = 1): { key: string; cert: string } {
   const key = path.join(dir, `${crypto.randomUUID()}.key`);
   const cert = path.join(dir, `${crypto.randomUUID()}.pem`);
   execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-days", String(days), "-keyout", key, "-out", cert], { stdio: "ignore" });
-  return fs.readFileSync(cert, "utf8");
+  return { key: fs.readFileSync(key, "utf8"), cert: fs.readFileSync(cert, "utf8") };
+}
+const makeCertificate = (dir: string, subject: string) => makeKeyAndCertificate(dir, subject).cert;
+
+/** POSTs a form over TLS presenting a client certificate. */
+function postWithClientCert(port: number, ca: string, client: { key: string; cert: string }, body: string): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: "127.0.0.1", port, method: "POST", path: "/api/auth/oauth2/token", ca, key: client.key, cert: client.cert, servername: "localhost", checkServerIdentity: () => undefined,
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 describe("client authentication", () => {
@@ -64,6 +84,35 @@ describe("client authentication", () => {
     // The initial secret does not replace the certificate.
     const bySecret = await peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }));
     expect(bySecret.status).toBe(401);
+  });
+
+  it("tls_client_auth over a TLS connection with a verified client certificate (no form field)", async () => {
+    const serverPair = makeKeyAndCertificate(dir, "/CN=localhost");
+    const trusted = makeKeyAndCertificate(dir, "/C=JP/O=Example/CN=tls-edge");
+    const untrusted = makeKeyAndCertificate(dir, "/C=JP/O=Example/CN=tls-edge");
+    // The same request listener (fast path + Koa) behind a TLS server that asks for client certificates.
+    const app = peer.server.listeners("request")[0] as http.RequestListener;
+    const tls = https.createServer({ key: serverPair.key, cert: serverPair.cert, ca: [trusted.cert], requestCert: true, rejectUnauthorized: false }, app);
+    await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
+    try {
+      const port = (tls.address() as { port: number }).port;
+      const c = await registerClient(peer, token, {
+        name: "mtls-socket", grant_type: "client_credentials", token_endpoint_auth_method: "tls_client_auth", tls_client_auth_subject_dn: "CN=tls-edge, O=Example, C=JP",
+      });
+      const body = `grant_type=client_credentials&client_id=${c.client_id}`;
+      const ok = await postWithClientCert(port, serverPair.cert, trusted, body);
+      expect(ok.status).toBe(200);
+      expect(decodeJwt(ok.json.access_token).claims.client_id).toBe(c.client_id);
+      // Same subject, but not signed by a trusted CA: the socket is not authorized.
+      const bad = await postWithClientCert(port, serverPair.cert, untrusted, body);
+      expect(bad.status).toBe(401);
+      expect(bad.json.error).toBe("invalid_client");
+    } finally {
+      await new Promise((r) => {
+        tls.close(r);
+        tls.closeAllConnections();
+      });
+    }
   });
 
   it("refuses a public client at the client_credentials grant and a secret from a public client", async () => {
