@@ -6,7 +6,7 @@ import type { Queryable } from "../storage/db.js";
 import { decodeChunk } from "./codec.js";
 import { dataFrame, jsonLine, type GroupCtx } from "./data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";
-import { chunkPage, type ChunkKey, type ChunkRow } from "./repo-data.js";
+import { chunkPage, type ChunkKey } from "./repo-data.js";
 import { measurementsForName } from "./repo-measurement-list.js";
 import { jsonTime, type TimeFormat } from "./time.js";
 
@@ -115,8 +115,17 @@ class RunHeap {
   }
 }
 
-/** The points of one measurement in order within [from, to) of elapsed time, in batches. */
-async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, onError: (e: Error, row: ChunkRow) => void) {
+/** A stored chunk that could not be decoded, in its place in the output. */
+interface Damaged {
+  error: string;
+}
+
+/**
+ * The points of one measurement in order within [from, to) of elapsed time, in batches. A chunk
+ * that cannot be decoded becomes a Damaged entry after the points that precede it; with
+ * exit_on_error nothing follows it.
+ */
+async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, log: Log): AsyncGenerator<Array<Item | Damaged>> {
   const base = basetimeNs(m);
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
@@ -131,7 +140,7 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
       to: to !== undefined ? clampNum(to) : undefined,
       limit: PAGE,
     });
-    const out: Item[] = [];
+    const out: Array<Item | Damaged> = [];
     for (const row of rows) {
       const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
@@ -140,7 +149,12 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
       try {
         chunk = decodeChunk(row.payload);
       } catch (err) {
-        onError(err as Error, row);
+        log.warn({ err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number }, "stored chunk could not be decoded");
+        out.push({ error: `a stored chunk could not be decoded: ${(err as Error).message}` });
+        if (qy.exitOnError) {
+          yield out;
+          return;
+        }
         continue;
       }
       const items: Item[] = [];
@@ -194,7 +208,9 @@ function errorLine(m: MeasRow, tf: TimeFormat, description: string): string {
   return `{"time":${jsonTime(basetimeNs(m), tf)},${rest.slice(1)}\n`;
 }
 
-export async function* streamData(q: Queryable, qy: DataQuery, log: { warn(o: object, m: string): void }): AsyncGenerator<Buffer> {
+type Log = { warn(o: object, m: string): void };
+
+export async function* streamData(q: Queryable, qy: DataQuery, log: Log): AsyncGenerator<Buffer> {
   let measurements = await measurementsForName(q, qy.project, qy.name);
   if (qy.since) measurements = measurements.filter((m) => m.updated_at >= qy.since!);
   if (qy.desc) measurements.reverse();
@@ -215,14 +231,15 @@ export async function* streamData(q: Queryable, qy: DataQuery, log: { warn(o: ob
     if (left <= 0) break;
     const base = basetimeNs(m);
     let failed = false;
-    const onError = (err: Error, row: ChunkRow) => {
-      log.warn({ err: err.message, measurement: m.uuid, sequence_number: row.sequence_number }, "stored chunk could not be decoded");
-      if (qy.format === "json") text += errorLine(m, qy.timeFormat, `a stored chunk could not be decoded: ${err.message}`);
-      if (qy.exitOnError) failed = true;
-    };
-    for await (const batch of measurementPoints(q, m, qy, match, onError)) {
+    for await (const batch of measurementPoints(q, m, qy, match, log)) {
       for (const it of batch) {
-        if (left <= 0) break;
+        if (left <= 0 || failed) break;
+        if ("error" in it) {
+          // The protobuf framing has no error message: there the damaged chunk is only skipped.
+          if (qy.format === "json") text += errorLine(m, qy.timeFormat, it.error);
+          failed = qy.exitOnError;
+          continue;
+        }
         left--;
         if (qy.format === "json") {
           const line = jsonLine(it.group, base + it.elapsed, it.payload, qy.timeFormat);

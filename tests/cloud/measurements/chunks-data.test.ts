@@ -173,6 +173,22 @@ describe("measurements: chunk upload and data read-back", () => {
     expect(await none.text()).toBe("");
   });
 
+  it("reports a chunk it cannot decode in-band and goes on, or stops with exit_on_error", async () => {
+    const m = await createMeasurement(call);
+    const pts = randomPoints(9, ["1/a"], 13);
+    await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 3), pts.slice(3, 6), pts.slice(6)]));
+    // Damage the stored second chunk (as a disk fault would).
+    await peer.svc.db.run("UPDATE meas_chunks SET payload = ? WHERE measurement_uuid = ? AND sequence_number = 2", [Buffer.from([0x12, 0xff]), m.uuid]);
+    const lines = ndjson(await (await data(`name=${m.uuid}`)).text());
+    const errors = lines.filter((l) => l.data_id === "intdash/measurement/get/data/error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0].data.error).toBe("unexpected");
+    expect(lines.filter((l) => l.data_id === "1/a")).toHaveLength(6);
+    const stopped = ndjson(await (await data(`name=${m.uuid}&exit_on_error=true`)).text());
+    expect(stopped.filter((l) => l.data_id === "1/a")).toHaveLength(3);
+    expect(stopped[stopped.length - 1].data_id).toBe("intdash/measurement/get/data/error");
+  });
+
   it("answers bad uploads and queries with 400/415 in the error shape, never 500", async () => {
     const m = await createMeasurement(call);
     const url = `${P}/measurements/sequences/chunks`;

@@ -45,7 +45,7 @@ describe("measurements: malformed input over every operation", () => {
               const res = await peer.api(url + q, {
                 method: method.toUpperCase(),
                 headers: { "X-Intdash-Token": token, ...(b ? { "content-type": b.type } : {}) },
-                body: b?.body,
+                body: b?.body as unknown as BodyInit | undefined,
               });
               calls++;
               const text = await res.text();
