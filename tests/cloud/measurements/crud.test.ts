@@ -87,6 +87,31 @@ describe("measurements: create, list, get, update, delete, end, complete", () =>
     expect(byUuid.body.items.map((m: any) => m.name)).toEqual(["beta", "gamma"]);
   });
 
+  it("filters by partial_match, duration, basetime_type, ended and since", async () => {
+    const edge = uuid();
+    const a = await createMeasurement(call, { name: "a", edge_uuid: edge, basetime: "2026-04-01T00:00:00Z" });
+    const b = await createMeasurement(call, { name: "b", edge_uuid: edge, basetime: "2026-04-02T00:00:00Z", basetime_type: "ntp" });
+    // a lasts 2 days (a point 48 h after its base time), b has no data.
+    const seq = uuid();
+    await call(`${P}/measurements/sequences/chunks`, {
+      method: "POST",
+      json: { measUuid: a.uuid, sequenceUuid: seq, chunks: [{ sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "x", type: "bytes" }, dataPoints: [{ elapsedTime: String(48n * 3600n * 1_000_000_000n), payload: "AA==" }] }] }] },
+    });
+    const names = async (q: string) => (await call(`${P}/measurements?edge_uuid=${edge}&${q}`)).body.items.map((m: any) => m.name);
+    const win = "start=2026-04-02T12:00:00Z&end=2026-04-05T00:00:00Z";
+    expect(await names(win)).toEqual([]);
+    expect(await names(`${win}&partial_match=true`)).toEqual(["a"]);
+    expect(await names(`duration_start=${3600 * 1_000_000}`)).toEqual(["a"]);
+    expect(await names(`duration_end=1000`)).toEqual(["b"]);
+    expect(await names("basetime_type=ntp")).toEqual(["b"]);
+    await call(`${P}/measurements/${b.uuid}/end`, { method: "PUT" });
+    expect(await names("ended=true")).toEqual(["b"]);
+    expect(await names("ended=false")).toEqual(["a"]);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect(await names(`since=${later}`)).toEqual([]);
+    expect(await names(`since=2020-01-01T00:00:00Z`)).toEqual(["a", "b"]);
+  });
+
   it("updates with PUT (204), protects, refuses to delete a protected one, deletes", async () => {
     const m = await createMeasurement(call);
     const put = await call(`${P}/measurements/${m.uuid}`, { method: "PUT", json: { name: "renamed", description: "d2" } });
