@@ -48,10 +48,19 @@ export class DownstreamStream {
     readonly omitEmptyChunk: boolean,
     readonly expiryMs: number,
     private readonly limits: { queueBytes: number; queueChunks: number; unacked: number; maxFrame: number },
-  ) {}
+  ) {
+    for (const f of filters) {
+      const list = this.byNode.get(f.sourceNodeId);
+      if (list) list.push(f.matcher);
+      else this.byNode.set(f.sourceNodeId, [f.matcher]);
+    }
+  }
+
+  /** Matchers per source node, from all filters naming it. */
+  private readonly byNode = new Map<string, DataIdMatcher[]>();
 
   get sourceNodeIds(): Set<string> {
-    return new Set(this.filters.map((f) => f.sourceNodeId));
+    return new Set(this.byNode.keys());
   }
 
   get queuedChunks(): number {
@@ -64,8 +73,9 @@ export class DownstreamStream {
 
   /** Groups of an upstream chunk that this downstream wants, or undefined when the node does not match. */
   select(nodeId: string, groups: RelayGroup[]): RelayGroup[] | undefined {
-    const matchers = this.filters.filter((f) => f.sourceNodeId === nodeId).map((f) => f.matcher);
-    if (matchers.length === 0) return undefined;
+    const matchers = this.byNode.get(nodeId);
+    if (!matchers) return undefined;
+    if (matchers.length === 1) return groups.filter((g) => matchers[0]!.matches(g.ref.name, g.ref.type));
     return groups.filter((g) => matchers.some((m) => m.matches(g.ref.name, g.ref.type)));
   }
 

@@ -5,6 +5,8 @@ import type { UpstreamInfo } from "./options.js";
 
 export interface DataIdRef { name: string; type: string; key: string }
 
+const ACK_ALIASES_PER_MESSAGE = 4096;
+
 export function dataIdKey(name: string, type: string): string {
   return `${type}\u0000${name}`;
 }
@@ -116,10 +118,16 @@ export class UpstreamStream {
     this.ackTimer = undefined;
     if (!this.owner) return; // kept until a resume re-attaches the stream
     if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
-    const ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: this.pendingResults, dataIdAliases: this.pendingAliases };
+    // Many new aliases are spread over several acks so that no frame nears the 1 MiB client limit.
+    const entries = Object.entries(this.pendingAliases);
+    let results = this.pendingResults;
     this.pendingResults = [];
     this.pendingAliases = {};
-    this.owner.sendMessage({ upstreamChunkAck: ack });
+    for (let i = 0; i === 0 || i < entries.length; i += ACK_ALIASES_PER_MESSAGE) {
+      const dataIdAliases = Object.fromEntries(entries.slice(i, i + ACK_ALIASES_PER_MESSAGE));
+      this.owner.sendMessage({ upstreamChunkAck: { streamIdAlias: this.alias, results, dataIdAliases } });
+      results = [];
+    }
   }
 
   detach(): void {

@@ -142,6 +142,23 @@ describe("broker protocol handling", () => {
     r.ws.close();
   });
 
+  it("spreads many new data-ID aliases over several acks", async () => {
+    b = await startTestBroker();
+    const r = await raw(b);
+    r.send(connectReq());
+    await r.next("connectResponse");
+    r.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 0 } });
+    await r.next("upstreamOpenResponse");
+    const ids = Array.from({ length: 5000 }, (_, i) => ({ name: `n${i}`, type: "t" }));
+    r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataId: ids[0], dataPoints: [] }] }, dataIds: ids } });
+    const a1 = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
+    const a2 = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
+    expect(a1.results!.map((x) => [x.sequenceNumber, x.resultCode])).toEqual([[1, 0]]);
+    expect(Object.keys(a1.dataIdAliases!).length + Object.keys(a2.dataIdAliases!).length).toBe(5000);
+    expect(a2.dataIdAliases![5000]).toMatchObject({ name: "n4999", type: "t" });
+    r.ws.close();
+  });
+
   it("answers a resume of a stream attached to a live connection with RESUME_REQUEST_CONFLICT", async () => {
     b = await startTestBroker();
     const a = await raw(b);
