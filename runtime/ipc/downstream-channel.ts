@@ -53,3 +53,11 @@ export function openDownstreamChannel(opts: DownstreamChannelOptions, cb: Channe
     },
   };
 }
+
+/** The channel state's `error` text from its counters ("" when nothing went wrong). */
+export function downstreamChannelError(s: FifoWriterStats): string {
+  const parts: string[] = [];
+  if (s.dropped > 0) parts.push(`${s.dropped} frame(s) dropped (connector absent or too slow)`);
+  if (s.unsupported > 0) parts.push(`${s.unsupported} point(s) with no representation in the FIFO format`);
+  return parts.join("; ");
+}

@@ -6,10 +6,10 @@ import type { DataPoint } from "../../runtime/datapoint.js";
 import { FilterPipeline } from "../../runtime/filters/pipeline.js";
 import { FilterDefinition } from "../../runtime/filters/schema.js";
 import type { ChannelCallbacks } from "../../runtime/ipc/channel.js";
-import { openDownstreamChannel } from "../../runtime/ipc/downstream-channel.js";
+import { downstreamChannelError, openDownstreamChannel } from "../../runtime/ipc/downstream-channel.js";
 import { IscpV2CompatEncoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { Launch } from "../../runtime/ipc/schema.js";
-import { openUpstreamChannel } from "../../runtime/ipc/upstream-channel.js";
+import { openUpstreamChannel, upstreamChannelError } from "../../runtime/ipc/upstream-channel.js";
 import { takeMeasurementClock } from "../../runtime/ipc/clock.js";
 import { ChunkBatcher } from "../../runtime/queue/batcher.js";
 import { chunkPoints, decodeChunk } from "../../runtime/queue/chunk-codec.js";
@@ -83,6 +83,7 @@ describe("upstream channel", () => {
     // Connector timestamps (CLOCK_MONOTONIC) became elapsed times from the base time taken before it started.
     expect(stored.every((p) => p.elapsedNs > 0 && p.elapsedNs < 20e9)).toBe(true);
     expect(ch.stats.connector).toMatchObject({ running: false, finished: true });
+    expect(upstreamChannelError(ch.stats)).toBe("");
   });
 
   it("stops reading while the sink has not accepted, so the connector waits instead of memory growing", async () => {
@@ -109,6 +110,9 @@ describe("upstream channel", () => {
     expect(ch.stats.bytes).toBe(stalled); // not reading: the pipe is full and the connector blocks
     for (const r of waiting.splice(0)) r();
     await waitFor(() => ch.stats.bytes > stalled, 5000, "reading again");
+    expect(upstreamChannelError({ ...ch.stats, corrupt: 2, skippedBytes: 9, rejected: 3, lastError: "disk full" })).toBe(
+      "2 corrupt frame region(s) skipped (9 bytes); 3 point(s) not accepted: disk full",
+    );
   });
 
   it("reports a FIFO that cannot be created as failed", async () => {
@@ -150,5 +154,8 @@ describe("downstream channel", () => {
     const expected = new IscpV2CompatEncoder().encode(points, "ctl/").buffer;
     expect((await readFile(out)).equals(expected)).toBe(true);
     expect(bytes()).toBe(expected.length);
+    expect(downstreamChannelError(ch.stats)).toBe("");
+    expect(ch.write([point("ctl/late", "string", "x", 1)])).toBe(0); // closed: dropped and counted
+    expect(downstreamChannelError(ch.stats)).toBe("1 frame(s) dropped (connector absent or too slow)");
   });
 });
