@@ -41,6 +41,8 @@ export class ClientUpstream {
   private readonly unacked = new Map<number, iscp2.IUpstreamChunk>();
   totalDataPoints = 0n;
   private closed = false;
+  /** False between a lost transport and the resume, so that no chunk goes out under a stale alias. */
+  private attached = true;
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly ackHandlers: ((r: AckResult[]) => void)[] = [];
   private readonly errorHandlers: ((e: Error) => void)[] = [];
@@ -120,7 +122,7 @@ export class ClientUpstream {
     const seq = ++this.seq;
     this.totalDataPoints += BigInt(n);
     const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
-    const sent = this.conn.send({ upstreamChunk: chunk });
+    const sent = this.attached && this.conn.send({ upstreamChunk: chunk });
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
     if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, chunk);
     return seq;
@@ -152,12 +154,14 @@ export class ClientUpstream {
 
   /** @internal the transport is gone: non-reliable chunks will never be acked. */
   detached(): void {
+    this.attached = false;
     if (this.qos !== QoS.RELIABLE) this.unacked.clear();
   }
 
   /** @internal resumed on a new transport, maybe under a new alias. */
   resumed(alias: number): void {
     this.alias = alias;
+    this.attached = true;
     for (const chunk of this.unacked.values()) {
       chunk.streamIdAlias = alias;
       if (!this.conn.send({ upstreamChunk: chunk })) break;

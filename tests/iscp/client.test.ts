@@ -131,6 +131,21 @@ describe("runtime/iscp client over WebSocket", () => {
     expect(Math.max(...frames.map((f) => f.length))).toBeLessThanOrEqual(1024 * 1024);
   });
 
+  it("flushes on its own by interval and by buffered size", async () => {
+    const u = await client({ nodeId: NODE_U });
+    const timed = await u.openUpstream({ sessionId: "s", flushIntervalMs: 20 });
+    timed.write({ name: "a", type: "t" }, [{ elapsedTime: 0, payload: enc.encode("x") }]);
+    await waitFor(() => timed.lastSequenceNumber === 1, 2000, "interval flush");
+    const sized = await u.openUpstream({ sessionId: "s", flushBytes: 100 });
+    sized.write({ name: "a", type: "t" }, [{ elapsedTime: 0, payload: new Uint8Array(60) }]);
+    expect(sized.lastSequenceNumber).toBe(0);
+    sized.write({ name: "a", type: "t" }, [{ elapsedTime: 1, payload: new Uint8Array(60) }]);
+    expect(sized.lastSequenceNumber).toBe(1);
+    expect(await sized.waitAcked()).toBe(true);
+    await Promise.all([timed.close(), sized.close()]);
+    expect(b.broker.stats().upstreams).toBe(0);
+  });
+
   it("round-trips an E2E call", async () => {
     const a = await client({ nodeId: NODE_U });
     const z = await client({ nodeId: NODE_D });
