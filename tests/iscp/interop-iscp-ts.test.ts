@@ -85,6 +85,27 @@ describe("@aptpod/iscp-ts against the broker", () => {
     });
   }
 
+  it("sends upstream and data-ID aliases once iscp-ts has declared them", async () => {
+    const down = await connect(b, { nodeId: NODE_D, encoding: "json" });
+    conns.push(down);
+    const ds = await down.openDownstream({ filters: [iscp.DownstreamFilter.allFor(NODE_U)] });
+    const got = collect(ds);
+    const up = await connect(b, { nodeId: NODE_U });
+    conns.push(up);
+    const us = await up.openUpstream({ sessionId: "s1", qos: iscp.QOS.RELIABLE });
+    const id = new iscp.DataId({ name: "n", type: "t" });
+    await us.writeDataPoints(id, [point(1n, "a")]);
+    await us.flush();
+    const state = () => [...b.broker.hub.downstreams.values()][0]!;
+    await waitFor(() => state().upstreamAliases.size === 1 && state().dataIdAliases.size === 1, 5000, "declared aliases");
+    for (let i = 2; i <= 5; i++) {
+      await us.writeDataPoints(id, [point(BigInt(i), String.fromCharCode(96 + i))]);
+      await us.flush();
+    }
+    await waitFor(() => got.points.length === 5, 5000, "points via aliases");
+    expect(got.points.map((p) => `${p.name}:${p.text}`)).toEqual(["n:a", "n:b", "n:c", "n:d", "n:e"]);
+  });
+
   it("round-trips an E2E call and its reply", async () => {
     const caller = await connect(b, { nodeId: NODE_U });
     const callee = await connect(b, { nodeId: NODE_D });
