@@ -95,11 +95,9 @@ export class DurableQueue {
       this.measurements.set(value.uuid, { rec: value, c: newCounters() });
       this.nextMeasOrd = Math.max(this.nextMeasOrd, value.ord + 1);
     }
+    const leftOpen: number[] = [];
     for (const { key, value } of this.seqs.getRange()) {
-      if (!value.closed) {
-        value.closed = true;
-        void this.seqs.put(key, value);
-      }
+      if (!value.closed) leftOpen.push(key);
       this.sequences.set(key, { rec: value, c: newCounters() });
       this.nextSeqOrd = Math.max(this.nextSeqOrd, key + 1);
     }
@@ -109,6 +107,8 @@ export class DurableQueue {
       this.count(s, 1, value[1]);
       this.nextGid = Math.max(this.nextGid, value[0] + 1);
     }
+    // The previous run's real-time senders are gone: close their sequences as closeSequence() would.
+    for (const ord of leftOpen) void this.closeSequence(ord);
     for (const k of this.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
     const last = this.chunks.getKeys({ reverse: true, limit: 1 });
     for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);

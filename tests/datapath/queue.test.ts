@@ -95,6 +95,8 @@ describe("durable queue", () => {
     let q = await openQueue();
     q.startMeasurement(M1, 1_700_000_000_123_456_789n);
     const s = q.openSequence(M1, "up", "seq-1", true);
+    const unrecovered = q.openSequence(M1, "up-2", "seq-x", false);
+    await q.append(unrecovered.ord, pts(4)).durable;
     await q.append(s.ord, pts(7)).durable;
     await q.append(s.ord, pts(3)).durable;
     await q.ack(s.ord, [1]);
@@ -102,7 +104,9 @@ describe("durable queue", () => {
     queues.length = 0;
     q = await openQueue();
     expect(q.listMeasurements()).toMatchObject([{ uuid: M1, baseTimeNs: "1700000000123456789", chunkCount: 1, ended: false }]);
+    // recover: true keeps its unacked chunks for deferred upload; recover: false drops (and counts) them.
     expect(q.pendingSequences()).toMatchObject([{ uuid: "seq-1", destId: "up", closed: true, lastChunkNo: 2, points: 10 }]);
+    expect(q.stats.droppedChunks).toBe(1);
     expect(chunkPoints(decodeChunk(q.readChunks(s.ord, 0, 10)[0]!.data)).length).toBe(3);
     // Numbering goes on after the reopen: a new sequence gets a new ord.
     expect(q.openSequence(M1, "up", "seq-2", true).ord).toBeGreaterThan(s.ord);
