@@ -179,6 +179,15 @@ export class ConnectorLauncher {
       if (done) return;
       done = true;
       if (this.child === child) this.child = undefined;
+      // What the connector left running in its group (a wrapper's children) ends with it: a restarted
+      // connector must not share the FIFO with its predecessor's leftovers.
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // the group is empty: the usual case
+        }
+      }
       this.exited(code, signal, reason ?? exitReason(code, signal));
     };
     child.once("spawn", () => {

@@ -120,4 +120,25 @@ describe("connector launcher", () => {
     expect(killLeftover(pidFile)).toBe(false);
     expect(killLeftover(join(dir, "missing.pid"))).toBe(false);
   });
+
+  it("ends what a connector left running in its process group when it exits", async () => {
+    const pidOut = join(dir, "bg.pid");
+    const exits: ExitInfo[] = [];
+    const launcher = new ConnectorLauncher(
+      decodeLaunch({ command: "sh", args: ["-c", 'sleep 30 & echo $! > "$0"; exit 4', pidOut], restart: { policy: "never" } }),
+      { ipcPath: join(dir, "y.fifo"), format: "iscp-v2-compat", onExit: (e) => exits.push(e) },
+    );
+    launcher.start();
+    await waitFor(() => exits.length === 1, 5000, "exit");
+    expect(exits[0]!.reason).toBe("exited with code 4");
+    const bg = Number((await readFile(pidOut, "utf8")).trim());
+    await waitFor(() => {
+      try {
+        process.kill(bg, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 5000, "background child gone");
+  });
 });
