@@ -40,6 +40,8 @@ export interface FifoWriterStats {
   /** A connector has the FIFO open for reading. */
   connected: boolean;
   bufferedBytes: number;
+  /** Frames accepted but neither written nor dropped yet: accepted = written + dropped + pendingFrames. */
+  pendingFrames: number;
   lastError: string;
 }
 
@@ -54,6 +56,8 @@ export class FifoWriter {
   private socket: net.Socket | undefined;
   private queue: Pending[] = [];
   private queuedBytes = 0;
+  /** Frames queued here or handed to the socket without a write callback yet. */
+  private pending = 0;
   /** Only stop() sets it: points written before start() completes are queued (bounded), not dropped. */
   private stopped = false;
   private generation = 0;
@@ -64,6 +68,7 @@ export class FifoWriter {
     unsupported: 0,
     connected: false,
     bufferedBytes: 0,
+    pendingFrames: 0,
     lastError: "",
   };
 
@@ -73,7 +78,7 @@ export class FifoWriter {
   }
 
   get stats(): FifoWriterStats {
-    return { ...this.s, connected: this.socket !== undefined, bufferedBytes: this.buffered() };
+    return { ...this.s, connected: this.socket !== undefined, bufferedBytes: this.buffered(), pendingFrames: this.pending };
   }
 
   async start(): Promise<void> {
@@ -88,7 +93,9 @@ export class FifoWriter {
     this.generation++;
     this.stopped = true;
     clearTimeout(this.retry);
-    this.s.dropped += this.queue.reduce((n, p) => n + p.frames, 0);
+    const queuedFrames = this.queue.reduce((n, p) => n + p.frames, 0);
+    this.s.dropped += queuedFrames;
+    this.pending -= queuedFrames;
     this.queue = [];
     this.queuedBytes = 0;
     const sock = this.socket;
@@ -116,6 +123,7 @@ export class FifoWriter {
       return 0;
     }
     const sock = this.socket;
+    this.pending += frames;
     if (sock !== undefined && this.queue.length === 0) this.send(sock, { buffer, frames });
     else {
       this.queue.push({ buffer, frames });
@@ -130,6 +138,7 @@ export class FifoWriter {
 
   private send(sock: net.Socket, p: Pending): void {
     sock.write(p.buffer, (err) => {
+      this.pending -= p.frames;
       if (err) this.s.dropped += p.frames;
       else {
         this.s.written += p.frames;
