@@ -5,7 +5,8 @@ import Long from "long";
 export type Int64 = Long | number | string | bigint | null | undefined;
 
 export function toLong(v: bigint | number, unsigned = false): Long {
-  return typeof v === "bigint" ? Long.fromString(v.toString(), unsigned) : Long.fromNumber(v, unsigned);
+  if (typeof v === "number") return Long.fromNumber(v, unsigned);
+  return Long.fromBits(Number(v & 0xffffffffn) | 0, Number((v >> 32n) & 0xffffffffn) | 0, unsigned);
 }
 
 export function toBigInt(v: Int64): bigint {
@@ -13,7 +14,10 @@ export function toBigInt(v: Int64): bigint {
   if (typeof v === "bigint") return v;
   if (typeof v === "number") return BigInt(Math.trunc(v));
   if (typeof v === "string") return BigInt(v);
-  return BigInt(v.toString());
+  // Small values (the usual elapsed times) skip the bigint arithmetic.
+  if (v.high === 0 && v.low >= 0) return BigInt(v.low);
+  const bits = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  return v.unsigned ? bits : BigInt.asIntN(64, bits);
 }
 
 /** Unix epoch nanoseconds now, as a Long for sint64 fields. */

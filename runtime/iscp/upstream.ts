@@ -96,7 +96,7 @@ export class ClientUpstream {
     let g = this.buffer.get(k);
     if (!g) this.buffer.set(k, (g = { name: dataId.name, type: dataId.type, points: [] }));
     for (const p of points) {
-      g.points.push({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : BigInt(Math.trunc(p.elapsedTime))), payload: p.payload });
+      g.points.push({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : Math.trunc(p.elapsedTime)), payload: p.payload });
       this.bufferedBytes += p.payload.length;
     }
     if (this.opts.flushBytes && this.bufferedBytes >= this.opts.flushBytes) this.flush();
