@@ -8,6 +8,7 @@ import { pb } from "../../proto/gen/pb.js";
 import pbDescriptor from "../../proto/gen/pb-descriptor.js";
 import iscpDescriptor from "../../proto/gen/iscp-descriptor.js";
 import { loadRoot, messageFromJson, messageToJson } from "../../proto/json.js";
+import { toBigInt, toLong } from "../../proto/iscp/long.js";
 import { decodeNegotiation, encodeNegotiation, lengthPrefixed, LengthPrefixedReader } from "../../proto/iscp/transport.js";
 import { decodeMessage, encodeMessage, MalformedMessageError } from "../../proto/iscp/wire.js";
 
@@ -165,6 +166,18 @@ describe("pb data messages", () => {
     }
     expect(pbRoot.lookupType("pb.StoreDataPoint").fields.elapsedTime!.type).toBe("sint64");
     expect(pbRoot.lookupType("pb.DataPointProto").fields.elapsedTime!.type).toBe("int64");
+  });
+});
+
+describe("int64 helpers", () => {
+  it("convert bigint <-> Long exactly across the whole range", () => {
+    for (const v of [0n, 1n, -1n, 2n ** 31n, -(2n ** 31n), 2n ** 32n + 5n, -(2n ** 40n) - 7n, 2n ** 63n - 1n, -(2n ** 63n), 1_700_000_000_000_000_001n]) {
+      const l = toLong(v);
+      expect([l.toString(), toBigInt(l)]).toEqual([v.toString(), v]);
+    }
+    const u = toLong(18_000_000_000_000_000_000n, true);
+    expect([u.toString(), toBigInt(u)]).toEqual(["18000000000000000000", 18_000_000_000_000_000_000n]);
+    expect([toBigInt(-5), toBigInt("7"), toBigInt(null), toLong(-3).toString()]).toEqual([-5n, 7n, 0n, "-3"]);
   });
 });
 
