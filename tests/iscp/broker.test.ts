@@ -180,6 +180,45 @@ describe("broker protocol handling", () => {
     c.ws.close();
   });
 
+  it("survives mutated client messages (fuzz) and keeps serving", async () => {
+    const internalErrors: string[] = [];
+    b = await startTestBroker({ logger: { debug() {}, info() {}, warn: (o, msg) => void (msg === "iscp request failed" && internalErrors.push(JSON.stringify(o))) } });
+    const valid: Message[] = [
+      { upstreamOpenRequest: { requestId: 2, sessionId: "s", dataIds: [{ name: "a", type: "t" }], qos: QoS.RELIABLE } },
+      { upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 1, dataPoints: [{ payload: new Uint8Array(4) }] }] }, dataIds: [{ name: "b", type: "t" }] } },
+      { downstreamOpenRequest: { requestId: 4, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], dataIdAliases: { 1: { name: "a", type: "t" } } } },
+      { downstreamChunkAck: { streamIdAlias: 1, ackId: 1, results: [{ streamIdOfUpstream: new Uint8Array(16), sequenceNumberInUpstream: 1 }], upstreamAliases: { 1: { streamId: new Uint8Array(16) } } } },
+      { upstreamMetadata: { requestId: 6, baseTime: { sessionId: "s", name: "m", priority: 1 } } },
+      { upstreamResumeRequest: { requestId: 8, streamId: new Uint8Array(16) } },
+      { downstreamResumeRequest: { requestId: 10, streamId: new Uint8Array(16), desiredStreamIdAlias: 2 } },
+      { upstreamCloseRequest: { requestId: 12, streamId: new Uint8Array(16) } },
+      { downstreamCloseRequest: { requestId: 14, streamId: new Uint8Array(16) } },
+      { upstreamCall: { callId: "c", destinationNodeId: NODE_U, payload: new Uint8Array(3) } },
+    ];
+    let seed = 42;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    let r = await raw(b);
+    r.send(connectReq());
+    await r.next("connectResponse");
+    for (let i = 0; i < 400; i++) {
+      if (r.ws.readyState !== WebSocket.OPEN) {
+        r = await raw(b);
+        r.send(connectReq());
+        await r.next("connectResponse");
+      }
+      const frame = encodeMessage(valid[rnd(valid.length)]!, "proto");
+      for (let k = 0; k < 1 + rnd(3); k++) frame[rnd(frame.length)] = rnd(256);
+      r.ws.send(frame);
+      if (i % 20 === 0) await new Promise((res) => setTimeout(res, 5));
+    }
+    r.ws.terminate();
+    const ok = await raw(b);
+    ok.send(connectReq());
+    expect((await ok.next("connectResponse")).connectResponse!.resultCode ?? 0).toBe(ResultCode.SUCCEEDED);
+    ok.ws.close();
+    expect(internalErrors).toEqual([]); // every bad input met a validation path, none an exception
+  });
+
   it("drops the oldest chunks of a slow downstream without holding back the upstream or other downstreams", async () => {
     const queueBytes = 4 * 1024 * 1024;
     b = await startTestBroker({ limits: { downstreamQueueBytes: queueBytes, transportHighWaterBytes: 256 * 1024 } });
