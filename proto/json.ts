@@ -4,6 +4,7 @@
 // enums by name, map keys as strings. On input snake_case names, numeric enums and numbers for
 // 64-bit fields are accepted too; unknown fields are ignored (the "ignore unknown" parser option).
 import protobuf from "protobufjs";
+import Long from "long";
 
 const LONG_TYPES = new Set(["int64", "uint64", "sint64", "fixed64", "sfixed64"]);
 const INT_TYPES = new Set(["int32", "uint32", "sint32", "fixed32", "sfixed32", ...LONG_TYPES]);
@@ -102,7 +103,7 @@ function scalarFromJson(field: protobuf.Field, v: unknown, path: string): unknow
     const unsigned = field.type.startsWith("u") || field.type.startsWith("fixed");
     if (LONG_TYPES.has(field.type)) {
       if ((typeof v === "string" && /^-?\d+$/.test(v)) || (typeof v === "number" && Number.isInteger(v))) {
-        return protobuf.util.Long.fromString(String(v), unsigned);
+        return Long.fromString(String(v), unsigned);
       }
       throw new JsonCodecError(`${path}: expected integer`);
     }
@@ -127,7 +128,7 @@ export function messageFromJson(type: protobuf.Type, json: Obj, path = type.name
       if (typeof v !== "object" || Array.isArray(v)) throw new JsonCodecError(`${p}: expected object`);
       const m: Record<string, unknown> = {};
       for (const [k, ev] of Object.entries(v as Obj)) {
-        if (INT_TYPES.has((field as protobuf.MapField).keyType) && !/^-?\d+$/.test(k)) throw new JsonCodecError(`${p}: bad map key`);
+        if (INT_TYPES.has((field as unknown as protobuf.MapField).keyType) && !/^-?\d+$/.test(k)) throw new JsonCodecError(`${p}: bad map key`);
         m[k] = scalarFromJson(field, ev, `${p}[${k}]`);
       }
       out[field.name] = m;

@@ -1,0 +1,92 @@
+// What the connection layers (cloud/iscp/conn.ts, runtime/iscp/conn.ts) need from a transport:
+// whole encoded iSCP messages in and out, plus a byte count for backpressure. WebSocket and QUIC
+// implement it on each side; framing details stay inside the transports.
+import type { Encoding } from "./wire.js";
+
+export type TransportKind = "websocket" | "quic";
+
+export interface MessageTransport {
+  readonly kind: TransportKind;
+  /** The negotiated message encoding (WebSocket `enc` query / QUIC negotiation stream). */
+  readonly encoding: Encoding;
+  /** Sends one encoded message. Never throws; a dead transport drops it and reports close. */
+  send(frame: Uint8Array): void;
+  /** Bytes passed to send() that the transport has not yet handed to the OS. */
+  bufferedBytes(): number;
+  onMessage(cb: (frame: Uint8Array) => void): void;
+  /** Fired when bufferedBytes() falls back below the transport's low-water mark. */
+  onDrain(cb: () => void): void;
+  /** Fired once, when the transport is gone for whatever reason. */
+  onClose(cb: (reason: string) => void): void;
+  /** Graceful close after queued frames. */
+  close(): void;
+  /** Abrupt close (dead peer, tests). */
+  terminate(): void;
+}
+
+// ---- QUIC framing (aptpod/iscp-go transport/quic, iscp-rs src/transport/quic.rs) ----
+
+/** Negotiation stream body: repeated `u16be keyLen, key, u16be valLen, value`. */
+export function encodeNegotiation(params: Record<string, string>): Uint8Array {
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(params)) {
+    const kb = Buffer.from(k, "utf8");
+    const vb = Buffer.from(v, "utf8");
+    const head = Buffer.alloc(2);
+    head.writeUInt16BE(kb.length);
+    const vhead = Buffer.alloc(2);
+    vhead.writeUInt16BE(vb.length);
+    parts.push(head, kb, vhead, vb);
+  }
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+export function decodeNegotiation(bytes: Uint8Array): Record<string, string> {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Record<string, string> = {};
+  let off = 0;
+  const readField = (): string => {
+    if (off + 2 > b.length) throw new Error("truncated negotiation stream");
+    const len = b.readUInt16BE(off);
+    off += 2;
+    if (off + len > b.length) throw new Error("truncated negotiation stream");
+    const s = b.toString("utf8", off, off + len);
+    off += len;
+    return s;
+  };
+  while (off < b.length) {
+    const k = readField();
+    const v = readField();
+    if (k === "" || k in out) throw new Error(`bad negotiation key ${JSON.stringify(k)}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** `u32be length, message` framing used on QUIC and WebTransport streams. */
+export function lengthPrefixed(frame: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + frame.length);
+  new DataView(out.buffer).setUint32(0, frame.length);
+  out.set(frame, 4);
+  return out;
+}
+
+/** Reassembles length-prefixed messages from arbitrary stream chunks. */
+export class LengthPrefixedReader {
+  private buf: Buffer = Buffer.alloc(0);
+  constructor(private readonly maxMessageBytes: number) {}
+
+  /** Returns the complete messages; throws when a declared length exceeds the limit. */
+  push(chunk: Uint8Array): Uint8Array[] {
+    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
+    const out: Uint8Array[] = [];
+    while (this.buf.length >= 4) {
+      const len = this.buf.readUInt32BE(0);
+      if (len > this.maxMessageBytes) throw new Error(`message of ${len} bytes exceeds ${this.maxMessageBytes}`);
+      if (this.buf.length < 4 + len) break;
+      out.push(new Uint8Array(this.buf.subarray(4, 4 + len)));
+      this.buf = this.buf.subarray(4 + len);
+    }
+    return out;
+  }
+}
