@@ -7,6 +7,7 @@ import { FilterPipeline } from "../../runtime/filters/pipeline.js";
 import { FilterDefinition } from "../../runtime/filters/schema.js";
 import type { ChannelCallbacks } from "../../runtime/ipc/channel.js";
 import { downstreamChannelError, openDownstreamChannel } from "../../runtime/ipc/downstream-channel.js";
+import { DownstreamFanout } from "../../runtime/ipc/downstream-fanout.js";
 import { IscpV2CompatEncoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { Launch } from "../../runtime/ipc/schema.js";
 import { openUpstreamChannel, upstreamChannelError } from "../../runtime/ipc/upstream-channel.js";
@@ -157,5 +158,21 @@ describe("downstream channel", () => {
     expect(downstreamChannelError(ch.stats)).toBe("");
     expect(ch.write([point("ctl/late", "string", "x", 1)])).toBe(0); // closed: dropped and counted
     expect(downstreamChannelError(ch.stats)).toBe("1 frame(s) dropped (connector absent or too slow)");
+  });
+});
+
+describe("downstream fan-out", () => {
+  it("applies the downstream filters once, then writes to each dest channel; unknown ids are counted", () => {
+    const filters = new FilterPipeline([
+      Schema.decodeUnknownSync(FilterDefinition)({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 1000 } }),
+    ]);
+    const got: Record<string, string[]> = { a: [], b: [] };
+    const fan = new DownstreamFanout(filters);
+    fan.set("a", { write: (ps) => (got.a!.push(...ps.map((p) => p.name)), ps.length) });
+    fan.set("b", { write: (ps) => (got.b!.push(...ps.map((p) => p.name)), ps.length) });
+    const frames = fan.deliver([point("x", "t", "", 0), point("x", "t", "", 1), point("y", "t", "", 2)], ["a", "b", "gone"]);
+    expect(frames).toBe(4);
+    expect(got).toEqual({ a: ["x", "y"], b: ["x", "y"] });
+    expect(fan.unrouted.get("gone")).toBe(2);
   });
 });
