@@ -5,7 +5,7 @@ import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, ResultCode,
 import type { MessageTransport } from "../../proto/iscp/transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
-import type { Authenticate, Subject } from "./options.js";
+import type { Authenticate, AuthResult, Subject } from "./options.js";
 import { refusalFor } from "./refusals.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
 import * as up from "./upstream-handlers.js";
@@ -176,11 +176,18 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     const nodeId = req.nodeId ?? "";
     this.state = "authenticating";
     let auth;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      auth = await this.authenticate(token, project, nodeId);
+      // An authenticator that never answers must not leave the client waiting forever (iscp-ts has no timeout).
+      const late = new Promise<AuthResult>((res) => {
+        timer = setTimeout(() => res({ ok: false, resultCode: ResultCode.CONNECT_TIMEOUT, resultString: "authentication timed out" }), L.connectTimeoutMs);
+      });
+      auth = await Promise.race([this.authenticate(token, project, nodeId), late]);
     } catch (e) {
       this.hub.logger.warn({ remote: this.remote, err: String(e) }, "iscp authenticate threw");
       auth = { ok: false as const, resultCode: ResultCode.AUTH_FAILED, resultString: "authentication error" };
+    } finally {
+      clearTimeout(timer);
     }
     if (this.state !== "authenticating") return; // transport closed meanwhile
     if (!auth.ok) return refuse(auth.resultCode, auth.resultString ?? resultCodeName(auth.resultCode));

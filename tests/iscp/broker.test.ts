@@ -72,6 +72,16 @@ describe("broker protocol handling", () => {
     v3.ws.close();
   });
 
+  it("answers CONNECT_TIMEOUT when the authenticator does not answer in time", async () => {
+    b = await startTestBroker({ authenticate: () => new Promise(() => {}), limits: { connectTimeoutMs: 200 } });
+    const r = await raw(b);
+    r.send(connectReq());
+    expect((await r.next("connectResponse")).connectResponse!.resultCode).toBe(ResultCode.CONNECT_TIMEOUT);
+    await r.closed;
+    const silent = await raw(b);
+    expect((await silent.next("disconnect")).disconnect!.resultCode).toBe(ResultCode.CONNECT_TIMEOUT);
+  });
+
   it("disconnects on protocol errors and malformed frames, ignores text frames", async () => {
     b = await startTestBroker();
     const first = await raw(b);
