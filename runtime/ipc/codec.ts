@@ -10,6 +10,8 @@ export interface DecoderStats {
   skippedBytes: number;
   /** Partial frames discarded because the writer closed the FIFO mid-frame. */
   truncated: number;
+  /** Well-formed frames dropped because the (prefixed) data name breaks the data-name rules. */
+  invalidNames: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 export const NO_CLOCK_BASE: ClockBase = { sec: 0, nsec: 0 };
 
 export function emptyStats(): DecoderStats {
-  return { frames: 0, corrupt: 0, skippedBytes: 0, truncated: 0 };
+  return { frames: 0, corrupt: 0, skippedBytes: 0, truncated: 0, invalidNames: 0 };
 }
 
 /** Elapsed ns from a (sec, nsec) reading; computed on differences to stay exact for large readings. */

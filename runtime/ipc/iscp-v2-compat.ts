@@ -6,6 +6,7 @@
 // otherwise the decoder skips one byte and tries again (resynchronisation).
 import type { DataPoint } from "../datapoint.js";
 import { type DecoderOptions, type EncodeResult, type FrameEncoder, elapsedFrom, elapsedToParts } from "./codec.js";
+import { dataNameError } from "../filters/pattern.js";
 import { StringCache } from "./string-cache.js";
 import { StreamDecoder, validNameBytes, validTypeBytes } from "./stream-decoder.js";
 
@@ -18,7 +19,7 @@ export class IscpV2CompatDecoder extends StreamDecoder {
 
   constructor(opts: DecoderOptions) {
     super(opts);
-    this.names = new StringCache(opts.namePrefix ?? "");
+    this.names = new StringCache(opts.namePrefix ?? "", (n) => dataNameError(n) === undefined);
   }
 
   protected parse(buf: Buffer, out: DataPoint[]): number {
@@ -53,15 +54,20 @@ export class IscpV2CompatDecoder extends StreamDecoder {
         return off;
       }
       this.inGarbage = false;
+      off = end;
+      const name = this.names.get(buf, ns, ps);
+      if (name === undefined) {
+        this.stats.invalidNames++;
+        continue;
+      }
       out.push({
-        name: this.names.get(buf, ns, ps),
-        type: this.types.get(buf, ts, ns),
+        name,
+        type: this.types.get(buf, ts, ns)!,
         payload: new Uint8Array(buf.buffer, buf.byteOffset + ps, pl),
         elapsedNs: elapsedFrom(sec, nsec, base),
         srcId,
       });
       this.stats.frames++;
-      off = end;
     }
     this.need = ISCP_V2_HEADER;
     return off;

@@ -6,6 +6,7 @@
 import type { DataPoint } from "../datapoint.js";
 import { type DecoderOptions, type EncodeResult, type FrameEncoder, elapsedFrom, elapsedToParts } from "./codec.js";
 import { UNKNOWN_DTYPE_NAME_PREFIX, UNKNOWN_DTYPE_TYPE, byDType, byIscpType } from "./logger-msg-dtypes.js";
+import { dataNameError } from "../filters/pattern.js";
 import { StreamDecoder } from "./stream-decoder.js";
 
 export const LOGGER_MSG_TYPE_DATA = 0x01;
@@ -20,12 +21,24 @@ export interface LoggerMsgDecoderOptions extends DecoderOptions {
 export class LoggerMsgDecoder extends StreamDecoder {
   private readonly prefix: string;
   private readonly unknownSeen = new Set<number>();
+  /** Validity of recently seen names (bounded), so the data-name rules are checked once per name. */
+  private readonly names = new Map<string, boolean>();
   private readonly onUnknown: ((dtype: number) => void) | undefined;
 
   constructor(opts: LoggerMsgDecoderOptions) {
     super(opts);
     this.prefix = opts.namePrefix ?? "";
     this.onUnknown = opts.onUnknownDType;
+  }
+
+  private validName(name: string): boolean {
+    let ok = this.names.get(name);
+    if (ok === undefined) {
+      if (this.names.size >= 4096) this.names.clear();
+      ok = dataNameError(name) === undefined;
+      this.names.set(name, ok);
+    }
+    return ok;
   }
 
   protected parse(buf: Buffer, out: DataPoint[]): number {
@@ -76,15 +89,21 @@ export class LoggerMsgDecoder extends StreamDecoder {
         payload = body;
       }
       this.inGarbage = false;
+      const sec = buf.readUInt32LE(off + 4);
+      off = end;
+      const full = this.prefix + name;
+      if (!this.validName(full)) {
+        this.stats.invalidNames++;
+        continue;
+      }
       out.push({
-        name: this.prefix + name,
+        name: full,
         type,
         payload,
-        elapsedNs: elapsedFrom(buf.readUInt32LE(off + 4), nsec, this.clockBase),
+        elapsedNs: elapsedFrom(sec, nsec, this.clockBase),
         srcId: this.srcId,
       });
       this.stats.frames++;
-      off = end;
     }
     this.need = HEAD + FIXED;
     return off;

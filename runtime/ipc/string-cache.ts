@@ -5,13 +5,17 @@ const SLOTS = 16;
 
 export class StringCache {
   private readonly keys: Buffer[] = [];
-  private readonly values: string[] = [];
+  private readonly values: Array<string | undefined> = [];
   private next = 0;
 
-  constructor(private readonly prefix = "") {}
+  /** `accept` checks each new string once (e.g. the data-name rules); rejected ones come back undefined. */
+  constructor(
+    private readonly prefix = "",
+    private readonly accept: (s: string) => boolean = () => true,
+  ) {}
 
   /** The string for buf[start, end) decoded as UTF-8, with the cache's prefix prepended. */
-  get(buf: Buffer, start: number, end: number): string {
+  get(buf: Buffer, start: number, end: number): string | undefined {
     const len = end - start;
     const keys = this.keys;
     outer: for (let i = 0; i < keys.length; i++) {
@@ -20,7 +24,8 @@ export class StringCache {
       for (let j = 0; j < len; j++) if (k[j] !== buf[start + j]) continue outer;
       return this.values[i]!;
     }
-    const value = this.prefix + buf.toString("utf8", start, end);
+    const decoded = this.prefix + buf.toString("utf8", start, end);
+    const value = this.accept(decoded) ? decoded : undefined;
     const key = Buffer.from(buf.subarray(start, end));
     if (keys.length < SLOTS) {
       keys.push(key);

@@ -142,6 +142,7 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
 export function upstreamChannelError(s: UpstreamChannelStats): string {
   const parts: string[] = [];
   if (s.corrupt > 0) parts.push(`${s.corrupt} corrupt frame region(s) skipped (${s.skippedBytes} bytes)`);
+  if (s.invalidNames > 0) parts.push(`${s.invalidNames} point(s) dropped: data name breaks the data-name rules`);
   if (s.truncated > 0) parts.push(`${s.truncated} partial frame(s) discarded when the connector closed the FIFO`);
   if (s.rejected > 0) parts.push(`${s.rejected} point(s) not accepted: ${s.lastError}`);
   return parts.join("; ");

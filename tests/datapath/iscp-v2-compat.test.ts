@@ -96,4 +96,13 @@ describe("iscp-v2-compat", () => {
     expect(r.frames).toBe(1);
     expect(decodeAll([r.buffer]).out.map((p) => p.name)).toEqual(["a"]);
   });
+
+  it("drops and counts frames whose prefixed name breaks the data-name rules", () => {
+    const f = (name: string) => encodeIscpV2Frame(1, 0, "string", name, Buffer.from("v"));
+    const { out, dec } = decodeAll([Buffer.concat([f(""), f("#"), f("a"), f("/a"), f("b")])], "p/");
+    expect(out.map((p) => p.name)).toEqual(["p/a", "p/b"]);
+    expect(dec.stats).toMatchObject({ invalidNames: 3, corrupt: 0, frames: 2 });
+    // Without a prefix an empty name is invalid too.
+    expect(decodeAll([f("")]).dec.stats.invalidNames).toBe(1);
+  });
 });

@@ -25,7 +25,7 @@ describe("logger-msg", () => {
   it("round-trips points byte-exactly, split at every position", () => {
     const pts: DataPoint[] = [
       point("abc", "string", "Hello intdash!", 1_000_000_001),
-      point("", "string", "", 0),
+      point("x/y", "string", "", 0),
       point("logger-msg/200", "bytes", Buffer.from([1, 2, 3]), 7),
     ];
     const enc = new LoggerMsgEncoder();
@@ -88,5 +88,14 @@ describe("logger-msg", () => {
     dec.push(encodeLoggerMsgRaw(1, 1, "string", "ok", Buffer.from("fine"))!, out);
     expect(out.at(-1)).toMatchObject({ name: "ok", type: "string" });
     expect(dec.stats.corrupt).toBeGreaterThan(0);
+  });
+
+  it("drops and counts frames whose prefixed name breaks the data-name rules", () => {
+    const dec = new LoggerMsgDecoder({ srcId: "src", namePrefix: "v1/" });
+    const out: DataPoint[] = [];
+    const f = (id: string) => encodeLoggerMsgRaw(1, 0, "string", id, Buffer.from("v"))!;
+    dec.push(Buffer.concat([f(""), f("a//b"), f("ok"), f("x+"), f("ok/")]), out);
+    expect(out.map((p) => p.name)).toEqual(["v1/ok"]);
+    expect(dec.stats).toMatchObject({ invalidNames: 4, corrupt: 0, frames: 1 });
   });
 });
