@@ -18,6 +18,7 @@ export interface UpstreamChannelOptions {
   clockBase?: ClockBase;
   /** Batches (FIFO reads, <= 64 KiB each) awaiting acceptance before reading pauses. Default 512 (<= 32 MiB). */
   maxPendingBatches?: number;
+  /** Called once per logger-msg DType the table does not know (log it; points arrive as `bytes`). */
   onUnknownDType?: (dtype: number) => void;
   onOutput?: (line: string, stream: "stdout" | "stderr") => void;
 }
@@ -29,6 +30,8 @@ export interface UpstreamChannelStats extends FifoReaderStats {
   rejected: number;
   pendingBatches: number;
   connector: LauncherState | undefined;
+  /** logger-msg DTypes met that the table does not know (each reported once through onUnknownDType). */
+  unknownDTypes: number[];
 }
 
 export interface UpstreamChannelHandle {
@@ -51,6 +54,7 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
   let present = false;
   let closed = false;
   let launcher: ConnectorLauncher | undefined;
+  const unknownDTypes: number[] = [];
 
   const settle = (n: number, ok: boolean, err?: unknown) => {
     pending--;
@@ -68,7 +72,10 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
     srcId: s.id,
     namePrefix: s.data_name_prefix,
     clockBase: opts.clockBase,
-    onUnknownDType: opts.onUnknownDType,
+    onUnknownDType: (dtype) => {
+      unknownDTypes.push(dtype);
+      opts.onUnknownDType?.(dtype);
+    },
     onRead: (bytes) => {
       if (!present) {
         present = true;
@@ -133,6 +140,7 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
         rejected,
         pendingBatches: pending,
         connector: launcher?.state,
+        unknownDTypes: [...unknownDTypes],
       };
     },
   };
