@@ -38,6 +38,7 @@ const SRC = {
 } as const;
 const STREAM_KINDS: CollectionName[] = ["upstreams", "downstreams"];
 export const childId = (kind: CollectionName, id: string) => `${kind}/${id}`;
+const isFilter = (child: string) => child.startsWith("upstream_filters/") || child.startsWith("downstream_filters/");
 
 type SupervisorEvent =
   | { type: "SYNC"; all: AllSettings }
@@ -64,8 +65,7 @@ export const supervisorMachine = setup({
     filter: filterMachine,
   },
   actions: {
-    sync: enqueueActions(({ context, event, enqueue }, params: { all: AllSettings }) => {
-      void event;
+    sync: enqueueActions(({ context, enqueue }, params: { all: AllSettings }) => {
       const all = params.all;
       const known = { ...context.known };
       const sessionInput = { session: context.session, sessionReason: context.sessionReason };
@@ -96,7 +96,7 @@ export const supervisorMachine = setup({
       }
       for (const id of Object.keys(known)) {
         if (wanted.has(id)) continue;
-        if (id.includes("_filters/")) enqueue.sendTo(id, { type: "REMOVE" });
+        if (isFilter(id)) enqueue.sendTo(id, { type: "REMOVE" });
         enqueue.stopChild(id);
         delete known[id];
       }
@@ -110,7 +110,7 @@ export const supervisorMachine = setup({
     SYNC: { actions: { type: "sync", params: ({ event }) => ({ all: event.all }) } },
     TICK: {
       actions: enqueueActions(({ context, enqueue }) => {
-        for (const id of Object.keys(context.known)) if (!id.includes("_filters/")) enqueue.sendTo(id, { type: "TICK" });
+        for (const id of Object.keys(context.known)) if (!isFilter(id)) enqueue.sendTo(id, { type: "TICK" });
       }),
     },
     SESSION: {
