@@ -29,8 +29,11 @@ export function transportFor(session: Session, opts: { quicCa?: string } = {}): 
 }
 
 export interface IscpOpenerHooks {
-  /** Called with each connected client of an upstream (the data path opens upstream streams on it). */
-  onUpstreamClient?: (settings: UpstreamSettings, client: IscpClient) => void;
+  /**
+   * Called with each connected client of an upstream (the data path opens its iSCP upstream on it and
+   * reports sent bytes through `data`); a rejection fails the link.
+   */
+  onUpstreamClient?: (settings: UpstreamSettings, client: IscpClient, data: (bytes: number) => void) => Promise<void> | void;
   /** Called with each chunk a downstream receives (the data path routes it to device connectors). */
   onDownstreamChunk?: (settings: DownstreamSettings, chunk: ReceivedChunk) => void;
   quicCa?: string;
@@ -82,8 +85,8 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
 }
 
 export function iscpUpstreamOpener(hooks: IscpOpenerHooks = {}): Opener<StreamLinkParams<UpstreamSettings>> {
-  return connectionOpener<UpstreamSettings>(hooks, async (client, p) => {
-    hooks.onUpstreamClient?.(p.settings, client);
+  return connectionOpener<UpstreamSettings>(hooks, async (client, p, data) => {
+    await hooks.onUpstreamClient?.(p.settings, client, data);
   });
 }
 

@@ -7,14 +7,16 @@ import { parseArgs } from "node:util";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
 import { verifyConnection } from "../machines/cloud-auth.js";
-import { downstreamChannelOpener, upstreamChannelOpener } from "../machines/ipc-driver.js";
-import { iscpDownstreamOpener, iscpUpstreamOpener } from "../machines/iscp-link.js";
 import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
 import { collectionRoutes } from "./api/routes/collections.js";
 import { singletonRoutes } from "./api/routes/singletons.js";
 import { SocketInUseError, closeUnix, listenUnix } from "./api/unix-socket.js";
-import { LmdbMeasurementCatalog } from "./settings/measurements.js";
+import { QueueMeasurementCatalog } from "./datapath/catalog.js";
+import { DataPath } from "./datapath/datapath.js";
+import { dataPathOpeners } from "./datapath/openers.js";
+import { DurableQueue } from "./queue/store.js";
+import type { MeasurementCatalog } from "./settings/measurements.js";
 import { SettingsService } from "./settings/service.js";
 import { SettingsStore } from "./settings/store.js";
 import { Supervisor, type Openers } from "./supervisor.js";
@@ -29,8 +31,8 @@ export interface AgentOptions {
   /** Where FIFOs go when an IPC channel is created without `ipc` (default: next to the socket). */
   ipcDir?: string;
   /**
-   * What the machines supervise. Defaults: real iSCP connections for streams (machines/iscp-link.ts), real
-   * FIFOs and connectors for IPC channels (machines/ipc-driver.ts).
+   * What the machines supervise. Defaults: the data path (runtime/datapath): real iSCP connections for
+   * streams, real FIFOs and connectors for IPC channels, the LMDB queue between them.
    */
   openers?: Openers;
   log?: Logger;
@@ -40,7 +42,8 @@ export interface RunningAgent {
   socketPath: string;
   store: SettingsStore;
   supervisor: Supervisor;
-  measurements: LmdbMeasurementCatalog;
+  measurements: MeasurementCatalog;
+  dataPath: DataPath;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -49,16 +52,27 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const log = opts.log ?? pino({ level: "silent" });
   const socketPath = path.resolve(opts.socketPath);
   const store = SettingsStore.open(path.resolve(opts.dataDir));
-  const measurements = new LmdbMeasurementCatalog(store.env);
+  const du = store.getSingleton("deferred_upload");
+  const queue = await DurableQueue.open({
+    dir: path.join(path.resolve(opts.dataDir), "queue"),
+    capacityMiB: du.data_storage_capacity,
+    limitDataStorage: du.limit_data_storage,
+    onEvict: (chunks, bytes) => log.warn({ chunks, bytes }, "storage capacity reached: oldest data deleted"),
+  });
+  const dataPath = new DataPath({ queue, settings: store.all(), log });
+  const unwatch = store.onChange((all) => dataPath.apply(all));
+  const measurements = new QueueMeasurementCatalog(dataPath);
   const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
-  const openers: Openers = {
-    upstream: iscpUpstreamOpener(),
-    downstream: iscpDownstreamOpener(),
-    upstreamIpc: upstreamChannelOpener({ onConnectorOutput: (id, line, stream) => log.debug({ connector: id, stream }, line) }),
-    downstreamIpc: downstreamChannelOpener({ onConnectorOutput: (id, line, stream) => log.debug({ connector: id, stream }, line) }),
-    ...opts.openers,
-  };
+  const openers: Openers = { ...dataPathOpeners(dataPath, { log }), ...opts.openers };
   const supervisor = new Supervisor(store, openers).start();
+  dataPath.onPending = (bytes) => supervisor.pending(bytes);
+  const shutdown = async () => {
+    unwatch();
+    await supervisor.stop();
+    await dataPath.close();
+    await queue.close();
+    await store.close();
+  };
   const api: ApiContext = {
     settings,
     states: supervisor,
@@ -72,8 +86,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   try {
     server = await listenUnix(app.callback(), socketPath);
   } catch (e) {
-    await supervisor.stop();
-    await store.close();
+    await shutdown();
     throw e;
   }
   log.info({ socket: socketPath, data: path.resolve(opts.dataDir) }, "edge agent listening");
@@ -83,12 +96,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     store,
     supervisor,
     measurements,
+    dataPath,
     server,
     close: () =>
       (closed ??= (async () => {
         await closeUnix(server, socketPath);
-        await supervisor.stop();
-        await store.close();
+        await shutdown();
       })()),
   };
 }

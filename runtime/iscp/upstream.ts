@@ -105,11 +105,38 @@ export class ClientUpstream {
   /** Sends the buffered points as one chunk; returns its sequence number (0 when nothing was buffered). */
   flush(): number {
     if (this.buffer.size === 0) return 0;
+    const groups = [...this.buffer.values()];
+    this.buffer = new Map();
+    this.bufferedBytes = 0;
+    this.sendChunk(++this.seq, groups);
+    return this.seq;
+  }
+
+  /**
+   * Sends one chunk under a sequence number chosen by the caller (the agent's stored chunk number, so that
+   * a later REST upload of the same chunk is recognised as a duplicate). Numbers must grow; gaps are allowed.
+   * Returns false when the chunk could not be handed to the transport (it then waits for a resume, RELIABLE only).
+   */
+  writeChunk(sequenceNumber: number, groups: readonly { name: string; type: string; points: readonly DataPointIn[] }[]): boolean {
+    if (this.closed) throw new Error("upstream is closed");
+    if (sequenceNumber <= this.seq) throw new Error(`sequence number ${sequenceNumber} is not above ${this.seq}`);
+    this.seq = sequenceNumber;
+    return this.sendChunk(
+      sequenceNumber,
+      groups.map((g) => ({
+        name: g.name,
+        type: g.type,
+        points: g.points.map((p) => ({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : Math.trunc(p.elapsedTime)), payload: p.payload })),
+      })),
+    );
+  }
+
+  private sendChunk(seq: number, buffered: readonly { name: string; type: string; points: iscp2.IDataPoint[] }[]): boolean {
     const groups: iscp2.IDataPointGroup[] = [];
     const ask: iscp2.IDataID[] = [];
     let n = 0;
-    for (const [k, g] of this.buffer) {
-      const a = this.aliases.get(k);
+    for (const g of buffered) {
+      const a = this.aliases.get(keyOf(g.name, g.type));
       if (a) groups.push({ dataIdAlias: a, dataPoints: g.points });
       else {
         groups.push({ dataId: { name: g.name, type: g.type }, dataPoints: g.points });
@@ -117,15 +144,12 @@ export class ClientUpstream {
       }
       n += g.points.length;
     }
-    this.buffer = new Map();
-    this.bufferedBytes = 0;
-    const seq = ++this.seq;
     this.totalDataPoints += BigInt(n);
     const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
     const sent = this.attached && this.conn.send({ upstreamChunk: chunk });
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
     if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, chunk);
-    return seq;
+    return sent;
   }
 
   /** Resolves when every sent chunk is acked, or after timeoutMs. */

@@ -25,9 +25,9 @@ export class SendCursor {
     this.window = window;
   }
 
-  /** The next stored chunks that fit in the window (empty when none or the window is full). */
-  take(): StoredChunk[] {
-    const room = this.window - this.inFlight.size;
+  /** The next stored chunks (at most `limit`) that fit in the window (empty when none or the window is full). */
+  take(limit = Infinity): StoredChunk[] {
+    const room = Math.min(limit, this.window - this.inFlight.size);
     if (room <= 0) return [];
     const chunks = this.queue.readChunks(this.seqOrd, this.after, room);
     for (const c of chunks) {
@@ -41,6 +41,11 @@ export class SendCursor {
   async ack(chunkNos: readonly number[]): Promise<void> {
     for (const n of chunkNos) this.inFlight.delete(n);
     await this.queue.ack(this.seqOrd, chunkNos);
+  }
+
+  /** Chunks handed out and not yet acknowledged. */
+  get unacked(): number[] {
+    return [...this.inFlight];
   }
 
   /** Not acknowledged (failed, expired): they stay stored for deferred upload, the window frees up. */

@@ -157,19 +157,27 @@ describe("command API operations", () => {
     expect(Object.keys(s.body as object).sort()).toEqual(["bitrate", "code", "error", "update_time"]);
   });
 
-  it("lists, gets and deletes measurements (oldest first)", async () => {
-    const a = { uuid: "aaaaaaaa-0000-4000-8000-000000000001", base_time: "2026-01-02T00:00:00.123456789Z", pending_data_size: 1024, chunk_count: 3 };
-    const b = { uuid: "bbbbbbbb-0000-4000-8000-000000000002", base_time: "2026-01-01T00:00:00.000000001Z", pending_data_size: 0, chunk_count: 0 };
-    t.agent.measurements.record(a);
-    t.agent.measurements.record(b);
+  it("lists, gets and deletes measurements (in the order taken) with their pending data", async () => {
+    const q = t.agent.dataPath.queue;
+    const a = "aaaaaaaa-0000-4000-8000-000000000001";
+    const b = "bbbbbbbb-0000-4000-8000-000000000002";
+    q.startMeasurement(a, 1767312000123456789n);
+    q.startMeasurement(b, 1767225600000000001n);
+    const seq = q.openSequence(a, "deferred", "cccccccc-0000-4000-8000-000000000003", true, false);
+    const point = { name: "n", type: "bytes", payload: new Uint8Array(16), elapsedNs: 0, srcId: "x" };
+    for (let i = 0; i < 3; i++) await q.append(seq.ord, [point]).durable;
     const list = await t.api.get<{ items: { uuid: string }[] }>("/measurements");
-    expect(list.body.items.map((m) => m.uuid)).toEqual([b.uuid, a.uuid]);
-    expect((await t.api.get(`/measurements/${a.uuid}`)).body).toEqual(a);
-    expect((await t.api.delete(`/measurements/${a.uuid}`)).status).toBe(204);
-    const gone = await t.api.get(`/measurements/${a.uuid}`);
+    expect(list.body.items.map((m) => m.uuid)).toEqual([a, b]);
+    const got = await t.api.get<{ pending_data_size: number }>(`/measurements/${a}`);
+    expect(got.body).toMatchObject({ uuid: a, base_time: "2026-01-02T00:00:00.123456789Z", chunk_count: 3 });
+    expect(got.body.pending_data_size).toBeGreaterThan(3 * 16);
+    expect((await t.api.get(`/measurements/${b}`)).body).toEqual({ uuid: b, base_time: "2026-01-01T00:00:00.000000001Z", pending_data_size: 0, chunk_count: 0 });
+    expect((await t.api.delete(`/measurements/${a}`)).status).toBe(204);
+    expect(q.getSequence(seq.ord)).toBeUndefined();
+    const gone = await t.api.get(`/measurements/${a}`);
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ title: "Resource is not found", status: 404, detail: `measurement "${a.uuid}" is not found`, instance: `/api/v1/measurements/${a.uuid}` });
-    expect((await t.api.delete(`/measurements/${a.uuid}`)).status).toBe(404);
+    expect(gone.body).toEqual({ title: "Resource is not found", status: 404, detail: `measurement "${a}" is not found`, instance: `/api/v1/measurements/${a}` });
+    expect((await t.api.delete(`/measurements/${a}`)).status).toBe(404);
   });
 
   it("answers verification with verified: false and a reason when the server cannot be reached", async () => {

@@ -1,0 +1,234 @@
+// The agent's data path, wired: device connectors in (upstream IPC channels), upstream filters, the
+// durable queue between, upstreams out (real time over iSCP, deferred over REST); and downstreams in,
+// downstream filters, downstream IPC channels out. The lifecycle machines decide when things run (they
+// call the openers in openers.ts); this object holds what the running pieces share.
+import type { Logger } from "pino";
+import type { DataPoint } from "../datapoint.js";
+import { FilterPipeline } from "../filters/pipeline.js";
+import { takeMeasurementClock, type MeasurementClock } from "../ipc/clock.js";
+import { DownstreamFanout } from "../ipc/downstream-fanout.js";
+import type { UpstreamChannelHandle } from "../ipc/upstream-channel.js";
+import type { ReceivedChunk } from "../iscp/downstream.js";
+import { DestinationRouter } from "../queue/router.js";
+import type { DurableQueue } from "../queue/store.js";
+import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
+import type { AllSettings } from "../settings/store.js";
+import { MeasurementRun } from "./measurement-run.js";
+import type { StreamLink } from "./upstream-destination.js";
+
+/** A measurement ends this long after its last upstream channel closed (a channel restart keeps it). */
+const END_AFTER_MS = 2000;
+/** How often pending data and the disk are checked. */
+const CHECK_MS = 1000;
+/** With limit_data_storage false, accepting resumes once the disk is below this fraction. */
+const DISK_RESUME_RATIO = 0.85;
+
+export interface DataPathOptions {
+  queue: DurableQueue;
+  settings: AllSettings;
+  log?: Logger;
+  /** Bytes waiting for deferred upload (the deferred-upload machine starts the uploader when > 0). */
+  onPending?: (bytes: number) => void;
+}
+
+export class DataPath {
+  readonly queue: DurableQueue;
+  readonly upFilters = new FilterPipeline();
+  readonly downFilters = new FilterPipeline();
+  readonly router = new DestinationRouter();
+  readonly fanout = new DownstreamFanout(this.downFilters);
+  readonly channels = new Map<string, UpstreamChannelHandle>();
+  private readonly links = new Map<string, StreamLink>();
+  private run: MeasurementRun | undefined;
+  /** Taken when streaming starts (the first channel opens); the run is registered with the first point. */
+  private clock: MeasurementClock | undefined;
+  private endTimer: NodeJS.Timeout | undefined;
+  private readonly ending = new Set<Promise<void>>();
+  private settings: AllSettings;
+  private readonly log?: Logger;
+  private readonly checker: NodeJS.Timeout;
+  /** Why points are refused (the disk is full), or undefined. */
+  private stopReason: string | undefined;
+  onPending?: (bytes: number) => void;
+
+  constructor(opts: DataPathOptions) {
+    this.queue = opts.queue;
+    this.log = opts.log;
+    this.onPending = opts.onPending;
+    this.settings = opts.settings;
+    this.apply(opts.settings);
+    this.checker = setInterval(() => void this.check(), CHECK_MS);
+    this.checker.unref();
+  }
+
+  /** The measurement in progress, if any. */
+  get current(): MeasurementRun | undefined {
+    return this.run;
+  }
+
+  /** Settings changed: filters, routing, capacity, upstream destinations. Running channels keep running. */
+  apply(all: AllSettings): void {
+    this.settings = all;
+    this.upFilters.update(all.upstream_filters);
+    this.downFilters.update(all.downstream_filters);
+    const du = all.deferred_upload;
+    this.queue.setCapacity(du.data_storage_capacity, du.limit_data_storage);
+    for (const ch of all.upstream_ipcs) this.channels.get(ch.id)?.setDestIds(ch.dest_ids);
+    if (this.run !== undefined) this.route(this.run);
+  }
+
+  // --- measurements: one while any upstream channel runs ---
+
+  /**
+   * An upstream channel starts: the clock of the measurement in progress (taken now if there is none).
+   * The measurement itself is registered when its first point is accepted, so idle channels leave no
+   * empty measurements behind.
+   */
+  channelOpened(id: string, handle: UpstreamChannelHandle): MeasurementClock {
+    clearTimeout(this.endTimer);
+    this.endTimer = undefined;
+    this.channels.set(id, handle);
+    if (this.run?.isEnded) this.run = undefined;
+    this.clock ??= takeMeasurementClock();
+    return this.clock;
+  }
+
+  private startRun(): MeasurementRun {
+    if (this.clock === undefined) {
+      // Streaming went on after a stop (disk full): a new measurement, a new clock for the decoders.
+      this.clock = takeMeasurementClock();
+      for (const h of this.channels.values()) h.setClockBase(this.clock.clockBase);
+    }
+    const run = new MeasurementRun(this.clock, this.queue, () => this.settings.transport.send_queue_size, this.log);
+    this.run = run;
+    this.log?.info({ measurement: run.uuid }, "measurement started");
+    this.route(run);
+    return run;
+  }
+
+  channelClosed(id: string, handle: UpstreamChannelHandle): void {
+    if (this.channels.get(id) === handle) this.channels.delete(id);
+    if (this.channels.size > 0) return;
+    clearTimeout(this.endTimer);
+    this.endTimer = setTimeout(() => void this.endRun(), END_AFTER_MS);
+  }
+
+  /** The sink of every upstream channel. */
+  sink = (points: DataPoint[], destIds: readonly string[]): Promise<void> | void => {
+    if (this.stopReason !== undefined) return Promise.reject(new Error(this.stopReason));
+    if (this.run === undefined || this.run.isEnded) this.startRun();
+    return this.router.route(points, destIds);
+  };
+
+  async endRun(): Promise<void> {
+    clearTimeout(this.endTimer);
+    this.endTimer = undefined;
+    const run = this.run;
+    this.clock = undefined;
+    if (run === undefined || run.isEnded) return;
+    for (const id of [...this.routedIds()]) this.router.set(id, undefined);
+    const p = run.end().then(() => this.log?.info({ measurement: run.uuid }, "measurement ended"));
+    this.ending.add(p);
+    await p.finally(() => this.ending.delete(p));
+  }
+
+  // --- iSCP upstream links (from the stream machines' openers) ---
+
+  async upstreamLinked(settings: UpstreamSettings, link: StreamLink): Promise<void> {
+    this.links.set(settings.id, link);
+    link.client.onStateChange((s) => {
+      if (s === "closed") void this.upstreamUnlinked(settings.id, link);
+    });
+    if (this.run !== undefined && !this.run.isEnded) await this.attach(this.run, settings.id, link);
+  }
+
+  async upstreamUnlinked(id: string, link: StreamLink): Promise<void> {
+    if (this.links.get(id) !== link) return;
+    this.links.delete(id);
+    await this.run?.detach(id);
+  }
+
+  /** Any real-time sender with stored chunks not yet sent or acknowledged. */
+  realtimeBusy(): boolean {
+    return this.run?.destinations().some((d) => d.busy()) ?? false;
+  }
+
+  setHoldRealtime(hold: boolean): void {
+    for (const d of this.run?.destinations() ?? []) d.setHold(hold);
+  }
+
+  // --- downstream ---
+
+  deliverDownstream(downstreamId: string, chunk: ReceivedChunk): void {
+    const settings = this.settings.downstreams.find((d) => d.id === downstreamId);
+    if (settings === undefined) return;
+    const points: DataPoint[] = [];
+    for (const g of chunk.groups)
+      for (const p of g.dataPoints)
+        points.push({ name: g.dataId.name, type: g.dataId.type, payload: p.payload, elapsedNs: Number(p.elapsedTime), srcId: chunk.upstream.sourceNodeId });
+    this.fanout.deliver(points, settings.dest_ids);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.checker);
+    await this.endRun();
+    await Promise.allSettled([...this.ending]);
+  }
+
+  // --- internals ---
+
+  private async attach(run: MeasurementRun, upId: string, link: StreamLink): Promise<void> {
+    if (run.existing(upId) === undefined) return;
+    try {
+      await run.attach(upId, link);
+    } catch (e) {
+      this.log?.warn({ upstream: upId, err: String(e) }, "iSCP upstream open failed");
+      void link.client.close();
+    }
+  }
+
+  /** Router destinations for the run: each enabled upstream, and `deferred`. */
+  private route(run: MeasurementRun): void {
+    const wanted = new Set<string>([DEFERRED_ID]);
+    this.router.set(DEFERRED_ID, run.deferredDestination());
+    for (const u of this.settings.upstreams) {
+      if (!u.enabled) continue;
+      wanted.add(u.id);
+      const before = run.existing(u.id);
+      const dest = run.upstream(u);
+      this.router.set(u.id, dest);
+      const link = this.links.get(u.id);
+      if (dest !== before && link !== undefined) void this.attach(run, u.id, link);
+    }
+    for (const id of this.routedIds()) {
+      if (wanted.has(id)) continue;
+      this.router.set(id, undefined);
+      void run.drop(id);
+    }
+  }
+
+  private *routedIds(): Iterable<string> {
+    const ids = new Set<string>([DEFERRED_ID, ...this.settings.upstreams.map((u) => u.id), ...(this.run?.destinations().map((d) => d.settings.id) ?? [])]);
+    for (const id of ids) if (this.router.has(id)) yield id;
+  }
+
+  private pendingBytes(): number {
+    let n = 0;
+    for (const s of this.queue.pendingSequences()) n += this.queue.getSequence(s.ord)?.pendingDataSize ?? 0;
+    return n;
+  }
+
+  private async check(): Promise<void> {
+    this.onPending?.(this.pendingBytes());
+    if (this.settings.deferred_upload.limit_data_storage) {
+      this.stopReason = undefined;
+      return;
+    }
+    const usage = await this.queue.diskUsage().catch(() => 0);
+    if (this.stopReason === undefined && usage >= 0.9) {
+      this.stopReason = `the disk holding the data directory is ${Math.round(usage * 100)} % full: measurement stopped (limit_data_storage is false)`;
+      this.log?.error({ usage }, this.stopReason);
+      await this.endRun();
+    } else if (this.stopReason !== undefined && usage < DISK_RESUME_RATIO) this.stopReason = undefined;
+  }
+}

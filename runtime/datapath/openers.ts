@@ -1,0 +1,63 @@
+// The openers the lifecycle machines run (machines/link.ts), backed by the data path: upstream IPC
+// channels feed the measurement in progress, downstream IPC channels take what downstreams receive,
+// and iSCP stream links hand their connection to the data path.
+import type { Logger } from "pino";
+import { iscpDownstreamOpener, iscpUpstreamOpener } from "../../machines/iscp-link.js";
+import type { ChannelParams } from "../../machines/ipc-channel.js";
+import type { Opener } from "../../machines/link.js";
+import { openDownstreamChannel } from "../ipc/downstream-channel.js";
+import { openUpstreamChannel, type UpstreamChannelHandle } from "../ipc/upstream-channel.js";
+import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../settings/schemas.js";
+import type { Openers } from "../supervisor.js";
+import type { DataPath } from "./datapath.js";
+
+export interface DataPathOpenerOptions {
+  log?: Logger;
+  /** CA certificate (PEM) trusted for QUIC, when the cloud's certificate is self-signed. */
+  quicCa?: string;
+}
+
+function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<UpstreamIpcSettings>> {
+  return ({ settings }, cb) => {
+    const h: UpstreamChannelHandle = openUpstreamChannel(
+      {
+        settings,
+        filters: dp.upFilters,
+        sink: dp.sink,
+        onUnknownDType: (dtype) => o.log?.warn({ channel: settings.id, dtype }, "unknown logger-msg DType: its points are sent as bytes"),
+        onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line),
+      },
+      cb,
+    );
+    // Frames are decoded asynchronously: the measurement's clock base is set before the first one.
+    h.setClockBase(dp.channelOpened(settings.id, h).clockBase);
+    return {
+      close: async () => {
+        await h.close();
+        dp.channelClosed(settings.id, h);
+      },
+    };
+  };
+}
+
+function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<DownstreamIpcSettings>> {
+  return ({ settings }, cb) => {
+    const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line) }, cb);
+    dp.fanout.set(settings.id, h);
+    return {
+      close: async () => {
+        dp.fanout.set(settings.id, undefined);
+        await h.close();
+      },
+    };
+  };
+}
+
+export function dataPathOpeners(dp: DataPath, o: DataPathOpenerOptions = {}): Openers {
+  return {
+    upstream: iscpUpstreamOpener({ quicCa: o.quicCa, onUpstreamClient: (settings, client, data) => dp.upstreamLinked(settings, { client, data }) }),
+    downstream: iscpDownstreamOpener({ quicCa: o.quicCa, onDownstreamChunk: (settings, chunk) => dp.deliverDownstream(settings.id, chunk) }),
+    upstreamIpc: upstreamIpcOpener(dp, o),
+    downstreamIpc: downstreamIpcOpener(dp, o),
+  };
+}

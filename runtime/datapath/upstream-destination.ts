@@ -1,0 +1,254 @@
+// One upstream's share of a measurement: where the points routed to the upstream id go, and how they
+// reach the cloud in real time.
+//   persist: true  -> ChunkBatcher -> LMDB sequence -> SendCursor -> iSCP chunks numbered by chunk number.
+//                     Offline, chunks go to a sequence with a fresh UUID (recover: true: the deferred upload's
+//                     at once; recover: false: dropped when the next stream opens). Online, to a sequence whose
+//                     UUID is the iSCP stream id, so a REST upload of a chunk the server already has is `skipped`.
+//   persist: false -> straight to the iSCP upstream's buffer; dropped (counted) while there is no stream.
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { QoS } from "../../proto/iscp/wire.js";
+import type { DataPoint } from "../datapoint.js";
+import type { IscpClient } from "../iscp/conn.js";
+import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
+import { ChunkBatcher } from "../queue/batcher.js";
+import { chunkGroups, decodeChunk } from "../queue/chunk-codec.js";
+import { SendCursor } from "../queue/cursor.js";
+import type { SequenceRecord } from "../queue/records.js";
+import type { DurableQueue } from "../queue/store.js";
+import type { UpstreamSettings } from "../settings/schemas.js";
+
+/** Bytes of chunks handed to the transport and not yet acknowledged, on top of send_queue_size (chunks). */
+const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
+/** A chunk is one iSCP message: keep it well under the broker's message size limit. */
+const MAX_CHUNK_BYTES = 512 * 1024;
+/** How long finishing waits for the last acks before leaving the rest to the deferred upload. */
+const FINISH_WAIT_MS = 5000;
+/** Base-time metadata priority for the system clock (edge_rtc), as the former agent sends it. */
+const EDGE_RTC_PRIORITY = 20;
+
+export interface MeasurementRef {
+  uuid: string;
+  baseTimeNs: bigint;
+}
+
+export interface StreamLink {
+  client: IscpClient;
+  /** Bytes sent, for the stream's bitrate. */
+  data(bytes: number): void;
+}
+
+export interface UpstreamDestination {
+  readonly settings: UpstreamSettings;
+  push(points: readonly DataPoint[]): Promise<void> | void;
+  /** A stream connection is up: open the iSCP upstream on it. */
+  attach(link: StreamLink): Promise<void>;
+  /** The connection is gone. */
+  detach(): Promise<void>;
+  /** The measurement ends: flush, wait (bounded) for acks, close the stream and the sequence. */
+  finish(): Promise<void>;
+  /** Real time has stored chunks it has not sent or had acknowledged. */
+  busy(): boolean;
+  /** Deferred upload with priority higher_than_realtime holds real time back. */
+  setHold(hold: boolean): void;
+  readonly counters: { sentChunks: number; droppedPoints: number };
+}
+
+const qosOf = (q: UpstreamSettings["qos"]) => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
+
+async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSettings, flushIntervalMs?: number): Promise<ClientUpstream> {
+  const up = await link.client.openUpstream({ sessionId: meas.uuid, qos: qosOf(s.qos), persist: s.persist, flushIntervalMs, expiryIntervalSec: 30 });
+  await link.client.sendBaseTime({ sessionId: meas.uuid, name: "edge_rtc", priority: EDGE_RTC_PRIORITY, elapsedTime: 0n, baseTime: meas.baseTimeNs }, s.persist);
+  return up;
+}
+
+export class PersistentUpstream implements UpstreamDestination {
+  readonly counters = { sentChunks: 0, droppedPoints: 0 };
+  private seq: SequenceRecord;
+  private readonly batcher: ChunkBatcher;
+  private live: { up: ClientUpstream; cursor: SendCursor; link: StreamLink; sizes: Map<number, number>; bytes: number } | undefined;
+  private hold = false;
+  private finished = false;
+  /** attach/detach/finish run one at a time (each switches sequences). */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly queue: DurableQueue,
+    private readonly meas: MeasurementRef,
+    readonly settings: UpstreamSettings,
+    private readonly window: () => number,
+    private readonly log?: Logger,
+  ) {
+    this.seq = this.openOffline();
+    this.batcher = new ChunkBatcher(queue, this.seq.ord, {
+      flushPolicy: settings.flush_policy,
+      flushIntervalMs: settings.flush_interval,
+      maxBytes: MAX_CHUNK_BYTES,
+      onDurable: () => this.pump(),
+    });
+  }
+
+  push(points: readonly DataPoint[]): Promise<void> {
+    return this.batcher.push(points);
+  }
+
+  attach(link: StreamLink): Promise<void> {
+    return this.serial(async () => {
+      if (this.finished) return;
+      const up = await openStream(link, this.meas, this.settings);
+      const seq = this.queue.openSequence(this.meas.uuid, this.settings.id, up.streamId, this.settings.recover, true);
+      await this.switchTo(seq);
+      const live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0 };
+      up.onAck((results) => this.acked(live, results));
+      this.live = live;
+      this.pump();
+    });
+  }
+
+  detach(): Promise<void> {
+    return this.serial(async () => {
+      if (this.live === undefined) return;
+      this.live = undefined;
+      if (!this.finished) await this.switchTo(this.openOffline());
+    });
+  }
+
+  finish(): Promise<void> {
+    return this.serial(async () => {
+      if (this.finished) return;
+      this.finished = true;
+      await this.batcher.flush();
+      const live = this.live;
+      if (live !== undefined) {
+        this.pump();
+        const deadline = Date.now() + FINISH_WAIT_MS;
+        while (Date.now() < deadline && this.live === live && this.unsent(live) > 0) await new Promise((r) => setTimeout(r, 20));
+        this.live = undefined;
+        await live.up.close({ closeSession: true }).catch(() => undefined);
+      }
+      await this.queue.closeSequence(this.seq.ord);
+    });
+  }
+
+  busy(): boolean {
+    return this.live !== undefined && this.unsent(this.live) > 0;
+  }
+
+  setHold(hold: boolean): void {
+    this.hold = hold;
+    if (!hold) this.pump();
+  }
+
+  private unsent(live: NonNullable<PersistentUpstream["live"]>): number {
+    const last = this.queue.getSequence(live.cursor.seqOrd)?.lastChunkNo ?? 0;
+    return live.cursor.inFlightCount + (last - live.cursor.position);
+  }
+
+  private serial(f: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(f, f);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Continue in `seq`: the batch in hand goes into the old sequence, which is then closed. */
+  private async switchTo(seq: SequenceRecord): Promise<void> {
+    const old = this.seq;
+    this.seq = seq;
+    await this.batcher.switchSequence(seq.ord).catch((e: unknown) => this.log?.warn({ err: String(e) }, "flush on sequence switch failed"));
+    await this.queue.closeSequence(old.ord);
+  }
+
+  /** Offline chunks: recover -> deferred upload's at once (realtime: false); else dropped when closed. */
+  private openOffline(): SequenceRecord {
+    return this.queue.openSequence(this.meas.uuid, this.settings.id, randomUUID(), this.settings.recover, !this.settings.recover);
+  }
+
+  private acked(live: NonNullable<PersistentUpstream["live"]>, results: AckResult[]): void {
+    const ok: number[] = [];
+    const failed: number[] = [];
+    for (const r of results) {
+      (r.resultCode === 0 ? ok : failed).push(r.sequenceNumber);
+      live.bytes -= live.sizes.get(r.sequenceNumber) ?? 0;
+      live.sizes.delete(r.sequenceNumber);
+    }
+    if (failed.length > 0) {
+      // Not stored by the server: leave them for the deferred upload (they stay in this sequence).
+      live.cursor.giveUp(failed);
+      this.log?.warn({ upstream: this.settings.id, chunks: failed.length, reason: results.find((r) => r.resultCode !== 0)?.resultString }, "chunks refused in real time");
+    }
+    void live.cursor.ack(ok).then(() => this.pump());
+  }
+
+  /** Sends stored chunks while the window (send_queue_size chunks, and a byte bound) has room. */
+  private pump(): void {
+    const live = this.live;
+    if (live === undefined || this.hold) return;
+    try {
+      while (live.bytes < MAX_IN_FLIGHT_BYTES) {
+        const [c] = live.cursor.take(1);
+        if (c === undefined) break;
+        const groups = chunkGroups(decodeChunk(c.data)).map((g) => ({
+          name: g.dataId.name,
+          type: g.dataId.type,
+          points: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
+        }));
+        live.up.writeChunk(c.chunkNo, groups);
+        live.sizes.set(c.chunkNo, c.data.length);
+        live.bytes += c.data.length;
+        this.counters.sentChunks++;
+        live.link.data(c.data.length);
+      }
+    } catch (e) {
+      // The stream closed under us: the link's close handling detaches.
+      this.log?.debug({ upstream: this.settings.id, err: String(e) }, "real-time send stopped");
+    }
+  }
+}
+
+export class VolatileUpstream implements UpstreamDestination {
+  readonly counters = { sentChunks: 0, droppedPoints: 0 };
+  private up: ClientUpstream | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly meas: MeasurementRef,
+    readonly settings: UpstreamSettings,
+  ) {}
+
+  push(points: readonly DataPoint[]): void {
+    const up = this.up;
+    if (up === undefined) {
+      this.counters.droppedPoints += points.length;
+      return;
+    }
+    try {
+      for (const p of points) up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: p.payload.slice() }]);
+      if (this.settings.flush_policy === "immediately") this.counters.sentChunks += up.flush() > 0 ? 1 : 0;
+    } catch {
+      this.counters.droppedPoints += points.length;
+    }
+  }
+
+  async attach(link: StreamLink): Promise<void> {
+    if (this.finished) return;
+    const interval = this.settings.flush_policy === "interval" ? this.settings.flush_interval : undefined;
+    this.up = await openStream(link, this.meas, this.settings, interval);
+  }
+
+  async detach(): Promise<void> {
+    this.up = undefined;
+  }
+
+  async finish(): Promise<void> {
+    this.finished = true;
+    const up = this.up;
+    this.up = undefined;
+    await up?.close({ closeSession: true }).catch(() => undefined);
+  }
+
+  busy(): boolean {
+    return false;
+  }
+
+  setHold(): void {}
+}
