@@ -24,6 +24,8 @@ const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 const MAX_CHUNK_BYTES = 512 * 1024;
 /** How long finishing waits for the last acks before leaving the rest to the deferred upload. */
 const FINISH_WAIT_MS = 5000;
+/** Chunks stored before the first stream opens wait this long to go in real time, then to the deferred upload. */
+const FIRST_ATTACH_WAIT_MS = 3000;
 /** Base-time metadata priority for the system clock (edge_rtc), as the former agent sends it. */
 const EDGE_RTC_PRIORITY = 20;
 
@@ -69,6 +71,9 @@ export class PersistentUpstream implements UpstreamDestination {
   private live: { up: ClientUpstream; cursor: SendCursor; link: StreamLink; sizes: Map<number, number>; bytes: number } | undefined;
   private hold = false;
   private finished = false;
+  /** The first sequence of the measurement, until a stream adopts it (or the wait ends). */
+  private adoptable: number | undefined;
+  private readonly adoptTimer: NodeJS.Timeout;
   /** attach/detach/finish run one at a time (each switches sequences). */
   private chain: Promise<void> = Promise.resolve();
 
@@ -79,7 +84,12 @@ export class PersistentUpstream implements UpstreamDestination {
     private readonly window: () => number,
     private readonly log?: Logger,
   ) {
-    this.seq = this.openOffline();
+    // The first sequence is real-time: the first stream adopts it, so data from the start of the
+    // measurement goes in real time, not through the deferred upload.
+    this.seq = queue.openSequence(meas.uuid, settings.id, randomUUID(), settings.recover, true);
+    this.adoptable = this.seq.ord;
+    this.adoptTimer = setTimeout(() => void this.giveUpAdoption(), FIRST_ATTACH_WAIT_MS);
+    this.adoptTimer.unref();
     this.batcher = new ChunkBatcher(queue, this.seq.ord, {
       flushPolicy: settings.flush_policy,
       flushIntervalMs: settings.flush_interval,
@@ -96,8 +106,16 @@ export class PersistentUpstream implements UpstreamDestination {
     return this.serial(async () => {
       if (this.finished) return;
       const up = await openStream(link, this.meas, this.settings);
-      const seq = this.queue.openSequence(this.meas.uuid, this.settings.id, up.streamId, this.settings.recover, true);
-      await this.switchTo(seq);
+      let seq: SequenceRecord;
+      if (this.adoptable === this.seq.ord) {
+        await this.queue.renameSequence(this.seq.ord, up.streamId);
+        seq = this.seq;
+      } else {
+        seq = this.queue.openSequence(this.meas.uuid, this.settings.id, up.streamId, this.settings.recover, true);
+        await this.switchTo(seq);
+      }
+      this.adoptable = undefined;
+      clearTimeout(this.adoptTimer);
       const live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0 };
       up.onAck((results) => this.acked(live, results));
       this.live = live;
@@ -117,6 +135,8 @@ export class PersistentUpstream implements UpstreamDestination {
     return this.serial(async () => {
       if (this.finished) return;
       this.finished = true;
+      this.adoptable = undefined;
+      clearTimeout(this.adoptTimer);
       await this.batcher.flush();
       const live = this.live;
       if (live !== undefined) {
@@ -127,6 +147,15 @@ export class PersistentUpstream implements UpstreamDestination {
         await live.up.close({ closeSession: true }).catch(() => undefined);
       }
       await this.queue.closeSequence(this.seq.ord);
+    });
+  }
+
+  /** No stream came in time: what was stored goes to the deferred upload (recover) or is dropped. */
+  private giveUpAdoption(): Promise<void> {
+    return this.serial(async () => {
+      if (this.adoptable !== this.seq.ord || this.finished) return;
+      this.adoptable = undefined;
+      await this.switchTo(this.openOffline());
     });
   }
 

@@ -219,6 +219,17 @@ export class DurableQueue {
     await this.seqs.put(ord, s.rec);
   }
 
+  /**
+   * Gives an open sequence the UUID the server will know it by, before any of its chunks left the agent
+   * (the first iSCP stream of a measurement adopts the chunks stored while it was being opened).
+   */
+  async renameSequence(ord: number, uuid: string): Promise<void> {
+    const s = this.sequences.get(ord);
+    if (s === undefined || s.rec.closed) throw new Error(`sequence ${ord} is not open`);
+    s.rec.uuid = uuid;
+    await this.seqs.put(ord, s.rec);
+  }
+
   getSequence(ord: number): (SequenceRecord & { chunkCount: number; pendingDataSize: number }) | undefined {
     const s = this.sequences.get(ord);
     return s && { ...s.rec, chunkCount: s.c.chunks, pendingDataSize: s.c.bytes };

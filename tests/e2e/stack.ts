@@ -1,0 +1,186 @@
+// End-to-end harness: the real cloud peer (a project and an edge made through its API), the real edge
+// agent (in this process, or as a child process that a test may kill -9) configured through its command
+// API, real FIFOs written by the test as a device connector would, and the cloud's data read back.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import { open, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { apiClient, ensureDemoCloud, type DemoState } from "../../bin/demo-setup.js";
+import { ApiClient } from "../../runtime/cli/client.js";
+import { startAgent, type RunningAgent } from "../../runtime/daemon.js";
+import { adminToken } from "../cloud/accounts/helpers.js";
+import { startTestPeer, type TestPeer } from "../cloud/harness.js";
+
+export interface CloudPoint {
+  time: bigint;
+  type: string;
+  name: string;
+  payload: Buffer;
+}
+
+export interface Stack {
+  dir: string;
+  peer: TestPeer;
+  cloud: DemoState & { token: string };
+  agentApi: ApiClient;
+  /** Set when the agent runs in this process. */
+  agent?: RunningAgent;
+  /** Set when the agent runs as a child process. */
+  child?: ChildProcess;
+  fifo(name: string): string;
+  startAgent(): Promise<void>;
+  stopAgent(signal?: NodeJS.Signals): Promise<void>;
+  /** Restarts the cloud peer on the same data and port (after stopCloud). */
+  startCloud(): Promise<void>;
+  stopCloud(): Promise<void>;
+  /** Connection (edge credentials, project) and transport. */
+  connect(protocol?: "websocket" | "quic"): Promise<void>;
+  put(collection: string, item: Record<string, unknown>): Promise<void>;
+  measurements(): Promise<{ uuid: string; basetime: string; status: string; received_data_points: number }[]>;
+  points(measurementUuid: string): Promise<CloudPoint[]>;
+  close(): Promise<void>;
+}
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export async function startStack(opts: { agent: "in-process" | "child" } = { agent: "in-process" }): Promise<Stack> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
+  const cloudDir = path.join(dir, "cloud");
+  fs.mkdirSync(cloudDir);
+  let peer = await startTestPeer({ dataDir: cloudDir });
+  const port = Number(new URL(peer.url).port);
+  const token = await adminToken(peer);
+  const demo = await ensureDemoCloud(dir, apiClient(peer.url, token));
+  const socketPath = path.join(dir, "agent.sock");
+  const agentData = path.join(dir, "agent");
+  const api = new ApiClient(socketPath);
+  const call = async (method: string, p: string, body?: unknown) => {
+    const r = await api.request(method, p, body);
+    if (r.status >= 400) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const cloudGet = async (p: string) => {
+    const r = await fetch(`${s.peer.url}/api${p}`, { headers: { "X-Intdash-Token": token } });
+    if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
+    return r;
+  };
+
+  const s: Stack = {
+    dir,
+    peer,
+    cloud: { ...demo, token },
+    agentApi: api,
+    fifo: (name) => path.join(dir, `${name}.fifo`),
+    async startAgent() {
+      if (opts.agent === "in-process") {
+        s.agent = await startAgent({ socketPath, dataDir: agentData });
+        return;
+      }
+      const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn"], {
+        cwd: ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      s.child = child;
+      for (let i = 0; i < 200; i++) {
+        if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
+        if ((await api.get("/version").catch(() => undefined))?.status === 200) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("edge-agent did not start");
+    },
+    async stopAgent(signal = "SIGTERM") {
+      if (s.agent) await s.agent.close();
+      s.agent = undefined;
+      const child = s.child;
+      s.child = undefined;
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((r) => child.once("exit", r));
+        child.kill(signal);
+        await gone;
+      }
+    },
+    async stopCloud() {
+      await s.peer.close();
+    },
+    async startCloud() {
+      peer = await startTestPeer({ dataDir: cloudDir, config: { listen: `127.0.0.1:${port}` } });
+      s.peer = peer;
+    },
+    async connect(protocol = "websocket") {
+      await call("PATCH", "/connection", { server_url: s.peer.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
+      await call("PATCH", "/transport", { protocol });
+    },
+    async put(collection, item) {
+      const existing = await api.get(`${collection}/${encodeURIComponent(String(item.id))}`);
+      const { id: _id, ...rest } = item;
+      if (existing.status === 200) await call("PATCH", `${collection}/${encodeURIComponent(String(item.id))}`, rest);
+      else await call("POST", collection, item);
+    },
+    async measurements() {
+      const r = await cloudGet(`/v1/projects/${demo.projectUuid}/measurements?per_page=200`);
+      return ((await r.json()) as { items: never[] }).items;
+    },
+    async points(uuid) {
+      const r = await cloudGet(`/v1/projects/${demo.projectUuid}/data?name=${uuid}&time_format=ns`);
+      const out: CloudPoint[] = [];
+      for (const line of (await r.text()).split("\n")) {
+        if (line === "") continue;
+        const p = JSON.parse(line) as { data_type: string; data_id: string; data: { d: string } };
+        // Nanosecond epoch times exceed 2^53: read the digits, not JSON.parse's double.
+        const time = BigInt(/^\{"time":"?(-?\d+)/.exec(line)![1]!);
+        out.push({ time, type: p.data_type, name: p.data_id, payload: Buffer.from(p.data.d, "base64") });
+      }
+      return out;
+    },
+    async close() {
+      await s.stopAgent("SIGKILL").catch(() => undefined);
+      await s.peer.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await s.startAgent();
+  } catch (e) {
+    await s.close();
+    throw e;
+  }
+  return s;
+}
+
+/** Opens a FIFO for writing once the agent has created it (as a device connector does). */
+export async function openFifoWriter(fifoPath: string, ms = 10_000): Promise<fs.promises.FileHandle> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if (fs.statSync(fifoPath).isFIFO()) return await open(fifoPath, fs.constants.O_WRONLY);
+    } catch {
+      // not created yet
+    }
+    if (Date.now() > until) throw new Error(`FIFO ${fifoPath} was not created`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls until `check` returns a truthy value (or throws after `ms`). */
+export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = "condition"): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Epoch nanoseconds of an RFC 3339 time with up to nine fraction digits. */
+export function rfc3339Ns(t: string): bigint {
+  const m = /^(.*?)(?:\.(\d{1,9}))?Z$/.exec(t);
+  if (!m) throw new Error(`not an RFC 3339 UTC time: ${t}`);
+  return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? "").padEnd(9, "0"));
+}
