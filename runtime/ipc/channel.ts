@@ -8,8 +8,8 @@ export interface ChannelCallbacks {
   opened(): void;
   /** The connector went away (the driver keeps running and waits for it). */
   closed(reason: string): void;
-  /** The driver could not start (e.g. the FIFO cannot be created). */
-  failed(reason: string): void;
+  /** The driver could not start (e.g. the FIFO cannot be created), or (permanent) the connector will not be restarted. */
+  failed(reason: string, permanent?: boolean): void;
   /** Bytes moved through the FIFO. */
   data(bytes: number): void;
 }
@@ -33,11 +33,14 @@ export function launchConnector(
     ipcPath: s.ipc.path,
     format: s.format,
     onOutput,
-    onExit: (e: ExitInfo) =>
-      cb.closed(
-        `device connector ${e.reason}` +
-          (e.restartInMs !== undefined ? `; restarting in ${e.restartInMs} ms` : "; not restarted (restart policy)"),
-      ),
+    // An exit the restart policy answers with a restart is a passing gap, and so is a clean exit it
+    // does not restart (the connector finished); a failure it gives up on is the channel's error
+    // until the settings change.
+    onExit: (e: ExitInfo) => {
+      if (e.restartInMs !== undefined) cb.closed(`device connector ${e.reason}; restarting in ${e.restartInMs} ms`);
+      else if (e.code === 0) cb.closed(`device connector ${e.reason}; not restarted (restart policy "${s.launch!.restart.policy}")`);
+      else cb.failed(`connector ${e.reason}; not restarted (restart policy "${s.launch!.restart.policy}")`, true);
+    },
   });
   l.start();
   return l;
