@@ -66,12 +66,13 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Stop accepting, let in-flight requests finish, then close what modules opened and the DB.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      // Stop accepting and let in-flight requests finish; upgraded connections (iSCP over WebSocket)
+      // end only when their module closes them, so modules close after a grace period, then the DB.
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000).unref())]);
       for (const fn of [...svc.onClose].reverse()) await fn();
+      await stopped;
       await svc.db.close();
     })());
   return { url, server, svc, routes, close };

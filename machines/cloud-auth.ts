@@ -13,7 +13,7 @@ export interface Token {
 const TIMEOUT_MS = 10_000;
 const base = (c: ConnectionSettings) => c.server_url.replace(/\/+$/, "");
 
-async function readError(res: Response): Promise<string> {
+export async function readError(res: Response): Promise<string> {
   const text = await res.text().catch(() => "");
   try {
     const j = JSON.parse(text) as Record<string, unknown>;

@@ -15,6 +15,7 @@ import { SocketInUseError, closeUnix, listenUnix } from "./api/unix-socket.js";
 import { QueueMeasurementCatalog } from "./datapath/catalog.js";
 import { DataPath } from "./datapath/datapath.js";
 import { dataPathOpeners } from "./datapath/openers.js";
+import { deferredUploaderOpener } from "./deferred/uploader.js";
 import { DurableQueue } from "./queue/store.js";
 import type { MeasurementCatalog } from "./settings/measurements.js";
 import { SettingsService } from "./settings/service.js";
@@ -63,7 +64,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const unwatch = store.onChange((all) => dataPath.apply(all));
   const measurements = new QueueMeasurementCatalog(dataPath);
   const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
-  const openers: Openers = { ...dataPathOpeners(dataPath, { log }), ...opts.openers };
+  const openers: Openers = {
+    ...dataPathOpeners(dataPath, { log }),
+    uploader: deferredUploaderOpener({
+      queue,
+      log,
+      realtime: { busy: () => dataPath.realtimeBusy(), setHoldRealtime: (h) => dataPath.setHoldRealtime(h) },
+    }),
+    ...opts.openers,
+  };
   const supervisor = new Supervisor(store, openers).start();
   dataPath.onPending = (bytes) => supervisor.pending(bytes);
   const shutdown = async () => {

@@ -1,0 +1,47 @@
+// The cloud goes away mid-measurement and comes back: every point a connector wrote reaches the cloud
+// exactly once, part in real time and part by deferred upload.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { cloudIndices, range, writeNumbered } from "./points.js";
+import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+
+let s: Stack;
+beforeAll(async () => {
+  s = await startStack();
+  await s.connect();
+  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+}, 60_000);
+afterAll(async () => s?.close());
+
+const upstreamState = async () => (await s.agentApi.get<{ code: string }>("/upstreams/rt/state")).body.code;
+
+it("delivers every point exactly once across a cloud outage", async () => {
+  const fh = await openFifoWriter(s.fifo("dc"));
+  try {
+    await writeNumbered(fh, 0, 300);
+    await until(async () => (await cloudIndices(s)).length === 300, 15_000, "300 points in real time");
+
+    await s.stopCloud();
+    await until(async () => (await upstreamState()) !== "connected" && (await upstreamState()) !== "quiet", 15_000, "upstream notices the outage");
+    await writeNumbered(fh, 300, 800);
+    await new Promise((r) => setTimeout(r, 1000));
+
+    await s.startCloud();
+    await writeNumbered(fh, 800, 1000);
+  } finally {
+    await fh.close();
+  }
+  const got = await until(async () => {
+    const i = await cloudIndices(s);
+    return i.length >= 1000 && i;
+  }, 60_000, "1000 points in the cloud");
+  // Nothing lost, nothing twice.
+  expect(got).toEqual(range(0, 1000));
+  // One measurement; what was written offline came by deferred upload as a sequence of its own.
+  const [m, ...others] = await s.measurements();
+  expect(others).toEqual([]);
+  const seqs = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, { headers: { "X-Intdash-Token": s.cloud.token } });
+  expect(((await seqs.json()) as { items: unknown[] }).items.length).toBeGreaterThanOrEqual(2);
+  // Deferred upload drained what it held.
+  await until(async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none", 15_000, "deferred upload idle");
+}, 120_000);
