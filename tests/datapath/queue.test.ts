@@ -91,7 +91,7 @@ describe("durable queue", () => {
     expect(q.getSequence(s.ord)).toMatchObject({ lastChunkNo: 2, points: 30 });
   });
 
-  it("keeps committed chunks across a reopen; open sequences become deferred-upload work", async () => {
+  it("keeps committed chunks across a reopen; open sequences become deferred-upload work, open measurements end", async () => {
     let q = await openQueue();
     q.startMeasurement(M1, 1_700_000_000_123_456_789n);
     const s = q.openSequence(M1, "up", "seq-1", true);
@@ -103,7 +103,8 @@ describe("durable queue", () => {
     await q.close();
     queues.length = 0;
     q = await openQueue();
-    expect(q.listMeasurements()).toMatchObject([{ uuid: M1, baseTimeNs: "1700000000123456789", chunkCount: 1, ended: false }]);
+    // The interrupted measurement is over: a restart starts a new one.
+    expect(q.listMeasurements()).toMatchObject([{ uuid: M1, baseTimeNs: "1700000000123456789", chunkCount: 1, ended: true }]);
     // recover: true keeps its unacked chunks for deferred upload; recover: false drops (and counts) them.
     expect(q.pendingSequences()).toMatchObject([{ uuid: "seq-1", destId: "up", closed: true, lastChunkNo: 2, points: 10 }]);
     expect(q.stats.droppedChunks).toBe(1);
