@@ -1,0 +1,165 @@
+// Deferred upload against the real cloud peer and a real LMDB queue: what it uploads arrives once and is
+// released locally, and `priority` decides how it shares the link with real time (runtime/deferred).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { apiClient, ensureDemoCloud } from "../../bin/demo-setup.js";
+import { fetchToken } from "../../machines/cloud-auth.js";
+import type { Session } from "../../machines/common.js";
+import type { DataPoint } from "../../runtime/datapoint.js";
+import { deferredUploaderOpener } from "../../runtime/deferred/uploader.js";
+import { DurableQueue } from "../../runtime/queue/store.js";
+import type { DeferredUploadSettings } from "../../runtime/settings/schemas.js";
+import { adminToken } from "../cloud/accounts/helpers.js";
+import { startTestPeer, type TestPeer } from "../cloud/harness.js";
+
+let dir: string;
+let peer: TestPeer;
+let session: Session;
+let admin: string;
+let projectUuid: string;
+let queue: DurableQueue;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "deferred-"));
+  peer = await startTestPeer({ dataDir: path.join(dir, "cloud") });
+  admin = await adminToken(peer);
+  const demo = await ensureDemoCloud(dir, apiClient(peer.url, admin));
+  projectUuid = demo.projectUuid;
+  const connection = { server_url: peer.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret };
+  session = { connection, transport: { protocol: "websocket", send_queue_size: 4096 }, accessToken: (await fetchToken(connection)).accessToken };
+}, 60_000);
+afterAll(async () => {
+  await queue?.close();
+  await peer?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+beforeEach(async () => {
+  await queue?.close();
+  queue = await DurableQueue.open({ dir: path.join(dir, `queue-${++n}`), capacityMiB: 100, limitDataStorage: true });
+});
+
+const points = (count: number): DataPoint[] =>
+  Array.from({ length: count }, (_, i) => ({ elapsedNs: i * 1_000_000, type: "bytes", name: "p", payload: Buffer.from([i & 0xff]), srcId: "dc" }));
+
+/** An ended measurement whose one sequence was left with `chunks` unsent chunks of 10 points. */
+async function pendingMeasurement(chunks: number): Promise<string> {
+  const uuid = crypto.randomUUID();
+  queue.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  const seq = queue.openSequence(uuid, "rt", crypto.randomUUID(), true);
+  for (let i = 0; i < chunks; i++) await queue.append(seq.ord, points(10)).durable;
+  await queue.closeSequence(seq.ord);
+  await queue.endMeasurement(uuid);
+  return uuid;
+}
+
+async function cloudMeasurement(uuid: string): Promise<{ status: number; body: { received_data_points?: number; status?: string } }> {
+  const r = await fetch(`${peer.url}/api/v1/projects/${projectUuid}/measurements/${uuid}`, { headers: { "X-Intdash-Token": admin } });
+  return { status: r.status, body: (await r.json()) as { received_data_points?: number; status?: string } };
+}
+
+interface Run {
+  events: string[];
+  done: Promise<string>;
+  close(): void;
+}
+
+function upload(priority: DeferredUploadSettings["priority"], realtime: { busy(): boolean; setHoldRealtime(h: boolean): void }): Run {
+  const events: string[] = [];
+  let finish!: (s: string) => void;
+  const done = new Promise<string>((r) => (finish = r));
+  const settings: DeferredUploadSettings = { priority, limit_data_storage: true, data_storage_capacity: 100 };
+  const h = deferredUploaderOpener({ queue, realtime, batchBytes: 200 })(
+    { settings, session },
+    {
+      opened: () => events.push("opened"),
+      data: () => events.push("data"),
+      closed: (r) => finish(`closed: ${r}`),
+      failed: (r) => finish(`failed: ${r}`),
+    },
+  );
+  return { events, done, close: () => void h.close() };
+}
+
+it("uploads a measurement's pending chunks in several requests, releases them, and completes it", async () => {
+  const uuid = await pendingMeasurement(30);
+  const run = upload("same_as_realtime", { busy: () => true, setHoldRealtime: () => expect.fail("same_as_realtime holds nothing") });
+  expect(await run.done).toBe("closed: everything stored has been uploaded");
+  expect(run.events.filter((e) => e === "data").length).toBeGreaterThan(1);
+  expect(queue.getMeasurement(uuid)).toMatchObject({ chunkCount: 0, pendingDataSize: 0 });
+  const m = await cloudMeasurement(uuid);
+  expect(m.body).toMatchObject({ received_data_points: 300, status: "finished" });
+});
+
+it("uploads again without duplicates what the cloud already holds (skipped counts as done)", async () => {
+  const uuid = await pendingMeasurement(5);
+  // The same chunks stored a second time under the same sequence (as after a lost acknowledgement).
+  const seq = queue.sequencesOf(uuid)[0]!;
+  const first = upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} });
+  expect(await first.done).toMatch(/^closed/);
+  const again = await DurableQueue.open({ dir: path.join(dir, `queue-again-${n}`), capacityMiB: 100, limitDataStorage: true });
+  again.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  const copy = again.openSequence(uuid, "rt", seq.uuid, true);
+  for (let i = 0; i < 5; i++) await again.append(copy.ord, points(10)).durable;
+  await again.closeSequence(copy.ord);
+  await again.endMeasurement(uuid);
+  const h = deferredUploaderOpener({ queue: again, realtime: { busy: () => false, setHoldRealtime: () => {} } });
+  const closed = await new Promise<string>((resolve) => {
+    h({ settings: { priority: "same_as_realtime", limit_data_storage: true, data_storage_capacity: 100 }, session }, { opened() {}, data() {}, closed: resolve, failed: resolve });
+  });
+  expect(closed).toBe("everything stored has been uploaded");
+  expect(again.getMeasurement(uuid)).toMatchObject({ chunkCount: 0 });
+  await again.close();
+  expect((await cloudMeasurement(uuid)).body.received_data_points).toBe(50);
+});
+
+it("lower_than_realtime waits while real time has chunks waiting", async () => {
+  const uuid = await pendingMeasurement(3);
+  let busy = true;
+  const run = upload("lower_than_realtime", { busy: () => busy, setHoldRealtime: () => expect.fail("lower_than_realtime holds nothing") });
+  await new Promise((r) => setTimeout(r, 600));
+  expect(run.events).not.toContain("data");
+  expect((await cloudMeasurement(uuid)).status).toBe(404);
+  expect(queue.getMeasurement(uuid)!.chunkCount).toBe(3);
+  busy = false;
+  expect(await run.done).toMatch(/^closed/);
+  expect((await cloudMeasurement(uuid)).body.received_data_points).toBe(30);
+});
+
+it("higher_than_realtime holds real time back for as long as it uploads", async () => {
+  const uuid = await pendingMeasurement(20);
+  const holds: { hold: boolean; pending: number }[] = [];
+  const run = upload("higher_than_realtime", {
+    busy: () => true,
+    setHoldRealtime: (hold) => holds.push({ hold, pending: queue.getMeasurement(uuid)!.chunkCount }),
+  });
+  expect(await run.done).toMatch(/^closed/);
+  await new Promise((r) => setTimeout(r, 50));
+  // Held before the first chunk left, released only after the last was stored.
+  expect(holds).toEqual([
+    { hold: true, pending: 20 },
+    { hold: false, pending: 0 },
+  ]);
+});
+
+it("fails with the cloud's reason, keeps the data, and never holds real time after it stopped", async () => {
+  const uuid = await pendingMeasurement(2);
+  const holds: boolean[] = [];
+  const bad: Session = { ...session, accessToken: "not-a-token" };
+  const h = deferredUploaderOpener({ queue, realtime: { busy: () => false, setHoldRealtime: (x) => holds.push(x) } });
+  const result = await new Promise<string>((resolve) => {
+    h({ settings: { priority: "higher_than_realtime", limit_data_storage: true, data_storage_capacity: 100 }, session: bad }, {
+      opened() {},
+      data() {},
+      closed: (r) => resolve(`closed: ${r}`),
+      failed: (r) => resolve(`failed: ${r}`),
+    });
+  });
+  expect(result).toMatch(/^failed: POST \/measurements\/[0-9a-f-]+ failed \(401\)/);
+  expect(queue.getMeasurement(uuid)!.chunkCount).toBe(2);
+  await new Promise((r) => setTimeout(r, 20));
+  expect(holds).toEqual([true, false]);
+});
