@@ -2,6 +2,7 @@
 //   npx edge-agent [--socket PATH] [--data DIR] [--log-level LEVEL]
 // Environment: AGENT_SOCKET, AGENT_DATA, AGENT_LOG_LEVEL. Production paths: /var/run/edge-agent/agent.sock
 // and /var/lib/edge-agent (see docs/agent-api.md).
+import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type http from "node:http";
@@ -37,6 +38,11 @@ export interface AgentOptions {
    */
   openers?: Openers;
   log?: Logger;
+  /**
+   * CA certificate (PEM) that signed the cloud's QUIC certificate. Without it the agent does not verify
+   * the cloud's QUIC certificate (the token still authenticates the edge; see docs/decisions.md).
+   */
+  quicCa?: string;
 }
 
 export interface RunningAgent {
@@ -65,7 +71,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const measurements = new QueueMeasurementCatalog(dataPath);
   const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
   const openers: Openers = {
-    ...dataPathOpeners(dataPath, { log }),
+    ...dataPathOpeners(dataPath, { log, quicCa: opts.quicCa }),
     uploader: deferredUploaderOpener({
       queue,
       log,
@@ -122,6 +128,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       socket: { type: "string", short: "s" },
       data: { type: "string", short: "d" },
       "log-level": { type: "string" },
+      "quic-ca": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -129,14 +136,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     process.stdout.write(
       "usage: edge-agent [--socket PATH] [--data DIR] [--log-level info]\n" +
         `  --socket  command API socket (env AGENT_SOCKET, default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)\n` +
-        `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n`,
+        `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n` +
+        "  --quic-ca PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)\n",
     );
     return;
   }
   const log = pino({ level: values["log-level"] ?? process.env.AGENT_LOG_LEVEL ?? "info", base: { svc: "edge-agent" } });
   let agent: RunningAgent;
   try {
+    const caPath = values["quic-ca"] ?? process.env.AGENT_QUIC_CA;
+    const quicCa = caPath ? fs.readFileSync(caPath, "utf8") : undefined;
     agent = await startAgent({
+      quicCa,
       socketPath: values.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
       dataDir: values.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
       log,

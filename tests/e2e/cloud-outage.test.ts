@@ -45,3 +45,18 @@ it("delivers every point exactly once across a cloud outage", async () => {
   // Deferred upload drained what it held.
   await until(async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none", 15_000, "deferred upload idle");
 }, 120_000);
+
+it("sends points routed to `deferred` only by deferred upload, exactly once", async () => {
+  await s.put("/device-connectors/upstream", { id: "dd", format: "iscp-v2-compat", dest_ids: ["deferred"], data_name_prefix: "dd/", ipc: { type: "fifo", path: s.fifo("dd") } });
+  const fh = await openFifoWriter(s.fifo("dd"));
+  try {
+    await writeNumbered(fh, 0, 500, { name: "slow" });
+  } finally {
+    await fh.close();
+  }
+  const got = await until(async () => {
+    const i = await cloudIndices(s, "dd/slow");
+    return i.length >= 500 && i;
+  }, 30_000, "500 deferred points in the cloud");
+  expect(got).toEqual(range(0, 500));
+}, 60_000);

@@ -15,7 +15,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => s?.close());
 
-const filter = (id: string, target: object, change_to: { type: string }) => s.put("/filters/upstream", { id, type: change_to.type, target, change_to });
+const filter = (id: string, target: object, change_to: { type: string; [field: string]: unknown }) => s.put("/filters/upstream", { id, type: change_to.type, target, change_to });
 const nal = (type: number, body: number[]) => [0, 0, 0, 1, type, ...body];
 const frame = (ms: number, type: string, name: string, payload: Buffer) => encodeIscpV2Frame(100 + Math.floor(ms / 1000), (ms % 1000) * 1e6, type, name, payload);
 

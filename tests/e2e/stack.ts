@@ -44,12 +44,23 @@ export interface Stack {
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-export async function startStack(opts: { agent: "in-process" | "child" } = { agent: "in-process" }): Promise<Stack> {
+export interface StackOptions {
+  agent?: "in-process" | "child";
+  /** Serve iSCP over QUIC too, on the HTTP port's number over UDP (where the agent looks for it). */
+  quic?: boolean;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const cloudDir = path.join(dir, "cloud");
   fs.mkdirSync(cloudDir);
   let peer = await startTestPeer({ dataDir: cloudDir });
   const port = Number(new URL(peer.url).port);
+  const cloudConfig = { listen: `127.0.0.1:${port}`, ...(opts.quic ? { iscpQuicListen: `127.0.0.1:${port}` } : {}) };
+  if (opts.quic) {
+    await peer.close();
+    peer = await startTestPeer({ dataDir: cloudDir, config: cloudConfig });
+  }
   const token = await adminToken(peer);
   const demo = await ensureDemoCloud(dir, apiClient(peer.url, token));
   const socketPath = path.join(dir, "agent.sock");
@@ -73,7 +84,7 @@ export async function startStack(opts: { agent: "in-process" | "child" } = { age
     agentApi: api,
     fifo: (name) => path.join(dir, `${name}.fifo`),
     async startAgent() {
-      if (opts.agent === "in-process") {
+      if (opts.agent !== "child") {
         s.agent = await startAgent({ socketPath, dataDir: agentData });
         return;
       }
@@ -104,7 +115,7 @@ export async function startStack(opts: { agent: "in-process" | "child" } = { age
       await s.peer.close();
     },
     async startCloud() {
-      peer = await startTestPeer({ dataDir: cloudDir, config: { listen: `127.0.0.1:${port}` } });
+      peer = await startTestPeer({ dataDir: cloudDir, config: cloudConfig });
       s.peer = peer;
     },
     async connect(protocol = "websocket") {
