@@ -24,8 +24,22 @@ export interface Report {
 export const TICK_MS = 1000;
 /** Without data for this many ticks a connected stream or channel counts as `quiet`. */
 export const QUIET_AFTER_TICKS = 5;
-/** Ticks to wait before retrying a failed connection, token request or channel. */
+/** Ticks to wait before retrying a failed token request, channel or upload. */
 export const RETRY_TICKS = 5;
+/** Upper bound of a stream's reconnection backoff, in ticks. */
+export const MAX_BACKOFF_TICKS = 30;
+
+/**
+ * Ticks before the n-th consecutive retry of a stream (n >= 1): exponential (1, 2, 4, ... up to
+ * MAX_BACKOFF_TICKS) with jitter in [50 %, 100 %]. The jitter is a hash of `key` (edge and stream) and n,
+ * so many edges that lost the same cloud spread out, while one edge's behaviour stays reproducible.
+ */
+export function backoffTicks(n: number, key: string): number {
+  const ceiling = Math.min(MAX_BACKOFF_TICKS, 2 ** Math.max(0, Math.min(n, 16) - 1));
+  let h = 0x811c9dc5;
+  for (const ch of `${key}#${n}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return Math.max(1, Math.ceil(ceiling * (0.5 + (h % 1000) / 2000)));
+}
 
 /** Traffic bookkeeping shared by streams, channels and deferred upload. */
 export interface Traffic {

@@ -11,7 +11,7 @@ import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/s
 import { QoS } from "../proto/iscp/wire.js";
 import type { MessageTransport } from "../proto/iscp/transport.js";
 import { errorMessage, type Session } from "./common.js";
-import type { Handle, Opener } from "./link.js";
+import type { Callbacks, Handle, Opener } from "./link.js";
 import type { StreamLinkParams } from "./stream.js";
 
 export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
@@ -43,7 +43,7 @@ const chunkBytes = (c: ReceivedChunk) => c.groups.reduce((n, g) => n + g.dataPoi
 
 function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
   hooks: IscpOpenerHooks,
-  afterConnect: (client: IscpClient, p: StreamLinkParams<S>, data: (bytes: number) => void) => Promise<ClientDownstream | void>,
+  afterConnect: (client: IscpClient, p: StreamLinkParams<S>, cb: Callbacks) => Promise<ClientDownstream | void>,
 ): Opener<StreamLinkParams<S>> {
   return (p, cb) => {
     let client: IscpClient | undefined;
@@ -55,18 +55,29 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
           token: p.session.accessToken,
           nodeId: p.session.connection.edge_uuid,
           projectUuid: p.session.connection.project_uuid,
-          reconnect: false,
+          // A dropped transport reconnects with backoff and jitter and resumes the streams the broker
+          // still holds; the machine's own retry covers what cannot be resumed.
+          reconnect: true,
         });
       } catch (e) {
         if (!stopped) cb.failed(`iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`);
         return;
       }
       if (stopped) return void client.close();
+      let interrupted = false;
       client.onStateChange((s, why) => {
-        if (s === "closed" && !stopped) cb.closed(`iSCP connection lost: ${why ?? "closed"}`);
+        if (stopped) return;
+        if (s === "closed") cb.closed(`iSCP connection lost: ${why ?? "closed"}`);
+        else if (s === "reconnecting" && !interrupted) {
+          interrupted = true;
+          cb.interrupted?.(why ?? "transport lost");
+        } else if (s === "open" && interrupted) {
+          interrupted = false;
+          cb.opened();
+        }
       });
       try {
-        await afterConnect(client, p, cb.data);
+        await afterConnect(client, p, cb);
       } catch (e) {
         if (!stopped) cb.failed(`iSCP ${p.direction} open failed: ${errorMessage(e)}`);
         void client.close();
@@ -85,20 +96,22 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
 }
 
 export function iscpUpstreamOpener(hooks: IscpOpenerHooks = {}): Opener<StreamLinkParams<UpstreamSettings>> {
-  return connectionOpener<UpstreamSettings>(hooks, async (client, p, data) => {
-    await hooks.onUpstreamClient?.(p.settings, client, data);
+  return connectionOpener<UpstreamSettings>(hooks, async (client, p, cb) => {
+    await hooks.onUpstreamClient?.(p.settings, client, cb.data);
   });
 }
 
 export function iscpDownstreamOpener(hooks: IscpOpenerHooks = {}): Opener<StreamLinkParams<DownstreamSettings>> {
-  return connectionOpener<DownstreamSettings>(hooks, async (client, p, data) => {
+  return connectionOpener<DownstreamSettings>(hooks, async (client, p, cb) => {
     if (p.settings.filters.length === 0) return; // nothing to receive: connected, quiet
     const down = await client.openDownstream({
       qos: qosOf(p.settings.qos),
       filters: p.settings.filters.map((f) => ({ sourceNodeId: f.src_edge_uuid, dataFilters: f.data_filters.map((d) => ({ name: d.name, type: d.type })) })),
     });
+    // Resumed after a reconnect unless the broker forgot it: then the link starts over.
+    down.onError((e) => cb.closed(`iSCP downstream could not be resumed: ${e.message}`));
     down.onChunk((c: ReceivedChunk) => {
-      data(chunkBytes(c));
+      cb.data(chunkBytes(c));
       hooks.onDownstreamChunk?.(p.settings, c);
     });
     return down;

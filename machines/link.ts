@@ -14,6 +14,8 @@ export interface Callbacks {
   failed(reason: string, permanent?: boolean): void;
   /** Bytes moved, for bitrate and quiet detection. */
   data(bytes: number): void;
+  /** Lost for now, and reconnecting by itself (an iSCP transport resuming its streams); opened() when back. */
+  interrupted?(reason: string): void;
 }
 export interface Handle {
   close(): void | Promise<void>;
@@ -24,7 +26,8 @@ export type LinkEvent =
   | { type: "LINK.OPENED" }
   | { type: "LINK.CLOSED"; reason: string }
   | { type: "LINK.FAILED"; reason: string; permanent?: boolean }
-  | { type: "DATA"; bytes: number };
+  | { type: "DATA"; bytes: number }
+  | { type: "LINK.INTERRUPTED"; reason: string };
 
 /**
  * Wraps an opener as an actor; callbacks after the actor stopped are ignored. `track` receives the
@@ -41,6 +44,7 @@ export function openerActor<P>(open: Opener<P>, track?: (closing: Promise<unknow
         closed: (reason) => guard({ type: "LINK.CLOSED", reason }),
         failed: (reason, permanent) => guard(permanent ? { type: "LINK.FAILED", reason, permanent } : { type: "LINK.FAILED", reason }),
         data: (bytes) => guard({ type: "DATA", bytes }),
+        interrupted: (reason) => guard({ type: "LINK.INTERRUPTED", reason }),
       });
     } catch (e) {
       queueMicrotask(() => guard({ type: "LINK.FAILED", reason: errorMessage(e) }));

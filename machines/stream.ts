@@ -4,7 +4,7 @@
 // opened reconnect it; `enabled: false` closes it.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, addBytes, isIdle, noTraffic, sessionKey, tickTraffic, type Report, type Session, type Traffic } from "./common.js";
+import { addBytes, backoffTicks, isIdle, noTraffic, sessionKey, tickTraffic, type Report, type Session, type Traffic } from "./common.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
 
 export type Direction = "upstream" | "downstream";
@@ -31,12 +31,20 @@ interface Context<S> extends StreamInput<S> {
   error: string;
   /** The last failure was an open stream being lost (disconnected), not a failure to open (error). */
   lost: boolean;
+  /** Consecutive failures since the stream was last open: the backoff's exponent. */
+  failures: number;
 }
 
 /** Fields that do not change how the stream is opened (routing is the data path's business). */
 const linkKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
   const { enabled: _e, dest_ids: _d, ...rest } = s as Record<string, unknown>;
   return JSON.stringify(rest);
+};
+
+/** The next retry: exponential backoff with jitter keyed by edge and stream (machines/common.ts). */
+const backoff = <S extends UpstreamSettings | DownstreamSettings>(c: Context<S>) => {
+  const failures = Math.min(c.failures + 1, 16);
+  return { failures, retryIn: backoffTicks(failures, `${c.session?.connection.edge_uuid ?? ""}/${c.settings.id}`) };
 };
 
 function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(direction: Direction) {
@@ -59,7 +67,7 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
     },
   }).createMachine({
     id: direction,
-    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", lost: false }),
+    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", lost: false, failures: 0 }),
     initial: "checking",
     on: {
       SETTINGS: [
@@ -104,11 +112,19 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
             entry: assign({ traffic: noTraffic(), error: "" }),
             states: {
               connecting: {
-                on: { "LINK.OPENED": "open" },
+                on: { "LINK.OPENED": { target: "open", actions: assign({ failures: 0 }) } },
+              },
+              // The connection dropped and the client is reconnecting and resuming the stream by itself.
+              reconnecting: {
+                entry: assign({ traffic: noTraffic() }),
+                on: { "LINK.OPENED": { target: "open", actions: assign({ error: "" }) } },
               },
               open: {
                 initial: "quiet",
-                on: { DATA: { target: ".active", actions: "count" } },
+                on: {
+                  DATA: { target: ".active", actions: "count" },
+                  "LINK.INTERRUPTED": { target: "reconnecting", actions: assign(({ event }) => ({ error: `reconnecting: ${event.reason}` })) },
+                },
                 states: {
                   quiet: { on: { TICK: { actions: "tick" } } },
                   active: {
@@ -122,11 +138,11 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
             on: {
               "LINK.FAILED": {
                 target: "retrying",
-                actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS, lost: false })),
+                actions: assign(({ context, event }) => ({ error: event.reason, ...backoff(context), lost: false })),
               },
               "LINK.CLOSED": {
                 target: "retrying",
-                actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS, lost: true })),
+                actions: assign(({ context, event }) => ({ error: event.reason, ...backoff(context), lost: true })),
               },
             },
           },
@@ -153,7 +169,7 @@ export type StreamSnapshot = SnapshotFrom<UpstreamMachine> | SnapshotFrom<Downst
 export type StreamOpener<S> = Opener<StreamLinkParams<S>>;
 
 /**
- * Code mapping: disabled → none; waiting for a session or connecting → disconnected (with the reason);
+ * Code mapping: disabled → none; waiting for a session, connecting or reconnecting → disconnected (with the reason);
  * open without data for QUIET_AFTER_TICKS → quiet; open with data → connected; failed/lost, until the
  * retry → error (after a failure to open) or disconnected (after an open stream was lost).
  */
@@ -163,6 +179,7 @@ export function reportStream(s: StreamSnapshot): Report {
   if (s.matches({ enabled: "waiting" })) return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
   if (s.matches({ enabled: { linked: "connecting" } }) || s.matches({ enabled: "deciding" }))
     return { code: "disconnected", error: "", bitrate: 0 };
+  if (s.matches({ enabled: { linked: "reconnecting" } })) return { code: "disconnected", error: c.error, bitrate: 0 };
   if (s.matches({ enabled: { linked: { open: "active" } } })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
   if (s.matches({ enabled: { linked: { open: "quiet" } } })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
   return { code: c.lost ? "disconnected" : "error", error: c.error, bitrate: 0 };

@@ -64,11 +64,22 @@ async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSet
   return up;
 }
 
+/** The stream chunks go out on now, with what it has in flight. */
+interface Live {
+  up: ClientUpstream;
+  cursor: SendCursor;
+  link: StreamLink;
+  sizes: Map<number, number>;
+  bytes: number;
+  /** The connection is reconnecting: nothing goes out until the stream is resumed. */
+  paused: boolean;
+}
+
 export class PersistentUpstream implements UpstreamDestination {
   readonly counters = { sentChunks: 0, droppedPoints: 0 };
   private seq: SequenceRecord;
   private readonly batcher: ChunkBatcher;
-  private live: { up: ClientUpstream; cursor: SendCursor; link: StreamLink; sizes: Map<number, number>; bytes: number } | undefined;
+  private live: Live | undefined;
   private hold = false;
   private finished = false;
   /** The first sequence of the measurement, until a stream adopts it (or the wait ends). */
@@ -116,8 +127,17 @@ export class PersistentUpstream implements UpstreamDestination {
       }
       this.adoptable = undefined;
       clearTimeout(this.adoptTimer);
-      const live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0 };
+      const live: Live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0, paused: false };
       up.onAck((results) => this.acked(live, results));
+      up.onError((e) => this.streamLost(live, e));
+      link.client.onStateChange((state, why) => {
+        if (this.live !== live) return;
+        if (state === "reconnecting") this.interrupted(live, why);
+        else if (state === "open" && live.paused) {
+          live.paused = false;
+          this.pump();
+        }
+      });
       this.live = live;
       this.pump();
     });
@@ -168,7 +188,32 @@ export class PersistentUpstream implements UpstreamDestination {
     if (!hold) this.pump();
   }
 
-  private unsent(live: NonNullable<PersistentUpstream["live"]>): number {
+  /**
+   * The connection dropped; the client reconnects and resumes the stream. Chunks in flight lost their
+   * acknowledgements (PARTIAL is not resent on resume): they stay stored and go by deferred upload once
+   * this sequence closes; the cloud skips any it already had.
+   */
+  private interrupted(live: Live, why?: string): void {
+    live.paused = true;
+    live.cursor.giveUp(live.cursor.unacked);
+    live.sizes.clear();
+    live.bytes = 0;
+    this.log?.info({ upstream: this.settings.id, reason: why }, "iSCP connection interrupted; resuming");
+  }
+
+  /** The stream could not be resumed (the cloud no longer holds it): continue on a new stream. */
+  private streamLost(live: Live, e: Error): void {
+    this.log?.warn({ upstream: this.settings.id, err: e.message }, "iSCP stream could not be resumed; opening a new one");
+    void this.serial(async () => {
+      if (this.live !== live) return;
+      this.live = undefined;
+      if (!this.finished) await this.switchTo(this.openOffline());
+    })
+      .then(() => (this.finished ? undefined : this.attach(live.link)))
+      .catch((err: unknown) => this.log?.warn({ upstream: this.settings.id, err: String(err) }, "no new stream; waiting for the link"));
+  }
+
+  private unsent(live: Live): number {
     const last = this.queue.getSequence(live.cursor.seqOrd)?.lastChunkNo ?? 0;
     return live.cursor.inFlightCount + (last - live.cursor.position);
   }
@@ -192,7 +237,7 @@ export class PersistentUpstream implements UpstreamDestination {
     return this.queue.openSequence(this.meas.uuid, this.settings.id, randomUUID(), this.settings.recover, !this.settings.recover);
   }
 
-  private acked(live: NonNullable<PersistentUpstream["live"]>, results: AckResult[]): void {
+  private acked(live: Live, results: AckResult[]): void {
     const ok: number[] = [];
     const failed: number[] = [];
     for (const r of results) {
@@ -211,7 +256,7 @@ export class PersistentUpstream implements UpstreamDestination {
   /** Sends stored chunks while the window (send_queue_size chunks, and a byte bound) has room. */
   private pump(): void {
     const live = this.live;
-    if (live === undefined || this.hold) return;
+    if (live === undefined || this.hold || live.paused) return;
     try {
       while (live.bytes < MAX_IN_FLIGHT_BYTES) {
         const [c] = live.cursor.take(1);

@@ -36,6 +36,7 @@ const EXPECTED_CODE: Array<[object | string, string]> = [
   ["disabled", "none"],
   [{ enabled: "waiting" }, "disconnected"],
   [{ enabled: { linked: "connecting" } }, "disconnected"],
+  [{ enabled: { linked: "reconnecting" } }, "disconnected"],
   [{ enabled: { linked: { open: "quiet" } } }, "quiet"],
   [{ enabled: { linked: { open: "active" } } }, "connected"],
 ];
@@ -57,6 +58,7 @@ describe.each([
     { type: "LINK.OPENED" },
     { type: "LINK.CLOSED", reason: "connection lost" },
     { type: "LINK.FAILED", reason: "refused" },
+    { type: "LINK.INTERRUPTED", reason: "transport lost" },
     { type: "DATA", bytes: 125 },
   ];
   const input = { settings: base, session: undefined, sessionReason: "authenticating with the server" };
@@ -100,5 +102,21 @@ describe.each([
     expect(fake.last()!.closed).toBe(true);
     expect(reportStream(actor.getSnapshot() as StreamSnapshot).code).toBe("none");
     actor.stop();
+  });
+});
+
+describe("stream retry backoff", () => {
+  it("doubles up to 30 ticks, with jitter between 50 % and 100 % that differs between edges", async () => {
+    const { backoffTicks, MAX_BACKOFF_TICKS } = await import("../../machines/common.js");
+    const ceilings = [1, 2, 4, 8, 16, 30, 30, 30];
+    for (const [i, c] of ceilings.entries()) {
+      const t = backoffTicks(i + 1, "edge-a/up");
+      expect(t).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(c / 2)));
+      expect(t).toBeLessThanOrEqual(c);
+    }
+    expect(backoffTicks(1000, "edge-a/up")).toBeLessThanOrEqual(MAX_BACKOFF_TICKS);
+    const spread = new Set(Array.from({ length: 50 }, (_, i) => backoffTicks(6, `edge-${i}/up`)));
+    expect(spread.size).toBeGreaterThan(5);
+    expect(backoffTicks(6, "edge-a/up")).toBe(backoffTicks(6, "edge-a/up"));
   });
 });

@@ -1,0 +1,50 @@
+// A network cut between agent and cloud: the agent reconnects with backoff and resumes its iSCP
+// stream (the cloud still holds it), so the measurement keeps one sequence and every point arrives once.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { cloudIndices, range, writeNumbered } from "./points.js";
+import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { startTcpRelay, type TcpRelay } from "./tcp-cut.js";
+
+let s: Stack;
+let relay: TcpRelay;
+beforeAll(async () => {
+  s = await startStack();
+  relay = await startTcpRelay(Number(new URL(s.peer.url).port));
+  await s.connect();
+  await s.agentApi.patch("/connection", { server_url: relay.url });
+  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+}, 60_000);
+afterAll(async () => {
+  await s?.close();
+  await relay?.close();
+});
+
+const upstream = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
+
+it("resumes the stream after a network cut; every point arrives once, in one sequence", async () => {
+  await until(async () => ["quiet", "connected"].includes((await upstream()).code), 20_000, "upstream open");
+  const fh = await openFifoWriter(s.fifo("dc"));
+  try {
+    await writeNumbered(fh, 0, 300);
+    await until(async () => (await cloudIndices(s)).length === 300, 15_000, "300 points in real time");
+    const before = relay.accepted;
+    relay.cut();
+    await writeNumbered(fh, 300, 600);
+    await until(async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code), 20_000, "reconnected");
+    await writeNumbered(fh, 600, 900);
+  } finally {
+    await fh.close();
+  }
+  // Ending the measurement (its channel disabled) sends what lost its ack in the cut by deferred upload.
+  await s.agentApi.patch("/device-connectors/upstream/dc", { enabled: false });
+  const got = await until(async () => {
+    const i = await cloudIndices(s);
+    const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.some((m) => m.pending_data_size > 0);
+    return i.length >= 900 && !pending && i;
+  }, 60_000, "900 points, nothing pending");
+  expect(got).toEqual(range(0, 900));
+  const [m] = await s.measurements();
+  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, { headers: { "X-Intdash-Token": s.cloud.token } });
+  expect(((await r.json()) as { items: unknown[] }).items).toHaveLength(1);
+}, 120_000);

@@ -1,0 +1,49 @@
+// A TCP relay between the agent and the cloud that a test can cut, as a network outage would: open
+// connections die, new ones go through again.
+import net from "node:net";
+
+export interface TcpRelay {
+  url: string;
+  /** Destroys every open connection (both sides). */
+  cut(): void;
+  /** Connections relayed so far. */
+  readonly accepted: number;
+  close(): Promise<void>;
+}
+
+export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
+  const open = new Set<net.Socket>();
+  let accepted = 0;
+  const server = net.createServer((client) => {
+    accepted++;
+    const upstream = net.connect(targetPort, "127.0.0.1");
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      open.add(a);
+      a.pipe(b);
+      a.on("error", () => b.destroy());
+      a.on("close", () => {
+        open.delete(a);
+        b.destroy();
+      });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut: () => {
+      for (const s of open) s.destroy();
+    },
+    get accepted() {
+      return accepted;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of open) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
