@@ -18,7 +18,7 @@ export async function readError(res: Response): Promise<string> {
   try {
     const j = JSON.parse(text) as Record<string, unknown>;
     const parts = [j.error, j.error_description, j.title, j.detail].filter((v) => typeof v === "string" && v !== "");
-    if (parts.length) return parts.join(": ");
+    if (parts.length) return [...new Set(parts)].join(": ");
   } catch {
     // not JSON: fall through to the raw text
   }

@@ -1,11 +1,11 @@
 // The supervisor in the running daemon: machines are spawned, updated and stopped by settings changes
 // made over the API (no restart), streams get the session the connection machine obtained from a
-// real HTTP auth server, and states/update_time follow the machines.
+// the real cloud peer, and states/update_time follow the machines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../machines/common.js";
-import { EDGE, SECRET, fakeCloud } from "./fake-cloud.js";
 import { fakeOpener } from "./fakes.js";
 import { startTestAgent, type TestAgent } from "./harness.js";
+import { startRealCloud, type RealCloud } from "./real-cloud.js";
 
 const upstreams = fakeOpener<{ direction: string; settings: { id: string }; session: Session }>();
 const downstreams = fakeOpener<{ direction: string; settings: { id: string }; session: Session }>();
@@ -13,14 +13,14 @@ const upIpcs = fakeOpener<{ direction: string; settings: { id: string } }>();
 const uploads = fakeOpener<unknown>();
 
 let t: TestAgent;
-let cloud: Awaited<ReturnType<typeof fakeCloud>>;
+let cloud: RealCloud;
 beforeAll(async () => {
-  cloud = await fakeCloud();
+  cloud = await startRealCloud();
   t = await startTestAgent({ upstream: upstreams.open, downstream: downstreams.open, upstreamIpc: upIpcs.open, uploader: uploads.open });
 });
 afterAll(async () => {
-  await t.close();
-  await new Promise((r) => cloud.server.close(r));
+  await t?.close();
+  await cloud?.close();
 });
 
 const callsFor = <P extends { settings: { id: string } }, C extends { params: P }>(fake: { calls: C[] }, id: string): C[] =>
@@ -35,10 +35,11 @@ describe("supervisor", () => {
   });
 
   it("opens streams with the session once the connection authenticates", async () => {
-    await t.api.patch("/connection", { server_url: cloud.url, edge_uuid: EDGE, client_secret: SECRET });
+    await t.api.patch("/connection", { server_url: cloud.url, edge_uuid: cloud.edge.uuid, client_secret: cloud.edge.secret });
     await expect.poll(() => callsFor(upstreams, "u1").length).toBe(1);
     const call = callsFor(upstreams, "u1")[0]!;
-    expect(call.params.session.accessToken).toBe("tok-1");
+    // The real token endpoint's answer: an ES256 JWT.
+    expect(call.params.session.accessToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(call.params.session.connection.server_url).toBe(cloud.url);
     expect(call.params.direction).toBe("upstream");
     expect((await state("/upstreams/u1/state")).code).toBe("disconnected");

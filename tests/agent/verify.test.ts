@@ -1,19 +1,21 @@
-// Verify Connection Settings against a real HTTP server implementing the cloud peer's two endpoints
-// (POST /api/auth/oauth2/token with client_credentials, GET /api/auth/edges/me).
-// The lead will switch this test to the real cloud peer once its token endpoint is in place.
+// Verify Connection Settings against the real cloud peer (client_credentials at its token endpoint with
+// the edge UUID and secret, then GET /api/auth/edges/me).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EDGE, SECRET, fakeCloud } from "./fake-cloud.js";
 import { startTestAgent, type TestAgent } from "./harness.js";
+import { startRealCloud, type RealCloud } from "./real-cloud.js";
 
 let t: TestAgent;
-let cloud: Awaited<ReturnType<typeof fakeCloud>>;
+let cloud: RealCloud;
+let EDGE: string;
+let SECRET: string;
 beforeAll(async () => {
-  cloud = await fakeCloud();
+  cloud = await startRealCloud();
+  ({ uuid: EDGE, secret: SECRET } = cloud.edge);
   t = await startTestAgent();
 });
 afterAll(async () => {
-  await t.close();
-  await new Promise((r) => cloud.server.close(r));
+  await t?.close();
+  await cloud?.close();
 });
 
 describe("Verify Connection Settings", () => {
@@ -27,8 +29,6 @@ describe("Verify Connection Settings", () => {
     const r = await t.api.post("/connection/verify");
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ verified: true, edge_name: "edge-name-1", edge_nickname: "Edge One", error: "" });
-    expect(cloud.requests).toContain("POST /api/auth/oauth2/token");
-    expect(cloud.requests).toContain("GET /api/auth/edges/me");
   });
 
   it("answers verified: false with the server's reason for a wrong secret", async () => {
@@ -36,7 +36,7 @@ describe("Verify Connection Settings", () => {
     const r = await t.api.post<{ verified: boolean; error: string }>("/connection/verify");
     expect(r.status).toBe(200);
     expect(r.body.verified).toBe(false);
-    expect(r.body.error).toContain("token request rejected (401): invalid_client: client authentication failed");
+    expect(r.body.error).toContain("token request rejected (401): invalid_client: unknown client or wrong credentials");
   });
 
   it("the connection machine authenticates with the stored settings", async () => {
