@@ -93,6 +93,8 @@ async function main() {
     }
   });
   await waitForSocket(agent);
+  const measurementsOf = async () => ((await agentCall("GET", "/measurements")).body?.items ?? []) as { uuid: string }[];
+  const earlier = new Set((await measurementsOf()).map((m) => m.uuid));
 
   const conn = await agentCall("PATCH", "/connection", { server_url: cloud.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
   if (conn.status !== 200) throw new Error(`connection settings: ${JSON.stringify(conn.body)}`);
@@ -106,6 +108,13 @@ async function main() {
     launch: { command: process.execPath, args: ["--import", "tsx", path.resolve("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--rate", "100", "--size", "16"] },
   } as { id: string });
   const verified = await agentCall("POST", "/connection/verify");
+  // The measurement the sample connector's data started, to print its data-point URL.
+  let measurement = "<measurement uuid>";
+  for (let i = 0; i < 50 && measurement.startsWith("<"); i++) {
+    const started = (await measurementsOf()).find((m) => !earlier.has(m.uuid));
+    if (started) measurement = started.uuid;
+    else await new Promise((r) => setTimeout(r, 200));
+  }
 
   console.log(`
 Demo running (data in ${root}):
@@ -115,7 +124,7 @@ Demo running (data in ${root}):
   edge              ${demo.edgeUuid} (verified by the agent: ${verified.body?.verified})
   agent state       npx agentctl --socket ${show(socket)} state
   measurements      curl ${auth} '${cloud.url}/api/v1/projects/${demo.projectUuid}/measurements'
-  data points       curl ${auth} '${cloud.url}/api/v1/projects/${demo.projectUuid}/data?name=<measurement uuid>'
+  data points       curl ${auth} '${cloud.url}/api/v1/projects/${demo.projectUuid}/data?name=${measurement}'
 Ctrl-C stops everything.`);
 }
 

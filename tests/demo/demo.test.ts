@@ -1,0 +1,70 @@
+// `npm start` as a user runs it: a child process on a fresh data directory prints where to look; the
+// printed data-point URL serves the sample connector's points, the printed agentctl command shows the
+// states, and Ctrl-C (SIGINT) stops everything with exit code 0.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "demo-"));
+let demo: ChildProcess | undefined;
+
+afterAll(async () => {
+  if (demo && demo.exitCode === null && demo.signalCode === null) {
+    demo.kill("SIGKILL");
+    await new Promise((r) => demo!.once("exit", r));
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+it("runs the cloud, the agent and a connector, prints working pointers, and stops on Ctrl-C", async () => {
+  const port = await freePort();
+  demo = spawn(process.execPath, ["--import", "tsx", "bin/demo.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DEMO_DATA: dir, CLOUD_LISTEN: `127.0.0.1:${port}` },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  demo.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain("Ctrl-C stops everything.");
+
+  // The data-point URL names the running measurement; with the printed token it serves points.
+  const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];
+  expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`));
+  const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
+  await expect
+    .poll(async () => (await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").filter((l) => l.includes("sample/")).length, {
+      timeout: 20_000,
+      interval: 500,
+    })
+    .toBeGreaterThan(10);
+  // No secret on the console.
+  expect(out).not.toContain(token);
+
+  // The printed agentctl command works and shows the upstream streaming.
+  const cmd = /agent state\s+npx agentctl --socket (\S+) state/.exec(out)?.[1];
+  expect(cmd).toBeDefined();
+  const { stdout } = await promisify(execFile)(process.execPath, ["bin/agentctl.mjs", "--socket", cmd!, "state", "upstream"], { cwd: ROOT });
+  expect(stdout).toMatch(/demo\s+.*(connected|quiet)/);
+
+  const exited = new Promise<number | null>((r) => demo!.once("exit", (code) => r(code)));
+  demo.kill("SIGINT");
+  expect(await exited).toBe(0);
+  expect(fs.existsSync(path.join(dir, "agent", "agent.sock"))).toBe(false);
+  // Nothing left running on the demo's data (the agent and the sample connector both ended).
+  const left = await promisify(execFile)("pgrep", ["-f", dir]).then((r) => r.stdout.trim(), () => "");
+  expect(left).toBe("");
+}, 120_000);
