@@ -21,7 +21,10 @@ interface Context<S> extends ChannelInput<S> {
   traffic: Traffic;
   retryIn: number;
   error: string;
+  /** What the running driver reports going wrong (counts of skipped or dropped data); severe: refusing now. */
+  problem: { text: string; severe: boolean };
 }
+const noProblem = { text: "", severe: false };
 
 const driverKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
   const { enabled: _e, dest_ids: _d, ...rest } = s as Record<string, unknown>;
@@ -47,7 +50,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
     },
   }).createMachine({
     id: `${direction}-ipc`,
-    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "" }),
+    context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", problem: noProblem }),
     initial: "checking",
     on: {
       SETTINGS: [
@@ -63,7 +66,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       disabled: { entry: assign({ traffic: noTraffic(), error: "" }) },
       running: {
         invoke: { id: "channel", src: "channel", input: ({ context }) => ({ direction, settings: context.settings }) },
-        entry: assign({ traffic: noTraffic(), error: "" }),
+        entry: assign({ traffic: noTraffic(), error: "", problem: noProblem }),
         initial: "waiting",
         states: {
           // The FIFO exists; the connector has not opened its end yet (or went away).
@@ -82,6 +85,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
           },
         },
         on: {
+          "LINK.PROBLEM": { actions: assign(({ event }) => ({ problem: { text: event.text, severe: event.severe === true } })) },
           "LINK.FAILED": [
             { guard: "permanent", target: "stopped", actions: assign(({ event }) => ({ error: event.reason })) },
             { target: "retrying", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
@@ -110,14 +114,16 @@ export type ChannelOpener<S> = Opener<ChannelParams<S>>;
 
 /**
  * Code mapping: disabled → none; running without the connector on the other end → disconnected
- * (error says why, if it left); open without data → quiet; open with data → connected; failed (retried)
- * or stopped (given up until the settings change) → error.
+ * (error says why, if it left); open without data → quiet; open with data → connected, with `error`
+ * counting what was skipped or dropped; open while points are refused (e.g. disk full) → error; failed
+ * (retried) or stopped (given up until the settings change) → error.
  */
 export function reportChannel(s: ChannelSnapshot): Report {
   const c = s.context;
   if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
   if (s.matches({ running: "waiting" })) return { code: "disconnected", error: c.error, bitrate: 0 };
-  if (s.matches({ running: { open: "active" } })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
-  if (s.matches({ running: { open: "quiet" } })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
+  if (s.matches({ running: "open" }) && c.problem.severe) return { code: "error", error: c.problem.text, bitrate: c.traffic.bitrate };
+  if (s.matches({ running: { open: "active" } })) return { code: "connected", error: c.problem.text, bitrate: c.traffic.bitrate };
+  if (s.matches({ running: { open: "quiet" } })) return { code: "quiet", error: c.problem.text, bitrate: c.traffic.bitrate };
   return { code: "error", error: c.error, bitrate: 0 };
 }

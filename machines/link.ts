@@ -16,6 +16,11 @@ export interface Callbacks {
   data(bytes: number): void;
   /** Lost for now, and reconnecting by itself (an iSCP transport resuming its streams); opened() when back. */
   interrupted?(reason: string): void;
+  /**
+   * What went wrong while running (corrupt frames skipped, points refused, frames dropped), "" when
+   * nothing; `severe`: data is being refused right now.
+   */
+  problem?(text: string, severe?: boolean): void;
 }
 export interface Handle {
   close(): void | Promise<void>;
@@ -27,7 +32,8 @@ export type LinkEvent =
   | { type: "LINK.CLOSED"; reason: string }
   | { type: "LINK.FAILED"; reason: string; permanent?: boolean }
   | { type: "DATA"; bytes: number }
-  | { type: "LINK.INTERRUPTED"; reason: string };
+  | { type: "LINK.INTERRUPTED"; reason: string }
+  | { type: "LINK.PROBLEM"; text: string; severe?: boolean };
 
 /**
  * Wraps an opener as an actor; callbacks after the actor stopped are ignored. `track` receives the
@@ -45,6 +51,7 @@ export function openerActor<P>(open: Opener<P>, track?: (closing: Promise<unknow
         failed: (reason, permanent) => guard(permanent ? { type: "LINK.FAILED", reason, permanent } : { type: "LINK.FAILED", reason }),
         data: (bytes) => guard({ type: "DATA", bytes }),
         interrupted: (reason) => guard({ type: "LINK.INTERRUPTED", reason }),
+        problem: (text, severe) => guard(severe ? { type: "LINK.PROBLEM", text, severe } : { type: "LINK.PROBLEM", text }),
       });
     } catch (e) {
       queueMicrotask(() => guard({ type: "LINK.FAILED", reason: errorMessage(e) }));

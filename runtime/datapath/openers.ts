@@ -5,8 +5,9 @@ import type { Logger } from "pino";
 import { iscpDownstreamOpener, iscpUpstreamOpener } from "../../machines/iscp-link.js";
 import type { ChannelParams } from "../../machines/ipc-channel.js";
 import type { Opener } from "../../machines/link.js";
-import { openDownstreamChannel } from "../ipc/downstream-channel.js";
-import { openUpstreamChannel, type UpstreamChannelHandle } from "../ipc/upstream-channel.js";
+import { watchProblems } from "../ipc/channel.js";
+import { downstreamChannelError, openDownstreamChannel } from "../ipc/downstream-channel.js";
+import { openUpstreamChannel, upstreamChannelError, type UpstreamChannelHandle } from "../ipc/upstream-channel.js";
 import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../settings/schemas.js";
 import type { Openers } from "../supervisor.js";
 import type { DataPath } from "./datapath.js";
@@ -31,8 +32,10 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
     );
     // Frames are decoded asynchronously: the measurement's clock base is set before the first one.
     h.setClockBase(dp.channelOpened(settings.id, h).clockBase);
+    const unwatch = watchProblems(cb, () => upstreamChannelError(h.stats), () => h.stats.rejected);
     return {
       close: async () => {
+        unwatch();
         await h.close();
         dp.channelClosed(settings.id, h);
       },
@@ -44,8 +47,10 @@ function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Cha
   return ({ settings }, cb) => {
     const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line) }, cb);
     dp.fanout.set(settings.id, h);
+    const unwatch = watchProblems(cb, () => downstreamChannelError(h.stats), () => h.stats.dropped);
     return {
       close: async () => {
+        unwatch();
         dp.fanout.set(settings.id, undefined);
         await h.close();
       },

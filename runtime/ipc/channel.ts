@@ -12,6 +12,8 @@ export interface ChannelCallbacks {
   failed(reason: string, permanent?: boolean): void;
   /** Bytes moved through the FIFO. */
   data(bytes: number): void;
+  /** Counts of what was skipped, refused or dropped ("" when nothing); severe: refusing data now. */
+  problem?(text: string, severe?: boolean): void;
 }
 
 export interface ChannelSettings {
@@ -44,4 +46,27 @@ export function launchConnector(
   });
   l.start();
   return l;
+}
+
+/**
+ * Reports a running channel's problems once a second while they change: `text()` counts what was
+ * skipped or dropped so far; `refused()` is a running count of refused data (growth since the last
+ * look makes the problem severe). Returns the function that stops watching.
+ */
+export function watchProblems(cb: Pick<ChannelCallbacks, "problem">, text: () => string, refused: () => number, everyMs = 1000): () => void {
+  let lastText = "";
+  let lastRefused = refused();
+  let lastSevere = false;
+  const timer = setInterval(() => {
+    const t = text();
+    const r = refused();
+    const severe = r > lastRefused;
+    lastRefused = r;
+    if (t === lastText && severe === lastSevere) return;
+    lastText = t;
+    lastSevere = severe;
+    cb.problem?.(t, severe);
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

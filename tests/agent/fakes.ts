@@ -26,6 +26,7 @@ export function driver(actor: { send(e: never): void }, fake: ReturnType<typeof 
     else if (e.type === "LINK.FAILED") cb?.failed(String(e.reason), e.permanent === true);
     else if (e.type === "DATA") cb?.data(Number(e.bytes));
     else if (e.type === "LINK.INTERRUPTED") cb?.interrupted?.(String(e.reason));
+    else if (e.type === "LINK.PROBLEM") cb?.problem?.(String(e.text), e.severe === true);
     else actor.send(e as never);
   };
 }

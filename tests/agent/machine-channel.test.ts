@@ -18,13 +18,13 @@ const upIpc: UpstreamIpcSettings = {
 const downIpc: DownstreamIpcSettings = { id: "c", enabled: true, data_name_prefix: "", format: "logger-msg", ipc: { type: "fifo", path: "/run/b.fifo" } };
 
 const serialize = (s: AnyMachineSnapshot) => {
-  const c = s.context as { settings: { enabled: boolean; ipc: { path: string }; dest_ids?: string[] }; traffic: { bytes: number; idleTicks: number }; retryIn: number; error: string };
+  const c = s.context as { settings: { enabled: boolean; ipc: { path: string }; dest_ids?: string[] }; traffic: { bytes: number; idleTicks: number }; retryIn: number; error: string; problem: { text: string; severe: boolean } };
   return JSON.stringify({
     v: s.value,
     en: c.settings.enabled,
     path: c.settings.ipc.path,
     dest: c.settings.dest_ids,
-    ...(s.matches({ running: "open" }) ? { idle: c.traffic.idleTicks, bytes: c.traffic.bytes > 0 } : {}),
+    ...(s.matches({ running: "open" }) ? { idle: c.traffic.idleTicks, bytes: c.traffic.bytes > 0, problem: c.problem } : {}),
     ...(s.matches("retrying") ? { retry: c.retryIn } : {}),
     ...(s.matches({ running: "waiting" }) ? { err: c.error } : {}),
   });
@@ -50,6 +50,8 @@ describe.each([
     { type: "SETTINGS", settings: moved },
     { type: "TICK" },
     { type: "LINK.OPENED" },
+    { type: "LINK.PROBLEM", text: "2 corrupt frame region(s) skipped (40 bytes)" },
+    { type: "LINK.PROBLEM", text: "5 point(s) not accepted: disk full", severe: true },
     { type: "LINK.CLOSED", reason: "connector closed the FIFO" },
     { type: "LINK.FAILED", reason: "mkfifo failed" },
     { type: "LINK.FAILED", reason: "connector exited with code 1; restart policy gave up", permanent: true },
@@ -70,7 +72,10 @@ describe.each([
       },
       check: (_m, real) => {
         const r = reportChannel(real as ChannelSnapshot);
-        for (const [value, code] of CODES) if (real.matches(value as never)) expect(r.code).toBe(code);
+        const problem = (real.context as { problem: { text: string; severe: boolean } }).problem;
+        const refusing = real.matches({ running: "open" } as never) && problem.severe;
+        for (const [value, code] of CODES) if (real.matches(value as never)) expect(r.code).toBe(refusing ? "error" : code);
+        if (real.matches({ running: "open" } as never)) expect(r.error).toBe(problem.text);
       },
     });
     expect(result.transitions).toBeGreaterThan(50);

@@ -1,0 +1,72 @@
+// What a user sees in an upstream IPC channel's state when things go wrong: corrupt bytes from the
+// connector are skipped and counted (the good frames still arrive), and with limit_data_storage false
+// a full disk stops the measurement and the channel says why, until there is room again.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { cloudIndices, numberedFrame, range, writeNumbered } from "./points.js";
+import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+
+let s: Stack;
+beforeAll(async () => {
+  s = await startStack();
+  await s.connect();
+  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+}, 60_000);
+afterAll(async () => s?.close());
+
+const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/dc/state")).body;
+
+it("skips corrupt bytes, counts them in the state, and keeps the good frames", async () => {
+  const fh = await openFifoWriter(s.fifo("dc"));
+  try {
+    const garbage = Buffer.alloc(64, 0xff);
+    await fh.write(Buffer.concat([numberedFrame(0), garbage, numberedFrame(1), numberedFrame(2)]));
+    await writeNumbered(fh, 3, 50);
+    await until(async () => (await state()).error.includes("corrupt frame region(s) skipped"), 10_000, "the corrupt region counted");
+    expect(["connected", "quiet"]).toContain((await state()).code);
+  } finally {
+    await fh.close();
+  }
+  const got = await until(async () => {
+    const i = await cloudIndices(s);
+    return i.length >= 49 && i;
+  }, 15_000, "the good frames in the cloud");
+  // The frame right after the garbage may be swallowed while resynchronising; every other one arrives.
+  expect(got.filter((i) => i !== 1)).toEqual(range(0, 50).filter((i) => i !== 1));
+}, 60_000);
+
+it("stops the measurement when the disk is 90 % full (limit_data_storage false) and says so", async () => {
+  await s.agentApi.patch("/deferred-upload", { limit_data_storage: false });
+  const queue = s.agent!.dataPath.queue;
+  const real = queue.diskUsage.bind(queue);
+  let full = true;
+  // The disk this test runs on is not full: report it as 95 % used, as statfs would on a full one.
+  queue.diskUsage = async () => (full ? 0.95 : real());
+  const before = (await s.measurements()).length;
+  const fh = await openFifoWriter(s.fifo("dc"));
+  try {
+    await new Promise((r) => setTimeout(r, 1500)); // the agent checks the disk every second
+    await writeNumbered(fh, 1000, 1100);
+    await until(async () => {
+      const st = await state();
+      return st.code === "error" && st.error.includes("the disk holding the data directory is 95 % full: measurement stopped");
+    }, 10_000, "the channel in error with the reason");
+    expect((await cloudIndices(s)).filter((i) => i >= 1000)).toEqual([]);
+
+    full = false;
+    await new Promise((r) => setTimeout(r, 1500));
+    await writeNumbered(fh, 2000, 2100);
+    const got = await until(async () => {
+      const i = (await cloudIndices(s)).filter((x) => x >= 2000);
+      return i.length >= 100 && i;
+    }, 15_000, "accepting again");
+    expect(got).toEqual(range(2000, 2100));
+    await until(async () => ["connected", "quiet"].includes((await state()).code), 10_000, "the channel recovers");
+  } finally {
+    await fh.close();
+    queue.diskUsage = real;
+    await s.agentApi.patch("/deferred-upload", { limit_data_storage: true });
+  }
+  // Streaming after the stop is a new measurement.
+  expect((await s.measurements()).length).toBeGreaterThan(before);
+}, 60_000);
