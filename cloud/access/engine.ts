@@ -8,7 +8,7 @@
 // Within a scope set, a matching deny beats any allow. Super users pass everything.
 import type { AccessDecider, Principal } from "../auth/principal.js";
 import type { OrgIndex } from "../org/orgIndex.js";
-import { classify, DEFAULT_PROJECT_UUID, normalisePath, type Target } from "./classify.js";
+import { classify, DEFAULT_PROJECT_UUID, needsNormalising, normalisePath, type Target } from "./classify.js";
 import type { Matcher, Policy } from "./policy.js";
 
 export interface Subject {
@@ -35,7 +35,7 @@ export class AccessEngine implements AccessDecider {
 
   decide(input: DecisionInput): boolean {
     const p = input.path;
-    const path = p.charCodeAt(0) !== 47 || p.startsWith("/api") || p.includes("?") || p.includes("#") ? normalisePath(p) : p;
+    const path = needsNormalising(p) ? normalisePath(p) : p;
     const method = input.method.toUpperCase();
     const m = this.matcherFor(input.subject, input.scopes, classify(path));
     return m !== null && m.test(method, path);
