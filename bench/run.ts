@@ -10,7 +10,9 @@ const benches: Record<string, string> = {
   agent: "./agent.js",
 };
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+// Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.
+const args = process.argv.slice(2);
+const wanted = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && /^--[^=]+$/.test(args[i - 1]!) && !(a in benches)));
 const names = wanted.length ? wanted : Object.keys(benches);
 let failed = 0;
 for (const name of names) {
