@@ -12,7 +12,7 @@ import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
 import { collectionRoutes } from "./api/routes/collections.js";
 import { singletonRoutes } from "./api/routes/singletons.js";
-import { SocketInUseError, closeUnix, listenUnix } from "./api/unix-socket.js";
+import { SocketInUseError, claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
 import { QueueMeasurementCatalog } from "./datapath/catalog.js";
 import { DataPath } from "./datapath/datapath.js";
 import { dataPathOpeners } from "./datapath/openers.js";
@@ -58,6 +58,8 @@ export interface RunningAgent {
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const log = opts.log ?? pino({ level: "silent" });
   const socketPath = path.resolve(opts.socketPath);
+  // Before anything else: a live agent on this socket is refused before its data or connectors are touched.
+  await claimSocket(socketPath);
   const store = SettingsStore.open(path.resolve(opts.dataDir));
   const du = store.getSingleton("deferred_upload");
   const queue = await DurableQueue.open({

@@ -31,9 +31,19 @@ async function clearStale(socketPath: string): Promise<void> {
   unlinkSync(socketPath);
 }
 
-export async function listenUnix(handler: http.RequestListener, socketPath: string): Promise<http.Server> {
+/**
+ * Makes sure the socket path is free: creates its directory, removes a stale socket, and throws
+ * SocketInUseError for a live one. The daemon calls this before it opens anything else, so a second
+ * agent is refused before it can touch the running agent's data or launch its connectors again.
+ */
+export async function claimSocket(socketPath: string): Promise<void> {
   mkdirSync(path.dirname(socketPath), { recursive: true });
   await clearStale(socketPath);
+}
+
+export async function listenUnix(handler: http.RequestListener, socketPath: string): Promise<http.Server> {
+  // Checked again here: another agent may have started since claimSocket.
+  await claimSocket(socketPath);
   const server = http.createServer(handler);
   // Keep idle keep-alive connections from holding shutdown up.
   server.keepAliveTimeout = 5_000;
