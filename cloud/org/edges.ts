@@ -30,6 +30,8 @@ export class EdgeService {
     private readonly db: Db,
     private readonly index: OrgIndex,
     private readonly users: UserDirectory,
+    /** Whether something other than an edge (an OAuth2 client) already has this UUID. */
+    private readonly clientIdInUse: (uuid: string) => Promise<boolean> = async () => false,
   ) {
     this.repo = new EdgeRepo(db);
   }
@@ -71,6 +73,9 @@ export class EdgeService {
       updated_at: at,
     };
     if (await this.repo.get(row.uuid)) throw conflict("an edge with this UUID already exists", { uuid: "already exists" });
+    // A given UUID must not be a user's (subjects are told apart by UUID) or a client_id in use.
+    if (uuid !== undefined && ((await this.users.exists(row.uuid)) || (await this.clientIdInUse(row.uuid))))
+      throw conflict("this UUID is already in use", { uuid: "already exists" });
     const secret = generateSecret();
     try {
       await this.db.transaction(async (tx) => {

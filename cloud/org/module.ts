@@ -22,7 +22,10 @@ export const orgModule: CloudModule = {
     const index = new OrgIndex();
     await index.load(svc.db);
     const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
-    svc.org = createOrgService(svc.db, index, policy);
+    // Every client resolver is asked; the edges' own resolver knows only existing edges, whose
+    // UUIDs the edge service refuses before asking this.
+    const clientIdInUse = async (uuid: string) => (await svc.oauth?.resolveClient(uuid)) !== undefined;
+    svc.org = createOrgService(svc.db, index, policy, clientIdInUse);
     svc.access = svc.org.engine;
     // A deleted user leaves every group and project, and its edges lose their owner. The accounts
     // area has no deletion hook, so its repository's delete is wrapped here.

@@ -39,13 +39,14 @@ declare module "../services.js" {
   }
 }
 
-export function createOrgService(db: Db, index: OrgIndex, policy: Policy): OrgService {
+/** `clientIdInUse`: whether an OAuth2 client (another area) already has a UUID an edge asks for. */
+export function createOrgService(db: Db, index: OrgIndex, policy: Policy, clientIdInUse?: (uuid: string) => Promise<boolean>): OrgService {
   const engine = new AccessEngine(index, policy);
   const users = new UserDirectory(db);
   const tree = new TreeService(db, index);
   const groupExists = (uuid: string) => tree.groupRow(uuid);
   const projectExists = (uuid: string) => tree.projectRow(uuid);
-  const edges = new EdgeService(db, index, users);
+  const edges = new EdgeService(db, index, users, clientIdInUse);
   return {
     index,
     policy,

@@ -118,6 +118,12 @@ describe("edges", () => {
     expect(withUuid).toMatchObject({ uuid: fixed, name: "ann-fixed", owner: { user_uuid: ann.uuid }, client_secret: expect.any(String) });
     const again = await ann.call(`/auth/users/me/edges/${fixed}`, { method: "PUT", json: { name: "ann-fixed-2" } });
     expect(again).toMatchObject({ status: 409, body: { type: "conflict", title: "an edge with this UUID already exists", properties: { uuid: "already exists" } } });
+    // A UUID is also taken when a user or an OAuth2 client has it (subjects and client_ids share it).
+    const takenByUser = await ann.call(`/auth/users/me/edges/${reader.uuid}`, { method: "PUT", json: { name: "ann-as-reader" } });
+    expect(takenByUser).toMatchObject({ status: 409, body: { type: "conflict", title: "this UUID is already in use", properties: { uuid: "already exists" } } });
+    const client = await json(ann.call("/auth/users/me/clients", { method: "POST", json: { name: "c", grant_type: "client_credentials", token_endpoint_auth_method: "client_secret_post" } }), 201);
+    const takenByClient = await ann.call(`/auth/users/me/edges/${client.client_id}`, { method: "PUT", json: { name: "ann-as-client" } });
+    expect(takenByClient).toMatchObject({ status: 409, body: { type: "conflict", title: "this UUID is already in use" } });
     const list = await json(ann.call("/auth/users/me/edges"), 200);
     expect(list.items.map((e: { name: string }) => e.name)).toEqual(["ann-edge", "ann-fixed", "list-b"]);
     expect(await json(ann.call(`/auth/users/me/edges/${mine.uuid}`, { method: "PATCH", json: { nickname: "mine" } }), 200)).toMatchObject({ nickname: "mine" });
