@@ -1,7 +1,7 @@
 // One client connection on the broker: handshake, ping/pong, dispatch of requests, the outgoing
 // relay pump, and detaching its streams (kept for resume) when the transport goes away.
 // States: connecting -> authenticating -> open -> closed.
-import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, ResultCode, resultCodeName, type Message } from "../../proto/iscp/wire.js";
+import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../proto/iscp/wire.js";
 import type { MessageTransport } from "../../proto/iscp/transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
@@ -48,7 +48,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   }
 
   start(): void {
-    this.transport.onMessage((f) => this.onFrame(f));
+    this.transport.onMessage((f, unreliable) => (unreliable ? this.onDatagramMessage(f) : this.onFrame(f)));
     this.transport.onDrain(() => this.wake());
     this.transport.onClose((reason) => this.onClosed(reason));
     this.connectTimer = setTimeout(() => {
@@ -115,6 +115,27 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       return;
     }
     this.dispatch(kind, m);
+  }
+
+  /**
+   * A message rebuilt from QUIC datagrams. Only UpstreamChunk travels there (iscp-go/-rs/-ts send
+   * nothing else unreliably); anything else, undecodable or early input is dropped without a Disconnect,
+   * as a datagram may be garbled or late.
+   */
+  private onDatagramMessage(frame: Uint8Array): void {
+    if (this.state !== "open") return;
+    let m: iscp2.Message;
+    try {
+      m = decodeMessage(frame, this.encoding);
+    } catch {
+      this.hub.logger.debug({ remote: this.remote, bytes: frame.length }, "undecodable datagram message dropped");
+      return;
+    }
+    if (m.message !== "upstreamChunk") {
+      this.hub.logger.debug({ remote: this.remote, kind: m.message }, "datagram message other than upstream_chunk dropped");
+      return;
+    }
+    this.dispatch("upstreamChunk", m);
   }
 
   private dispatch(kind: NonNullable<iscp2.Message["message"]>, m: iscp2.Message): void {
@@ -244,7 +265,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
         const frames = ds.takeFrames();
         if (!frames) continue;
         progress = true;
-        for (const f of frames) this.transport.send(f);
+        // UNRELIABLE downstreams go on datagrams where the transport has them (iscp-go reads them only there).
+        if (ds.qos === QoS.UNRELIABLE) for (const f of frames) this.transport.sendUnreliable(f);
+        else for (const f of frames) this.transport.send(f);
       }
       this.rr++;
     }

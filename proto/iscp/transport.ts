@@ -1,6 +1,7 @@
 // What the connection layers (cloud/iscp/conn.ts, runtime/iscp/conn.ts) need from a transport:
 // whole encoded iSCP messages in and out, plus a byte count for backpressure. WebSocket and QUIC
 // implement it on each side; framing details stay inside the transports.
+import type { DatagramStats } from "./datagram.js";
 import type { Encoding } from "./wire.js";
 
 export type TransportKind = "websocket" | "quic";
@@ -11,9 +12,17 @@ export interface MessageTransport {
   readonly encoding: Encoding;
   /** Sends one encoded message. Never throws; a dead transport drops it and reports close. */
   send(frame: Uint8Array): void;
-  /** Bytes passed to send() that the transport has not yet handed to the OS. */
+  /**
+   * Sends one encoded message on the unreliable path (QUIC DATAGRAMs with the iSCP segment header),
+   * where it may be lost. Transports without one (WebSocket, a QUIC peer without datagrams) use send().
+   */
+  sendUnreliable(frame: Uint8Array): void;
+  /** Bytes passed to send()/sendUnreliable() that the transport has not yet handed to the OS. */
   bufferedBytes(): number;
-  onMessage(cb: (frame: Uint8Array) => void): void;
+  /** `unreliable` is true for a message that arrived on the unreliable path. */
+  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void;
+  /** Datagram counters; absent on transports without an unreliable path. */
+  datagramStats?(): DatagramStats;
   /** Fired when bufferedBytes() falls back below the transport's low-water mark. */
   onDrain(cb: () => void): void;
   /** Fired once, when the transport is gone for whatever reason. */

@@ -76,10 +76,15 @@ export class IscpClient {
     this.stateHandlers.push(cb);
   }
 
-  /** Sends a message on the current transport (dropped while reconnecting). */
-  send(msg: Message): boolean {
+  /**
+   * Sends a message on the current transport (dropped while reconnecting); `unreliable` puts it on
+   * the transport's unreliable path (QUIC datagrams), where it may be lost.
+   */
+  send(msg: Message, unreliable = false): boolean {
     if (this.state !== "open") return false;
-    this.t.send(encodeMessage(msg, this.t.encoding));
+    const frame = encodeMessage(msg, this.t.encoding);
+    if (unreliable) this.t.sendUnreliable(frame);
+    else this.t.send(frame);
     return true;
   }
 
@@ -193,8 +198,10 @@ export class IscpClient {
   private async establish(): Promise<void> {
     const t = await this.opts.transport();
     this.t = t;
-    t.onMessage((f) => {
-      if (this.t === t) this.onFrame(f);
+    t.onMessage((f, unreliable) => {
+      if (this.t !== t) return;
+      if (unreliable) this.onDatagramMessage(f);
+      else this.onFrame(f);
     });
     t.onClose((reason) => {
       if (this.t === t) this.onTransportLost(reason);
@@ -231,6 +238,17 @@ export class IscpClient {
       this.pending.set(requestId, { kind: "pong", resolve: () => {}, reject: () => {}, timer });
       t.send(encodeMessage({ ping: { requestId } }, t.encoding));
     }, interval);
+  }
+
+  /** Only DownstreamChunk comes on datagrams; a garbled or unexpected one is dropped, the connection stays. */
+  private onDatagramMessage(frame: Uint8Array): void {
+    let m: iscp2.Message;
+    try {
+      m = decodeMessage(frame, this.t.encoding);
+    } catch {
+      return;
+    }
+    if (m.message === "downstreamChunk") this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
   }
 
   private onFrame(frame: Uint8Array): void {

@@ -1,6 +1,7 @@
 // Client upstream: buffers points per DataID, flushes them as numbered chunks, learns data-ID
 // aliases from acks, and (RELIABLE) re-sends unacked chunks with their original sequence numbers
-// after a resume, as iscp-go does.
+// after a resume, as iscp-go does. UNRELIABLE chunks go on the transport's unreliable path (QUIC
+// datagrams); those whose ack does not come in time are given up as lost (onLost), never re-sent.
 import { iscp2, QoS } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
@@ -22,12 +23,16 @@ export interface UpstreamOptions {
   flushBytes?: number;
   /** Acks are awaited this long on close(). */
   closeTimeoutMs?: number;
+  /** UNRELIABLE: a chunk without an ack after this long counts as lost (default 5000 ms). */
+  lostAfterMs?: number;
 }
 
 export interface DataPointIn { elapsedTime: bigint | number; payload: Uint8Array }
 export interface AckResult { sequenceNumber: number; resultCode: number; resultString: string }
 
 const keyOf = (name: string, type: string) => `${type}\u0000${name}`;
+/** UNRELIABLE chunks awaiting an ack, at most; older ones count as lost. */
+const MAX_UNRELIABLE_UNACKED = 10_000;
 
 export class ClientUpstream {
   readonly streamId: string;
@@ -39,6 +44,9 @@ export class ClientUpstream {
   private bufferedBytes = 0;
   private seq = 0;
   private readonly unacked = new Map<number, iscp2.IUpstreamChunk>();
+  /** UNRELIABLE only: send time of each unacked chunk (same order as `unacked`). */
+  private readonly sentAt = new Map<number, number>();
+  private readonly lostHandlers: ((sequenceNumbers: number[]) => void)[] = [];
   totalDataPoints = 0n;
   private closed = false;
   /** False between a lost transport and the resume, so that no chunk goes out under a stale alias. */
@@ -80,9 +88,35 @@ export class ClientUpstream {
     const ack = cbOrAck;
     for (const [a, d] of Object.entries(ack.dataIdAliases ?? {})) this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
     const results = (ack.results ?? []).map((r) => ({ sequenceNumber: r.sequenceNumber ?? 0, resultCode: r.resultCode ?? 0, resultString: r.resultString ?? "" }));
-    for (const r of results) this.unacked.delete(r.sequenceNumber);
+    for (const r of results) {
+      this.unacked.delete(r.sequenceNumber);
+      this.sentAt.delete(r.sequenceNumber);
+    }
     for (const h of this.ackHandlers) h(results);
+    this.forgetLost();
     if (this.unacked.size === 0) for (const w of this.ackWaiters.splice(0)) w();
+  }
+
+  /** UNRELIABLE chunks given up without an ack (lost datagrams); called with their sequence numbers. */
+  onLost(cb: (sequenceNumbers: number[]) => void): void {
+    this.lostHandlers.push(cb);
+  }
+
+  /** Drops UNRELIABLE chunks unacked for longer than lostAfterMs (or beyond the count bound). */
+  private forgetLost(now = Date.now()): void {
+    if (this.sentAt.size === 0) return;
+    const limit = now - (this.opts.lostAfterMs ?? 5000);
+    const lost: number[] = [];
+    for (const [seq, at] of this.sentAt) {
+      if (at > limit && this.sentAt.size - lost.length <= MAX_UNRELIABLE_UNACKED) break;
+      lost.push(seq);
+    }
+    if (lost.length === 0) return;
+    for (const seq of lost) {
+      this.sentAt.delete(seq);
+      this.unacked.delete(seq);
+    }
+    for (const h of this.lostHandlers) h(lost);
   }
 
   /** The stream could not be resumed (e.g. it expired on the broker). */
@@ -146,9 +180,15 @@ export class ClientUpstream {
     }
     this.totalDataPoints += BigInt(n);
     const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
-    const sent = this.attached && this.conn.send({ upstreamChunk: chunk });
+    const unreliable = this.qos === QoS.UNRELIABLE;
+    const sent = this.attached && this.conn.send({ upstreamChunk: chunk }, unreliable);
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
     if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, chunk);
+    if (sent && unreliable) {
+      const now = Date.now();
+      this.sentAt.set(seq, now);
+      this.forgetLost(now);
+    }
     return sent;
   }
 
@@ -179,7 +219,10 @@ export class ClientUpstream {
   /** @internal the transport is gone: non-reliable chunks will never be acked. */
   detached(): void {
     this.attached = false;
-    if (this.qos !== QoS.RELIABLE) this.unacked.clear();
+    if (this.qos !== QoS.RELIABLE) {
+      this.unacked.clear();
+      this.sentAt.clear();
+    }
   }
 
   /** @internal resumed on a new transport, maybe under a new alias. */

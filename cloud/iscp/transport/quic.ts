@@ -2,10 +2,13 @@
 // ALPN "iscp", TLS 1.3. The client's first unidirectional stream carries the negotiation
 // parameters, its second one all client->server messages; the server opens one unidirectional
 // stream for server->client messages. Each message is `u32be length, bytes`.
-// Datagrams (the unreliable path) are not offered: every QoS travels on the streams.
+// QUIC DATAGRAMs are enabled: sendUnreliable() segments a message onto them (iSCP 8-byte segment
+// header, ../../../proto/iscp/quic-datagrams.ts) and messages rebuilt from them reach onMessage flagged.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
+import type { DatagramStats } from "../../../proto/iscp/datagram.js";
+import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 import type { IscpBroker } from "../broker.js";
@@ -16,12 +19,17 @@ export class QuicServerTransport implements MessageTransport {
   private inFlight = 0;
   private closed = false;
   private readonly closeCbs: ((reason: string) => void)[] = [];
-  private messageCb: ((f: Uint8Array) => void) | undefined;
+  private messageCb: ((f: Uint8Array, unreliable?: boolean) => void) | undefined;
   private drainCb: (() => void) | undefined;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly dgram: QuicDatagramChannel;
 
-  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number) {
+  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number, maxIncomingMessageBytes: number) {
     this.writer = conn.newStream("uni").writable.getWriter();
+    this.dgram = new QuicDatagramChannel(conn, { maxIncomingMessageBytes });
+    this.dgram.onDrain(() => {
+      if (this.bufferedBytes() <= this.lowWaterBytes) this.drainCb?.();
+    });
     conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
   }
 
@@ -53,12 +61,23 @@ export class QuicServerTransport implements MessageTransport {
     );
   }
 
-  bufferedBytes(): number {
-    return this.inFlight;
+  /** On datagrams when the client enabled them, else on the stream. */
+  sendUnreliable(frame: Uint8Array): void {
+    if (this.closed) return;
+    if (!this.dgram.send(frame)) this.send(frame);
   }
 
-  onMessage(cb: (frame: Uint8Array) => void): void {
+  bufferedBytes(): number {
+    return this.inFlight + this.dgram.pendingBytes();
+  }
+
+  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void {
     this.messageCb = cb;
+    this.dgram.onMessage((m) => this.messageCb?.(m, true));
+  }
+
+  datagramStats(): DatagramStats {
+    return this.dgram.stats();
   }
 
   onDrain(cb: () => void): void {
@@ -81,6 +100,7 @@ export class QuicServerTransport implements MessageTransport {
   private fireClose(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.dgram.close();
     for (const cb of this.closeCbs) cb(reason);
   }
 }
@@ -112,7 +132,7 @@ function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
       const enc = params.enc ?? "proto";
       if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
       if (params.comp) return fail("compression is not supported");
-      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1);
+      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1, L.maxIncomingMessageBytes);
       broker.accept(t, remote);
       void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
     }, () => {});
@@ -168,7 +188,7 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     },
     config: {
       key: opts.key, cert: opts.cert, verifyPeer: false, applicationProtos: ["iscp"],
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000,
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_DATAGRAM_CONFIG,
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {

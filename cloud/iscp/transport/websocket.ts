@@ -32,6 +32,11 @@ export class WsServerTransport implements MessageTransport {
     });
   }
 
+  /** WebSocket has no unreliable path: every QoS goes on the socket. */
+  sendUnreliable(frame: Uint8Array): void {
+    this.send(frame);
+  }
+
   bufferedBytes(): number {
     return this.inFlight;
   }

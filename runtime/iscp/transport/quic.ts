@@ -1,9 +1,13 @@
 // Client side of the iSCP QUIC transport on @matrixai/quic: ALPN "iscp"; uni stream 1 carries the
 // negotiation parameters, uni stream 2 the client's messages (`u32be length, bytes` each);
-// the server answers on one uni stream of its own.
+// the server answers on one uni stream of its own. QUIC DATAGRAMs are enabled: sendUnreliable()
+// segments a message onto them (iSCP 8-byte segment header, proto/iscp/quic-datagrams.ts) and
+// messages rebuilt from them reach onMessage flagged as unreliable.
 import { randomFillSync } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICClient, events, type QUICStream } from "@matrixai/quic";
+import type { DatagramStats } from "../../../proto/iscp/datagram.js";
+import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 
@@ -18,16 +22,23 @@ export interface QuicConnectOptions {
   maxIdleTimeoutMs?: number;
 }
 
+const LOW_WATER = 256 * 1024;
+
 class QuicClientTransport implements MessageTransport {
   readonly kind = "quic" as const;
   private inFlight = 0;
   private closed = false;
   private readonly closeCbs: ((reason: string) => void)[] = [];
-  private messageCb: ((f: Uint8Array) => void) | undefined;
+  private messageCb: ((f: Uint8Array, unreliable?: boolean) => void) | undefined;
   private drainCb: (() => void) | undefined;
+  private readonly dgram: QuicDatagramChannel;
 
   constructor(private readonly client: QUICClient, private readonly writer: WritableStreamDefaultWriter<Uint8Array>, readonly encoding: Encoding, maxIn: number) {
     const conn = client.connection;
+    this.dgram = new QuicDatagramChannel(conn, { maxIncomingMessageBytes: maxIn });
+    this.dgram.onDrain(() => {
+      if (this.bufferedBytes() <= LOW_WATER) this.drainCb?.();
+    });
     let serverStreams = 0;
     conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
       const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
@@ -56,18 +67,29 @@ class QuicClientTransport implements MessageTransport {
       () => {
         const before = this.inFlight;
         this.inFlight -= n;
-        if (before > 256 * 1024 && this.inFlight <= 256 * 1024) this.drainCb?.();
+        if (before > LOW_WATER && this.inFlight <= LOW_WATER) this.drainCb?.();
       },
       () => this.fireClose("quic write failed"),
     );
   }
 
-  bufferedBytes(): number {
-    return this.inFlight;
+  /** On datagrams when the server enabled them, else on the stream. */
+  sendUnreliable(frame: Uint8Array): void {
+    if (this.closed) return;
+    if (!this.dgram.send(frame)) this.send(frame);
   }
 
-  onMessage(cb: (frame: Uint8Array) => void): void {
+  bufferedBytes(): number {
+    return this.inFlight + this.dgram.pendingBytes();
+  }
+
+  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void {
     this.messageCb = cb;
+    this.dgram.onMessage((m) => this.messageCb?.(m, true));
+  }
+
+  datagramStats(): DatagramStats {
+    return this.dgram.stats();
   }
 
   onDrain(cb: () => void): void {
@@ -93,6 +115,7 @@ class QuicClientTransport implements MessageTransport {
   private fireClose(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.dgram.close();
     for (const cb of this.closeCbs) cb(reason);
   }
 }
@@ -107,7 +130,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
     crypto: { ops: { async randomBytes(data: ArrayBuffer) { randomFillSync(new Uint8Array(data)); } } },
     config: {
       verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000,
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_DATAGRAM_CONFIG,
     },
   });
   const conn = client.connection;
