@@ -36,12 +36,16 @@ export function readClientCredentials(req: IncomingMessage, form: Record<string,
   return { clientId: form.client_id, via: "none" };
 }
 
-/** The subject DN of the client certificate: the TLS connection's, else the `client_certification` field. */
+/**
+ * The subject DN of the client certificate. When this peer terminates TLS itself, only the certificate
+ * verified on the connection counts: a certificate is public, so one pasted into `client_certification`
+ * proves nothing. Over plain HTTP the field is used (filled in by a TLS-terminating proxy).
+ */
 function presentedSubjectDn(req: IncomingMessage, form: Record<string, string>): string | undefined {
   const socket = req.socket as Partial<TLSSocket>;
-  if (typeof socket.getPeerCertificate === "function" && socket.authorized) {
-    const peer = socket.getPeerX509Certificate?.();
-    if (peer) return subjectOf(peer);
+  if (socket.encrypted) {
+    const peer = socket.authorized ? socket.getPeerX509Certificate?.() : undefined;
+    return peer && subjectOf(peer);
   }
   if (form.client_certification) {
     const cert = parseCertificate(form.client_certification);

@@ -22,10 +22,10 @@ function makeKeyAndCertificate(dir: string, subject: string, days = 1): { key: s
 const makeCertificate = (dir: string, subject: string) => makeKeyAndCertificate(dir, subject).cert;
 
 /** POSTs a form over TLS presenting a client certificate. */
-function postWithClientCert(port: number, ca: string, client: { key: string; cert: string }, body: string): Promise<{ status: number; json: any }> {
+function postWithClientCert(port: number, ca: string, client: { key: string; cert: string } | undefined, body: string): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: "127.0.0.1", port, method: "POST", path: "/api/auth/oauth2/token", ca, key: client.key, cert: client.cert, servername: "localhost", checkServerIdentity: () => undefined,
+      { host: "127.0.0.1", port, method: "POST", path: "/api/auth/oauth2/token", ca, ...(client ? { key: client.key, cert: client.cert } : {}), servername: "localhost", checkServerIdentity: () => undefined,
         headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) } },
       (res) => {
         let text = "";
@@ -107,6 +107,14 @@ describe("client authentication", () => {
       const bad = await postWithClientCert(port, serverPair.cert, untrusted, body);
       expect(bad.status).toBe(401);
       expect(bad.json.error).toBe("invalid_client");
+      // On a TLS connection only the verified certificate counts: a (public) certificate pasted into
+      // client_certification proves nothing, with an unverified certificate or with none at all.
+      const pasted = `${body}&client_certification=${encodeURIComponent(trusted.cert)}`;
+      const forged = await postWithClientCert(port, serverPair.cert, untrusted, pasted);
+      expect(forged.status).toBe(401);
+      expect(forged.json.error).toBe("invalid_client");
+      const noCert = await postWithClientCert(port, serverPair.cert, undefined, pasted);
+      expect(noCert.status).toBe(401);
     } finally {
       await new Promise((r) => {
         tls.close(r);
