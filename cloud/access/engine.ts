@@ -5,7 +5,9 @@
 //    parent groups; owners hold everything), an edge by the request's scopes if it belongs to the
 //    project; anyone else is refused;
 //  - a group path: likewise with the roles held in that group; edges never belong to groups.
-// Within a scope set, a matching deny beats any allow. Super users pass everything.
+// Within a scope set, a matching deny beats any allow. Super users pass everything, and a user may
+// always use its own account (/auth/users/me...), as the "signed-in" routes there do.
+import { isOwnAccountPath } from "../accounts/scopes.js";
 import type { AccessDecider, Principal } from "../auth/principal.js";
 import type { OrgIndex } from "../org/orgIndex.js";
 import { classify, DEFAULT_PROJECT_UUID, needsNormalising, normalisePath, type Target } from "./classify.js";
@@ -37,6 +39,9 @@ export class AccessEngine implements AccessDecider {
     const p = input.path;
     const path = needsNormalising(p) ? normalisePath(p) : p;
     const method = input.method.toUpperCase();
+    // A user may always use its own account: every /auth/users/me route is served to any signed-in
+    // user whatever its scopes, so the answer for them must say so too.
+    if (input.subject?.kind === "user" && isOwnAccountPath(path)) return true;
     const m = this.matcherFor(input.subject, input.scopes, classify(path));
     return m !== null && m.test(method, path);
   }

@@ -80,6 +80,9 @@ describe("access rules", () => {
     ["bob", "GET", "/auth/projects/{P2}/./../{P1}/members", true],
     ["dave", "GET", "/v1/projects/not-a-uuid/measurements", true], // no template: scopes decide
     ["dave", "POST", `/v1/projects/${DEFAULT_PROJECT}/measurements`, true], // default project: scopes
+    ["dave", "GET", "/auth/users/{alice}/tokens", false, "get"], // users:r allows /auth/users/** but denies tokens
+    ["dave", "GET", "/auth/users/me/tokens", true, "get"], // own account: served to every signed-in user
+    ["bob", "DELETE", "/auth/users/me/emails/1", true],
     ["E1", "POST", "/v1/projects/{P1}/measurements", true], // project edge, request scopes
     ["E1", "GET", "/auth/projects/{P1}/members", false], // edge scopes do not cover it
     ["E1", "POST", "/v1/projects/{P2}/measurements", false], // not in P2
