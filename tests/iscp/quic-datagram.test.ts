@@ -9,6 +9,7 @@ import { startIscpQuic } from "../../cloud/iscp/broker.js";
 import {
   decodeSegment, encodeSegment, ISCP_GO_MAX_DATAGRAM_BYTES, segmentMessage, SegmentReassembler, SegmentSequence,
 } from "../../proto/iscp/datagram.js";
+import { QuicDatagramChannel } from "../../proto/iscp/quic-datagrams.js";
 import { encodeMessage, QoS } from "../../proto/iscp/wire.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../runtime/iscp/downstream.js";
@@ -126,6 +127,65 @@ describe("datagram segment header codec", () => {
   });
 });
 
+describe("QUIC datagram channel (stand-in for the library's internal connection)", () => {
+  /** The members of @matrixai/quic's QUICConnection the channel uses, with quiche's queues simulated. */
+  const fakeConnection = () => {
+    const f = {
+      queue: [] as Uint8Array[],
+      incoming: [] as Uint8Array[],
+      capacity: 2048,
+      sends: 0,
+      conn: {
+        dgramMaxWritableLen: () => 1306,
+        dgramSendQueueLen: () => f.queue.length + (2048 - f.capacity),
+        dgramSend: (d: Uint8Array) => void f.queue.push(d),
+        dgramRecvVec: () => f.incoming.shift() ?? null,
+      },
+      recv: async (_data: Uint8Array, _ri: unknown) => {},
+      send: async () => void f.sends++,
+    };
+    return f;
+  };
+  const channel = (f: ReturnType<typeof fakeConnection>) => new QuicDatagramChannel(f as never, { maxIncomingMessageBytes: 1 << 20, maxBacklogBytes: 100_000 });
+
+  it("segments at iscp-go's 1196 bytes, sends at once, and rebuilds what recv() brought", async () => {
+    const f = fakeConnection();
+    const ch = channel(f);
+    const got: Uint8Array[] = [];
+    ch.onMessage((m) => got.push(m));
+    expect(ch.send(bytes(3000))).toBe(true);
+    expect(f.queue.map((d) => d.length)).toEqual([1196, 1196, 8 + 3000 - 2 * 1188]);
+    expect(f.sends).toBe(1);
+    f.incoming.push(...f.queue.splice(0).reverse());
+    await (f as unknown as { recv(d: Uint8Array, r: unknown): Promise<void> }).recv(new Uint8Array(0), {});
+    expect(got).toEqual([bytes(3000)]);
+    expect(ch.stats()).toMatchObject({ sentMessages: 1, sentDatagrams: 3, datagrams: 3, messages: 1 });
+  });
+
+  it("holds what quiche cannot take in a bounded backlog and drains it when room comes back", async () => {
+    const f = fakeConnection();
+    const ch = channel(f);
+    let drained = 0;
+    ch.onDrain(() => drained++);
+    f.capacity = 0; // quiche's send queue is full
+    for (let i = 0; i < 100; i++) ch.send(bytes(5000, i));
+    expect(ch.pendingBytes()).toBeLessThanOrEqual(100_000);
+    expect(ch.stats().sendDropped).toBe(100 - 20);
+    f.capacity = 2048;
+    await (f as unknown as { recv(d: Uint8Array, r: unknown): Promise<void> }).recv(new Uint8Array(0), {});
+    expect(ch.pendingBytes()).toBe(0);
+    expect(drained).toBe(1);
+    expect(f.queue.length).toBe(20 * 5);
+    ch.close();
+  });
+
+  it("reports no datagram path when the peer did not enable datagrams", () => {
+    const f = fakeConnection();
+    f.conn.dgramMaxWritableLen = () => null as unknown as number;
+    expect(channel(f).send(bytes(10))).toBe(false);
+  });
+});
+
 describe("UNRELIABLE streams on QUIC datagrams", () => {
   let dir: string;
   let cert: string;
@@ -219,6 +279,30 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     await waitFor(() => got.length === 10, 5000, "relayed chunks");
     expect(up.transport.datagramStats!().sentMessages).toBe(0);
     expect(down.transport.datagramStats!().messages).toBe(0);
+  }, 30_000);
+
+  it("gives up UNRELIABLE chunks whose datagrams were lost (onLost), so nothing waits for them", async () => {
+    const up = await connect("edge-x");
+    const us = await up.openUpstream({ sessionId: "s", qos: QoS.UNRELIABLE, lostAfterMs: 200 });
+    const lost: number[] = [];
+    us.onLost((seqs) => lost.push(...seqs));
+    // Simulated network loss: the native connection swallows every datagram for a while.
+    const native = (up.transport as unknown as { dgram: { internals: { conn: { dgramSend(d: Uint8Array): unknown } } } }).dgram.internals.conn;
+    const realSend = native.dgramSend;
+    native.dgramSend = () => undefined;
+    us.write({ name: "v", type: "u8" }, [{ elapsedTime: 1, payload: Uint8Array.of(1) }]);
+    us.flush();
+    us.write({ name: "v", type: "u8" }, [{ elapsedTime: 2, payload: Uint8Array.of(2) }]);
+    us.flush();
+    native.dgramSend = realSend;
+    expect(us.unackedCount).toBe(2);
+    await sleep(300);
+    us.write({ name: "v", type: "u8" }, [{ elapsedTime: 3, payload: Uint8Array.of(3) }]);
+    us.flush();
+    expect(lost).toEqual([1, 2]);
+    expect(await us.waitAcked(5000)).toBe(true);
+    expect(us.unackedCount).toBe(0);
+    expect(b.broker.hub.upstreams.get(us.streamId)?.lastSequenceNumber).toBe(3);
   }, 30_000);
 
   it("drops garbage and unexpected datagram messages without closing the connection", async () => {
