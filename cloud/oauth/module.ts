@@ -21,7 +21,7 @@ export const oauthModule: CloudModule = {
   routes: oauthRoutes,
   async init(svc) {
     const warn = (what: string) => (err: unknown) => svc.log.warn({ err: String(err) }, what);
-    const keys = await KeyStore.open(svc.db);
+    const keys = await KeyStore.open(svc.db, () => svc.config.accessTokenTtl);
     const denylist = new Denylist(svc.db);
     await denylist.load();
     const ownClients = new OwnClients(svc.db);

@@ -75,15 +75,21 @@ function toKeySet(rows: SigningKeyRow[]): KeySet | undefined {
   };
 }
 
+/** Margin on top of the access-token lifetime before a superseded key leaves the JWKS. */
+const RETIRE_MARGIN_S = 60;
+
 export class KeyStore {
   private set!: KeySet;
   private timer: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly db: Db) {}
+  private constructor(
+    private readonly db: Db,
+    private readonly accessTtl: () => number,
+  ) {}
 
   /** Loads the keys, creating the first one on an empty database. */
-  static async open(db: Db): Promise<KeyStore> {
-    const store = new KeyStore(db);
+  static async open(db: Db, accessTtl: () => number = () => 3600): Promise<KeyStore> {
+    const store = new KeyStore(db, accessTtl);
     let rows = await keysRepo.published(db);
     if (!rows.length) {
       await keysRepo.insert(db, await newKeyRow());
@@ -105,7 +111,14 @@ export class KeyStore {
 
   async reload(db: Queryable = this.db): Promise<void> {
     const next = toKeySet(await keysRepo.published(db));
-    if (next) this.set = next;
+    if (!next) return;
+    const previous = this.set?.signing.kid;
+    if (previous && previous !== next.signing.kid) {
+      // This peer signed with the superseded key until now, and its token lifetime may be longer than
+      // the one the rotating process assumed: keep the key published until those tokens expire.
+      await keysRepo.keepPublishedUntil(db, previous, new Date(Date.now() + (this.accessTtl() + RETIRE_MARGIN_S) * 1000));
+    }
+    this.set = next;
   }
 
   async rotate(keepSeconds: number): Promise<string> {

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateKeysCommand } from "../../../cloud/cli/keys.js";
+import { keysRepo } from "../../../cloud/oauth/repo/keys.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
 
@@ -174,5 +175,52 @@ describe("revocation across peers sharing one database", () => {
       await b.stop();
       await a.stop();
     }
+  });
+});
+
+describe("access-token lifetime (CLOUD_ACCESS_TOKEN_TTL)", () => {
+  let peer: TestPeer;
+  beforeAll(async () => {
+    peer = await startTestPeer({ config: { accessTokenTtl: 7200 } });
+  });
+  afterAll(async () => {
+    await peer.stop();
+  });
+
+  it("is configurable: expires_in, exp - iat and the resource server follow it", async () => {
+    const t = await passwordToken(peer, "admin", "Admin-password-1");
+    expect(t.expires_in).toBe(7200);
+    const { claims } = decodeJwt(t.access_token);
+    expect(claims.exp - claims.iat).toBe(7200);
+    const realNow = Date.now;
+    try {
+      Date.now = () => realNow() + 7100_000;
+      expect((await peer.api("/auth/users/me", { headers: bearer(t.access_token) })).status).toBe(200);
+      Date.now = () => realNow() + 7201_000;
+      expect((await peer.api("/auth/users/me", { headers: bearer(t.access_token) })).status).toBe(401);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it("a key rotated by a process assuming a shorter lifetime stays published until this peer's last token with it expires", async () => {
+    const saved = process.env.CLOUD_ACCESS_TOKEN_TTL;
+    process.env.CLOUD_ACCESS_TOKEN_TTL = "3600"; // the operator's shell lacks the server's setting
+    let kid: string;
+    try {
+      ({ kid } = await rotateKeysCommand(peer.dataDir));
+    } finally {
+      if (saved === undefined) delete process.env.CLOUD_ACCESS_TOKEN_TTL;
+      else process.env.CLOUD_ACCESS_TOKEN_TTL = saved;
+    }
+    // Until its next reload the peer still signs with the old key.
+    const late = (await passwordToken(peer, "admin", "Admin-password-1")).access_token;
+    const old = decodeJwt(late);
+    expect(old.header.kid).not.toBe(kid);
+    await peer.svc.oauth.keys.reload();
+    expect(decodeJwt((await passwordToken(peer, "admin", "Admin-password-1")).access_token).header.kid).toBe(kid);
+    const publishedAt = async (sec: number) => (await keysRepo.published(peer.svc.db, new Date(sec * 1000))).map((k) => k.kid);
+    expect(await publishedAt(old.claims.exp - 1)).toContain(old.header.kid);
+    expect(await publishedAt(old.claims.exp + 3600)).not.toContain(old.header.kid);
   });
 });
