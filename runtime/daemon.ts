@@ -123,17 +123,38 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   };
 }
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** The daemon's flags; a usage error is a one-line message and exit code 2, never a stack trace. */
+function parseOptions(argv: string[]) {
+  const usageError = (message: string) => {
+    process.stderr.write(`edge-agent: ${message}\nusage: edge-agent [--socket PATH] [--data DIR] [--log-level info] (edge-agent --help)\n`);
+    process.exitCode = 2;
+    return undefined;
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        socket: { type: "string", short: "s" },
+        data: { type: "string", short: "d" },
+        "log-level": { type: "string" },
+        "quic-ca": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+  const level = values["log-level"] ?? process.env.AGENT_LOG_LEVEL;
+  if (level !== undefined && !LOG_LEVELS.includes(level)) return usageError(`log level "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  return values;
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      socket: { type: "string", short: "s" },
-      data: { type: "string", short: "d" },
-      "log-level": { type: "string" },
-      "quic-ca": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const values = parseOptions(argv);
+  if (!values) return;
   if (values.help) {
     process.stdout.write(
       "usage: edge-agent [--socket PATH] [--data DIR] [--log-level info]\n" +

@@ -143,6 +143,18 @@ describe("edge-agent daemon", () => {
     expect(third.stderr()).toMatch(/is not a socket/);
   }, 120_000);
 
+  it("answers a usage error with a message and exit code 2, not a stack trace", async () => {
+    const { socket, data } = await setup();
+    for (const args of [["--sokcet", socket], ["--socket"], ["--socket", socket, "--data", data, "--log-level", "loud"]]) {
+      const d = runDaemon(args);
+      expect(await d.exited, args.join(" ")).toBe(2);
+      expect(d.stderr()).toMatch(/^edge-agent: .*(--sokcet|--socket|loud)/);
+      expect(d.stderr()).toContain("edge-agent --help");
+      expect(d.stderr()).not.toMatch(/\n\s+at /);
+    }
+    await expect(stat(data)).rejects.toThrow(/ENOENT/);
+  }, 120_000);
+
   it("survives garbage on the socket", async () => {
     const { socket, data } = await setup();
     const d = runDaemon(["--socket", socket, "--data", data]);
