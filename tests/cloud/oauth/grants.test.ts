@@ -122,6 +122,21 @@ describe("token endpoint grants with openid-client", () => {
     expect((await peer.api("/auth/users/me/clients", { headers: bearer(refreshed.access_token) })).status).toBe(200);
   });
 
+  it("an expired password yields a token that may only change the password", async () => {
+    const u = await createUser(peer, admin);
+    const realNow = Date.now;
+    Date.now = () => realNow() + 366 * 86400_000; // past the default 365-day password lifetime
+    try {
+      const t = await passwordToken(peer, u.name, u.password);
+      expect(t.scope).toBe("temporary");
+      expect(decodeJwt(t.access_token).claims.restricted).toBe("password_change");
+      expect((await peer.api("/auth/users/me/clients", { headers: bearer(t.access_token) })).status).toBe(403);
+      expect((await peer.api("/auth/users/me", { headers: bearer(t.access_token) })).status).toBe(200);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
   it("counts failed password grants into the lock-out and then answers invalid_grant even for the right password", async () => {
     const locked = await createUser(peer, admin);
     for (let i = 0; i < 5; i++) {
