@@ -10,7 +10,18 @@ import { Ipc, IpcFormat, Launch } from "../ipc/schema.js";
 const opt = <S extends Schema.Schema.All>(s: S, value: () => Schema.Schema.Type<S>) =>
   Schema.optionalWith(s, { default: value as never });
 
-export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
+/** A string of `min` to `max` characters, counted as Unicode code points (as JSON Schema counts them), not UTF-16 units. */
+export const Chars = (min: number, max: number) =>
+  Schema.String.pipe(
+    Schema.filter(
+      (s) => {
+        const n = [...s].length;
+        return (n >= min && n <= max) || `Expected ${min} to ${max} characters, actual ${n}`;
+      },
+      { jsonSchema: { minLength: min, maxLength: max } },
+    ),
+  );
+export const Id = Chars(1, 100).annotations({
   identifier: "Id",
   description: "1 to 100 characters",
 });

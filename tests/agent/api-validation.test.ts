@@ -41,6 +41,17 @@ describe("limits at the boundary and one past it", () => {
     else await t.api.delete(`/upstreams/${encodeURIComponent(id)}`);
   });
 
+  it("counts id length in characters (code points), not UTF-16 units", async () => {
+    const id = "\u{1F697}".repeat(100); // 100 characters, 200 UTF-16 code units
+    expect((await t.api.post("/upstreams", { id })).status).toBe(201);
+    expect((await t.api.get(`/upstreams/${encodeURIComponent(id)}`)).status).toBe(200);
+    expect((await t.api.delete(`/upstreams/${encodeURIComponent(id)}`)).status).toBe(204);
+    expectProblem(await t.api.post("/upstreams", { id: `${id}a` }), 400, /^id: /);
+    const ipc = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "iscp-v2-compat", ipc: { type: "fifo", path: `${t.dir}/emoji.fifo` } });
+    expectProblem(await t.api.post("/downstreams", { id: fresh(), dest_ids: [`${id}a`] }), 400, /^dest_ids\[0\]: /);
+    expect(ipc.status).toBe(201);
+  });
+
   it("reserves the upstream id `deferred`", async () => {
     expectProblem(await t.api.post("/upstreams", { id: "deferred" }), 400, /^id: .*reserved/);
   });
