@@ -233,6 +233,27 @@ describe("RFC 9700 security items", () => {
     expect(((await locked.json()) as any).error_description).toMatch(/locked/);
   });
 
+  it("S19 sender checks: codes and refresh tokens work only for the client they were issued to, authenticated by its registered method", async () => {
+    const basic = (c: any) => `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString("base64")}`;
+    const post = (fields: Record<string, string>, authorization?: string) =>
+      peer.api("/auth/oauth2/token", { ...form(fields), headers: { "content-type": "application/x-www-form-urlencoded", ...(authorization ? { authorization } : {}) } });
+    const other = await registerClient(peer, userToken, { name: "other", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [REDIRECT] });
+    const cb = await codeFor(request(conf));
+    const code = { grant_type: "authorization_code", code: cb.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: VERIFIER };
+    // The code: not for another client, not for its own client_id without the secret.
+    expect(await (await post(code, basic(other))).json()).toMatchObject({ error: "invalid_grant" });
+    expect((await post({ ...code, client_id: conf.client_id })).status).toBe(401);
+    const t: any = await (await post(code, basic(conf))).json();
+    expect(t.refresh_token).toBeTruthy();
+    // The refresh token: a confidential client's is sender-constrained by its client authentication.
+    const refresh = { grant_type: "refresh_token", refresh_token: t.refresh_token };
+    expect((await post({ ...refresh, client_id: conf.client_id })).status).toBe(401);
+    expect((await post({ ...refresh, client_id: conf.client_id, client_secret: conf.client_secret })).status).toBe(401); // registered for basic, not post
+    expect(await (await post(refresh, basic(other))).json()).toMatchObject({ error: "invalid_grant" });
+    expect(await (await post(refresh)).json()).toMatchObject({ error: "invalid_grant" }); // not the first-party client's
+    expect((await post(refresh, basic(conf))).status).toBe(200);
+  });
+
   it("S17 no tokens, secrets, codes or passwords in the logs, even at debug level", async () => {
     const lines: string[] = [];
     const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
