@@ -21,8 +21,8 @@ export const DateTimeFromQuery = Schema.String.pipe(
 export const StringArrayQuery = Schema.optional(Schema.Array(Schema.String.pipe(Schema.maxLength(1024))));
 
 export const PageFields = {
-  page: Schema.optionalWith(IntFromQuery(1), { default: () => 1 }),
-  per_page: Schema.optionalWith(IntFromQuery(1, 200), { default: () => 30 }),
+  page: Schema.optionalWith(IntFromQuery(1).annotations({ default: 1 }), { default: () => 1 }),
+  per_page: Schema.optionalWith(IntFromQuery(1, 200).annotations({ default: 30 }), { default: () => 30 }),
 };
 
 export const sortQuery = <K extends string>(keys: readonly K[]) =>

@@ -47,6 +47,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   bodyMediaTypes?: string[];
   bodyLimit?: number;
   success: number;
+  /** Other success statuses the handler may answer with (e.g. 304 when nothing changed). */
+  alsoSuccess?: number[];
   response?: Schema.Schema<any, any, never>;
   responseMediaType?: string;
   /** Error statuses worth documenting beyond the ones every guarded route has. */

@@ -81,7 +81,7 @@ export const rolesRoutes = [
     },
   }),
   defineRoute({
-    operationId: "assignRole", method: "PUT", path: "/auth/users/{user_uuid}/roles/{role_uuid}", tag: "auth_Users", params: UserRoleParams, success: 200, response: RoleResponse, errors: [404],
+    operationId: "assignRole", method: "PUT", path: "/auth/users/{user_uuid}/roles/{role_uuid}", tag: "auth_Users", params: UserRoleParams, success: 200, alsoSuccess: [304], response: RoleResponse, errors: [404],
     summary: "Assign a role to a user (304 when it is already assigned)",
     handler: async ({ params }, svc) => {
       await requireUser(svc, params.user_uuid);

@@ -4,9 +4,10 @@ import { Schema } from "effect";
 import { BoolFromQuery, IntFromQuery, PageFields, StringArrayQuery, listOf, sortQuery } from "../../http/query.js";
 import { USER_SORT_KEYS } from "../repo/users.js";
 
-export const Uuid = Schema.String.pipe(
-  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
-).annotations({ format: "uuid" });
+const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const Uuid = Schema.String.pipe(Schema.pattern(UUID_PATTERN, { message: () => "expected a UUID" })).annotations({
+  jsonSchema: { format: "uuid", pattern: UUID_PATTERN.source },
+});
 /** Integer ids in paths: decimal digits only (no "1e3", no "0x10"). */
 const Id = Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message: () => "expected a positive integer id" })), Schema.NumberFromString).pipe(
   Schema.int(),

@@ -91,4 +91,45 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/auth/users"].get.security).toEqual(expect.arrayContaining([{ IntdashToken: [] }, { OAuth2TokenInHeader: [] }]));
     expect(doc.paths["/auth/users/emails/verified"].put.security).toEqual([]);
   });
+
+  it("is self-contained: every $ref resolves inside the document", () => {
+    const refs = new Set<string>();
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) x.forEach(walk);
+      else if (x && typeof x === "object")
+        for (const [k, v] of Object.entries(x)) {
+          if (k === "$ref" && typeof v === "string") refs.add(v);
+          else walk(v);
+        }
+    };
+    walk(doc);
+    expect(refs.size).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref, ref).toMatch(/^#\//);
+      const target = ref.slice(2).split("/").reduce((o: any, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      expect(target, `${ref} does not resolve`).toBeDefined();
+    }
+  });
+
+  it("types every parameter as the server decodes it (integers, booleans, enums, arrays)", () => {
+    for (const [p, ops] of Object.entries<any>(doc.paths))
+      for (const [m, op] of Object.entries<any>(ops))
+        for (const param of op.parameters ?? [])
+          expect(Object.keys(param.schema).length, `${m} ${p} ${param.name}`).toBeGreaterThan(0);
+    const params = Object.fromEntries(doc.paths["/auth/users"].get.parameters.map((x: any) => [x.name, x.schema]));
+    expect(params.page).toMatchObject({ type: "integer", minimum: 1, default: 1 });
+    expect(params.per_page).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 30 });
+    expect(params.disabled).toMatchObject({ type: "boolean" });
+    expect(params.min_sign_in_attempt_count).toMatchObject({ type: "integer", minimum: 0 });
+    expect(params.sort.enum).toEqual(expect.arrayContaining(["name", "name+", "name-"]));
+    expect(params["uuid[]"]).toMatchObject({ type: "array", items: { type: "string", format: "uuid" } });
+    const emailId = doc.paths["/auth/users/{user_uuid}/emails/{user_email_id}"].patch.parameters.find((x: any) => x.name === "user_email_id");
+    expect(emailId.schema).toMatchObject({ type: "integer", minimum: 1 });
+  });
+
+  it("lets request bodies carry unknown keys (they are ignored) and documents 304 where the API answers it", () => {
+    const body = doc.paths["/auth/users"].post.requestBody.content["application/json"].schema;
+    expect(body.additionalProperties).not.toBe(false);
+    expect(Object.keys(doc.paths["/auth/users/{user_uuid}/roles/{role_uuid}"].put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+  });
 });
