@@ -63,6 +63,25 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     return id;
   }
 
+  private pendingStores = 0;
+  private inputPaused = false;
+
+  /** A persisted chunk went to storage; too many at once pause this connection's input. */
+  storeStarted(): void {
+    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks && !this.inputPaused && this.transport.pauseInput) {
+      this.inputPaused = true;
+      this.transport.pauseInput();
+    }
+  }
+
+  storeSettled(): void {
+    this.pendingStores--;
+    if (this.inputPaused && this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1) {
+      this.inputPaused = false;
+      this.transport.resumeInput?.();
+    }
+  }
+
   allocUpstreamAlias(): number {
     while (this.upstreams.has(this.nextUpAlias) || this.nextUpAlias === 0) this.nextUpAlias = (this.nextUpAlias + 1) >>> 0;
     return this.nextUpAlias++;

@@ -76,6 +76,12 @@ export interface IscpLimits {
   reliableUnackedChunks: number;
   /** A connection stops pulling relay data while its transport holds more than this. */
   transportHighWaterBytes: number;
+  /**
+   * Persisted chunks of one connection waiting for their storage commit; beyond it the broker stops
+   * reading that connection (TCP backpressure) until half have committed, so storage slower than
+   * the network bounds memory instead of growing it.
+   */
+  maxPendingStoreChunks: number;
 }
 
 export const DEFAULT_LIMITS: IscpLimits = {
@@ -98,6 +104,7 @@ export const DEFAULT_LIMITS: IscpLimits = {
   downstreamQueueChunks: 10_000,
   reliableUnackedChunks: 10_000,
   transportHighWaterBytes: 1024 * 1024,
+  maxPendingStoreChunks: 256,
 };
 
 export interface Logger {

@@ -110,8 +110,10 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
     })),
   };
   u.inFlight++;
+  c.storeStarted();
   void runHook(() => hook(u.info, data)).then((r) => {
     u.inFlight--;
+    c.storeSettled();
     u.addResult(seq, r.code, r.str);
   });
 }

@@ -21,6 +21,9 @@ export interface MessageTransport {
   bufferedBytes(): number;
   /** `unreliable` is true for a message that arrived on the unreliable path. */
   onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void;
+  /** Stop / restart reading the peer's input (backpressure); absent where the transport cannot. */
+  pauseInput?(): void;
+  resumeInput?(): void;
   /** Datagram counters; absent on transports without an unreliable path. */
   datagramStats?(): DatagramStats;
   /** Fired when bufferedBytes() falls back below the transport's low-water mark. */

@@ -37,6 +37,14 @@ export class WsServerTransport implements MessageTransport {
     this.send(frame);
   }
 
+  pauseInput(): void {
+    this.ws.pause();
+  }
+
+  resumeInput(): void {
+    this.ws.resume();
+  }
+
   bufferedBytes(): number {
     return this.inFlight;
   }
