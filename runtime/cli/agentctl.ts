@@ -79,13 +79,20 @@ async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string;
   ctx.out(render(await call(ctx, ctx.api.get(res.path)), ctx.format));
 }
 
+/** Options of which at most one may be given (commander refuses the others with a usage error). */
+function exclusive(cmd: Command, options: [flags: string, description: string][]): Command {
+  const names = options.map(([flags]) => flags.match(/--([\w-]+)/)![1]!);
+  options.forEach(([flags, description], i) => cmd.addOption(new Option(flags, description).conflicts(names.filter((_, j) => j !== i))));
+  return cmd;
+}
+
 function addListOptions(cmd: Command): Command {
-  return cmd
-    .option("-c, --create <yaml>", "create from YAML/JSON (an object, or a list of objects)")
-    .option("-m, --modify <yaml>", "update the fields given (the YAML names the id, or use --id)")
-    .option("-d, --delete <id>", "delete by id")
-    .option("--id <id>", "id for --modify")
-    .option("-g, --get <id>", "show one by id");
+  return exclusive(cmd, [
+    ["-c, --create <yaml>", "create from YAML/JSON (an object, or a list of objects)"],
+    ["-m, --modify <yaml>", "update the fields given (the YAML names the id, or use --id)"],
+    ["-d, --delete <id>", "delete by id"],
+    ["-g, --get <id>", "show one by id"],
+  ]).option("--id <id>", "id for --modify");
 }
 
 export function buildProgram(out: (s: string) => void = (s) => process.stdout.write(s)): Command {
@@ -164,20 +171,21 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       for (const k of keys) out(`${k.toUpperCase()}\n${render(result[k], "table")}\n`);
     });
 
-  program
+  const measurement = program
     .command("measurement")
-    .description("list measurements held on the device (oldest first), or delete one")
-    .option("-d, --delete <uuid>", "delete the measurement's local data, including data not yet uploaded")
-    .option("-g, --get <uuid>", "show one measurement")
-    .action(async (opts: { delete?: string; get?: string }) => {
-      const c = ctx();
-      if (opts.delete) {
-        await call(c, c.api.delete(`/measurements/${encodeURIComponent(opts.delete)}`));
-        return out(c.format === "table" ? `deleted measurement ${opts.delete}\n` : render({ deleted: opts.delete }, c.format));
-      }
-      if (opts.get) return out(render(await call(c, c.api.get(`/measurements/${encodeURIComponent(opts.get)}`)), c.format));
-      out(render(await call(c, c.api.get("/measurements")), c.format));
-    });
+    .description("list measurements held on the device (oldest first), or delete one");
+  exclusive(measurement, [
+    ["-d, --delete <uuid>", "delete the measurement's local data, including data not yet uploaded"],
+    ["-g, --get <uuid>", "show one measurement"],
+  ]).action(async (opts: { delete?: string; get?: string }) => {
+    const c = ctx();
+    if (opts.delete) {
+      await call(c, c.api.delete(`/measurements/${encodeURIComponent(opts.delete)}`));
+      return out(c.format === "table" ? `deleted measurement ${opts.delete}\n` : render({ deleted: opts.delete }, c.format));
+    }
+    if (opts.get) return out(render(await call(c, c.api.get(`/measurements/${encodeURIComponent(opts.get)}`)), c.format));
+    out(render(await call(c, c.api.get("/measurements")), c.format));
+  });
 
   const file = program.command("config-file").description("export or import the whole configuration as YAML");
   file.command("show").description("print the whole configuration (YAML unless -o json)").action(async () => {

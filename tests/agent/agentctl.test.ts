@@ -54,6 +54,17 @@ describe("agentctl", () => {
     expect(nowhere.stderr).toContain("cannot reach the edge agent");
   }, 120_000);
 
+  it("refuses more than one action flag instead of silently doing one", async () => {
+    const both = await agentctl(a.socketPath, ["config", "upstream", "--create", "id: both", "--delete", "up1"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--create.*cannot be used with option.*--delete|--delete.*cannot be used with option.*--create/);
+    expect((await a.api.get("/upstreams/both")).status).toBe(404);
+    expect((await a.api.get("/upstreams/up1")).status).toBe(200);
+    const meas = await agentctl(a.socketPath, ["measurement", "--get", "x", "--delete", "y"]);
+    expect(meas.code).toBe(2);
+    expect(meas.stderr).toContain("cannot be used with option");
+  }, 120_000);
+
   it("round-trips the whole configuration between two agents with config-file show/apply", async () => {
     // Most of the setup goes through the API (fast); agentctl itself creates two of the items.
     await a.api.patch("/connection", { client_secret: "abc", edge_uuid: "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11" });
