@@ -37,7 +37,8 @@ export class AccessEngine implements AccessDecider {
 
   decide(input: DecisionInput): boolean {
     const p = input.path;
-    const path = needsNormalising(p) ? normalisePath(p) : p;
+    // The router matches paths case-insensitively, so the decision must too (globs are lower case).
+    const path = (needsNormalising(p) ? normalisePath(p) : p).toLowerCase();
     const method = input.method.toUpperCase();
     // A user may always use its own account: every /auth/users/me route is served to any signed-in
     // user whatever its scopes, so the answer for them must say so too.

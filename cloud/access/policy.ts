@@ -34,7 +34,8 @@ function compile(rules: readonly { method: string; path: string }[]): Map<string
   const byMethod = new Map<string, Set<string>>();
   for (const r of rules) {
     // accounts' globs are anchored `^...$`; strip the anchors to join them into one alternation.
-    const src = globToRegExp(r.path).source.slice(1, -1);
+    // Lower case: the engine folds request paths, as the router matches them case-insensitively.
+    const src = globToRegExp(r.path.toLowerCase()).source.slice(1, -1);
     for (const m of r.method === "*" ? METHODS : [r.method.toUpperCase()]) (byMethod.get(m) ?? byMethod.set(m, new Set()).get(m)!).add(src);
   }
   const out = new Map<string, RegExp>();

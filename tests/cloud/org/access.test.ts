@@ -27,6 +27,8 @@ describe("access rules", () => {
     const users: Record<string, TestUser> = {};
     for (const n of ["alice", "bob", "carol", "dave"]) users[n] = await makeUser(peer, admin, n);
     for (const [n, u] of Object.entries(users)) who[n] = { uuid: u.uuid, scopes: MEMBER_SCOPES, call: u.call };
+    const erin = await makeUser(peer, admin, "erin", [READ_ONLY]); // all:r: GET /** outside projects and groups
+    who.erin = { uuid: erin.uuid, scopes: ["me:a", "all:r", "iscp:r"], call: erin.call };
     // G > SG > P1, and P2 directly in G.
     ids.G = (await json(admin("/auth/groups", { method: "POST", json: { name: "G" } }), 201)).uuid;
     ids.SG = (await json(admin(`/auth/groups/${ids.G}/groups`, { method: "POST", json: { name: "SG" } }), 201)).uuid;
@@ -76,6 +78,12 @@ describe("access rules", () => {
     ["dave", "GET", "/auth/groups/{%G}/members", false, "get"],
     ["bob", "GET", "/auth/projects/{%P1}/members", true, "get"],
     ["alice", "GET", "/auth/groups/{%SG}", true, "get"],
+    ["erin", "GET", "/auth/projects/{P1}/members", false, "get"], // all:r does not open projects
+    ["erin", "GET", "/AUTH/PROJECTS/{P1}/MEMBERS", false, "get"], // the router ignores case; so does the decision
+    ["erin", "GET", "/auth/Groups/{G}", false, "get"],
+    ["erin", "GET", "/Auth/Users", true, "get"],
+    ["erin", "GET", "/auth/users/{alice}/TOKENS", false, "get"], // nor does case dodge a deny
+    ["bob", "GET", "/Auth/Projects/{P1}/Members", true, "get"],
     ["bob", "GET", "/auth/projects/{P1}/../{P2}/members", false], // dot segments are resolved first
     ["bob", "GET", "/auth/projects/{P2}/./../{P1}/members", true],
     ["dave", "GET", "/v1/projects/not-a-uuid/measurements", true], // no template: scopes decide
