@@ -5,9 +5,11 @@ import { BoolFromQuery, IntFromQuery, PageFields, StringArrayQuery, listOf, sort
 import { USER_SORT_KEYS } from "../repo/users.js";
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-export const Uuid = Schema.String.pipe(Schema.pattern(UUID_PATTERN, { message: () => "expected a UUID" })).annotations({
+const UuidText = Schema.String.pipe(Schema.pattern(UUID_PATTERN, { message: () => "expected a UUID" })).annotations({
   jsonSchema: { format: "uuid", pattern: UUID_PATTERN.source },
 });
+/** UUIDs compare case-insensitively (RFC 9562); stored ones are lowercase, so inputs decode to lowercase. */
+export const Uuid = Schema.transform(UuidText, UuidText, { strict: true, decode: (s) => s.toLowerCase(), encode: (s) => s });
 /** Integer ids in paths: decimal digits only (no "1e3", no "0x10"). */
 const Id = Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message: () => "expected a positive integer id" })), Schema.NumberFromString).pipe(
   Schema.int(),

@@ -90,4 +90,18 @@ describe("users", () => {
     const up = await admin("/auth/users/me", { method: "PATCH", json: { nickname: "Boss" } });
     expect(up.body.nickname).toBe("Boss");
   });
+
+  it("takes UUIDs in any letter case (paths, bodies, filters)", async () => {
+    const r = await admin("/auth/users", { method: "POST", json: { name: "casey", role_uuids: [MEMBER.toUpperCase()] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.roles).toEqual([MEMBER]);
+    const upper = r.body.uuid.toUpperCase();
+    const got = await admin(`/auth/users/${upper}`);
+    expect(got.status).toBe(200);
+    expect(got.body.uuid).toBe(r.body.uuid);
+    expect((await admin(`/auth/users?uuid[]=${upper}`)).body.items.map((x: any) => x.uuid)).toEqual([r.body.uuid]);
+    expect((await admin(`/auth/users?role_uuid[]=${MEMBER.toUpperCase()}&name[]=casey`)).body.page.total_count).toBe(1);
+    expect((await admin(`/auth/users/${upper}/roles`)).body.items.map((x: any) => x.uuid)).toEqual([MEMBER]);
+    expect((await admin(`/auth/users/${upper}`, { method: "DELETE" })).status).toBe(204);
+  });
 });
