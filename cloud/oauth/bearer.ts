@@ -41,6 +41,9 @@ export function bearerAuthenticator(svc: Services): Authenticator {
     if (claims.sub_kind === "user") {
       const user = await svc.oauth.accounts.user(claims.sub);
       if (!user || user.disabled) throw unauthorized("the token's user no longer exists or is disabled");
+      // Scopes the user lost since the token was issued are gone at once (like a disabled user's tokens).
+      const current = new Set(user.scopes);
+      principal.scopes = principal.scopes.filter((s) => current.has(s));
       // Super-user powers only through a token carrying all of the user's scopes (not one capped by a client).
       const held = new Set(principal.scopes);
       principal.isSuper = user.isSuper && !principal.restricted && user.scopes.every((s) => held.has(s));

@@ -1,5 +1,6 @@
 // One test per item of docs/security.md (RFC 9700, OAuth 2.0 Security Best Current Practice).
 // Test names start with the item's id.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { verifySecret, hashSecret } from "../../../cloud/oauth/secrets.js";
 import { startCloudPeer } from "../../../cloud/server.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { CookieJar, hiddenField, signInThroughPage } from "./browser.js";
-import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
+import { adminToken, bearer, createUser, decodeJwt, form, MEMBER_ROLE, oidcConfig, passwordToken, registerClient } from "./helpers.js";
 
 const REDIRECT = "https://app.example/cb";
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
@@ -186,6 +187,35 @@ describe("RFC 9700 security items", () => {
     expect(granted.every((s) => conf.scopes.includes(s))).toBe(true);
     expect((await peer.api("/auth/users", { headers: bearer(tokens.access_token) })).status).toBe(403);
     expect((await peer.api("/auth/users", { headers: bearer(admin) })).status).toBe(200);
+  });
+
+  it("S12 token privileges follow the subject's current roles: a demoted user keeps no removed scope, through a client-credentials client or an older token", async () => {
+    const SUPER = "afb7f751-cf2c-4ce6-a9b4-c5820217df87";
+    const name = `demoted${process.pid}`;
+    const created: any = await (await peer.api("/auth/users", { method: "POST", headers: bearer(admin), json: { name, role_uuids: [MEMBER_ROLE, SUPER] } })).json();
+    const temp = created.password.temporary_password;
+    const first = await passwordToken(peer, name, temp);
+    expect((await peer.api("/auth/users/me/password", { method: "PUT", headers: bearer(first.access_token), json: { password: "Demoted-password-1", old_password: temp } })).status).toBe(200);
+    const before = (await passwordToken(peer, name, "Demoted-password-1")).access_token;
+    const cc = await registerClient(peer, before, { name: "background", grant_type: "client_credentials" });
+    expect(cc.scopes).toContain("all:a");
+    const createUserWith = (token: string) => peer.api("/auth/users", { method: "POST", headers: bearer(token), json: { name: `made${crypto.randomUUID().slice(0, 8)}`, role_uuids: [MEMBER_ROLE] } });
+    expect((await createUserWith(before)).status).toBe(201);
+
+    expect((await peer.api(`/auth/users/${created.uuid}/roles/${SUPER}`, { method: "DELETE", headers: bearer(admin) })).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 1100)); // the user's standing is cached for one second
+    const ccGrant = () => peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: cc.client_id, client_secret: cc.client_secret }));
+    const after: any = await (await ccGrant()).json();
+    expect(after.scope.split(" ")).not.toContain("all:a");
+    expect((await createUserWith(after.access_token)).status).toBe(403);
+    expect((await createUserWith(before)).status).toBe(403);
+
+    // A disabled owner's client gets no token at all.
+    expect((await peer.api(`/auth/users/${created.uuid}/disable`, { method: "PUT", headers: bearer(admin) })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    const refused = await ccGrant();
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "unauthorized_client" });
   });
 
   it("S13 signatures: only ES256 from our keys; alg=none, HS256 with the public key, and another issuer are refused", async () => {
