@@ -5,12 +5,12 @@ import Router from "@koa/router";
 import { Either, ParseResult, Schema } from "effect";
 import { SettingsError } from "../settings/service.js";
 import { AgentError, badRequest, conflict, notFound } from "./errors.js";
+import { readJson } from "./json-body.js";
 import { buildOpenApi } from "./openapi.js";
 import type { AnyRoute, ApiContext } from "./route.js";
 
 export const BASE_PATH = "/api/v1";
 const JSON_TYPE = "application/json; charset=UTF-8";
-const BODY_LIMIT = 1024 * 1024;
 
 const koaPath = (p: string) => BASE_PATH + p.replace(/\{([^}]+)\}/g, ":$1");
 
@@ -29,23 +29,6 @@ export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown,
   if (!first) throw badRequest(`invalid ${where}`);
   const more = byField.size > 1 ? ` (also invalid: ${[...byField.keys()].slice(1).join(", ")})` : "";
   throw badRequest(`${first[0]}: ${first[1]}${more}`);
-}
-
-async function readJson(ctx: Context): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > BODY_LIMIT) throw new AgentError(413, "Payload too large", `body: larger than ${BODY_LIMIT} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("body: not valid JSON");
-  }
 }
 
 function send(ctx: Context, status: number, body: unknown) {

@@ -226,4 +226,22 @@ describe("404, 409 and 400 bodies", () => {
     expectProblem(await t.api.get("/upstreams/%E0%A4%A"), 404, /is not found/);
     expect((await t.api.get("/version")).status).toBe(200);
   });
+
+  it("deeply nested bodies give 400, not 500", async () => {
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expectProblem(await t.api.request("POST", "/upstreams", undefined, deep(100_000)), 400, /^body: nested deeper than/);
+    expectProblem(await t.api.request("POST", "/upstreams", undefined, `{"id": "q", "enabled": ${deep(10_000)}}`), 400, /^body: nested deeper than/);
+    const launch = { command: "/bin/true", restart: { policy: "never" } };
+    const ok = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", ipc: { type: "fifo", path: `${t.dir}/n.fifo` }, launch });
+    expect(ok.status).toBe(201);
+  });
+
+  it("strings that are not well-formed Unicode give 400 naming the field (they could not be stored as sent)", async () => {
+    expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"id": "a\\ud800"}'), 400, /^id: /);
+    expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"id": "b\\udc00x"}'), 400, /^id: /);
+    const body = `{"id": "${fresh()}", "format": "logger-msg", "launch": {"command": "/bin/true", "args": ["ok", "\\udfff"]}}`;
+    expectProblem(await t.api.request("POST", "/device-connectors/downstream", undefined, body), 400, /^launch\.args\[1\]: /);
+    expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"\\ud800": 1}'), 400, /^body: /);
+    expect((await t.api.post("/upstreams", { id: `ok-\u{1F697}` })).status).toBe(201); // a surrogate pair is fine
+  });
 });
