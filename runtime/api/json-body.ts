@@ -6,7 +6,7 @@ import type { Context } from "koa";
 import { AgentError, badRequest } from "./errors.js";
 
 export const BODY_LIMIT = 1024 * 1024;
-/** The deepest setting (downstream filters → data_filters → item) is 4 levels; 32 leaves room. */
+/** The deepest body (a downstream: {filters: [{data_filters: [{…}]}]}) nests 5 levels; 32 leaves room. */
 export const MAX_DEPTH = 32;
 
 /** The deepest nesting of arrays and objects in JSON text (strings skipped). */
