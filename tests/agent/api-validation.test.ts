@@ -170,6 +170,66 @@ describe("limits at the boundary and one past it", () => {
   });
 });
 
+describe("limits of the designed objects (ipc, launch, filter target and change_to)", () => {
+  const filter = (target: object, change_to: object) => ({ id: fresh(), type: (change_to as { type: string }).type, target, change_to });
+  const name = (n: number) => ({ type: "name", patterns: Array.from({ length: n }, (_, i) => `p${i}/#`) });
+  const sampling = (interval_ms: unknown) => ({ type: "sampling", interval_ms });
+
+  it.each([
+    [name(1), sampling(1), 201, ""],
+    [name(100), sampling(86_400_000), 201, ""],
+    [name(0), sampling(1), 400, "target"],
+    [name(101), sampling(1), 400, "target"],
+    [{ type: "name", patterns: ["a/#/b"] }, sampling(1), 400, "target"],
+    [{ type: "always" }, sampling(0), 400, "change_to"],
+    [{ type: "always" }, sampling(86_400_001), 400, "change_to"],
+    [{ type: "always" }, { type: "rename" }, 400, "change_to"],
+    [{ type: "always", patterns: ["#"] }, sampling(1), 400, "target"],
+  ])("filter target %j, change_to %j → %i", async (target, change_to, status, field) => {
+    const r = await t.api.post("/filters/downstream", filter(target, change_to));
+    expect(r.status).toBe(status);
+    if (status === 400) expectProblem(r, 400, new RegExp(`^${field}`));
+  });
+
+  it("fills the defaults of h264-essential-nal-units and of launch", async () => {
+    const h = await t.api.post("/filters/upstream", filter({ type: "type", patterns: ["h264_frame/#"] }, { type: "h264-essential-nal-units" }));
+    expect(h.body).toMatchObject({ change_to: { type: "h264-essential-nal-units", keep_sei: false, keep_aud: false } });
+    const c = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", launch: { command: "/bin/true" } });
+    expect((c.body as { launch: unknown }).launch).toEqual({
+      command: "/bin/true",
+      args: [],
+      environment: {},
+      restart: { policy: "always", initial_backoff_ms: 500, max_backoff_ms: 30000, multiplier: 2, reset_after_ms: 10000, max_restarts: 0 },
+      stop_timeout_ms: 5000,
+    });
+  });
+
+  it.each([
+    [{ restart: { initial_backoff_ms: 10, max_backoff_ms: 3_600_000, multiplier: 10, max_restarts: 1_000_000 } }, 201, ""],
+    [{ restart: { initial_backoff_ms: 9 } }, 400, "launch.restart.initial_backoff_ms"],
+    [{ restart: { max_backoff_ms: 3_600_001 } }, 400, "launch.restart.max_backoff_ms"],
+    [{ restart: { multiplier: 10.5 } }, 400, "launch.restart.multiplier"],
+    [{ restart: { policy: "sometimes" } }, 400, "launch.restart.policy"],
+    [{ stop_timeout_ms: 600_000 }, 201, ""],
+    [{ stop_timeout_ms: 600_001 }, 400, "launch.stop_timeout_ms"],
+    [{ environment: { GOOD_1: "x" } }, 201, ""],
+    [{ environment: { "1BAD": "x" } }, 400, "launch.environment"],
+    [{ command: "" }, 400, "launch.command"],
+  ])("launch %j → %i", async (extra, status, field) => {
+    const r = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", launch: { command: "/bin/true", ...extra } });
+    expect(r.status).toBe(status);
+    if (status === 400) expectProblem(r, 400, new RegExp(`^${field.replace(/\./g, "\\.")}`));
+  });
+
+  it.each([
+    [{ type: "fifo", path: "relative.fifo" }, "ipc.path"],
+    [{ type: "socket", path: "/tmp/x" }, "ipc.type"],
+    [{ type: "fifo" }, "ipc.path"],
+  ])("ipc %j → 400 naming %s", async (ipc, field) => {
+    expectProblem(await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", ipc }), 400, new RegExp(`^${field.replace(/\./g, "\\.")}`));
+  });
+});
+
 describe("404, 409 and 400 bodies", () => {
   const collections = ["/upstreams", "/downstreams", "/device-connectors/upstream", "/device-connectors/downstream", "/filters/upstream", "/filters/downstream"];
 
