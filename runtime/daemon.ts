@@ -60,7 +60,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const socketPath = path.resolve(opts.socketPath);
   // Before anything else: a live agent on this socket is refused before its data or connectors are touched.
   await claimSocket(socketPath);
-  const store = SettingsStore.open(path.resolve(opts.dataDir));
+  const store = SettingsStore.open(path.resolve(opts.dataDir), {
+    onListenerError: (err) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack } }, "applying a settings change failed"),
+  });
   const du = store.getSingleton("deferred_upload");
   const queue = await DurableQueue.open({
     dir: path.join(path.resolve(opts.dataDir), "queue"),

@@ -63,7 +63,10 @@ export class SettingsStore {
   private seq = 0;
   private readonly listeners = new Set<(all: AllSettings) => void>();
 
-  private constructor(dir: string) {
+  private constructor(
+    dir: string,
+    private readonly onListenerError: (err: unknown) => void,
+  ) {
     mkdirSync(dir, { recursive: true });
     this.root = open({ path: path.join(dir, "settings.lmdb"), maxDbs: 16, compression: false });
     this.singletons = this.root.openDB<unknown, string>({ name: "singletons" });
@@ -74,9 +77,12 @@ export class SettingsStore {
     }
   }
 
-  /** Opens (or creates) the store in `dataDir`/settings. */
-  static open(dataDir: string): SettingsStore {
-    return new SettingsStore(path.join(dataDir, "settings"));
+  /**
+   * Opens (or creates) the store in `dataDir`/settings. `onListenerError` hears what a change listener
+   * threw (default: printed to stderr); the write itself is committed by then and stands.
+   */
+  static open(dataDir: string, opts: { onListenerError?: (err: unknown) => void } = {}): SettingsStore {
+    return new SettingsStore(path.join(dataDir, "settings"), opts.onListenerError ?? ((e) => console.error("settings listener failed:", e)));
   }
 
   /** The LMDB environment, for other parts of the agent that keep their own tables beside the settings. */
@@ -152,6 +158,14 @@ export class SettingsStore {
   private emit(): void {
     if (this.listeners.size === 0) return;
     const all = this.all();
-    for (const l of this.listeners) l(all);
+    // Each listener on its own: one failing must not hide the change from the others (the supervisor)
+    // nor turn an already committed write into an error response.
+    for (const l of this.listeners) {
+      try {
+        l(all);
+      } catch (e) {
+        this.onListenerError(e);
+      }
+    }
   }
 }
