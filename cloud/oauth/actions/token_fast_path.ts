@@ -1,7 +1,7 @@
 // The token endpoint without Koa. Client-credentials clients (edges above all) ask for tokens often;
 // the Koa stack (routing, authenticators, schema decoding, context objects) costs about as much as
-// signing the ES256 token itself. This listener answers exactly `POST /api/auth/oauth2/token` with the
-// same tokenEndpoint() the Koa route uses, and hands every other request to the application.
+// signing the ES256 token itself. This listener answers `POST /api/auth/oauth2/token` (with or without
+// a query) with the same tokenEndpoint() the Koa route uses, and hands every other request to the application.
 import type http from "node:http";
 import { ApiError } from "../../http/errors.js";
 import type { Reply } from "../../http/route.js";
@@ -23,7 +23,8 @@ function send(res: http.ServerResponse, r: Reply): void {
   res.end(body);
 }
 
-function readForm(req: http.IncomingMessage): Promise<Record<string, string>> {
+/** The form fields, and the first field sent more than once (RFC 6749 3.2 forbids repeats). */
+function readForm(req: http.IncomingMessage): Promise<{ form: Record<string, string>; repeated?: string }> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > FORM_LIMIT) return reject(new ApiError(413, "payload_too_large", `request body exceeds ${FORM_LIMIT} bytes`));
@@ -39,9 +40,12 @@ function readForm(req: http.IncomingMessage): Promise<Record<string, string>> {
     });
     req.once("end", () => {
       const form: Record<string, string> = {};
-      // Same reading as the Koa route: the last of repeated fields wins.
-      for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) form[k] = v;
-      resolve(form);
+      let repeated: string | undefined;
+      for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) {
+        if (Object.hasOwn(form, k)) repeated ??= k;
+        form[k] = v;
+      }
+      resolve(repeated === undefined ? { form } : { form, repeated });
     });
     req.once("error", reject);
     // An aborted upload never ends: settle anyway so nothing waits forever.
@@ -57,7 +61,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, svc: 
       req.resume();
       return send(res, invalidRequest("the body must be application/x-www-form-urlencoded").toReply());
     }
-    send(res, await tokenEndpoint(req, await readForm(req), svc));
+    const { form, repeated } = await readForm(req);
+    if (repeated !== undefined) return send(res, invalidRequest(`parameter ${repeated} is repeated`).toReply());
+    send(res, await tokenEndpoint(req, form, svc));
   } catch (err) {
     if (err instanceof ApiError) {
       res.writeHead(err.status, { "Content-Type": "application/json; charset=utf-8", ...err.headers });
@@ -75,7 +81,8 @@ export function installTokenFastPath(server: http.Server, svc: Services): void {
   const app = server.listeners("request") as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   server.removeAllListeners("request");
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (req.method === "POST" && req.url === TOKEN_PATH) {
+    // Every POST to the token path, with or without a query string (RFC 6749 3.2 allows one).
+    if (req.method === "POST" && (req.url === TOKEN_PATH || req.url?.startsWith(`${TOKEN_PATH}?`))) {
       void handle(req, res, svc);
       return;
     }

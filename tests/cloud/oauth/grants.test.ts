@@ -100,6 +100,14 @@ describe("token endpoint grants with openid-client", () => {
     expect(await unsupported.json()).toMatchObject({ error: "unsupported_grant_type" });
     const missing = await peer.api("/auth/oauth2/token", form({}));
     expect(await missing.json()).toMatchObject({ error: "invalid_request" });
+    // RFC 6749 5.2: a repeated parameter is invalid_request (also when the URI carries a query).
+    const c2 = await registerClient(peer, userToken, { name: "cc2", grant_type: "client_credentials" });
+    const twice = `grant_type=client_credentials&client_id=${c2.client_id}&client_secret=${c2.client_secret}&client_secret=${c2.client_secret}`;
+    for (const p of ["/auth/oauth2/token", "/auth/oauth2/token?x=1"]) {
+      const repeated = await peer.api(p, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: twice });
+      expect(repeated.status, p).toBe(400);
+      expect(await repeated.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/client_secret/) });
+    }
     const json = await peer.api("/auth/oauth2/token", { method: "POST", json: { grant_type: "password" } });
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ error: "invalid_request" });
