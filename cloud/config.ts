@@ -20,14 +20,39 @@ export interface CloudConfig {
 
 export type ConfigInput = Partial<Record<keyof CloudConfig, string | number | undefined>> & { listen?: string };
 
-const num = (v: unknown, d: number) => (v === undefined || v === "" ? d : Number(v));
+/** Every environment variable the cloud peer reads (listed by `cloud-peer --help`). */
+export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
+  ["CLOUD_LISTEN", "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"],
+  ["CLOUD_DATA", "data directory (default ./data/cloud)"],
+  ["CLOUD_PUBLIC_URL", "base URL in mails and tokens (default http://<listen>)"],
+  ["CLOUD_ADMIN_PASSWORD", "password of the super user `admin` created at the first start (else a temporary one is printed once)"],
+  ["CLOUD_SMTP_URL", "send mail over SMTP, e.g. smtp://user:pass@host:587 (else .eml files under <data>/outbox/)"],
+  ["CLOUD_MAIL_FROM", "sender address of mails (default cloud-peer@localhost)"],
+  ["CLOUD_LOG_LEVEL", "pino log level (default info)"],
+  ["CLOUD_BODY_LIMIT", "maximum request body in bytes (default 1048576)"],
+  ["CLOUD_ACCESS_TOKEN_TTL", "access-token lifetime in seconds (default 3600)"],
+  ["CLOUD_REFRESH_TOKEN_TTL", "refresh-token lifetime in seconds (default 2592000)"],
+  ["CLOUD_LOCKOUT_THRESHOLD", "failed sign-ins that lock a password (default 5)"],
+  ["CLOUD_PASSWORD_LIFETIME_DAYS", "days until a password expires (default 365; 0 = never)"],
+  ["CLOUD_ISCP_QUIC_LISTEN", "UDP host:port for iSCP over QUIC (default: off)"],
+  ["CLOUD_ISCP_QUIC_CERT", "certificate for QUIC as PEM text (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>)"],
+  ["CLOUD_ISCP_QUIC_KEY", "private key for QUIC as PEM text"],
+];
+
+/** An integer setting; a typo must not silently become NaN (e.g. a lock-out that never locks). */
+function int(name: string, v: unknown, d: number, min: number): number {
+  if (v === undefined || v === "") return d;
+  const n = typeof v === "number" ? v : Number(String(v).trim());
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`invalid ${name} "${String(v)}": expected an integer >= ${min}`);
+  return n;
+}
 
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const listen = String(flags.listen ?? env.CLOUD_LISTEN ?? "127.0.0.1:8080");
   const idx = listen.lastIndexOf(":");
   const listenHost = idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1";
   const listenPort = Number(idx >= 0 ? listen.slice(idx + 1) : listen);
-  if (!Number.isInteger(listenPort) || listenPort < 0 || listenPort > 65535) throw new Error(`invalid --listen ${listen}`);
+  if (!/^\d+$/.test(listen.slice(idx + 1)) || listenPort > 65535) throw new Error(`invalid --listen / CLOUD_LISTEN "${listen}": expected host:port`);
   const dataDir = path.resolve(String(flags.dataDir ?? env.CLOUD_DATA ?? "./data/cloud"));
   const publicUrl = String(flags.publicUrl ?? env.CLOUD_PUBLIC_URL ?? `http://${listenHost}:${listenPort}`).replace(/\/$/, "");
   return {
@@ -39,11 +64,11 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl: (flags.smtpUrl ?? env.CLOUD_SMTP_URL) as string | undefined,
     mailFrom: String(flags.mailFrom ?? env.CLOUD_MAIL_FROM ?? "cloud-peer@localhost"),
     logLevel: String(flags.logLevel ?? env.CLOUD_LOG_LEVEL ?? "info"),
-    bodyLimit: num(flags.bodyLimit ?? env.CLOUD_BODY_LIMIT, 1024 * 1024),
-    accessTokenTtl: num(flags.accessTokenTtl ?? env.CLOUD_ACCESS_TOKEN_TTL, 3600),
-    refreshTokenTtl: num(flags.refreshTokenTtl ?? env.CLOUD_REFRESH_TOKEN_TTL, 30 * 24 * 3600),
-    lockoutThreshold: num(flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5),
-    passwordLifetimeDays: num(flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365),
+    bodyLimit: int("CLOUD_BODY_LIMIT", flags.bodyLimit ?? env.CLOUD_BODY_LIMIT, 1024 * 1024, 1),
+    accessTokenTtl: int("CLOUD_ACCESS_TOKEN_TTL", flags.accessTokenTtl ?? env.CLOUD_ACCESS_TOKEN_TTL, 3600, 1),
+    refreshTokenTtl: int("CLOUD_REFRESH_TOKEN_TTL", flags.refreshTokenTtl ?? env.CLOUD_REFRESH_TOKEN_TTL, 30 * 24 * 3600, 1),
+    lockoutThreshold: int("CLOUD_LOCKOUT_THRESHOLD", flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5, 1),
+    passwordLifetimeDays: int("CLOUD_PASSWORD_LIFETIME_DAYS", flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365, 0),
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
   };
 }

@@ -1,6 +1,7 @@
 // Command line of the cloud peer. Each command lives in cloud/cli/<name>.ts.
 import { Command } from "commander";
 import { serve } from "./cli/serve.js";
+import { ENV_VARS } from "./config.js";
 import { VERSION } from "./server.js";
 
 const program = new Command("cloud-peer")
@@ -11,12 +12,6 @@ const program = new Command("cloud-peer")
   .option("--public-url <url>", "public base URL (env CLOUD_PUBLIC_URL)", undefined)
   .option("--iscp-quic-listen <host:port>", "UDP address for iSCP over QUIC (env CLOUD_ISCP_QUIC_LISTEN)", undefined)
   .option("--log-level <level>", "pino log level (env CLOUD_LOG_LEVEL)", undefined)
-  .addHelpText(
-    "after",
-    "\nEnvironment: CLOUD_LISTEN, CLOUD_DATA, CLOUD_PUBLIC_URL, CLOUD_ADMIN_PASSWORD, CLOUD_SMTP_URL, CLOUD_MAIL_FROM,\n" +
-      "CLOUD_LOG_LEVEL, CLOUD_ACCESS_TOKEN_TTL, CLOUD_REFRESH_TOKEN_TTL, CLOUD_LOCKOUT_THRESHOLD,\n" +
-      "CLOUD_PASSWORD_LIFETIME_DAYS, CLOUD_ISCP_QUIC_LISTEN",
-  )
   .action(async (opts) => {
     await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, logLevel: opts.logLevel });
   });
@@ -32,4 +27,30 @@ for (const file of commandFiles) {
   }
 }
 
-await program.parseAsync(process.argv);
+/** One usage line per runnable command with all its options, read from the command tree itself. */
+function usageLines(cmd: Command, prefix: string): string[] {
+  const subs = cmd.commands.filter((c) => c.name() !== "help");
+  if (subs.length > 0) return subs.flatMap((c) => usageLines(c, `${prefix} ${c.name()}`));
+  const opts = cmd.options.filter((o) => o.long !== "--help").map((o) => (o.mandatory ? o.flags : `[${o.flags}]`));
+  return [`  ${[prefix, ...opts].join(" ")}`];
+}
+
+program.addHelpText("after", () => {
+  const serveLine = `  cloud-peer ${program.options.filter((o) => !["--help", "--version"].includes(o.long ?? "")).map((o) => `[${o.flags}]`).join(" ")}`;
+  const width = Math.max(...ENV_VARS.map(([name]) => name.length));
+  return (
+    "\nEvery command and option:\n" +
+    [serveLine, ...usageLines(program, "cloud-peer")].join("\n") +
+    "\n\nEnvironment (flags win over the environment):\n" +
+    ENV_VARS.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join("\n") +
+    "\n"
+  );
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  // Bad settings or a busy port: one line, no stack trace.
+  process.stderr.write(`cloud-peer: ${(err as Error).message}\n`);
+  process.exit(2);
+}
