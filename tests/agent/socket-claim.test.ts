@@ -4,10 +4,10 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SocketInUseError } from "../../runtime/api/unix-socket.js";
+import { SocketInUseError, closeUnix, listenUnix } from "../../runtime/api/unix-socket.js";
 import { startAgent } from "../../runtime/daemon.js";
 import { fakeOpener } from "./fakes.js";
-import { eventually, startTestAgent, type TestAgent } from "./harness.js";
+import { eventually, startTestAgent, tempDir, type TestAgent } from "./harness.js";
 
 const firstIpcs = fakeOpener<{ settings: { id: string } }>();
 let t: TestAgent;
@@ -34,5 +34,23 @@ describe("claiming the socket", () => {
     await expect(started).rejects.toThrow(/another process is listening/);
     expect(second.calls).toHaveLength(0);
     expect((await t.api.get("/device-connectors/upstream/c")).status).toBe(200); // the running agent is untouched
+  });
+
+  it("changes the process umask (for the socket's 0660) only for the synchronous bind, never across an await", async () => {
+    // Another task's mkdir running while the umask is 0117 would make a directory without x bits.
+    const socketPath = path.join(await tempDir("umask-"), "s.sock");
+    const original = process.umask();
+    const seen = new Set<number>();
+    let done = false;
+    const watch = () => {
+      seen.add(process.umask());
+      if (!done) setImmediate(watch);
+    };
+    watch();
+    const server = await listenUnix((_req, res) => res.end(), socketPath);
+    done = true;
+    expect([...seen]).toEqual([original]);
+    expect((await stat(socketPath)).mode & 0o777).toBe(0o660);
+    await closeUnix(server, socketPath);
   });
 });
