@@ -1,5 +1,6 @@
 // The edge agent daemon: settings store, supervisor, command API on a Unix socket.
 //   npx edge-agent [--socket PATH] [--data DIR] [--log-level LEVEL]
+//   npx edge-agent bench [...]   (runtime/bench/cli.ts)
 // Environment: AGENT_SOCKET, AGENT_DATA, AGENT_LOG_LEVEL. Production paths: /var/run/edge-agent/agent.sock
 // and /var/lib/edge-agent (see docs/agent-api.md).
 import fs from "node:fs";
@@ -155,6 +156,12 @@ function parseOptions(argv: string[]) {
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
+  if (argv[0] === "bench") {
+    // Loaded only for this subcommand: the daemon does not pull in the benchmark's code.
+    const { benchMain } = await import("./bench/cli.js");
+    process.exitCode = await benchMain(argv.slice(1));
+    return;
+  }
   const values = parseOptions(argv);
   if (!values) return;
   if (values.help) {
@@ -162,7 +169,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       "usage: edge-agent [--socket PATH] [--data DIR] [--log-level info]\n" +
         `  --socket  command API socket (env AGENT_SOCKET, default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)\n` +
         `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n` +
-        "  --quic-ca PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)\n",
+        "  --quic-ca PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)\n" +
+        "       edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N]\n" +
+        "  measures this device: points/s, MB/s, latency, CPU and memory end to end (edge-agent bench --help)\n",
     );
     return;
   }

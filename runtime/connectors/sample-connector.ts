@@ -1,5 +1,8 @@
 // Sample device connector: writes frames into the agent's upstream FIFO at a given rate and payload size.
 //   npx tsx runtime/connectors/sample-connector.ts --path /tmp/x.fifo --rate 1000 --size 16
+// --stamp puts the write time (CLOCK_MONOTONIC ns, u64 big-endian) after the sequence number (payloads of
+// 16 bytes or more), so a receiver can measure latency; --report prints {"sent", "first_ns", "last_ns"} as one
+// JSON line on stdout when it stops (SIGTERM or --count reached). Both are used by the agent benchmark.
 // Each payload starts with the frame's sequence number (u64 big-endian, from 0) when it has room,
 // so a receiver can check order and loss. Timestamps are CLOCK_MONOTONIC readings (what the agent expects
 // upstream). The FIFO is opened blocking (waits for the agent) and reopened if the agent goes away.
@@ -19,6 +22,8 @@ const { values: a } = parseArgs({
     type: { type: "string", default: "bytes" },
     "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
     "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
+    stamp: { type: "boolean", default: false },
+    report: { type: "boolean", default: false },
   },
 });
 
@@ -37,6 +42,10 @@ const type = logger ? "string" : a.type!;
 
 let fd = -1;
 let seq = 0;
+let firstNs = 0;
+let lastNs = 0;
+const stamp = a.stamp! && size >= 16;
+const stampBytes = Buffer.alloc(8);
 const started = process.hrtime();
 const startNs = started[0] * 1e9 + started[1];
 
@@ -49,10 +58,16 @@ if (maybeTemplate === undefined) throw new Error("cannot encode frame");
 const template: Buffer = maybeTemplate;
 const tsAt = logger ? 4 : 0;
 const payloadAt = template.length - size;
+// As fast as possible: 4096 frames per write, but at most ~1 MiB (large payloads would otherwise make
+// one write of hundreds of MB).
+const fastBatch = Math.max(1, Math.min(4096, Math.floor((1 << 20) / template.length)));
 
 function batch(first: number, n: number): Buffer {
   const b = Buffer.allocUnsafe(template.length * n);
   const [sec, nsec] = process.hrtime();
+  lastNs = sec * 1e9 + nsec;
+  if (firstNs === 0) firstNs = lastNs;
+  if (stamp) stampBytes.writeBigUInt64BE(BigInt(sec) * 1_000_000_000n + BigInt(nsec));
   for (let i = 0; i < n; i++) {
     const off = i * template.length;
     template.copy(b, off);
@@ -63,6 +78,7 @@ function batch(first: number, n: number): Buffer {
       b.writeUInt32BE(Math.floor(n / 0x100000000), off + payloadAt);
       b.writeUInt32BE(n >>> 0, off + payloadAt + 4);
     }
+    if (stamp) stampBytes.copy(b, off + payloadAt + 8);
   }
   return b;
 }
@@ -87,7 +103,7 @@ function writeAll(buf: Buffer): void {
 function tick(): void {
   const now = process.hrtime();
   const elapsed = now[0] * 1e9 + now[1] - startNs;
-  let due = rate > 0 ? Math.floor((elapsed / 1e9) * rate) - seq : 4096;
+  let due = rate > 0 ? Math.floor((elapsed / 1e9) * rate) - seq : fastBatch;
   if (count > 0) due = Math.min(due, count - seq);
   due = Math.min(due, 65536);
   while (due > 0) {
@@ -103,11 +119,19 @@ function tick(): void {
   }
   if (count > 0 && seq >= count) {
     if (fd >= 0) closeSync(fd);
+    report();
     process.exit(Number(a["exit-code"]));
   }
   if (rate > 0) setTimeout(tick, 2);
   else setImmediate(tick);
 }
 
-process.on("SIGTERM", () => process.exit(0));
+function report(): void {
+  if (a.report) writeSync(1, `${JSON.stringify({ sent: seq, first_ns: firstNs, last_ns: lastNs })}\n`);
+}
+
+process.on("SIGTERM", () => {
+  report();
+  process.exit(0);
+});
 tick();

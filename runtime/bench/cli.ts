@@ -1,0 +1,130 @@
+// `edge-agent bench`: sizes a device before deploying it. The real path (sample connector -> FIFO -> agent
+// -> iSCP -> cloud storage) against a configured cloud (--server) or a cloud peer started on a temp dir.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { open } from "lmdb";
+import { runAgentCase, type AgentCaseOptions, type CaseResult, type RemoteServer, type Transport } from "./agent-case.js";
+import { loadAverage } from "./proc-stats.js";
+import { caseRow, formatTable } from "./table.js";
+
+export const BENCH_USAGE =
+  "usage: edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic]\n" +
+  "  Sends points from the sample connector through a FIFO, this agent (LMDB queue) and iSCP into the cloud's\n" +
+  "  storage, and prints points/s, MB/s (payload bytes), latency p50/p99 (FIFO write to storage) and CPU/RSS.\n" +
+  "  --server URL      a configured cloud (default: a cloud peer started on a temp dir for the run)\n" +
+  "  --duration S      seconds the connector writes (default 10)\n" +
+  "  --payload BYTES   payload size (default 16; 16 or more carry a sequence number and the write time)\n" +
+  "  --rate N          points/s; 0 (default) = as fast as possible, then a latency run at 10,000 points/s;\n" +
+  "                    N > 0 = one run at N points/s with latency\n" +
+  "  --transport T     websocket (default) or quic\n" +
+  "  --max-points N    stop the connector after N points (default: no cap)\n" +
+  "  With --server the edge's credentials come from --edge-uuid, --client-secret, --project-uuid (env\n" +
+  "  AGENT_BENCH_EDGE_UUID, AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID), or else from the connection\n" +
+  "  settings of the agent's data directory (--data DIR, env AGENT_DATA, default ./data/agent).\n" +
+  "  The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data.\n";
+
+/** The connection settings stored by an agent in `dataDir`, read without writing (a daemon may be running). */
+function storedConnection(dataDir: string): Partial<{ server_url: string; project_uuid: string; edge_uuid: string; client_secret: string }> {
+  const file = path.join(dataDir, "settings", "settings.lmdb");
+  if (!fs.existsSync(file)) return {};
+  const root = open({ path: file, readOnly: true, maxDbs: 16, compression: false });
+  try {
+    return (root.openDB<Record<string, string>, string>({ name: "singletons" }).get("connection") ?? {}) as Record<string, string>;
+  } finally {
+    void root.close();
+  }
+}
+
+export async function benchMain(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        server: { type: "string" },
+        duration: { type: "string", default: "10" },
+        payload: { type: "string", default: "16" },
+        rate: { type: "string", default: "0" },
+        transport: { type: "string", default: "websocket" },
+        "max-points": { type: "string", default: "0" },
+        "edge-uuid": { type: "string" },
+        "client-secret": { type: "string" },
+        "project-uuid": { type: "string" },
+        data: { type: "string", short: "d" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    process.stderr.write(`edge-agent bench: ${(e as Error).message}\n${BENCH_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(BENCH_USAGE);
+    return 0;
+  }
+  const durationS = Number(values.duration);
+  const payload = Number(values.payload);
+  const rate = Number(values.rate);
+  const maxPoints = Number(values["max-points"]);
+  const transport = values.transport as Transport;
+  const bad = [
+    !(durationS > 0) && "--duration must be a positive number",
+    !(Number.isInteger(payload) && payload >= 1 && payload <= 16 * 1024 * 1024) && "--payload must be 1..16777216",
+    !(Number.isFinite(rate) && rate >= 0) && "--rate must be 0 or more",
+    !(Number.isInteger(maxPoints) && maxPoints >= 0) && "--max-points must be 0 or more",
+    transport !== "websocket" && transport !== "quic" && "--transport must be websocket or quic",
+  ].filter(Boolean);
+  if (bad.length) {
+    process.stderr.write(`edge-agent bench: ${bad.join("; ")}\n`);
+    return 2;
+  }
+  let server: RemoteServer | undefined;
+  if (values.server) {
+    const stored = storedConnection(path.resolve(values.data ?? process.env.AGENT_DATA ?? "./data/agent"));
+    server = {
+      url: values.server,
+      projectUuid: values["project-uuid"] ?? process.env.AGENT_BENCH_PROJECT_UUID ?? stored.project_uuid ?? "",
+      edgeUuid: values["edge-uuid"] ?? process.env.AGENT_BENCH_EDGE_UUID ?? stored.edge_uuid ?? "",
+      clientSecret: values["client-secret"] ?? process.env.AGENT_BENCH_CLIENT_SECRET ?? stored.client_secret ?? "",
+    };
+    const missing = Object.entries({ "--project-uuid": server.projectUuid, "--edge-uuid": server.edgeUuid, "--client-secret": server.clientSecret })
+      .filter(([, v]) => !v)
+      .map(([k]) => k);
+    if (missing.length) {
+      process.stderr.write(`edge-agent bench: --server needs the edge's credentials: ${missing.join(", ")} (or the agent's stored connection settings)\n`);
+      return 2;
+    }
+  }
+  const tty = process.stderr.isTTY;
+  const cases: AgentCaseOptions[] =
+    rate > 0
+      ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server }]
+      : [
+          { transport, payload, rate: 0, durationS, maxPoints, server },
+          { transport, payload, rate: 10_000, durationS: Math.min(durationS, 10), maxPoints, latency: true, server },
+        ];
+  const results: CaseResult[] = [];
+  for (const c of cases) {
+    const what = `${c.transport}, ${c.payload} B, ${c.rate === 0 ? "as fast as possible" : `${c.rate} points/s`}`;
+    process.stderr.write(`edge-agent bench: ${what}, ${c.durationS} s${server ? ` against ${server.url}` : " against a local cloud peer"}\n`);
+    try {
+      results.push(
+        await runAgentCase({
+          ...c,
+          onProgress: (p) => {
+            const line = `  ${p.elapsedS.toFixed(0)} s: ${p.stored} points stored${p.sent !== undefined ? ` of ${p.sent}` : ""}, ${Math.round(p.rate)} points/s`;
+            process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
+          },
+        }),
+      );
+      if (tty) process.stderr.write("\n");
+    } catch (e) {
+      process.stderr.write(`\nedge-agent bench: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  process.stdout.write(`\n${formatTable(results.map(caseRow))}\n`);
+  process.stdout.write(`load average ${loadAverage().join(" ")}; MB = 10^6 payload bytes; latency from FIFO write to storage in the cloud\n`);
+  return results.every((r) => r.stored > 0) ? 0 : 1;
+}
