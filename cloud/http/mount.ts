@@ -76,7 +76,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
       const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};
       let body: unknown = undefined;
       if (route.body) {
-        const raw = await readBody(ctx, route.bodyKind ?? "json", route.bodyLimit);
+        const raw = await readBody(ctx, route.bodyKind ?? "json", route.bodyLimit ?? svc.config.bodyLimit);
         body = route.bodyKind === "raw" ? raw : decodeOrThrow(route.body, raw, "body");
       }
       const result = await route.handler({ params, query, body, principal, ctx }, svc);

@@ -147,3 +147,24 @@ describe("accounts limits and malformed input", () => {
     expectError(await admin("/auth/rolez"), 404, "not_found");
   });
 });
+
+describe("request body cap (CLOUD_BODY_LIMIT)", () => {
+  it("answers 413 in the error shape one byte past the configured limit", async () => {
+    const peer = await startTestPeer({ config: { bodyLimit: 4096 } });
+    try {
+      const admin = caller(peer, await adminToken(peer));
+      const body = (size: number) => {
+        const base = JSON.stringify({ name: "cap", role_uuids: [], description: "" });
+        return JSON.stringify({ name: "cap", role_uuids: [], description: "d".repeat(size - base.length) });
+      };
+      expect(Buffer.byteLength(body(4096))).toBe(4096);
+      const over = await admin("/auth/users", { method: "POST", body: body(4097), headers: { "content-type": "application/json" } });
+      expectError(over, 413, "payload_too_large");
+      const at = await admin("/auth/users", { method: "POST", body: body(4096), headers: { "content-type": "application/json" } });
+      expect(at.status, JSON.stringify(at.body)).toBe(201);
+    } finally {
+      await peer.stop();
+    }
+  });
+});
+
