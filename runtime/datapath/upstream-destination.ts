@@ -59,7 +59,8 @@ export interface UpstreamDestination {
 const qosOf = (q: UpstreamSettings["qos"]) => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
 
 async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSettings, flushIntervalMs?: number): Promise<ClientUpstream> {
-  const up = await link.client.openUpstream({ sessionId: meas.uuid, qos: qosOf(s.qos), persist: s.persist, flushIntervalMs, expiryIntervalSec: 30 });
+  // UNRELIABLE: a chunk unacked for 2 s is taken as lost (acks follow the cloud's storage commit, well within it).
+  const up = await link.client.openUpstream({ sessionId: meas.uuid, qos: qosOf(s.qos), persist: s.persist, flushIntervalMs, expiryIntervalSec: 30, lostAfterMs: 2000 });
   await link.client.sendBaseTime({ sessionId: meas.uuid, name: "edge_rtc", priority: EDGE_RTC_PRIORITY, elapsedTime: 0n, baseTime: meas.baseTimeNs }, s.persist);
   return up;
 }
@@ -76,7 +77,7 @@ interface Live {
 }
 
 export class PersistentUpstream implements UpstreamDestination {
-  readonly counters = { sentChunks: 0, droppedPoints: 0 };
+  readonly counters = { sentChunks: 0, droppedPoints: 0, lostChunks: 0 };
   private seq: SequenceRecord;
   private readonly batcher: ChunkBatcher;
   private live: Live | undefined;
@@ -129,6 +130,7 @@ export class PersistentUpstream implements UpstreamDestination {
       clearTimeout(this.adoptTimer);
       const live: Live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0, paused: false };
       up.onAck((results) => this.acked(live, results));
+      up.onLost((chunkNos) => this.lost(live, chunkNos));
       up.onError((e) => this.streamLost(live, e));
       link.client.onStateChange((state, why) => {
         if (this.live !== live) return;
@@ -240,17 +242,34 @@ export class PersistentUpstream implements UpstreamDestination {
   private acked(live: Live, results: AckResult[]): void {
     const ok: number[] = [];
     const failed: number[] = [];
-    for (const r of results) {
-      (r.resultCode === 0 ? ok : failed).push(r.sequenceNumber);
-      live.bytes -= live.sizes.get(r.sequenceNumber) ?? 0;
-      live.sizes.delete(r.sequenceNumber);
-    }
+    for (const r of results) (r.resultCode === 0 ? ok : failed).push(r.sequenceNumber);
+    this.release(live, ok);
     if (failed.length > 0) {
       // Not stored by the server: leave them for the deferred upload (they stay in this sequence).
+      this.release(live, failed);
       live.cursor.giveUp(failed);
       this.log?.warn({ upstream: this.settings.id, chunks: failed.length, reason: results.find((r) => r.resultCode !== 0)?.resultString }, "chunks refused in real time");
     }
     void live.cursor.ack(ok).then(() => this.pump());
+  }
+
+  /**
+   * UNRELIABLE chunks whose datagrams got no ack in time: like refused ones they stay stored (recover:
+   * deferred upload once this sequence closes; the cloud skips any it had after all) and free the window.
+   */
+  private lost(live: Live, chunkNos: number[]): void {
+    this.release(live, chunkNos);
+    live.cursor.giveUp(chunkNos);
+    this.counters.lostChunks += chunkNos.length;
+    this.log?.info({ upstream: this.settings.id, chunks: chunkNos.length }, "unreliable chunks lost in real time");
+    this.pump();
+  }
+
+  private release(live: Live, chunkNos: readonly number[]): void {
+    for (const n of chunkNos) {
+      live.bytes -= live.sizes.get(n) ?? 0;
+      live.sizes.delete(n);
+    }
   }
 
   /** Sends stored chunks while the window (send_queue_size chunks, and a byte bound) has room. */

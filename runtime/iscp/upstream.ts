@@ -44,6 +44,7 @@ export class ClientUpstream {
   private bufferedBytes = 0;
   private seq = 0;
   private readonly unacked = new Map<number, iscp2.IUpstreamChunk>();
+  private lostTimer: NodeJS.Timeout | undefined;
   /** UNRELIABLE only: send time of each unacked chunk (same order as `unacked`). */
   private readonly sentAt = new Map<number, number>();
   private readonly lostHandlers: ((sequenceNumbers: number[]) => void)[] = [];
@@ -111,12 +112,26 @@ export class ClientUpstream {
       if (at > limit && this.sentAt.size - lost.length <= MAX_UNRELIABLE_UNACKED) break;
       lost.push(seq);
     }
-    if (lost.length === 0) return;
-    for (const seq of lost) {
-      this.sentAt.delete(seq);
-      this.unacked.delete(seq);
+    if (lost.length > 0) {
+      for (const seq of lost) {
+        this.sentAt.delete(seq);
+        this.unacked.delete(seq);
+      }
+      for (const h of this.lostHandlers) h(lost);
     }
-    for (const h of this.lostHandlers) h(lost);
+    this.watchLost();
+  }
+
+  /** Looks again when the oldest unacked chunk's time is up, even if nothing is sent or acked meanwhile. */
+  private watchLost(): void {
+    if (this.lostTimer !== undefined || this.sentAt.size === 0 || this.closed) return;
+    const oldest = this.sentAt.values().next().value as number;
+    const wait = Math.max(10, oldest + (this.opts.lostAfterMs ?? 5000) - Date.now() + 1);
+    this.lostTimer = setTimeout(() => {
+      this.lostTimer = undefined;
+      this.forgetLost();
+    }, wait);
+    this.lostTimer.unref();
   }
 
   /** The stream could not be resumed (e.g. it expired on the broker). */
@@ -210,6 +225,7 @@ export class ClientUpstream {
     await this.waitAcked(this.opts.closeTimeoutMs ?? 5000);
     this.closed = true;
     clearInterval(this.flushTimer);
+    clearTimeout(this.lostTimer);
     this.conn.forget(this);
     await this.conn.request((requestId) => ({
       upstreamCloseRequest: { requestId, streamId: this.streamIdBytes, totalDataPoints: toLong(this.totalDataPoints, true), finalSequenceNumber: this.seq, extensionFields: { closeSession: o.closeSession ?? false } },
@@ -222,6 +238,8 @@ export class ClientUpstream {
     if (this.qos !== QoS.RELIABLE) {
       this.unacked.clear();
       this.sentAt.clear();
+      clearTimeout(this.lostTimer);
+      this.lostTimer = undefined;
     }
   }
 
@@ -245,6 +263,7 @@ export class ClientUpstream {
   dispose(): void {
     this.closed = true;
     clearInterval(this.flushTimer);
+    clearTimeout(this.lostTimer);
     for (const w of this.ackWaiters.splice(0)) w();
   }
 }
