@@ -263,6 +263,27 @@ describe("RFC 9700 security items", () => {
     expect(((await locked.json()) as any).error_description).toMatch(/locked/);
   });
 
+  it("S16 brute force: the sign-in page is rate-limited per client address across user names", async () => {
+    const fresh = await startTestPeer(); // a window of its own: other tests sign in from this address too
+    try {
+      const c = await registerClient(fresh, await adminToken(fresh), { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+      const jar = new CookieJar();
+      const first = await jar.fetch(`${fresh.url}/api/auth/oauth2/authorization?${new URLSearchParams(request(c))}`);
+      const pageUrl = new URL(first.headers.get("location")!, fresh.url).toString();
+      const csrf = hiddenField(await (await jar.fetch(pageUrl)).text(), "csrf")!;
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        const r = await jar.fetch(pageUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, username: `nobody${i}`, password: "Wrong-password-1" }).toString() });
+        statuses.push(r.status);
+        await r.text();
+      }
+      expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+      expect(statuses[20]).toBe(429);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it("S19 sender checks: codes and refresh tokens work only for the client they were issued to, authenticated by its registered method", async () => {
     const basic = (c: any) => `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString("base64")}`;
     const post = (fields: Record<string, string>, authorization?: string) =>
