@@ -1,9 +1,14 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTokenCommand } from "../../cloud/cli/token.js";
 import { loadConfig } from "../../cloud/config.js";
+import { modules } from "../../cloud/modules.js";
+import { migrate } from "../../cloud/storage/migrate.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
 
 const run = promisify(execFile);
@@ -33,6 +38,16 @@ describe("cloud peer foundation", () => {
     const body: any = await res.json();
     expect(body.type).toBe("not_found");
     expect(typeof body.title).toBe("string");
+  });
+
+  it("keeps SQLite in WAL mode and records each applied migration once", async () => {
+    expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
+    const rows = await peer.svc.db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
+    const all = modules.flatMap((m) => m.migrations ?? []);
+    expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version).sort((a, b) => a - b));
+    expect(rows.map((r) => r.version)).toContain(100);
+    // A second run (the next start) applies nothing.
+    expect(await migrate(peer.svc.db, all)).toEqual([]);
   });
 
   it("answers a known path with the wrong method with 405 and Allow", async () => {
@@ -83,3 +98,73 @@ describe("the cloud-peer command", () => {
     expect(bad.stderr.trim()).toBe('cloud-peer: invalid CLOUD_LOCKOUT_THRESHOLD "five": expected an integer >= 1');
   }, 90_000);
 });
+
+/** `cloud-peer --listen 127.0.0.1:0` as a real child process; resolves once it listens. */
+async function spawnPeer(dataDir: string): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
+    env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (c) => {
+      out += String(c);
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr!.on("data", (c) => (out += String(c)));
+    void exit.then((code) => reject(new Error(`cloud-peer exited (${code}): ${out}`)));
+  });
+  return { child, url, exit };
+}
+
+describe("the cloud-peer process", () => {
+  it("on SIGTERM stops accepting, finishes the in-flight request, closes the database; a restart keeps the data", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
+    try {
+      const first = await spawnPeer(dataDir);
+      const token = await createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" });
+      const body = JSON.stringify({ name: "inflight", role_uuids: [] });
+      const { hostname: host, port } = new URL(first.url);
+      // A request whose body is still arriving when the signal comes.
+      const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          { host, port, method: "POST", path: "/api/auth/users", headers: { "x-intdash-token": token, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+          (res) => {
+            let text = "";
+            res.on("data", (c) => (text += c));
+            res.on("end", () => resolve({ status: res.statusCode!, text }));
+          },
+        );
+        req.on("error", reject);
+        req.write(body.slice(0, 10));
+        setTimeout(() => {
+          first.child.kill("SIGTERM");
+          // Once new connections are refused, the rest of the body follows.
+          const probe = () =>
+            fetch(`${first.url}/api/openapi.json`).then(
+              () => setTimeout(probe, 50),
+              () => req.end(body.slice(10)),
+            );
+          probe();
+        }, 300);
+      });
+      const r = await response;
+      expect(r.status, r.text).toBe(201);
+      expect(await first.exit).toBe(0);
+      // A cleanly closed SQLite database has checkpointed and removed its WAL file.
+      expect(fs.existsSync(path.join(dataDir, "cloud.db-wal"))).toBe(false);
+
+      const second = await spawnPeer(dataDir);
+      const found = await fetch(`${second.url}/api/auth/users?name[]=${encodeURIComponent('"inflight"')}`, { headers: { "X-Intdash-Token": token } });
+      expect(found.status).toBe(200);
+      expect(((await found.json()) as any).page.total_count).toBe(1);
+      second.child.kill("SIGINT");
+      expect(await second.exit).toBe(0);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
