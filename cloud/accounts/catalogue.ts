@@ -210,8 +210,8 @@ export const ROLES: readonly RoleDef[] = [
   {
     uuid: ROLE_UUIDS.member,
     name: "member",
-    description: "An ordinary user: own account, read the directory, manage edges, read and write measurements and streams.",
-    scopeNames: ["me:a", "users:r", "roles:r", "edges:r", "edges:w", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"],
+    description: "An ordinary user: own account and own edges, read the directory, read and write measurements and streams.",
+    scopeNames: ["me:a", "users:r", "roles:r", "edges:r", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"],
   },
   {
     uuid: ROLE_UUIDS.readOnly,

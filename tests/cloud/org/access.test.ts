@@ -5,7 +5,7 @@ import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, bearer, caller, edgeToken, json, makeEdge, makeUser, MEMBER, READ_ONLY, type Call, type TestUser } from "./helpers.js";
 
 const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";
-const MEMBER_SCOPES = ["me:a", "users:r", "roles:r", "edges:r", "edges:w", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"];
+const MEMBER_SCOPES = ["me:a", "users:r", "roles:r", "edges:r", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"];
 
 interface Who {
   uuid: string;

@@ -39,6 +39,24 @@ describe("edges", () => {
     expect(got.owner).toBeUndefined();
   });
 
+  it("refuses an ordinary member another's edge: no owner change, no new secret, no edits (own edges only)", async () => {
+    const mo = await makeUser(peer, admin, "mo");
+    const theirs = await makeEdge(admin, "not-mos");
+    for (const [path, method, body] of [
+      [`/auth/edges/${theirs.uuid}/owner`, "POST", { user_uuid: mo.uuid }],
+      [`/auth/edges/${theirs.uuid}/owner`, "DELETE", undefined],
+      [`/auth/edges/${theirs.uuid}/secrets`, "POST", { name: "mine now" }],
+      [`/auth/edges/${theirs.uuid}`, "PATCH", { nickname: "taken" }],
+      [`/auth/edges/${theirs.uuid}`, "DELETE", undefined],
+      ["/auth/edges", "POST", { name: "unowned-by-mo" }],
+    ] as const) {
+      const r = await mo.call(path, { method, ...(body ? { json: body } : {}) });
+      expect([path, method, r.status, r.body]).toEqual([path, method, 403, DENIED]);
+    }
+    expect((await json(admin(`/auth/edges/${theirs.uuid}`), 200)).owner).toBeUndefined();
+    await json(mo.call("/auth/users/me/edges", { method: "POST", json: { name: "mos-own" } }), 201);
+  });
+
   it("validates names and refuses duplicates", async () => {
     const bad = await admin("/auth/edges", { method: "POST", json: { name: "bad name!" } });
     expect(bad.status).toBe(400);
