@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fetchToken } from "../../machines/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
-import { ROOT, sleep, startConnector, startIpcChild, stopChild, waitForFifo, type ConnectorReport, type IpcChild } from "./children.js";
+import { ROOT, nodeArgs, sleep, startConnector, startIpcChild, stopChild, waitForFifo, type ConnectorReport, type IpcChild } from "./children.js";
 export type { Progress } from "./drive.js";
 import type { CloudInfo, CloudTapStats } from "./cloud-child.js";
 import { drive, type Progress } from "./drive.js";
@@ -72,7 +72,7 @@ const startCloudChild = (dir: string, quic: boolean, latency: boolean): Promise<
 
 async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
-  const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn"], {
+  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn"], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -8,9 +8,12 @@ import { fileURLToPath } from "node:url";
 /** The package root (runtime/bench/ is two levels below it), also when installed under node_modules. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** Extra node options for every child (BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile). */
+export const nodeArgs = () => (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** Runs `node --import tsx <ROOT>/<script> ...args` with the package root as working directory. */
 export function spawnTs(script: string, args: string[], stdio: StdioOptions = ["ignore", "ignore", "inherit"], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, stdio, env: env ?? process.env });
+  return spawn(process.execPath, [...nodeArgs(), "--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, stdio, env: env ?? process.env });
 }
 
 /** Resolves when the child has exited (at once if it already has). */

@@ -125,6 +125,7 @@ export async function benchMain(argv: string[]): Promise<number> {
     }
   }
   process.stdout.write(`\n${formatTable(results.map(caseRow))}\n`);
-  process.stdout.write(`load average ${loadAverage().join(" ")}; MB = 10^6 payload bytes; latency from FIFO write to storage in the cloud\n`);
+  const method = results.find((r) => r.latency)?.latency?.method;
+  process.stdout.write(`load average ${loadAverage().join(" ")}; MB = 10^6 payload bytes${method ? `; latency: ${method}` : ""}; CPU in % of one core\n`);
   return results.every((r) => r.stored > 0) ? 0 : 1;
 }
