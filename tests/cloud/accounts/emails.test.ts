@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,6 +147,34 @@ describe("e-mails with an unreachable SMTP server", () => {
       expect(u.emails[0].verified).toBe(false);
       const sent = await admin(`/auth/users/${u.uuid}/emails/${u.emails[0].id}/verification`, { method: "PUT" });
       expect(sent.status).toBe(200);
+    } finally {
+      await peer.stop();
+    }
+  });
+});
+
+describe("verification tokens expire and are stored only as digests", () => {
+  it("refuses an expired token; a fresh mail's token works; no token is in the database in clear", async () => {
+    const peer = await startTestPeer();
+    try {
+      const admin = caller(peer, await adminToken(peer));
+      const u = await createUser(admin, "jana", { email: "jana@example.com" });
+      const dir = path.join(peer.dataDir, "outbox");
+      const mails = () => fs.readdirSync(dir).sort().map((f) => bodyText(fs.readFileSync(path.join(dir, f), "utf8")));
+      const [, id, token] = tokenIn(mails()[0]!);
+      // Let the 24 h pass.
+      await peer.svc.db.run("UPDATE email_verifications SET expired_at = ? WHERE email_id = ?", ["2000-01-01T00:00:00Z", Number(id)]);
+      const late = await admin(`/auth/users/${u.uuid}/emails/${id}/verified`, { method: "PUT", json: { verification_token: token } });
+      expectError(late, 400, "invalid_request");
+      expect(late.body.properties).toEqual({ verification_token: "invalid or expired" });
+      expect((await fetch(linkIn(mails()[0]!))).status).toBe(400);
+      expect((await admin(`/auth/users/${u.uuid}/emails/${id}/verification`, { method: "PUT" })).status).toBe(200);
+      const [, , fresh] = tokenIn(mails()[1]!);
+      expect((await admin(`/auth/users/${u.uuid}/emails/${id}/verified`, { method: "PUT", json: { verification_token: fresh } })).status).toBe(200);
+      const rows = await peer.svc.db.all<{ token_digest: string }>("SELECT token_digest FROM email_verifications");
+      expect(rows.map((r) => r.token_digest)).toEqual(expect.arrayContaining([createHash("sha256").update(fresh).digest("hex")]));
+      const stored = ["cloud.db", "cloud.db-wal"].filter((f) => fs.existsSync(path.join(peer.dataDir, f))).map((f) => fs.readFileSync(path.join(peer.dataDir, f)));
+      for (const secret of [token, fresh]) for (const file of stored) expect(file.includes(secret)).toBe(false);
     } finally {
       await peer.stop();
     }

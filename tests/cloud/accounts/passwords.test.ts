@@ -140,4 +140,50 @@ describe("passwords", () => {
     expectError(await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-8", recovery_token: recovery } }), 400);
     expectError(await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-8", old_password: "Recovered-pw-7" } }), 401, "unauthorized");
   });
+
+  it("an expired password restricts the user's tokens until it is changed; an expired recovery token is refused", async () => {
+    const u = await createUser(admin, "olaf", { email: "olaf@example.com" });
+    const token = await tokenOf(peer, admin, u, "Ox-secret-123");
+    const me = caller(peer, token);
+    expect((await me("/auth/users/me/tokens")).status).toBe(200);
+    const p = (await peer.svc.accounts.users.password(u.uuid))!;
+    await peer.svc.accounts.users.setPassword(u.uuid, p.hash, false, "2000-01-01T00:00:00Z", p.updated_at);
+    expect(await peer.svc.accounts.passwordState(u.uuid)).toMatchObject({ expired: true, isTemporary: false });
+    expectError(await me("/auth/users/me/tokens"), 403, "forbidden");
+    expect((await me("/auth/users/me")).status).toBe(200);
+    const ch = await me("/auth/users/me/password", { method: "PUT", json: { password: "Ox-renewed-456", old_password: "Ox-secret-123" } });
+    expect(ch.status).toBe(200);
+    expect(Date.parse(ch.body.expired_at)).toBeGreaterThan(Date.now());
+    expect((await me("/auth/users/me/tokens")).status).toBe(200);
+    // Recovery tokens live one hour.
+    await peer.svc.accounts.emails.markVerified(u.emails[0].id, new Date().toISOString());
+    const outbox = path.join(peer.dataDir, "outbox");
+    const before = new Set(fs.readdirSync(outbox));
+    expect((await caller(peer)("/auth/users/password/recovery", { method: "POST", json: { address: "olaf@example.com" } })).status).toBe(204);
+    const file = fs.readdirSync(outbox).find((f) => !before.has(f))!;
+    const recovery = bodyText(fs.readFileSync(path.join(outbox, file), "utf8")).match(/Recovery token:\r?\n(\S+)/)![1]!;
+    await peer.svc.db.run("UPDATE password_recoveries SET expired_at = ? WHERE user_uuid = ?", ["2000-01-01T00:00:00Z", u.uuid]);
+    const late = await caller(peer)("/auth/users/me/password", { method: "PUT", json: { password: "Ox-late-789", recovery_token: recovery } });
+    expectError(late, 400, "invalid_request");
+    expect(late.body.properties).toEqual({ recovery_token: "invalid or expired" });
+    expect(await peer.svc.accounts.verifyPassword(u.uuid, "Ox-renewed-456")).toBe(true);
+  });
 });
+
+describe("passwords that never expire (CLOUD_PASSWORD_LIFETIME_DAYS=0)", () => {
+  it("omits expired_at", async () => {
+    const peer = await startTestPeer({ config: { passwordLifetimeDays: 0 } });
+    try {
+      const admin = caller(peer, await adminToken(peer));
+      const u = await createUser(admin, "pia");
+      expect(u.password.expired_at).toBeUndefined();
+      const me = caller(peer, await tokenOf(peer, admin, u, "Px-secret-123"));
+      const got = await me("/auth/users/me");
+      expect(got.body.password.expired_at).toBeUndefined();
+      expect(got.body.password.is_temporary).toBe(false);
+    } finally {
+      await peer.stop();
+    }
+  });
+});
+

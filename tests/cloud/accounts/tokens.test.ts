@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
@@ -114,4 +117,14 @@ describe("API tokens", () => {
     const other = await admin("/auth/users/me/tokens");
     expectError(await me(`/auth/users/me/tokens/${other.body.items[0].id}`, { method: "DELETE" }), 404);
   });
+
+  it("stores API tokens only as SHA-256 digests", async () => {
+    const u = await createUser(admin, "theo");
+    const c = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "stored" } });
+    const row = await peer.svc.accounts.tokens.byId(u.uuid, c.body.id);
+    expect(row!.digest).toBe(createHash("sha256").update(c.body.token).digest("hex"));
+    for (const f of ["cloud.db", "cloud.db-wal"].filter((x) => fs.existsSync(path.join(peer.dataDir, x))))
+      expect(fs.readFileSync(path.join(peer.dataDir, f)).includes(c.body.token), f).toBe(false);
+  });
 });
+
