@@ -1,7 +1,9 @@
 // Applies a direction's filter list (upstream or downstream) to batches of points, in the configured order.
 // Each filter: points matching `target` get `change_to`; others pass unchanged. A batch is processed
 // synchronously, so replacing the list (update()) between two batches never loses or duplicates a point;
-// filters whose id and definition did not change keep their state (sampling's last-kept times).
+// filters whose id and definition did not change keep their counters, and a sampling filter keeps its
+// per-data-id last-kept times across every update (new interval, new target, disabled and enabled again)
+// until it is deleted or changes kind, so an update never lets a burst of extra points through.
 import { type DataPoint, dataIdKey } from "../datapoint.js";
 import { ESSENTIAL_NAL_TYPES, NAL_AUD, NAL_SEI, keepNalUnits } from "./h264.js";
 import { type Matcher, compilePatterns, dataNameError } from "./pattern.js";
@@ -36,7 +38,10 @@ function compileTarget(t: FilterTarget): (p: DataPoint) => boolean {
 
 const SAMPLING_MAX_IDS = 100_000;
 
-function compileChange(c: FilterChange, stats: FilterStats): Step {
+/** Sampling state of one filter: last kept elapsed time per data id. */
+type SamplingMemory = Map<string, number>;
+
+function compileChange(c: FilterChange, stats: FilterStats, memory: () => SamplingMemory): Step {
   switch (c.type) {
     case "rename":
       return (p) => {
@@ -55,7 +60,7 @@ function compileChange(c: FilterChange, stats: FilterStats): Step {
       };
     case "sampling": {
       const intervalNs = c.interval_ms * 1e6;
-      const last = new Map<string, number>();
+      const last = memory();
       return (p) => {
         const key = dataIdKey(p);
         const prev = last.get(key);
@@ -90,6 +95,7 @@ function compileChange(c: FilterChange, stats: FilterStats): Step {
 
 export class FilterPipeline {
   private filters: Compiled[] = [];
+  private readonly sampling = new Map<string, SamplingMemory>();
 
   constructor(defs: readonly FilterDefinition[] = []) {
     this.update(defs);
@@ -99,7 +105,10 @@ export class FilterPipeline {
   update(defs: readonly FilterDefinition[]): void {
     const old = new Map(this.filters.map((f) => [f.id, f]));
     const next: Compiled[] = [];
+    const ids = new Set(defs.map((d) => d.id));
+    for (const id of this.sampling.keys()) if (!ids.has(id)) this.sampling.delete(id);
     for (const d of defs) {
+      if (d.change_to.type !== "sampling") this.sampling.delete(d.id); // a new change kind starts afresh
       if (!d.enabled) continue;
       const json = JSON.stringify([d.target, d.change_to]);
       const prev = old.get(d.id);
@@ -108,7 +117,12 @@ export class FilterPipeline {
         continue;
       }
       const stats: FilterStats = { matched: 0, dropped: 0, changed: 0, invalid: 0 };
-      next.push({ id: d.id, json, match: compileTarget(d.target), step: compileChange(d.change_to, stats), stats });
+      const memory = () => {
+        let m = this.sampling.get(d.id);
+        if (m === undefined) this.sampling.set(d.id, (m = new Map()));
+        return m;
+      };
+      next.push({ id: d.id, json, match: compileTarget(d.target), step: compileChange(d.change_to, stats, memory), stats });
     }
     this.filters = next;
   }

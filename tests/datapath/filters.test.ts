@@ -105,9 +105,37 @@ describe("filters", () => {
     pl.update([sampling, def({ id: "r", type: "rename", target: { type: "always" }, change_to: { type: "rename", add_prefix: "p/" } })]);
     expect(names(pl.apply([point("a", "t", "", 50e6), point("b", "t", "", 50e6)]))).toEqual(["p/b"]); // state of "s" kept
     pl.update([def({ ...sampling, change_to: { type: "sampling", interval_ms: 10 } })]);
-    expect(names(pl.apply([point("a", "t", "", 60e6)]))).toEqual(["a"]); // new definition: new state
+    expect(names(pl.apply([point("a", "t", "", 60e6)]))).toEqual(["a"]); // 60 ms after the last kept one (0)
     pl.update([def({ id: "s", enabled: false, type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } })]);
     expect(pl.apply([point("a", "t", "", 61e6), point("a", "t", "", 62e6)]).length).toBe(2);
+  });
+});
+
+describe("sampling state across updates", () => {
+  const sampling = (interval_ms: number, extra: object = {}) =>
+    def({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms }, ...extra });
+
+  it("keeps the per-data-id last-kept times through interval and target changes and disable/enable", () => {
+    const pl = new FilterPipeline([sampling(100)]);
+    expect(pl.apply([point("a", "t", "", 0), point("b", "t", "", 0)]).length).toBe(2);
+    pl.update([sampling(200)]);
+    // 150 ms after the last kept points: a new 200 ms interval does not let them through.
+    expect(pl.apply([point("a", "t", "", 150e6), point("b", "t", "", 150e6)]).length).toBe(0);
+    pl.update([def({ ...sampling(200), target: { type: "name", patterns: ["#"] } })]);
+    expect(pl.apply([point("a", "t", "", 190e6)]).length).toBe(0);
+    pl.update([sampling(200, { enabled: false })]);
+    expect(pl.apply([point("a", "t", "", 195e6)]).length).toBe(1); // disabled: passes everything
+    pl.update([sampling(200)]);
+    expect(pl.apply([point("a", "t", "", 199e6)]).length).toBe(0); // enabled again: the old state holds
+    expect(names(pl.apply([point("a", "t", "", 200e6)]))).toEqual(["a"]);
+  });
+
+  it("forgets the state of a deleted filter", () => {
+    const pl = new FilterPipeline([sampling(100)]);
+    expect(pl.apply([point("a", "t", "", 0)]).length).toBe(1);
+    pl.update([]);
+    pl.update([sampling(100)]);
+    expect(pl.apply([point("a", "t", "", 10e6)]).length).toBe(1);
   });
 });
 
