@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopeAccess } from "../../../cloud/accounts/access.js";
 import { ROLES, SCOPES } from "../../../cloud/accounts/catalogue.js";
@@ -127,3 +128,36 @@ describe("roles and scopes", () => {
     peer.svc.authenticators.shift();
   });
 });
+
+describe("docs/roles-and-scopes.md", () => {
+  const doc = fs.readFileSync("docs/roles-and-scopes.md", "utf8");
+  const rows = (section: string) => {
+    const part = doc.split(`## ${section}\n`)[1]!.split("\n## ")[0]!;
+    return part.split("\n").filter((l) => /^\| `/.test(l)).map((l) => l.split(" | ").map((c) => c.replace(/^\| /, "").replace(/ \|$/, "").trim()));
+  };
+  const list = (items: readonly string[]) => (items.length ? items.map((x) => (x.startsWith("upstream") || x.startsWith("downstream") ? x : `\`${x}\``)).join(", ") : "—");
+
+  it("documents every scope of the catalogue exactly as it is served", () => {
+    const docRows = rows("Scopes");
+    expect(docRows.map((r) => r[0])).toEqual(SCOPES.map((x) => `\`${x.name}\``));
+    for (const s of SCOPES) {
+      const r = docRows.find((x) => x[0] === `\`${s.name}\``)!;
+      expect(r[1], s.name).toBe(`\`${s.uuid}\``);
+      expect(r[2], `${s.name} allowed`).toBe(list(s.allowed_endpoints.map((e) => `${e.method} ${e.path}`)));
+      expect(r[3], `${s.name} denied`).toBe(list(s.denied_endpoints.map((e) => `${e.method} ${e.path}`)));
+      expect(r[4], `${s.name} iSCP`).toBe(list(s.allowed_iscp_messages.map((m) => m.type)));
+      expect(s.name).toMatch(/^[a-z-]+:[rwa]$/);
+    }
+  });
+
+  it("documents every role with its scopes", () => {
+    const docRows = rows("Roles");
+    expect(docRows.map((r) => r[0])).toEqual(ROLES.map((x) => `\`${x.name}\``));
+    for (const role of ROLES) {
+      const r = docRows.find((x) => x[0] === `\`${role.name}\``)!;
+      expect(r[1], role.name).toBe(`\`${role.uuid}\``);
+      expect(r[2], role.name).toBe(list(role.scopeNames));
+    }
+  });
+});
+
