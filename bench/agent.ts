@@ -3,7 +3,8 @@
 // 1 KiB and 64 KiB payloads as fast as possible, then latency at 10,000 points/s with 16 B payloads.
 //   npm run bench -- agent [--duration S]     (or: npx tsx bench/agent.ts [--duration S]; default 3 s per case)
 // Our rows carry ratio_vs_mosquitto / ratio_vs_nats: ours ÷ theirs for the metric named in ratio_of (points/s
-// for throughput rows, > 1 = ahead; p50 latency for latency rows, < 1 = ahead).
+// for throughput rows, > 1 = ahead; p50 latency for latency rows, < 1 = ahead). Process columns: connector,
+// edge (our agent / the peer's producer), server (our cloud peer / the broker), consumer (the peer's subscriber).
 import { runAgentCase, type AgentCaseOptions, type CaseResult } from "../runtime/bench/agent-case.js";
 import type { Progress } from "../runtime/bench/drive.js";
 import { loadAverage } from "../runtime/bench/proc-stats.js";
@@ -49,7 +50,7 @@ async function attempt(kind: Outcome["kind"], label: string, payload: number, ra
   try {
     const result = await fn(progress(label));
     if (process.stderr.isTTY) process.stderr.write("\n");
-    return { kind, result, row: { case: kind, ...caseRow(result), load1: loadAverage()[0] } };
+    return { kind, result, row: { case: kind, ...caseRow(result, { roles: true }), load1: loadAverage()[0] } };
   } catch (e) {
     process.stderr.write(`\nagent bench: ${label} failed: ${(e as Error).message}\n`);
     return { kind, row: { case: kind, path: label, payload_B: payload, rate: rate === 0 ? "max" : rate, note: `failed: ${(e as Error).message}` } };

@@ -124,7 +124,7 @@ export async function benchMain(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  process.stdout.write(`\n${formatTable(results.map(caseRow))}\n`);
+  process.stdout.write(`\n${formatTable(results.map((r) => caseRow(r)))}\n`);
   const method = results.find((r) => r.latency)?.latency?.method;
   process.stdout.write(`load average ${loadAverage().join(" ")}; MB = 10^6 payload bytes${method ? `; latency: ${method}` : ""}; CPU in % of one core\n`);
   return results.every((r) => r.stored > 0) ? 0 : 1;

@@ -5,8 +5,14 @@ export type Row = Record<string, string | number | boolean | undefined>;
 
 const fix = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? undefined : +v.toFixed(d));
 
+/**
+ * With `roles`, ours and the peers share process columns: edge = our agent or a peer's producer, server = our
+ * cloud peer or the broker, consumer = a peer's subscriber (ours stores in the cloud: no consumer process).
+ */
+const ROLES: Record<string, string> = { agent: "edge", producer: "edge", cloud: "server", broker: "server" };
+
 /** One row per case; a CPU and a peak-RSS column per process (connector, agent, cloud; producer, broker, consumer). */
-export function caseRow(r: CaseResult): Row {
+export function caseRow(r: CaseResult, opts: { roles?: boolean } = {}): Row {
   const row: Row = {
     path: r.path,
     payload_B: r.payloadB,
@@ -18,7 +24,8 @@ export function caseRow(r: CaseResult): Row {
     p50_ms: r.latency?.p50Ms,
     p99_ms: r.latency?.p99Ms,
   };
-  for (const [name, p] of Object.entries(r.procs)) {
+  for (const [proc, p] of Object.entries(r.procs)) {
+    const name = opts.roles ? (ROLES[proc] ?? proc) : proc;
     // CPU as % of one core over the run (CPU seconds from the first accepted point to the last stored one).
     row[`cpu_${name}_%`] = fix(p && (p.cpuS / r.seconds) * 100, 0);
     row[`rss_${name}_MiB`] = fix(p?.peakRssMiB, 0);
