@@ -2,6 +2,7 @@
 // the subject must be allowed in the requested project; an edge must connect with its own UUID as
 // node_id. Refusals use iSCP result codes iscp-ts knows (AUTH_FAILED, NODE_ID_MISMATCH).
 import type { Principal } from "../auth/principal.js";
+import { standingScopes } from "../oauth/bearer.js";
 import type { Authenticate } from "../iscp/options.js";
 import { ResultCode } from "../../proto/iscp/wire.js";
 import type { Services } from "../services.js";
@@ -32,13 +33,12 @@ async function principalOf(svc: Services, tickets: TicketStore, token: string): 
   if (fromTicket) return fromTicket;
   const claims = svc.oauth.verifyAccessToken(token);
   if (!claims || claims.restricted) return undefined;
-  const scopes = claims.scope ? claims.scope.split(" ") : [];
+  let scopes = claims.scope ? claims.scope.split(" ") : [];
   let isSuper = false;
   if (claims.sub_kind === "user") {
     const user = await svc.oauth.accounts.user(claims.sub);
     if (!user || user.disabled) return undefined;
-    // As for HTTP (cloud/oauth/bearer.ts): super-user powers only with all of the user's scopes.
-    isSuper = user.isSuper && user.scopes.every((s) => scopes.includes(s));
+    ({ scopes, isSuper } = standingScopes(scopes, user)); // as for HTTP: lost scopes are gone at once
   }
   return { kind: claims.sub_kind, uuid: claims.sub, isSuper, scopes, via: "bearer", clientId: claims.client_id, credentialId: claims.jti };
 }

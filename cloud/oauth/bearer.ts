@@ -41,13 +41,20 @@ export function bearerAuthenticator(svc: Services): Authenticator {
     if (claims.sub_kind === "user") {
       const user = await svc.oauth.accounts.user(claims.sub);
       if (!user || user.disabled) throw unauthorized("the token's user no longer exists or is disabled");
-      // Scopes the user lost since the token was issued are gone at once (like a disabled user's tokens).
-      const current = new Set(user.scopes);
-      principal.scopes = principal.scopes.filter((s) => current.has(s));
-      // Super-user powers only through a token carrying all of the user's scopes (not one capped by a client).
-      const held = new Set(principal.scopes);
-      principal.isSuper = user.isSuper && !principal.restricted && user.scopes.every((s) => held.has(s));
+      Object.assign(principal, standingScopes(principal.scopes, user, principal.restricted !== undefined));
     }
     return principal;
   };
+}
+
+/**
+ * A user token's scopes as they stand now: scopes the user lost since the token was issued are gone at
+ * once (like a disabled user's tokens), and super-user powers come only with a token carrying all of
+ * the user's scopes (not one capped by a client). Used for HTTP and iSCP alike.
+ */
+export function standingScopes(tokenScopes: readonly string[], user: { scopes: readonly string[]; isSuper: boolean }, restricted = false): { scopes: string[]; isSuper: boolean } {
+  const current = new Set(user.scopes);
+  const scopes = tokenScopes.filter((s) => current.has(s));
+  const held = new Set(scopes);
+  return { scopes, isSuper: user.isSuper && !restricted && user.scopes.every((s) => held.has(s)) };
 }

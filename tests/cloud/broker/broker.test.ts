@@ -7,6 +7,7 @@ import { connectWebSocket } from "../../../runtime/iscp/transport/websocket.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, caller, type Call } from "../accounts/helpers.js";
 import { edgeToken, makeEdge, type TestEdge } from "../org/helpers.js";
+import { adminToken as oauthAdminToken, createUser as createOauthUser, MEMBER_ROLE, passwordToken } from "../oauth/helpers.js";
 
 const PROJECT = "00000000-0000-0000-0000-000000000000";
 
@@ -56,6 +57,21 @@ describe("iSCP broker in the cloud peer", () => {
   it("refuses an edge that claims another node id with NODE_ID_MISMATCH", async () => {
     const err = await connect(token, randomUUID()).catch((e) => e);
     expect((err as IscpRequestError).resultCode).toBe(128);
+  });
+
+  it("judges a user's older access token by the roles the user holds now", async () => {
+    const adminBearer = await oauthAdminToken(peer);
+    const user = await createOauthUser(peer, adminBearer);
+    const older = (await passwordToken(peer, user.name, user.password)).access_token as string;
+    const streams = async () => {
+      const c = await connect(older, randomUUID());
+      return c.openUpstream({ sessionId: randomUUID() }).then(() => "opened", (e: unknown) => (e as IscpRequestError).resultCode);
+    };
+    expect(await streams()).toBe("opened");
+    expect((await admin(`/auth/users/${user.uuid}/roles/${MEMBER_ROLE}`, { method: "DELETE" })).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 1100)); // the user's standing is cached for one second
+    const refused = await streams().catch((e: unknown) => (e as IscpRequestError).resultCode);
+    expect(refused).not.toBe("opened");
   });
 
   it("issues one-time tickets usable as the access token exactly once", async () => {
