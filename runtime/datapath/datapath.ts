@@ -212,10 +212,11 @@ export class DataPath {
     for (const id of ids) if (this.router.has(id)) yield id;
   }
 
+  /** Bytes waiting for deferred upload; at least 1 while an uploaded measurement's completion is due. */
   private pendingBytes(): number {
     let n = 0;
     for (const s of this.queue.pendingSequences()) n += this.queue.getSequence(s.ord)?.pendingDataSize ?? 0;
-    return n;
+    return n === 0 && this.queue.completionsDue().length > 0 ? 1 : n;
   }
 
   private async check(): Promise<void> {

@@ -38,7 +38,6 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
     let stopped = false;
     const client = new MeasurementRestClient(session);
     const known = new Set<string>(); // measurements this run created or found in the cloud
-    const touched = new Set<string>(); // measurements this run uploaded chunks of
     const hold = settings.priority === "higher_than_realtime";
 
     const waitForTurn = async () => {
@@ -58,6 +57,8 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
         if (batch === undefined) return sent;
         if (!known.has(seq.measUuid)) {
           await client.ensureMeasurement(seq.measUuid, meas.baseTimeNs);
+          // Recorded before any chunk is released, so a crash cannot leave it uploaded but never completed.
+          await o.queue.markOwesCompletion(seq.measUuid, true);
           known.add(seq.measUuid);
         }
         const results = await client.storeChunks(batch.body);
@@ -65,27 +66,29 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
         const acked = batch.chunkNos.filter((n) => done.has(n));
         if (acked.length < batch.chunkNos.length) throw new Error(`the cloud stored ${acked.length} of ${batch.chunkNos.length} chunks of sequence ${seq.uuid}`);
         await o.queue.ack(seq.ord, acked);
-        touched.add(seq.measUuid);
         sent = true;
         cb.data(batch.body.length);
       }
     };
 
-    /** An ended measurement with nothing left to upload: the cloud learns its totals and that it is complete. */
-    const completeIfDone = async (measUuid: string) => {
-      const meas = o.queue.getMeasurement(measUuid);
-      if (meas === undefined || !meas.ended || meas.chunkCount > 0) return;
-      const seqs = o.queue.sequencesOf(measUuid);
-      if (seqs.some((s) => !s.closed && s.realtime)) return;
-      for (const s of seqs) {
+    /**
+     * An ended measurement with nothing left to upload, some of it sent by this upload (in this run or an
+     * earlier one, maybe while it was still being taken): the cloud learns its totals and that it is complete.
+     */
+    const complete = async (measUuid: string) => {
+      for (const s of o.queue.sequencesOf(measUuid)) {
         if (s.lastChunkNo === 0) continue;
         await client.finishSequence(measUuid, s.uuid, s.points, s.lastChunkNo).catch((e: unknown) => {
           // A sequence the cloud never saw (all its chunks dropped) has nothing to finish.
           if (!(e instanceof RestError && e.status === 404)) throw e;
         });
       }
-      await client.complete(measUuid);
-      touched.delete(measUuid);
+      await client.complete(measUuid).catch((e: unknown) => {
+        // Deleted in the cloud meanwhile: nothing to complete (and no reason to retry forever).
+        if (!(e instanceof RestError && e.status === 404)) throw e;
+        o.log?.warn({ measurement: measUuid }, "measurement no longer in the cloud; not completed");
+      });
+      await o.queue.markOwesCompletion(measUuid, false);
       o.log?.info({ measurement: measUuid }, "deferred upload complete");
     };
 
@@ -97,7 +100,10 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
           if (stopped) return;
           if (await uploadSequence(seq)) progressed = true;
         }
-        for (const m of [...touched]) await completeIfDone(m);
+        for (const m of o.queue.completionsDue()) {
+          if (stopped) return;
+          await complete(m.uuid);
+        }
         if (stopped) return;
         if (!progressed) break;
       }

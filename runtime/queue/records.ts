@@ -10,6 +10,11 @@ export interface MeasurementRecord {
   createdAt: number;
   /** Streaming stopped: no more data will be added. */
   ended: boolean;
+  /**
+   * Some of its chunks went by deferred upload, and the cloud has not yet been told its sequences'
+   * totals and that it is complete (done once it has ended and nothing is left to upload).
+   */
+  owesCompletion?: boolean;
 }
 
 export interface SequenceRecord {

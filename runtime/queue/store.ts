@@ -151,6 +151,24 @@ export class DurableQueue {
     await this.meas.put(uuid, m.rec);
   }
 
+  /** Deferred upload stored chunks of the measurement: the cloud must be told it is complete (persisted). */
+  async markOwesCompletion(uuid: string, owes: boolean): Promise<void> {
+    const m = this.measurements.get(uuid);
+    if (m === undefined || (m.rec.owesCompletion ?? false) === owes) return;
+    m.rec.owesCompletion = owes;
+    await this.meas.put(uuid, m.rec);
+  }
+
+  /**
+   * Ended measurements whose completion the cloud still waits for and that have nothing left to upload
+   * (no stored chunks, no real-time sequence still open), in the order they were taken.
+   */
+  completionsDue(): MeasurementInfo[] {
+    return this.listMeasurements().filter(
+      (m) => m.ended && m.owesCompletion === true && m.chunkCount === 0 && !this.sequencesOf(m.uuid).some((s) => !s.closed && s.realtime),
+    );
+  }
+
   /** Measurements in the order they were taken, with their pending data. */
   listMeasurements(): MeasurementInfo[] {
     return [...this.measurements.values()]

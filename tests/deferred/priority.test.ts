@@ -56,9 +56,9 @@ async function pendingMeasurement(chunks: number): Promise<string> {
   return uuid;
 }
 
-async function cloudMeasurement(uuid: string): Promise<{ status: number; body: { received_data_points?: number; status?: string } }> {
+async function cloudMeasurement(uuid: string): Promise<{ status: number; body: { received_data_points?: number; status?: string; completed?: boolean; sequences?: unknown } }> {
   const r = await fetch(`${peer.url}/api/v1/projects/${projectUuid}/measurements/${uuid}`, { headers: { "X-Intdash-Token": admin } });
-  return { status: r.status, body: (await r.json()) as { received_data_points?: number; status?: string } };
+  return { status: r.status, body: (await r.json()) as { received_data_points?: number; status?: string; completed?: boolean; sequences?: unknown } };
 }
 
 interface Run {
@@ -162,4 +162,27 @@ it("fails with the cloud's reason, keeps the data, and never holds real time aft
   expect(queue.getMeasurement(uuid)!.chunkCount).toBe(2);
   await new Promise((r) => setTimeout(r, 20));
   expect(holds).toEqual([true, false]);
+});
+
+it("completes a measurement uploaded while it was being taken once it ends, also after an agent restart", async () => {
+  const uuid = crypto.randomUUID();
+  queue.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  // The `deferred` destination's sequence: uploaded while still open.
+  const seq = queue.openSequence(uuid, "deferred", crypto.randomUUID(), true, false);
+  for (let i = 0; i < 4; i++) await queue.append(seq.ord, points(10)).durable;
+  expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
+  expect((await cloudMeasurement(uuid)).body).toMatchObject({ received_data_points: 40, completed: false });
+
+  // It ends with nothing left to upload; the agent restarts before the uploader runs again.
+  await queue.closeSequence(seq.ord);
+  await queue.endMeasurement(uuid);
+  await queue.close();
+  queue = await DurableQueue.open({ dir: path.join(dir, `queue-${n}`), capacityMiB: 100, limitDataStorage: true });
+  expect(queue.getMeasurement(uuid)).toMatchObject({ chunkCount: 0 });
+  expect(queue.completionsDue().map((m) => m.uuid)).toEqual([uuid]);
+
+  expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
+  const m = await cloudMeasurement(uuid);
+  expect(m.body).toMatchObject({ received_data_points: 40, completed: true, sequences: { expected_data_points: 40, status: "completed" } });
+  expect(queue.completionsDue()).toEqual([]);
 });

@@ -57,4 +57,13 @@ it("sends points routed to `deferred` only by deferred upload, exactly once", as
     return i.length >= 500 && i;
   }, 30_000, "500 deferred points in the cloud");
   expect(got).toEqual(range(0, 500));
+
+  // Once the measurement ends, the cloud is told it is complete, though its deferred upload finished earlier.
+  await s.agentApi.delete("/device-connectors/upstream/dd");
+  await s.agentApi.delete("/device-connectors/upstream/dc");
+  const done = await until(async () => {
+    const ms = await s.measurements();
+    return ms.length > 0 && ms.every((m) => (m as { completed?: boolean }).completed === true) && ms;
+  }, 30_000, "every measurement completed in the cloud");
+  expect(done.map((m) => m.received_data_points)).toEqual([1500]);
 }, 60_000);
