@@ -16,6 +16,8 @@ export interface CloudConfig {
   lockoutThreshold: number;
   passwordLifetimeDays: number;
   iscpQuicListen?: string;
+  /** How long shutdown waits for in-flight requests before cutting their connections (ms). */
+  shutdownGraceMs: number;
 }
 
 export type ConfigInput = Partial<Record<keyof CloudConfig, string | number | undefined>> & { listen?: string };
@@ -70,5 +72,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     lockoutThreshold: int("CLOUD_LOCKOUT_THRESHOLD", flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5, 1),
     passwordLifetimeDays: int("CLOUD_PASSWORD_LIFETIME_DAYS", flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365, 0),
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
+    shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
   };
 }

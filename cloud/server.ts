@@ -70,9 +70,13 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       // end only when their module closes them, so modules close after a grace period, then the DB.
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000).unref())]);
+      // A request still running after the grace period (say, a client that never finishes its
+      // body) is cut, so a stuck client cannot hold the shutdown for the 5 min of requestTimeout.
+      const cut = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, Math.min(1000, config.shutdownGraceMs)).unref())]);
       for (const fn of [...svc.onClose].reverse()) await fn();
       await stopped;
+      clearTimeout(cut);
       await svc.db.close();
     })());
   return { url, server, svc, routes, close };

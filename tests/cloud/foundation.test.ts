@@ -9,6 +9,7 @@ import { createTokenCommand } from "../../cloud/cli/token.js";
 import { loadConfig } from "../../cloud/config.js";
 import { modules } from "../../cloud/modules.js";
 import { migrate } from "../../cloud/storage/migrate.js";
+import { adminToken } from "./accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
 
 const run = promisify(execFile);
@@ -99,6 +100,31 @@ describe("the cloud-peer command", () => {
   }, 90_000);
 });
 
+describe("shutdown with a stuck client", () => {
+  it("cuts a request that is still unfinished after the grace period and closes", async () => {
+    const peer = await startTestPeer({ config: { shutdownGraceMs: 500 } });
+    const token = await adminToken(peer);
+    const { hostname, port } = new URL(peer.url);
+    let inFlight!: () => void;
+    const started = new Promise<void>((r) => (inFlight = r));
+    const outcome = new Promise<string>((resolve) => {
+      const headers = { "x-intdash-token": token, "content-type": "application/json", "content-length": 1000, expect: "100-continue" };
+      const req = http.request({ host: hostname, port, method: "POST", path: "/api/auth/users", headers }, (res) => resolve(`status ${res.statusCode}`));
+      req.on("error", (err) => resolve(`error ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+      req.flushHeaders();
+      req.once("continue", () => {
+        req.write('{"name":"never-finished"');
+        setTimeout(inFlight, 100);
+      });
+    });
+    await started;
+    const t0 = Date.now();
+    await peer.stop();
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(await outcome).toMatch(/^error /);
+  }, 30_000);
+});
+
 /** `cloud-peer --listen 127.0.0.1:0` as a real child process; resolves once it listens. */
 async function spawnPeer(dataDir: string): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
@@ -127,19 +153,19 @@ describe("the cloud-peer process", () => {
       const token = await createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" });
       const body = JSON.stringify({ name: "inflight", role_uuids: [] });
       const { hostname: host, port } = new URL(first.url);
-      // A request whose body is still arriving when the signal comes.
+      // A request whose body is still arriving when the signal comes. `Expect: 100-continue` tells
+      // when the server has parsed its headers (before that it is an idle connection, not in flight).
       const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = http.request(
-          { host, port, method: "POST", path: "/api/auth/users", headers: { "x-intdash-token": token, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
-          (res) => {
-            let text = "";
-            res.on("data", (c) => (text += c));
-            res.on("end", () => resolve({ status: res.statusCode!, text }));
-          },
-        );
+        const headers = { "x-intdash-token": token, "content-type": "application/json", "content-length": Buffer.byteLength(body), expect: "100-continue" };
+        const req = http.request({ host, port, method: "POST", path: "/api/auth/users", headers }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode!, text }));
+        });
         req.on("error", reject);
-        req.write(body.slice(0, 10));
-        setTimeout(() => {
+        req.flushHeaders();
+        req.once("continue", () => {
+          req.write(body.slice(0, 10));
           first.child.kill("SIGTERM");
           // Once new connections are refused, the rest of the body follows.
           const probe = () =>
@@ -148,7 +174,7 @@ describe("the cloud-peer process", () => {
               () => req.end(body.slice(10)),
             );
           probe();
-        }, 300);
+        });
       });
       const r = await response;
       expect(r.status, r.text).toBe(201);
