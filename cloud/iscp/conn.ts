@@ -88,17 +88,23 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   }
 
   sendMessage(msg: Message): void {
-    if (this.state === "closed") return;
+    this.trySend(msg);
+  }
+
+  /** False when the message was not sent (connection closed, or above the client's frame limit). */
+  trySend(msg: Message): boolean {
+    if (this.state === "closed") return false;
     const frame = encodeMessage(msg, this.encoding);
     if (frame.length > this.hub.limits.maxOutgoingFrameBytes) {
       this.hub.logger.warn({ remote: this.remote, bytes: frame.length }, "iscp message above the frame limit not sent");
-      return;
+      return false;
     }
     this.transport.send(frame);
+    return true;
   }
 
-  deliverCall(call: iscp2.IDownstreamCall): void {
-    this.sendMessage({ downstreamCall: call });
+  deliverCall(call: iscp2.IDownstreamCall): boolean {
+    return this.trySend({ downstreamCall: call });
   }
 
   /** Sends Disconnect and closes; streams stay resumable. */

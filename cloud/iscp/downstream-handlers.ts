@@ -115,9 +115,10 @@ export function call(c: ServerConn, req: iscp2.IUpstreamCall): void {
   const callId = req.callId ?? "";
   const ack = (code: iscp2.ResultCode, str: string) => c.sendMessage({ upstreamCallAck: { callId, resultCode: code, resultString: str } });
   if (!callId) return ack(ResultCode.PROTOCOL_ERROR, "call_id is empty");
-  const n = c.hub.deliverCall(c.projectUuid, req.destinationNodeId ?? "", {
+  const { found, delivered } = c.hub.deliverCall(c.projectUuid, req.destinationNodeId ?? "", {
     callId, requestCallId: req.requestCallId ?? "", sourceNodeId: c.nodeId, name: req.name ?? "", type: req.type ?? "", payload: req.payload ?? new Uint8Array(0),
   });
-  if (n === 0) return ack(ResultCode.PROCESS_FAILED, "destination node is not connected");
+  if (found === 0) return ack(ResultCode.PROCESS_FAILED, "destination node is not connected");
+  if (delivered === 0) return ack(ResultCode.TOO_LARGE_MESSAGE_SIZE, "the call does not fit in the destination's frames");
   ack(ResultCode.SUCCEEDED, "OK");
 }

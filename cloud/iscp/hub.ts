@@ -10,7 +10,8 @@ import type { UpstreamStream } from "./upstream.js";
 export interface HubConn {
   readonly projectUuid: string;
   readonly nodeId: string;
-  deliverCall(call: iscp2.IDownstreamCall): void;
+  /** False when the call did not fit in one of the client's frames. */
+  deliverCall(call: iscp2.IDownstreamCall): boolean;
 }
 
 const nodeKey = (project: string, node: string) => `${project}\n${node}`;
@@ -101,16 +102,17 @@ export class IscpHub {
     }
   }
 
-  /** Relays an E2E call to every connection of the destination node; returns how many got it. */
-  deliverCall(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): number {
-    let n = 0;
+  /** Relays an E2E call to every connection of the destination node: how many there are, how many got it. */
+  deliverCall(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): { found: number; delivered: number } {
+    let found = 0;
+    let delivered = 0;
     for (const c of this.conns) {
       if (c.projectUuid === projectUuid && c.nodeId === destinationNodeId) {
-        c.deliverCall(call);
-        n++;
+        found++;
+        if (c.deliverCall(call)) delivered++;
       }
     }
-    return n;
+    return { found, delivered };
   }
 
   /** Starts the expiry clock of a stream whose connection went away. */

@@ -49,7 +49,7 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
     if (r.code !== ResultCode.SUCCEEDED) return refuse(r.code, r.str);
     if (!c.isOpen) return;
   }
-  const u = new UpstreamStream(uuid, bytes, info, req.ackInterval ?? 0, c.hub.expiryMs(req.expiryInterval ?? 0), L.maxDataIdAliases);
+  const u = new UpstreamStream(uuid, bytes, info, req.ackInterval ?? 0, c.hub.expiryMs(req.expiryInterval ?? 0), L.maxDataIdAliases, L.maxOutgoingFrameBytes);
   for (const d of dataIds) u.assignAlias(d.name!, d.type!);
   u.alias = c.allocUpstreamAlias();
   u.owner = c;
@@ -61,6 +61,7 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
       serverTime: nowNanos(), resultCode: ResultCode.SUCCEEDED, resultString: "OK",
     },
   });
+  u.scheduleAck(); // aliases that did not fit in the response
   c.hub.publishMetadata(c.projectUuid, c.nodeId, { upstreamOpen: { streamId: bytes, sessionId: info.sessionId, qos } });
 }
 

@@ -5,7 +5,17 @@ import type { UpstreamInfo } from "./options.js";
 
 export interface DataIdRef { name: string; type: string; key: string }
 
-const ACK_ALIASES_PER_MESSAGE = 4096;
+/**
+ * Size bounds of one ack entry in the larger of the two encodings (canonical JSON), so that an ack
+ * split by these never exceeds the client's frame limit: `{"sequenceNumber":4294967295,
+ * "resultCode":"SESSION_CANNOT_CLOSED","resultString":…},` and `"4294967295":{"name":…,"type":…},`.
+ */
+const RESULT_BYTES = 80;
+const ALIAS_BYTES = 40;
+/** Room for the envelope and the other fields of an ack or open response. */
+const ENVELOPE_BYTES = 512;
+const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s));
+const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
 
 export function dataIdKey(name: string, type: string): string {
   return `${type}\u0000${name}`;
@@ -60,6 +70,8 @@ export class UpstreamStream {
     readonly ackIntervalMs: number,
     readonly expiryMs: number,
     private readonly maxAliases: number,
+    /** Largest frame the client takes; acks and the open response are split or trimmed to fit. */
+    private readonly maxFrameBytes = 1024 * 1024,
   ) {}
 
   get aliasCount(): number {
@@ -89,10 +101,19 @@ export class UpstreamStream {
     return alias;
   }
 
-  /** Aliases assigned at open go in the open response, not in a later ack. */
+  /**
+   * Aliases assigned at open go in the open response, as many as fit in one frame; the rest are
+   * announced in the next acks (clients merge ack aliases into the same table).
+   */
   aliasTable(): Record<number, iscp2.IDataID> {
     const out: Record<number, iscp2.IDataID> = {};
-    for (const [a, d] of this.byAlias) out[a] = { name: d.name, type: d.type };
+    let used = 0;
+    const budget = this.maxFrameBytes - ENVELOPE_BYTES;
+    for (const [a, d] of this.byAlias) {
+      used += aliasBytes(d);
+      if (used <= budget) out[a] = { name: d.name, type: d.type };
+      else this.announceAlias(a);
+    }
     return out;
   }
 
@@ -118,16 +139,31 @@ export class UpstreamStream {
     this.ackTimer = undefined;
     if (!this.owner) return; // kept until a resume re-attaches the stream
     if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
-    // Many new aliases are spread over several acks so that no frame nears the 1 MiB client limit.
-    const entries = Object.entries(this.pendingAliases);
-    let results = this.pendingResults;
+    const results = this.pendingResults;
+    const aliases = Object.entries(this.pendingAliases);
     this.pendingResults = [];
     this.pendingAliases = {};
-    for (let i = 0; i === 0 || i < entries.length; i += ACK_ALIASES_PER_MESSAGE) {
-      const dataIdAliases = Object.fromEntries(entries.slice(i, i + ACK_ALIASES_PER_MESSAGE));
-      this.owner.sendMessage({ upstreamChunkAck: { streamIdAlias: this.alias, results, dataIdAliases } });
-      results = [];
+    // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
+    const budget = this.maxFrameBytes - ENVELOPE_BYTES;
+    let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
+    let used = 0;
+    const add = (bytes: number) => {
+      if (used > 0 && used + bytes > budget) {
+        this.owner!.sendMessage({ upstreamChunkAck: ack });
+        ack = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
+        used = 0;
+      }
+      used += bytes;
+    };
+    for (const r of results) {
+      add(RESULT_BYTES + jsonBytes(r.resultString ?? ""));
+      ack.results!.push(r);
     }
+    for (const [a, d] of aliases) {
+      add(aliasBytes({ name: d.name ?? "", type: d.type ?? "" }));
+      ack.dataIdAliases![Number(a)] = d;
+    }
+    this.owner.sendMessage({ upstreamChunkAck: ack });
   }
 
   detach(): void {

@@ -2,45 +2,11 @@
 // and the backpressure policy for slow downstreams.
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage, iscp2, QoS, ResultCode, type Message } from "../../proto/iscp/wire.js";
+import { encodeMessage, iscp2, QoS, ResultCode, type Message } from "../../proto/iscp/wire.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
-
-const NODE_U = "11111111-1111-4111-8111-111111111111";
-const ALL = [{ name: "#", type: "#" }];
-
-interface Raw { ws: WebSocket; msgs: iscp2.Message[]; texts: number; send(m: Message): void; next(kind: string, timeoutMs?: number): Promise<iscp2.Message>; closed: Promise<void> }
-
-async function raw(b: TestBroker, query = "enc=proto"): Promise<Raw> {
-  const ws = new WebSocket(`${b.url}?${query}`);
-  const msgs: iscp2.Message[] = [];
-  const r: Raw = {
-    ws, msgs, texts: 0,
-    send: (m) => ws.send(encodeMessage(m, "proto")),
-    async next(kind, timeoutMs = 3000) {
-      let m: iscp2.Message | undefined;
-      await waitFor(() => (m = msgs.find((x) => x.message === kind)) !== undefined, timeoutMs, kind);
-      msgs.splice(msgs.indexOf(m!), 1);
-      return m!;
-    },
-    closed: new Promise((res) => ws.once("close", () => res())),
-  };
-  ws.on("message", (d, isBinary) => {
-    if (!isBinary) r.texts++;
-    else msgs.push(decodeMessage(d as Buffer, "proto"));
-  });
-  ws.on("error", () => {});
-  await new Promise<void>((res, rej) => {
-    ws.once("open", () => res());
-    ws.once("unexpected-response", (_q, resp) => rej(new Error(`HTTP ${resp.statusCode}`)));
-  });
-  return r;
-}
-
-const connectReq = (o: Partial<iscp2.IConnectRequest> = {}): Message => ({
-  connectRequest: { requestId: 0, protocolVersion: "2.0.0", nodeId: NODE_U, pingInterval: 10, pingTimeout: 1, extensionFields: { accessToken: TOKEN }, ...o },
-});
+import { ALL, connectReq, NODE_U, raw } from "./raw-peer.js";
 
 describe("broker protocol handling", () => {
   let b: TestBroker;
@@ -149,23 +115,6 @@ describe("broker protocol handling", () => {
     expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.STREAM_NOT_FOUND);
     r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 42, dataPoints: [] }] } } });
     expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.INVALID_DATA_ID_ALIAS);
-    r.ws.close();
-  });
-
-  it("spreads many new data-ID aliases over several acks", async () => {
-    b = await startTestBroker();
-    const r = await raw(b);
-    r.send(connectReq());
-    await r.next("connectResponse");
-    r.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 0 } });
-    await r.next("upstreamOpenResponse");
-    const ids = Array.from({ length: 5000 }, (_, i) => ({ name: `n${i}`, type: "t" }));
-    r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataId: ids[0], dataPoints: [] }] }, dataIds: ids } });
-    const a1 = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
-    const a2 = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
-    expect(a1.results!.map((x) => [x.sequenceNumber, x.resultCode])).toEqual([[1, 0]]);
-    expect(Object.keys(a1.dataIdAliases!).length + Object.keys(a2.dataIdAliases!).length).toBe(5000);
-    expect(a2.dataIdAliases![5000]).toMatchObject({ name: "n4999", type: "t" });
     r.ws.close();
   });
 
