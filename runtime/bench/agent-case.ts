@@ -155,6 +155,7 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     let measurement = "";
     const remoteLatency = o.latency && !cloud ? new CounterLatency(o.rate) : undefined;
     let lastApiCheck = 0;
+    let stalled = "";
     const run = await drive({
       connector,
       rate: o.rate,
@@ -174,6 +175,12 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
         return n;
       },
       onPoll: (now, n) => remoteLatency?.observe(now, n),
+      // Chunks in flight when the iSCP connection was cut lost their acks: they stay in LMDB and go by deferred
+      // upload once the measurement ends, which closing the IPC channel does (2 s later), as at a device's stop.
+      onStall: async () => {
+        stalled = (await api.get<{ error: string }>("/upstreams/bench/state")).body.error || "no progress";
+        await call(api, "DELETE", "/device-connectors/upstream/bench");
+      },
       onProgress: o.onProgress,
     });
     const procs: Record<string, ProcFigures | undefined> = {};
@@ -190,6 +197,7 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       const counted = await storedIn(measurement);
       if (counted !== stored && counted < sent) notes.push(`cloud API counts ${counted}`);
     } else if (remoteLatency) latency = { ...remoteLatency.summary(report), method: "polled every 20 ms" };
+    if (stalled) notes.push(`stalled (${stalled}): the rest came by deferred upload after the measurement ended`);
     if (stored < sent) notes.push(`incomplete: ${sent - stored} of ${sent} points not stored within ${run.drainMs / 1000} s`);
     const seconds = Math.max(1e-9, (last - report.first_ns) / 1e9);
     const points = Math.min(stored, sent);

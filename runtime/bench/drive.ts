@@ -27,6 +27,8 @@ export interface DriveOptions {
   /** Called once the first point came through (start CPU watches). */
   onFlowing?(): void;
   onPoll?(now: number, stored: number): void;
+  /** Called once when nothing more arrived for 3 s after the connector stopped (and not all points are there). */
+  onStall?(): Promise<void>;
   onProgress?(p: Progress): void;
 }
 
@@ -54,6 +56,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   let last = { t: t0, stored: 0 };
   let stored = 0;
   let stoppedAt = 0;
+  let lastChange = { t: t0, stored: -1 };
+  let stallHandled = false;
   for (;;) {
     const now = monoNs();
     const elapsedS = (now - t0) / 1e9;
@@ -67,6 +71,11 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       last = { t: now, stored };
     }
     if (report && stored >= report.sent) return { report, stored, doneAt: now, drainMs: o.drainMs };
+    if (stored !== lastChange.stored) lastChange = { t: now, stored };
+    else if (stoppedAt && !stallHandled && o.onStall && now - Math.max(lastChange.t, stoppedAt) > 3e9) {
+      stallHandled = true;
+      await o.onStall();
+    }
     if (stoppedAt && now - stoppedAt > o.drainMs * 1e6) return { report: report!, stored, doneAt: 0, drainMs: o.drainMs };
     await sleep(o.pollMs);
   }
