@@ -6,7 +6,7 @@ import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../../runtime/iscp/transport/websocket.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, caller, type Call } from "../accounts/helpers.js";
-import { edgeToken, makeEdge, type TestEdge } from "../org/helpers.js";
+import { edgeToken, json, makeEdge, makeUser, READ_ONLY, type TestEdge } from "../org/helpers.js";
 import { adminToken as oauthAdminToken, createUser as createOauthUser, MEMBER_ROLE, passwordToken } from "../oauth/helpers.js";
 
 const PROJECT = "00000000-0000-0000-0000-000000000000";
@@ -18,12 +18,12 @@ describe("iSCP broker in the cloud peer", () => {
   let token: string;
   const clients: IscpClient[] = [];
 
-  const connect = async (tok: string, nodeId: string) => {
+  const connect = async (tok: string, nodeId: string, projectUuid = PROJECT) => {
     const c = await IscpClient.connect({
       transport: () => connectWebSocket({ url: `${peer.url.replace("http", "ws")}/api/iscp/connect` }),
       token: tok,
       nodeId,
-      projectUuid: PROJECT,
+      projectUuid,
       reconnect: false,
     });
     clients.push(c);
@@ -72,6 +72,27 @@ describe("iSCP broker in the cloud peer", () => {
     await new Promise((r) => setTimeout(r, 1100)); // the user's standing is cached for one second
     const refused = await streams().catch((e: unknown) => (e as IscpRequestError).resultCode);
     expect(refused).not.toBe("opened");
+  });
+
+  it("lets in only subjects of the project, with the message types their roles allow", async () => {
+    const group = (await json(admin("/auth/groups", { method: "POST", json: { name: "iscp-group" } }), 201)).uuid;
+    const project = (await json(admin(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "iscp-project" } }), 201)).uuid;
+    // A read-only member may receive (downstream, downstream_call) but not send.
+    const vic = await makeUser(peer, admin, "iscp-vic", [READ_ONLY]);
+    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: vic.uuid, role_uuids: [READ_ONLY] } }), 200);
+    const ticket = (await json(vic.call("/iscp/tickets", { method: "POST" }), 201)).ticket;
+    const reader = await connect(ticket, randomUUID(), project);
+    await expect(reader.openDownstream({ filters: [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "#", type: "#" }] }] })).resolves.toBeDefined();
+    const refused = await reader.openUpstream({ sessionId: randomUUID() }).catch((e: unknown) => e);
+    expect((refused as IscpRequestError).resultCode).toBe(66);
+    const meta = await reader.sendBaseTime({ sessionId: randomUUID(), name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1n }).catch((e: unknown) => e);
+    expect((meta as IscpRequestError).resultCode).toBe(66);
+    // An edge that is not in the project is refused at connect; in the default project it is let in.
+    const outsider = await connect(token, edge.uuid, project).catch((e: unknown) => e);
+    expect((outsider as IscpRequestError).resultCode).toBe(66);
+    // A project UUID that names no project is refused too.
+    const nowhere = await connect(token, edge.uuid, randomUUID()).catch((e: unknown) => e);
+    expect((nowhere as IscpRequestError).resultCode).toBe(66);
   });
 
   it("issues one-time tickets usable as the access token exactly once", async () => {
