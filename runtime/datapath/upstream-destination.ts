@@ -26,6 +26,8 @@ const MAX_CHUNK_BYTES = 512 * 1024;
 const FINISH_WAIT_MS = 5000;
 /** Chunks stored before the first stream opens wait this long to go in real time, then to the deferred upload. */
 const FIRST_ATTACH_WAIT_MS = 3000;
+/** persist: false: bytes of points held for a stream being opened; beyond, points are dropped (counted). */
+const MAX_OPENING_BYTES = 4 * 1024 * 1024;
 /** Base-time metadata priority for the system clock (edge_rtc), as the former agent sends it. */
 const EDGE_RTC_PRIORITY = 20;
 
@@ -301,6 +303,9 @@ export class PersistentUpstream implements UpstreamDestination {
 export class VolatileUpstream implements UpstreamDestination {
   readonly counters = { sentChunks: 0, droppedPoints: 0 };
   private up: ClientUpstream | undefined;
+  private link: StreamLink | undefined;
+  /** Points that came while the stream was being opened (bounded), sent once it is open. */
+  private opening: { points: DataPoint[]; bytes: number } | undefined;
   private finished = false;
 
   constructor(
@@ -311,12 +316,27 @@ export class VolatileUpstream implements UpstreamDestination {
   push(points: readonly DataPoint[]): void {
     const up = this.up;
     if (up === undefined) {
+      const held = this.opening;
+      if (held !== undefined && held.bytes < MAX_OPENING_BYTES) {
+        // The stream is being opened (a measurement's first points): keep them for it, copied (views into read buffers).
+        for (const p of points) {
+          held.points.push({ ...p, payload: p.payload.slice() });
+          held.bytes += p.payload.length;
+        }
+        return;
+      }
       this.counters.droppedPoints += points.length;
       return;
     }
     try {
-      for (const p of points) up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: p.payload.slice() }]);
+      let bytes = 0;
+      for (const p of points) {
+        up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: p.payload.slice() }]);
+        bytes += p.payload.length + p.name.length + p.type.length;
+      }
       if (this.settings.flush_policy === "immediately") this.counters.sentChunks += up.flush() > 0 ? 1 : 0;
+      // The stream's state (connected, bitrate) counts what went to it, as for persist upstreams.
+      this.link?.data(bytes);
     } catch {
       this.counters.droppedPoints += points.length;
     }
@@ -325,11 +345,19 @@ export class VolatileUpstream implements UpstreamDestination {
   async attach(link: StreamLink): Promise<void> {
     if (this.finished) return;
     const interval = this.settings.flush_policy === "interval" ? this.settings.flush_interval : undefined;
-    this.up = await openStream(link, this.meas, this.settings, interval);
+    const held = (this.opening = { points: [], bytes: 0 });
+    try {
+      this.up = await openStream(link, this.meas, this.settings, interval);
+      this.link = link;
+    } finally {
+      if (this.opening === held) this.opening = undefined;
+      if (held.points.length > 0) this.push(held.points);
+    }
   }
 
   async detach(): Promise<void> {
     this.up = undefined;
+    this.link = undefined;
   }
 
   async finish(): Promise<void> {
