@@ -6,9 +6,11 @@ import { loadConfig } from "../config.js";
 import { keysRepo } from "../oauth/repo/keys.js";
 import { KEY_RELOAD_MS, rotateKeys } from "../oauth/tokens/keystore.js";
 import { openServices } from "../server.js";
+import { requireDatabase } from "./data-dir.js";
 
 async function withServices<T>(data: string | undefined, fn: (svc: Awaited<ReturnType<typeof openServices>>["svc"]) => Promise<T>): Promise<T> {
   const config = loadConfig({ dataDir: data, logLevel: "warn" });
+  requireDatabase(config.dataDir);
   const { svc } = await openServices(config, { logDestination: process.stderr as unknown as import("pino").DestinationStream });
   try {
     return await fn(svc);

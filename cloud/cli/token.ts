@@ -5,9 +5,11 @@ import { createToken } from "../accounts/ops/tokens.js";
 import { loadConfig } from "../config.js";
 import { ApiError } from "../http/errors.js";
 import { openServices } from "../server.js";
+import { requireDatabase } from "./data-dir.js";
 
 export async function createTokenCommand(opts: { user: string; name: string; data?: string; expiresAt?: string; logLevel?: string }): Promise<string> {
   const config = loadConfig({ dataDir: opts.data, logLevel: opts.logLevel ?? "warn" });
+  requireDatabase(config.dataDir);
   const { svc } = await openServices(config, { logDestination: process.stderr as unknown as import("pino").DestinationStream });
   try {
     const user = await svc.accounts.findUserByName(opts.user);

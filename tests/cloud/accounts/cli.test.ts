@@ -25,11 +25,18 @@ describe("cloud-peer token create", () => {
       const list = await caller(peer, token)("/auth/users/me/tokens");
       expect(list.body.items.map((t: any) => t.name)).toContain("script");
       // The failure cases and the help run side by side: each child needs a few seconds to start tsx.
-      const [dup, none, help] = await Promise.all([
+      const wrongDir = path.join(dataDir, "not-a-peer");
+      const [dup, none, help, wrong] = await Promise.all([
         run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], { env }).catch((e) => e),
         run(process.execPath, [BIN, "token", "create", "--user", "ghost", "--name", "x", "--data", dataDir], { env }).catch((e) => e),
         run(process.execPath, [BIN, "token", "create", "--help"], { env }),
+        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "x", "--data", wrongDir], { env }).catch((e) => e),
       ]);
+      // A wrong --data creates no new database (and no new admin whose password would be printed).
+      expect(wrong.code).toBe(1);
+      expect(wrong.stdout).toBe("");
+      expect(wrong.stderr).toContain("no cloud-peer database");
+      expect(fs.existsSync(wrongDir)).toBe(false);
       expect(dup.code).toBe(1);
       expect(dup.stderr).toContain("already exist");
       expect(none.code).toBe(1);
