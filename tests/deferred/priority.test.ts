@@ -3,10 +3,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createActor } from "xstate";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { apiClient, ensureDemoCloud } from "../../bin/demo-setup.js";
 import { fetchToken } from "../../machines/cloud-auth.js";
-import type { Session } from "../../machines/common.js";
+import { TICK_MS, type Session } from "../../machines/common.js";
+import { deferredUploadMachine, reportDeferred } from "../../machines/deferred-upload.js";
+import { openerActor } from "../../machines/link.js";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { deferredUploaderOpener } from "../../runtime/deferred/uploader.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
@@ -185,4 +188,63 @@ it("completes a measurement uploaded while it was being taken once it ends, also
   const m = await cloudMeasurement(uuid);
   expect(m.body).toMatchObject({ received_data_points: 40, completed: true, sequences: { expected_data_points: 40, status: "completed" } });
   expect(queue.completionsDue()).toEqual([]);
+});
+
+it("uploads measurements in the order they were taken", async () => {
+  const older = crypto.randomUUID();
+  const newer = crypto.randomUUID();
+  queue.startMeasurement(older, 1_700_000_000_000_000_000n);
+  queue.startMeasurement(newer, 1_700_000_001_000_000_000n);
+  // The newer measurement's sequence is opened (and filled) first: the order is the measurements'.
+  for (const uuid of [newer, older]) {
+    const seq = queue.openSequence(uuid, "rt", crypto.randomUUID(), true);
+    for (let i = 0; i < 3; i++) await queue.append(seq.ord, points(10)).durable;
+    await queue.closeSequence(seq.ord);
+    await queue.endMeasurement(uuid);
+  }
+  const acked: string[] = [];
+  const ack = queue.ack.bind(queue);
+  queue.ack = (ord, nos) => {
+    acked.push(queue.getSequence(ord)!.measUuid);
+    return ack(ord, nos);
+  };
+  expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
+  expect(acked.length).toBeGreaterThan(2);
+  expect(acked).toEqual([...acked.filter((u) => u === older), ...acked.filter((u) => u === newer)]);
+  expect(acked[0]).toBe(older);
+});
+
+it("reports its state with the bitrate of what it posts", async () => {
+  const uuid = await pendingMeasurement(20);
+  // lower_than_realtime: once the first batches went, real time gets busy and the upload waits, mid-way.
+  let sent = 0;
+  let busy = false;
+  let pausedOnce = false;
+  const opener = deferredUploaderOpener({ queue, realtime: { busy: () => busy, setHoldRealtime: () => {} }, batchBytes: 200 });
+  const machine = deferredUploadMachine.provide({
+    actors: {
+      uploader: openerActor((p, cb) =>
+        opener(p, {
+          ...cb,
+          data: (bytes) => {
+            sent += bytes;
+            if (!pausedOnce) busy = pausedOnce = true;
+            cb.data(bytes);
+          },
+        }),
+      ),
+    },
+  });
+  const settings: DeferredUploadSettings = { priority: "lower_than_realtime", limit_data_storage: true, data_storage_capacity: 100 };
+  const actor = createActor(machine, { input: { settings, session, pending: queue.getMeasurement(uuid)!.pendingDataSize } }).start();
+  try {
+    await expect.poll(() => sent, { timeout: 5000 }).toBeGreaterThan(0);
+    actor.send({ type: "TICK" });
+    expect(reportDeferred(actor.getSnapshot())).toEqual({ code: "connected", error: "", bitrate: Math.round((sent * 8 * 1000) / TICK_MS) });
+    busy = false;
+    await expect.poll(() => queue.getMeasurement(uuid)!.chunkCount, { timeout: 5000 }).toBe(0);
+    await expect.poll(() => reportDeferred(actor.getSnapshot()).code, { timeout: 5000 }).toBe("none");
+  } finally {
+    actor.stop();
+  }
 });

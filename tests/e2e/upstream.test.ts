@@ -51,6 +51,10 @@ async function expectInCloud(channel: string, sent: Sent[], prefix: string): Pro
     return p.length >= sent.length && p;
   }, 15_000, `${sent.length} points of ${channel} in the cloud`);
   const baseNs = rfc3339Ns(meas.basetime);
+  // The measurement is the agent's (UUID = iSCP session id), its base time the agent's system clock (edge_rtc metadata).
+  expect(baseNs).toBe(run.clock.baseTimeNs);
+  expect((meas as { basetime_type?: string }).basetime_type).toBe("edge_rtc");
+  expect(Math.abs(Number(baseNs / 1_000_000n) - Date.now())).toBeLessThan(60_000);
   const want = sent.map((f) => ({
     name: `${prefix}${f.name}`,
     type: f.type,
