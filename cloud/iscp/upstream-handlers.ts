@@ -4,7 +4,7 @@ import { nowNanos, toBigInt } from "../../proto/iscp/long.js";
 import { bytesToUuid, newUuid } from "../../proto/iscp/uuid.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
-import type { ChunkGroup, HookResult, UpstreamInfo } from "./options.js";
+import type { ChunkGroup, HookResult, IscpHooks, UpstreamInfo } from "./options.js";
 import { refusalFor } from "./refusals.js";
 import { UpstreamStream, type DataIdRef } from "./upstream.js";
 
@@ -97,12 +97,24 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
     points += pts.length;
     groups.push({ ref, points: pts, bytes });
   }
-  if (!u.seqs.add(seq)) return u.addResult(seq, ResultCode.SUCCEEDED, "OK"); // duplicate: acked, not relayed again
+  const hook = c.hub.hooks.onUpstreamChunk;
+  if (!u.seqs.add(seq)) {
+    // A duplicate is never relayed again. Its ack says no more than the original's storage did:
+    // it waits for a store still running, and a store that failed is tried again with this copy.
+    const running = u.storing.get(seq);
+    if (running) return void running.then((r) => u.addResult(seq, r.code, r.str));
+    if (hook && u.failedStores.delete(seq)) return store(c, u, seq, groups, hook);
+    return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
+  }
   u.totalDataPoints += BigInt(points);
   if (seq > u.lastSequenceNumber) u.lastSequenceNumber = seq;
   c.hub.relay(refOf(u), c.projectUuid, seq, groups);
-  const hook = c.hub.hooks.onUpstreamChunk;
   if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
+  store(c, u, seq, groups, hook);
+}
+
+/** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
+function store(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[], hook: NonNullable<IscpHooks["onUpstreamChunk"]>): void {
   const data = {
     sequenceNumber: seq,
     dataPointGroups: groups.map<ChunkGroup>((g) => ({
@@ -112,9 +124,13 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
   };
   u.inFlight++;
   c.storeStarted();
-  void runHook(() => hook(u.info, data)).then((r) => {
+  const result = runHook(() => hook(u.info, data));
+  u.storing.set(seq, result);
+  void result.then((r) => {
     u.inFlight--;
     c.storeSettled();
+    u.storing.delete(seq);
+    if (r.code !== ResultCode.SUCCEEDED) u.storeFailed(seq);
     u.addResult(seq, r.code, r.str);
   });
 }

@@ -62,6 +62,15 @@ export class UpstreamStream {
   private ackTimer: NodeJS.Timeout | undefined;
   /** Hook calls still running; close waits for them so acks are not lost. */
   inFlight = 0;
+  /** Chunks whose storage hook is running, by sequence number (a duplicate waits for its result). */
+  readonly storing = new Map<number, Promise<{ code: iscp2.ResultCode; str: string }>>();
+  /** Recent chunks whose storage hook failed: a re-sent copy is stored instead of merely acked. */
+  readonly failedStores = new Set<number>();
+
+  storeFailed(seq: number): void {
+    this.failedStores.add(seq);
+    if (this.failedStores.size > 4096) this.failedStores.delete(this.failedStores.values().next().value!);
+  }
 
   constructor(
     readonly id: string,
