@@ -47,6 +47,8 @@ export class DataPath {
   private settings: AllSettings;
   private readonly log?: Logger;
   private readonly checker: NodeJS.Timeout;
+  /** Real time is held (also for destinations made while it is: a new measurement, changed settings). */
+  private holdRealtime = false;
   /** Why points are refused (the disk is full), or undefined. */
   private stopReason: string | undefined;
   onPending?: (bytes: number) => void;
@@ -153,7 +155,9 @@ export class DataPath {
     return this.run?.destinations().some((d) => d.busy()) ?? false;
   }
 
+  /** Deferred upload with priority higher_than_realtime holds real time back while it uploads. */
   setHoldRealtime(hold: boolean): void {
+    this.holdRealtime = hold;
     for (const d of this.run?.destinations() ?? []) d.setHold(hold);
   }
 
@@ -196,6 +200,7 @@ export class DataPath {
       wanted.add(u.id);
       const before = run.existing(u.id);
       const dest = run.upstream(u);
+      if (dest !== before) dest.setHold(this.holdRealtime);
       this.router.set(u.id, dest);
       const link = this.links.get(u.id);
       if (dest !== before && link !== undefined) void this.attach(run, u.id, link);
