@@ -37,11 +37,11 @@ function memberRoutes(kind: "group" | "project"): AnyRoute[] {
       handler: async ({ params }, svc) => void (await service(svc).remove(scopeOf(params), params.user_uuid)),
     }),
     defineRoute({
-      operationId: `add${K}OwnerAttribute`, method: "PUT", path: `${base}/{user_uuid}/owner`, tag, params: memberParams, success: 200, response: Member, errors: [404],
+      operationId: `add${K}OwnerAttribute`, method: "PUT", path: `${base}/{user_uuid}/owner`, tag, params: memberParams, success: 200, alsoSuccess: [304], response: Member, errors: [404],
       handler: ({ params }, svc) => service(svc).addOwner(scopeOf(params), params.user_uuid),
     }),
     defineRoute({
-      operationId: `remove${K}OwnerAttribute`, method: "DELETE", path: `${base}/{user_uuid}/owner`, tag, params: memberParams, success: 204, errors: [404],
+      operationId: `remove${K}OwnerAttribute`, method: "DELETE", path: `${base}/{user_uuid}/owner`, tag, params: memberParams, success: 204, alsoSuccess: [304], errors: [403, 404],
       handler: ({ params }, svc) => service(svc).removeOwner(scopeOf(params), params.user_uuid),
     }),
   ];

@@ -68,7 +68,7 @@ export const projectRoutes = [
     handler: ({ params }, svc) => svc.org.projectEdges.get(params.project_uuid.toLowerCase(), params.edge_uuid),
   }),
   defineRoute({
-    operationId: "updateProjectEdge", method: "PATCH", path: "/auth/projects/{project_uuid}/edges/{edge_uuid}", tag: edgeTag, params: ProjectEdgeParams, body: UpdateProjectEdgeRequest, success: 200, response: ProjectEdge, errors: [404, 409],
+    operationId: "updateProjectEdge", method: "PATCH", path: "/auth/projects/{project_uuid}/edges/{edge_uuid}", tag: edgeTag, params: ProjectEdgeParams, body: UpdateProjectEdgeRequest, success: 200, alsoSuccess: [304], response: ProjectEdge, errors: [404, 409],
     handler: ({ params, body }, svc) => svc.org.projectEdges.update(params.project_uuid.toLowerCase(), params.edge_uuid, body.nickname),
   }),
   defineRoute({

@@ -131,5 +131,11 @@ describe("OpenAPI document", () => {
     const body = doc.paths["/auth/users"].post.requestBody.content["application/json"].schema;
     expect(body.additionalProperties).not.toBe(false);
     expect(Object.keys(doc.paths["/auth/users/{user_uuid}/roles/{role_uuid}"].put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+    for (const kind of ["groups/{group_uuid}", "projects/{project_uuid}"]) {
+      const owner = doc.paths[`/auth/${kind}/members/{user_uuid}/owner`];
+      expect(Object.keys(owner.put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+      expect(Object.keys(owner.delete.responses)).toEqual(expect.arrayContaining(["204", "304", "403"]));
+    }
+    expect(Object.keys(doc.paths["/auth/projects/{project_uuid}/edges/{edge_uuid}"].patch.responses)).toEqual(expect.arrayContaining(["200", "304"]));
   });
 });
