@@ -4,19 +4,25 @@ import { ResultCode } from "../../proto/iscp/wire.js";
 import type { IscpHooks } from "../iscp/options.js";
 import { isUuid } from "./codec.js";
 import type { MeasurementsService } from "./facade.js";
-import { SessionRefused } from "./upstream-store.js";
+import { NodeMismatch, SessionRefused } from "./upstream-store.js";
 
 const refused = (e: unknown) => {
   if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
+  if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
   throw e;
 };
 
 export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
   return {
-    onUpstreamOpen: (info) =>
-      info.persist && !isUuid(info.sessionId)
-        ? { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" }
-        : undefined,
+    onUpstreamOpen: async (info) => {
+      if (!info.persist) return;
+      if (!isUuid(info.sessionId)) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" };
+      try {
+        await m.upstream.checkSession(info);
+      } catch (e) {
+        return refused(e);
+      }
+    },
     onUpstreamChunk: async (info, chunk) => {
       try {
         await m.storeUpstreamChunk(info, chunk);

@@ -40,6 +40,14 @@ export interface UpstreamCloseIn {
 
 /** The session cannot be stored (not a UUID, or a measurement of another project has that UUID). */
 export class SessionRefused extends Error {}
+/** The session's measurement belongs to another node (edge): iSCP NODE_ID_MISMATCH. */
+export class NodeMismatch extends Error {}
+
+/** Whether a measurement row may take data from this upstream; throws the refusal otherwise. */
+function checkOwner(m: { project_uuid: string; edge_uuid: string }, up: { projectUuid: string; nodeId: string }): void {
+  if (m.project_uuid !== up.projectUuid) throw new SessionRefused("the session's measurement belongs to another project");
+  if (m.edge_uuid !== up.nodeId.toLowerCase()) throw new NodeMismatch("the session's measurement belongs to another node");
+}
 
 interface Pending {
   up: UpstreamRef;
@@ -139,7 +147,7 @@ export class UpstreamStore {
     const uuid = up.sessionId.toLowerCase();
     const m = await repo.findMeasurement(tx, uuid);
     if (m) {
-      if (m.project_uuid !== up.projectUuid) throw new SessionRefused("the session's measurement belongs to another project");
+      checkOwner(m, up);
       return uuid;
     }
     await repo.insertMeasurement(tx, { uuid, project_uuid: up.projectUuid, name: "", description: "", edge_uuid: up.nodeId.toLowerCase(), protected: false, now });
@@ -148,6 +156,13 @@ export class UpstreamStore {
     await repo.insertBaseTime(tx, uuid, { type, name: type, priority: DEFAULT_PRIORITY[type]!, s, nanos, elapsedNs: 0 }, now);
     await repo.refreshBaseTime(tx, uuid);
     return uuid;
+  }
+
+  /** Refuses (throws) an upstream open whose session names a measurement it may not write; a new session passes. */
+  async checkSession(up: { sessionId: string; projectUuid: string; nodeId: string }): Promise<void> {
+    if (!isUuid(up.sessionId)) throw new SessionRefused("a persisted upstream needs a UUID session id");
+    const m = await repo.findMeasurement(this.store.db, up.sessionId.toLowerCase());
+    if (m) checkOwner(m, up);
   }
 
   /** A base time sent as upstream metadata (persist=true) lands on the session's measurement. */

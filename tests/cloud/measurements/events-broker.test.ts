@@ -128,8 +128,8 @@ describe("measurements: events and the broker storage API", () => {
   it("gives the broker hooks iSCP result codes for sessions it cannot store", async () => {
     const hooks = measurementHooks(peer.svc.measurements);
     const base = { streamId: uuid(), projectUuid: "00000000-0000-0000-0000-000000000000", nodeId: uuid(), persist: true, subject: { kind: "edge" as const, uuid: uuid() }, qos: 1 };
-    expect(hooks.onUpstreamOpen({ ...base, sessionId: "not-a-uuid" })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
-    expect(hooks.onUpstreamOpen({ ...base, sessionId: uuid() })).toBeUndefined();
+    expect(await hooks.onUpstreamOpen({ ...base, sessionId: "not-a-uuid" })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
+    expect(await hooks.onUpstreamOpen({ ...base, sessionId: uuid() })).toBeUndefined();
     // A measurement of another project with the same UUID is refused.
     const other = await createMeasurement(call);
     const r = await hooks.onUpstreamChunk(
@@ -137,11 +137,21 @@ describe("measurements: events and the broker storage API", () => {
       { sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] }] },
     );
     expect(r).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
-    const ok = await hooks.onUpstreamChunk(
-      { ...base, sessionId: other.uuid },
-      { sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] }] },
-    );
-    expect(ok).toBeUndefined();
+    // The open is refused at once for such a session, not chunk by chunk.
+    expect(await hooks.onUpstreamOpen({ ...base, projectUuid: uuid(), sessionId: other.uuid })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
+    // A session persisted by (or created for) another node: NODE_ID_MISMATCH, at open, per chunk and for base times.
+    const chunk1 = { sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] }] };
+    expect(await hooks.onUpstreamOpen({ ...base, sessionId: other.uuid })).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
+    expect(await hooks.onUpstreamChunk({ ...base, sessionId: other.uuid }, chunk1)).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
+    const bt = { sessionId: other.uuid, name: "ntp", priority: 40, elapsedTime: 0n, baseTime: 1n };
+    const meta = { projectUuid: base.projectUuid, nodeId: base.nodeId, subject: base.subject, persist: true };
+    expect(await hooks.onUpstreamMetadata(meta, bt)).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
+    // Its own node (the measurement's edge, any letter case) may.
+    const own = { ...base, nodeId: other.edge_uuid.toUpperCase(), sessionId: other.uuid };
+    expect(await hooks.onUpstreamOpen(own)).toBeUndefined();
+    expect(await hooks.onUpstreamChunk(own, chunk1)).toBeUndefined();
+    expect(await hooks.onUpstreamMetadata({ ...meta, nodeId: own.nodeId }, bt)).toBeUndefined();
+    expect((await call(`${P}/measurements/${other.uuid}/sequences`)).body.items).toHaveLength(1);
   });
 });
 
