@@ -1,5 +1,6 @@
 // A small promise wrapper over one sqlite3 connection. SQLite serialises writers anyway; we keep
 // one connection and a lock so that a transaction's statements never interleave with others'.
+import fs from "node:fs";
 import sqlite3 from "sqlite3";
 
 export type SqlParam = string | number | bigint | null | Buffer | boolean;
@@ -49,6 +50,9 @@ export class Db implements Queryable {
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
       const c = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(c)));
     });
+    // Hashes, keys and tokens live here: owner-only, whatever the data directory's mode (the WAL and
+    // shared-memory files SQLite creates next take the database file's permissions).
+    if (file !== ":memory:" && !file.startsWith("file:")) fs.chmodSync(file, 0o600);
     const db = new Db(conn);
     await db.direct.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
     return db;
