@@ -6,7 +6,7 @@ import { encodeMessage, iscp2, QoS, ResultCode, type Message } from "../../proto
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
-import { ALL, connectReq, NODE_U, raw } from "./raw-peer.js";
+import { ALL, connected, connectReq, NODE_U, raw } from "./raw-peer.js";
 
 describe("broker protocol handling", () => {
   let b: TestBroker;
@@ -115,6 +115,22 @@ describe("broker protocol handling", () => {
     expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.STREAM_NOT_FOUND);
     r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 42, dataPoints: [] }] } } });
     expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.INVALID_DATA_ID_ALIAS);
+    r.ws.close();
+  });
+
+  it("acks chunks of every QoS in one batch per ack_interval", async () => {
+    b = await startTestBroker();
+    const r = await connected(b);
+    for (const [i, qos] of [QoS.UNRELIABLE, QoS.RELIABLE, QoS.PARTIAL].entries()) {
+      r.send({ upstreamOpenRequest: { requestId: 2 + 2 * i, sessionId: "s", ackInterval: 300, qos } });
+      const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
+      const t0 = Date.now();
+      for (let seq = 1; seq <= 3; seq++) r.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq } } });
+      const ack = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(250); // waited for the interval to batch
+      expect([ack.streamIdAlias, ack.results!.map((x) => [x.sequenceNumber, x.resultCode ?? 0])]).toEqual([alias, [[1, 0], [2, 0], [3, 0]]]);
+    }
+    expect(r.msgs.filter((m) => m.upstreamChunkAck)).toEqual([]);
     r.ws.close();
   });
 
