@@ -108,9 +108,14 @@ export class DurableQueue {
       this.nextGid = Math.max(this.nextGid, value[0] + 1);
     }
     // The previous run's real-time senders are gone: close their sequences as closeSequence() would,
-    // and its measurement is over (a new run starts a new one).
+    // and its measurement is over (a new run starts a new one). The cloud never heard it end: the
+    // deferred upload tells it (sequence totals, complete) even when nothing is left to upload.
     for (const ord of leftOpen) void this.closeSequence(ord);
-    for (const { rec } of this.measurements.values()) if (!rec.ended) void this.endMeasurement(rec.uuid);
+    for (const { rec } of this.measurements.values()) {
+      if (rec.ended) continue;
+      rec.owesCompletion = true;
+      void this.endMeasurement(rec.uuid);
+    }
     for (const k of this.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
     const last = this.chunks.getKeys({ reverse: true, limit: 1 });
     for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);

@@ -11,7 +11,9 @@ import { TICK_MS, type Session } from "../../machines/common.js";
 import { deferredUploadMachine, reportDeferred } from "../../machines/deferred-upload.js";
 import { openerActor } from "../../machines/link.js";
 import type { DataPoint } from "../../runtime/datapoint.js";
+import { MeasurementRestClient } from "../../runtime/deferred/rest-client.js";
 import { deferredUploaderOpener } from "../../runtime/deferred/uploader.js";
+import { nextUploadBatch } from "../../runtime/queue/store-data-chunks.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
 import type { DeferredUploadSettings } from "../../runtime/settings/schemas.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
@@ -247,4 +249,36 @@ it("reports its state with the bitrate of what it posts", async () => {
   } finally {
     actor.stop();
   }
+});
+
+it("tells the cloud that a measurement interrupted by a crash has ended, though real time had delivered all of it", async () => {
+  const uuid = crypto.randomUUID();
+  queue.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  // Real time: the cloud has the measurement and every chunk (acked); then the agent is killed.
+  const rest = new MeasurementRestClient(session);
+  await rest.ensureMeasurement(uuid, "1700000000000000000");
+  const seq = queue.openSequence(uuid, "rt", crypto.randomUUID(), true);
+  for (let i = 0; i < 3; i++) await queue.append(seq.ord, points(10)).durable;
+  const body = nextUploadBatch(queue, seq.ord, 0)!.body;
+  await rest.storeChunks(body);
+  await queue.ack(seq.ord, [1, 2, 3]);
+  await queue.close();
+  queue = await DurableQueue.open({ dir: path.join(dir, `queue-${n}`), capacityMiB: 100, limitDataStorage: true });
+  expect(queue.getMeasurement(uuid)).toMatchObject({ ended: true, chunkCount: 0 });
+  expect((await cloudMeasurement(uuid)).body.completed).toBe(false);
+
+  expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
+  expect((await cloudMeasurement(uuid)).body).toMatchObject({ received_data_points: 30, completed: true, sequences: { expected_data_points: 30 } });
+  expect(queue.completionsDue()).toEqual([]);
+});
+
+it("drops a completion the cloud cannot take: a crashed measurement it never heard of", async () => {
+  const uuid = crypto.randomUUID();
+  queue.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  await queue.close();
+  queue = await DurableQueue.open({ dir: path.join(dir, `queue-${n}`), capacityMiB: 100, limitDataStorage: true });
+  expect(queue.completionsDue().map((m) => m.uuid)).toEqual([uuid]);
+  expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
+  expect(queue.completionsDue()).toEqual([]);
+  expect((await cloudMeasurement(uuid)).status).toBe(404);
 });
