@@ -25,8 +25,8 @@ await client.subscribe((payload) => {
 });
 
 process.send!({ type: "ready" });
-process.on("message", (m: { type: string }) => {
-  if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: latency.summary() });
+process.on("message", (m: { type: string; latency?: boolean }) => {
+  if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: m.latency ? latency.summary() : undefined });
   if (m.type === "stop") void client.close().finally(() => process.exit(0));
 });
 process.on("disconnect", () => process.exit(0));

@@ -73,7 +73,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
     const procs: Record<string, ProcFigures | undefined> = {};
     for (const w of watches) procs[w.label] = w.end();
     const { report } = run;
-    const got = await c.stats();
+    const got = await c.stats({ latency: true });
     const prod = await producer.stats();
     const notes: string[] = [];
     if (prod.failed) notes.push(`${prod.failed} publishes failed`);
@@ -90,7 +90,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
       seconds: +seconds.toFixed(3),
       pointsPerS: Math.round(points / seconds),
       MBPerS: +((points * o.payload) / seconds / 1e6).toFixed(2),
-      latency: o.latency ? { ...got.latency, method: "FIFO write to delivery to the consumer" } : undefined,
+      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to delivery to the consumer" } : undefined,
       procs,
       note: notes.join("; "),
     };

@@ -191,9 +191,9 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     let latency: CaseResult["latency"];
     const notes: string[] = [];
     if (cloud) {
-      const tap = await cloud.stats();
+      const tap = await cloud.stats({ latency: true });
       if (tap.points >= sent) last = tap.lastCommitNs; // the commit itself, not the poll that saw it
-      if (o.latency) latency = { ...tap.latency, method: "FIFO write to SQLite commit" };
+      if (o.latency && tap.latency) latency = { ...tap.latency, method: "FIFO write to SQLite commit" };
       const counted = await storedIn(measurement);
       if (counted !== stored && counted < sent) notes.push(`cloud API counts ${counted}`);
     } else if (remoteLatency) latency = { ...remoteLatency.summary(report), method: "polled every 20 ms" };

@@ -116,8 +116,8 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export interface IpcChild<TReady, TStats> {
   child: ChildProcess;
   ready: TReady;
-  /** Asks the child for its figures ({type: "stats"} -> {type: "stats", ...}). */
-  stats(): Promise<TStats>;
+  /** Asks the child for its figures ({type: "stats", ...ask} -> {type: "stats", ...}). */
+  stats(ask?: Record<string, unknown>): Promise<TStats>;
   /** {type: "stop"}, then SIGKILL when it has not exited within 10 s. */
   stop(): Promise<void>;
 }
@@ -148,11 +148,11 @@ export async function startIpcChild<TReady, TStats>(script: string, args: string
   return {
     child,
     ready,
-    stats: () =>
+    stats: (ask) =>
       new Promise<TStats>((resolve, reject) => {
         if (!child.connected) return reject(new Error(`${what} has exited`));
         waiters.push(resolve);
-        child.send({ type: "stats" });
+        child.send({ type: "stats", ...ask });
       }),
     async stop() {
       if (child.connected) child.send({ type: "stop" });

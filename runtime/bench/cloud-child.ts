@@ -3,7 +3,7 @@
 // hook that sees each chunk once it is committed to SQLite, to time the end of a run and each point's latency
 // (FIFO write time from the connector's --stamp to commit, both CLOCK_MONOTONIC on this machine).
 //   node --import tsx runtime/bench/cloud-child.ts --data DIR [--quic] [--latency [--warmup-ms 1000]]   (needs an IPC channel)
-// Messages: child -> parent {type: "ready", ...CloudInfo}; parent -> child {type: "stats"} -> {type: "stats", ...};
+// Messages: child -> parent {type: "ready", ...CloudInfo}; parent -> child {type: "stats", latency?} -> {type: "stats", ...};
 // parent -> child {type: "stop"} -> the peer closes and the process exits.
 import dgram from "node:dgram";
 import net from "node:net";
@@ -29,7 +29,8 @@ export interface CloudTapStats {
   firstStampNs: number;
   /** When the last chunk was committed (CLOCK_MONOTONIC ns). */
   lastCommitNs: number;
-  latency: LatencySummary;
+  /** Only when the request asked for it ({type: "stats", latency: true}). */
+  latency?: LatencySummary;
 }
 
 /** A TCP port that is free on 127.0.0.1 for both TCP and UDP (QUIC listens on the HTTP port's number). */
@@ -109,8 +110,9 @@ async function main(): Promise<void> {
 
   const info: CloudInfo = { url: peer.url, token, projectUuid: project.uuid!, edgeUuid: edge.uuid!, edgeSecret: edge.client_secret! };
   process.send({ type: "ready", ...info });
-  process.on("message", (m: { type: string }) => {
-    if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: latency.summary() } satisfies CloudTapStats & { type: string });
+  process.on("message", (m: { type: string; latency?: boolean }) => {
+    // Percentiles sort every sample: only when asked (at the end), not at each progress poll.
+    if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: m.latency ? latency.summary() : undefined } satisfies CloudTapStats & { type: string });
     if (m.type === "stop") void peer.close().finally(() => process.exit(0));
   });
   process.on("disconnect", () => void peer.close().finally(() => process.exit(0)));
