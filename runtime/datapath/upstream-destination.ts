@@ -163,14 +163,21 @@ export class PersistentUpstream implements UpstreamDestination {
       clearTimeout(this.adoptTimer);
       await this.batcher.flush();
       const live = this.live;
+      let closedInCloud = false;
       if (live !== undefined) {
         this.pump();
         const deadline = Date.now() + FINISH_WAIT_MS;
         while (Date.now() < deadline && this.live === live && this.unsent(live) > 0) await new Promise((r) => setTimeout(r, 20));
         this.live = undefined;
-        await live.up.close({ closeSession: true }).catch(() => undefined);
+        closedInCloud = await live.up.close({ closeSession: true }).then(
+          () => true,
+          () => false,
+        );
       }
       await this.queue.closeSequence(this.seq.ord);
+      // Streamed in real time, but the cloud did not hear the stream end (no connection at the end, or the
+      // close failed): the deferred upload tells it (sequence totals, complete), even with nothing left to send.
+      if (!closedInCloud && this.counters.sentChunks > 0) await this.queue.markOwesCompletion(this.meas.uuid, true);
     });
   }
 

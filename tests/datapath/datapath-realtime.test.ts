@@ -1,5 +1,6 @@
 // The data path with a fake iSCP stream: a deferred upload with priority higher_than_realtime holds real
-// time back, also for upstream destinations made while it holds (a new measurement, changed settings).
+// time back, also for upstream destinations made while it holds (a new measurement, changed settings); a
+// measurement that ends while its stream is gone owes the cloud its end.
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { DataPath } from "../../runtime/datapath/datapath.js";
@@ -39,13 +40,27 @@ const settings = (upstreams: UpstreamSettings[]): AllSettings => ({
 const points = (n: number): DataPoint[] => Array.from({ length: n }, (_, i) => ({ name: "n", type: "bytes", payload: Buffer.from([i]), elapsedNs: i, srcId: "dc" }));
 
 /** A stream link whose upstreams record the chunks written to them (never acked). */
-function fakeLink(written: number[]): StreamLink {
+function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {}): StreamLink {
   let n = 0;
   const client = {
     onStateChange() {},
     async sendBaseTime() {},
     async openUpstream() {
-      return { streamId: `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`, onAck() {}, onLost() {}, onError() {}, writeChunk: (no: number) => written.push(no), async close() {} };
+      const streamId = `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+      let onAck: (r: { sequenceNumber: number; resultCode: number }[]) => void = () => {};
+      return {
+        streamId,
+        onAck: (h: typeof onAck) => (onAck = h),
+        onLost() {},
+        onError() {},
+        writeChunk: (no: number) => {
+          written.push(no);
+          if (o.ack) queueMicrotask(() => onAck([{ sequenceNumber: no, resultCode: 0 }]));
+        },
+        async close() {
+          o.closed?.push(streamId);
+        },
+      };
     },
   };
   return { client: client as unknown as IscpClient, data() {} };
@@ -73,4 +88,24 @@ it("a destination made while real time is held stays held until released", async
 
   dp.setHoldRealtime(false);
   await waitFor(() => written.length > 0);
+});
+
+it("a measurement that ends while its stream is gone owes the cloud its end; one closed in the cloud does not", async () => {
+  queue = await DurableQueue.open({ dir: join(dir, "q"), capacityMiB: 16, limitDataStorage: true });
+  dp = new DataPath({ queue, settings: settings([up]) });
+  for (const lostAtEnd of [false, true]) {
+    const written: number[] = [];
+    const closed: string[] = [];
+    const link = fakeLink(written, { ack: true, closed });
+    await dp.upstreamLinked(up, link);
+    await dp.sink(points(5), ["up"]);
+    const run = dp.current!;
+    await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 0 && written.length > 0);
+    if (lostAtEnd) await dp.upstreamUnlinked(up.id, link);
+    await dp.endRun();
+    expect(closed.length).toBe(lostAtEnd ? 0 : 1);
+    expect(queue.getMeasurement(run.uuid)).toMatchObject({ ended: true, chunkCount: 0 });
+    expect(queue.getMeasurement(run.uuid)!.owesCompletion === true).toBe(lostAtEnd);
+    expect(queue.completionsDue().map((m) => m.uuid)).toEqual(lostAtEnd ? [run.uuid] : []);
+  }
 });
