@@ -6,6 +6,7 @@ import path from "node:path";
 import { Schema } from "effect";
 import { attachIscpBroker, startIscpQuic, type IscpBroker } from "../iscp/broker.js";
 import { measurementHooks } from "../measurements/iscp-hooks.js";
+import { badRequest } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./authenticate.js";
@@ -31,6 +32,22 @@ const issueTicket = defineRoute({
   handler: ({ principal }) => tickets.issue(principal!),
 });
 
+// The WebSocket upgrade itself is taken by the broker's `upgrade` listener before routing; this
+// route documents it (routes.md section 3) and answers a plain GET with 400 instead of 404.
+const connect = defineRoute({
+  operationId: "connectISCPV2",
+  method: "GET",
+  path: "/iscp/connect",
+  tag: "broker_ISCP",
+  summary: "iSCP v2 over WebSocket (`enc=proto|json`); the access token travels in ConnectRequest",
+  auth: "none",
+  success: 101,
+  errors: [400],
+  handler: () => {
+    throw badRequest("GET /api/iscp/connect needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)");
+  },
+});
+
 function parseListen(listen: string): { host: string; port: number } {
   const idx = listen.lastIndexOf(":");
   return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
@@ -38,7 +55,7 @@ function parseListen(listen: string): { host: string; port: number } {
 
 export const brokerModule: CloudModule = {
   name: "broker",
-  routes: [issueTicket],
+  routes: [issueTicket, connect],
   async attach(server, svc) {
     const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), ...measurementHooks(svc.measurements) };
     const broker = attachIscpBroker(server, options);

@@ -95,6 +95,16 @@ describe("iSCP broker in the cloud peer", () => {
     expect((nowhere as IscpRequestError).resultCode).toBe(66);
   });
 
+  it("documents GET /iscp/connect (connectISCPV2, 101) and answers a GET without upgrade with 400", async () => {
+    const doc = (await admin("/openapi.json")).body;
+    const op = doc.paths["/iscp/connect"].get;
+    expect(op.operationId).toBe("connectISCPV2");
+    expect(Object.keys(op.responses)).toContain("101");
+    const res = await fetch(`${peer.url}/api/iscp/connect?enc=proto`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: "invalid_request" });
+  });
+
   it("issues one-time tickets usable as the access token exactly once", async () => {
     const res = await admin("/iscp/tickets", { method: "POST" });
     expect(res.status).toBe(201);
