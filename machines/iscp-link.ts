@@ -11,7 +11,7 @@ import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/s
 import { QoS } from "../proto/iscp/wire.js";
 import type { MessageTransport } from "../proto/iscp/transport.js";
 import { errorMessage, type Session } from "./common.js";
-import type { Callbacks, Handle, Opener } from "./link.js";
+import { throttledData, type Callbacks, type Handle, type Opener } from "./link.js";
 import type { StreamLinkParams } from "./stream.js";
 
 export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
@@ -45,7 +45,8 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
   hooks: IscpOpenerHooks,
   afterConnect: (client: IscpClient, p: StreamLinkParams<S>, cb: Callbacks) => Promise<ClientDownstream | void>,
 ): Opener<StreamLinkParams<S>> {
-  return (p, cb) => {
+  return (p, outer) => {
+    const cb = throttledData(outer);
     let client: IscpClient | undefined;
     let stopped = false;
     void (async () => {
@@ -88,6 +89,7 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
     const handle: Handle = {
       close: async () => {
         stopped = true;
+        cb.stop();
         await client?.close();
       },
     };

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import { iscpDownstreamOpener, iscpUpstreamOpener } from "../../machines/iscp-link.js";
 import type { ChannelParams } from "../../machines/ipc-channel.js";
-import type { Opener } from "../../machines/link.js";
+import { throttledData, type Opener } from "../../machines/link.js";
 import { watchProblems } from "../ipc/channel.js";
 import { downstreamChannelError, openDownstreamChannel } from "../ipc/downstream-channel.js";
 import { openUpstreamChannel, upstreamChannelError, type UpstreamChannelHandle } from "../ipc/upstream-channel.js";
@@ -19,7 +19,8 @@ export interface DataPathOpenerOptions {
 }
 
 function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<UpstreamIpcSettings>> {
-  return ({ settings }, cb) => {
+  return ({ settings }, outer) => {
+    const cb = throttledData(outer);
     const h: UpstreamChannelHandle = openUpstreamChannel(
       {
         settings,
@@ -36,6 +37,7 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
     return {
       close: async () => {
         unwatch();
+        cb.stop();
         await h.close();
         dp.channelClosed(settings.id, h);
       },
@@ -44,13 +46,15 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
 }
 
 function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<DownstreamIpcSettings>> {
-  return ({ settings }, cb) => {
+  return ({ settings }, outer) => {
+    const cb = throttledData(outer);
     const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line) }, cb);
     dp.fanout.set(settings.id, h);
     const unwatch = watchProblems(cb, () => downstreamChannelError(h.stats), () => h.stats.dropped);
     return {
       close: async () => {
         unwatch();
+        cb.stop();
         dp.fanout.set(settings.id, undefined);
         await h.close();
       },
