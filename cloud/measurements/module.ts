@@ -7,11 +7,12 @@ import { dataRoutes } from "./routes-data.js";
 import { eventRoutes } from "./routes-events.js";
 import { measurementRoutes } from "./routes-measurements.js";
 import { sequenceRoutes } from "./routes-sequences.js";
+import { versionRoute } from "./routes-version.js";
 
 export const measurementsModule: CloudModule = {
   name: "measurements",
   migrations,
-  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...eventRoutes],
+  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...eventRoutes, versionRoute],
   init(svc) {
     svc.measurements = new MeasurementsService(svc.db, svc.log);
     svc.onClose.push(() => svc.measurements.close());

@@ -56,4 +56,12 @@ describe("measurements: OpenAPI", () => {
     const chunks = doc.paths[`${PROJECT}/measurements/sequences/chunks`].post.requestBody.content;
     expect(Object.keys(chunks)).toEqual(["application/vnd.iscp.v2.protobuf", "application/json"]);
   });
+
+  it("serves getVersion at GET /v1/version without credentials", async () => {
+    const doc: any = await (await peer.api("/openapi.json")).json();
+    expect(doc.paths["/v1/version"]?.get?.operationId).toBe("getVersion");
+    const res = await peer.api("/v1/version");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+  });
 });
