@@ -49,7 +49,7 @@ export class MeasurementRun {
     if (cur !== undefined) void cur.finish();
     const dest = settings.persist
       ? new PersistentUpstream(this.queue, this.ref, settings, this.window, this.log)
-      : new VolatileUpstream(this.ref, settings);
+      : new VolatileUpstream(this.ref, settings, this.window);
     this.upstreams.set(settings.id, dest);
     return dest;
   }

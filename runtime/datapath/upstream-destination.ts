@@ -318,10 +318,17 @@ export class VolatileUpstream implements UpstreamDestination {
   constructor(
     private readonly meas: MeasurementRef,
     readonly settings: UpstreamSettings,
+    /** send_queue_size: chunks sent and not yet acknowledged beyond which points are dropped (counted). */
+    private readonly window: () => number = () => Infinity,
   ) {}
 
   push(points: readonly DataPoint[]): void {
     const up = this.up;
+    if (up !== undefined && up.unackedCount >= this.window()) {
+      // A slow or stalled link: nothing is stored for persist: false, so drop rather than grow memory.
+      this.counters.droppedPoints += points.length;
+      return;
+    }
     if (up === undefined) {
       const held = this.opening;
       if (held !== undefined && held.bytes < MAX_OPENING_BYTES) {

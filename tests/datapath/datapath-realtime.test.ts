@@ -1,10 +1,11 @@
 // The data path with a fake iSCP stream: a deferred upload with priority higher_than_realtime holds real
 // time back, also for upstream destinations made while it holds (a new measurement, changed settings); a
-// measurement that ends while its stream is gone owes the cloud its end.
+// measurement that ends while its stream is gone owes the cloud its end; persist: false keeps at most
+// send_queue_size chunks unacknowledged.
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { DataPath } from "../../runtime/datapath/datapath.js";
-import type { StreamLink } from "../../runtime/datapath/upstream-destination.js";
+import { VolatileUpstream, type StreamLink } from "../../runtime/datapath/upstream-destination.js";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import type { IscpClient } from "../../runtime/iscp/conn.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
@@ -25,7 +26,8 @@ afterEach(async () => {
   await cleanup();
 });
 
-const up: UpstreamSettings = { id: "up", enabled: true, persist: true, recover: true, qos: "partial", flush_policy: "immediately", flush_interval: 5 };
+const up0: UpstreamSettings = { id: "up", enabled: true, persist: true, recover: true, qos: "partial", flush_policy: "immediately", flush_interval: 5 };
+const up = up0;
 const settings = (upstreams: UpstreamSettings[]): AllSettings => ({
   connection: defaultConnection(),
   transport: defaultTransport(),
@@ -108,4 +110,22 @@ it("a measurement that ends while its stream is gone owes the cloud its end; one
     expect(queue.getMeasurement(run.uuid)!.owesCompletion === true).toBe(lostAtEnd);
     expect(queue.completionsDue().map((m) => m.uuid)).toEqual(lostAtEnd ? [run.uuid] : []);
   }
+});
+
+it("persist: false drops (and counts) points beyond send_queue_size unacknowledged chunks instead of growing memory", async () => {
+  let sent = 0;
+  const up = {
+    write() {},
+    flush: () => ++sent,
+    get unackedCount() {
+      return sent; // a stalled link: nothing is ever acknowledged
+    },
+    async close() {},
+  };
+  const client = { onStateChange() {}, async sendBaseTime() {}, openUpstream: async () => up };
+  const v = new VolatileUpstream({ uuid: "m", baseTimeNs: 0n }, { ...up0, persist: false, recover: false }, () => 3);
+  await v.attach({ client: client as unknown as IscpClient, data() {} });
+  for (let i = 0; i < 10; i++) v.push(points(5));
+  expect(sent).toBe(3);
+  expect(v.counters).toEqual({ sentChunks: 3, droppedPoints: 35 });
 });
