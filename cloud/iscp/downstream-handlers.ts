@@ -52,7 +52,7 @@ export function open(c: ServerConn, req: iscp2.IDownstreamOpenRequest): void {
   const { uuid, bytes } = newUuid();
   const ds = new DownstreamStream(uuid, bytes, alias, c.projectUuid, c.subject.uuid, filters, qos, req.omitEmptyChunk ?? false,
     c.hub.expiryMs(req.expiryInterval ?? 0),
-    { queueBytes: L.downstreamQueueBytes, queueChunks: L.downstreamQueueChunks, unacked: L.reliableUnackedChunks, maxFrame: L.maxOutgoingFrameBytes });
+    { queueBytes: L.downstreamQueueBytes, queueChunks: L.downstreamQueueChunks, unacked: L.reliableUnackedChunks, maxFrame: L.maxOutgoingFrameBytes, maxAliases: L.maxDataIdAliases });
   for (const [a, d] of declared) ds.dataIdAliases.set(dataIdKey(d.name!, d.type!), Number(a));
   c.sendMessage({ downstreamOpenResponse: { requestId: req.requestId ?? 0, assignedStreamId: bytes, serverTime: nowNanos(), resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
   ds.owner = c;
@@ -67,8 +67,10 @@ export function chunkAck(c: ServerConn, ack: iscp2.IDownstreamChunkAck): void {
     c.sendMessage(refusalFor("downstreamChunkAck", ack as Record<string, unknown>, ResultCode.STREAM_NOT_FOUND, "unknown stream alias")!);
     return;
   }
-  ds.applyAck(ack);
-  c.sendMessage({ downstreamChunkAckComplete: { streamIdAlias: ds.alias, ackId: ack.ackId ?? 0, resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
+  const [code, str] = ds.applyAck(ack)
+    ? [ResultCode.SUCCEEDED, "OK"]
+    : [ResultCode.TOO_MANY_DATA_ID_ALIASES, `at most ${c.hub.limits.maxDataIdAliases} aliases per table; the rest were ignored`];
+  c.sendMessage({ downstreamChunkAckComplete: { streamIdAlias: ds.alias, ackId: ack.ackId ?? 0, resultCode: code, resultString: str } });
 }
 
 function findOwn(c: ServerConn, streamId: Uint8Array | null | undefined): DownstreamStream | undefined {

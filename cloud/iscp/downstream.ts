@@ -47,7 +47,7 @@ export class DownstreamStream {
     readonly qos: iscp2.QoS,
     readonly omitEmptyChunk: boolean,
     readonly expiryMs: number,
-    private readonly limits: { queueBytes: number; queueChunks: number; unacked: number; maxFrame: number },
+    private readonly limits: { queueBytes: number; queueChunks: number; unacked: number; maxFrame: number; maxAliases: number },
   ) {
     for (const f of filters) {
       const list = this.byNode.get(f.sourceNodeId);
@@ -150,16 +150,31 @@ export class DownstreamStream {
   }
 
   /** Applies a DownstreamChunkAck from the client. */
-  applyAck(ack: iscp2.IDownstreamChunkAck): void {
+  /**
+   * Takes the client's acks and alias declarations. Each alias table holds at most `maxAliases`
+   * entries (a client naming endless made-up streams or data IDs must not grow the broker's memory);
+   * returns false when declarations beyond that were ignored.
+   */
+  applyAck(ack: iscp2.IDownstreamChunkAck): boolean {
+    const max = this.limits.maxAliases;
+    let fits = true;
     for (const [a, info] of Object.entries(ack.upstreamAliases ?? {})) {
-      if (info.streamId?.length === 16) this.upstreamAliases.set(bytesToUuid(info.streamId), Number(a));
+      if (info.streamId?.length !== 16) continue;
+      const key = bytesToUuid(info.streamId);
+      if (this.upstreamAliases.size >= max && !this.upstreamAliases.has(key)) fits = false;
+      else this.upstreamAliases.set(key, Number(a));
     }
-    for (const [a, d] of Object.entries(ack.dataIdAliases ?? {})) this.dataIdAliases.set(dataIdKey(d.name ?? "", d.type ?? ""), Number(a));
+    for (const [a, d] of Object.entries(ack.dataIdAliases ?? {})) {
+      const key = dataIdKey(d.name ?? "", d.type ?? "");
+      if (this.dataIdAliases.size >= max && !this.dataIdAliases.has(key)) fits = false;
+      else this.dataIdAliases.set(key, Number(a));
+    }
     if (this.unacked.size > 0) {
       for (const r of ack.results ?? []) {
         if (r.streamIdOfUpstream?.length === 16) this.unacked.delete(`${bytesToUuid(r.streamIdOfUpstream)}:${r.sequenceNumberInUpstream ?? 0}`);
       }
     }
+    return fits;
   }
 
   /** After a resume, unacked RELIABLE chunks go out again ahead of newer ones. */

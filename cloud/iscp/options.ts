@@ -47,7 +47,7 @@ export interface IscpLimits {
   /** Streams each connection may have open, per direction (TOO_MANY_STREAMS). */
   maxUpstreamsPerConn: number;
   maxDownstreamsPerConn: number;
-  /** Data-ID aliases per upstream or declared per downstream (TOO_MANY_DATA_ID_ALIASES). */
+  /** Data-ID aliases per upstream; data-ID and upstream aliases a downstream may declare, per table (TOO_MANY_DATA_ID_ALIASES). */
   maxDataIdAliases: number;
   /** UpstreamOpenRequest.ack_interval ceiling, ms (TOO_LONG_ACK_INTERVAL). */
   maxAckIntervalMs: number;

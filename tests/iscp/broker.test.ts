@@ -134,6 +134,30 @@ describe("broker protocol handling", () => {
     r.ws.close();
   });
 
+  it("bounds the aliases a downstream may declare in its acks (TOO_MANY_DATA_ID_ALIASES)", async () => {
+    b = await startTestBroker({ limits: { maxDataIdAliases: 3 } });
+    const r = await connected(b, { nodeId: "reader" });
+    r.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], dataIdAliases: { 1: { name: "a", type: "t" } } } });
+    await r.next("downstreamOpenResponse");
+    const ds = () => [...b.broker.hub.downstreams.values()][0]!;
+    const ack = (ackId: number, names: string[], streams: number) => {
+      const dataIdAliases = Object.fromEntries(names.map((n, i) => [10 * ackId + i, { name: n, type: "t" }]));
+      const upstreamAliases = Object.fromEntries(Array.from({ length: streams }, (_, i) => {
+        const id = new Uint8Array(16).fill(ackId * 16 + i);
+        id[6] = 0x40; id[8] = 0x80; // a v4 UUID
+        return [10 * ackId + i, { sessionId: "s", streamId: id, sourceNodeId: NODE_U }];
+      }));
+      r.send({ downstreamChunkAck: { streamIdAlias: 1, ackId, dataIdAliases, upstreamAliases } });
+    };
+    ack(1, ["b", "c"], 2); // 3 data-ID aliases and 2 upstream aliases: within the limit
+    expect((await r.next("downstreamChunkAckComplete")).downstreamChunkAckComplete!.resultCode ?? 0).toBe(ResultCode.SUCCEEDED);
+    ack(2, ["a", "d", "e"], 2); // "a" is known; "d" fits, "e" does not; one upstream alias fits
+    const refused = (await r.next("downstreamChunkAckComplete")).downstreamChunkAckComplete!;
+    expect([refused.ackId, refused.resultCode]).toEqual([2, ResultCode.TOO_MANY_DATA_ID_ALIASES]);
+    expect([ds().dataIdAliases.size, ds().upstreamAliases.size]).toEqual([3, 3]);
+    r.ws.close();
+  });
+
   it("answers a resume of a stream attached to a live connection with RESUME_REQUEST_CONFLICT", async () => {
     b = await startTestBroker();
     const a = await raw(b);
