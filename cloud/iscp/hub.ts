@@ -16,6 +16,9 @@ export interface HubConn {
 
 const nodeKey = (project: string, node: string) => `${project}\n${node}`;
 
+/** Nodes whose last base times are remembered for new downstreams (least recently updated go first). */
+export const MAX_BASE_TIME_NODES = 4096;
+
 export class IscpHub {
   readonly conns = new Set<HubConn>();
   readonly upstreams = new Map<string, UpstreamStream>();
@@ -82,8 +85,11 @@ export class IscpHub {
   /** Sends metadata about `sourceNodeId` to every downstream whose filters name that node. */
   publishMetadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void {
     if (meta.baseTime) {
-      let m = this.lastBaseTimes.get(nodeKey(projectUuid, sourceNodeId));
-      if (!m) this.lastBaseTimes.set(nodeKey(projectUuid, sourceNodeId), (m = new Map()));
+      const k = nodeKey(projectUuid, sourceNodeId);
+      let m = this.lastBaseTimes.get(k);
+      this.lastBaseTimes.delete(k); // re-inserted: Map order is then least recently updated first
+      this.lastBaseTimes.set(k, (m ??= new Map()));
+      if (this.lastBaseTimes.size > MAX_BASE_TIME_NODES) this.lastBaseTimes.delete(this.lastBaseTimes.keys().next().value!);
       const key = `${meta.baseTime.sessionId}\n${meta.baseTime.name}`;
       m.delete(key);
       m.set(key, meta.baseTime);
@@ -141,10 +147,10 @@ export class IscpHub {
     return Math.max(requestedSec, this.limits.expiryGraceFloorSec) * 1000;
   }
 
-  stats(): { connections: number; upstreams: number; downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> } {
+  stats(): { connections: number; upstreams: number; baseTimeNodes: number; downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> } {
     const downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> = {};
     for (const [id, ds] of this.downstreams) downstreams[id] = { ...ds.counters(), attached: ds.owner !== null };
-    return { connections: this.conns.size, upstreams: this.upstreams.size, downstreams };
+    return { connections: this.conns.size, upstreams: this.upstreams.size, baseTimeNodes: this.lastBaseTimes.size, downstreams };
   }
 
   get isClosed(): boolean {

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
 import { iscp2, QoS } from "../../proto/iscp/wire.js";
+import { IscpHub, MAX_BASE_TIME_NODES } from "../../cloud/iscp/hub.js";
+import { DEFAULT_LIMITS, silentLogger } from "../../cloud/iscp/options.js";
 import { startTestBroker, waitFor, type TestBroker } from "./harness.js";
 import { ALL, connected, NODE_U, type Raw } from "./raw-peer.js";
 
@@ -49,5 +51,25 @@ describe("downstream lifecycle notices", () => {
     expect([bytesToUuid(open2!.upstreamOpen!.streamId), open2!.upstreamOpen!.qos ?? 0]).toEqual([bytesToUuid(id2), QoS.UNRELIABLE]);
     expect([bytesToUuid(expired2!.upstreamAbnormalClose!.streamId), expired2!.upstreamAbnormalClose!.sessionId]).toEqual([bytesToUuid(id2), "s2"]);
     d.ws.close();
+  });
+});
+
+describe("base times remembered for new downstreams", () => {
+  it("keeps the latest base times of a bounded number of nodes", () => {
+    const hub = new IscpHub(DEFAULT_LIMITS, {}, silentLogger);
+    const P = "00000000-0000-0000-0000-000000000000";
+    const nodes = MAX_BASE_TIME_NODES + 100; // e.g. users connecting with ever new node ids
+    for (let i = 0; i < nodes; i++) hub.publishMetadata(P, `node-${i}`, { baseTime: { sessionId: "s", name: "manual", priority: 1 } });
+    hub.publishMetadata(P, "node-0", { baseTime: { sessionId: "s", name: "manual", priority: 2 } }); // refreshed: kept
+    expect(hub.stats().baseTimeNodes).toBe(MAX_BASE_TIME_NODES);
+    const replayed = (node: string) => {
+      const got: unknown[] = [];
+      hub.replayBaseTimes({ sourceNodeIds: new Set([node]), projectUuid: P, sendMetadata: (m: unknown) => got.push(m) } as never);
+      return got;
+    };
+    expect(replayed("node-0")).toHaveLength(1);
+    expect(replayed("node-1")).toHaveLength(0); // the oldest went first
+    expect(replayed(`node-${nodes - 1}`)).toHaveLength(1);
+    hub.close();
   });
 });
