@@ -72,6 +72,8 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
     c.sendMessage(refusalFor("upstreamChunk", msg as Record<string, unknown>, ResultCode.STREAM_NOT_FOUND, "unknown stream alias")!);
     return;
   }
+  // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
+  if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds ?? []) {
     if (!d.name || !d.type) continue;
     const a = u.assignAlias(d.name, d.type);

@@ -70,4 +70,18 @@ describe("duplicate upstream chunks", () => {
     up.ws.close();
     down.ws.close();
   });
+
+  it("refuses sequence number 0 instead of acking it as a duplicate it never stored", async () => {
+    const stored: number[] = [];
+    const { up, down } = await setup(async (c) => void stored.push(c.sequenceNumber));
+    up.send(chunk(0));
+    up.send(chunk(1));
+    await waitFor(() => results(up).length === 2, 2000, "acks");
+    expect(results(up)).toEqual([[0, ResultCode.PROTOCOL_ERROR], [1, ResultCode.SUCCEEDED]]);
+    expect(stored).toEqual([1]);
+    await waitFor(() => down.msgs.some((m) => m.downstreamChunk), 2000, "relay");
+    expect(down.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber)).toEqual([1]);
+    up.ws.close();
+    down.ws.close();
+  });
 });
