@@ -4,11 +4,12 @@ import { ResultCode } from "../../proto/iscp/wire.js";
 import type { IscpHooks } from "../iscp/options.js";
 import { isUuid } from "./codec.js";
 import type { MeasurementsService } from "./facade.js";
-import { NodeMismatch, SessionRefused } from "./upstream-store.js";
+import { NodeMismatch, NodeNotUuid, SessionRefused } from "./upstream-store.js";
 
 const refused = (e: unknown) => {
   if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
   if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
+  if (e instanceof NodeNotUuid) return { resultCode: ResultCode.NO_NODE_ID, resultString: e.message };
   throw e;
 };
 
@@ -17,6 +18,8 @@ export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHook
     onUpstreamOpen: async (info) => {
       if (!info.persist) return;
       if (!isUuid(info.sessionId)) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" };
+      // The node becomes the measurement's edge_uuid, so it has to be a UUID (an edge's own, for edges).
+      if (!isUuid(info.nodeId)) return { resultCode: ResultCode.NO_NODE_ID, resultString: "a persisted upstream needs an edge UUID as node id" };
       try {
         await m.upstream.checkSession(info);
       } catch (e) {

@@ -42,6 +42,8 @@ export interface UpstreamCloseIn {
 export class SessionRefused extends Error {}
 /** The session's measurement belongs to another node (edge): iSCP NODE_ID_MISMATCH. */
 export class NodeMismatch extends Error {}
+/** A measurement would be created for a node id that is not a UUID (it becomes edge_uuid): iSCP NO_NODE_ID. */
+export class NodeNotUuid extends Error {}
 
 /** Whether a measurement row may take data from this upstream; throws the refusal otherwise. */
 function checkOwner(m: { project_uuid: string; edge_uuid: string }, up: { projectUuid: string; nodeId: string }): void {
@@ -150,6 +152,7 @@ export class UpstreamStore {
       checkOwner(m, up);
       return uuid;
     }
+    if (!isUuid(up.nodeId)) throw new NodeNotUuid("a persisted session needs an edge UUID as node id");
     await repo.insertMeasurement(tx, { uuid, project_uuid: up.projectUuid, name: "", description: "", edge_uuid: up.nodeId.toLowerCase(), protected: false, now });
     const { s, nanos } = splitNs(nowNs());
     const type = "api_first_received";

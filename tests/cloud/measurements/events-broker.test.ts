@@ -130,6 +130,12 @@ describe("measurements: events and the broker storage API", () => {
     const base = { streamId: uuid(), projectUuid: "00000000-0000-0000-0000-000000000000", nodeId: uuid(), persist: true, subject: { kind: "edge" as const, uuid: uuid() }, qos: 1 };
     expect(await hooks.onUpstreamOpen({ ...base, sessionId: "not-a-uuid" })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
     expect(await hooks.onUpstreamOpen({ ...base, sessionId: uuid() })).toBeUndefined();
+    // The node id becomes the measurement's edge_uuid: a persisted upstream needs a UUID there.
+    expect(await hooks.onUpstreamOpen({ ...base, nodeId: "my-laptop", sessionId: uuid() })).toMatchObject({ resultCode: ResultCode.NO_NODE_ID });
+    const laptop = { projectUuid: base.projectUuid, nodeId: "my-laptop", subject: base.subject, persist: true };
+    const fresh = uuid();
+    expect(await hooks.onUpstreamMetadata(laptop, { sessionId: fresh, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1n })).toMatchObject({ resultCode: ResultCode.NO_NODE_ID });
+    expect((await call(`${P}/measurements/${fresh}`)).status).toBe(404);
     // A measurement of another project with the same UUID is refused.
     const other = await createMeasurement(call);
     const r = await hooks.onUpstreamChunk(
