@@ -7,7 +7,15 @@ export interface Session {
   connection: ConnectionSettings;
   transport: TransportSettings;
   accessToken: string;
+  /**
+   * The token held now (refreshed since this session was handed out), for connections that outlive a
+   * token: an iSCP client's own reconnect and resume, a long deferred upload. Absent: use accessToken.
+   */
+  currentToken?: () => string;
 }
+
+/** The freshest token a session knows. */
+export const tokenOf = (s: Session) => s.currentToken?.() || s.accessToken;
 
 /** Streams reconnect when this changes; a refreshed token alone does not reconnect them. */
 export const sessionKey = (s: Session | undefined) =>

@@ -121,7 +121,8 @@ export type ChannelOpener<S> = Opener<ChannelParams<S>>;
 export function reportChannel(s: ChannelSnapshot): Report {
   const c = s.context;
   if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
-  if (s.matches({ running: "waiting" })) return { code: "disconnected", error: c.error, bitrate: 0 };
+  // No connector on the other end, yet frames may be dropped meanwhile (downstream): say both.
+  if (s.matches({ running: "waiting" })) return { code: "disconnected", error: [c.error, c.problem.text].filter(Boolean).join("; "), bitrate: 0 };
   if (s.matches({ running: "open" }) && c.problem.severe) return { code: "error", error: c.problem.text, bitrate: c.traffic.bitrate };
   if (s.matches({ running: { open: "active" } })) return { code: "connected", error: c.problem.text, bitrate: c.traffic.bitrate };
   if (s.matches({ running: { open: "quiet" } })) return { code: "quiet", error: c.problem.text, bitrate: c.traffic.bitrate };

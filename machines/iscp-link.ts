@@ -10,7 +10,7 @@ import { connectWebSocket } from "../runtime/iscp/transport/websocket.js";
 import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
 import { QoS } from "../proto/iscp/wire.js";
 import type { MessageTransport } from "../proto/iscp/transport.js";
-import { errorMessage, type Session } from "./common.js";
+import { errorMessage, tokenOf, type Session } from "./common.js";
 import { throttledData, type Callbacks, type Handle, type Opener } from "./link.js";
 import type { StreamLinkParams } from "./stream.js";
 
@@ -53,7 +53,8 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
       try {
         client = await IscpClient.connect({
           transport: transportFor(p.session, hooks),
-          token: p.session.accessToken,
+          // A function: the client's own reconnect (and resume) after the first token expired needs the new one.
+          token: () => tokenOf(p.session),
           nodeId: p.session.connection.edge_uuid,
           projectUuid: p.session.connection.project_uuid,
           // A dropped transport reconnects with backoff and jitter and resumes the streams the broker

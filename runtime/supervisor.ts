@@ -148,6 +148,8 @@ export class Supervisor implements StateReader {
   private readonly stamps = new Map<string, Stamp>();
   private readonly closing = new Set<Promise<unknown>>();
   private lastSession = "";
+  /** The token the connection machine holds now (sessions read it through currentToken). */
+  private token: string | undefined;
   private clock?: NodeJS.Timeout;
   private unsubscribe?: () => void;
 
@@ -258,9 +260,12 @@ export class Supervisor implements StateReader {
 
   private onConnection(s: ConnectionSnapshot): void {
     const { session, reason } = sessionOf(s);
+    this.token = session?.accessToken;
     const key = JSON.stringify([session, reason]);
     if (key === this.lastSession) return;
     this.lastSession = key;
-    this.actor.send({ type: "SESSION", session, reason });
+    // Every session reads the token held now, so what was opened with an older one can reconnect.
+    const current = session && { ...session, currentToken: () => this.token ?? session.accessToken };
+    this.actor.send({ type: "SESSION", session: current, reason });
   }
 }

@@ -2,7 +2,7 @@
 // measurement with its UUID if absent, store chunks of a sequence (protobuf StoreDataChunks), set a
 // sequence's final counts, end and complete the measurement. Every call carries the session's token.
 import { readError } from "../../machines/cloud-auth.js";
-import { errorMessage, type Session } from "../../machines/common.js";
+import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
 
 const TIMEOUT_MS = 30_000;
 export const STORE_DATA_CHUNKS_TYPE = "application/vnd.iscp.v2.protobuf";
@@ -68,7 +68,7 @@ export class MeasurementRestClient {
     try {
       res = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${this.session.accessToken}`, accept: "application/json", ...(type ? { "content-type": type } : {}) },
+        headers: { authorization: `Bearer ${tokenOf(this.session)}`, accept: "application/json", ...(type ? { "content-type": type } : {}) },
         body: body as BodyInit | undefined,
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });

@@ -76,6 +76,7 @@ describe.each([
         const refusing = real.matches({ running: "open" } as never) && problem.severe;
         for (const [value, code] of CODES) if (real.matches(value as never)) expect(r.code).toBe(refusing ? "error" : code);
         if (real.matches({ running: "open" } as never)) expect(r.error).toBe(problem.text);
+        if (real.matches({ running: "waiting" } as never) && problem.text) expect(r.error).toContain(problem.text);
       },
     });
     expect(result.transitions).toBeGreaterThan(50);
@@ -95,6 +96,14 @@ describe.each([
     expect(fake.last()!.params.settings.ipc.path).toBe(moved.ipc.path);
     fake.last()!.cb.failed("permission denied");
     expect(reportChannel(actor.getSnapshot() as ChannelSnapshot)).toEqual({ code: "error", error: "permission denied", bitrate: 0 });
+    actor.stop();
+  });
+
+  it("shows what is dropped while no connector is on the other end", () => {
+    const fake = fakeOpener<unknown>();
+    const actor = createActor(machine.provide({ actors: { channel: openerActor(fake.open) } } as never), { input } as never).start();
+    fake.last()!.cb.problem?.("12 frame(s) dropped (connector absent or too slow)");
+    expect(reportChannel(actor.getSnapshot() as ChannelSnapshot)).toEqual({ code: "disconnected", error: "12 frame(s) dropped (connector absent or too slow)", bitrate: 0 });
     actor.stop();
   });
 });

@@ -11,6 +11,7 @@ import { ApiClient } from "../../runtime/cli/client.js";
 import { startAgent, type RunningAgent } from "../../runtime/daemon.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../cloud/harness.js";
+import type { ConfigInput } from "../../cloud/config.js";
 
 export interface CloudPoint {
   time: bigint;
@@ -48,15 +49,17 @@ export interface StackOptions {
   agent?: "in-process" | "child";
   /** Serve iSCP over QUIC too, on the HTTP port's number over UDP (where the agent looks for it). */
   quic?: boolean;
+  /** Cloud peer settings beyond the defaults (e.g. a short accessTokenTtl). */
+  cloud?: ConfigInput;
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const cloudDir = path.join(dir, "cloud");
   fs.mkdirSync(cloudDir);
-  let peer = await startTestPeer({ dataDir: cloudDir });
+  let peer = await startTestPeer({ dataDir: cloudDir, config: opts.cloud });
   const port = Number(new URL(peer.url).port);
-  const cloudConfig = { listen: `127.0.0.1:${port}`, ...(opts.quic ? { iscpQuicListen: `127.0.0.1:${port}` } : {}) };
+  const cloudConfig = { ...opts.cloud, listen: `127.0.0.1:${port}`, ...(opts.quic ? { iscpQuicListen: `127.0.0.1:${port}` } : {}) };
   if (opts.quic) {
     await peer.close();
     peer = await startTestPeer({ dataDir: cloudDir, config: cloudConfig });
