@@ -108,7 +108,8 @@ function tick(): void {
   due = Math.min(due, 65536);
   while (due > 0) {
     // With --reopen-every, a batch ends where the connector closes and reopens the FIFO.
-    const n = reopenEvery > 0 ? Math.min(due, reopenEvery - (seq % reopenEvery)) : due;
+    // At most fastBatch frames (~1 MiB) per write, also when a rate has fallen behind.
+    const n = Math.min(fastBatch, reopenEvery > 0 ? Math.min(due, reopenEvery - (seq % reopenEvery)) : due);
     writeAll(batch(seq, n));
     seq += n;
     due -= n;
