@@ -1,5 +1,6 @@
 // Settings of the cloud-peer process: flags win over environment variables, which win over defaults.
 import path from "node:path";
+import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/options.js";
 
 export interface CloudConfig {
   listenHost: string;
@@ -16,11 +17,13 @@ export interface CloudConfig {
   lockoutThreshold: number;
   passwordLifetimeDays: number;
   iscpQuicListen?: string;
+  /** Broker limits overriding DEFAULT_LIMITS (cloud/iscp/options.ts), from CLOUD_ISCP_LIMITS. */
+  iscpLimits: Partial<IscpLimits>;
   /** How long shutdown waits for in-flight requests before cutting their connections (ms). */
   shutdownGraceMs: number;
 }
 
-export type ConfigInput = Partial<Record<keyof CloudConfig, string | number | undefined>> & { listen?: string };
+export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits">, string | number | undefined>> & { listen?: string; iscpLimits?: string };
 
 /** Every environment variable the cloud peer reads (listed by `cloud-peer --help`). */
 export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
@@ -39,7 +42,22 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_ISCP_QUIC_LISTEN", "UDP host:port for iSCP over QUIC (default: off)"],
   ["CLOUD_ISCP_QUIC_CERT", "certificate for QUIC as PEM text (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>)"],
   ["CLOUD_ISCP_QUIC_KEY", "private key for QUIC as PEM text"],
+  ["CLOUD_ISCP_LIMITS", `iSCP broker limits as name=value,... over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`],
 ];
+
+/** `name=value,...` of broker limits; an unknown name or a bad number stops the start. */
+function iscpLimits(v: string | undefined): Partial<IscpLimits> {
+  const out: Partial<IscpLimits> = {};
+  for (const part of (v ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf("=");
+    const name = (eq > 0 ? part.slice(0, eq) : part).trim() as keyof IscpLimits;
+    if (!(name in DEFAULT_LIMITS)) throw new Error(`invalid CLOUD_ISCP_LIMITS: unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})`);
+    const value = eq > 0 ? part.slice(eq + 1).trim() : "";
+    if (value === "") throw new Error(`invalid CLOUD_ISCP_LIMITS: "${part}" needs name=value`);
+    out[name] = int(`CLOUD_ISCP_LIMITS ${name}`, value, 0, name === "expiryGraceFloorSec" ? 0 : 1);
+  }
+  return out;
+}
 
 /** An integer setting; a typo must not silently become NaN (e.g. a lock-out that never locks). */
 function int(name: string, v: unknown, d: number, min: number): number {
@@ -72,6 +90,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     lockoutThreshold: int("CLOUD_LOCKOUT_THRESHOLD", flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5, 1),
     passwordLifetimeDays: int("CLOUD_PASSWORD_LIFETIME_DAYS", flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365, 0),
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
+    iscpLimits: iscpLimits(flags.iscpLimits ?? env.CLOUD_ISCP_LIMITS),
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
   };
 }

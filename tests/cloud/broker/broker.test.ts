@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../../runtime/iscp/transport/websocket.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
+import { loadConfig } from "../../../cloud/config.js";
+import { ResultCode } from "../../../proto/iscp/wire.js";
 import { adminToken, caller, type Call } from "../accounts/helpers.js";
 import { edgeToken, json, makeEdge, makeUser, READ_ONLY, type TestEdge } from "../org/helpers.js";
 import { adminToken as oauthAdminToken, createUser as createOauthUser, MEMBER_ROLE, passwordToken } from "../oauth/helpers.js";
@@ -103,6 +105,27 @@ describe("iSCP broker in the cloud peer", () => {
     const res = await fetch(`${peer.url}/api/iscp/connect?enc=proto`);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ type: "invalid_request" });
+  });
+
+  it("takes its limits from CLOUD_ISCP_LIMITS and refuses a bad one at start", async () => {
+    const limited = await startTestPeer({ config: { iscpLimits: "maxUpstreamsPerConn=1, expiryGraceFloorSec=0" } });
+    try {
+      const e = await makeEdge(caller(limited, await adminToken(limited)), "limited-edge");
+      const t = (await edgeToken(limited, e)).body.access_token as string;
+      const c = await IscpClient.connect({
+        transport: () => connectWebSocket({ url: `${limited.url.replace("http", "ws")}/api/iscp/connect` }),
+        token: t, nodeId: e.uuid, projectUuid: PROJECT, reconnect: false,
+      });
+      clients.push(c);
+      await c.openUpstream({ sessionId: randomUUID() });
+      const second = await c.openUpstream({ sessionId: randomUUID() }).catch((err: unknown) => err);
+      expect((second as IscpRequestError).resultCode).toBe(ResultCode.TOO_MANY_STREAMS);
+    } finally {
+      await limited.stop();
+    }
+    expect(() => loadConfig({ iscpLimits: "maxUpstreams=1" }, {})).toThrow(/unknown limit "maxUpstreams"/);
+    expect(() => loadConfig({}, { CLOUD_ISCP_LIMITS: "maxUpstreamsPerConn=0" })).toThrow(/expected an integer >= 1/);
+    expect(() => loadConfig({}, { CLOUD_ISCP_LIMITS: "maxUpstreamsPerConn" })).toThrow(/needs name=value/);
   });
 
   it("issues one-time tickets usable as the access token exactly once", async () => {
