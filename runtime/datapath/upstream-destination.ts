@@ -201,12 +201,13 @@ export class PersistentUpstream implements UpstreamDestination {
 
   /**
    * The connection dropped; the client reconnects and resumes the stream. Chunks in flight lost their
-   * acknowledgements (PARTIAL is not resent on resume): they stay stored and go by deferred upload once
-   * this sequence closes; the cloud skips any it already had.
+   * acknowledgements (PARTIAL is not resent by the protocol): once resumed they are sent again first,
+   * under their own numbers, and the cloud acknowledges any it already had without storing it twice.
+   * (If the stream cannot be resumed, its sequence closes and they go by deferred upload.)
    */
   private interrupted(live: Live, why?: string): void {
     live.paused = true;
-    live.cursor.giveUp(live.cursor.unacked);
+    live.cursor.requeue(live.cursor.unacked);
     live.sizes.clear();
     live.bytes = 0;
     this.log?.info({ upstream: this.settings.id, reason: why }, "iSCP connection interrupted; resuming");
@@ -294,7 +295,7 @@ export class PersistentUpstream implements UpstreamDestination {
           type: g.dataId.type,
           points: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
         }));
-        live.up.writeChunk(c.chunkNo, groups);
+        live.up.resendChunk(c.chunkNo, groups); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;

@@ -170,6 +170,16 @@ export class ClientUpstream {
     if (this.closed) throw new Error("upstream is closed");
     if (sequenceNumber <= this.seq) throw new Error(`sequence number ${sequenceNumber} is not above ${this.seq}`);
     this.seq = sequenceNumber;
+    return this.resendChunk(sequenceNumber, groups);
+  }
+
+  /**
+   * Sends a chunk again under the number it was first sent with (its ack was lost with a connection): the
+   * broker acknowledges a number it already has without storing or relaying it twice.
+   */
+  resendChunk(sequenceNumber: number, groups: readonly { name: string; type: string; points: readonly DataPointIn[] }[]): boolean {
+    if (this.closed) throw new Error("upstream is closed");
+    if (sequenceNumber > this.seq) this.seq = sequenceNumber;
     return this.sendChunk(
       sequenceNumber,
       groups.map((g) => ({

@@ -5,6 +5,8 @@ import type { DurableQueue, StoredChunk } from "./store.js";
 export class SendCursor {
   private after = 0;
   private readonly inFlight = new Set<number>();
+  /** Handed out before, their acks lost with a connection: handed out again first. */
+  private retry: number[] = [];
 
   constructor(
     private readonly queue: DurableQueue,
@@ -12,8 +14,9 @@ export class SendCursor {
     private window: number,
   ) {}
 
+  /** Chunks handed out and not acknowledged, counting those waiting to be handed out again. */
   get inFlightCount(): number {
-    return this.inFlight.size;
+    return this.inFlight.size + this.retry.length;
   }
 
   /** Last chunk number handed out. */
@@ -27,19 +30,36 @@ export class SendCursor {
 
   /** The next stored chunks (at most `limit`) that fit in the window (empty when none or the window is full). */
   take(limit = Infinity): StoredChunk[] {
-    const room = Math.min(limit, this.window - this.inFlight.size);
+    let room = Math.min(limit, this.window - this.inFlight.size);
     if (room <= 0) return [];
+    const again: StoredChunk[] = [];
+    while (room > 0 && this.retry.length > 0) {
+      const n = this.retry.shift()!;
+      const [c] = this.queue.readChunks(this.seqOrd, n - 1, 1);
+      if (c === undefined || c.chunkNo !== n) continue; // released meanwhile (acked late, or evicted)
+      this.inFlight.add(n);
+      again.push(c);
+      room--;
+    }
+    if (room <= 0) return again;
     const chunks = this.queue.readChunks(this.seqOrd, this.after, room);
     for (const c of chunks) {
       this.inFlight.add(c.chunkNo);
       this.after = c.chunkNo;
     }
-    return chunks;
+    return again.length > 0 ? again.concat(chunks) : chunks;
+  }
+
+  /** Their acks were lost with the connection: hand them out again (in order) before new chunks. */
+  requeue(chunkNos: readonly number[]): void {
+    for (const n of chunkNos) this.inFlight.delete(n);
+    this.retry = [...new Set([...this.retry, ...chunkNos])].sort((a, b) => a - b);
   }
 
   /** Acknowledged by the server: released from the queue. */
   async ack(chunkNos: readonly number[]): Promise<void> {
     for (const n of chunkNos) this.inFlight.delete(n);
+    if (this.retry.length > 0) this.retry = this.retry.filter((n) => !chunkNos.includes(n));
     await this.queue.ack(this.seqOrd, chunkNos);
   }
 

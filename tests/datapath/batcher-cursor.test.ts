@@ -73,6 +73,20 @@ describe("send cursor", () => {
     expect(c.inFlightCount).toBe(4);
     expect(q.readChunks(seq, 0, 100).map((x) => x.chunkNo)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
   });
+
+  it("hands requeued chunks (acks lost with a connection) out again first, in order, within the window", async () => {
+    for (let i = 0; i < 10; i++) await q.append(seq, pts(1, i)).durable;
+    const c = new SendCursor(q, seq, 3);
+    expect(c.take().map((x) => x.chunkNo)).toEqual([1, 2, 3]);
+    c.requeue([3, 1, 2]);
+    expect(c.inFlightCount).toBe(3); // still owed
+    expect(c.take(2).map((x) => x.chunkNo)).toEqual([1, 2]);
+    await c.ack([1, 3]); // 3's late ack arrived on the resumed stream: not handed out again
+    expect(c.take().map((x) => x.chunkNo)).toEqual([4, 5]);
+    await c.ack([2, 4, 5]);
+    expect(c.inFlightCount).toBe(0);
+    expect(c.take().map((x) => x.chunkNo)).toEqual([6, 7, 8]);
+  });
 });
 
 describe("destination router", () => {

@@ -50,15 +50,17 @@ function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {
     async openUpstream() {
       const streamId = `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
       let onAck: (r: { sequenceNumber: number; resultCode: number }[]) => void = () => {};
+      const write = (no: number) => {
+        written.push(no);
+        if (o.ack) queueMicrotask(() => onAck([{ sequenceNumber: no, resultCode: 0 }]));
+      };
       return {
         streamId,
         onAck: (h: typeof onAck) => (onAck = h),
         onLost() {},
         onError() {},
-        writeChunk: (no: number) => {
-          written.push(no);
-          if (o.ack) queueMicrotask(() => onAck([{ sequenceNumber: no, resultCode: 0 }]));
-        },
+        writeChunk: (no: number) => write(no),
+        resendChunk: (no: number) => write(no),
         async close() {
           o.closed?.push(streamId);
         },

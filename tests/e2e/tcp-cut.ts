@@ -6,6 +6,8 @@ export interface TcpRelay {
   url: string;
   /** Destroys every open connection (both sides). */
   cut(): void;
+  /** From now on what the clients of open connections send is silently lost (a dead link), until cut(). */
+  blackhole(): void;
   /** Connections relayed so far. */
   readonly accepted: number;
   close(): Promise<void>;
@@ -13,10 +15,13 @@ export interface TcpRelay {
 
 export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   const open = new Set<net.Socket>();
+  const clients = new Map<net.Socket, net.Socket>();
   let accepted = 0;
   const server = net.createServer((client) => {
     accepted++;
     const upstream = net.connect(targetPort, "127.0.0.1");
+    clients.set(client, upstream);
+    client.on("close", () => clients.delete(client));
     for (const [a, b] of [
       [client, upstream],
       [upstream, client],
@@ -36,6 +41,12 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
     url: `http://127.0.0.1:${port}`,
     cut: () => {
       for (const s of open) s.destroy();
+    },
+    blackhole: () => {
+      for (const [client, upstream] of clients) {
+        client.unpipe(upstream);
+        client.on("data", () => {}); // read and dropped
+      }
     },
     get accepted() {
       return accepted;
