@@ -9,6 +9,7 @@ import { takeMeasurementClock, type MeasurementClock } from "../ipc/clock.js";
 import { DownstreamFanout } from "../ipc/downstream-fanout.js";
 import type { UpstreamChannelHandle } from "../ipc/upstream-channel.js";
 import type { ReceivedChunk } from "../iscp/downstream.js";
+import { DISK_FULL_RATIO, DISK_RESUME_RATIO } from "../queue/disk.js";
 import { DestinationRouter } from "../queue/router.js";
 import type { DurableQueue } from "../queue/store.js";
 import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
@@ -20,8 +21,6 @@ import type { StreamLink } from "./upstream-destination.js";
 const END_AFTER_MS = 2000;
 /** How often pending data and the disk are checked. */
 const CHECK_MS = 1000;
-/** With limit_data_storage false, accepting resumes once the disk is below this fraction. */
-const DISK_RESUME_RATIO = 0.85;
 
 export interface DataPathOptions {
   queue: DurableQueue;
@@ -231,7 +230,7 @@ export class DataPath {
       return;
     }
     const usage = await this.queue.diskUsage().catch(() => 0);
-    if (this.stopReason === undefined && usage >= 0.9) {
+    if (this.stopReason === undefined && usage >= DISK_FULL_RATIO) {
       this.stopReason = `the disk holding the data directory is ${Math.round(usage * 100)} % full: measurement stopped (limit_data_storage is false)`;
       this.log?.error({ usage }, this.stopReason);
       await this.endRun();

@@ -8,16 +8,15 @@
 //             chunks gid             -> 16-byte header (u32 seqOrd, u32 chunkNo, f64 createdAt ms) + chunk
 //             index  [seqOrd, chunkNo] -> [gid, size]
 // gid grows with every chunk, so `chunks` in key order is oldest first: eviction walks it from the start.
-import { mkdir, statfs } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Database, type RootDatabase, open } from "lmdb";
 import type { DataPoint } from "../datapoint.js";
 import { encodeChunk } from "./chunk-codec.js";
+import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
 
 export const CHUNK_HEADER = 16;
-/** With limit_data_storage false, the measurement stops once the data directory's disk is this full. */
-export const DISK_FULL_RATIO = 0.9;
 const MiB = 1024 * 1024;
 
 export interface QueueOptions {
@@ -332,9 +331,8 @@ export class DurableQueue {
   // --- capacity ---
 
   /** Fraction (0..1) of the file system holding the queue that is in use. */
-  async diskUsage(): Promise<number> {
-    const st = await statfs(this.opts.dir);
-    return st.blocks === 0 ? 0 : 1 - st.bavail / st.blocks;
+  diskUsage(): Promise<number> {
+    return diskUsage(this.opts.dir);
   }
 
   /** limit_data_storage false and the disk is 90 % full: the caller stops the measurement. */
