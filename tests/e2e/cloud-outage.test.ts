@@ -2,14 +2,13 @@
 // exactly once, part in real time and part by deferred upload.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
 
 let s: Stack;
 beforeAll(async () => {
   s = await startStack();
   await s.connect();
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await streamThroughRt(s);
 }, 60_000);
 afterAll(async () => s?.close());
 

@@ -3,14 +3,13 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { encodeIscpV2Frame } from "../../runtime/ipc/iscp-v2-compat.js";
 import { cloudIndices, indexOf, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type CloudPoint, type Stack } from "./stack.js";
+import { openFifoWriter, startStack, streamThroughRt, until, type CloudPoint, type Stack } from "./stack.js";
 
 let s: Stack;
 beforeAll(async () => {
   s = await startStack();
   await s.connect();
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await streamThroughRt(s);
   await s.put("/device-connectors/upstream", { id: "cam", format: "iscp-v2-compat", dest_ids: ["rt"], data_name_prefix: "cam/", ipc: { type: "fifo", path: s.fifo("cam") } });
 }, 60_000);
 afterAll(async () => s?.close());

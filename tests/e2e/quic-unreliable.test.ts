@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { QuicDatagramChannel } from "../../proto/iscp/quic-datagrams.js";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
 
 let s: Stack;
 const realSend = QuicDatagramChannel.prototype.send;
@@ -13,8 +13,7 @@ beforeAll(async () => {
   await s.connect("quic");
   // A small send window: chunks that never get an ack would block real time if they held their place.
   await s.agentApi.patch("/transport", { send_queue_size: 4 });
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "unreliable", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await streamThroughRt(s, { qos: "unreliable" });
 }, 60_000);
 afterEach(() => {
   QuicDatagramChannel.prototype.send = realSend;

@@ -2,7 +2,7 @@
 // stream (the cloud still holds it), so the measurement keeps one sequence and every point arrives once.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
 import { startTcpRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
@@ -12,8 +12,7 @@ beforeAll(async () => {
   relay = await startTcpRelay(Number(new URL(s.peer.url).port));
   await s.connect();
   await s.agentApi.patch("/connection", { server_url: relay.url });
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await streamThroughRt(s);
 }, 60_000);
 afterAll(async () => {
   await s?.close();

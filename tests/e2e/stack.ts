@@ -198,3 +198,12 @@ export function rfc3339Ns(t: string): bigint {
   if (!m) throw new Error(`not an RFC 3339 UTC time: ${t}`);
   return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? "").padEnd(9, "0"));
 }
+
+/**
+ * The set-up most end-to-end tests share: upstream `rt` (persist, recover, partial, flushed every 5 ms,
+ * unless `upstream` says otherwise) fed by the iscp-v2-compat connector `dc` on its own FIFO.
+ */
+export async function streamThroughRt(s: Stack, upstream: Record<string, unknown> = {}): Promise<void> {
+  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5, ...upstream });
+  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+}

@@ -3,7 +3,7 @@
 // sequence in the cloud, every point once) instead of being refused and starting over.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
 import { startTcpRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
@@ -13,8 +13,7 @@ beforeAll(async () => {
   relay = await startTcpRelay(Number(new URL(s.peer.url).port));
   await s.connect();
   await s.agentApi.patch("/connection", { server_url: relay.url });
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await streamThroughRt(s);
 }, 60_000);
 afterAll(async () => {
   await s?.close();
