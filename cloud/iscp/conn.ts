@@ -36,6 +36,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private awaitingPong: number | undefined;
   private wakeScheduled = false;
   private rr = 0;
+  /** Persisted chunks waiting for their storage commit, and whether that paused the input. */
+  private pendingStores = 0;
+  private inputPaused = false;
 
   constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {}
 
@@ -62,9 +65,6 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     this.serverRequestId = (this.serverRequestId + 2) >>> 0 || 1;
     return id;
   }
-
-  private pendingStores = 0;
-  private inputPaused = false;
 
   /** A persisted chunk went to storage; too many at once pause this connection's input. */
   storeStarted(): void {

@@ -295,7 +295,7 @@ export class PersistentUpstream implements UpstreamDestination {
           type: g.dataId.type,
           points: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
         }));
-        live.up.resendChunk(c.chunkNo, groups); // numbers grow, except for chunks sent again after a resume
+        live.up.writeChunk(c.chunkNo, groups); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;

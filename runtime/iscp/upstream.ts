@@ -163,21 +163,12 @@ export class ClientUpstream {
 
   /**
    * Sends one chunk under a sequence number chosen by the caller (the agent's stored chunk number, so that
-   * a later REST upload of the same chunk is recognised as a duplicate). Numbers must grow; gaps are allowed.
+   * a later REST upload of the same chunk is recognised as a duplicate). Numbers grow, gaps allowed; a
+   * number sent before goes again only when its ack was lost with a connection (the broker acknowledges
+   * a number it already has without storing or relaying it twice).
    * Returns false when the chunk could not be handed to the transport (it then waits for a resume, RELIABLE only).
    */
   writeChunk(sequenceNumber: number, groups: readonly { name: string; type: string; points: readonly DataPointIn[] }[]): boolean {
-    if (this.closed) throw new Error("upstream is closed");
-    if (sequenceNumber <= this.seq) throw new Error(`sequence number ${sequenceNumber} is not above ${this.seq}`);
-    this.seq = sequenceNumber;
-    return this.resendChunk(sequenceNumber, groups);
-  }
-
-  /**
-   * Sends a chunk again under the number it was first sent with (its ack was lost with a connection): the
-   * broker acknowledges a number it already has without storing or relaying it twice.
-   */
-  resendChunk(sequenceNumber: number, groups: readonly { name: string; type: string; points: readonly DataPointIn[] }[]): boolean {
     if (this.closed) throw new Error("upstream is closed");
     if (sequenceNumber > this.seq) this.seq = sequenceNumber;
     return this.sendChunk(

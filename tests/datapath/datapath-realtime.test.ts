@@ -60,7 +60,6 @@ function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {
         onLost() {},
         onError() {},
         writeChunk: (no: number) => write(no),
-        resendChunk: (no: number) => write(no),
         async close() {
           o.closed?.push(streamId);
         },
