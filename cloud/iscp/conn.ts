@@ -2,6 +2,7 @@
 // relay pump, and detaching its streams (kept for resume) when the transport goes away.
 // States: connecting -> authenticating -> open -> closed.
 import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../proto/iscp/wire.js";
+import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../proto/iscp/chunk-scan.js";
 import type { MessageTransport } from "../../proto/iscp/transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
@@ -126,6 +127,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       this.disconnect(ResultCode.TOO_LARGE_MESSAGE_SIZE, `message of ${frame.length} bytes`);
       return;
     }
+    const scanned = this.state === "open" ? this.scan(frame) : undefined;
+    if (scanned) return this.dispatchChunk(scanned);
     let m: iscp2.Message;
     try {
       m = decodeMessage(frame, this.encoding);
@@ -149,6 +152,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
    */
   private onDatagramMessage(frame: Uint8Array): void {
     if (this.state !== "open") return;
+    const scanned = this.scan(frame);
+    if (scanned) return this.dispatchChunk(scanned);
     let m: iscp2.Message;
     try {
       m = decodeMessage(frame, this.encoding);
@@ -163,19 +168,41 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     this.dispatch("upstreamChunk", m);
   }
 
+  /** Upstream chunks (enc=proto) take the scan path: no object per data point. */
+  private scan(frame: Uint8Array): ScannedUpstreamChunk | undefined {
+    return this.encoding === "proto" ? scanUpstreamChunkMessage(frame) : undefined;
+  }
+
+  private dispatchChunk(chunk: ScannedUpstreamChunk): void {
+    // What a refusal needs of the request, in the decoded message's shape.
+    const body = { streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } };
+    if (!this.permitted("upstreamChunk", body)) return;
+    try {
+      up.chunk(this, chunk);
+    } catch (e) {
+      this.failed("upstreamChunk", body, e);
+    }
+  }
+
+  /** Whether the subject may send `kind`; a refusal answers it otherwise. */
+  private permitted(kind: string, body: Record<string, unknown>): boolean {
+    if (!this.allowed || this.allowed.has(kind) || kind === "ping" || kind === "pong" || kind === "disconnect") return true;
+    const r = refusalFor(kind, body, ResultCode.AUTH_FAILED, `${kind} not allowed`);
+    if (r) this.sendMessage(r);
+    return false;
+  }
+
+  private failed(kind: string, body: Record<string, unknown>, e: unknown): void {
+    this.hub.logger.warn({ remote: this.remote, kind, err: String(e) }, "iscp request failed");
+    const r = refusalFor(kind, body, ResultCode.PROCESS_FAILED, "internal error");
+    if (r) this.sendMessage(r);
+  }
+
   private dispatch(kind: NonNullable<iscp2.Message["message"]>, m: iscp2.Message): void {
     if (!CLIENT_ONLY.has(kind)) return this.disconnect(ResultCode.PROTOCOL_ERROR, `unexpected ${kind}`);
     const body = m[kind] as unknown as Record<string, unknown>;
-    if (this.allowed && !this.allowed.has(kind) && kind !== "ping" && kind !== "pong" && kind !== "disconnect") {
-      const r = refusalFor(kind, body, ResultCode.AUTH_FAILED, `${kind} not allowed`);
-      if (r) this.sendMessage(r);
-      return;
-    }
-    const fail = (e: unknown) => {
-      this.hub.logger.warn({ remote: this.remote, kind, err: String(e) }, "iscp request failed");
-      const r = refusalFor(kind, body, ResultCode.PROCESS_FAILED, "internal error");
-      if (r) this.sendMessage(r);
-    };
+    if (!this.permitted(kind, body)) return;
+    const fail = (e: unknown) => this.failed(kind, body, e);
     try {
       switch (kind) {
         case "ping": return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
@@ -186,7 +213,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
         case "upstreamOpenRequest": return void up.open(this, m.upstreamOpenRequest!).catch(fail);
         case "upstreamResumeRequest": return up.resume(this, m.upstreamResumeRequest!);
         case "upstreamCloseRequest": return void up.close(this, m.upstreamCloseRequest!).catch(fail);
-        case "upstreamChunk": return up.chunk(this, m.upstreamChunk!);
+        case "upstreamChunk": return up.chunk(this, up.chunkIn(m.upstreamChunk!));
         case "upstreamMetadata": return void up.metadata(this, m.upstreamMetadata!).catch(fail);
         case "downstreamOpenRequest": return down.open(this, m.downstreamOpenRequest!);
         case "downstreamResumeRequest": return down.resume(this, m.downstreamResumeRequest!);

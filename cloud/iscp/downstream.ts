@@ -2,12 +2,19 @@
 // (backpressure: drop-oldest), unacked RELIABLE chunks for re-sending after a resume, and
 // the encoding of DownstreamChunks split to the outgoing frame limit.
 import { iscp2, QoS, encodeMessage, type Encoding } from "../../proto/iscp/wire.js";
+import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
 import { DataIdMatcher } from "./filter.js";
 import { dataIdKey, type DataIdRef } from "./upstream.js";
 
 export interface UpstreamRef { id: string; idBytes: Uint8Array; sessionId: string; nodeId: string }
-export interface RelayGroup { ref: DataIdRef; points: iscp2.IDataPoint[]; bytes: number }
+export interface RelayGroup {
+  ref: DataIdRef;
+  readonly points: iscp2.IDataPoint[];
+  bytes: number;
+  /** The points as received (scan path), for storage. */
+  raw?: RawPointGroup;
+}
 export interface RelayChunk { up: UpstreamRef; seq: number; groups: RelayGroup[]; bytes: number }
 
 export interface DownstreamFilterSpec { sourceNodeId: string; matcher: DataIdMatcher }

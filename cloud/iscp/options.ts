@@ -1,4 +1,5 @@
 // Broker options: pluggable authentication, storage hooks and the protocol limits.
+import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import type { iscp2 } from "../../proto/iscp/wire.js";
 
 export type Subject = { kind: "user" | "edge"; uuid: string };
@@ -21,7 +22,12 @@ export interface UpstreamInfo {
 }
 
 export interface ChunkDataPoint { elapsedTime: bigint; payload: Uint8Array }
-export interface ChunkGroup { dataId: { name: string; type: string }; dataPoints: ChunkDataPoint[] }
+export interface ChunkGroup {
+  dataId: { name: string; type: string };
+  readonly dataPoints: ChunkDataPoint[];
+  /** The group's DataPoint entries as received (enc=proto): storage copies them without decoding each point. */
+  raw?: RawPointGroup;
+}
 export interface UpstreamChunkData { sequenceNumber: number; dataPointGroups: ChunkGroup[] }
 
 export interface MetadataInfo { projectUuid: string; nodeId: string; subject: Subject; persist: boolean }

@@ -1,6 +1,7 @@
 // Upstream requests on a broker connection: open, chunk, metadata (base time), close, resume.
 import { iscp2, QoS, ResultCode } from "../../proto/iscp/wire.js";
 import { nowNanos, toBigInt } from "../../proto/iscp/long.js";
+import { RawPointGroup, type RawDataId } from "../../proto/iscp/chunk-scan.js";
 import { bytesToUuid, newUuid } from "../../proto/iscp/uuid.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
@@ -65,23 +66,54 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   c.hub.publishMetadata(c.projectUuid, c.nodeId, { upstreamOpen: { streamId: bytes, sessionId: info.sessionId, qos } });
 }
 
-export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
-  const seq = msg.streamChunk?.sequenceNumber ?? 0;
-  const u = c.upstreams.get(msg.streamIdAlias ?? 0);
+/** One received data point group, from the scan path (RawPointGroup) or a protobufjs decode. */
+export interface GroupIn {
+  dataId?: RawDataId;
+  dataIdAlias: number;
+  count: number;
+  payloadBytes: number;
+  readonly dataPoints: iscp2.IDataPoint[];
+}
+export interface ChunkIn {
+  streamIdAlias: number;
+  sequenceNumber: number;
+  dataIds: RawDataId[];
+  groups: GroupIn[];
+}
+
+/** A decoded UpstreamChunk in the scan path's shape. */
+export function chunkIn(msg: iscp2.IUpstreamChunk): ChunkIn {
+  const idOf = (d: iscp2.IDataID) => ({ name: d.name ?? "", type: d.type ?? "" });
+  return {
+    streamIdAlias: msg.streamIdAlias ?? 0,
+    sequenceNumber: msg.streamChunk?.sequenceNumber ?? 0,
+    dataIds: (msg.dataIds ?? []).map(idOf),
+    groups: (msg.streamChunk?.dataPointGroups ?? []).map((g) => {
+      const dataPoints = g.dataPoints ?? [];
+      let payloadBytes = 0;
+      for (const p of dataPoints) payloadBytes += p.payload?.length ?? 0;
+      return { dataId: g.dataId ? idOf(g.dataId) : undefined, dataIdAlias: g.dataIdAlias ?? 0, count: dataPoints.length, payloadBytes, dataPoints };
+    }),
+  };
+}
+
+export function chunk(c: ServerConn, msg: ChunkIn): void {
+  const seq = msg.sequenceNumber;
+  const u = c.upstreams.get(msg.streamIdAlias);
   if (!u) {
-    c.sendMessage(refusalFor("upstreamChunk", msg as Record<string, unknown>, ResultCode.STREAM_NOT_FOUND, "unknown stream alias")!);
+    c.sendMessage(refusalFor("upstreamChunk", { streamIdAlias: msg.streamIdAlias, streamChunk: { sequenceNumber: seq } }, ResultCode.STREAM_NOT_FOUND, "unknown stream alias")!);
     return;
   }
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
   if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
-  for (const d of msg.dataIds ?? []) {
+  for (const d of msg.dataIds) {
     if (!d.name || !d.type) continue;
     const a = u.assignAlias(d.name, d.type);
     if (a) u.announceAlias(a);
   }
   const groups: RelayGroup[] = [];
   let points = 0;
-  for (const g of msg.streamChunk?.dataPointGroups ?? []) {
+  for (const g of msg.groups) {
     let ref: DataIdRef | undefined;
     if (g.dataId) {
       const { name, type } = g.dataId;
@@ -93,11 +125,8 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
     } else {
       return u.addResult(seq, ResultCode.INVALID_DATA_ID, "group without data id");
     }
-    const pts = g.dataPoints ?? [];
-    let bytes = 16;
-    for (const p of pts) bytes += (p.payload?.length ?? 0) + 12;
-    points += pts.length;
-    groups.push({ ref, points: pts, bytes });
+    points += g.count;
+    groups.push(relayGroup(ref, g));
   }
   const hook = c.hub.hooks.onUpstreamChunk;
   if (!u.seqs.add(seq)) {
@@ -117,13 +146,7 @@ export function chunk(c: ServerConn, msg: iscp2.IUpstreamChunk): void {
 
 /** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
 function store(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[], hook: NonNullable<IscpHooks["onUpstreamChunk"]>): void {
-  const data = {
-    sequenceNumber: seq,
-    dataPointGroups: groups.map<ChunkGroup>((g) => ({
-      dataId: { name: g.ref.name, type: g.ref.type },
-      dataPoints: g.points.map((p) => ({ elapsedTime: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array(0) })),
-    })),
-  };
+  const data = { sequenceNumber: seq, dataPointGroups: groups.map(hookGroup) };
   u.inFlight++;
   c.storeStarted();
   const result = runHook(() => hook(u.info, data));
@@ -135,6 +158,31 @@ function store(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup
     if (r.code !== ResultCode.SUCCEEDED) u.storeFailed(seq);
     u.addResult(seq, r.code, r.str);
   });
+}
+
+/** A relay group: points decoded only when a downstream takes them; the received bytes kept for storage. */
+function relayGroup(ref: DataIdRef, g: GroupIn): RelayGroup {
+  return {
+    ref,
+    bytes: 16 + g.payloadBytes + 12 * g.count,
+    raw: g instanceof RawPointGroup ? g : undefined,
+    get points() {
+      return g.dataPoints;
+    },
+  };
+}
+
+/** What the storage hook sees of a group: the received bytes when there are, points only when asked. */
+function hookGroup(g: RelayGroup): ChunkGroup {
+  let points: ChunkGroup["dataPoints"] | undefined;
+  return {
+    dataId: { name: g.ref.name, type: g.ref.type },
+    raw: g.raw,
+    get dataPoints() {
+      points ??= g.points.map((p) => ({ elapsedTime: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array(0) }));
+      return points;
+    },
+  };
 }
 
 export async function metadata(c: ServerConn, req: iscp2.IUpstreamMetadata): Promise<void> {

@@ -2,6 +2,7 @@
 // a repeated number is reported as skipped and changes nothing.
 import type { Queryable } from "../storage/db.js";
 import { encodeChunk, type Chunk } from "./codec.js";
+import { encodeRawChunk, type PreparedChunk, type RawChunk } from "./raw-chunk.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
 import { addDataIds, addReceived, ensureSequence, insertChunks, storedNumbers, type ChunkRowInput } from "./repo-sequences.js";
 
@@ -22,11 +23,20 @@ export function chunkStats(c: Chunk): { points: number; min: number; max: number
   return { points, min: clamp(min ?? 0n), max: clamp(max ?? 0n) };
 }
 
+/** The stored row payload and its figures, from decoded points or from received bytes. */
+function prepare(c: Chunk | RawChunk): PreparedChunk {
+  if ("rawGroups" in c) return encodeRawChunk(c);
+  const st = chunkStats(c);
+  return { payload: encodeChunk(c), points: st.points, minElapsedNs: st.min, maxElapsedNs: st.max };
+}
+
+const idsOf = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups);
+
 export async function writeChunks(
   tx: Queryable,
   measUuid: string,
   sequenceUuid: string,
-  chunks: readonly Chunk[],
+  chunks: ReadonlyArray<Chunk | RawChunk>,
   now: string,
 ): Promise<{ results: ChunkResult[]; stored: number }> {
   const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
@@ -45,24 +55,24 @@ export async function writeChunks(
       continue;
     }
     taken.add(c.sequenceNumber);
-    const st = chunkStats(c);
+    const st = prepare(c);
     rows.push({
       measUuid,
       sequenceId: seq.id,
       sequenceNumber: c.sequenceNumber,
       dataPoints: st.points,
-      minElapsedNs: st.min,
-      maxElapsedNs: st.max,
-      payload: encodeChunk(c),
+      minElapsedNs: st.minElapsedNs,
+      maxElapsedNs: st.maxElapsedNs,
+      payload: st.payload,
       createdAtMs,
     });
     results.push("ok");
-    for (const g of c.groups) {
+    for (const g of idsOf(c)) {
       const key = `${g.type}\u0000${g.name}`;
       if (!seenIds.has(key)) (seenIds.add(key), distinctIds.push({ type: g.type, name: g.name }));
     }
     points += st.points;
-    if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.max);
+    if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.maxElapsedNs);
   }
   if (rows.length > 0) {
     await insertChunks(tx, rows);

@@ -3,7 +3,9 @@
 // number. Chunks are group-committed: whatever arrives while a transaction runs goes into the next.
 import type { Queryable } from "../storage/db.js";
 import { isUuid, type Chunk } from "./codec.js";
+import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
+import type { RawChunk } from "./raw-chunk.js";
 import { DEFAULT_PRIORITY, splitNs } from "./model.js";
 import * as repo from "./repo-measurements.js";
 import { ensureSequence, setExpectations } from "./repo-sequences.js";
@@ -21,7 +23,7 @@ export interface UpstreamRef {
 }
 export interface UpstreamChunkIn {
   sequenceNumber: number;
-  dataPointGroups: Array<{ dataId: { name: string; type: string }; dataPoints: Array<{ elapsedTime: bigint; payload: Uint8Array }> }>;
+  dataPointGroups: Array<{ dataId: { name: string; type: string }; readonly dataPoints: Array<{ elapsedTime: bigint; payload: Uint8Array }>; raw?: RawPointGroup }>;
 }
 export interface BaseTimeIn {
   sessionId: string;
@@ -53,7 +55,7 @@ function checkOwner(m: { project_uuid: string; edge_uuid: string }, up: { projec
 
 interface Pending {
   up: UpstreamRef;
-  chunk: Chunk;
+  chunk: Chunk | RawChunk;
   resolve(r: ChunkResult): void;
   reject(e: unknown): void;
 }
@@ -82,14 +84,17 @@ export class UpstreamStore {
   storeChunk(up: UpstreamRef, chunk: UpstreamChunkIn): Promise<ChunkResult | "not_persisted"> {
     if (!up.persist) return Promise.resolve("not_persisted");
     if (!isUuid(up.sessionId)) return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
-    const c: Chunk = {
-      sequenceNumber: chunk.sequenceNumber,
-      groups: chunk.dataPointGroups.map((g) => ({
-        name: g.dataId.name,
-        type: g.dataId.type,
-        points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
-      })),
-    };
+    // Received bytes are stored as they are when every group has them (iSCP enc=proto).
+    const c: Chunk | RawChunk = chunk.dataPointGroups.every((g) => g.raw !== undefined)
+      ? { sequenceNumber: chunk.sequenceNumber, rawGroups: chunk.dataPointGroups.map((g) => ({ ...g.dataId, points: g.raw! })) }
+      : {
+          sequenceNumber: chunk.sequenceNumber,
+          groups: chunk.dataPointGroups.map((g) => ({
+            name: g.dataId.name,
+            type: g.dataId.type,
+            points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
+          })),
+        };
     return new Promise((resolve, reject) => {
       this.queue.push({ up, chunk: c, resolve, reject });
       this.schedule();

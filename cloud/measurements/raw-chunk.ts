@@ -1,0 +1,91 @@
+// A chunk received over iSCP (enc=proto) stored without decoding its points: the stored row is a
+// StoreDataChunk, whose StoreDataPoint is byte for byte the iSCP DataPoint, so each group's received
+// `data_points` entries (field 3 of DataPointGroup) are copied and re-tagged as field 2 of
+// StoreDataPointGroup. Point count and elapsed range come from the scan.
+import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
+
+export interface RawChunk {
+  sequenceNumber: number;
+  rawGroups: Array<{ name: string; type: string; points: RawPointGroup }>;
+}
+
+export interface PreparedChunk {
+  payload: Buffer;
+  points: number;
+  minElapsedNs: number;
+  maxElapsedNs: number;
+}
+
+const varintLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+
+function writeVarint(b: Buffer, o: number, n: number): number {
+  while (n >= 0x80) {
+    b[o++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  b[o++] = n;
+  return o;
+}
+
+/** Bytes of a non-empty string field (proto3 leaves empty strings out). */
+function stringField(s: Buffer): number {
+  return s.length === 0 ? 0 : 1 + varintLength(s.length) + s.length;
+}
+
+export function encodeRawChunk(c: RawChunk): PreparedChunk {
+  const parts = c.rawGroups.map((g) => {
+    const name = Buffer.from(g.name, "utf8");
+    const type = Buffer.from(g.type, "utf8");
+    const id = stringField(name) + stringField(type);
+    const body = 1 + varintLength(id) + id + g.points.raw.length;
+    return { name, type, id, body, raw: g.points.raw };
+  });
+  let size = c.sequenceNumber === 0 ? 0 : 1 + varintLength(c.sequenceNumber);
+  for (const p of parts) size += 1 + varintLength(p.body) + p.body;
+  const b = Buffer.allocUnsafe(size);
+  let o = 0;
+  if (c.sequenceNumber !== 0) {
+    b[o++] = 0x08;
+    o = writeVarint(b, o, c.sequenceNumber);
+  }
+  for (const p of parts) {
+    b[o++] = 0x12; // StoreDataChunk.data_point_groups
+    o = writeVarint(b, o, p.body);
+    b[o++] = 0x0a; // StoreDataPointGroup.data_id
+    o = writeVarint(b, o, p.id);
+    for (const [tag, s] of [[0x0a, p.name], [0x12, p.type]] as const) {
+      if (s.length === 0) continue;
+      b[o++] = tag;
+      o = writeVarint(b, o, s.length);
+      o += s.copy(b, o);
+    }
+    b.set(p.raw, o);
+    retagPoints(b, o, o + p.raw.length);
+    o += p.raw.length;
+  }
+  let points = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const g of c.rawGroups) {
+    if (g.points.count === 0) continue;
+    points += g.points.count;
+    min = Math.min(min, g.points.minElapsed);
+    max = Math.max(max, g.points.maxElapsed);
+  }
+  return { payload: b, points, minElapsedNs: points === 0 ? 0 : min, maxElapsedNs: points === 0 ? 0 : max };
+}
+
+/** Rewrites each entry's tag from DataPointGroup.data_points (3) to StoreDataPointGroup.data_points (2). */
+function retagPoints(b: Buffer, from: number, to: number): void {
+  let o = from;
+  while (o < to) {
+    b[o++] = 0x12;
+    let len = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = b[o++]!;
+      len += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) break;
+    }
+    o += len;
+  }
+}
