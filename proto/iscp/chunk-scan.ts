@@ -28,6 +28,26 @@ export class RawPointGroup {
     readonly maxElapsed: number,
   ) {}
 
+  /** Calls `fn` with each point's payload (a view into the frame), in order, until it returns false. */
+  eachPayload(fn: (payload: Uint8Array) => boolean | void): void {
+    const s = new Scan(this.raw);
+    while (s.pos < this.raw.length) {
+      s.pos++; // the data_points tag
+      const end = s.end();
+      let payload: Uint8Array = new Uint8Array(0);
+      while (s.pos < end) {
+        const tag = this.raw[s.pos++];
+        if (tag === 0x08) s.sint64();
+        else {
+          const plEnd = s.end();
+          payload = this.raw.subarray(s.pos, plEnd);
+          s.pos = plEnd;
+        }
+      }
+      if (fn(payload) === false) return;
+    }
+  }
+
   /** The points as protobufjs objects, decoded on first use (downstream relay, JSON clients). */
   get dataPoints(): iscp2.IDataPoint[] {
     // The entries alone are a valid DataPointGroup message holding only data_points.

@@ -90,17 +90,20 @@ async function main(): Promise<void> {
         const now = monoNs();
         stats.lastCommitNs = now;
         for (const g of chunk.dataPointGroups) {
-          const pts = g.dataPoints;
-          stats.points += pts.length;
-          const first = pts.length ? stampOf(pts[0]!.payload) : undefined;
-          if (first !== undefined && (stats.firstStampNs === 0 || first < stats.firstStampNs)) stats.firstStampNs = first;
           // Per-point latency only in the latency case (--latency): reading every stamp at a million points/s
-          // would tax the cloud the throughput cases measure.
+          // would tax the cloud the throughput cases measure. Received bytes (g.raw) are read in place.
+          const each = (fn: (payload: Uint8Array) => boolean | void) => (g.raw ? g.raw.eachPayload(fn) : void g.dataPoints.every((p) => fn(p.payload) !== false));
+          stats.points += g.raw ? g.raw.count : g.dataPoints.length;
+          each((payload) => {
+            const first = stampOf(payload);
+            if (first !== undefined && (stats.firstStampNs === 0 || first < stats.firstStampNs)) stats.firstStampNs = first;
+            return false;
+          });
           if (measureLatency)
-            for (const p of pts) {
-              const st = stampOf(p.payload);
+            each((payload) => {
+              const st = stampOf(payload);
               if (st !== undefined && st - stats.firstStampNs >= warmupNs) latency.add((now - st) / 1e6);
-            }
+            });
         }
       },
       () => undefined,

@@ -48,6 +48,9 @@ describe("iSCP UpstreamChunk scan path", () => {
       const elapsed = d.dataPoints.map((p) => BigInt(Long.fromValue(p.elapsedTime!).toString()));
       expect(g.dataPoints.map((p) => BigInt(Long.fromValue(p.elapsedTime!).toString()))).toEqual(elapsed);
       expect(g.dataPoints.map((p) => Buffer.from(p.payload!).toString("hex"))).toEqual(d.dataPoints.map((p) => Buffer.from(p.payload!).toString("hex")));
+      const payloads: string[] = [];
+      g.eachPayload((p) => void payloads.push(Buffer.from(p).toString("hex")));
+      expect(payloads).toEqual(d.dataPoints.map((p) => Buffer.from(p.payload!).toString("hex")));
       if (elapsed.length > 0) {
         expect(g.minElapsed).toBe(Math.min(...elapsed.map(clamp)));
         expect(g.maxElapsed).toBe(Math.max(...elapsed.map(clamp)));
@@ -87,7 +90,7 @@ describe("iSCP UpstreamChunk scan path", () => {
       })),
     });
     expect(decodeChunk(raw.payload)).toEqual(decodeChunk(viaObjects));
-    expect(pb.StoreDataChunk.decode(raw.payload).dataPointGroups.map((g) => g.dataPoints.length)).toEqual([12, 3, 2, 0]);
+    expect(pb.StoreDataChunk.decode(raw.payload).dataPointGroups.map((g) => g.dataPoints?.length)).toEqual([12, 3, 2, 0]);
     expect(raw.points).toBe(17);
     expect([raw.minElapsedNs, raw.maxElapsedNs]).toEqual([-(2 ** 53) + 1, 2 ** 53 - 1]);
   });
