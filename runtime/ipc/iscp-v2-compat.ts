@@ -7,6 +7,7 @@
 import type { DataPoint } from "../datapoint.js";
 import { type DecoderOptions, type EncodeResult, type FrameEncoder, elapsedFrom, elapsedToParts } from "./codec.js";
 import { dataNameError } from "../filters/pattern.js";
+import { FramePoint } from "./frame-point.js";
 import { StringCache } from "./string-cache.js";
 import { StreamDecoder, validNameBytes, validTypeBytes } from "./stream-decoder.js";
 
@@ -60,13 +61,7 @@ export class IscpV2CompatDecoder extends StreamDecoder {
         this.stats.invalidNames++;
         continue;
       }
-      out.push({
-        name,
-        type: this.types.get(buf, ts, ns)!,
-        payload: new Uint8Array(buf.buffer, buf.byteOffset + ps, pl),
-        elapsedNs: elapsedFrom(sec, nsec, base),
-        srcId,
-      });
+      out.push(new FramePoint(name, this.types.get(buf, ts, ns)!, buf, ps, pl, elapsedFrom(sec, nsec, base), srcId));
       this.stats.frames++;
     }
     this.need = ISCP_V2_HEADER;

@@ -4,6 +4,7 @@
 // Data ids are listed once per chunk, so a 16-byte point costs 30 bytes. Decoding gives a
 // struct-of-arrays view over the buffer (no per-point objects) and, when wanted, DataPoint objects.
 import type { DataPoint } from "../datapoint.js";
+import { FramePoint } from "../ipc/frame-point.js";
 
 export interface DataId {
   name: string;
@@ -55,8 +56,18 @@ export class ChunkBuilder {
       this.lastName = p.name;
       this.lastId = id;
     }
-    const pl = p.payload;
-    const n = pl.length;
+    // A FIFO point's bytes are copied from the read buffer without making a view of them.
+    let pl: Uint8Array;
+    let ps = 0;
+    let n: number;
+    if (p instanceof FramePoint && p.src !== undefined) {
+      pl = p.src;
+      ps = p.payloadStart;
+      n = p.payloadLength;
+    } else {
+      pl = p.payload;
+      n = pl.length;
+    }
     if (this.len + 14 + n > this.data.length) this.grow(14 + n);
     const d = this.data;
     let o = this.len;
@@ -69,8 +80,8 @@ export class ChunkBuilder {
     d[o + 12] = (n >>> 16) & 0xff;
     d[o + 13] = n >>> 24;
     o += 14;
-    if (n <= 64) for (let i = 0; i < n; i++) d[o + i] = pl[i]!;
-    else d.set(pl, o);
+    if (n <= 64) for (let i = 0; i < n; i++) d[o + i] = pl[ps + i]!;
+    else d.set(ps === 0 && pl.length === n ? pl : pl.subarray(ps, ps + n), o);
     this.len = o + n;
     this.count++;
   }
@@ -157,15 +168,20 @@ export function decodeChunk(buffer: Buffer): DecodedChunk {
   const elapsedNs = new Float64Array(count);
   const payloadStart = new Uint32Array(count);
   const payloadEnd = new Uint32Array(count);
+  // Byte reads rather than Buffer's readUInt*LE: this runs per point, and those check bounds each call.
+  const b = buffer;
+  const n = b.length;
   for (let i = 0; i < count; i++) {
-    idIndex[i] = buffer.readUInt16LE(off);
-    elapsedNs[i] = buffer.readDoubleLE(off + 2);
-    const pl = buffer.readUInt32LE(off + 10);
+    if (off + 14 > n) throw new Error("chunk length mismatch");
+    idIndex[i] = b[off]! | (b[off + 1]! << 8);
+    for (let k = 0; k < 8; k++) f64b[k] = b[off + 2 + k]!;
+    elapsedNs[i] = f64[0]!;
+    const pl = (b[off + 10]! | (b[off + 11]! << 8) | (b[off + 12]! << 16)) + b[off + 13]! * 0x1000000;
     payloadStart[i] = off + 14;
     off += 14 + pl;
     payloadEnd[i] = off;
   }
-  if (off !== buffer.length) throw new Error("chunk length mismatch");
+  if (off !== n) throw new Error("chunk length mismatch");
   return { ids, count, idIndex, elapsedNs, payloadStart, payloadEnd, buffer };
 }
 
