@@ -91,8 +91,49 @@ class Scan {
     throw OFF;
   }
 
-  /** A sint64 (ZigZag) varint as a number, clamped to ±(2^53 - 1). */
+  /**
+   * A sint64 (ZigZag) varint as a number, clamped to ±(2^53 - 1). Runs per data point: up to 7 bytes
+   * (|n| < 2^48 ns, three days) take the unrolled path; longer ones the exact loop.
+   */
   sint64(): number {
+    const b = this.b;
+    let p = this.pos;
+    let x = b[p++]!;
+    let lo = x & 0x7f;
+    let hi = 0;
+    if (x >= 0x80) {
+      x = b[p++]!;
+      lo |= (x & 0x7f) << 7;
+      if (x >= 0x80) {
+        x = b[p++]!;
+        lo |= (x & 0x7f) << 14;
+        if (x >= 0x80) {
+          x = b[p++]!;
+          lo |= (x & 0x7f) << 21;
+          if (x >= 0x80) {
+            x = b[p++]!;
+            hi = (x & 0x7f) * 268435456; // 2^28
+            if (x >= 0x80) {
+              x = b[p++]!;
+              hi += (x & 0x7f) * 34359738368; // 2^35
+              if (x >= 0x80) {
+                x = b[p++]!;
+                hi += (x & 0x7f) * 4398046511104; // 2^42
+                if (x >= 0x80) return this.sint64Long();
+              }
+            }
+          }
+        }
+      }
+    }
+    // Past the end, b[p] is undefined and reads as 0: caught here.
+    if (p > b.length) throw OFF;
+    this.pos = p;
+    const half = (lo >>> 1) + hi / 2;
+    return lo & 1 ? -(half + 1) : half;
+  }
+
+  private sint64Long(): number {
     const b = this.b;
     if (this.pos >= b.length) throw OFF;
     let x = b[this.pos++]!;

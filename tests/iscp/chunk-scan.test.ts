@@ -9,7 +9,7 @@ import { chunkIn } from "../../cloud/iscp/upstream-handlers.js";
 import { encodeRawChunk } from "../../cloud/measurements/raw-chunk.js";
 import { decodeChunk, encodeChunk } from "../../cloud/measurements/codec.js";
 
-const ELAPSED = [0n, 1n, -1n, 2n ** 31n - 1n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 32n, 2n ** 52n + 1n, 2n ** 53n - 1n, -(2n ** 53n) + 1n, 2n ** 62n, -(2n ** 63n)];
+const ELAPSED = [0n, 1n, -1n, 127n, -64n, 2n ** 27n, 2n ** 35n + 7n, -(2n ** 41n) - 3n, 2n ** 47n - 1n, -(2n ** 47n), 2n ** 48n + 3n, 2n ** 31n - 1n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 32n, 2n ** 52n + 1n, 2n ** 53n - 1n, -(2n ** 53n) + 1n, 2n ** 62n, -(2n ** 63n)];
 const long = (v: bigint) => Long.fromBits(Number(v & 0xffffffffn) | 0, Number((v >> 32n) & 0xffffffffn) | 0, false);
 const clamp = (v: bigint) => Number(v > 2n ** 53n - 1n ? 2n ** 53n - 1n : v < -(2n ** 53n) + 1n ? -(2n ** 53n) + 1n : v);
 
@@ -22,7 +22,7 @@ function sample(): iscp2.IUpstreamChunk {
     streamChunk: {
       sequenceNumber: 4_294_967_295,
       dataPointGroups: [
-        { dataId: { name: "1/ünïcode", type: "float64" }, dataPoints: points(12, 16) },
+        { dataId: { name: "1/ünïcode", type: "float64" }, dataPoints: points(20, 16) },
         { dataIdAlias: 3, dataPoints: points(3, 0) },
         { dataId: { name: "big", type: "bytes" }, dataPoints: points(2, 70_000) },
         { dataIdAlias: 4, dataPoints: [] },
@@ -90,8 +90,8 @@ describe("iSCP UpstreamChunk scan path", () => {
       })),
     });
     expect(decodeChunk(raw.payload)).toEqual(decodeChunk(viaObjects));
-    expect(pb.StoreDataChunk.decode(raw.payload).dataPointGroups.map((g) => g.dataPoints?.length)).toEqual([12, 3, 2, 0]);
-    expect(raw.points).toBe(17);
+    expect(pb.StoreDataChunk.decode(raw.payload).dataPointGroups.map((g) => g.dataPoints?.length)).toEqual([20, 3, 2, 0]);
+    expect(raw.points).toBe(25);
     expect([raw.minElapsedNs, raw.maxElapsedNs]).toEqual([-(2 ** 53) + 1, 2 ** 53 - 1]);
   });
 });
