@@ -12,7 +12,7 @@ import type { DataPoint } from "../datapoint.js";
 import type { IscpClient } from "../iscp/conn.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
 import { ChunkBatcher } from "../queue/batcher.js";
-import { chunkGroups, decodeChunk } from "../queue/chunk-codec.js";
+import { decodeChunk } from "../queue/chunk-codec.js";
 import { SendCursor } from "../queue/cursor.js";
 import type { SequenceRecord } from "../queue/records.js";
 import type { DurableQueue } from "../queue/store.js";
@@ -290,12 +290,8 @@ export class PersistentUpstream implements UpstreamDestination {
       while (live.bytes < MAX_IN_FLIGHT_BYTES) {
         const [c] = live.cursor.take(1);
         if (c === undefined) break;
-        const groups = chunkGroups(decodeChunk(c.data)).map((g) => ({
-          name: g.dataId.name,
-          type: g.dataId.type,
-          points: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
-        }));
-        live.up.writeChunk(c.chunkNo, groups); // numbers grow, except for chunks sent again after a resume
+        // c.data is the store's own copy (lmdb getBinary), so the upstream may keep it until the chunk is acked.
+        live.up.writeStoredChunk(c.chunkNo, decodeChunk(c.data)); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;

@@ -82,7 +82,12 @@ export class IscpClient {
    */
   send(msg: Message, unreliable = false): boolean {
     if (this.state !== "open") return false;
-    const frame = encodeMessage(msg, this.t.encoding);
+    return this.sendFrame(encodeMessage(msg, this.t.encoding), unreliable);
+  }
+
+  /** As send(), for a message already encoded in the transport's encoding (`transport.encoding`). */
+  sendFrame(frame: Uint8Array, unreliable = false): boolean {
+    if (this.state !== "open") return false;
     if (unreliable) this.t.sendUnreliable(frame);
     else this.t.send(frame);
     return true;

@@ -2,9 +2,13 @@
 // aliases from acks, and (RELIABLE) re-sends unacked chunks with their original sequence numbers
 // after a resume, as iscp-go does. UNRELIABLE chunks go on the transport's unreliable path (QUIC
 // datagrams); those whose ack does not come in time are given up as lost (onLost), never re-sent.
+// Stored chunks (the agent's queue) are encoded straight to protobuf bytes (chunk-frame.ts); with
+// enc=json, and for points written here, chunks are built as message objects.
 import { iscp2, QoS } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
+import { chunkGroups, type DecodedChunk } from "../queue/chunk-codec.js";
+import { encodeUpstreamChunkMessage } from "./chunk-frame.js";
 import type { IscpClient } from "./conn.js";
 
 export interface UpstreamOptions {
@@ -30,7 +34,21 @@ export interface UpstreamOptions {
 export interface DataPointIn { elapsedTime: bigint | number; payload: Uint8Array }
 export interface AckResult { sequenceNumber: number; resultCode: number; resultString: string }
 
+interface PointGroup { name: string; type: string; points: iscp2.IDataPoint[] }
+/** What a chunk carries: points written here (grouped), or a stored chunk as decoded from the queue. */
+type ChunkBody = { groups: readonly PointGroup[] } | { stored: DecodedChunk };
+
 const keyOf = (name: string, type: string) => `${type}\u0000${name}`;
+const pointsOf = (b: ChunkBody) => ("stored" in b ? b.stored.count : b.groups.reduce((n, g) => n + g.points.length, 0));
+
+/** A stored chunk's points as message objects (the enc=json path). */
+function storedGroups(c: DecodedChunk): PointGroup[] {
+  return chunkGroups(c).map((g) => ({
+    name: g.dataId.name,
+    type: g.dataId.type,
+    points: g.points.map((p) => ({ elapsedTime: toLong(Math.trunc(p.elapsedNs)), payload: p.payload })),
+  }));
+}
 /** UNRELIABLE chunks awaiting an ack, at most; older ones count as lost. */
 const MAX_UNRELIABLE_UNACKED = 10_000;
 
@@ -40,10 +58,11 @@ export class ClientUpstream {
   alias: number;
   readonly qos: iscp2.QoS;
   private readonly aliases = new Map<string, number>();
-  private buffer = new Map<string, { name: string; type: string; points: iscp2.IDataPoint[] }>();
+  private buffer = new Map<string, PointGroup>();
   private bufferedBytes = 0;
   private seq = 0;
-  private readonly unacked = new Map<number, iscp2.IUpstreamChunk>();
+  /** Chunks awaiting an ack, by sequence number; a resume sends them again (re-encoded: the alias may change). */
+  private readonly unacked = new Map<number, ChunkBody>();
   private lostTimer: NodeJS.Timeout | undefined;
   /** UNRELIABLE only: send time of each unacked chunk (same order as `unacked`). */
   private readonly sentAt = new Map<number, number>();
@@ -157,55 +176,58 @@ export class ClientUpstream {
     const groups = [...this.buffer.values()];
     this.buffer = new Map();
     this.bufferedBytes = 0;
-    this.sendChunk(++this.seq, groups);
+    this.sendChunk(++this.seq, { groups });
     return this.seq;
   }
 
   /**
-   * Sends one chunk under a sequence number chosen by the caller (the agent's stored chunk number, so that
-   * a later REST upload of the same chunk is recognised as a duplicate). Numbers grow, gaps allowed; a
+   * Sends one stored chunk under a sequence number chosen by the caller (the agent's stored chunk number, so
+   * that a later REST upload of the same chunk is recognised as a duplicate). Numbers grow, gaps allowed; a
    * number sent before goes again only when its ack was lost with a connection (the broker acknowledges
-   * a number it already has without storing or relaying it twice).
-   * Returns false when the chunk could not be handed to the transport (it then waits for a resume, RELIABLE only).
+   * a number it already has without storing or relaying it twice). The chunk (and its buffer) is kept
+   * until acked. Returns false when the chunk could not be handed to the transport (it then waits for a
+   * resume, RELIABLE only).
    */
-  writeChunk(sequenceNumber: number, groups: readonly { name: string; type: string; points: readonly DataPointIn[] }[]): boolean {
+  writeStoredChunk(sequenceNumber: number, chunk: DecodedChunk): boolean {
     if (this.closed) throw new Error("upstream is closed");
     if (sequenceNumber > this.seq) this.seq = sequenceNumber;
-    return this.sendChunk(
-      sequenceNumber,
-      groups.map((g) => ({
-        name: g.name,
-        type: g.type,
-        points: g.points.map((p) => ({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : Math.trunc(p.elapsedTime)), payload: p.payload })),
-      })),
-    );
+    return this.sendChunk(sequenceNumber, { stored: chunk });
   }
 
-  private sendChunk(seq: number, buffered: readonly { name: string; type: string; points: iscp2.IDataPoint[] }[]): boolean {
-    const groups: iscp2.IDataPointGroup[] = [];
-    const ask: iscp2.IDataID[] = [];
-    let n = 0;
-    for (const g of buffered) {
-      const a = this.aliases.get(keyOf(g.name, g.type));
-      if (a) groups.push({ dataIdAlias: a, dataPoints: g.points });
-      else {
-        groups.push({ dataId: { name: g.name, type: g.type }, dataPoints: g.points });
-        ask.push({ name: g.name, type: g.type });
-      }
-      n += g.points.length;
-    }
-    this.totalDataPoints += BigInt(n);
-    const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
+  private readonly aliasOf = (name: string, type: string): number | undefined => this.aliases.get(keyOf(name, type));
+
+  private sendChunk(seq: number, body: ChunkBody): boolean {
+    this.totalDataPoints += BigInt(pointsOf(body));
     const unreliable = this.qos === QoS.UNRELIABLE;
-    const sent = this.attached && this.conn.send({ upstreamChunk: chunk }, unreliable);
+    const sent = this.attached && this.transmit(seq, body, unreliable);
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
-    if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, chunk);
+    if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, body);
     if (sent && unreliable) {
       const now = Date.now();
       this.sentAt.set(seq, now);
       this.forgetLost(now);
     }
     return sent;
+  }
+
+  /** Encodes a chunk under the current stream alias and data-id aliases and hands it to the connection. */
+  private transmit(seq: number, body: ChunkBody, unreliable = false): boolean {
+    if ("stored" in body && this.conn.transport.encoding === "proto") {
+      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf });
+      return this.conn.sendFrame(frame, unreliable);
+    }
+    const groups: iscp2.IDataPointGroup[] = [];
+    const ask: iscp2.IDataID[] = [];
+    for (const g of "stored" in body ? storedGroups(body.stored) : body.groups) {
+      const a = this.aliasOf(g.name, g.type);
+      if (a) groups.push({ dataIdAlias: a, dataPoints: g.points });
+      else {
+        groups.push({ dataId: { name: g.name, type: g.type }, dataPoints: g.points });
+        ask.push({ name: g.name, type: g.type });
+      }
+    }
+    const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
+    return this.conn.send({ upstreamChunk: chunk }, unreliable);
   }
 
   /** Resolves when every sent chunk is acked, or after timeoutMs. */
@@ -248,10 +270,7 @@ export class ClientUpstream {
   resumed(alias: number): void {
     this.alias = alias;
     this.attached = true;
-    for (const chunk of this.unacked.values()) {
-      chunk.streamIdAlias = alias;
-      if (!this.conn.send({ upstreamChunk: chunk })) break;
-    }
+    for (const [seq, body] of this.unacked) if (!this.transmit(seq, body)) break;
   }
 
   /** @internal */

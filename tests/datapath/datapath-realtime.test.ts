@@ -59,7 +59,7 @@ function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {
         onAck: (h: typeof onAck) => (onAck = h),
         onLost() {},
         onError() {},
-        writeChunk: (no: number) => write(no),
+        writeStoredChunk: (no: number) => write(no),
         async close() {
           o.closed?.push(streamId);
         },
