@@ -84,7 +84,10 @@ export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTranspo
   const url = new URL(opts.url);
   url.searchParams.set("enc", encoding);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers: opts.headers, ca: opts.ca, perMessageDeflate: false, handshakeTimeout: opts.timeoutMs ?? 10_000 });
+    // A zero masking key (RFC 6455 5.3 still holds: the MASK bit is set, the key is sent): masking guards
+    // intermediaries against scripts in browsers, not an agent's own connection, and ws then sends the
+    // frame as it is instead of copying every payload to mask it.
+    const ws = new WebSocket(url, { headers: opts.headers, ca: opts.ca, perMessageDeflate: false, handshakeTimeout: opts.timeoutMs ?? 10_000, generateMask: zeroMask });
     const fail = (e: Error) => reject(e);
     ws.once("error", fail);
     ws.once("unexpected-response", (_req, res) => {
@@ -98,4 +101,8 @@ export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTranspo
       resolve(new WsClientTransport(ws, encoding, opts.lowWaterBytes ?? 512 * 1024));
     });
   });
+}
+
+function zeroMask(mask: Buffer): void {
+  mask.fill(0);
 }
