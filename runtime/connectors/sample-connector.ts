@@ -62,25 +62,41 @@ const payloadAt = template.length - size;
 // one write of hundreds of MB).
 const fastBatch = Math.max(1, Math.min(4096, Math.floor((1 << 20) / template.length)));
 
+// The batch buffer is filled with template frames once and reused (writes are synchronous): a batch only
+// patches each frame's timestamp, sequence number and stamp.
+let batchBuf = Buffer.alloc(0);
+let batchView = new DataView(new ArrayBuffer(0));
+
 function batch(first: number, n: number): Buffer {
-  const b = Buffer.allocUnsafe(template.length * n);
+  const len = template.length;
+  if (batchBuf.length < len * n) {
+    batchBuf = Buffer.allocUnsafe(len * n);
+    for (let i = 0; i < n; i++) template.copy(batchBuf, i * len);
+    batchView = new DataView(batchBuf.buffer, batchBuf.byteOffset, batchBuf.length);
+  }
+  const b = batchBuf;
+  const v = batchView;
   const [sec, nsec] = process.hrtime();
   lastNs = sec * 1e9 + nsec;
   if (firstNs === 0) firstNs = lastNs;
   if (stamp) stampBytes.writeBigUInt64BE(BigInt(sec) * 1_000_000_000n + BigInt(nsec));
+  const stampHi = stampBytes.readUInt32BE(0);
+  const stampLo = stampBytes.readUInt32BE(4);
   for (let i = 0; i < n; i++) {
-    const off = i * template.length;
-    template.copy(b, off);
-    b.writeUInt32LE(sec, off + tsAt);
-    b.writeUInt32LE(nsec, off + tsAt + 4);
+    const off = i * len;
+    v.setUint32(off + tsAt, sec, true);
+    v.setUint32(off + tsAt + 4, nsec, true);
     if (size >= 8) {
-      const n = first + i; // u64 big-endian as two u32 (no BigInt per frame)
-      b.writeUInt32BE(Math.floor(n / 0x100000000), off + payloadAt);
-      b.writeUInt32BE(n >>> 0, off + payloadAt + 4);
+      const k = first + i; // u64 big-endian as two u32 (no BigInt per frame)
+      v.setUint32(off + payloadAt, Math.floor(k / 0x100000000));
+      v.setUint32(off + payloadAt + 4, k >>> 0);
     }
-    if (stamp) stampBytes.copy(b, off + payloadAt + 8);
+    if (stamp) {
+      v.setUint32(off + payloadAt + 8, stampHi);
+      v.setUint32(off + payloadAt + 12, stampLo);
+    }
   }
-  return b;
+  return n * len === b.length ? b : b.subarray(0, n * len);
 }
 
 function writeAll(buf: Buffer): void {
