@@ -2,6 +2,7 @@
 // data-point group (measurement, data ID, created_at) is rendered once per group and reused.
 import { encodeDataResponse, frame } from "./codec.js";
 import { jsonTime, type TimeFormat } from "./time.js";
+import { putVarint, varintSize } from "./varint.js";
 
 /** The points of one group of one stored chunk share these. */
 export interface GroupCtx {
@@ -21,24 +22,6 @@ export function jsonLine(g: GroupCtx, timeNs: bigint, payload: Uint8Array, tf: T
 }
 
 // ---- DataResponseProto, written directly (field order does not matter to protobuf decoders) ----
-
-function varintSize(n: number): number {
-  let s = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    s++;
-  }
-  return s;
-}
-
-function putVarint(buf: Buffer, off: number, n: number): number {
-  while (n >= 0x80) {
-    buf[off++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  buf[off++] = n;
-  return off;
-}
 
 /** google.protobuf.Timestamp {seconds = 1 (int64), nanos = 2 (int32)} body, for non-negative times. */
 function timestampBody(ns: bigint): { sec: number; nanos: number; size: number } {

@@ -3,6 +3,7 @@
 // `data_points` entries (field 3 of DataPointGroup) are copied and re-tagged as field 2 of
 // StoreDataPointGroup. Point count and elapsed range come from the scan.
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
+import { putVarint, varintSize } from "./varint.js";
 
 export interface RawChunk {
   sequenceNumber: number;
@@ -16,20 +17,9 @@ export interface PreparedChunk {
   maxElapsedNs: number;
 }
 
-const varintLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
-
-function writeVarint(b: Buffer, o: number, n: number): number {
-  while (n >= 0x80) {
-    b[o++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  b[o++] = n;
-  return o;
-}
-
 /** Bytes of a non-empty string field (proto3 leaves empty strings out). */
 function stringField(s: Buffer): number {
-  return s.length === 0 ? 0 : 1 + varintLength(s.length) + s.length;
+  return s.length === 0 ? 0 : 1 + varintSize(s.length) + s.length;
 }
 
 export function encodeRawChunk(c: RawChunk): PreparedChunk {
@@ -37,26 +27,26 @@ export function encodeRawChunk(c: RawChunk): PreparedChunk {
     const name = Buffer.from(g.name, "utf8");
     const type = Buffer.from(g.type, "utf8");
     const id = stringField(name) + stringField(type);
-    const body = 1 + varintLength(id) + id + g.points.raw.length;
+    const body = 1 + varintSize(id) + id + g.points.raw.length;
     return { name, type, id, body, raw: g.points.raw };
   });
-  let size = c.sequenceNumber === 0 ? 0 : 1 + varintLength(c.sequenceNumber);
-  for (const p of parts) size += 1 + varintLength(p.body) + p.body;
+  let size = c.sequenceNumber === 0 ? 0 : 1 + varintSize(c.sequenceNumber);
+  for (const p of parts) size += 1 + varintSize(p.body) + p.body;
   const b = Buffer.allocUnsafe(size);
   let o = 0;
   if (c.sequenceNumber !== 0) {
     b[o++] = 0x08;
-    o = writeVarint(b, o, c.sequenceNumber);
+    o = putVarint(b, o, c.sequenceNumber);
   }
   for (const p of parts) {
     b[o++] = 0x12; // StoreDataChunk.data_point_groups
-    o = writeVarint(b, o, p.body);
+    o = putVarint(b, o, p.body);
     b[o++] = 0x0a; // StoreDataPointGroup.data_id
-    o = writeVarint(b, o, p.id);
+    o = putVarint(b, o, p.id);
     for (const [tag, s] of [[0x0a, p.name], [0x12, p.type]] as const) {
       if (s.length === 0) continue;
       b[o++] = tag;
-      o = writeVarint(b, o, s.length);
+      o = putVarint(b, o, s.length);
       o += s.copy(b, o);
     }
     b.set(p.raw, o);
