@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { latencyRate } from "../../runtime/bench/cli.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 let child: ChildProcess | undefined;
@@ -49,3 +50,10 @@ it("refuses bad options with usage and exit code 2", async () => {
   expect(code).toBe(2);
   expect(err).toMatch(/--payload must be 1\.\.16777216/);
 }, 60_000);
+
+it("measures latency after the as-fast-as-possible run at 10,000 points/s, or half the rate reached", () => {
+  expect(latencyRate(1_100_000)).toBe(10_000);
+  expect(latencyRate(20_000)).toBe(10_000);
+  expect(latencyRate(1_017)).toBe(508); // 64 KiB payloads
+  expect(latencyRate(0)).toBe(1);
+});
