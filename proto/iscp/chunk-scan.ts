@@ -33,18 +33,8 @@ export class RawPointGroup {
     const s = new Scan(this.raw);
     while (s.pos < this.raw.length) {
       s.pos++; // the data_points tag
-      const end = s.end();
-      let payload: Uint8Array = new Uint8Array(0);
-      while (s.pos < end) {
-        const tag = this.raw[s.pos++];
-        if (tag === 0x08) s.sint64();
-        else {
-          const plEnd = s.end();
-          payload = this.raw.subarray(s.pos, plEnd);
-          s.pos = plEnd;
-        }
-      }
-      if (fn(payload) === false) return;
+      s.dataPoint();
+      if (fn(this.raw.subarray(s.payloadStart, s.payloadEnd)) === false) return;
     }
   }
 
@@ -157,6 +147,28 @@ class Scan {
     return end;
   }
 
+  /** Where the last dataPoint()'s payload lies (empty when it had none). */
+  payloadStart = 0;
+  payloadEnd = 0;
+
+  /** One length-delimited DataPoint (after its tag): returns its elapsed time, sets the payload span. */
+  dataPoint(): number {
+    const end = this.end();
+    let elapsed = 0;
+    this.payloadStart = this.payloadEnd = end;
+    while (this.pos < end) {
+      const tag = this.b[this.pos++];
+      if (tag === 0x08) elapsed = this.sint64();
+      else if (tag === 0x12) {
+        this.payloadEnd = this.end();
+        this.payloadStart = this.pos;
+        this.pos = this.payloadEnd;
+      } else throw OFF;
+    }
+    if (this.pos !== end) throw OFF;
+    return elapsed;
+  }
+
   str(): string {
     const end = this.end();
     const s = Buffer.from(this.b.buffer, this.b.byteOffset + this.pos, end - this.pos).toString("utf8");
@@ -198,21 +210,11 @@ function group(s: Scan): RawPointGroup {
       // A data point. Its entries must lie back to back, so that the group is one span of the frame.
       if (count === 0) rawStart = at;
       else if (at !== rawEnd) throw OFF;
-      const pEnd = s.end();
-      let elapsed = 0;
-      while (s.pos < pEnd) {
-        const ptag = b[s.pos++];
-        if (ptag === 0x08) elapsed = s.sint64();
-        else if (ptag === 0x12) {
-          const plEnd = s.end();
-          payloadBytes += plEnd - s.pos;
-          s.pos = plEnd;
-        } else throw OFF;
-      }
-      if (s.pos !== pEnd) throw OFF;
+      const elapsed = s.dataPoint();
+      payloadBytes += s.payloadEnd - s.payloadStart;
       if (elapsed < min) min = elapsed;
       if (elapsed > max) max = elapsed;
-      rawEnd = pEnd;
+      rawEnd = s.pos;
       count++;
     } else if (tag === 0x0a && id === undefined && !aliasSeen) id = dataId(s);
     else if (tag === 0x10 && id === undefined && !aliasSeen) {
