@@ -10,11 +10,14 @@
 // gid grows with every chunk, so `chunks` in key order is oldest first: eviction walks it from the start.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type Database, type RootDatabase, open } from "lmdb";
+import { type Database, type Key, type RootDatabase, open } from "lmdb";
 import type { DataPoint } from "../datapoint.js";
 import { encodeChunk } from "./chunk-codec.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
+
+/** What a write after close() returns: nothing was written. */
+const DROPPED = Promise.resolve(false);
 
 export const CHUNK_HEADER = 16;
 const MiB = 1024 * 1024;
@@ -62,6 +65,7 @@ export class DurableQueue {
   /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
   private readonly removing = new Set<number>();
   private nextGid = 1;
+  private closing = false;
   private nextSeqOrd = 1;
   private nextMeasOrd = 1;
   private oldestGid = 1;
@@ -121,9 +125,23 @@ export class DurableQueue {
     await this.root.committed;
   }
 
+  /**
+   * Flushes and closes. Writes that reach the queue after this (a late ack, a sequence closed by a sender
+   * still winding down) are dropped: the next open() rebuilds that state from what was committed.
+   */
   async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
     await this.root.flushed;
     await this.root.close();
+  }
+
+  private put<K extends Key, V>(db: Database<V, K>, key: K, value: V): Promise<boolean> {
+    return this.closing ? DROPPED : db.put(key, value);
+  }
+
+  private remove<K extends Key, V>(db: Database<V, K>, key: K): Promise<boolean> {
+    return this.closing ? DROPPED : db.remove(key);
   }
 
   get stats(): QueueStats {
@@ -144,7 +162,7 @@ export class DurableQueue {
     if (found !== undefined) return found.rec;
     const rec: MeasurementRecord = { uuid, ord: this.nextMeasOrd++, baseTimeNs: baseTimeNs.toString(), createdAt: Date.now(), ended: false };
     this.measurements.set(uuid, { rec, c: newCounters() });
-    void this.meas.put(uuid, rec);
+    void this.put(this.meas, uuid, rec);
     return rec;
   }
 
@@ -152,7 +170,7 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || m.rec.ended) return;
     m.rec.ended = true;
-    await this.meas.put(uuid, m.rec);
+    await this.put(this.meas, uuid, m.rec);
   }
 
   /** Deferred upload stored chunks of the measurement: the cloud must be told it is complete (persisted). */
@@ -160,7 +178,7 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || (m.rec.owesCompletion ?? false) === owes) return;
     m.rec.owesCompletion = owes;
-    await this.meas.put(uuid, m.rec);
+    await this.put(this.meas, uuid, m.rec);
   }
 
   /**
@@ -194,10 +212,10 @@ export class DurableQueue {
       if (s.rec.measUuid !== uuid) continue;
       this.releaseAll(ord, s);
       this.sequences.delete(ord);
-      last = this.seqs.remove(ord);
+      last = this.remove(this.seqs, ord);
     }
     this.measurements.delete(uuid);
-    last = this.meas.remove(uuid);
+    last = this.remove(this.meas, uuid);
     await last;
     await this.root.flushed;
     return true;
@@ -224,7 +242,7 @@ export class DurableQueue {
       closed: false,
     };
     this.sequences.set(rec.ord, { rec, c: newCounters() });
-    void this.seqs.put(rec.ord, rec);
+    void this.put(this.seqs, rec.ord, rec);
     return rec;
   }
 
@@ -240,7 +258,7 @@ export class DurableQueue {
       this.s.droppedChunks += s.c.chunks;
       this.releaseAll(ord, s);
     }
-    await this.seqs.put(ord, s.rec);
+    await this.put(this.seqs, ord, s.rec);
   }
 
   /**
@@ -251,7 +269,7 @@ export class DurableQueue {
     const s = this.sequences.get(ord);
     if (s === undefined || s.rec.closed) throw new Error(`sequence ${ord} is not open`);
     s.rec.uuid = uuid;
-    await this.seqs.put(ord, s.rec);
+    await this.put(this.seqs, ord, s.rec);
   }
 
   getSequence(ord: number): (SequenceRecord & { chunkCount: number; pendingDataSize: number }) | undefined {
@@ -291,6 +309,7 @@ export class DurableQueue {
    * filled in here) holding `pointCount` points.
    */
   appendEncoded(seqOrd: number, value: Buffer, pointCount: number): { chunkNo: number; durable: Promise<void> } {
+    if (this.closing) throw new Error("the queue is closed");
     const s = this.sequences.get(seqOrd);
     if (s === undefined || s.rec.closed) throw new Error(`sequence ${seqOrd} is not open`);
     const chunkNo = ++s.rec.lastChunkNo;
@@ -299,9 +318,9 @@ export class DurableQueue {
     value.writeUInt32LE(seqOrd, 0);
     value.writeUInt32LE(chunkNo, 4);
     value.writeDoubleLE(Date.now(), 8);
-    void this.chunks.put(gid, value);
-    void this.index.put([seqOrd, chunkNo], [gid, value.length]);
-    const committed = this.seqs.put(seqOrd, s.rec);
+    void this.put(this.chunks, gid, value);
+    void this.put(this.index, [seqOrd, chunkNo], [gid, value.length]);
+    const committed = this.put(this.seqs, seqOrd, s.rec);
     this.count(s, 1, value.length);
     this.evict();
     return { chunkNo, durable: committed.then(() => this.root.flushed).then(() => undefined) };
@@ -310,6 +329,7 @@ export class DurableQueue {
   /** Up to `limit` stored chunks of a sequence after chunk number `after`, in order. */
   readChunks(seqOrd: number, after: number, limit: number): StoredChunk[] {
     const out: StoredChunk[] = [];
+    if (this.closing) return out;
     for (const { key, value } of this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
       if (this.removing.has(value[0])) continue;
       const v = this.chunks.getBinary(value[0]);
@@ -322,7 +342,7 @@ export class DurableQueue {
   /** Releases acknowledged (or uploaded) chunks. Unknown or already released chunks are ignored. */
   async ack(seqOrd: number, chunkNos: Iterable<number>): Promise<void> {
     const s = this.sequences.get(seqOrd);
-    if (s === undefined) return;
+    if (s === undefined || this.closing) return;
     let last: Promise<unknown> | undefined;
     for (const no of chunkNos) last = this.release(seqOrd, s, no) ?? last;
     if (last !== undefined) await last;
@@ -361,8 +381,8 @@ export class DurableQueue {
   private removeChunk(s: SeqState, seqOrd: number, chunkNo: number, gid: number, size: number): Promise<unknown> {
     this.removing.add(gid);
     this.count(s, -1, -size);
-    void this.chunks.remove(gid);
-    return this.index.remove([seqOrd, chunkNo]).then(() => this.removing.delete(gid));
+    void this.remove(this.chunks, gid);
+    return this.remove(this.index, [seqOrd, chunkNo]).then(() => this.removing.delete(gid));
   }
 
   private releaseAll(ord: number, s: SeqState): void {

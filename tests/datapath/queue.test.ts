@@ -203,4 +203,22 @@ describe("durable queue", () => {
     expect(again.listMeasurements().map((m) => m.uuid)).toEqual([M2]);
     expect(again.stats.chunks).toBe(1);
   });
+
+  it("drops writes that arrive after close (late acks, a sender winding down) and keeps what was committed", async () => {
+    let q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", true);
+    await q.append(s.ord, pts(5)).durable;
+    await q.append(s.ord, pts(5)).durable;
+    const before = q.ack(s.ord, [1]); // issued before close: close waits for it
+    const closed = q.close();
+    // Issued after close: dropped, never an lmdb write on a closed environment.
+    await Promise.all([before, closed, q.ack(s.ord, [2]), q.closeSequence(s.ord), q.endMeasurement(M1), q.markOwesCompletion(M1, true)]);
+    expect(() => q.append(s.ord, pts(1))).toThrow("the queue is closed");
+    expect(q.readChunks(s.ord, 0, 10)).toEqual([]);
+    queues.length = 0;
+    q = await openQueue();
+    expect(q.pendingSequences()).toMatchObject([{ uuid: "a", closed: true, lastChunkNo: 2 }]);
+    expect(q.readChunks(s.ord, 0, 10).map((c) => c.chunkNo)).toEqual([2]);
+  });
 });
