@@ -13,28 +13,62 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** Prepared statements kept per SQL text: a cached statement costs one thread-pool hop, not three. */
+const STATEMENT_CACHE = 256;
+
 class Statements implements Queryable {
+  private readonly cache = new Map<string, Promise<sqlite3.Statement>>();
+
   constructor(protected readonly conn: sqlite3.Database) {}
-  run(sql: string, params: Params = []) {
+
+  /** The cached statement, prepared on first use; SQL that does not prepare is rejected and not kept. */
+  private statement(sql: string): Promise<sqlite3.Statement> {
+    let st = this.cache.get(sql);
+    if (st !== undefined) {
+      // Most recently used last: the first entry is the one to drop when full.
+      this.cache.delete(sql);
+      this.cache.set(sql, st);
+      return st;
+    }
+    st = new Promise<sqlite3.Statement>((resolve, reject) => {
+      const prepared = this.conn.prepare(sql, (err) => (err ? reject(err) : resolve(prepared)));
+    });
+    st.catch(() => this.cache.delete(sql));
+    this.cache.set(sql, st);
+    if (this.cache.size > STATEMENT_CACHE) {
+      const [oldest, old] = this.cache.entries().next().value as [string, Promise<sqlite3.Statement>];
+      this.cache.delete(oldest);
+      void old.then((o) => o.finalize(), () => undefined);
+    }
+    return st;
+  }
+
+  async run(sql: string, params: Params = []) {
+    const st = await this.statement(sql);
     return new Promise<{ lastID: number; changes: number }>((resolve, reject) =>
-      this.conn.run(sql, params, function (err) {
+      st.run(params, function (err) {
         if (err) reject(err);
         else resolve({ lastID: this.lastID, changes: this.changes });
       }),
     );
   }
-  get<T>(sql: string, params: Params = []) {
-    return new Promise<T | undefined>((resolve, reject) =>
-      this.conn.get(sql, params, (err, row) => (err ? reject(err) : resolve(row as T | undefined))),
-    );
+  /** Through all(): a statement left on a row (get) would hold its read snapshot open in the cache. */
+  async get<T>(sql: string, params: Params = []) {
+    return (await this.all<T>(sql, params))[0];
   }
-  all<T>(sql: string, params: Params = []) {
-    return new Promise<T[]>((resolve, reject) =>
-      this.conn.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))),
-    );
+  async all<T>(sql: string, params: Params = []) {
+    const st = await this.statement(sql);
+    return new Promise<T[]>((resolve, reject) => st.all(params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
   }
   exec(sql: string) {
     return new Promise<void>((resolve, reject) => this.conn.exec(sql, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /** Finalizes the cached statements (before the connection closes). */
+  async clear(): Promise<void> {
+    const all = [...this.cache.values()];
+    this.cache.clear();
+    await Promise.all(all.map((st) => st.then((o) => new Promise<void>((resolve) => o.finalize(() => resolve())), () => undefined)));
   }
 }
 
@@ -54,7 +88,11 @@ export class Db implements Queryable {
     // shared-memory files SQLite creates next take the database file's permissions).
     if (file !== ":memory:" && !file.startsWith("file:")) fs.chmodSync(file, 0o600);
     const db = new Db(conn);
-    await db.direct.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
+    // 16 KiB pages (new databases only; an existing file keeps its size): chunk payloads of hundreds of KiB
+    // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite.
+    await db.direct.exec(
+      "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
+    );
     return db;
   }
 
@@ -93,7 +131,10 @@ export class Db implements Queryable {
   }
 
   close(): Promise<void> {
-    return this.serial(() => new Promise<void>((resolve, reject) => this.conn.close((err) => (err ? reject(err) : resolve()))));
+    return this.serial(async () => {
+      await this.direct.clear();
+      await new Promise<void>((resolve, reject) => this.conn.close((err) => (err ? reject(err) : resolve())));
+    });
   }
 }
 

@@ -1,0 +1,55 @@
+// The SQLite wrapper keeps prepared statements per SQL text: a failed statement must not poison the
+// cache, reads must not hold a snapshot open, and close must finalize what it kept.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Db, isUniqueViolation } from "../../cloud/storage/db.js";
+
+let dir: string;
+let db: Db;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "storage-db-"));
+  db = await Db.open(path.join(dir, "t.db"));
+  await db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
+});
+afterEach(async () => {
+  await db.close().catch(() => undefined);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("Db statements", () => {
+  it("reuses a statement across calls, also after it failed", async () => {
+    const insert = "INSERT INTO t (k, v) VALUES (?, ?)";
+    await db.run(insert, ["a", 1]);
+    const dup = await db.run(insert, ["a", 2]).catch((e: unknown) => e);
+    expect(isUniqueViolation(dup)).toBe(true);
+    expect(await db.run(insert, ["b", 2])).toMatchObject({ changes: 1 });
+    expect(await db.all("SELECT k, v FROM t ORDER BY k")).toEqual([
+      { k: "a", v: 1 },
+      { k: "b", v: 2 },
+    ]);
+    expect(await db.get("SELECT v FROM t WHERE k = ?", ["b"])).toEqual({ v: 2 });
+    expect(await db.get("SELECT v FROM t WHERE k = ?", ["zz"])).toBeUndefined();
+  });
+
+  it("rejects SQL that does not prepare, and the connection goes on", async () => {
+    await expect(db.all("SELECT nope FROM t")).rejects.toThrow(/no such column/);
+    await expect(db.all("SELECT nope FROM t")).rejects.toThrow(/no such column/);
+    expect(await db.get("SELECT COUNT(*) AS n FROM t")).toEqual({ n: 0 });
+  });
+
+  it("sees its own committed writes through a cached read and lets the WAL checkpoint fully", async () => {
+    const read = "SELECT v FROM t WHERE k = ?";
+    await db.run("INSERT INTO t (k, v) VALUES (?, ?)", ["x", 1]);
+    expect(await db.get(read, ["x"])).toEqual({ v: 1 });
+    await db.transaction(async (tx) => {
+      await tx.run("UPDATE t SET v = ? WHERE k = ?", [2, "x"]);
+    });
+    expect(await db.get(read, ["x"])).toEqual({ v: 2 });
+    // No cached statement holds a read snapshot: a full checkpoint is not blocked (busy = 0).
+    expect(await db.get("PRAGMA wal_checkpoint(TRUNCATE)")).toMatchObject({ busy: 0 });
+    // Closing finalizes the cached statements first (sqlite3 refuses to close with unfinalized ones).
+    await expect(db.close()).resolves.toBeUndefined();
+  });
+});
