@@ -4,7 +4,7 @@ import type { Queryable } from "../storage/db.js";
 import { encodeChunk, type Chunk } from "./codec.js";
 import { encodeRawChunk, type PreparedChunk, type RawChunk } from "./raw-chunk.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
-import { addDataIds, addReceived, ensureSequence, insertChunks, storedNumbers, type ChunkRowInput } from "./repo-sequences.js";
+import { addDataIds, addReceived, ensureSequence, insertChunks, type ChunkRowInput } from "./repo-sequences.js";
 
 export type ChunkResult = "ok" | "skipped";
 
@@ -41,20 +41,11 @@ export async function writeChunks(
 ): Promise<{ results: ChunkResult[]; stored: number }> {
   const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
   const createdAtMs = Date.parse(now);
-  const taken = await storedNumbers(tx, seq.id, [...new Set(chunks.map((c) => c.sequenceNumber))]);
-  const results: ChunkResult[] = [];
-  const rows: ChunkRowInput[] = [];
-  const seenIds = new Set<string>();
-  const distinctIds: Array<{ type: string; name: string }> = [];
-  let points = 0;
-  let maxElapsed = Number.NEGATIVE_INFINITY;
+  const rows: Array<ChunkRowInput & { chunk: Chunk | RawChunk }> = [];
+  const inBatch = new Set<number>();
   for (const c of chunks) {
-    // Stored before, or repeated within this batch: skipped.
-    if (taken.has(c.sequenceNumber)) {
-      results.push("skipped");
-      continue;
-    }
-    taken.add(c.sequenceNumber);
+    if (inBatch.has(c.sequenceNumber)) continue; // repeated within this batch: skipped below
+    inBatch.add(c.sequenceNumber);
     const st = prepare(c);
     rows.push({
       measUuid,
@@ -65,20 +56,35 @@ export async function writeChunks(
       maxElapsedNs: st.maxElapsedNs,
       payload: st.payload,
       createdAtMs,
+      chunk: c,
     });
-    results.push("ok");
-    for (const g of idsOf(c)) {
+  }
+  // Stored before: not inserted, reported as skipped.
+  const inserted = rows.length > 0 ? await insertChunks(tx, rows) : new Set<number>();
+  const seenIds = new Set<string>();
+  const distinctIds: Array<{ type: string; name: string }> = [];
+  let points = 0;
+  let maxElapsed = Number.NEGATIVE_INFINITY;
+  for (const r of rows) {
+    if (!inserted.has(r.sequenceNumber)) continue;
+    for (const g of idsOf(r.chunk)) {
       const key = `${g.type}\u0000${g.name}`;
       if (!seenIds.has(key)) (seenIds.add(key), distinctIds.push({ type: g.type, name: g.name }));
     }
-    points += st.points;
-    if (st.points > 0) maxElapsed = Math.max(maxElapsed, st.maxElapsedNs);
+    points += r.dataPoints;
+    if (r.dataPoints > 0) maxElapsed = Math.max(maxElapsed, r.maxElapsedNs);
   }
-  if (rows.length > 0) {
-    await insertChunks(tx, rows);
+  // The first occurrence of a number in this batch is "ok" only if it was inserted now.
+  const first = new Set<number>();
+  const results: ChunkResult[] = chunks.map((c) => {
+    const ok = inserted.has(c.sequenceNumber) && !first.has(c.sequenceNumber);
+    first.add(c.sequenceNumber);
+    return ok ? "ok" : "skipped";
+  });
+  if (inserted.size > 0) {
     await addDataIds(tx, measUuid, distinctIds);
-    await addReceived(tx, seq.id, points, rows.length, now);
+    await addReceived(tx, seq.id, points, inserted.size, now);
     if (Number.isFinite(maxElapsed)) await raiseMaxElapsed(tx, measUuid, maxElapsed, now);
   }
-  return { results, stored: rows.length };
+  return { results, stored: inserted.size };
 }

@@ -25,16 +25,17 @@ export interface ChunkPageQuery {
 }
 
 export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> {
-  const where = ["measurement_uuid = ?"];
+  const where = ["c.measurement_uuid = ?"];
   const args: SqlParam[] = [p.measUuid];
-  const lead = p.desc ? "max_elapsed_ns" : "min_elapsed_ns";
-  if (p.after) (where.push(`(${lead}, sequence_id, sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after));
-  if (p.from !== undefined) (where.push("max_elapsed_ns >= ?"), args.push(p.from));
-  if (p.to !== undefined) (where.push("min_elapsed_ns < ?"), args.push(p.to));
+  const lead = p.desc ? "c.max_elapsed_ns" : "c.min_elapsed_ns";
+  if (p.after) (where.push(`(${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after));
+  if (p.from !== undefined) (where.push("c.max_elapsed_ns >= ?"), args.push(p.from));
+  if (p.to !== undefined) (where.push("c.min_elapsed_ns < ?"), args.push(p.to));
   const dir = p.desc ? "DESC" : "ASC";
   return q.all<ChunkRow>(
-    `SELECT sequence_id, sequence_number, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms FROM meas_chunks
-     WHERE ${where.join(" AND ")} ORDER BY ${lead} ${dir}, sequence_id ${dir}, sequence_number ${dir} LIMIT ?`,
+    `SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, c.created_at_ms
+     FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
+     WHERE ${where.join(" AND ")} ORDER BY ${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?`,
     [...args, p.limit],
   );
 }

@@ -84,4 +84,21 @@ CREATE TABLE meas_data_ids (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 402,
+    name: "chunk payloads in their own rowid table",
+    // Large blobs in a WITHOUT ROWID table slow every lookup and insert in it (SQLite keeps whole records in
+    // its b-tree cells): the chunk rows stay small and keyed, the payloads live in a plain rowid table.
+    up: `
+CREATE TABLE meas_chunk_payloads (
+  sequence_id INTEGER NOT NULL,
+  sequence_number INTEGER NOT NULL,
+  payload BLOB NOT NULL,
+  FOREIGN KEY (sequence_id, sequence_number) REFERENCES meas_chunks (sequence_id, sequence_number) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX meas_chunk_payloads_key ON meas_chunk_payloads (sequence_id, sequence_number);
+INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) SELECT sequence_id, sequence_number, payload FROM meas_chunks;
+ALTER TABLE meas_chunks DROP COLUMN payload;
+`,
+  },
 ];

@@ -44,31 +44,30 @@ export interface ChunkRowInput {
   createdAtMs: number;
 }
 
-/** The given sequence numbers that are already stored in that sequence. */
-export async function storedNumbers(q: Queryable, sequenceId: number, numbers: readonly number[]): Promise<Set<number>> {
-  const out = new Set<number>();
-  for (let i = 0; i < numbers.length; i += 500) {
-    const part = numbers.slice(i, i + 500);
-    const rows = await q.all<{ n: number }>(
-      `SELECT sequence_number AS n FROM meas_chunks WHERE sequence_id = ? AND sequence_number IN (${part.map(() => "?").join(",")})`,
-      [sequenceId, ...part],
-    );
-    for (const r of rows) out.add(r.n);
-  }
-  return out;
-}
-
-/** Inserts new rows, many per statement (callers filter out stored numbers first, in the same transaction). */
-export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<void> {
+/**
+ * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
+ * inserted (a number already stored is left as it was). Payloads go to their own table.
+ */
+export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<Set<number>> {
+  const inserted = new Set<number>();
   for (let i = 0; i < rows.length; i += 100) {
     const part = rows.slice(i, i + 100);
-    await q.run(
+    const got = await q.all<{ n: number }>(
       `INSERT OR IGNORE INTO meas_chunks
-         (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms)
-       VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
-      part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.payload, c.createdAtMs]),
+         (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
+       VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
+      part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
     );
+    if (got.length === 0) continue;
+    const now = new Set(got.map((r) => r.n));
+    const fresh = part.filter((c) => now.has(c.sequenceNumber));
+    await q.run(
+      `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) VALUES ${fresh.map(() => "(?, ?, ?)").join(", ")}`,
+      fresh.flatMap((c) => [c.sequenceId, c.sequenceNumber, c.payload]),
+    );
+    for (const n of now) inserted.add(n);
   }
+  return inserted;
 }
 
 export const addReceived = (q: Queryable, sequenceId: number, points: number, chunks: number, now: string) =>

@@ -178,7 +178,10 @@ describe("measurements: chunk upload and data read-back", () => {
     const pts = randomPoints(9, ["1/a"], 13);
     await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 3), pts.slice(3, 6), pts.slice(6)]));
     // Damage the stored second chunk (as a disk fault would).
-    await peer.svc.db.run("UPDATE meas_chunks SET payload = ? WHERE measurement_uuid = ? AND sequence_number = 2", [Buffer.from([0x12, 0xff]), m.uuid]);
+    await peer.svc.db.run(
+      "UPDATE meas_chunk_payloads SET payload = ? WHERE sequence_number = 2 AND sequence_id IN (SELECT id FROM meas_sequences WHERE measurement_uuid = ?)",
+      [Buffer.from([0x12, 0xff]), m.uuid],
+    );
     const lines = ndjson(await (await data(`name=${m.uuid}`)).text());
     const errors = lines.filter((l) => l.data_id === "intdash/measurement/get/data/error");
     expect(errors).toHaveLength(1);
