@@ -81,9 +81,12 @@ export async function totalsOfMany(q: Queryable, uuids: string[]): Promise<Map<s
   return out;
 }
 
-/** Recomputes the stored status from the sequences; an ended measurement that got everything becomes completed. */
-export async function refreshStatus(q: Queryable, uuid: string, now: string): Promise<{ before: Status; after: Status } | undefined> {
-  const m = await findMeasurement(q, uuid);
+/**
+ * Recomputes the stored status from the sequences; an ended measurement that got everything becomes completed.
+ * `read`: the measurement's row as read earlier in the same transaction (its status unchanged since).
+ */
+export async function refreshStatus(q: Queryable, uuid: string, now: string, read?: MeasRow): Promise<{ before: Status; after: Status } | undefined> {
+  const m = read ?? (await findMeasurement(q, uuid));
   if (!m) return undefined;
   const after = statusOf(m, await totalsOf(q, uuid));
   if (after !== m.status) {

@@ -7,6 +7,7 @@ import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
 import type { RawChunk } from "./raw-chunk.js";
 import { DEFAULT_PRIORITY, splitNs } from "./model.js";
+import type { MeasRow } from "./model.js";
 import * as repo from "./repo-measurements.js";
 import { ensureSequence, setExpectations } from "./repo-sequences.js";
 import type { BaseTimeService } from "./service-basetimes.js";
@@ -121,15 +122,16 @@ export class UpstreamStore {
         }
         for (const items of bySequence.values()) {
           const up = items[0]!.up;
-          const measUuid = await this.ensureMeasurement(tx, up, now).catch((e: unknown) => e as Error);
-          if (measUuid instanceof Error) {
-            for (const p of items) out.set(p, measUuid);
+          const found = await this.ensureMeasurement(tx, up, now).catch((e: unknown) => e as Error);
+          if (found instanceof Error) {
+            for (const p of items) out.set(p, found);
             continue;
           }
+          const { uuid: measUuid, row } = found;
           const { results, stored } = await writeChunks(tx, measUuid, up.streamId.toLowerCase(), items.map((p) => p.chunk), now);
           items.forEach((p, i) => out.set(p, results[i]!));
           if (stored > 0) {
-            await repo.refreshStatus(tx, measUuid, now);
+            await repo.refreshStatus(tx, measUuid, now, row);
             touched.set(measUuid, up.projectUuid);
           }
         }
@@ -150,12 +152,17 @@ export class UpstreamStore {
   }
 
   /** The session's measurement, created with the edge as owner and the server's receive time as first base time. */
-  private async ensureMeasurement(tx: Queryable, up: { sessionId: string; projectUuid: string; nodeId: string }, now: string): Promise<string> {
+  /** `row`: the existing measurement as read (undefined when created now). */
+  private async ensureMeasurement(
+    tx: Queryable,
+    up: { sessionId: string; projectUuid: string; nodeId: string },
+    now: string,
+  ): Promise<{ uuid: string; row?: MeasRow }> {
     const uuid = up.sessionId.toLowerCase();
     const m = await repo.findMeasurement(tx, uuid);
     if (m) {
       checkOwner(m, up);
-      return uuid;
+      return { uuid, row: m };
     }
     if (!isUuid(up.nodeId)) throw new NodeNotUuid("a persisted session needs an edge UUID as node id");
     await repo.insertMeasurement(tx, { uuid, project_uuid: up.projectUuid, name: "", description: "", edge_uuid: up.nodeId.toLowerCase(), protected: false, now });
@@ -163,7 +170,7 @@ export class UpstreamStore {
     const type = "api_first_received";
     await repo.insertBaseTime(tx, uuid, { type, name: type, priority: DEFAULT_PRIORITY[type]!, s, nanos, elapsedNs: 0 }, now);
     await repo.refreshBaseTime(tx, uuid);
-    return uuid;
+    return { uuid };
   }
 
   /** Refuses (throws) an upstream open whose session names a measurement it may not write; a new session passes. */
@@ -184,7 +191,7 @@ export class UpstreamStore {
     let uuid = "";
     await this.store.db.transaction(async (tx) => {
       const now = nowIso();
-      uuid = await this.ensureMeasurement(tx, { sessionId: bt.sessionId, projectUuid: info.projectUuid, nodeId: info.nodeId }, now);
+      ({ uuid } = await this.ensureMeasurement(tx, { sessionId: bt.sessionId, projectUuid: info.projectUuid, nodeId: info.nodeId }, now));
       const elapsedNs = Number(bt.elapsedTime);
       await this.baseTimes.upsertByName(tx, uuid, { name: bt.name, priority: bt.priority, baseTimeNs: bt.baseTime, elapsedNs }, now);
       await repo.touchMeasurement(tx, uuid, now);
