@@ -9,15 +9,11 @@
 //             index  [seqOrd, chunkNo] -> [gid, size]
 // gid grows with every chunk, so `chunks` in key order is oldest first: eviction walks it from the start.
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { type Database, type Key, type RootDatabase, open } from "lmdb";
 import type { DataPoint } from "../datapoint.js";
 import { encodeChunk } from "./chunk-codec.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
+import { QueueEnv } from "./queue-env.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
-
-/** What a write after close() returns: nothing was written. */
-const DROPPED = Promise.resolve(false);
 
 export const CHUNK_HEADER = 16;
 const MiB = 1024 * 1024;
@@ -55,17 +51,12 @@ interface SeqState {
 }
 
 export class DurableQueue {
-  private readonly root: RootDatabase;
-  private readonly meas: Database<MeasurementRecord, string>;
-  private readonly seqs: Database<SequenceRecord, number>;
-  private readonly chunks: Database<Buffer, number>;
-  private readonly index: Database<[number, number], [number, number]>;
+  private readonly env: QueueEnv;
   private readonly measurements = new Map<string, { rec: MeasurementRecord; c: Counters }>();
   private readonly sequences = new Map<number, SeqState>();
   /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
   private readonly removing = new Set<number>();
   private nextGid = 1;
-  private closing = false;
   private nextSeqOrd = 1;
   private nextMeasOrd = 1;
   private oldestGid = 1;
@@ -74,13 +65,7 @@ export class DurableQueue {
   private readonly s: QueueStats = { bytes: 0, chunks: 0, evictedChunks: 0, evictedBytes: 0, droppedChunks: 0 };
 
   private constructor(private readonly opts: QueueOptions) {
-    // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
-    // flushed transactions (with it on, what a reopen sees can change under a running load()).
-    this.root = open({ path: join(opts.dir, "queue.mdb"), maxDbs: 8, overlappingSync: false });
-    this.meas = this.root.openDB({ name: "meas" });
-    this.seqs = this.root.openDB({ name: "seqs" });
-    this.chunks = this.root.openDB({ name: "chunks", encoding: "binary" });
-    this.index = this.root.openDB({ name: "index" });
+    this.env = new QueueEnv(opts.dir);
     this.capacityBytes = opts.capacityMiB * MiB;
     this.limit = opts.limitDataStorage;
   }
@@ -94,17 +79,17 @@ export class DurableQueue {
   }
 
   private async load(): Promise<void> {
-    for (const { value } of this.meas.getRange()) {
+    for (const { value } of this.env.meas.getRange()) {
       this.measurements.set(value.uuid, { rec: value, c: newCounters() });
       this.nextMeasOrd = Math.max(this.nextMeasOrd, value.ord + 1);
     }
     const leftOpen: number[] = [];
-    for (const { key, value } of this.seqs.getRange()) {
+    for (const { key, value } of this.env.seqs.getRange()) {
       if (!value.closed) leftOpen.push(key);
       this.sequences.set(key, { rec: value, c: newCounters() });
       this.nextSeqOrd = Math.max(this.nextSeqOrd, key + 1);
     }
-    for (const { key, value } of this.index.getRange()) {
+    for (const { key, value } of this.env.index.getRange()) {
       const s = this.sequences.get(key[0]);
       if (s === undefined) continue;
       this.count(s, 1, value[1]);
@@ -119,29 +104,15 @@ export class DurableQueue {
       rec.owesCompletion = true;
       void this.endMeasurement(rec.uuid);
     }
-    for (const k of this.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
-    const last = this.chunks.getKeys({ reverse: true, limit: 1 });
+    for (const k of this.env.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
+    const last = this.env.chunks.getKeys({ reverse: true, limit: 1 });
     for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);
-    await this.root.committed;
+    await this.env.root.committed;
   }
 
-  /**
-   * Flushes and closes. Writes that reach the queue after this (a late ack, a sequence closed by a sender
-   * still winding down) are dropped: the next open() rebuilds that state from what was committed.
-   */
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    await this.root.flushed;
-    await this.root.close();
-  }
-
-  private put<K extends Key, V>(db: Database<V, K>, key: K, value: V): Promise<boolean> {
-    return this.closing ? DROPPED : db.put(key, value);
-  }
-
-  private remove<K extends Key, V>(db: Database<V, K>, key: K): Promise<boolean> {
-    return this.closing ? DROPPED : db.remove(key);
+  /** Flushes and closes; what reaches the queue after this is dropped (see QueueEnv). */
+  close(): Promise<void> {
+    return this.env.close();
   }
 
   get stats(): QueueStats {
@@ -162,7 +133,7 @@ export class DurableQueue {
     if (found !== undefined) return found.rec;
     const rec: MeasurementRecord = { uuid, ord: this.nextMeasOrd++, baseTimeNs: baseTimeNs.toString(), createdAt: Date.now(), ended: false };
     this.measurements.set(uuid, { rec, c: newCounters() });
-    void this.put(this.meas, uuid, rec);
+    void this.env.put(this.env.meas, uuid, rec);
     return rec;
   }
 
@@ -170,7 +141,7 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || m.rec.ended) return;
     m.rec.ended = true;
-    await this.put(this.meas, uuid, m.rec);
+    await this.env.put(this.env.meas, uuid, m.rec);
   }
 
   /** Deferred upload stored chunks of the measurement: the cloud must be told it is complete (persisted). */
@@ -178,7 +149,7 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || (m.rec.owesCompletion ?? false) === owes) return;
     m.rec.owesCompletion = owes;
-    await this.put(this.meas, uuid, m.rec);
+    await this.env.put(this.env.meas, uuid, m.rec);
   }
 
   /**
@@ -212,12 +183,12 @@ export class DurableQueue {
       if (s.rec.measUuid !== uuid) continue;
       this.releaseAll(ord, s);
       this.sequences.delete(ord);
-      last = this.remove(this.seqs, ord);
+      last = this.env.remove(this.env.seqs, ord);
     }
     this.measurements.delete(uuid);
-    last = this.remove(this.meas, uuid);
+    last = this.env.remove(this.env.meas, uuid);
     await last;
-    await this.root.flushed;
+    await this.env.flushed;
     return true;
   }
 
@@ -242,7 +213,7 @@ export class DurableQueue {
       closed: false,
     };
     this.sequences.set(rec.ord, { rec, c: newCounters() });
-    void this.put(this.seqs, rec.ord, rec);
+    void this.env.put(this.env.seqs, rec.ord, rec);
     return rec;
   }
 
@@ -258,7 +229,7 @@ export class DurableQueue {
       this.s.droppedChunks += s.c.chunks;
       this.releaseAll(ord, s);
     }
-    await this.put(this.seqs, ord, s.rec);
+    await this.env.put(this.env.seqs, ord, s.rec);
   }
 
   /**
@@ -269,7 +240,7 @@ export class DurableQueue {
     const s = this.sequences.get(ord);
     if (s === undefined || s.rec.closed) throw new Error(`sequence ${ord} is not open`);
     s.rec.uuid = uuid;
-    await this.put(this.seqs, ord, s.rec);
+    await this.env.put(this.env.seqs, ord, s.rec);
   }
 
   getSequence(ord: number): (SequenceRecord & { chunkCount: number; pendingDataSize: number }) | undefined {
@@ -309,7 +280,7 @@ export class DurableQueue {
    * filled in here) holding `pointCount` points.
    */
   appendEncoded(seqOrd: number, value: Buffer, pointCount: number): { chunkNo: number; durable: Promise<void> } {
-    if (this.closing) throw new Error("the queue is closed");
+    if (this.env.closed) throw new Error("the queue is closed");
     const s = this.sequences.get(seqOrd);
     if (s === undefined || s.rec.closed) throw new Error(`sequence ${seqOrd} is not open`);
     const chunkNo = ++s.rec.lastChunkNo;
@@ -318,21 +289,21 @@ export class DurableQueue {
     value.writeUInt32LE(seqOrd, 0);
     value.writeUInt32LE(chunkNo, 4);
     value.writeDoubleLE(Date.now(), 8);
-    void this.put(this.chunks, gid, value);
-    void this.put(this.index, [seqOrd, chunkNo], [gid, value.length]);
-    const committed = this.put(this.seqs, seqOrd, s.rec);
+    void this.env.put(this.env.chunks, gid, value);
+    void this.env.put(this.env.index, [seqOrd, chunkNo], [gid, value.length]);
+    const committed = this.env.put(this.env.seqs, seqOrd, s.rec);
     this.count(s, 1, value.length);
     this.evict();
-    return { chunkNo, durable: committed.then(() => this.root.flushed).then(() => undefined) };
+    return { chunkNo, durable: committed.then(() => this.env.flushed).then(() => undefined) };
   }
 
   /** Up to `limit` stored chunks of a sequence after chunk number `after`, in order. */
   readChunks(seqOrd: number, after: number, limit: number): StoredChunk[] {
     const out: StoredChunk[] = [];
-    if (this.closing) return out;
-    for (const { key, value } of this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
+    if (this.env.closed) return out;
+    for (const { key, value } of this.env.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
       if (this.removing.has(value[0])) continue;
-      const v = this.chunks.getBinary(value[0]);
+      const v = this.env.chunks.getBinary(value[0]);
       if (v === undefined) continue;
       out.push({ chunkNo: key[1], createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
     }
@@ -342,7 +313,7 @@ export class DurableQueue {
   /** Releases acknowledged (or uploaded) chunks. Unknown or already released chunks are ignored. */
   async ack(seqOrd: number, chunkNos: Iterable<number>): Promise<void> {
     const s = this.sequences.get(seqOrd);
-    if (s === undefined || this.closing) return;
+    if (s === undefined || this.env.closed) return;
     let last: Promise<unknown> | undefined;
     for (const no of chunkNos) last = this.release(seqOrd, s, no) ?? last;
     if (last !== undefined) await last;
@@ -373,7 +344,7 @@ export class DurableQueue {
   }
 
   private release(seqOrd: number, s: SeqState, chunkNo: number): Promise<unknown> | undefined {
-    const e = this.index.get([seqOrd, chunkNo]);
+    const e = this.env.index.get([seqOrd, chunkNo]);
     if (e === undefined || this.removing.has(e[0])) return undefined;
     return this.removeChunk(s, seqOrd, chunkNo, e[0], e[1]);
   }
@@ -381,12 +352,12 @@ export class DurableQueue {
   private removeChunk(s: SeqState, seqOrd: number, chunkNo: number, gid: number, size: number): Promise<unknown> {
     this.removing.add(gid);
     this.count(s, -1, -size);
-    void this.remove(this.chunks, gid);
-    return this.remove(this.index, [seqOrd, chunkNo]).then(() => this.removing.delete(gid));
+    void this.env.remove(this.env.chunks, gid);
+    return this.env.remove(this.env.index, [seqOrd, chunkNo]).then(() => this.removing.delete(gid));
   }
 
   private releaseAll(ord: number, s: SeqState): void {
-    for (const { key, value } of this.index.getRange({ start: [ord, 0], end: [ord + 1] })) {
+    for (const { key, value } of this.env.index.getRange({ start: [ord, 0], end: [ord + 1] })) {
       if (!this.removing.has(value[0])) void this.removeChunk(s, ord, key[1], value[0], value[1]);
     }
   }
@@ -400,11 +371,11 @@ export class DurableQueue {
     // Chunks are committed in gid order, so everything before an evicted gid is gone or being removed.
     outer: while (this.s.bytes > this.capacityBytes) {
       let seen = 0;
-      for (const gid of this.chunks.getKeys({ start, limit: 256 })) {
+      for (const gid of this.env.chunks.getKeys({ start, limit: 256 })) {
         seen++;
         start = gid + 1;
         if (this.removing.has(gid)) continue;
-        const v = this.chunks.getBinaryFast(gid);
+        const v = this.env.chunks.getBinaryFast(gid);
         const s = v && this.sequences.get(v.readUInt32LE(0));
         if (v === undefined || s === undefined) continue;
         const size = v.length;

@@ -1,0 +1,51 @@
+// The durable queue's LMDB environment: its four databases, and the rule that nothing is written after
+// close() (a late ack or a sender winding down is dropped; the next open rebuilds from what was committed).
+import { join } from "node:path";
+import { type Database, type Key, type RootDatabase, open } from "lmdb";
+import type { MeasurementRecord, SequenceRecord } from "./records.js";
+
+/** What a write after close() returns: nothing was written. */
+const DROPPED = Promise.resolve(false);
+
+export class QueueEnv {
+  readonly root: RootDatabase;
+  readonly meas: Database<MeasurementRecord, string>;
+  readonly seqs: Database<SequenceRecord, number>;
+  readonly chunks: Database<Buffer, number>;
+  readonly index: Database<[number, number], [number, number]>;
+  private closing = false;
+
+  constructor(dir: string) {
+    // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
+    // flushed transactions (with it on, what a reopen sees can change under a running load()).
+    this.root = open({ path: join(dir, "queue.mdb"), maxDbs: 8, overlappingSync: false });
+    this.meas = this.root.openDB({ name: "meas" });
+    this.seqs = this.root.openDB({ name: "seqs" });
+    this.chunks = this.root.openDB({ name: "chunks", encoding: "binary" });
+    this.index = this.root.openDB({ name: "index" });
+  }
+
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  put<K extends Key, V>(db: Database<V, K>, key: K, value: V): Promise<boolean> {
+    return this.closing ? DROPPED : db.put(key, value);
+  }
+
+  remove<K extends Key, V>(db: Database<V, K>, key: K): Promise<boolean> {
+    return this.closing ? DROPPED : db.remove(key);
+  }
+
+  /** Resolves once everything written so far is on disk. */
+  get flushed(): Promise<boolean> {
+    return this.root.flushed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.root.flushed;
+    await this.root.close();
+  }
+}
