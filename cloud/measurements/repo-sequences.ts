@@ -9,14 +9,14 @@ export const listSequences = (q: Queryable, measUuid: string) =>
 export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
   q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
 
+/** The sequence, created when missing: one statement (on conflict a no-op update returns the existing row). */
 export async function ensureSequence(q: Queryable, measUuid: string, uuid: string, now: string): Promise<SequenceRow> {
-  await q.run("INSERT OR IGNORE INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) VALUES (?, ?, ?, ?)", [
-    measUuid,
-    uuid,
-    now,
-    now,
-  ]);
-  return (await findSequence(q, measUuid, uuid))!;
+  const [row] = await q.all<SequenceRow>(
+    `INSERT INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (measurement_uuid, uuid) DO UPDATE SET uuid = excluded.uuid RETURNING *`,
+    [measUuid, uuid, now, now],
+  );
+  return row!;
 }
 
 export interface SequenceExpectations {
