@@ -42,10 +42,11 @@ export async function writeChunks(
   const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
   const createdAtMs = Date.parse(now);
   const rows: Array<ChunkRowInput & { chunk: Chunk | RawChunk }> = [];
-  const inBatch = new Set<number>();
-  for (const c of chunks) {
-    if (inBatch.has(c.sequenceNumber)) continue; // repeated within this batch: skipped below
-    inBatch.add(c.sequenceNumber);
+  /** Index of each number's first occurrence in this batch; a repeat is skipped. */
+  const firstAt = new Map<number, number>();
+  for (const [i, c] of chunks.entries()) {
+    if (firstAt.has(c.sequenceNumber)) continue;
+    firstAt.set(c.sequenceNumber, i);
     const st = prepare(c);
     rows.push({
       measUuid,
@@ -74,13 +75,7 @@ export async function writeChunks(
     points += r.dataPoints;
     if (r.dataPoints > 0) maxElapsed = Math.max(maxElapsed, r.maxElapsedNs);
   }
-  // The first occurrence of a number in this batch is "ok" only if it was inserted now.
-  const first = new Set<number>();
-  const results: ChunkResult[] = chunks.map((c) => {
-    const ok = inserted.has(c.sequenceNumber) && !first.has(c.sequenceNumber);
-    first.add(c.sequenceNumber);
-    return ok ? "ok" : "skipped";
-  });
+  const results = chunks.map((c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
   if (inserted.size > 0) {
     await addDataIds(tx, measUuid, distinctIds);
     await addReceived(tx, seq.id, points, inserted.size, now);

@@ -59,13 +59,13 @@ export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[])
       part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
     );
     if (got.length === 0) continue;
-    const now = new Set(got.map((r) => r.n));
-    const fresh = part.filter((c) => now.has(c.sequenceNumber));
+    const added = new Set(got.map((r) => r.n));
+    const fresh = part.filter((c) => added.has(c.sequenceNumber));
     await q.run(
       `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) VALUES ${fresh.map(() => "(?, ?, ?)").join(", ")}`,
       fresh.flatMap((c) => [c.sequenceId, c.sequenceNumber, c.payload]),
     );
-    for (const n of now) inserted.add(n);
+    for (const n of added) inserted.add(n);
   }
   return inserted;
 }

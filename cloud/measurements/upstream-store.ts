@@ -6,8 +6,7 @@ import { isUuid, type Chunk } from "./codec.js";
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
 import type { RawChunk } from "./raw-chunk.js";
-import { DEFAULT_PRIORITY, splitNs } from "./model.js";
-import type { MeasRow } from "./model.js";
+import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "./model.js";
 import * as repo from "./repo-measurements.js";
 import { ensureSequence, setExpectations } from "./repo-sequences.js";
 import type { BaseTimeService } from "./service-basetimes.js";
@@ -151,8 +150,10 @@ export class UpstreamStore {
     }
   }
 
-  /** The session's measurement, created with the edge as owner and the server's receive time as first base time. */
-  /** `row`: the existing measurement as read (undefined when created now). */
+  /**
+   * The session's measurement, created with the edge as owner and the server's receive time as first base time.
+   * `row`: the existing measurement as read (undefined when created now).
+   */
   private async ensureMeasurement(
     tx: Queryable,
     up: { sessionId: string; projectUuid: string; nodeId: string },
