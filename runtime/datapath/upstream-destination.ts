@@ -12,7 +12,7 @@ import type { DataPoint } from "../datapoint.js";
 import type { IscpClient } from "../iscp/conn.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
 import { ChunkBatcher } from "../queue/batcher.js";
-import { decodeChunk } from "../queue/chunk-codec.js";
+import { chunkView } from "../queue/chunk-codec.js";
 import { SendCursor } from "../queue/cursor.js";
 import type { SequenceRecord } from "../queue/records.js";
 import type { DurableQueue } from "../queue/store.js";
@@ -291,7 +291,7 @@ export class PersistentUpstream implements UpstreamDestination {
         const [c] = live.cursor.take(1);
         if (c === undefined) break;
         // c.data is the store's own copy (lmdb getBinary), so the upstream may keep it until the chunk is acked.
-        live.up.writeStoredChunk(c.chunkNo, decodeChunk(c.data)); // numbers grow, except for chunks sent again after a resume
+        live.up.writeStoredChunk(c.chunkNo, chunkView(c.data)); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;

@@ -7,7 +7,7 @@
 import { iscp2, QoS } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
-import { chunkGroups, type DecodedChunk } from "../queue/chunk-codec.js";
+import { chunkGroups, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
 import { encodeUpstreamChunkMessage } from "./chunk-frame.js";
 import type { IscpClient } from "./conn.js";
 
@@ -36,14 +36,14 @@ export interface AckResult { sequenceNumber: number; resultCode: number; resultS
 
 interface PointGroup { name: string; type: string; points: iscp2.IDataPoint[] }
 /** What a chunk carries: points written here (grouped), or a stored chunk as decoded from the queue. */
-type ChunkBody = { groups: readonly PointGroup[] } | { stored: DecodedChunk };
+type ChunkBody = { groups: readonly PointGroup[] } | { stored: ChunkView };
 
 const keyOf = (name: string, type: string) => `${type}\u0000${name}`;
 const pointsOf = (b: ChunkBody) => ("stored" in b ? b.stored.count : b.groups.reduce((n, g) => n + g.points.length, 0));
 
 /** A stored chunk's points as message objects (the enc=json path). */
-function storedGroups(c: DecodedChunk): PointGroup[] {
-  return chunkGroups(c).map((g) => ({
+function storedGroups(c: ChunkView): PointGroup[] {
+  return chunkGroups(decodeChunk(c.buffer)).map((g) => ({
     name: g.dataId.name,
     type: g.dataId.type,
     points: g.points.map((p) => ({ elapsedTime: toLong(Math.trunc(p.elapsedNs)), payload: p.payload })),
@@ -188,7 +188,7 @@ export class ClientUpstream {
    * until acked. Returns false when the chunk could not be handed to the transport (it then waits for a
    * resume, RELIABLE only).
    */
-  writeStoredChunk(sequenceNumber: number, chunk: DecodedChunk): boolean {
+  writeStoredChunk(sequenceNumber: number, chunk: ChunkView): boolean {
     if (this.closed) throw new Error("upstream is closed");
     if (sequenceNumber > this.seq) this.seq = sequenceNumber;
     return this.sendChunk(sequenceNumber, { stored: chunk });

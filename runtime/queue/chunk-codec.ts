@@ -1,16 +1,43 @@
-// Binary form of a stored chunk (one LMDB value per chunk, many points each):
-//   u32le point count | u16le data-id count | per data id: u16le type length, type, u16le name length, name
-//   | per point: u16le data-id index, f64le elapsed ns, u32le payload length, payload
-// Data ids are listed once per chunk, so a 16-byte point costs 30 bytes. Decoding gives a
-// struct-of-arrays view over the buffer (no per-point objects) and, when wanted, DataPoint objects.
+// Binary form of a stored chunk (one LMDB value per chunk, many points each), already in the shape of an
+// iSCP chunk so that sending one copies a span per data id instead of encoding every point again:
+//   u32le point count | 0x80000000 | u16le group count
+//   | per group: u16le type length, type, u16le name length, name, u32le point count, u32le body length, body
+// A group's body is its points as iSCP `DataPointGroup.data_points` entries, in the order they came:
+//   0x1a len | DataPoint { 0x08 elapsed_time (sint64, ZigZag), 0x12 len payload }
+// (the bytes protobufjs writes for them). Groups are in order of their first point; the order of points
+// of different data ids within one chunk is not kept (an iSCP chunk does not keep it either).
+// Bit 31 of the count tells this layout from the older one (chunk-v1.ts), which is still read.
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
+import { len32, len64, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/iscp/pb-bits.js";
+import { decodeChunkV1 } from "./chunk-v1.js";
 
 export interface DataId {
   name: string;
   type: string;
 }
 
+/** A stored chunk's groups as spans of its buffer (nothing per point). */
+export interface ChunkView {
+  count: number;
+  groups: GroupSpan[];
+  buffer: Buffer;
+}
+
+export interface GroupSpan {
+  dataId: DataId;
+  /** The UTF-8 bytes of name and type in the buffer. */
+  nameStart: number;
+  nameEnd: number;
+  typeStart: number;
+  typeEnd: number;
+  count: number;
+  /** The group's `data_points` entries. */
+  start: number;
+  end: number;
+}
+
+/** Points as arrays (decoded from the entries): tests, deferred upload, the enc=json send path. */
 export interface DecodedChunk {
   ids: DataId[];
   count: number;
@@ -22,39 +49,60 @@ export interface DecodedChunk {
   buffer: Buffer;
 }
 
+const LAYOUT = 0x80000000;
 const MAX_IDS = 0xffff;
-const f64 = new Float64Array(1);
-const f64b = new Uint8Array(f64.buffer);
+/** Leading bytes a group buffer keeps free, so a one-group chunk is finished in place (header of 16 at most). */
+const MAX_RESERVE = 16;
+/** Data ids whose buffers are kept between chunks; beyond, they are dropped. */
+const KEEP_IDS = 1024;
+
+interface Group {
+  type: Buffer;
+  name: Buffer;
+  data: Buffer;
+  /** Where the entries start in data: room for the chunk and group headers before them. */
+  head: number;
+  len: number;
+  count: number;
+}
+
+function newGroupBuffer(type: Buffer, name: Buffer, size: number): { data: Buffer; head: number } {
+  const head = MAX_RESERVE + 6 + 12 + type.length + name.length;
+  return { data: Buffer.allocUnsafe(head + size), head };
+}
 
 /**
- * Builds a chunk incrementally: each point is written into a growing buffer as it is added, so callers
- * that batch for a flush interval do not keep point objects alive (they die young, cheap for the GC).
+ * Builds a chunk incrementally: each point is encoded into its data id's buffer as it is added, so callers
+ * that batch for a flush interval keep no point objects alive.
  */
 export class ChunkBuilder {
-  private data = Buffer.allocUnsafe(64 * 1024);
-  private len = 0;
-  private ids: Array<[Buffer, Buffer]> = [];
-  private idBytes = 0;
-  private byType = new Map<string, Map<string, number>>();
+  private readonly byType = new Map<string, Map<string, Group>>();
+  private known = 0;
+  private order: Group[] = [];
+  private last: Group | undefined;
   private lastType = "";
   private lastName = "";
-  private lastId = -1;
+  private bytes = 0;
   count = 0;
 
   /** Bytes the chunk will take (without the reserved header). */
   get size(): number {
-    return 6 + this.idBytes + this.len;
+    return 6 + this.bytes;
   }
 
   /** Adds a point. Throws when a chunk would hold more than 65535 data ids. */
   add(p: DataPoint): void {
-    let id: number;
-    if (p.type === this.lastType && p.name === this.lastName && this.lastId >= 0) id = this.lastId;
-    else {
-      id = this.idOf(p.type, p.name);
+    let g = this.last;
+    if (g === undefined || p.type !== this.lastType || p.name !== this.lastName) {
+      g = this.groupOf(p.type, p.name);
+      this.last = g;
       this.lastType = p.type;
       this.lastName = p.name;
-      this.lastId = id;
+    }
+    if (g.count === 0) {
+      if (this.order.length >= MAX_IDS) throw new Error("too many data ids in one chunk");
+      this.order.push(g);
+      this.bytes += 12 + g.type.length + g.name.length;
     }
     // A FIFO point's bytes are copied from the read buffer without making a view of them.
     let pl: Uint8Array;
@@ -68,78 +116,96 @@ export class ChunkBuilder {
       pl = p.payload;
       n = pl.length;
     }
-    if (this.len + 14 + n > this.data.length) this.grow(14 + n);
-    const d = this.data;
-    let o = this.len;
-    d[o] = id & 0xff;
-    d[o + 1] = id >>> 8;
-    f64[0] = p.elapsedNs;
-    for (let i = 0; i < 8; i++) d[o + 2 + i] = f64b[i]!; // little-endian hosts (x86, arm): f64le
-    d[o + 10] = n & 0xff;
-    d[o + 11] = (n >>> 8) & 0xff;
-    d[o + 12] = (n >>> 16) & 0xff;
-    d[o + 13] = n >>> 24;
-    o += 14;
+    zigzag(p.elapsedNs);
+    const lo = zz.lo;
+    const hi = zz.hi;
+    const body = 2 + len64(lo, hi) + len32(n) + n;
+    const entry = 1 + len32(body) + body;
+    if (g.head + g.len + entry > g.data.length) this.grow(g, entry);
+    const d = g.data;
+    let o = g.head + g.len;
+    d[o++] = 0x1a;
+    o = putVarint32(d, o, body);
+    d[o++] = 0x08;
+    o = putVarint64(d, o, lo, hi);
+    d[o++] = 0x12;
+    o = putVarint32(d, o, n);
     if (n <= 64) for (let i = 0; i < n; i++) d[o + i] = pl[ps + i]!;
     else d.set(ps === 0 && pl.length === n ? pl : pl.subarray(ps, ps + n), o);
-    this.len = o + n;
+    g.len += entry;
+    g.count++;
+    this.bytes += entry;
     this.count++;
   }
 
-  /** The finished chunk after `reserve` leading bytes left for the caller's header; resets the builder. */
+  /** The finished chunk after `reserve` (at most 16) leading bytes left for the caller's header; resets the builder. */
   finish(reserve = 0): Buffer {
-    const b = Buffer.allocUnsafe(reserve + this.size);
-    b.writeUInt32LE(this.count, reserve);
-    b.writeUInt16LE(this.ids.length, reserve + 4);
-    let off = reserve + 6;
-    for (const [t, n] of this.ids) {
-      b.writeUInt16LE(t.length, off);
-      off += 2 + t.copy(b, off + 2);
-      b.writeUInt16LE(n.length, off);
-      off += 2 + n.copy(b, off + 2);
+    if (reserve > MAX_RESERVE) throw new Error(`at most ${MAX_RESERVE} reserved bytes`);
+    const order = this.order;
+    let b: Buffer;
+    if (order.length === 1) {
+      // One data id (the usual case): the headers go into the room left before the entries, no copy.
+      const g = order[0]!;
+      b = g.data.subarray(g.head - (reserve + 6 + 12 + g.type.length + g.name.length), g.head + g.len);
+      const fresh = newGroupBuffer(g.type, g.name, Math.max(1024, g.len));
+      g.data = fresh.data;
+    } else b = Buffer.allocUnsafe(reserve + this.size);
+    b.writeUInt32LE((this.count | LAYOUT) >>> 0, reserve);
+    b.writeUInt16LE(order.length, reserve + 4);
+    let o = reserve + 6;
+    for (const g of order) {
+      b.writeUInt16LE(g.type.length, o);
+      o += 2 + g.type.copy(b, o + 2);
+      b.writeUInt16LE(g.name.length, o);
+      o += 2 + g.name.copy(b, o + 2);
+      b.writeUInt32LE(g.count, o);
+      b.writeUInt32LE(g.len, o + 4);
+      o += 8;
+      if (order.length > 1) o += g.data.copy(b, o, g.head, g.head + g.len);
     }
-    this.data.copy(b, off, 0, this.len);
     this.reset();
     return b;
   }
 
   reset(): void {
-    this.len = 0;
+    for (const g of this.order) {
+      g.len = 0;
+      g.count = 0;
+      if (g.data.length > 4 * 1024 * 1024) g.data = newGroupBuffer(g.type, g.name, 64 * 1024).data;
+    }
+    this.order = [];
+    this.bytes = 0;
     this.count = 0;
-    this.ids = [];
-    this.idBytes = 0;
-    this.byType = new Map();
-    this.lastId = -1;
-    if (this.data.length > 4 * 1024 * 1024) this.data = Buffer.allocUnsafe(64 * 1024);
+    if (this.known > KEEP_IDS) {
+      this.byType.clear();
+      this.known = 0;
+      this.last = undefined;
+    }
   }
 
-  private idOf(type: string, name: string): number {
+  private groupOf(type: string, name: string): Group {
     let names = this.byType.get(type);
     if (names === undefined) this.byType.set(type, (names = new Map()));
-    let id = names.get(name);
-    if (id === undefined) {
-      if (this.ids.length >= MAX_IDS) throw new Error("too many data ids in one chunk");
-      id = this.ids.length;
-      names.set(name, id);
+    let g = names.get(name);
+    if (g === undefined) {
       const t = Buffer.from(type, "utf8");
-      const n = Buffer.from(name, "utf8");
-      this.ids.push([t, n]);
-      this.idBytes += 4 + t.length + n.length;
+      const nm = Buffer.from(name, "utf8");
+      const { data, head } = newGroupBuffer(t, nm, 256);
+      g = { type: t, name: nm, data, head, len: 0, count: 0 };
+      names.set(name, g);
+      this.known++;
     }
-    return id;
+    return g;
   }
 
-  private grow(need: number): void {
-    const next = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.len + need));
-    this.data.copy(next, 0, 0, this.len);
-    this.data = next;
+  private grow(g: Group, need: number): void {
+    const next = Buffer.allocUnsafe(Math.max(g.data.length * 2, g.head + g.len + need));
+    g.data.copy(next, g.head, g.head, g.head + g.len);
+    g.data = next;
   }
 }
 
-/**
- * Encodes points into one chunk, after `reserve` leading bytes left for the caller's header.
- * Throws when a batch holds more than 65535 data ids (split it first).
- */
+/** Encodes points into one chunk, after `reserve` leading bytes left for the caller's header. */
 export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
   const b = new ChunkBuilder();
   for (const p of points) b.add(p);
@@ -147,42 +213,76 @@ export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
 }
 
 export function chunkPointCount(buf: Uint8Array): number {
-  return (buf[0]! | (buf[1]! << 8) | (buf[2]! << 16)) + buf[3]! * 0x1000000;
+  return ((buf[0]! | (buf[1]! << 8) | (buf[2]! << 16)) + (buf[3]! & 0x7f) * 0x1000000);
 }
 
-export function decodeChunk(buffer: Buffer): DecodedChunk {
-  const count = buffer.readUInt32LE(0);
-  const idCount = buffer.readUInt16LE(4);
-  const ids: DataId[] = [];
+/** The groups of a stored chunk; a chunk in the older layout is converted (read once, after an upgrade). */
+export function chunkView(buffer: Buffer): ChunkView {
+  const word = buffer.readUInt32LE(0);
+  if ((word & LAYOUT) === 0) return chunkView(encodeChunk(chunkPoints(decodeChunkV1(buffer))));
+  const count = word & 0x7fffffff;
+  const n = buffer.readUInt16LE(4);
+  const groups: GroupSpan[] = new Array(n);
   let off = 6;
-  for (let i = 0; i < idCount; i++) {
-    const tl = buffer.readUInt16LE(off);
-    const type = buffer.toString("utf8", off + 2, off + 2 + tl);
-    off += 2 + tl;
-    const nl = buffer.readUInt16LE(off);
-    const name = buffer.toString("utf8", off + 2, off + 2 + nl);
-    off += 2 + nl;
-    ids.push({ name, type });
+  let points = 0;
+  for (let i = 0; i < n; i++) {
+    const typeStart = off + 2;
+    const typeEnd = typeStart + buffer.readUInt16LE(off);
+    const nameStart = typeEnd + 2;
+    const nameEnd = nameStart + buffer.readUInt16LE(typeEnd);
+    const gc = buffer.readUInt32LE(nameEnd);
+    const start = nameEnd + 8;
+    const end = start + buffer.readUInt32LE(nameEnd + 4);
+    if (end > buffer.length) throw new Error("chunk length mismatch");
+    const dataId = { name: buffer.toString("utf8", nameStart, nameEnd), type: buffer.toString("utf8", typeStart, typeEnd) };
+    groups[i] = { dataId, nameStart, nameEnd, typeStart, typeEnd, count: gc, start, end };
+    points += gc;
+    off = end;
   }
-  const idIndex = new Uint16Array(count);
-  const elapsedNs = new Float64Array(count);
-  const payloadStart = new Uint32Array(count);
-  const payloadEnd = new Uint32Array(count);
-  // Byte reads rather than Buffer's readUInt*LE: this runs per point, and those check bounds each call.
-  const b = buffer;
-  const n = b.length;
-  for (let i = 0; i < count; i++) {
-    if (off + 14 > n) throw new Error("chunk length mismatch");
-    idIndex[i] = b[off]! | (b[off + 1]! << 8);
-    for (let k = 0; k < 8; k++) f64b[k] = b[off + 2 + k]!;
-    elapsedNs[i] = f64[0]!;
-    const pl = (b[off + 10]! | (b[off + 11]! << 8) | (b[off + 12]! << 16)) + b[off + 13]! * 0x1000000;
-    payloadStart[i] = off + 14;
-    off += 14 + pl;
-    payloadEnd[i] = off;
-  }
-  if (off !== n) throw new Error("chunk length mismatch");
-  return { ids, count, idIndex, elapsedNs, payloadStart, payloadEnd, buffer };
+  if (off !== buffer.length || points !== count) throw new Error("chunk length mismatch");
+  return { count, groups, buffer };
+}
+
+/** Every point of a stored chunk, group after group. */
+export function decodeChunk(buffer: Buffer): DecodedChunk {
+  if ((buffer.readUInt32LE(0) & LAYOUT) === 0) return decodeChunkV1(buffer);
+  const v = chunkView(buffer);
+  const idIndex = new Uint16Array(v.count);
+  const elapsedNs = new Float64Array(v.count);
+  const payloadStart = new Uint32Array(v.count);
+  const payloadEnd = new Uint32Array(v.count);
+  let i = 0;
+  v.groups.forEach((g, gi) => {
+    let p = g.start;
+    for (let k = 0; k < g.count; k++, i++) {
+      if (buffer[p] !== 0x1a) throw new Error("corrupt chunk entry");
+      readVarint64(buffer, p + 1, g.end);
+      const end = rv.pos + rv.lo;
+      if (end > g.end) throw new Error("corrupt chunk entry");
+      idIndex[i] = gi;
+      p = rv.pos;
+      let elapsed = 0;
+      let ps = p;
+      let pe = p;
+      while (p < end) {
+        const tag = buffer[p++];
+        readVarint64(buffer, p, end);
+        if (tag === 0x08) {
+          elapsed = unzigzag(rv.lo, rv.hi);
+          p = rv.pos;
+        } else if (tag === 0x12) {
+          ps = rv.pos;
+          pe = p = rv.pos + rv.lo;
+        } else throw new Error("corrupt chunk entry");
+      }
+      if (p !== end) throw new Error("corrupt chunk entry");
+      elapsedNs[i] = elapsed;
+      payloadStart[i] = ps;
+      payloadEnd[i] = pe;
+    }
+    if (p !== g.end) throw new Error("chunk length mismatch");
+  });
+  return { ids: v.groups.map((g) => g.dataId), count: v.count, idIndex, elapsedNs, payloadStart, payloadEnd, buffer };
 }
 
 /** DataPoint objects of a decoded chunk (payloads are views into the chunk buffer). */

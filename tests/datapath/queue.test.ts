@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
-import { ChunkBuilder, chunkGroups, chunkPoints, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
+import { ChunkBuilder, chunkGroups, chunkPoints, chunkView, decodeChunk, encodeChunk } from "../../runtime/queue/chunk-codec.js";
+import { encodeChunkV1 } from "../../runtime/queue/chunk-v1.js";
 import { DurableQueue } from "../../runtime/queue/store.js";
 import { exited, plain, point, spawnTs, tempDir, waitFor } from "./helpers.js";
 
@@ -27,16 +28,54 @@ async function openQueue(capacityMiB = 1024, limitDataStorage = true, onEvict?: 
 const pts = (n: number, tag = "p", size = 16): DataPoint[] =>
   Array.from({ length: n }, (_, i) => point(`${tag}/${i % 3}`, i % 2 ? "bytes" : "float64", Buffer.alloc(size, i), i * 1000));
 
+/** Points in the order a chunk keeps them: grouped by data id (first appearance), arrival order within a group. */
+function grouped(points: readonly DataPoint[]): DataPoint[] {
+  const order = new Map<string, DataPoint[]>();
+  for (const p of points) {
+    const k = `${p.type}\u0000${p.name}`;
+    (order.get(k) ?? order.set(k, []).get(k)!).push(p);
+  }
+  return [...order.values()].flat();
+}
+
 describe("chunk codec", () => {
-  it("round-trips points, data ids listed once", () => {
+  it("round-trips points grouped by data id, each data id listed once", () => {
     const input = [...pts(5), point("名/ü", "string", "", -5)];
     const buf = encodeChunk(input);
     const d = decodeChunk(buf);
     expect(d.count).toBe(6);
     expect(d.ids.length).toBe(6);
-    expect(chunkPoints(d, "src").map(plain)).toEqual(input.map(plain));
+    expect(chunkPoints(d, "src").map(plain)).toEqual(grouped(input).map(plain));
     expect(encodeChunk(chunkPoints(d, "src")).equals(buf)).toBe(true);
-    expect(buf.length).toBe(6 + d.ids.reduce((n, id) => n + 4 + Buffer.byteLength(id.name) + Buffer.byteLength(id.type), 0) + 5 * 30 + 14);
+    // Per group 12 bytes and the id; per 16-byte point 1 + 1 + (1 + elapsed varint) + (1 + 1) + 16.
+    const elapsed = (ns: number) => (ns === 0 ? 1 : Math.ceil(Math.log2(Math.abs(ns) * 2 + 1) / 7));
+    const idBytes = d.ids.reduce((n, id) => n + 12 + Buffer.byteLength(id.name) + Buffer.byteLength(id.type), 0);
+    expect(buf.length).toBe(6 + idBytes + pts(5).reduce((n, p) => n + 21 + elapsed(p.elapsedNs), 0) + 2 + 1 + elapsed(-5) + 2);
+  });
+
+  it("keeps each data id's points as iSCP DataPoint entries (the spans a frame copies)", () => {
+    const v = chunkView(encodeChunk([point("a", "t", "xy", 3), point("b", "u", "", -1), point("a", "t", "z", 300)]));
+    expect(v.count).toBe(3);
+    expect(v.groups.map((g) => [g.dataId.name, g.dataId.type, g.count, v.buffer.subarray(g.start, g.end).toString("hex")])).toEqual([
+      ["a", "t", 2, "1a06" + "0806" + "12027879" + "1a06" + "08d804" + "12017a"],
+      ["b", "u", 1, "1a04" + "0801" + "1200"],
+    ]);
+  });
+
+  it("reads chunks an older agent stored (the earlier layout) the same way", () => {
+    const input = [...pts(7), point("big", "jpeg", Buffer.alloc(70_000, 3), 2 ** 40)];
+    const old = encodeChunkV1(input);
+    expect(chunkPoints(decodeChunk(old)).map(plain)).toEqual(input.map((p) => ({ ...plain(p), srcId: "" })));
+    expect(chunkView(old).buffer.equals(encodeChunk(input))).toBe(true);
+  });
+
+  it("refuses a corrupt chunk with an error instead of reading past it", () => {
+    const buf = encodeChunk(pts(4));
+    const cut = buf.subarray(0, buf.length - 3);
+    expect(() => chunkView(cut)).toThrow(/length mismatch/);
+    const bad = Buffer.from(buf);
+    bad[chunkView(buf).groups[0]!.start] = 0x22;
+    expect(() => decodeChunk(bad)).toThrow(/corrupt/);
   });
 });
 
@@ -54,6 +93,19 @@ describe("chunk builder", () => {
     expect(b.count).toBe(0);
     b.add(point("x", "t", "y", 1));
     expect(decodeChunk(b.finish()).ids).toEqual([{ name: "x", type: "t" }]);
+  });
+
+  it("finishes one-data-id chunks in place without sharing bytes between chunks", () => {
+    const b = new ChunkBuilder();
+    const chunks = [1, 2, 3].map((k) => {
+      for (let i = 0; i < 50 * k; i++) b.add(point("one", "bytes", Buffer.alloc(k * 100, k), i));
+      return b.finish(16);
+    });
+    chunks.forEach((c, i) => {
+      const d = decodeChunk(c.subarray(16));
+      expect(d.count).toBe(50 * (i + 1));
+      expect(chunkPoints(d).every((p) => p.payload.length === (i + 1) * 100 && p.payload.every((x) => x === i + 1))).toBe(true);
+    });
   });
 });
 
@@ -83,7 +135,7 @@ describe("durable queue", () => {
     expect(info.pendingDataSize).toBeGreaterThan(30 * 30);
     const chunks = q.readChunks(s.ord, 0, 10);
     expect(chunks.map((c) => c.chunkNo)).toEqual([1, 2]);
-    expect(chunkPoints(decodeChunk(chunks[1]!.data)).map(plain)).toEqual(pts(20).map((p) => ({ ...plain(p), srcId: "" })));
+    expect(chunkPoints(decodeChunk(chunks[1]!.data)).map(plain)).toEqual(grouped(pts(20)).map((p) => ({ ...plain(p), srcId: "" })));
     expect(q.readChunks(s.ord, 1, 10).map((c) => c.chunkNo)).toEqual([2]);
     await q.ack(s.ord, [1, 1, 99]);
     expect(q.getMeasurement(M1)).toMatchObject({ chunkCount: 1 });

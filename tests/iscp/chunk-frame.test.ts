@@ -11,16 +11,16 @@ import { encodeUpstreamChunkMessage } from "../../runtime/iscp/chunk-frame.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
-import { chunkGroups, decodeChunk, encodeChunk, type DecodedChunk } from "../../runtime/queue/chunk-codec.js";
+import { chunkGroups, chunkView, decodeChunk, encodeChunk, type ChunkView } from "../../runtime/queue/chunk-codec.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
 
 type AliasOf = (name: string, type: string) => number | undefined;
 
 /** The former path: chunkGroups -> per-point objects with Long elapsed times -> protobufjs. */
-function objectPathFrame(c: DecodedChunk, streamIdAlias: number, sequenceNumber: number, aliasOf: AliasOf): Uint8Array {
+function objectPathFrame(v: ChunkView, streamIdAlias: number, sequenceNumber: number, aliasOf: AliasOf): Uint8Array {
   const groups: iscp2.IDataPointGroup[] = [];
   const ask: iscp2.IDataID[] = [];
-  for (const g of chunkGroups(c)) {
+  for (const g of chunkGroups(decodeChunk(v.buffer))) {
     const dataPoints = g.points.map((p) => ({ elapsedTime: toLong(Math.trunc(p.elapsedNs)), payload: p.payload }));
     const a = aliasOf(g.dataId.name, g.dataId.type);
     if (a) groups.push({ dataIdAlias: a, dataPoints });
@@ -73,9 +73,9 @@ describe("encodeUpstreamChunkMessage", () => {
   it("gives the object path's bytes for random chunks, aliases known for some data ids and not others", () => {
     const r = rng(7);
     for (let round = 0; round < 300; round++) {
-      const c = decodeChunk(encodeChunk(randomChunk(r, 1 + Math.floor(r() * 200))));
+      const c = chunkView(encodeChunk(randomChunk(r, 1 + Math.floor(r() * 200))));
       const aliases = new Map<string, number>();
-      for (const id of c.ids) if (r() < 0.5) aliases.set(`${id.type}\0${id.name}`, 1 + Math.floor(r() * 2 ** 20));
+      for (const { dataId: id } of c.groups) if (r() < 0.5) aliases.set(`${id.type}\0${id.name}`, 1 + Math.floor(r() * 2 ** 20));
       const aliasOf: AliasOf = (name, type) => aliases.get(`${type}\0${name}`);
       const streamIdAlias = Math.floor(r() * 2 ** 32);
       const seq = Math.floor(r() * 2 ** 32);
@@ -84,14 +84,14 @@ describe("encodeUpstreamChunkMessage", () => {
       expect(Buffer.from(frame).equals(Buffer.from(ref)), `round ${round}`).toBe(true);
       expect(plain(decodeMessage(frame, "proto"))).toEqual(plain(decodeMessage(ref, "proto")));
       expect(points).toBe(c.count);
-      expect(askIds).toEqual(c.ids.filter((id, i) => !aliasOf(id.name, id.type) && c.idIndex.includes(i)));
+      expect(askIds).toEqual(c.groups.map((g) => g.dataId).filter((id) => !aliasOf(id.name, id.type)));
     }
   });
 
   it("writes every elapsed time within ±2^53 exactly as sint64, and out-of-range ones as protobufjs's Long does", () => {
     const odd = [NaN, Infinity, -Infinity, 1e19, -1e19, 2 ** 63, -(2 ** 63), 2 ** 62 + 2 ** 40, -(2 ** 62) - 2 ** 12];
     const all = [...EDGES, ...odd];
-    const c = decodeChunk(encodeChunk(all.map((elapsedNs, i) => ({ name: "t", type: "int", payload: Buffer.from([i]), elapsedNs, srcId: "" }))));
+    const c = chunkView(encodeChunk(all.map((elapsedNs, i) => ({ name: "t", type: "int", payload: Buffer.from([i]), elapsedNs, srcId: "" }))));
     const { frame } = encodeUpstreamChunkMessage(c, { streamIdAlias: 1, sequenceNumber: 1, aliasOf: () => undefined });
     expect(Buffer.from(frame).equals(Buffer.from(objectPathFrame(c, 1, 1, () => undefined)))).toBe(true);
     const got = decodeMessage(frame, "proto").upstreamChunk!.streamChunk!.dataPointGroups![0]!.dataPoints!.map((p) => toBigInt(p.elapsedTime));
@@ -103,7 +103,7 @@ describe("encodeUpstreamChunkMessage", () => {
     const big = Buffer.alloc(65536, 7);
     const pts: DataPoint[] = [{ name: "big", type: "bytes", payload: big, elapsedNs: 5, srcId: "" }, { name: "e", type: "bytes", payload: Buffer.alloc(0), elapsedNs: -5, srcId: "" }];
     for (let i = 0; i < 4096; i++) pts.push({ name: "s", type: "float64", payload: Buffer.alloc(16, i), elapsedNs: i * 1e6, srcId: "" });
-    const c = decodeChunk(encodeChunk(pts));
+    const c = chunkView(encodeChunk(pts));
     const aliasOf: AliasOf = (name) => (name === "s" ? 3 : undefined);
     const { frame, askIds } = encodeUpstreamChunkMessage(c, { streamIdAlias: 9, sequenceNumber: 77, aliasOf });
     expect(Buffer.from(frame).equals(Buffer.from(objectPathFrame(c, 9, 77, aliasOf)))).toBe(true);
@@ -155,9 +155,9 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
   }
 
   const stored = (tag: string, n: number) =>
-    decodeChunk(encodeChunk(Array.from({ length: n }, (_, i) => ({ name: `${tag}/${i % 2}`, type: "bytes", payload: Buffer.from(`${tag}${i}`), elapsedNs: (i - 1) * 2 ** 33, srcId: "" }))));
+    chunkView(encodeChunk(Array.from({ length: n }, (_, i) => ({ name: `${tag}/${i % 2}`, type: "bytes", payload: Buffer.from(`${tag}${i}`), elapsedNs: (i - 1) * 2 ** 33, srcId: "" }))));
   const relayed = (got: ReceivedChunk[]) => got.map((c) => [c.sequenceNumber, c.groups.map((g) => [g.dataId.name, g.dataPoints.map((p) => [p.elapsedTime, Buffer.from(p.payload).toString()])])]);
-  const expected = (seq: number, c: DecodedChunk) => [seq, chunkGroups(c).map((g) => [g.dataId.name, g.points.map((p) => [BigInt(p.elapsedNs), p.payload.toString()])])];
+  const expected = (seq: number, c: ChunkView) => [seq, chunkGroups(decodeChunk(c.buffer)).map((g) => [g.dataId.name, g.points.map((p) => [BigInt(p.elapsedNs), p.payload.toString()])])];
 
   for (const encoding of ["proto", "json"] as const) {
     it(`relays stored chunks, by alias once acked (enc=${encoding})`, async () => {
