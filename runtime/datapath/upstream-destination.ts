@@ -108,7 +108,8 @@ export class PersistentUpstream implements UpstreamDestination {
       flushPolicy: settings.flush_policy,
       flushIntervalMs: settings.flush_interval,
       maxBytes: MAX_CHUNK_BYTES,
-      onDurable: () => this.pump(),
+      // Sent while its commit runs: the commit is when the points count as accepted, not when they may leave.
+      onAppended: () => this.pump(),
     });
   }
 
@@ -290,7 +291,7 @@ export class PersistentUpstream implements UpstreamDestination {
       while (live.bytes < MAX_IN_FLIGHT_BYTES) {
         const [c] = live.cursor.take(1);
         if (c === undefined) break;
-        // c.data is the store's own copy (lmdb getBinary), so the upstream may keep it until the chunk is acked.
+        // c.data is never written to again (an LMDB copy, or the appended value), so the upstream may keep it until acked.
         live.up.writeStoredChunk(c.chunkNo, chunkView(c.data)); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;

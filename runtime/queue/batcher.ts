@@ -13,7 +13,9 @@ export interface BatcherOptions {
   flushIntervalMs: number;
   maxPoints?: number;
   maxBytes?: number;
-  /** A chunk became durable (tell the sender there is something to send). */
+  /** A chunk was appended (its commit runs): the sender may send it now (the queue reads it before the commit). */
+  onAppended?: (seqOrd: number, chunkNo: number) => void;
+  /** A chunk became durable: its points are accepted. */
   onDurable?: (seqOrd: number, chunkNo: number, points: number) => void;
 }
 
@@ -93,6 +95,7 @@ export class ChunkBatcher {
     const n = this.builder.count;
     try {
       const { chunkNo, durable } = this.queue.appendEncoded(seqOrd, this.builder.finish(CHUNK_HEADER), n);
+      this.opts.onAppended?.(seqOrd, chunkNo);
       durable.then(
         () => {
           c.resolve();

@@ -13,6 +13,7 @@ import type { DataPoint } from "../datapoint.js";
 import { encodeChunk } from "./chunk-codec.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { QueueEnv } from "./queue-env.js";
+import { UncommittedChunks } from "./uncommitted.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
 
 export const CHUNK_HEADER = 16;
@@ -56,6 +57,7 @@ export class DurableQueue {
   private readonly sequences = new Map<number, SeqState>();
   /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
   private readonly removing = new Set<number>();
+  private readonly uncommitted = new UncommittedChunks();
   private nextGid = 1;
   private nextSeqOrd = 1;
   private nextMeasOrd = 1;
@@ -291,21 +293,29 @@ export class DurableQueue {
     value.writeDoubleLE(Date.now(), 8);
     void this.env.put(this.env.chunks, gid, value);
     void this.env.put(this.env.index, [seqOrd, chunkNo], [gid, value.length]);
-    const committed = this.env.put(this.env.seqs, seqOrd, s.rec);
+    this.uncommitted.add(seqOrd, chunkNo, { gid, value });
+    const committed = this.env.put(this.env.seqs, seqOrd, s.rec).finally(() => this.uncommitted.committed(seqOrd, chunkNo));
     this.count(s, 1, value.length);
     this.evict();
     return { chunkNo, durable: committed.then(() => this.env.flushed).then(() => undefined) };
   }
 
-  /** Up to `limit` stored chunks of a sequence after chunk number `after`, in order. */
+  /** Up to `limit` chunks of a sequence after chunk number `after`, in order, committed or not (see uncommitted.ts). */
   readChunks(seqOrd: number, after: number, limit: number): StoredChunk[] {
     const out: StoredChunk[] = [];
     if (this.env.closed) return out;
+    const add = (chunkNo: number, v: Buffer) => {
+      out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
+      after = chunkNo;
+    };
     for (const { key, value } of this.env.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
-      if (this.removing.has(value[0])) continue;
-      const v = this.env.chunks.getBinary(value[0]);
-      if (v === undefined) continue;
-      out.push({ chunkNo: key[1], createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
+      const v = this.removing.has(value[0]) ? undefined : this.env.chunks.getBinary(value[0]);
+      if (v !== undefined) add(key[1], v);
+    }
+    // A chunk whose commit just completed may still be listed as uncommitted: `after` skips it.
+    for (const [no, c] of this.uncommitted.of(seqOrd)) {
+      if (out.length >= limit) break;
+      if (no > after && !this.removing.has(c.gid)) add(no, c.value);
     }
     return out;
   }
@@ -344,9 +354,10 @@ export class DurableQueue {
   }
 
   private release(seqOrd: number, s: SeqState, chunkNo: number): Promise<unknown> | undefined {
-    const e = this.env.index.get([seqOrd, chunkNo]);
-    if (e === undefined || this.removing.has(e[0])) return undefined;
-    return this.removeChunk(s, seqOrd, chunkNo, e[0], e[1]);
+    const u = this.uncommitted.get(seqOrd, chunkNo);
+    const e = u ? [u.gid, u.value.length] : this.env.index.get([seqOrd, chunkNo]);
+    if (e === undefined || this.removing.has(e[0]!)) return undefined;
+    return this.removeChunk(s, seqOrd, chunkNo, e[0]!, e[1]!);
   }
 
   private removeChunk(s: SeqState, seqOrd: number, chunkNo: number, gid: number, size: number): Promise<unknown> {
@@ -360,6 +371,7 @@ export class DurableQueue {
     for (const { key, value } of this.env.index.getRange({ start: [ord, 0], end: [ord + 1] })) {
       if (!this.removing.has(value[0])) void this.removeChunk(s, ord, key[1], value[0], value[1]);
     }
+    for (const [no, c] of this.uncommitted.of(ord)) if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, no, c.gid, c.value.length);
   }
 
   /** Oldest-first eviction down to capacity (only with limit_data_storage); committed chunks only. */

@@ -273,4 +273,36 @@ describe("durable queue", () => {
     expect(q.pendingSequences()).toMatchObject([{ uuid: "a", closed: true, lastChunkNo: 2 }]);
     expect(q.readChunks(s.ord, 0, 10).map((c) => c.chunkNo)).toEqual([2]);
   });
+
+  it("hands out a chunk while its commit runs, and an ack that overtakes the commit still releases it", async () => {
+    let q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", true);
+    await q.append(s.ord, pts(3)).durable;
+    const b = q.append(s.ord, pts(4));
+    const c = q.append(s.ord, pts(5));
+    // Chunk 1 from LMDB, chunks 2 and 3 before their commit, in order, each once.
+    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([[1, 3], [2, 4], [3, 5]]);
+    expect(q.readChunks(s.ord, 2, 10).map((x) => x.chunkNo)).toEqual([3]);
+    expect(q.readChunks(s.ord, 0, 2).map((x) => x.chunkNo)).toEqual([1, 2]);
+    const acked = q.ack(s.ord, [2]); // the server's ack came back before chunk 2 was on disk
+    await Promise.all([b.durable, c.durable, acked]);
+    expect(q.readChunks(s.ord, 0, 10).map((x) => x.chunkNo)).toEqual([1, 3]);
+    expect(q.getSequence(s.ord)).toMatchObject({ chunkCount: 2 });
+    await q.close();
+    queues.length = 0;
+    q = await openQueue();
+    expect(q.readChunks(s.ord, 0, 10).map((x) => x.chunkNo)).toEqual([1, 3]);
+  });
+
+  it("a recover: false sequence closed before its last commit releases that chunk too", async () => {
+    const q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", false);
+    const a = q.append(s.ord, pts(2));
+    await q.closeSequence(s.ord);
+    await a.durable;
+    expect(q.readChunks(s.ord, 0, 10)).toEqual([]);
+    expect(q.stats).toMatchObject({ chunks: 0, droppedChunks: 1 });
+  });
 });
