@@ -1,6 +1,7 @@
 // Writes chunks of one sequence inside a caller's transaction: one row per sequence number,
 // a repeated number is reported as skipped and changes nothing.
-import type { Queryable } from "../storage/db.js";
+import { allStatements, type Queryable } from "../storage/db.js";
+import { dataIdKey, type Known } from "./known-rows.js";
 import { encodeChunk, type Chunk } from "./codec.js";
 import { encodeRawChunk, type PreparedChunk, type RawChunk } from "./raw-chunk.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
@@ -32,14 +33,27 @@ function prepare(c: Chunk | RawChunk): PreparedChunk {
 
 const idsOf = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups);
 
+export interface ChunkWrite {
+  results: ChunkResult[];
+  stored: number;
+  /** The sequence row's id, and the data ids (dataIdKey) of the chunks stored: rows that exist once committed. */
+  seqId: number;
+  dataIds: string[];
+}
+
+/**
+ * `known`: rows known to exist for this measurement row (known-rows.ts); their statements are skipped. After
+ * the chunk rows, the payloads, data ids and counters are written side by side (they do not depend on each other).
+ */
 export async function writeChunks(
   tx: Queryable,
   measUuid: string,
   sequenceUuid: string,
   chunks: ReadonlyArray<Chunk | RawChunk>,
   now: string,
-): Promise<{ results: ChunkResult[]; stored: number }> {
-  const seq = await ensureSequence(tx, measUuid, sequenceUuid, now);
+  known?: Known,
+): Promise<ChunkWrite> {
+  const seqId = known?.seqs.get(sequenceUuid) ?? (await ensureSequence(tx, measUuid, sequenceUuid, now)).id;
   const createdAtMs = Date.parse(now);
   const rows: Array<ChunkRowInput & { chunk: Chunk | RawChunk }> = [];
   /** Index of each number's first occurrence in this batch; a repeat is skipped. */
@@ -50,7 +64,7 @@ export async function writeChunks(
     const st = prepare(c);
     rows.push({
       measUuid,
-      sequenceId: seq.id,
+      sequenceId: seqId,
       sequenceNumber: c.sequenceNumber,
       dataPoints: st.points,
       minElapsedNs: st.minElapsedNs,
@@ -61,25 +75,29 @@ export async function writeChunks(
     });
   }
   // Stored before: not inserted, reported as skipped.
-  const inserted = rows.length > 0 ? await insertChunks(tx, rows) : new Set<number>();
-  const seenIds = new Set<string>();
-  const distinctIds: Array<{ type: string; name: string }> = [];
+  const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, rows) : { inserted: new Set<number>(), payloads: [] };
+  const dataIds = new Set<string>();
+  const newIds: Array<{ type: string; name: string }> = [];
   let points = 0;
   let maxElapsed = Number.NEGATIVE_INFINITY;
   for (const r of rows) {
     if (!inserted.has(r.sequenceNumber)) continue;
     for (const g of idsOf(r.chunk)) {
-      const key = `${g.type}\u0000${g.name}`;
-      if (!seenIds.has(key)) (seenIds.add(key), distinctIds.push({ type: g.type, name: g.name }));
+      const key = dataIdKey(g.type, g.name);
+      if (dataIds.has(key)) continue;
+      dataIds.add(key);
+      if (!known?.ids.has(key)) newIds.push({ type: g.type, name: g.name });
     }
     points += r.dataPoints;
     if (r.dataPoints > 0) maxElapsed = Math.max(maxElapsed, r.maxElapsedNs);
   }
   const results = chunks.map((c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
+  const writes = [...payloads];
   if (inserted.size > 0) {
-    await addDataIds(tx, measUuid, distinctIds);
-    await addReceived(tx, seq.id, points, inserted.size, now);
-    if (Number.isFinite(maxElapsed)) await raiseMaxElapsed(tx, measUuid, maxElapsed, now);
+    if (newIds.length > 0) writes.push(addDataIds(tx, measUuid, newIds));
+    writes.push(addReceived(tx, seqId, points, inserted.size, now));
+    if (Number.isFinite(maxElapsed)) writes.push(raiseMaxElapsed(tx, measUuid, maxElapsed, now));
   }
-  return { results, stored: inserted.size };
+  await allStatements(writes);
+  return { results, stored: inserted.size, seqId, dataIds: [...dataIds] };
 }

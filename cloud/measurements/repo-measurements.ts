@@ -85,10 +85,17 @@ export async function totalsOfMany(q: Queryable, uuids: string[]): Promise<Map<s
  * Recomputes the stored status from the sequences; an ended measurement that got everything becomes completed.
  * `read`: the measurement's row as read earlier in the same transaction (its status unchanged since).
  */
-export async function refreshStatus(q: Queryable, uuid: string, now: string, read?: MeasRow): Promise<{ before: Status; after: Status } | undefined> {
+export async function refreshStatus(
+  q: Queryable,
+  uuid: string,
+  now: string,
+  read?: MeasRow,
+  hint?: { chunksStored: boolean },
+): Promise<{ before: Status; after: Status } | undefined> {
   const m = read ?? (await findMeasurement(q, uuid));
   if (!m) return undefined;
-  const after = statusOf(m, await totalsOf(q, uuid));
+  // Chunks just stored into a measurement neither ended nor completed: it is measuring (statusOf), no count needed.
+  const after = hint?.chunksStored && !m.ended && !m.completed ? "measuring" : statusOf(m, await totalsOf(q, uuid));
   if (after !== m.status) {
     await q.run("UPDATE meas_measurements SET status = ?, completed = ?, updated_at = ? WHERE uuid = ?", [
       after,

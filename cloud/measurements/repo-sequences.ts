@@ -1,6 +1,6 @@
 // SQL for sequences and their chunks. A chunk row is keyed by (sequence, sequence_number): a
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
-import type { Queryable, SqlParam } from "../storage/db.js";
+import { allStatements, type Queryable, type SqlParam } from "../storage/db.js";
 import type { SequenceRow } from "./model.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
@@ -46,10 +46,12 @@ export interface ChunkRowInput {
 
 /**
  * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
- * inserted (a number already stored is left as it was). Payloads go to their own table.
+ * inserted (a number already stored is left as it was) and their payload inserts (to their own table),
+ * still running: the caller awaits them with its other writes (allStatements).
  */
-export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<Set<number>> {
+export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<{ inserted: Set<number>; payloads: Promise<unknown>[] }> {
   const inserted = new Set<number>();
+  const payloads: Promise<unknown>[] = [];
   for (let i = 0; i < rows.length; i += 100) {
     const part = rows.slice(i, i + 100);
     const got = await q.all<{ n: number }>(
@@ -57,17 +59,22 @@ export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[])
          (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
        VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
       part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
-    );
+    ).catch(async (e: unknown) => {
+      await allStatements(payloads).catch(() => undefined);
+      throw e;
+    });
     if (got.length === 0) continue;
     const added = new Set(got.map((r) => r.n));
     const fresh = part.filter((c) => added.has(c.sequenceNumber));
-    await q.run(
-      `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) VALUES ${fresh.map(() => "(?, ?, ?)").join(", ")}`,
-      fresh.flatMap((c) => [c.sequenceId, c.sequenceNumber, c.payload]),
+    payloads.push(
+      q.run(
+        `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) VALUES ${fresh.map(() => "(?, ?, ?)").join(", ")}`,
+        fresh.flatMap((c) => [c.sequenceId, c.sequenceNumber, c.payload]),
+      ),
     );
     for (const n of added) inserted.add(n);
   }
-  return inserted;
+  return { inserted, payloads };
 }
 
 export const addReceived = (q: Queryable, sequenceId: number, points: number, chunks: number, now: string) =>

@@ -5,6 +5,7 @@ import type { Queryable } from "../storage/db.js";
 import { isUuid, type Chunk } from "./codec.js";
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
+import { KnownRows } from "./known-rows.js";
 import type { RawChunk } from "./raw-chunk.js";
 import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "./model.js";
 import * as repo from "./repo-measurements.js";
@@ -67,6 +68,8 @@ export class UpstreamStore {
   private flushing = false;
   /** Base-time and close writes under way, so drain() can wait for them too. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Sequence rows and data ids known to exist: a steady stream's transaction skips their statements. */
+  private readonly known = new KnownRows();
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -110,6 +113,9 @@ export class UpstreamStore {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
     const touched = new Map<string, string>();
+    /** What the transaction showed to exist, remembered once it committed. */
+    const learned: Array<() => void> = [];
+    const keys: string[] = [];
     try {
       const results = await this.store.db.transaction(async (tx) => {
         const now = nowIso();
@@ -127,15 +133,21 @@ export class UpstreamStore {
             continue;
           }
           const { uuid: measUuid, row } = found;
-          const { results, stored } = await writeChunks(tx, measUuid, up.streamId.toLowerCase(), items.map((p) => p.chunk), now);
-          items.forEach((p, i) => out.set(p, results[i]!));
-          if (stored > 0) {
-            await repo.refreshStatus(tx, measUuid, now, row);
+          const streamId = up.streamId.toLowerCase();
+          // A measurement row is known by uuid and creation time (one deleted and made again is another).
+          const mkey = row ? `${measUuid} ${row.created_at}` : undefined;
+          if (mkey) keys.push(mkey);
+          const w = await writeChunks(tx, measUuid, streamId, items.map((p) => p.chunk), now, mkey ? this.known.of(mkey) : undefined);
+          items.forEach((p, i) => out.set(p, w.results[i]!));
+          if (w.stored > 0) {
+            await repo.refreshStatus(tx, measUuid, now, row, { chunksStored: true });
             touched.set(measUuid, up.projectUuid);
           }
+          if (mkey) learned.push(() => this.known.learn(mkey, streamId, w.seqId, w.dataIds));
         }
         return out;
       });
+      for (const f of learned) f();
       for (const p of batch) {
         const r = results.get(p)!;
         if (r instanceof Error) p.reject(r);
@@ -143,6 +155,7 @@ export class UpstreamStore {
       }
       for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
     } catch (err) {
+      for (const k of keys) this.known.forget(k);
       for (const p of batch) p.reject(err);
     } finally {
       this.flushing = false;

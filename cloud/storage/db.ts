@@ -138,6 +138,15 @@ export class Db implements Queryable {
   }
 }
 
+/**
+ * Waits for statements of one transaction issued together (they run on the thread pool side by side), then
+ * reports the first failure: none is left running into the ROLLBACK, where it would write outside the transaction.
+ */
+export async function allStatements(ps: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(ps)).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 /** UNIQUE constraint failures become 409s in repositories. */
 export const isUniqueViolation = (err: unknown) =>
   err instanceof Error && /SQLITE_CONSTRAINT: UNIQUE/.test(err.message);

@@ -1,0 +1,47 @@
+// Rows the broker's chunk writer knows to exist, so a steady stream's transaction skips statements that
+// would change nothing: the sequence row of each stream (its id) and the data ids already listed.
+// Keyed by measurement row (uuid + created_at): a measurement deleted and made again is a new key, and
+// its sequences (deleted with it) are not taken for existing. Filled only after a commit.
+
+/** Measurements remembered at most (least recently used dropped). */
+const MAX_MEASUREMENTS = 256;
+/** Data ids remembered per measurement at most (beyond, the insert-or-ignore simply runs). */
+const MAX_IDS = 4096;
+
+export interface Known {
+  seqs: Map<string, number>;
+  ids: Set<string>;
+}
+
+export const dataIdKey = (type: string, name: string) => `${type}\u0000${name}`;
+
+export class KnownRows {
+  private readonly byMeasurement = new Map<string, Known>();
+
+  /** What is known of a measurement row (touches it as recently used). */
+  of(key: string): Known | undefined {
+    const k = this.byMeasurement.get(key);
+    if (k !== undefined) {
+      this.byMeasurement.delete(key);
+      this.byMeasurement.set(key, k);
+    }
+    return k;
+  }
+
+  /** After a commit: the stream's sequence row and these data ids exist. */
+  learn(key: string, streamId: string, seqId: number, ids: readonly string[]): void {
+    let k = this.of(key);
+    if (k === undefined) {
+      k = { seqs: new Map(), ids: new Set() };
+      this.byMeasurement.set(key, k);
+      if (this.byMeasurement.size > MAX_MEASUREMENTS) this.byMeasurement.delete(this.byMeasurement.keys().next().value!);
+    }
+    k.seqs.set(streamId, seqId);
+    for (const id of ids) if (k.ids.size < MAX_IDS) k.ids.add(id);
+  }
+
+  /** A transaction failed: what it relied on may not hold. */
+  forget(key: string): void {
+    this.byMeasurement.delete(key);
+  }
+}
