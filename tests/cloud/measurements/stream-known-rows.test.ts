@@ -1,0 +1,70 @@
+// The broker's chunk writer skips statements for rows it knows exist (a stream's sequence, listed data ids,
+// the status while measuring). What the API shows must not depend on that: data ids arriving later are
+// listed, a measurement deleted mid-stream is made again with its sequence, a failed batch stores nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
+import { DEFAULT_PROJECT, EDGE, P, adminCall, uuid, type Call } from "./helpers.js";
+
+const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
+  sequenceNumber: n,
+  dataPointGroups: ids.map(([name, type]) => ({
+    dataId: { name, type },
+    dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: Buffer.from(`${name}@${n}`) }],
+  })),
+});
+
+describe("measurements: a steady stream's chunk transactions", () => {
+  let peer: TestPeer;
+  let call: Call;
+
+  beforeAll(async () => {
+    peer = await startTestPeer();
+    call = await adminCall(peer);
+  });
+  afterAll(async () => {
+    await peer.stop();
+  });
+
+  const store = (up: UpstreamRef, c: UpstreamChunkIn) => peer.svc.measurements.upstream.storeChunk(up, c);
+  const dataIds = async (m: string) => ((await call(`${P}/data_ids?name=${m}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id).sort();
+  const sequences = async (m: string) => (await call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
+
+  it("lists data ids first seen in later chunks, and counts every chunk in its sequence", async () => {
+    const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
+    expect(await store(up, chunk(1, [["a", "t"]]))).toBe("ok");
+    expect(await store(up, chunk(2, [["a", "t"]]))).toBe("ok");
+    expect(await store(up, chunk(3, [["a", "t"], ["b", "t"]]))).toBe("ok");
+    expect(await store(up, chunk(3, [["a", "t"]]))).toBe("skipped");
+    expect(await dataIds(up.sessionId)).toEqual(["a", "b"]);
+    expect(await sequences(up.sessionId)).toMatchObject([{ uuid: up.streamId, received_chunks_count: 3, received_data_points: 4 }]);
+    expect((await call(`${P}/measurements/${up.sessionId}`)).body).toMatchObject({ sequences: { status: "measuring" } });
+  });
+
+  it("makes a measurement deleted mid-stream again, with its sequence and data ids", async () => {
+    const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
+    expect(await store(up, chunk(1, [["x", "t"]]))).toBe("ok");
+    expect(await store(up, chunk(2, [["x", "t"]]))).toBe("ok");
+    expect((await call(`${P}/measurements/${up.sessionId}`, { method: "DELETE" })).status).toBe(204);
+    expect(await store(up, chunk(3, [["x", "t"]]))).toBe("ok");
+    expect(await store(up, chunk(4, [["x", "t"], ["y", "t"]]))).toBe("ok");
+    expect(await dataIds(up.sessionId)).toEqual(["x", "y"]);
+    expect(await sequences(up.sessionId)).toMatchObject([{ uuid: up.streamId, received_chunks_count: 2, received_data_points: 3 }]);
+  });
+
+  it("stores nothing of a batch whose transaction failed, and the stream goes on afterwards", async () => {
+    const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
+    expect(await store(up, chunk(1, [["p", "t"]]))).toBe("ok");
+    // A payload the chunk table takes but the payload table refuses fails the side-by-side writes.
+    await peer.svc.db.exec(
+      "CREATE TEMP TRIGGER refuse_payload BEFORE INSERT ON meas_chunk_payloads WHEN NEW.sequence_number = 2 BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    );
+    await expect(store(up, chunk(2, [["p", "t"], ["q", "t"]]))).rejects.toThrow(/refused/);
+    await peer.svc.db.exec("DROP TRIGGER refuse_payload");
+    expect(await dataIds(up.sessionId)).toEqual(["p"]);
+    expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 1, received_data_points: 1 }]);
+    expect(await store(up, chunk(2, [["p", "t"], ["q", "t"]]))).toBe("ok");
+    expect(await dataIds(up.sessionId)).toEqual(["p", "q"]);
+    expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 2, received_data_points: 3 }]);
+  });
+});
