@@ -41,6 +41,8 @@ export interface AgentCaseOptions {
   server?: RemoteServer;
   /** How long to wait for the last points after the connector stopped. */
   drainTimeoutS?: number;
+  /** The upstream's flush_policy: `interval` (default, every 5 ms as the spec's default) or `immediately`. */
+  flush?: "interval" | "immediately";
   onProgress?: (p: Progress) => void;
 }
 
@@ -104,7 +106,8 @@ function cloudCounter(server: RemoteServer, auth: () => Promise<Record<string, s
 
 export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edge-bench-"));
-  const label = `ours/${o.transport}`;
+  const flush = o.flush ?? "interval";
+  const label = `ours/${o.transport}${flush === "immediately" ? ",flush=immediately" : ""}`;
   let cloud: CloudChild | undefined;
   let agent: ChildProcess | undefined;
   let connector: ReturnType<typeof startConnector> | undefined;
@@ -136,7 +139,7 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const fifo = path.join(dir, "up.fifo");
     await call(api, "PATCH", "/connection", { server_url: server.url, project_uuid: server.projectUuid, edge_uuid: server.edgeUuid, client_secret: server.clientSecret });
     await call(api, "PATCH", "/transport", { protocol: o.transport });
-    await call(api, "POST", "/upstreams", { id: "bench", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+    await call(api, "POST", "/upstreams", { id: "bench", persist: true, recover: true, qos: "partial", flush_policy: flush, flush_interval: 5 });
     await call(api, "POST", "/device-connectors/upstream", { id: "bench", format: "iscp-v2-compat", dest_ids: ["bench"], ipc: { type: "fifo", path: fifo } });
     const end = Date.now() + 60_000;
     for (;;) {

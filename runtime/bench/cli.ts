@@ -20,6 +20,7 @@ export const BENCH_USAGE =
   "                    N > 0 = one run at N points/s with latency\n" +
   "  --transport T     websocket (default) or quic\n" +
   "  --max-points N    stop the connector after N points (default: no cap)\n" +
+  "  --flush P         the upstream's flush_policy: interval (default, every 5 ms) or immediately\n" +
   "  With --server the edge's credentials come from --edge-uuid, --client-secret, --project-uuid (env\n" +
   "  AGENT_BENCH_EDGE_UUID, AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID), or else from the connection\n" +
   "  settings of the agent's data directory (--data DIR, env AGENT_DATA, default ./data/agent).\n" +
@@ -54,6 +55,7 @@ export async function benchMain(argv: string[]): Promise<number> {
         rate: { type: "string", default: "0" },
         transport: { type: "string", default: "websocket" },
         "max-points": { type: "string", default: "0" },
+        flush: { type: "string", default: "interval" },
         "edge-uuid": { type: "string" },
         "client-secret": { type: "string" },
         "project-uuid": { type: "string" },
@@ -80,6 +82,7 @@ export async function benchMain(argv: string[]): Promise<number> {
     !(Number.isFinite(rate) && rate >= 0) && "--rate must be 0 or more",
     !(Number.isInteger(maxPoints) && maxPoints >= 0) && "--max-points must be 0 or more",
     transport !== "websocket" && transport !== "quic" && "--transport must be websocket or quic",
+    values.flush !== "interval" && values.flush !== "immediately" && "--flush must be interval or immediately",
   ].filter(Boolean);
   if (bad.length) {
     process.stderr.write(`edge-agent bench: ${bad.join("; ")}\n`);
@@ -103,8 +106,9 @@ export async function benchMain(argv: string[]): Promise<number> {
     }
   }
   const tty = process.stderr.isTTY;
+  const flush = values.flush as "interval" | "immediately";
   const cases: AgentCaseOptions[] =
-    rate > 0 ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server }] : [{ transport, payload, rate: 0, durationS, maxPoints, server }];
+    rate > 0 ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server, flush }] : [{ transport, payload, rate: 0, durationS, maxPoints, server, flush }];
   const results: CaseResult[] = [];
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i]!;

@@ -18,7 +18,7 @@ const benchDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.star
 
 it("runs against a local cloud peer and prints points/s, latency, CPU and memory", async () => {
   const before = benchDirs();
-  child = spawn("npx", ["edge-agent", "bench", "--duration", "2", "--payload", "16", "--rate", "1000"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  child = spawn("npx", ["edge-agent", "bench", "--duration", "2", "--payload", "16", "--rate", "1000", "--flush", "immediately"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
@@ -30,7 +30,7 @@ it("runs against a local cloud peer and prints points/s, latency, CPU and memory
   expect(err).toMatch(/points stored/);
   const lines = out.split("\n").filter((l) => l.trim() !== "");
   const header = lines.find((l) => l.startsWith("path"))!.trim().split(/\s+/);
-  const row = lines.find((l) => l.startsWith("ours/websocket"))!.trim().split(/\s+/);
+  const row = lines.find((l) => l.startsWith("ours/websocket,flush=immediately"))!.trim().split(/\s+/);
   const col = (name: string) => Number(row[header.indexOf(name)]);
   expect(col("points")).toBe(2000);
   expect(col("points_per_s")).toBeGreaterThan(0);
@@ -43,12 +43,12 @@ it("runs against a local cloud peer and prints points/s, latency, CPU and memory
 }, 120_000);
 
 it("refuses bad options with usage and exit code 2", async () => {
-  child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "bench", "--payload", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "bench", "--payload", "0", "--flush", "sometimes"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
   const code = await new Promise<number | null>((resolve) => child!.once("exit", (c) => resolve(c)));
   expect(code).toBe(2);
-  expect(err).toMatch(/--payload must be 1\.\.16777216/);
+  expect(err).toMatch(/--payload must be 1\.\.16777216; --flush must be interval or immediately/);
 }, 60_000);
 
 it("measures latency after the as-fast-as-possible run at 10,000 points/s, or half the rate reached", () => {
