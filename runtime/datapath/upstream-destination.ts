@@ -289,9 +289,9 @@ export class PersistentUpstream implements UpstreamDestination {
     if (live === undefined || this.hold || live.paused) return;
     try {
       while (live.bytes < MAX_IN_FLIGHT_BYTES) {
-        const [c] = live.cursor.take(1);
+        // Read without a copy: the chunk is encoded into its frame at once (writeStoredChunk reads it during the call).
+        const [c] = live.cursor.take(1, true);
         if (c === undefined) break;
-        // c.data is never written to again (an LMDB copy, or the appended value), so the upstream may keep it until acked.
         live.up.writeStoredChunk(c.chunkNo, chunkView(c.data)); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;

@@ -7,7 +7,7 @@
 import { iscp2, QoS } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
-import { chunkGroups, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
+import { chunkGroups, chunkView, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
 import { encodeUpstreamChunkMessage } from "./chunk-frame.js";
 import type { IscpClient } from "./conn.js";
 
@@ -61,8 +61,11 @@ export class ClientUpstream {
   private buffer = new Map<string, PointGroup>();
   private bufferedBytes = 0;
   private seq = 0;
-  /** Chunks awaiting an ack, by sequence number; a resume sends them again (re-encoded: the alias may change). */
-  private readonly unacked = new Map<number, ChunkBody>();
+  /**
+   * Chunks awaiting an ack, by sequence number. RELIABLE keeps their content: a resume sends them again
+   * (re-encoded: the alias may change); the other QoS never send a chunk twice and keep only the number.
+   */
+  private readonly unacked = new Map<number, ChunkBody | undefined>();
   private lostTimer: NodeJS.Timeout | undefined;
   /** UNRELIABLE only: send time of each unacked chunk (same order as `unacked`). */
   private readonly sentAt = new Map<number, number>();
@@ -184,8 +187,8 @@ export class ClientUpstream {
    * Sends one stored chunk under a sequence number chosen by the caller (the agent's stored chunk number, so
    * that a later REST upload of the same chunk is recognised as a duplicate). Numbers grow, gaps allowed; a
    * number sent before goes again only when its ack was lost with a connection (the broker acknowledges
-   * a number it already has without storing or relaying it twice). The chunk (and its buffer) is kept
-   * until acked. Returns false when the chunk could not be handed to the transport (it then waits for a
+   * a number it already has without storing or relaying it twice). The chunk's bytes are read during the
+   * call only (RELIABLE keeps a copy until acked, for a resume). Returns false when the chunk could not be handed to the transport (it then waits for a
    * resume, RELIABLE only).
    */
   writeStoredChunk(sequenceNumber: number, chunk: ChunkView): boolean {
@@ -201,7 +204,8 @@ export class ClientUpstream {
     const unreliable = this.qos === QoS.UNRELIABLE;
     const sent = this.attached && this.transmit(seq, body, unreliable);
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
-    if (sent || this.qos === QoS.RELIABLE) this.unacked.set(seq, body);
+    if (this.qos === QoS.RELIABLE) this.unacked.set(seq, "stored" in body ? { stored: chunkView(Buffer.from(body.stored.buffer)) } : body);
+    else if (sent) this.unacked.set(seq, undefined);
     if (sent && unreliable) {
       const now = Date.now();
       this.sentAt.set(seq, now);
@@ -270,7 +274,7 @@ export class ClientUpstream {
   resumed(alias: number): void {
     this.alias = alias;
     this.attached = true;
-    for (const [seq, body] of this.unacked) if (!this.transmit(seq, body)) break;
+    for (const [seq, body] of this.unacked) if (body !== undefined && !this.transmit(seq, body)) break;
   }
 
   /** @internal */

@@ -28,21 +28,24 @@ export class SendCursor {
     this.window = window;
   }
 
-  /** The next stored chunks (at most `limit`) that fit in the window (empty when none or the window is full). */
-  take(limit = Infinity): StoredChunk[] {
+  /**
+   * The next stored chunks (at most `limit`) that fit in the window (empty when none or the window is full).
+   * `transient` (one chunk): its data is valid until the queue's next read (see DurableQueue.readChunks).
+   */
+  take(limit = Infinity, transient = false): StoredChunk[] {
     let room = Math.min(limit, this.window - this.inFlight.size);
     if (room <= 0) return [];
     const again: StoredChunk[] = [];
     while (room > 0 && this.retry.length > 0) {
       const n = this.retry.shift()!;
-      const [c] = this.queue.readChunks(this.seqOrd, n - 1, 1);
+      const [c] = this.queue.readChunks(this.seqOrd, n - 1, 1, transient && limit === 1);
       if (c === undefined || c.chunkNo !== n) continue; // released meanwhile (acked late, or evicted)
       this.inFlight.add(n);
       again.push(c);
       room--;
     }
     if (room <= 0) return again;
-    const chunks = this.queue.readChunks(this.seqOrd, this.after, room);
+    const chunks = this.queue.readChunks(this.seqOrd, this.after, room, transient && room === 1);
     for (const c of chunks) {
       this.inFlight.add(c.chunkNo);
       this.after = c.chunkNo;

@@ -300,16 +300,22 @@ export class DurableQueue {
     return { chunkNo, durable: committed.then(() => this.env.flushed).then(() => undefined) };
   }
 
-  /** Up to `limit` chunks of a sequence after chunk number `after`, in order, committed or not (see uncommitted.ts). */
-  readChunks(seqOrd: number, after: number, limit: number): StoredChunk[] {
+  /**
+   * Up to `limit` chunks of a sequence after chunk number `after`, in order, committed or not (see uncommitted.ts).
+   * `transient`: a chunk read from LMDB is not copied out and its data is valid until the next read (one chunk).
+   */
+  readChunks(seqOrd: number, after: number, limit: number, transient = false): StoredChunk[] {
     const out: StoredChunk[] = [];
     if (this.env.closed) return out;
     const add = (chunkNo: number, v: Buffer) => {
       out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
       after = chunkNo;
     };
-    for (const { key, value } of this.env.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })) {
-      const v = this.removing.has(value[0]) ? undefined : this.env.chunks.getBinary(value[0]);
+    // Index entries first: a cursor step after getBinaryFast would reuse its buffer.
+    const found = [...this.env.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })];
+    for (const { key, value } of found) {
+      const gid = value[0];
+      const v = this.removing.has(gid) ? undefined : transient && limit === 1 ? this.env.chunks.getBinaryFast(gid) : this.env.chunks.getBinary(gid);
       if (v !== undefined) add(key[1], v);
     }
     // A chunk whose commit just completed may still be listed as uncommitted: `after` skips it.

@@ -295,6 +295,22 @@ describe("durable queue", () => {
     expect(q.readChunks(s.ord, 0, 10).map((x) => x.chunkNo)).toEqual([1, 3]);
   });
 
+  it("reads one chunk at a time without a copy for the real-time sender, valid until the next read", async () => {
+    const q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", true);
+    await q.append(s.ord, pts(3, "x")).durable;
+    await q.append(s.ord, pts(4, "y")).durable;
+    const [first] = q.readChunks(s.ord, 0, 1, true);
+    expect(chunkPoints(decodeChunk(first!.data)).map((p) => p.name)).toEqual(grouped(pts(3, "x")).map((p) => p.name));
+    const [second] = q.readChunks(s.ord, 1, 1, true);
+    expect([first!.chunkNo, second!.chunkNo]).toEqual([1, 2]);
+    expect(decodeChunk(second!.data).count).toBe(4);
+    // Several at once are always copies.
+    const both = q.readChunks(s.ord, 0, 2, true);
+    expect(both.map((c) => decodeChunk(c.data).count)).toEqual([3, 4]);
+  });
+
   it("a recover: false sequence closed before its last commit releases that chunk too", async () => {
     const q = await openQueue();
     q.startMeasurement(M1, 0n);
