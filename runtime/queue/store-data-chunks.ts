@@ -1,8 +1,13 @@
 // Deferred upload's request bodies: stored chunks of one sequence as protobuf `StoreDataChunks`
 // (REST POST .../measurements/sequences/chunks), about 1 MB per request. A stored chunk's number is its
 // `sequence_number`, so a chunk the server already has comes back `skipped` and re-uploading is harmless.
-import { pb } from "../../proto/gen/pb.js";
-import { chunkGroups, decodeChunk } from "./chunk-codec.js";
+// The body is written from the stored spans (chunk-codec.ts): a stored entry is an iSCP `DataPoint`, the same
+// message as `StoreDataPoint`, so only its tag changes (DataPointGroup.data_points = 3, StoreDataPointGroup = 2).
+//   StoreDataChunks     meas_uuid = 1, sequence_uuid = 2, chunks = 3 (LEN, repeated)
+//   StoreDataChunk      sequence_number = 1, data_point_groups = 2 (LEN, repeated)
+//   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
+import { len32, lenField, putVarint32 } from "../../proto/iscp/pb-bits.js";
+import { chunkView, type ChunkView } from "./chunk-codec.js";
 import type { DurableQueue } from "./store.js";
 
 export interface UploadBatch {
@@ -13,20 +18,57 @@ export interface UploadBatch {
   points: number;
 }
 
+const idBody = (g: ChunkView["groups"][number]) => lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
+const groupBody = (g: ChunkView["groups"][number]) => lenField(idBody(g)) + (g.end - g.start);
+const chunkBody = (no: number, v: ChunkView) => 1 + len32(no) + v.groups.reduce((n, g) => n + lenField(groupBody(g)), 0);
+
+/** Writes one chunk's StoreDataChunk (with its field tag and length) at p; returns the position after it. */
+function writeChunk(out: Buffer, p: number, no: number, v: ChunkView): number {
+  out[p++] = 0x1a;
+  p = putVarint32(out, p, chunkBody(no, v));
+  out[p++] = 0x08;
+  p = putVarint32(out, p, no);
+  for (const g of v.groups) {
+    out[p++] = 0x12;
+    p = putVarint32(out, p, groupBody(g));
+    out[p++] = 0x0a;
+    p = putVarint32(out, p, idBody(g));
+    out[p++] = 0x0a;
+    p = putVarint32(out, p, g.nameEnd - g.nameStart);
+    p += v.buffer.copy(out, p, g.nameStart, g.nameEnd);
+    out[p++] = 0x12;
+    p = putVarint32(out, p, g.typeEnd - g.typeStart);
+    p += v.buffer.copy(out, p, g.typeStart, g.typeEnd);
+    const start = p;
+    p += v.buffer.copy(out, p, g.start, g.end);
+    retag(out, start, p);
+  }
+  return p;
+}
+
+/** Each entry's tag from DataPointGroup.data_points (3) to StoreDataPointGroup.data_points (2). */
+function retag(b: Buffer, from: number, to: number): void {
+  let o = from;
+  while (o < to) {
+    b[o++] = 0x12;
+    let len = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = b[o++]!;
+      len += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) break;
+    }
+    o += len;
+  }
+}
+
 /**
  * The next batch of a sequence's stored chunks after chunk number `after`; undefined when none is left.
  * A batch holds at least one chunk and stops before exceeding `maxBytes` of stored chunk data.
  */
-export function nextUploadBatch(
-  queue: DurableQueue,
-  seqOrd: number,
-  after = 0,
-  maxBytes = 1024 * 1024,
-): UploadBatch | undefined {
+export function nextUploadBatch(queue: DurableQueue, seqOrd: number, after = 0, maxBytes = 1024 * 1024): UploadBatch | undefined {
   const seq = queue.getSequence(seqOrd);
   if (seq === undefined) return undefined;
-  const chunks: pb.IStoreDataChunk[] = [];
-  const chunkNos: number[] = [];
+  const chunks: Array<[number, ChunkView]> = [];
   let bytes = 0;
   let points = 0;
   let cursor = after;
@@ -34,19 +76,23 @@ export function nextUploadBatch(
     const [c] = queue.readChunks(seqOrd, cursor, 1);
     if (c === undefined || (chunks.length > 0 && bytes + c.data.length > maxBytes)) break;
     cursor = c.chunkNo;
-    const decoded = decodeChunk(c.data);
-    chunks.push({
-      sequenceNumber: c.chunkNo,
-      dataPointGroups: chunkGroups(decoded).map((g) => ({
-        dataId: { name: g.dataId.name, type: g.dataId.type },
-        dataPoints: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
-      })),
-    });
-    chunkNos.push(c.chunkNo);
+    const v = chunkView(c.data);
+    chunks.push([c.chunkNo, v]);
     bytes += c.data.length;
-    points += decoded.count;
+    points += v.count;
   }
   if (chunks.length === 0) return undefined;
-  const body = pb.StoreDataChunks.encode({ measUuid: seq.measUuid, sequenceUuid: seq.uuid, chunks }).finish();
-  return { body, chunkNos, points };
+  const meas = Buffer.from(seq.measUuid, "utf8");
+  const uuid = Buffer.from(seq.uuid, "utf8");
+  const size = lenField(meas.length) + lenField(uuid.length) + chunks.reduce((n, [no, v]) => n + lenField(chunkBody(no, v)), 0);
+  const body = Buffer.allocUnsafe(size);
+  body[0] = 0x0a;
+  let p = putVarint32(body, 1, meas.length);
+  p += meas.copy(body, p);
+  body[p++] = 0x12;
+  p = putVarint32(body, p, uuid.length);
+  p += uuid.copy(body, p);
+  for (const [no, v] of chunks) p = writeChunk(body, p, no, v);
+  if (p !== size) throw new Error(`upload body size mismatch: wrote ${p} of ${size}`);
+  return { body, chunkNos: chunks.map(([no]) => no), points };
 }

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pb } from "../../proto/gen/pb.js";
-import { DurableQueue } from "../../runtime/queue/store.js";
+import { chunkGroups, decodeChunk } from "../../runtime/queue/chunk-codec.js";
+import { encodeChunkV1 } from "../../runtime/queue/chunk-v1.js";
+import { CHUNK_HEADER, DurableQueue } from "../../runtime/queue/store.js";
 import { nextUploadBatch } from "../../runtime/queue/store-data-chunks.js";
 import { point, tempDir } from "./helpers.js";
 
@@ -43,5 +45,32 @@ describe("deferred upload batches", () => {
     expect(nextUploadBatch(q, seq, 5)).toBeUndefined();
     // A single chunk larger than maxBytes still goes out alone.
     expect(nextUploadBatch(q, seq, 0, 10)!.chunkNos).toEqual([3]);
+  });
+
+  it("writes the bytes protobufjs writes for the same chunks (the stored entries re-tagged, not re-encoded)", async () => {
+    q.startMeasurement(M, 0n);
+    const seq = q.openSequence(M, "deferred", S, true).ord;
+    const names = ["a", "名/ü", "", "x".repeat(200)];
+    for (let c = 0; c < 4; c++)
+      await q.append(seq, Array.from({ length: 50 + c * 30 }, (_, i) => point(names[(i * 7 + c) % 4]!, i % 3 ? "float64" : "bytes", Buffer.alloc((i * 13) % 150, i), (i - 20) * 2 ** 28 + c))).durable;
+    // A chunk left by an older agent (the earlier layout) goes out the same way.
+    const old = [point("old", "int", Buffer.from("v1"), 42)];
+    const buf = Buffer.concat([Buffer.alloc(CHUNK_HEADER), encodeChunkV1(old)]);
+    await q.appendEncoded(seq, buf, 1).durable;
+    const batch = nextUploadBatch(q, seq, 0)!;
+    expect(batch.chunkNos).toEqual([1, 2, 3, 4, 5]);
+    const reference = pb.StoreDataChunks.encode({
+      measUuid: M,
+      sequenceUuid: S,
+      chunks: q.readChunks(seq, 0, 10).map((c) => ({
+        sequenceNumber: c.chunkNo,
+        dataPointGroups: chunkGroups(decodeChunk(c.data)).map((g) => ({
+          dataId: { name: g.dataId.name, type: g.dataId.type },
+          dataPoints: g.points.map((p) => ({ elapsedTime: p.elapsedNs, payload: p.payload })),
+        })),
+      })),
+    }).finish();
+    expect(Buffer.from(batch.body).equals(Buffer.from(reference))).toBe(true);
+    expect(batch.points).toBe(50 + 80 + 110 + 140 + 1);
   });
 });
