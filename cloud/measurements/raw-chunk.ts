@@ -3,6 +3,7 @@
 // `data_points` entries (field 3 of DataPointGroup) are copied and re-tagged as field 2 of
 // StoreDataPointGroup. Point count and elapsed range come from the scan.
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
+import { retagEntries } from "../../proto/iscp/pb-bits.js";
 import { putVarint, varintSize } from "./varint.js";
 
 export interface RawChunk {
@@ -50,7 +51,7 @@ export function encodeRawChunk(c: RawChunk): PreparedChunk {
       o += s.copy(b, o);
     }
     b.set(p.raw, o);
-    retagPoints(b, o, o + p.raw.length);
+    retagEntries(b, o, o + p.raw.length, 0x12); // DataPointGroup.data_points (3) -> StoreDataPointGroup.data_points (2)
     o += p.raw.length;
   }
   let points = 0;
@@ -65,17 +66,3 @@ export function encodeRawChunk(c: RawChunk): PreparedChunk {
   return { payload: b, points, minElapsedNs: points === 0 ? 0 : min, maxElapsedNs: points === 0 ? 0 : max };
 }
 
-/** Rewrites each entry's tag from DataPointGroup.data_points (3) to StoreDataPointGroup.data_points (2). */
-function retagPoints(b: Buffer, from: number, to: number): void {
-  let o = from;
-  while (o < to) {
-    b[o++] = 0x12;
-    let len = 0;
-    for (let shift = 0; ; shift += 7) {
-      const x = b[o++]!;
-      len += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) break;
-    }
-    o += len;
-  }
-}

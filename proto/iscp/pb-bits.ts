@@ -112,3 +112,21 @@ export function readVarint64(b: Uint8Array, p: number, end: number): void {
   }
   throw new Error("varint longer than 10 bytes");
 }
+
+/**
+ * Rewrites the tag byte of each length-delimited entry in b[from, to) to `tag`: the same message under another
+ * field number (iSCP DataPointGroup.data_points = 3 and StoreDataPointGroup.data_points = 2 hold the same bytes).
+ */
+export function retagEntries(b: Uint8Array, from: number, to: number, tag: number): void {
+  let o = from;
+  while (o < to) {
+    b[o++] = tag;
+    let len = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = b[o++]!;
+      len += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) break;
+    }
+    o += len;
+  }
+}

@@ -6,7 +6,7 @@
 //   StoreDataChunks     meas_uuid = 1, sequence_uuid = 2, chunks = 3 (LEN, repeated)
 //   StoreDataChunk      sequence_number = 1, data_point_groups = 2 (LEN, repeated)
 //   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
-import { len32, lenField, putVarint32 } from "../../proto/iscp/pb-bits.js";
+import { len32, lenField, putVarint32, retagEntries } from "../../proto/iscp/pb-bits.js";
 import { chunkView, type ChunkView } from "./chunk-codec.js";
 import type { DurableQueue } from "./store.js";
 
@@ -41,24 +41,9 @@ function writeChunk(out: Buffer, p: number, no: number, v: ChunkView): number {
     p += v.buffer.copy(out, p, g.typeStart, g.typeEnd);
     const start = p;
     p += v.buffer.copy(out, p, g.start, g.end);
-    retag(out, start, p);
+    retagEntries(out, start, p, 0x12);
   }
   return p;
-}
-
-/** Each entry's tag from DataPointGroup.data_points (3) to StoreDataPointGroup.data_points (2). */
-function retag(b: Buffer, from: number, to: number): void {
-  let o = from;
-  while (o < to) {
-    b[o++] = 0x12;
-    let len = 0;
-    for (let shift = 0; ; shift += 7) {
-      const x = b[o++]!;
-      len += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) break;
-    }
-    o += len;
-  }
 }
 
 /**
