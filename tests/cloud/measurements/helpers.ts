@@ -1,8 +1,8 @@
 // Helpers for the measurement tests: an admin caller, measurement creation, chunk bodies.
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
 import { adminToken, caller, type Call } from "../accounts/helpers.js";
-import type { TestPeer } from "../harness.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
 
 export { adminToken, caller, type Call };
 export { expectError } from "../accounts/helpers.js";
@@ -14,6 +14,19 @@ export const BASETIME = "2026-01-02T03:04:05.123456789Z";
 
 export async function adminCall(peer: TestPeer): Promise<Call> {
   return caller(peer, await adminToken(peer));
+}
+
+/** A cloud peer on a temp dir and an admin caller for a file's tests: started before them, stopped after. */
+export function withPeer(): { peer: TestPeer; call: Call } {
+  const ctx = {} as { peer: TestPeer; call: Call };
+  beforeAll(async () => {
+    ctx.peer = await startTestPeer();
+    ctx.call = await adminCall(ctx.peer);
+  });
+  afterAll(async () => {
+    await ctx.peer?.stop();
+  });
+  return ctx;
 }
 
 export async function createMeasurement(call: Call, extra: Record<string, unknown> = {}, path = `${P}/measurements`) {

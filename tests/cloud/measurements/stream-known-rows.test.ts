@@ -1,10 +1,9 @@
 // The broker's chunk writer skips statements for rows it knows exist (a stream's sequence, listed data ids,
 // the status while measuring). What the API shows must not depend on that: data ids arriving later are
 // listed, a measurement deleted mid-stream is made again with its sequence, a failed batch stores nothing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { DEFAULT_PROJECT, EDGE, P, adminCall, uuid, type Call } from "./helpers.js";
+import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
 
 const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -15,18 +14,9 @@ const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
 });
 
 describe("measurements: a steady stream's chunk transactions", () => {
-  let peer: TestPeer;
-  let call: Call;
-
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    call = await adminCall(peer);
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
-
-  const store = (up: UpstreamRef, c: UpstreamChunkIn) => peer.svc.measurements.upstream.storeChunk(up, c);
+  const t = withPeer();
+  const call = (path: string, init?: Parameters<typeof t.call>[1]) => t.call(path, init);
+  const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
   const dataIds = async (m: string) => ((await call(`${P}/data_ids?name=${m}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id).sort();
   const sequences = async (m: string) => (await call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
 
@@ -56,11 +46,11 @@ describe("measurements: a steady stream's chunk transactions", () => {
     const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
     expect(await store(up, chunk(1, [["p", "t"]]))).toBe("ok");
     // A payload the chunk table takes but the payload table refuses fails the side-by-side writes.
-    await peer.svc.db.exec(
+    await t.peer.svc.db.exec(
       "CREATE TEMP TRIGGER refuse_payload BEFORE INSERT ON meas_chunk_payloads WHEN NEW.sequence_number = 2 BEGIN SELECT RAISE(ABORT, 'refused'); END",
     );
     await expect(store(up, chunk(2, [["p", "t"], ["q", "t"]]))).rejects.toThrow(/refused/);
-    await peer.svc.db.exec("DROP TRIGGER refuse_payload");
+    await t.peer.svc.db.exec("DROP TRIGGER refuse_payload");
     expect(await dataIds(up.sessionId)).toEqual(["p"]);
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 1, received_data_points: 1 }]);
     expect(await store(up, chunk(2, [["p", "t"], ["q", "t"]]))).toBe("ok");
