@@ -2,6 +2,7 @@
 // one connection and a lock so that a transaction's statements never interleave with others'.
 import fs from "node:fs";
 import sqlite3 from "sqlite3";
+import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer.js";
 
 export type SqlParam = string | number | bigint | null | Buffer | boolean;
 export type Params = SqlParam[] | Record<string, SqlParam>;
@@ -76,6 +77,8 @@ export class Db implements Queryable {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly direct: Statements;
 
+  private checkpointer: Checkpointer | undefined;
+
   private constructor(private readonly conn: sqlite3.Database) {
     this.direct = new Statements(conn);
   }
@@ -93,10 +96,20 @@ export class Db implements Queryable {
     await db.direct.exec(
       "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
     );
+    if (file !== ":memory:" && !file.startsWith("file:")) {
+      // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.
+      await db.direct.exec(`PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${64 * 1024 * 1024};`);
+      db.checkpointer = await Checkpointer.open(file, (fn) => db.locked(fn));
+    }
     return db;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.checkpointer?.touched();
+    return this.locked(fn);
+  }
+
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.lock.then(fn, fn);
     this.lock = next.catch(() => undefined);
     return next;
@@ -130,8 +143,12 @@ export class Db implements Queryable {
     });
   }
 
-  close(): Promise<void> {
-    return this.serial(async () => {
+  async close(): Promise<void> {
+    // Before taking the lock: a checkpoint round may be waiting for it.
+    const cp = this.checkpointer;
+    this.checkpointer = undefined;
+    await cp?.close();
+    return this.locked(async () => {
       await this.direct.clear();
       await new Promise<void>((resolve, reject) => this.conn.close((err) => (err ? reject(err) : resolve())));
     });
