@@ -42,6 +42,12 @@ export class Checkpointer {
 
   private round(): Promise<void> {
     if (!this.used || this.running) return this.running ?? Promise.resolve();
+    return this.roundNow();
+  }
+
+  /** A round now (after the one running, if any); resolves when it is done. */
+  async roundNow(): Promise<void> {
+    await this.running;
     this.used = false;
     this.running = this.checkpoint()
       .then(() => this.underLock(() => this.checkpoint()))

@@ -143,6 +143,11 @@ export class Db implements Queryable {
     });
   }
 
+  /** A checkpoint round now (checkpointer.ts; nothing for an in-memory database): the next write starts the WAL over. */
+  checkpoint(): Promise<void> {
+    return this.checkpointer?.roundNow() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
     // Before taking the lock: a checkpoint round may be waiting for it.
     const cp = this.checkpointer;
