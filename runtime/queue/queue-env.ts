@@ -37,6 +37,23 @@ export class QueueEnv {
     return this.closing ? DROPPED : db.remove(key);
   }
 
+  /**
+   * Committed chunks from gid `start` on, oldest first (gids grow with every append), as their header says:
+   * sequence, chunk number and size (read from lmdb's reused buffer before the cursor moves on).
+   */
+  *chunksFrom(start: number): Generator<{ gid: number; seqOrd: number; chunkNo: number; size: number }> {
+    for (;;) {
+      let seen = 0;
+      for (const gid of this.chunks.getKeys({ start, limit: 256 })) {
+        seen++;
+        start = gid + 1;
+        const v = this.chunks.getBinaryFast(gid);
+        if (v !== undefined) yield { gid, seqOrd: v.readUInt32LE(0), chunkNo: v.readUInt32LE(4), size: v.length };
+      }
+      if (seen === 0) return;
+    }
+  }
+
   /** Resolves once everything written so far is on disk. */
   get flushed(): Promise<boolean> {
     return this.root.flushed;

@@ -385,25 +385,16 @@ export class DurableQueue {
     if (!this.limit || this.s.bytes <= this.capacityBytes) return;
     let chunks = 0;
     let bytes = 0;
-    let start = this.oldestGid;
-    // Chunks are committed in gid order, so everything before an evicted gid is gone or being removed.
-    outer: while (this.s.bytes > this.capacityBytes) {
-      let seen = 0;
-      for (const gid of this.env.chunks.getKeys({ start, limit: 256 })) {
-        seen++;
-        start = gid + 1;
-        if (this.removing.has(gid)) continue;
-        const v = this.env.chunks.getBinaryFast(gid);
-        const s = v && this.sequences.get(v.readUInt32LE(0));
-        if (v === undefined || s === undefined) continue;
-        const size = v.length;
-        void this.removeChunk(s, v.readUInt32LE(0), v.readUInt32LE(4), gid, size);
-        this.oldestGid = gid + 1;
-        chunks++;
-        bytes += size;
-        if (this.s.bytes <= this.capacityBytes) break outer;
-      }
-      if (seen === 0) break; // the rest is not committed yet: evict on a later append
+    // Chunks are committed in gid order, so everything before an evicted gid is gone or being removed;
+    // what is not committed yet is evicted on a later append.
+    for (const c of this.env.chunksFrom(this.oldestGid)) {
+      if (this.s.bytes <= this.capacityBytes) break;
+      const s = this.sequences.get(c.seqOrd);
+      if (this.removing.has(c.gid) || s === undefined) continue;
+      void this.removeChunk(s, c.seqOrd, c.chunkNo, c.gid, c.size);
+      this.oldestGid = c.gid + 1;
+      chunks++;
+      bytes += c.size;
     }
     if (chunks > 0) {
       this.s.evictedChunks += chunks;
