@@ -10,7 +10,7 @@
 //   DataPoint      elapsed_time = 1 (sint64, ZigZag), payload = 2 (LEN)
 //   DataID         name = 1, type = 2 (strings)
 import { len32, lenField, putVarint32 as varint } from "../../proto/iscp/pb-bits.js";
-import type { ChunkView, DataId } from "../queue/chunk-codec.js";
+import { dataIdSize, writeDataId, type ChunkView, type DataId } from "../queue/chunk-codec.js";
 
 export interface ChunkFrameOptions {
   streamIdAlias: number;
@@ -27,21 +27,9 @@ export interface ChunkFrame {
   askIds: DataId[];
 }
 
-// Per-group scratch, reused across calls (grown, never shrunk): group body size, alias (0: none), DataID body size.
+// Per-group scratch, reused across calls (grown, never shrunk): group body size, alias (0: none).
 let groupSize = new Float64Array(64);
 let aliasOfId = new Uint32Array(64);
-let idSize = new Uint32Array(64);
-
-/** Writes a DataID's length and body (name, type: copied from the chunk) at p; returns the position after it. */
-function writeDataId(out: Buffer, p: number, c: ChunkView, g: ChunkView["groups"][number], size: number): number {
-  p = varint(out, p, size);
-  out[p++] = 0x0a;
-  p = varint(out, p, g.nameEnd - g.nameStart);
-  p += c.buffer.copy(out, p, g.nameStart, g.nameEnd);
-  out[p++] = 0x12;
-  p = varint(out, p, g.typeEnd - g.typeStart);
-  return p + c.buffer.copy(out, p, g.typeStart, g.typeEnd);
-}
 
 /** The stored chunk as one iSCP Message: the groups' entries are copied as they are stored. */
 export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOptions): ChunkFrame {
@@ -51,7 +39,6 @@ export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOption
     const size = Math.max(n, groupSize.length * 2);
     groupSize = new Float64Array(size);
     aliasOfId = new Uint32Array(size);
-    idSize = new Uint32Array(size);
   }
   const askIds: DataId[] = [];
   let askBytes = 0;
@@ -60,8 +47,7 @@ export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOption
     const g = groups[i]!;
     const alias = o.aliasOf(g.dataId.name, g.dataId.type) ?? 0;
     aliasOfId[i] = alias;
-    const body = lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
-    idSize[i] = body;
+    const body = dataIdSize(g);
     let size = g.end - g.start;
     if (alias !== 0) size += 1 + len32(alias);
     else {
@@ -97,14 +83,14 @@ export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOption
       p = varint(out, p, aliasOfId[i]!);
     } else {
       out[p++] = 0x0a;
-      p = writeDataId(out, p, chunk, g, idSize[i]!);
+      p = writeDataId(out, p, chunk.buffer, g);
     }
     p += chunk.buffer.copy(out, p, g.start, g.end);
   }
   for (let i = 0; i < n; i++) {
     if (aliasOfId[i] !== 0) continue;
     out[p++] = 0x1a;
-    p = writeDataId(out, p, chunk, groups[i]!, idSize[i]!);
+    p = writeDataId(out, p, chunk.buffer, groups[i]!);
   }
   if (p !== total) throw new Error(`chunk frame size mismatch: wrote ${p} of ${total}`);
   return { frame: out, points: chunk.count, askIds };

@@ -9,7 +9,7 @@
 // Bit 31 of the count tells this layout from the older one (chunk-v1.ts), which is still read.
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
-import { len32, len64, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/iscp/pb-bits.js";
+import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/iscp/pb-bits.js";
 import { decodeChunkV1 } from "./chunk-v1.js";
 
 export interface DataId {
@@ -212,8 +212,20 @@ export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
   return b.finish(reserve);
 }
 
-export function chunkPointCount(buf: Uint8Array): number {
-  return ((buf[0]! | (buf[1]! << 8) | (buf[2]! << 16)) + (buf[3]! & 0x7f) * 0x1000000);
+/** Bytes of a group's data id as a protobuf `DataID` / `StoreDataID` body (name = 1, type = 2). */
+export function dataIdSize(g: GroupSpan): number {
+  return lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
+}
+
+/** Writes a group's data id as a length-prefixed `DataID` body (copied from the chunk) at p; returns the position after it. */
+export function writeDataId(out: Buffer, p: number, buffer: Buffer, g: GroupSpan): number {
+  p = putVarint32(out, p, dataIdSize(g));
+  out[p++] = 0x0a;
+  p = putVarint32(out, p, g.nameEnd - g.nameStart);
+  p += buffer.copy(out, p, g.nameStart, g.nameEnd);
+  out[p++] = 0x12;
+  p = putVarint32(out, p, g.typeEnd - g.typeStart);
+  return p + buffer.copy(out, p, g.typeStart, g.typeEnd);
 }
 
 /** The groups of a stored chunk; a chunk in the older layout is converted (read once, after an upgrade). */

@@ -7,7 +7,7 @@
 //   StoreDataChunk      sequence_number = 1, data_point_groups = 2 (LEN, repeated)
 //   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
 import { len32, lenField, putVarint32, retagEntries } from "../../proto/iscp/pb-bits.js";
-import { chunkView, type ChunkView } from "./chunk-codec.js";
+import { chunkView, dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "./chunk-codec.js";
 import type { DurableQueue } from "./store.js";
 
 export interface UploadBatch {
@@ -18,8 +18,7 @@ export interface UploadBatch {
   points: number;
 }
 
-const idBody = (g: ChunkView["groups"][number]) => lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
-const groupBody = (g: ChunkView["groups"][number]) => lenField(idBody(g)) + (g.end - g.start);
+const groupBody = (g: GroupSpan) => lenField(dataIdSize(g)) + (g.end - g.start);
 const chunkBody = (no: number, v: ChunkView) => 1 + len32(no) + v.groups.reduce((n, g) => n + lenField(groupBody(g)), 0);
 
 /** Writes one chunk's StoreDataChunk (with its field tag and length) at p; returns the position after it. */
@@ -32,13 +31,7 @@ function writeChunk(out: Buffer, p: number, no: number, v: ChunkView): number {
     out[p++] = 0x12;
     p = putVarint32(out, p, groupBody(g));
     out[p++] = 0x0a;
-    p = putVarint32(out, p, idBody(g));
-    out[p++] = 0x0a;
-    p = putVarint32(out, p, g.nameEnd - g.nameStart);
-    p += v.buffer.copy(out, p, g.nameStart, g.nameEnd);
-    out[p++] = 0x12;
-    p = putVarint32(out, p, g.typeEnd - g.typeStart);
-    p += v.buffer.copy(out, p, g.typeStart, g.typeEnd);
+    p = writeDataId(out, p, v.buffer, g);
     const start = p;
     p += v.buffer.copy(out, p, g.start, g.end);
     retagEntries(out, start, p, 0x12);
