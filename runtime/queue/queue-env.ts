@@ -37,6 +37,17 @@ export class QueueEnv {
     return this.closing ? DROPPED : db.remove(key);
   }
 
+  /** Index entries of a sequence's committed chunks after chunk number `after` (at most `limit`), in order. */
+  committed(seqOrd: number, after: number, limit = Infinity): Array<{ chunkNo: number; gid: number; size: number }> {
+    // Read out before any value is: a cursor step after getBinaryFast would reuse its buffer.
+    return [...this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })].map(({ key, value }) => ({ chunkNo: key[1], gid: value[0], size: value[1] }));
+  }
+
+  /** A chunk's stored value; `transient`: lmdb's reused buffer, valid until the next read (no copy). */
+  chunkValue(gid: number, transient: boolean): Buffer | undefined {
+    return transient ? this.chunks.getBinaryFast(gid) : this.chunks.getBinary(gid);
+  }
+
   /**
    * Committed chunks from gid `start` on, oldest first (gids grow with every append), as their header says:
    * sequence, chunk number and size (read from lmdb's reused buffer before the cursor moves on).

@@ -311,12 +311,9 @@ export class DurableQueue {
       out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
       after = chunkNo;
     };
-    // Index entries first: a cursor step after getBinaryFast would reuse its buffer.
-    const found = [...this.env.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })];
-    for (const { key, value } of found) {
-      const gid = value[0];
-      const v = this.removing.has(gid) ? undefined : transient && limit === 1 ? this.env.chunks.getBinaryFast(gid) : this.env.chunks.getBinary(gid);
-      if (v !== undefined) add(key[1], v);
+    for (const { chunkNo, gid } of this.env.committed(seqOrd, after, limit)) {
+      const v = this.removing.has(gid) ? undefined : this.env.chunkValue(gid, transient && limit === 1);
+      if (v !== undefined) add(chunkNo, v);
     }
     // A chunk whose commit just completed may still be listed as uncommitted: `after` skips it.
     for (const [no, c] of this.uncommitted.of(seqOrd)) {
@@ -374,9 +371,7 @@ export class DurableQueue {
   }
 
   private releaseAll(ord: number, s: SeqState): void {
-    for (const { key, value } of this.env.index.getRange({ start: [ord, 0], end: [ord + 1] })) {
-      if (!this.removing.has(value[0])) void this.removeChunk(s, ord, key[1], value[0], value[1]);
-    }
+    for (const c of this.env.committed(ord, 0)) if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, c.chunkNo, c.gid, c.size);
     for (const [no, c] of this.uncommitted.of(ord)) if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, no, c.gid, c.value.length);
   }
 
