@@ -292,7 +292,16 @@ export class PersistentUpstream implements UpstreamDestination {
         // Read without a copy: the chunk is encoded into its frame at once (writeStoredChunk reads it during the call).
         const [c] = live.cursor.take(1, true);
         if (c === undefined) break;
-        live.up.writeStoredChunk(c.chunkNo, chunkView(c.data)); // numbers grow, except for chunks sent again after a resume
+        let view;
+        try {
+          view = chunkView(c.data);
+        } catch (e) {
+          // Corrupt bytes: not sent; the deferred upload drops (and reports) the chunk once the sequence closes.
+          live.cursor.giveUp([c.chunkNo]);
+          this.log?.warn({ upstream: this.settings.id, chunk: c.chunkNo, err: String(e) }, "stored chunk could not be read");
+          continue;
+        }
+        live.up.writeStoredChunk(c.chunkNo, view); // numbers grow, except for chunks sent again after a resume
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;

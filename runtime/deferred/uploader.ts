@@ -55,6 +55,12 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
         if (stopped) return sent;
         const batch = nextUploadBatch(o.queue, seq.ord, 0, o.batchBytes);
         if (batch === undefined) return sent;
+        if (batch.unreadable.length > 0) {
+          // Nothing can send them (corrupt bytes): released, so they do not hold back everything stored after them.
+          o.log?.warn({ sequence: seq.uuid, chunks: batch.unreadable }, "stored chunks could not be read; dropped");
+          await o.queue.ack(seq.ord, batch.unreadable);
+          if (batch.chunkNos.length === 0) continue;
+        }
         if (!known.has(seq.measUuid)) {
           await client.ensureMeasurement(seq.measUuid, meas.baseTimeNs);
           // Recorded before any chunk is released, so a crash cannot leave it uploaded but never completed.

@@ -13,9 +13,11 @@ import type { DurableQueue } from "./store.js";
 export interface UploadBatch {
   /** Encoded StoreDataChunks. */
   body: Uint8Array;
-  /** Chunk numbers in the body: ack them when the server answers ok or skipped. */
+  /** Chunk numbers in the body: ack them when the server answers ok or skipped (none: only unreadable ones). */
   chunkNos: number[];
   points: number;
+  /** Stored chunks that cannot be read (corrupt): left out, for the caller to release and report. */
+  unreadable: number[];
 }
 
 const groupBody = (g: GroupSpan) => lenField(dataIdSize(g)) + (g.end - g.start);
@@ -50,16 +52,23 @@ export function nextUploadBatch(queue: DurableQueue, seqOrd: number, after = 0, 
   let bytes = 0;
   let points = 0;
   let cursor = after;
+  const unreadable: number[] = [];
   for (;;) {
     const [c] = queue.readChunks(seqOrd, cursor, 1);
     if (c === undefined || (chunks.length > 0 && bytes + c.data.length > maxBytes)) break;
     cursor = c.chunkNo;
-    const v = chunkView(c.data);
+    let v: ChunkView;
+    try {
+      v = chunkView(c.data);
+    } catch {
+      unreadable.push(c.chunkNo);
+      continue;
+    }
     chunks.push([c.chunkNo, v]);
     bytes += c.data.length;
     points += v.count;
   }
-  if (chunks.length === 0) return undefined;
+  if (chunks.length === 0) return unreadable.length > 0 ? { body: new Uint8Array(0), chunkNos: [], points: 0, unreadable } : undefined;
   const meas = Buffer.from(seq.measUuid, "utf8");
   const uuid = Buffer.from(seq.uuid, "utf8");
   const size = lenField(meas.length) + lenField(uuid.length) + chunks.reduce((n, [no, v]) => n + lenField(chunkBody(no, v)), 0);
@@ -72,5 +81,5 @@ export function nextUploadBatch(queue: DurableQueue, seqOrd: number, after = 0, 
   p += uuid.copy(body, p);
   for (const [no, v] of chunks) p = writeChunk(body, p, no, v);
   if (p !== size) throw new Error(`upload body size mismatch: wrote ${p} of ${size}`);
-  return { body, chunkNos: chunks.map(([no]) => no), points };
+  return { body, chunkNos: chunks.map(([no]) => no), points, unreadable };
 }

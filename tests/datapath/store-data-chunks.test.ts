@@ -72,5 +72,26 @@ describe("deferred upload batches", () => {
     }).finish();
     expect(Buffer.from(batch.body).equals(Buffer.from(reference))).toBe(true);
     expect(batch.points).toBe(50 + 80 + 110 + 140 + 1);
+    expect(batch.unreadable).toEqual([]);
+  });
+
+  it("leaves out stored chunks that cannot be read and names them, so the rest still goes", async () => {
+    q.startMeasurement(M, 0n);
+    const seq = q.openSequence(M, "deferred", S, true).ord;
+    await q.append(seq, [point("a", "t", Buffer.from("one"), 1)]).durable;
+    // A chunk whose bytes are damaged: the layout bit set, lengths that run past its end.
+    const bad = Buffer.alloc(CHUNK_HEADER + 12, 0xff);
+    await q.appendEncoded(seq, bad, 1).durable;
+    await q.append(seq, [point("a", "t", Buffer.from("three"), 3)]).durable;
+    const batch = nextUploadBatch(q, seq, 0)!;
+    expect(batch.chunkNos).toEqual([1, 3]);
+    expect(batch.unreadable).toEqual([2]);
+    const msg = pb.StoreDataChunks.decode(batch.body);
+    expect(msg.chunks.map((c) => Buffer.from(c.dataPointGroups![0]!.dataPoints![0]!.payload!).toString())).toEqual(["one", "three"]);
+    // Only damaged chunks left: an empty batch that still names them.
+    await q.ack(seq, [1, 3]);
+    expect(nextUploadBatch(q, seq, 0)).toMatchObject({ chunkNos: [], points: 0, unreadable: [2] });
+    await q.ack(seq, [2]);
+    expect(nextUploadBatch(q, seq, 0)).toBeUndefined();
   });
 });

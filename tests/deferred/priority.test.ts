@@ -99,6 +99,21 @@ it("uploads a measurement's pending chunks in several requests, releases them, a
   expect(m.body).toMatchObject({ received_data_points: 300, status: "finished" });
 });
 
+it("drops a stored chunk that cannot be read, with a warning, and uploads the rest", async () => {
+  const uuid = crypto.randomUUID();
+  queue.startMeasurement(uuid, 1_700_000_000_000_000_000n);
+  const seq = queue.openSequence(uuid, "rt", crypto.randomUUID(), true);
+  await queue.append(seq.ord, points(10)).durable;
+  await queue.appendEncoded(seq.ord, Buffer.alloc(16 + 12, 0xff), 10).durable; // damaged bytes
+  await queue.append(seq.ord, points(10)).durable;
+  await queue.closeSequence(seq.ord);
+  await queue.endMeasurement(uuid);
+  const run = upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => undefined });
+  expect(await run.done).toBe("closed: everything stored has been uploaded");
+  expect(queue.getMeasurement(uuid)).toMatchObject({ chunkCount: 0, pendingDataSize: 0 });
+  expect((await cloudMeasurement(uuid)).body).toMatchObject({ received_data_points: 20 });
+});
+
 it("uploads again without duplicates what the cloud already holds (skipped counts as done)", async () => {
   const uuid = await pendingMeasurement(5);
   // The same chunks stored a second time under the same sequence (as after a lost acknowledgement).
