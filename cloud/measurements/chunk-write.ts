@@ -4,6 +4,7 @@ import { allStatements, type Queryable } from "../storage/db.js";
 import { dataIdKey, type Known } from "./known-rows.js";
 import { encodeChunk, type Chunk } from "./codec.js";
 import { encodeRawChunk, type PreparedChunk, type RawChunk } from "./raw-chunk.js";
+import type { PayloadFiles } from "./payload-files.js";
 import { raiseMaxElapsed } from "./repo-measurements.js";
 import { addDataIds, addReceived, ensureSequence, insertChunks, type ChunkRowInput } from "./repo-sequences.js";
 
@@ -47,6 +48,7 @@ export interface ChunkWrite {
  */
 export async function writeChunks(
   tx: Queryable,
+  files: PayloadFiles,
   measUuid: string,
   sequenceUuid: string,
   chunks: ReadonlyArray<Chunk | RawChunk>,
@@ -75,7 +77,7 @@ export async function writeChunks(
     });
   }
   // Stored before: not inserted, reported as skipped.
-  const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, rows) : { inserted: new Set<number>(), payloads: [] };
+  const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, files, rows) : { inserted: new Set<number>(), payloads: [] };
   const dataIds = new Set<string>();
   const newIds: Array<{ type: string; name: string }> = [];
   let points = 0;

@@ -6,7 +6,8 @@ import type { Queryable } from "../storage/db.js";
 import { decodeChunk } from "./codec.js";
 import { dataFrame, jsonLine, type GroupCtx } from "./data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";
-import { chunkPage, type ChunkKey } from "./repo-data.js";
+import type { PayloadFiles, PayloadRef } from "./payload-files.js";
+import { chunkPage, type ChunkKey, type ChunkRow } from "./repo-data.js";
 import { measurementsForName } from "./repo-measurement-list.js";
 import { jsonTime, type TimeFormat } from "./time.js";
 
@@ -125,14 +126,14 @@ interface Damaged {
  * that cannot be decoded becomes a Damaged entry after the points that precede it; with
  * exit_on_error nothing follows it.
  */
-async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, log: Log): AsyncGenerator<Array<Item | Damaged>> {
+async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, log: Log): AsyncGenerator<Array<Item | Damaged>> {
   const base = basetimeNs(m);
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
   const heap = new RunHeap(qy.desc);
   let after: ChunkKey | undefined;
   for (;;) {
-    const rows = await chunkPage(q, {
+    const rows = await chunkPage(src.db, {
       measUuid: m.uuid,
       desc: qy.desc,
       after,
@@ -140,14 +141,17 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
       to: to !== undefined ? clampNum(to) : undefined,
       limit: PAGE,
     });
+    const payloads = await payloadsOf(src.files, rows);
     const out: Array<Item | Damaged> = [];
-    for (const row of rows) {
+    for (const [r, row] of rows.entries()) {
       const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
       for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head()) out.push(heap.take());
       let chunk;
       try {
-        chunk = decodeChunk(row.payload);
+        const payload = payloads[r]!;
+        if (payload.status === "rejected") throw payload.reason;
+        chunk = decodeChunk(payload.value);
       } catch (err) {
         log.warn({ err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number }, "stored chunk could not be decoded");
         out.push({ error: `a stored chunk could not be decoded: ${(err as Error).message}` });
@@ -183,6 +187,14 @@ async function* measurementPoints(q: Queryable, m: MeasRow, qy: DataQuery, match
   }
 }
 
+/** Each row's payload: held in the row (written before payload files), or read from its sequence's file. */
+async function payloadsOf(files: PayloadFiles, rows: readonly ChunkRow[]): Promise<Array<PromiseSettledResult<Buffer>>> {
+  const inFiles = rows.filter((r): r is ChunkRow & PayloadRef => r.file_length !== null);
+  const read = inFiles.length > 0 ? await files.read(inFiles) : [];
+  let i = 0;
+  return rows.map((r) => (r.file_length !== null ? read[i++]! : { status: "fulfilled", value: r.payload }));
+}
+
 /** In descending order, points with equal times come in reverse of their stored order. */
 function stableReverseTies(items: Item[]): void {
   for (let i = 0; i < items.length; ) {
@@ -210,8 +222,14 @@ function errorLine(m: MeasRow, tf: TimeFormat, description: string): string {
 
 type Log = { warn(o: object, m: string): void };
 
-export async function* streamData(q: Queryable, qy: DataQuery, log: Log): AsyncGenerator<Buffer> {
-  let measurements = await measurementsForName(q, qy.project, qy.name);
+/** Where a measurement's chunks are read from: their rows, and the files holding their payloads. */
+export interface ChunkSource {
+  db: Queryable;
+  files: PayloadFiles;
+}
+
+export async function* streamData(src: ChunkSource, qy: DataQuery, log: Log): AsyncGenerator<Buffer> {
+  let measurements = await measurementsForName(src.db, qy.project, qy.name);
   if (qy.since) measurements = measurements.filter((m) => m.updated_at >= qy.since!);
   if (qy.desc) measurements.reverse();
   const match = compileIdq(qy.idq);
@@ -231,7 +249,7 @@ export async function* streamData(q: Queryable, qy: DataQuery, log: Log): AsyncG
     if (left <= 0) break;
     const base = basetimeNs(m);
     let failed = false;
-    for await (const batch of measurementPoints(q, m, qy, match, log)) {
+    for await (const batch of measurementPoints(src, m, qy, match, log)) {
       for (const it of batch) {
         if (left <= 0 || failed) break;
         if ("error" in it) {

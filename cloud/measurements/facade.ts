@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import { MeasurementEvents } from "./events.js";
+import type { PayloadFiles } from "./payload-files.js";
 import { BaseTimeService } from "./service-basetimes.js";
 import { SequenceService } from "./service-sequences.js";
 import { MeasurementStore } from "./service.js";
@@ -14,9 +15,9 @@ export class MeasurementsService {
   readonly sequences: SequenceService;
   readonly upstream: UpstreamStore;
 
-  constructor(db: Db, log: Logger, opts: { eventWindowMs?: number } = {}) {
+  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number } = {}) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
-    this.measurements = new MeasurementStore(db, this.events, log);
+    this.measurements = new MeasurementStore(db, this.events, log, files);
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
     this.upstream = new UpstreamStore(this.measurements, this.baseTimes);
@@ -40,6 +41,7 @@ export class MeasurementsService {
   async close(): Promise<void> {
     await this.upstream.drain();
     this.events.close();
+    await this.measurements.files.close();
   }
 }
 

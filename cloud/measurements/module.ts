@@ -1,7 +1,10 @@
 // The measurements area: persisted iSCP data and the measurement REST API (routes.md section 2).
+import path from "node:path";
 import type { CloudModule } from "../module.js";
 import { MeasurementsService } from "./facade.js";
+import { PayloadFiles } from "./payload-files.js";
 import { migrations } from "./repo-migrations.js";
+import { allSequenceIds } from "./repo-sequences.js";
 import { baseTimeRoutes } from "./routes-basetimes.js";
 import { dataRoutes } from "./routes-data.js";
 import { eventRoutes } from "./routes-events.js";
@@ -13,8 +16,12 @@ export const measurementsModule: CloudModule = {
   name: "measurements",
   migrations,
   routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...eventRoutes, versionRoute],
-  init(svc) {
-    svc.measurements = new MeasurementsService(svc.db, svc.log);
+  async init(svc) {
+    const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"));
+    // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
+    const swept = await files.sweep(await allSequenceIds(svc.db));
+    if (swept.length > 0) svc.log.info({ sequences: swept }, "removed payload files of deleted sequences");
+    svc.measurements = new MeasurementsService(svc.db, svc.log, files);
     svc.onClose.push(() => svc.measurements.close());
   },
   attach(server, svc) {

@@ -7,7 +7,11 @@ export interface ChunkRow {
   sequence_number: number;
   min_elapsed_ns: number;
   max_elapsed_ns: number;
+  /** The payload itself for rows written before payload files (migration 403), else empty. */
   payload: Buffer;
+  /** Where the payload is in its sequence's file (payload-files.ts); null for a payload held in the row. */
+  file_offset: number | null;
+  file_length: number | null;
   created_at_ms: number;
 }
 
@@ -33,7 +37,7 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
   if (p.to !== undefined) (where.push("c.min_elapsed_ns < ?"), args.push(p.to));
   const dir = p.desc ? "DESC" : "ASC";
   return q.all<ChunkRow>(
-    `SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, c.created_at_ms
+    `SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms
      FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
      WHERE ${where.join(" AND ")} ORDER BY ${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?`,
     [...args, p.limit],

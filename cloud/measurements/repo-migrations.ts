@@ -101,4 +101,14 @@ INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) SELECT s
 ALTER TABLE meas_chunks DROP COLUMN payload;
 `,
   },
+  {
+    version: 403,
+    name: "chunk payloads in files beside the database",
+    // Payloads now live in one append-only file per sequence (payload-files.ts); a row holds where. Rows
+    // written before keep their blob (file_length NULL); new rows hold an empty blob.
+    up: `
+ALTER TABLE meas_chunk_payloads ADD COLUMN file_offset INTEGER;
+ALTER TABLE meas_chunk_payloads ADD COLUMN file_length INTEGER;
+`,
+  },
 ];

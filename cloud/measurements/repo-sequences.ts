@@ -2,9 +2,12 @@
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
 import { allStatements, type Queryable, type SqlParam } from "../storage/db.js";
 import type { SequenceRow } from "./model.js";
+import type { PayloadFiles } from "./payload-files.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
+
+export const allSequenceIds = async (q: Queryable) => new Set((await q.all<{ id: number }>("SELECT id FROM meas_sequences")).map((r) => r.id));
 
 export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
   q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
@@ -46,33 +49,44 @@ export interface ChunkRowInput {
 
 /**
  * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
- * inserted (a number already stored is left as it was) and their payload inserts (to their own table),
- * still running: the caller awaits them with its other writes (allStatements).
+ * inserted (a number already stored is left as it was) and their payload writes (to the sequence's
+ * payload file, and a row saying where), still running: the caller awaits them with its other writes
+ * (allStatements). All rows are of one sequence.
  */
-export async function insertChunks(q: Queryable, rows: readonly ChunkRowInput[]): Promise<{ inserted: Set<number>; payloads: Promise<unknown>[] }> {
+export async function insertChunks(
+  q: Queryable,
+  files: PayloadFiles,
+  rows: readonly ChunkRowInput[],
+): Promise<{ inserted: Set<number>; payloads: Promise<unknown>[] }> {
   const inserted = new Set<number>();
   const payloads: Promise<unknown>[] = [];
-  for (let i = 0; i < rows.length; i += 100) {
-    const part = rows.slice(i, i + 100);
-    const got = await q.all<{ n: number }>(
-      `INSERT OR IGNORE INTO meas_chunks
-         (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
-       VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
-      part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
-    ).catch(async (e: unknown) => {
-      await allStatements(payloads).catch(() => undefined);
-      throw e;
-    });
-    if (got.length === 0) continue;
-    const added = new Set(got.map((r) => r.n));
-    const fresh = part.filter((c) => added.has(c.sequenceNumber));
-    payloads.push(
-      q.run(
-        `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload) VALUES ${fresh.map(() => "(?, ?, ?)").join(", ")}`,
-        fresh.flatMap((c) => [c.sequenceId, c.sequenceNumber, c.payload]),
-      ),
-    );
-    for (const n of added) inserted.add(n);
+  try {
+    for (let i = 0; i < rows.length; i += 100) {
+      const part = rows.slice(i, i + 100);
+      const got = await q.all<{ n: number }>(
+        `INSERT OR IGNORE INTO meas_chunks
+           (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
+         VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
+        part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
+      );
+      if (got.length === 0) continue;
+      const added = new Set(got.map((r) => r.n));
+      const fresh = part.filter((c) => added.has(c.sequenceNumber));
+      const { offsets, synced } = await files.append(fresh[0]!.sequenceId, fresh.map((c) => c.payload));
+      payloads.push(
+        synced,
+        q.run(
+          `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length)
+           VALUES ${fresh.map(() => "(?, ?, X'', ?, ?)").join(", ")}`,
+          fresh.flatMap((c, j) => [c.sequenceId, c.sequenceNumber, offsets[j]!, c.payload.length]),
+        ),
+      );
+      for (const n of added) inserted.add(n);
+    }
+  } catch (e) {
+    // Nothing of this transaction may still be running when the caller rolls back.
+    await allStatements(payloads).catch(() => undefined);
+    throw e;
   }
   return { inserted, payloads };
 }

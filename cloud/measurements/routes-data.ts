@@ -38,7 +38,7 @@ export const dataRoutes = [
     handler: async ({ project, query: q, ctx }, svc) => {
       const protobuf = wantsProtobuf(ctx.get("accept"));
       const gen = streamData(
-        svc.db,
+        { db: svc.db, files: svc.measurements.measurements.files },
         {
           project,
           name: await resolveName(svc, q.name),

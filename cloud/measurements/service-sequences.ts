@@ -56,7 +56,7 @@ export class SequenceService {
     const results = await this.store.db.transaction(async (tx) => {
       await this.store.require(tx, project, upload.measUuid);
       const now = nowIso();
-      const { results, stored } = await writeChunks(tx, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
+      const { results, stored } = await writeChunks(tx, this.store.files, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
       if (stored > 0) await refreshStatus(tx, upload.measUuid, now);
       return results;
     });

@@ -5,9 +5,11 @@ import { badRequest, conflict, forbidden, notFound } from "../http/errors.js";
 import type { Db, Queryable } from "../storage/db.js";
 import { isUniqueViolation } from "../storage/db.js";
 import { MeasurementEvents } from "./events.js";
+import type { PayloadFiles } from "./payload-files.js";
 import { DEFAULT_PRIORITY, renderMeasurement, splitNs, type MeasRow } from "./model.js";
 import * as repo from "./repo-measurements.js";
 import { listMeasurements, type MeasurementFilter } from "./repo-measurement-list.js";
+import { listSequences } from "./repo-sequences.js";
 import { nowIso } from "./time.js";
 
 export interface CreateMeasurementInput {
@@ -37,6 +39,8 @@ export class MeasurementStore {
     readonly db: Db,
     readonly events: MeasurementEvents,
     readonly log: Logger,
+    /** Where chunk payloads are written (payload-files.ts). */
+    readonly files: PayloadFiles,
   ) {}
 
   /** The measurement of that project, or 404 (also when it belongs to another project). */
@@ -128,12 +132,16 @@ export class MeasurementStore {
 
   async remove(project: string, uuid: string): Promise<void> {
     let id = "";
+    let sequences: number[] = [];
     await this.db.transaction(async (tx) => {
       const m = await this.require(tx, project, uuid);
       if (m.protected) throw forbidden("the measurement is protected: unprotect it before deleting it");
       id = m.uuid;
+      sequences = (await listSequences(tx, id)).map((s) => s.id);
       await repo.deleteMeasurementRow(tx, id);
     });
+    // Once the delete committed (a crash before this leaves files the next start sweeps).
+    await this.files.remove(sequences).catch((err: unknown) => this.log.warn({ err, measurement: id }, "payload files of a deleted measurement stay on disk"));
     this.events.publish(id, project);
   }
 

@@ -137,7 +137,7 @@ export class UpstreamStore {
           // A measurement row is known by uuid and creation time (one deleted and made again is another).
           const mkey = row ? `${measUuid} ${row.created_at}` : undefined;
           if (mkey) keys.push(mkey);
-          const w = await writeChunks(tx, measUuid, streamId, items.map((p) => p.chunk), now, mkey ? this.known.of(mkey) : undefined);
+          const w = await writeChunks(tx, this.store.files, measUuid, streamId, items.map((p) => p.chunk), now, mkey ? this.known.of(mkey) : undefined);
           items.forEach((p, i) => out.set(p, w.results[i]!));
           if (w.stored > 0) {
             await repo.refreshStatus(tx, measUuid, now, row, { chunksStored: true });

@@ -36,14 +36,15 @@ describe("chunk payload migration (402)", () => {
       );
     await db.exec("PRAGMA foreign_keys = ON");
 
-    expect(await migrate(db, all)).toEqual([402]);
+    expect(await migrate(db, all)).toEqual([402, 403]);
     const cols = await db.all<{ name: string }>("PRAGMA table_info(meas_chunks)");
     expect(cols.map((c) => c.name)).not.toContain("payload");
     const rows = await chunkPage(db, { measUuid: M, desc: false, limit: 10 });
-    expect(rows.map((r) => [r.sequence_number, r.payload.length, r.payload[0]])).toEqual([
-      [1, 100_000, 1],
-      [2, 200_000, 2],
-      [3, 300_000, 3],
+    // Rows written before payload files (403) keep their payload in the row.
+    expect(rows.map((r) => [r.sequence_number, r.payload.length, r.payload[0], r.file_length])).toEqual([
+      [1, 100_000, 1, null],
+      [2, 200_000, 2, null],
+      [3, 300_000, 3, null],
     ]);
     const desc = await chunkPage(db, { measUuid: M, desc: true, after: [30, 7, 3], limit: 1 });
     expect(desc.map((r) => r.sequence_number)).toEqual([2]);
