@@ -5,16 +5,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Db } from "../../../cloud/storage/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminCall, chunksMessage, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
+import { adminToken, caller, chunksMessage, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
 
 let dir: string;
 let peer: TestPeer | undefined;
 let call: Call;
 
+let starts = 0;
 async function start(): Promise<void> {
   peer = await startTestPeer({ dataDir: dir });
-  call = await adminCall(peer);
+  call = caller(peer, await adminToken(peer, `tests ${++starts}`));
 }
 async function stop(): Promise<void> {
   await peer?.stop();
@@ -63,5 +65,75 @@ describe("chunk payload files", () => {
       expect(size).toBe(rows.filter((r) => r.sequence_id === id).reduce((n, r) => n + r.file_length, 0));
     }
     expect(await readBack(m.uuid)).toEqual(expected([...a, ...b]));
+  });
+
+  it("removes a deleted measurement's files, and at the next start sweeps files whose sequence is gone", async () => {
+    const gone = await createMeasurement(call);
+    const kept = await createMeasurement(call);
+    const pts = randomPoints(12, ["1/a"], 5);
+    await uploadProto(call, chunksMessage(gone.uuid, uuid(), [pts.slice(0, 6), pts.slice(6)]));
+    await uploadProto(call, chunksMessage(kept.uuid, uuid(), [pts]));
+    const [goneId] = await sequenceIds(gone.uuid);
+    const [keptId] = await sequenceIds(kept.uuid);
+    expect(chunkFiles()).toEqual([`${goneId}.chunks`, `${keptId}.chunks`].sort());
+
+    expect((await call(`${P}/measurements/${gone.uuid}`, { method: "DELETE" })).status).toBe(204);
+    expect(chunkFiles()).toEqual([`${keptId}.chunks`]);
+
+    // As a crash between a delete's commit and the file's removal leaves it.
+    fs.writeFileSync(path.join(dir, "chunks", `${keptId! + 1000}.chunks`), Buffer.alloc(4096, 1));
+    await stop();
+    await start();
+    expect(chunkFiles()).toEqual([`${keptId}.chunks`]);
+    expect(await readBack(kept.uuid)).toEqual(expected(pts));
+  });
+
+  it("appends after bytes a crash left unreferenced at a file's end", async () => {
+    const m = await createMeasurement(call);
+    const seq = uuid();
+    const pts = randomPoints(30, ["1/a", "1/b"], 6);
+    await uploadProto(call, chunksMessage(m.uuid, seq, [pts.slice(0, 10)]));
+    const [id] = await sequenceIds(m.uuid);
+    await stop();
+    // Written and synced, but the transaction never committed.
+    fs.appendFileSync(path.join(dir, "chunks", `${id}.chunks`), Buffer.alloc(10_000, 0xff));
+    await start();
+    expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts.slice(10, 20), pts.slice(20)], 2))).status).toBe(200);
+    expect(await readBack(m.uuid)).toEqual(expected(pts));
+    const offsets = await peer!.svc.db.all<{ file_offset: number }>("SELECT file_offset FROM meas_chunk_payloads WHERE sequence_id = ? ORDER BY sequence_number", [id!]);
+    expect(offsets[1]!.file_offset).toBeGreaterThanOrEqual(offsets[0]!.file_offset + 10_000);
+  });
+
+  it("reads a payload held in its row (written before payload files) beside ones in files", async () => {
+    const old = await createMeasurement(call);
+    const pts = randomPoints(8, ["1/a"], 7);
+    await uploadProto(call, chunksMessage(old.uuid, uuid(), [pts.slice(0, 4), pts.slice(4)]));
+    const [id] = await sequenceIds(old.uuid);
+    await stop();
+    // The first chunk as migration 403 found it: payload in the row, no file reference.
+    const file = path.join(dir, "chunks", `${id}.chunks`);
+    const db = await Db.open(path.join(dir, "cloud.db"));
+    const first = (await db.get<{ file_offset: number; file_length: number }>(
+      "SELECT file_offset, file_length FROM meas_chunk_payloads WHERE sequence_id = ? AND sequence_number = 1",
+      [id!],
+    ))!;
+    const bytes = fs.readFileSync(file).subarray(first.file_offset, first.file_offset + first.file_length);
+    await db.run("UPDATE meas_chunk_payloads SET payload = ?, file_offset = NULL, file_length = NULL WHERE sequence_id = ? AND sequence_number = 1", [bytes, id!]);
+    await db.close();
+    fs.writeFileSync(file, Buffer.concat([Buffer.alloc(first.file_length, 0xff), fs.readFileSync(file).subarray(first.file_length)]));
+    await start();
+    expect(await readBack(old.uuid)).toEqual(expected(pts));
+  });
+
+  it("keeps each of many sequences' payloads apart (more files than it keeps open)", async () => {
+    const m = await createMeasurement(call);
+    const all: TestPoint[] = [];
+    for (let s = 0; s < 70; s++) {
+      const pts = randomPoints(3, [`s/${s}`], 100 + s);
+      all.push(...pts);
+      expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 1), pts.slice(1)]))).status).toBe(200);
+    }
+    expect(chunkFiles()).toHaveLength(70);
+    expect(await readBack(m.uuid)).toEqual(expected(all));
   });
 });
