@@ -1,8 +1,9 @@
 // The data path with a fake iSCP stream: a deferred upload with priority higher_than_realtime holds real
 // time back, also for upstream destinations made while it holds (a new measurement, changed settings); a
 // measurement that ends while its stream is gone owes the cloud its end; persist: false keeps at most
-// send_queue_size chunks unacknowledged.
+// send_queue_size chunks unacknowledged; a stored chunk that cannot be read is skipped, with a warning.
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { DataPath } from "../../runtime/datapath/datapath.js";
 import { VolatileUpstream, type StreamLink } from "../../runtime/datapath/upstream-destination.js";
@@ -129,4 +130,24 @@ it("persist: false drops (and counts) points beyond send_queue_size unacknowledg
   for (let i = 0; i < 10; i++) v.push(points(5));
   expect(sent).toBe(3);
   expect(v.counters).toEqual({ sentChunks: 3, droppedPoints: 35 });
+});
+
+it("skips a stored chunk that cannot be read, with a warning, and goes on with the chunks after it", async () => {
+  queue = await DurableQueue.open({ dir: join(dir, "q"), capacityMiB: 16, limitDataStorage: true });
+  const warnings: Array<Record<string, unknown>> = [];
+  const log = { warn: (o: object, msg: string) => warnings.push({ ...o, msg }), info() {}, debug() {}, error() {} };
+  dp = new DataPath({ queue, settings: settings([up]), log: log as unknown as Logger });
+  const written: number[] = [];
+  await dp.upstreamLinked(up, fakeLink(written, { ack: true }));
+  await dp.sink(points(5), ["up"]);
+  const run = dp.current!;
+  await waitFor(() => written.length === 1);
+  const seq = queue.sequencesOf(run.uuid).find((s) => s.realtime)!;
+  await queue.appendEncoded(seq.ord, Buffer.alloc(28, 0xff), 10).durable; // damaged bytes, as a disk fault leaves them
+  await dp.sink(points(5), ["up"]);
+  await waitFor(() => written.length === 2);
+  expect(written).toEqual([1, 3]);
+  expect(warnings).toContainEqual(expect.objectContaining({ upstream: "up", chunk: 2, msg: "stored chunk could not be read" }));
+  // Still stored, for the deferred upload to drop and report once the sequence closes; the rest is released.
+  await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 1);
 });
