@@ -1,5 +1,5 @@
-// Chunk payloads written once, outside SQLite: one append-only file per sequence (`<dir>/<id>.chunks`),
-// and a row per chunk holding its offset and length there. In SQLite a payload was written twice (WAL,
+// Large chunk payloads written once, outside SQLite: one append-only file per sequence (`<dir>/<id>.chunks`),
+// and a row per chunk holding its offset and length there. In SQLite such a payload was written twice (WAL,
 // then checkpoint) into overflow pages; here it is one write and one fdatasync.
 //
 // Consistency: a payload is written and fdatasync'ed before the transaction that references it commits,
@@ -19,6 +19,11 @@ interface Writer {
   last: Promise<void>;
 }
 
+/**
+ * Payloads larger than this (one database page) go to files; smaller ones stay in their row, where SQLite
+ * writes them cheaply and a small chunk's commit needs no fsync of its own.
+ */
+export const INLINE_MAX = 16 * 1024;
 /** Write handles kept open at most (least recently used closed). */
 const MAX_WRITERS = 64;
 const FILE = /^(\d+)\.chunks$/;

@@ -2,7 +2,7 @@
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
 import { allStatements, type Queryable, type SqlParam } from "../storage/db.js";
 import type { SequenceRow } from "./model.js";
-import type { PayloadFiles } from "./payload-files.js";
+import { INLINE_MAX, type PayloadFiles } from "./payload-files.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
@@ -49,8 +49,8 @@ export interface ChunkRowInput {
 
 /**
  * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
- * inserted (a number already stored is left as it was) and their payload writes (to the sequence's
- * payload file, and a row saying where), still running: the caller awaits them with its other writes
+ * inserted (a number already stored is left as it was) and their payload writes (a row holding the
+ * payload, or saying where in the sequence's payload file it is), still running: the caller awaits them with its other writes
  * (allStatements). All rows are of one sequence.
  */
 export async function insertChunks(
@@ -72,13 +72,22 @@ export async function insertChunks(
       if (got.length === 0) continue;
       const added = new Set(got.map((r) => r.n));
       const fresh = part.filter((c) => added.has(c.sequenceNumber));
-      const { offsets, synced } = await files.append(fresh[0]!.sequenceId, fresh.map((c) => c.payload));
+      // Payloads up to a page stay in their row (cheap there, and no fsync); larger ones go to the sequence's file.
+      const big = fresh.filter((c) => c.payload.length > INLINE_MAX);
+      const at = new Map<ChunkRowInput, number>();
+      if (big.length > 0) {
+        const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
+        big.forEach((c, j) => at.set(c, offsets[j]!));
+        payloads.push(synced);
+      }
       payloads.push(
-        synced,
         q.run(
           `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length)
-           VALUES ${fresh.map(() => "(?, ?, X'', ?, ?)").join(", ")}`,
-          fresh.flatMap((c, j) => [c.sequenceId, c.sequenceNumber, offsets[j]!, c.payload.length]),
+           VALUES ${fresh.map(() => "(?, ?, COALESCE(?, X''), ?, ?)").join(", ")}`,
+          fresh.flatMap((c) => {
+            const o = at.get(c);
+            return o === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, null, o, c.payload.length];
+          }),
         ),
       );
       for (const n of added) inserted.add(n);

@@ -5,9 +5,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { INLINE_MAX } from "../../../cloud/measurements/payload-files.js";
 import { Db } from "../../../cloud/storage/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, caller, chunksMessage, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
+
+/** Points with payloads too large to stay in their row (INLINE_MAX), so their chunks go to payload files. */
+function bigPoints(n: number, names: string[], seed: number): TestPoint[] {
+  return randomPoints(n, names, seed).map((p, i) => ({ ...p, payload: Buffer.alloc(INLINE_MAX + 1 + i, p.payload[0]! ^ i) }));
+}
 
 let dir: string;
 let peer: TestPeer | undefined;
@@ -48,8 +54,8 @@ const expected = (pts: TestPoint[]) => pts.map((p) => `${p.name} ${Buffer.from(p
 describe("chunk payload files", () => {
   it("writes each payload once, to its sequence's file and not into the database, and reads it back intact", async () => {
     const m = await createMeasurement(call);
-    const a = randomPoints(40, ["1/a", "1/b"], 3);
-    const b = randomPoints(10, ["2/c"], 4);
+    const a = bigPoints(40, ["1/a", "1/b"], 3);
+    const b = bigPoints(10, ["2/c"], 4);
     const first = await uploadProto(call, chunksMessage(m.uuid, uuid(), [a.slice(0, 20), a.slice(20)]));
     expect(first.status).toBe(200);
     expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [b]))).status).toBe(200);
@@ -70,7 +76,7 @@ describe("chunk payload files", () => {
   it("removes a deleted measurement's files, and at the next start sweeps files whose sequence is gone", async () => {
     const gone = await createMeasurement(call);
     const kept = await createMeasurement(call);
-    const pts = randomPoints(12, ["1/a"], 5);
+    const pts = bigPoints(12, ["1/a"], 5);
     await uploadProto(call, chunksMessage(gone.uuid, uuid(), [pts.slice(0, 6), pts.slice(6)]));
     await uploadProto(call, chunksMessage(kept.uuid, uuid(), [pts]));
     const [goneId] = await sequenceIds(gone.uuid);
@@ -91,7 +97,7 @@ describe("chunk payload files", () => {
   it("appends after bytes a crash left unreferenced at a file's end", async () => {
     const m = await createMeasurement(call);
     const seq = uuid();
-    const pts = randomPoints(30, ["1/a", "1/b"], 6);
+    const pts = bigPoints(30, ["1/a", "1/b"], 6);
     await uploadProto(call, chunksMessage(m.uuid, seq, [pts.slice(0, 10)]));
     const [id] = await sequenceIds(m.uuid);
     await stop();
@@ -106,7 +112,7 @@ describe("chunk payload files", () => {
 
   it("reads a payload held in its row (written before payload files) beside ones in files", async () => {
     const old = await createMeasurement(call);
-    const pts = randomPoints(8, ["1/a"], 7);
+    const pts = bigPoints(8, ["1/a"], 7);
     await uploadProto(call, chunksMessage(old.uuid, uuid(), [pts.slice(0, 4), pts.slice(4)]));
     const [id] = await sequenceIds(old.uuid);
     await stop();
@@ -129,11 +135,42 @@ describe("chunk payload files", () => {
     const m = await createMeasurement(call);
     const all: TestPoint[] = [];
     for (let s = 0; s < 70; s++) {
-      const pts = randomPoints(3, [`s/${s}`], 100 + s);
+      const pts = bigPoints(3, [`s/${s}`], 100 + s);
       all.push(...pts);
       expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 1), pts.slice(1)]))).status).toBe(200);
     }
     expect(chunkFiles()).toHaveLength(70);
     expect(await readBack(m.uuid)).toEqual(expected(all));
+  });
+
+  it("keeps a payload of up to one page in its row, beside larger ones in the file", async () => {
+    const m = await createMeasurement(call);
+    const small = randomPoints(6, ["1/a"], 8);
+    const big = bigPoints(2, ["1/b"], 9);
+    expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [small.slice(0, 3), big, small.slice(3)]))).status).toBe(200);
+    const rows = await peer!.svc.db.all<{ stored: number; file_length: number | null }>(
+      "SELECT length(payload) AS stored, file_length FROM meas_chunk_payloads ORDER BY sequence_number",
+    );
+    expect(rows.map((r) => [r.stored > 0, r.file_length !== null])).toEqual([
+      [true, false],
+      [false, true],
+      [true, false],
+    ]);
+    expect(fs.statSync(path.join(dir, "chunks", `${(await sequenceIds(m.uuid))[0]}.chunks`)).size).toBe(rows[1]!.file_length);
+    expect(await readBack(m.uuid)).toEqual(expected([...small, ...big]));
+  });
+
+  it("reports a chunk whose payload file was cut short in-band, and serves the chunks before it", async () => {
+    const m = await createMeasurement(call);
+    const pts = bigPoints(6, ["1/a"], 17);
+    await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 2), pts.slice(2, 4), pts.slice(4)]));
+    const [id] = await sequenceIds(m.uuid);
+    const last = (await peer!.svc.db.get<{ file_offset: number }>("SELECT file_offset FROM meas_chunk_payloads WHERE sequence_number = 3"))!;
+    fs.truncateSync(path.join(dir, "chunks", `${id}.chunks`), last.file_offset + 1);
+    const lines = await readBack(m.uuid);
+    expect(lines.filter((l) => l.startsWith("1/a "))).toHaveLength(4);
+    const errors = lines.filter((l) => l.startsWith("error "));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/ends before byte/);
   });
 });
