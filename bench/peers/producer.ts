@@ -33,7 +33,7 @@ const reader = new FifoReader({
   srcId: "bench",
   onPoints: (points) => {
     for (const p of points) {
-      queue.push(p.payload);
+      queue.push(Buffer.from(p.payload)); // a copy: payloads view the reader's reused buffers
       waitingBytes += p.payload.length;
     }
     if (queue.length - head > HIGH || waitingBytes > HIGH_BYTES) reader.pause();

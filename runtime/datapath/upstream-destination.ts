@@ -314,6 +314,9 @@ export class PersistentUpstream implements UpstreamDestination {
   }
 }
 
+/** A copy (a Buffer's own slice() would be a view, and payloads view read buffers that are reused). */
+const copyOf = (b: Uint8Array): Uint8Array => Uint8Array.prototype.slice.call(b);
+
 export class VolatileUpstream implements UpstreamDestination {
   readonly counters = { sentChunks: 0, droppedPoints: 0 };
   private up: ClientUpstream | undefined;
@@ -341,7 +344,7 @@ export class VolatileUpstream implements UpstreamDestination {
       if (held !== undefined && held.bytes < MAX_OPENING_BYTES) {
         // The stream is being opened (a measurement's first points): keep them for it, copied (views into read buffers).
         for (const p of points) {
-          held.points.push({ ...p, payload: p.payload.slice() });
+          held.points.push({ ...p, payload: copyOf(p.payload) });
           held.bytes += p.payload.length;
         }
         return;
@@ -352,7 +355,7 @@ export class VolatileUpstream implements UpstreamDestination {
     try {
       let bytes = 0;
       for (const p of points) {
-        up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: p.payload.slice() }]);
+        up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: copyOf(p.payload) }]);
         bytes += p.payload.length + p.name.length + p.type.length;
       }
       if (this.settings.flush_policy === "immediately") this.counters.sentChunks += up.flush() > 0 ? 1 : 0;

@@ -2,7 +2,8 @@
 // The FIFO is opened O_RDONLY|O_NONBLOCK and handed to libuv as a pipe (net.Socket), so reads are
 // event driven and never hold a thread-pool thread. Until a writer appears epoll reports nothing; when the
 // last writer closes we get EOF, drop any partial frame (counted) and reopen, so a connector may close and
-// reopen the FIFO, or restart, as often as it likes.
+// reopen the FIFO, or restart, as often as it likes. Reads go into one buffer the reader reuses (no
+// allocation per read): the points of a read are views into it, handed over synchronously.
 import { close, constants, open, openSync } from "node:fs";
 import { promisify } from "node:util";
 import net from "node:net";
@@ -22,7 +23,10 @@ export interface FifoReaderOptions {
   namePrefix?: string;
   clockBase?: ClockBase;
   maxPayload?: number;
-  /** Receives the points of one read (one batch); the array is not reused. */
+  /**
+   * Receives the points of one read (one batch); the array is not reused, but the payloads view buffers that
+   * are: consume (encode or copy) them during the call.
+   */
   onPoints: (points: DataPoint[]) => void;
   onUnknownDType?: (dtype: number) => void;
   /** Bytes of each read (traffic, bitrate; the first read after an open means a connector is there). */
@@ -54,6 +58,8 @@ export class FifoReader {
   private reopens = 0;
   private lastDataAt = 0;
   private lastError = "";
+  /** Every read lands here (pipes hand over at most 64 KiB per read). */
+  private readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
 
   constructor(private readonly opts: FifoReaderOptions) {
     this.decoder = createDecoder(opts.format, {
@@ -130,17 +136,21 @@ export class FifoReader {
   }
 
   private attach(fd: number): void {
-    const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true });
+    const onread = {
+      buffer: this.readBuffer,
+      callback: (n: number, buf: Uint8Array) => {
+        this.bytes += n;
+        this.lastDataAt = Date.now();
+        this.opts.onRead?.(n);
+        const out: DataPoint[] = [];
+        this.decoder.push(Buffer.from(buf.buffer, buf.byteOffset, n), out);
+        if (out.length > 0) this.opts.onPoints(out);
+        return true;
+      },
+    };
+    const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true, onread } as net.SocketConstructorOpts);
     this.socket = s;
     if (this.paused) s.pause();
-    s.on("data", (chunk: Buffer) => {
-      this.bytes += chunk.length;
-      this.lastDataAt = Date.now();
-      this.opts.onRead?.(chunk.length);
-      const out: DataPoint[] = [];
-      this.decoder.push(chunk, out);
-      if (out.length > 0) this.opts.onPoints(out);
-    });
     s.on("end", () => {
       // The last writer closed. Open the next descriptor before closing this one: while no reader has
       // the FIFO open, the kernel would discard what a reconnecting connector writes.

@@ -1,5 +1,7 @@
-// Base of the FIFO frame decoders: keeps the bytes of a partial frame between reads, without
-// re-concatenating on every read (chunks are collected until the frame's known length is there).
+// Base of the FIFO frame decoders. Whole frames are decoded in place in the read buffer; the bytes of a
+// frame that spans reads are copied into one assembly buffer the decoder keeps and reuses (only as many as
+// the frame needs), so a stream of frames larger than a read costs no allocation per frame or per read.
+// Payloads are views into those buffers: valid until the next push (the reader's batch contract).
 import type { DataPoint } from "../datapoint.js";
 import {
   type ClockBase,
@@ -20,8 +22,10 @@ export abstract class StreamDecoder implements FrameDecoder {
   protected inGarbage = false;
   /** Bytes the next frame needs in total, from the start of the kept bytes (set by parse). */
   protected need = 0;
-  private pending: Buffer[] = [];
-  private pendingLen = 0;
+  /** Bytes of a frame that spans reads: asm[asmStart, asmEnd). */
+  private asm: Buffer = Buffer.allocUnsafe(0);
+  private asmStart = 0;
+  private asmEnd = 0;
 
   constructor(opts: DecoderOptions) {
     this.srcId = opts.srcId;
@@ -33,30 +37,58 @@ export abstract class StreamDecoder implements FrameDecoder {
     this.clockBase = base;
   }
 
+  /** Decodes what `chunk` completes; the points' payloads may view `chunk` or the assembly buffer until the next push. */
   push(chunk: Buffer, out: DataPoint[]): void {
     if (chunk.length === 0) return;
-    if (this.pendingLen > 0) {
-      this.pending.push(chunk);
-      this.pendingLen += chunk.length;
-      if (this.pendingLen < this.need) return;
-      chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingLen);
-      this.pending = [];
-      this.pendingLen = 0;
+    // The previous batch is consumed: the kept bytes move to the front, reusing the buffer.
+    if (this.asmStart > 0) {
+      this.asm.copyWithin(0, this.asmStart, this.asmEnd);
+      this.asmEnd -= this.asmStart;
+      this.asmStart = 0;
     }
+    let off = 0;
+    while (this.asmEnd > this.asmStart) {
+      const have = this.asmEnd - this.asmStart;
+      if (have < this.need) {
+        const take = Math.min(this.need - have, chunk.length - off);
+        this.keep(chunk, off, off + take);
+        off += take;
+        if (this.asmEnd - this.asmStart < this.need) return; // the read ended inside the frame
+      }
+      this.need = 0;
+      this.asmStart += this.parse(this.asm.subarray(this.asmStart, this.asmEnd), out);
+      const left = this.asmEnd - this.asmStart;
+      if (left > 0 && this.need <= left) this.need = left + 1;
+      if (left > 0 && off === chunk.length) return;
+    }
+    // Kept bytes are appended after asmEnd: a frame decoded from the buffer in this push stays intact.
+    if (off === chunk.length) return;
     this.need = 0;
-    const used = this.parse(chunk, out);
-    if (used < chunk.length) {
-      const rest = chunk.subarray(used);
-      this.pending = [rest];
-      this.pendingLen = rest.length;
-      if (this.need <= rest.length) this.need = rest.length + 1;
+    const rest = chunk.subarray(off);
+    const used = this.parse(rest, out);
+    if (used < rest.length) {
+      this.keep(rest, used, rest.length);
+      if (this.need <= rest.length - used) this.need = rest.length - used + 1;
     }
   }
 
+  /** Appends src[from, to) to the kept bytes; a larger buffer is a new one (views of the old stay intact). */
+  private keep(src: Buffer, from: number, to: number): void {
+    const len = to - from;
+    if (this.asmEnd + len > this.asm.length) {
+      const have = this.asmEnd - this.asmStart;
+      const next = Buffer.allocUnsafe(Math.max(have + len, 2 * this.asm.length, 4096));
+      this.asm.copy(next, 0, this.asmStart, this.asmEnd);
+      this.asm = next;
+      this.asmStart = 0;
+      this.asmEnd = have;
+    }
+    this.asmEnd += src.copy(this.asm, this.asmEnd, from, to);
+  }
+
   end(): void {
-    if (this.pendingLen > 0 && !this.inGarbage) this.stats.truncated++;
-    this.pending = [];
-    this.pendingLen = 0;
+    if (this.asmEnd > this.asmStart && !this.inGarbage) this.stats.truncated++;
+    this.asmStart = this.asmEnd = 0;
     this.need = 0;
     this.inGarbage = false;
   }

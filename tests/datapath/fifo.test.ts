@@ -9,7 +9,7 @@ import { FifoReader } from "../../runtime/ipc/fifo-reader.js";
 import { FifoWriter } from "../../runtime/ipc/fifo-writer.js";
 import { IscpV2CompatEncoder, encodeIscpV2Frame } from "../../runtime/ipc/iscp-v2-compat.js";
 import { LoggerMsgEncoder } from "../../runtime/ipc/logger-msg.js";
-import { exited, plain, point, seqOf, startSampleConnector, tempDir, waitFor } from "./helpers.js";
+import { exited, own, plain, point, seqOf, startSampleConnector, tempDir, waitFor } from "./helpers.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function reader(path: string, format: "iscp-v2-compat" | "logger-msg", got: DataPoint[], prefix = ""): FifoReader {
-  const r = new FifoReader({ path, format, srcId: "dc-up", namePrefix: prefix, onPoints: (ps) => got.push(...ps) });
+  const r = new FifoReader({ path, format, srcId: "dc-up", namePrefix: prefix, onPoints: (ps) => got.push(...ps.map(own)) });
   stops.push(() => r.stop());
   return r;
 }

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FrameDecoder } from "../../runtime/ipc/codec.js";
 import type { DataPoint } from "../../runtime/datapoint.js";
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -45,6 +46,18 @@ export async function waitFor(
 
 export function point(name: string, type: string, payload: string | Uint8Array, elapsedNs: number, srcId = "src"): DataPoint {
   return { name, type, payload: typeof payload === "string" ? Buffer.from(payload) : payload, elapsedNs, srcId };
+}
+
+/** The point with its own copy of the payload: payloads view buffers the FIFO reader and the decoders reuse. */
+export function own(p: DataPoint): DataPoint {
+  return { name: p.name, type: p.type, payload: Buffer.from(p.payload), elapsedNs: p.elapsedNs, srcId: p.srcId };
+}
+
+/** Decodes one read into `out`, keeping the points (copied: valid past the next push). */
+export function decodeInto(dec: FrameDecoder, chunk: Buffer, out: DataPoint[]): void {
+  const batch: DataPoint[] = [];
+  dec.push(chunk, batch);
+  for (const p of batch) out.push(own(p));
 }
 
 /** Comparable form of a point (payload as hex). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { IscpV2CompatDecoder, IscpV2CompatEncoder, encodeIscpV2Frame } from "../../runtime/ipc/iscp-v2-compat.js";
-import { plain, point } from "./helpers.js";
+import { decodeInto, plain, point } from "./helpers.js";
 
 const points: DataPoint[] = [
   point("1/gnss", "float64", Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), 1_500_000_000),
@@ -13,7 +13,7 @@ const points: DataPoint[] = [
 function decodeAll(chunks: Buffer[], prefix = ""): { out: DataPoint[]; dec: IscpV2CompatDecoder } {
   const dec = new IscpV2CompatDecoder({ srcId: "src", namePrefix: prefix });
   const out: DataPoint[] = [];
-  for (const c of chunks) dec.push(c, out);
+  for (const c of chunks) decodeInto(dec, c, out);
   return { out, dec };
 }
 
@@ -33,6 +33,24 @@ describe("iscp-v2-compat", () => {
     expect(enc.encode(out).buffer.equals(buffer)).toBe(true);
   });
 
+  it("keeps every point of a read intact when reads land in one reused buffer (as the FIFO reader's do)", () => {
+    const many = Array.from({ length: 300 }, (_, i) =>
+      point(`n/${i % 7}`, "bytes", Buffer.alloc(1 + ((i * 7919) % 9000), i % 251), i * 1000),
+    );
+    const { buffer } = new IscpV2CompatEncoder().encode(many);
+    const dec = new IscpV2CompatDecoder({ srcId: "src" });
+    const read = Buffer.alloc(4096);
+    const out: DataPoint[] = [];
+    // Reads of varying length; each batch is consumed (copied) before the buffer is overwritten.
+    for (let off = 0, k = 0; off < buffer.length; k++) {
+      const n = Math.min(1 + ((k * 2654435761) % read.length), buffer.length - off);
+      buffer.copy(read, 0, off, off + n);
+      decodeInto(dec, read.subarray(0, n), out);
+      off += n;
+    }
+    expect(out.map(plain)).toEqual(many.map(plain));
+  });
+
   it("decodes frames split at every byte position", () => {
     const { buffer } = new IscpV2CompatEncoder().encode(points.slice(0, 3));
     for (let cut = 1; cut < buffer.length; cut++) {
@@ -47,10 +65,10 @@ describe("iscp-v2-compat", () => {
     const f = encodeIscpV2Frame(100, 250, "string", "a", Buffer.from("x"));
     const dec = new IscpV2CompatDecoder({ srcId: "dc", namePrefix: "v1/10/", clockBase: { sec: 99, nsec: 500 } });
     const out: DataPoint[] = [];
-    dec.push(f, out);
+    decodeInto(dec, f, out);
     expect(out[0]).toMatchObject({ name: "v1/10/a", srcId: "dc", elapsedNs: 1e9 - 250 });
     dec.setClockBase({ sec: 101, nsec: 0 });
-    dec.push(f, out);
+    decodeInto(dec, f, out);
     expect(out[1]!.elapsedNs).toBe(-1e9 + 250);
   });
 
@@ -72,9 +90,9 @@ describe("iscp-v2-compat", () => {
     const good = new IscpV2CompatEncoder().encode(points.slice(0, 2)).buffer;
     const dec = new IscpV2CompatDecoder({ srcId: "src", maxPayload: 1024 });
     const out: DataPoint[] = [];
-    for (let i = 0; i < noise.length; i += 333) dec.push(noise.subarray(i, i + 333), out);
+    for (let i = 0; i < noise.length; i += 333) decodeInto(dec, noise.subarray(i, i + 333), out);
     dec.end();
-    dec.push(good, out);
+    decodeInto(dec, good, out);
     expect(out.slice(-2).map(plain)).toEqual(points.slice(0, 2).map(plain));
     expect(dec.stats.corrupt).toBeGreaterThan(0);
   });
@@ -83,9 +101,9 @@ describe("iscp-v2-compat", () => {
     const { buffer } = new IscpV2CompatEncoder().encode(points.slice(0, 2));
     const dec = new IscpV2CompatDecoder({ srcId: "src" });
     const out: DataPoint[] = [];
-    dec.push(buffer.subarray(0, buffer.length - 3), out);
+    decodeInto(dec, buffer.subarray(0, buffer.length - 3), out);
     dec.end();
-    dec.push(buffer, out);
+    decodeInto(dec, buffer, out);
     expect(out.map(plain)).toEqual([points[0], ...points.slice(0, 2)].map(plain));
     expect(dec.stats).toMatchObject({ truncated: 1, corrupt: 0 });
   });

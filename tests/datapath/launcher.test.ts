@@ -6,7 +6,7 @@ import type { DataPoint } from "../../runtime/datapoint.js";
 import { FifoReader } from "../../runtime/ipc/fifo-reader.js";
 import { ConnectorLauncher, type ExitInfo, backoffDelay, killLeftover } from "../../runtime/ipc/launcher.js";
 import { Launch } from "../../runtime/ipc/schema.js";
-import { NODE_TS, SAMPLE_CONNECTOR, seqOf, tempDir, waitFor } from "./helpers.js";
+import { NODE_TS, SAMPLE_CONNECTOR, own, seqOf, tempDir, waitFor } from "./helpers.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -40,7 +40,7 @@ describe("connector launcher", () => {
   it("starts the sample connector on the FIFO and restarts it with backoff when it exits", async () => {
     const path = join(dir, "up.fifo");
     const got: DataPoint[] = [];
-    const reader = new FifoReader({ path, format: "iscp-v2-compat", srcId: "dc", onPoints: (ps) => got.push(...ps) });
+    const reader = new FifoReader({ path, format: "iscp-v2-compat", srcId: "dc", onPoints: (ps) => got.push(...ps.map(own)) });
     stops.push(() => reader.stop());
     await reader.start();
     const exits: ExitInfo[] = [];

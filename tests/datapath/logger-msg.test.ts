@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { LoggerMsgDecoder, LoggerMsgEncoder, encodeLoggerMsgRaw } from "../../runtime/ipc/logger-msg.js";
-import { plain, point } from "./helpers.js";
+import { decodeInto, plain, point } from "./helpers.js";
 
 function frameHex(dtype: number, body: Buffer, sec = 1, nsec = 2): Buffer {
   const len = 10 + body.length;
@@ -34,8 +34,8 @@ describe("logger-msg", () => {
     for (let cut = 0; cut <= buffer.length; cut++) {
       const dec = new LoggerMsgDecoder({ srcId: "src" });
       const out: DataPoint[] = [];
-      dec.push(buffer.subarray(0, cut), out);
-      dec.push(buffer.subarray(cut), out);
+      decodeInto(dec, buffer.subarray(0, cut), out);
+      decodeInto(dec, buffer.subarray(cut), out);
       expect(out.map(plain)).toEqual(pts.map(plain));
       expect(enc.encode(out).buffer.equals(buffer)).toBe(true);
     }
@@ -45,7 +45,7 @@ describe("logger-msg", () => {
     const seen: number[] = [];
     const dec = new LoggerMsgDecoder({ srcId: "src", namePrefix: "p/", onUnknownDType: (d) => seen.push(d) });
     const out: DataPoint[] = [];
-    dec.push(Buffer.concat([frameHex(0x42, Buffer.from("xy")), frameHex(0x42, Buffer.from("z")), frameHex(0x43, Buffer.alloc(0))]), out);
+    decodeInto(dec, Buffer.concat([frameHex(0x42, Buffer.from("xy")), frameHex(0x42, Buffer.from("z")), frameHex(0x43, Buffer.alloc(0))]), out);
     expect(out.map((p) => [p.name, p.type, Buffer.from(p.payload).toString()])).toEqual([
       ["p/logger-msg/66", "bytes", "xy"],
       ["p/logger-msg/66", "bytes", "z"],
@@ -64,7 +64,7 @@ describe("logger-msg", () => {
     const badBody = frameHex(0x1d, Buffer.from([200, 0x41])); // ID length 200 > body
     const dec = new LoggerMsgDecoder({ srcId: "src" });
     const out: DataPoint[] = [];
-    dec.push(Buffer.concat([good, Buffer.from([0, 1, 0xff, 0xff, 0xff, 9]), good, badBody, good]), out);
+    decodeInto(dec, Buffer.concat([good, Buffer.from([0, 1, 0xff, 0xff, 0xff, 9]), good, badBody, good]), out);
     expect(out.length).toBe(3);
     expect(out.every((p) => p.name === "id" && Buffer.from(p.payload).toString() === "v")).toBe(true);
     expect(dec.stats.corrupt).toBe(2);
@@ -73,7 +73,7 @@ describe("logger-msg", () => {
   it("converts timestamps against the clock base", () => {
     const dec = new LoggerMsgDecoder({ srcId: "src", clockBase: { sec: 10, nsec: 0 } });
     const out: DataPoint[] = [];
-    dec.push(encodeLoggerMsgRaw(12, 5, "string", "a", Buffer.alloc(0))!, out);
+    decodeInto(dec, encodeLoggerMsgRaw(12, 5, "string", "a", Buffer.alloc(0))!, out);
     expect(out[0]!.elapsedNs).toBe(2e9 + 5);
   });
 
@@ -83,9 +83,9 @@ describe("logger-msg", () => {
     const noise = Buffer.from(Array.from({ length: 30_000 }, rnd));
     const dec = new LoggerMsgDecoder({ srcId: "src", maxPayload: 4096 });
     const out: DataPoint[] = [];
-    for (let i = 0; i < noise.length; i += 517) dec.push(noise.subarray(i, i + 517), out);
+    for (let i = 0; i < noise.length; i += 517) decodeInto(dec, noise.subarray(i, i + 517), out);
     dec.end();
-    dec.push(encodeLoggerMsgRaw(1, 1, "string", "ok", Buffer.from("fine"))!, out);
+    decodeInto(dec, encodeLoggerMsgRaw(1, 1, "string", "ok", Buffer.from("fine"))!, out);
     expect(out.at(-1)).toMatchObject({ name: "ok", type: "string" });
     expect(dec.stats.corrupt).toBeGreaterThan(0);
   });
@@ -94,7 +94,7 @@ describe("logger-msg", () => {
     const dec = new LoggerMsgDecoder({ srcId: "src", namePrefix: "v1/" });
     const out: DataPoint[] = [];
     const f = (id: string) => encodeLoggerMsgRaw(1, 0, "string", id, Buffer.from("v"))!;
-    dec.push(Buffer.concat([f(""), f("a//b"), f("ok"), f("x+"), f("ok/")]), out);
+    decodeInto(dec, Buffer.concat([f(""), f("a//b"), f("ok"), f("x+"), f("ok/")]), out);
     expect(out.map((p) => p.name)).toEqual(["v1/ok"]);
     expect(dec.stats).toMatchObject({ invalidNames: 4, corrupt: 0, frames: 1 });
   });

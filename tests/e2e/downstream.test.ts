@@ -5,6 +5,7 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
+import { decodeInto } from "../datapath/helpers.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
@@ -50,7 +51,7 @@ describe("downstream: cloud -> agent -> connector FIFO", () => {
     const got: DataPoint[] = [];
     const dec = new IscpV2CompatDecoder({ srcId: "test" });
     const reader = fs.createReadStream(fifo);
-    reader.on("data", (b) => dec.push(b as Buffer, got));
+    reader.on("data", (b) => decodeInto(dec, b as Buffer, got));
 
     const up = await publisher.openUpstream({ sessionId: randomUUID(), persist: false });
     const sent = Array.from({ length: 50 }, (_, i) => ({ name: i % 5 === 0 ? "cmd/old/x" : i % 5 === 1 ? "other/y" : `cmd/${i % 3}`, payload: Buffer.from([i, 1, 2, 3]), elapsed: 1_000_000 * (i + 1) }));

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
+import { decodeInto } from "../datapath/helpers.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { cloudIndices, indexOf, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
@@ -26,7 +27,7 @@ beforeAll(async () => {
   await until(() => fs.existsSync(s.fifo("mirror")), 10_000, "mirror FIFO");
   const dec = new IscpV2CompatDecoder({ srcId: "mirror" });
   reader = fs.createReadStream(s.fifo("mirror"));
-  reader.on("data", (b) => dec.push(b as Buffer, live));
+  reader.on("data", (b) => decodeInto(dec, b as Buffer, live));
   for (const id of ["self", "unrel", "volatile", "norecover"]) {
     const path = id === "self" ? "/downstreams/self/state" : `/upstreams/${id}/state`;
     await until(async () => ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>(path)).body.code), 15_000, `${id} connected`);
