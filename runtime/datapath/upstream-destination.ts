@@ -18,8 +18,13 @@ import type { SequenceRecord } from "../queue/records.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { UpstreamSettings } from "../settings/schemas.js";
 
-/** Bytes of chunks handed to the transport and not yet acknowledged, on top of send_queue_size (chunks). */
-const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of chunks sent and not yet acknowledged, on top of send_queue_size (chunks). Room for the cloud's next
+ * batch while it commits the one before: with 16 MiB, 64 KiB points ran about a tenth slower.
+ */
+const MAX_UNACKED_BYTES = 64 * 1024 * 1024;
+/** Of those, bytes still in the agent's memory (given to the transport, not yet written to the socket): a slow link. */
+const MAX_UNSENT_BYTES = 16 * 1024 * 1024;
 /** A chunk is one iSCP message: keep it well under the broker's message size limit. */
 const MAX_CHUNK_BYTES = 512 * 1024;
 /** How long finishing waits for the last acks before leaving the rest to the deferred upload. */
@@ -283,12 +288,13 @@ export class PersistentUpstream implements UpstreamDestination {
     }
   }
 
-  /** Sends stored chunks while the window (send_queue_size chunks, and a byte bound) has room. */
+  /** Sends stored chunks while the window (send_queue_size chunks, and the byte bounds) has room. */
   private pump(): void {
     const live = this.live;
     if (live === undefined || this.hold || live.paused) return;
     try {
-      while (live.bytes < MAX_IN_FLIGHT_BYTES) {
+      // Stopped by either bound, the pump runs again on the next ack: unsent bytes mean acks are still to come.
+      while (live.bytes < MAX_UNACKED_BYTES && (live.link.client.transport?.bufferedBytes() ?? 0) < MAX_UNSENT_BYTES) {
         // Read without a copy: the chunk is encoded into its frame at once (writeStoredChunk reads it during the call).
         const [c] = live.cursor.take(1, true);
         if (c === undefined) break;

@@ -1,7 +1,8 @@
 // The data path with a fake iSCP stream: a deferred upload with priority higher_than_realtime holds real
 // time back, also for upstream destinations made while it holds (a new measurement, changed settings); a
 // measurement that ends while its stream is gone owes the cloud its end; persist: false keeps at most
-// send_queue_size chunks unacknowledged; a stored chunk that cannot be read is skipped, with a warning.
+// send_queue_size chunks unacknowledged; a stored chunk that cannot be read is skipped, with a warning; real
+// time stops sending while the transport holds 16 MiB not yet written to the socket.
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -150,4 +151,39 @@ it("skips a stored chunk that cannot be read, with a warning, and goes on with t
   expect(warnings).toContainEqual(expect.objectContaining({ upstream: "up", chunk: 2, msg: "stored chunk could not be read" }));
   // Still stored, for the deferred upload to drop and report once the sequence closes; the rest is released.
   await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 1);
+});
+
+it("stops sending while the transport holds 16 MiB not yet written to the socket, and goes on at the next ack", async () => {
+  queue = await DurableQueue.open({ dir: join(dir, "q"), capacityMiB: 16, limitDataStorage: true });
+  dp = new DataPath({ queue, settings: settings([up]) });
+  const written: number[] = [];
+  let unsent = 0;
+  let ack: (r: { sequenceNumber: number; resultCode: number }[]) => void = () => {};
+  const client = {
+    onStateChange() {},
+    async sendBaseTime() {},
+    transport: { bufferedBytes: () => unsent },
+    async openUpstream() {
+      return {
+        streamId: "00000000-0000-4000-8000-000000000001",
+        onAck: (h: typeof ack) => (ack = h),
+        onLost() {},
+        onError() {},
+        writeStoredChunk: (no: number) => written.push(no),
+        async close() {},
+      };
+    },
+  };
+  await dp.upstreamLinked(up, { client: client as unknown as IscpClient, data() {} });
+  await dp.sink(points(5), ["up"]);
+  await waitFor(() => written.length === 1);
+  unsent = 16 * 1024 * 1024; // a slow link: the socket takes less than the agent sends
+  await dp.sink(points(5), ["up"]);
+  await dp.sink(points(5), ["up"]);
+  await new Promise((r) => setTimeout(r, 100));
+  expect(written).toEqual([1]);
+  unsent = 0;
+  ack([{ sequenceNumber: 1, resultCode: 0 }]);
+  await waitFor(() => written.length === 3);
+  expect(written).toEqual([1, 2, 3]);
 });
