@@ -4,7 +4,7 @@
 //                     Offline, chunks go to a sequence with a fresh UUID (recover: true: the deferred upload's
 //                     at once; recover: false: dropped when the next stream opens). Online, to a sequence whose
 //                     UUID is the iSCP stream id, so a REST upload of a chunk the server already has is `skipped`.
-//   persist: false -> straight to the iSCP upstream's buffer; dropped (counted) while there is no stream.
+//   persist: false -> straight to the iSCP upstream's buffer (volatile-upstream.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { QoS } from "../../proto/iscp/wire.js";
@@ -31,8 +31,6 @@ const MAX_CHUNK_BYTES = 512 * 1024;
 const FINISH_WAIT_MS = 5000;
 /** Chunks stored before the first stream opens wait this long to go in real time, then to the deferred upload. */
 const FIRST_ATTACH_WAIT_MS = 3000;
-/** persist: false: bytes of points held for a stream being opened; beyond, points are dropped (counted). */
-const MAX_OPENING_BYTES = 4 * 1024 * 1024;
 /** Base-time metadata priority for the system clock (edge_rtc), as the former agent sends it. */
 const EDGE_RTC_PRIORITY = 20;
 
@@ -65,7 +63,7 @@ export interface UpstreamDestination {
 
 const qosOf = (q: UpstreamSettings["qos"]) => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
 
-async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSettings, flushIntervalMs?: number): Promise<ClientUpstream> {
+export async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSettings, flushIntervalMs?: number): Promise<ClientUpstream> {
   // UNRELIABLE: a chunk unacked for 2 s is taken as lost (acks follow the cloud's storage commit, well within it).
   const up = await link.client.openUpstream({ sessionId: meas.uuid, qos: qosOf(s.qos), persist: s.persist, flushIntervalMs, expiryIntervalSec: 30, lostAfterMs: 2000 });
   await link.client.sendBaseTime({ sessionId: meas.uuid, name: "edge_rtc", priority: EDGE_RTC_PRIORITY, elapsedTime: 0n, baseTime: meas.baseTimeNs }, s.persist);
@@ -318,88 +316,4 @@ export class PersistentUpstream implements UpstreamDestination {
       this.log?.debug({ upstream: this.settings.id, err: String(e) }, "real-time send stopped");
     }
   }
-}
-
-/** A copy (a Buffer's own slice() would be a view, and payloads view read buffers that are reused). */
-const copyOf = (b: Uint8Array): Uint8Array => Uint8Array.prototype.slice.call(b);
-
-export class VolatileUpstream implements UpstreamDestination {
-  readonly counters = { sentChunks: 0, droppedPoints: 0 };
-  private up: ClientUpstream | undefined;
-  private link: StreamLink | undefined;
-  /** Points that came while the stream was being opened (bounded), sent once it is open. */
-  private opening: { points: DataPoint[]; bytes: number } | undefined;
-  private finished = false;
-
-  constructor(
-    private readonly meas: MeasurementRef,
-    readonly settings: UpstreamSettings,
-    /** send_queue_size: chunks sent and not yet acknowledged beyond which points are dropped (counted). */
-    private readonly window: () => number = () => Infinity,
-  ) {}
-
-  push(points: readonly DataPoint[]): void {
-    const up = this.up;
-    if (up !== undefined && up.unackedCount >= this.window()) {
-      // A slow or stalled link: nothing is stored for persist: false, so drop rather than grow memory.
-      this.counters.droppedPoints += points.length;
-      return;
-    }
-    if (up === undefined) {
-      const held = this.opening;
-      if (held !== undefined && held.bytes < MAX_OPENING_BYTES) {
-        // The stream is being opened (a measurement's first points): keep them for it, copied (views into read buffers).
-        for (const p of points) {
-          held.points.push({ ...p, payload: copyOf(p.payload) });
-          held.bytes += p.payload.length;
-        }
-        return;
-      }
-      this.counters.droppedPoints += points.length;
-      return;
-    }
-    try {
-      let bytes = 0;
-      for (const p of points) {
-        up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: copyOf(p.payload) }]);
-        bytes += p.payload.length + p.name.length + p.type.length;
-      }
-      if (this.settings.flush_policy === "immediately") this.counters.sentChunks += up.flush() > 0 ? 1 : 0;
-      // The stream's state (connected, bitrate) counts what went to it, as for persist upstreams.
-      this.link?.data(bytes);
-    } catch {
-      this.counters.droppedPoints += points.length;
-    }
-  }
-
-  async attach(link: StreamLink): Promise<void> {
-    if (this.finished) return;
-    const interval = this.settings.flush_policy === "interval" ? this.settings.flush_interval : undefined;
-    const held = (this.opening = { points: [], bytes: 0 });
-    try {
-      this.up = await openStream(link, this.meas, this.settings, interval);
-      this.link = link;
-    } finally {
-      if (this.opening === held) this.opening = undefined;
-      if (held.points.length > 0) this.push(held.points);
-    }
-  }
-
-  async detach(): Promise<void> {
-    this.up = undefined;
-    this.link = undefined;
-  }
-
-  async finish(): Promise<void> {
-    this.finished = true;
-    const up = this.up;
-    this.up = undefined;
-    await up?.close({ closeSession: true }).catch(() => undefined);
-  }
-
-  busy(): boolean {
-    return false;
-  }
-
-  setHold(): void {}
 }
