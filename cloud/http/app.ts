@@ -2,7 +2,7 @@
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
 import type { Services } from "../services.js";
-import { ApiError } from "./errors.js";
+import { ApiError, isStorageFull, storageFull } from "./errors.js";
 import { mountRoutes, notRouted } from "./mount.js";
 import type { AnyRoute } from "./route.js";
 
@@ -21,7 +21,10 @@ export function errorRenderer(svc: Services) {
     } catch (err) {
       if (err instanceof ApiError) renderError(ctx, err);
       else if (isClientError(err)) renderError(ctx, new ApiError(err.status, "invalid_request", err.expose ? err.message : "bad request"));
-      else {
+      else if (isStorageFull(err)) {
+        svc.log.error({ err: (err as Error).message, path: ctx.path }, "storage full");
+        renderError(ctx, storageFull());
+      } else {
         svc.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error");
         renderError(ctx, new ApiError(500, "internal_error", "unexpected server error"));
       }

@@ -16,6 +16,7 @@ export type ErrorType =
   | "exceeded_max_projects_count_per_group"
   | "conflict_project_edge_uuid"
   | "conflict_project_edge_nickname"
+  | "insufficient_storage"
   | "internal_error";
 
 export class ApiError extends Error {
@@ -44,3 +45,12 @@ export const forbidden = (title = "access denied") => new ApiError(403, "forbidd
 export const notFound = (title = "resource not found") => new ApiError(404, "not_found", title);
 export const conflict = (title: string, properties?: Record<string, string>) =>
   new ApiError(409, "conflict", title, properties);
+
+/** The disk holding the data is full (or over quota): a server condition the client may retry, never a 500. */
+export const isStorageFull = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
+};
+export const storageFull = () =>
+  new ApiError(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
+

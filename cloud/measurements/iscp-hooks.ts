@@ -1,6 +1,7 @@
 // The broker's storage hooks (cloud/iscp/options.ts IscpHooks) backed by svc.measurements.
 // The lead wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
 import { ResultCode } from "../../proto/iscp/wire.js";
+import { isStorageFull } from "../http/errors.js";
 import type { IscpHooks } from "../iscp/options.js";
 import { isUuid } from "./codec.js";
 import type { MeasurementsService } from "./facade.js";
@@ -10,6 +11,8 @@ const refused = (e: unknown) => {
   if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
   if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
   if (e instanceof NodeNotUuid) return { resultCode: ResultCode.NO_NODE_ID, resultString: e.message };
+  // Not stored: the agent keeps the chunk (and its deferred upload retries later).
+  if (isStorageFull(e)) return { resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" };
   throw e;
 };
 

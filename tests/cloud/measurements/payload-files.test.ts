@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INLINE_MAX } from "../../../cloud/measurements/payload-files.js";
 import { Db } from "../../../cloud/storage/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, caller, chunksMessage, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
+import { adminToken, caller, chunksMessage, expectError, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
 
 /** Points with payloads too large to stay in their row (INLINE_MAX), so their chunks go to payload files. */
 function bigPoints(n: number, names: string[], seed: number): TestPoint[] {
@@ -172,5 +172,24 @@ describe("chunk payload files", () => {
     const errors = lines.filter((l) => l.startsWith("error "));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/ends before byte/);
+  });
+
+  it("answers 507 in the error shape while the disk is full, stores nothing, and stores once there is room", async () => {
+    const m = await createMeasurement(call);
+    const seq = uuid();
+    // The sequence exists before its first chunk, so its payload file is not there yet: make it a full disk.
+    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`, { method: "PUT", json: { expected_data_points: 2 } })).status).toBe(200);
+    const [id] = await sequenceIds(m.uuid);
+    const file = path.join(dir, "chunks", `${id}.chunks`);
+    fs.symlinkSync("/dev/full", file);
+    const pts = bigPoints(2, ["1/a"], 11);
+    const full = await uploadProto(call, chunksMessage(m.uuid, seq, [pts]));
+    expectError(full, 507, "insufficient_storage");
+    expect(full.headers.get("retry-after")).toBe("60");
+    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`)).body).toMatchObject({ received_chunks_count: 0, received_data_points: 0 });
+
+    fs.unlinkSync(file);
+    expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts]))).status).toBe(200);
+    expect(await readBack(m.uuid)).toEqual(expected(pts));
   });
 });
