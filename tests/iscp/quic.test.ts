@@ -1,5 +1,6 @@
 // iSCP over QUIC (@matrixai/quic, ALPN "iscp"): our client against the broker, small volumes.
 import { execFileSync } from "node:child_process";
+import type dgram from "node:dgram";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +36,19 @@ describe("iSCP over QUIC", () => {
   });
 
   const overQuic = (encoding: Encoding = "proto") => () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", encoding });
+
+  it("gives its UDP socket 4 MiB buffers (or the kernel's cap): with the default, bulk sends lost packets", async () => {
+    const t = await overQuic()();
+    try {
+      // The same reach into @matrixai/quic's internals as proto/iscp/quic-udp.ts: this fails if they move.
+      const udp = (t as unknown as { client: { socket: { socket: dgram.Socket } } }).client.socket.socket;
+      const cap = (file: string) => Math.min(4 * 1024 * 1024, Number(readFileSync(file, "utf8")));
+      expect(udp.getRecvBufferSize()).toBeGreaterThanOrEqual(cap("/proc/sys/net/core/rmem_max"));
+      expect(udp.getSendBufferSize()).toBeGreaterThanOrEqual(cap("/proc/sys/net/core/wmem_max"));
+    } finally {
+      t.close();
+    }
+  });
 
   it("relays points from a QUIC upstream to WebSocket and QUIC downstreams (proto and json)", async () => {
     const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer" });

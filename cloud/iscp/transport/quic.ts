@@ -9,6 +9,7 @@ import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 import type { IscpBroker } from "../broker.js";
@@ -198,6 +199,7 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");
   });
   await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
+  widenUdpBuffers(server);
   const close = async () => {
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };

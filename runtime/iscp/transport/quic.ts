@@ -8,6 +8,7 @@ import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 
@@ -133,6 +134,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
       maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_DATAGRAM_CONFIG,
     },
   });
+  widenUdpBuffers(client);
   const conn = client.connection;
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
