@@ -13,6 +13,10 @@ import {
   emptyStats,
 } from "./codec.js";
 
+/** An assembly buffer above this size shrinks after QUIET_READS reads that needed at most a quarter of it. */
+const LARGE_ASSEMBLY = 1024 * 1024;
+const QUIET_READS = 1024;
+
 export abstract class StreamDecoder implements FrameDecoder {
   readonly stats: DecoderStats = emptyStats();
   protected clockBase: ClockBase;
@@ -26,6 +30,8 @@ export abstract class StreamDecoder implements FrameDecoder {
   private asm: Buffer = Buffer.allocUnsafe(0);
   private asmStart = 0;
   private asmEnd = 0;
+  /** Reads in a row that needed at most a quarter of a large assembly buffer: past QUIET_READS it shrinks. */
+  private quietReads = 0;
 
   constructor(opts: DecoderOptions) {
     this.srcId = opts.srcId;
@@ -45,6 +51,13 @@ export abstract class StreamDecoder implements FrameDecoder {
       this.asm.copyWithin(0, this.asmStart, this.asmEnd);
       this.asmEnd -= this.asmStart;
       this.asmStart = 0;
+    }
+    // One huge frame must not pin its buffer for good; a steady stream of large frames keeps resetting the count.
+    if (this.asm.length > LARGE_ASSEMBLY && this.asmEnd <= this.asm.length / 4 && ++this.quietReads > QUIET_READS) {
+      const kept = this.asm.subarray(0, this.asmEnd);
+      this.asm = Buffer.allocUnsafe(Math.max(2 * this.asmEnd, 64 * 1024));
+      kept.copy(this.asm);
+      this.quietReads = 0;
     }
     let off = 0;
     while (this.asmEnd > this.asmStart) {
@@ -84,6 +97,12 @@ export abstract class StreamDecoder implements FrameDecoder {
       this.asmEnd = have;
     }
     this.asmEnd += src.copy(this.asm, this.asmEnd, from, to);
+    if (this.asmEnd - this.asmStart > this.asm.length / 4) this.quietReads = 0;
+  }
+
+  /** Bytes the assembly buffer holds on to (its capacity). */
+  get assemblyBytes(): number {
+    return this.asm.length;
   }
 
   end(): void {

@@ -51,6 +51,33 @@ describe("iscp-v2-compat", () => {
     expect(out.map(plain)).toEqual(many.map(plain));
   });
 
+  it("lets go of a huge frame's assembly buffer once reads need far less, but keeps it for a stream of large frames", () => {
+    const enc = new IscpV2CompatEncoder();
+    const dec = new IscpV2CompatDecoder({ srcId: "src" });
+    const out: DataPoint[] = [];
+    let smallest = Infinity;
+    const feed = (buf: Buffer, piece: number) => {
+      for (let i = 0; i < buf.length; i += piece) {
+        decodeInto(dec, buf.subarray(i, i + piece), out);
+        smallest = Math.min(smallest, dec.assemblyBytes);
+      }
+    };
+    const frames = (n: number, size: number, from: number) =>
+      enc.encode(Array.from({ length: n }, (_, i) => point("d", "bytes", Buffer.alloc(size, (from + i) & 0xff), from + i))).buffer;
+    // Twenty 2 MiB frames in 16 KiB reads (2,560 reads): sized once, never shrunk (and grown again) between frames.
+    feed(frames(1, 2 << 20, 0), 16 * 1024);
+    const sized = dec.assemblyBytes;
+    expect(sized).toBeGreaterThanOrEqual(2 << 20);
+    smallest = Infinity;
+    feed(frames(19, 2 << 20, 1), 16 * 1024);
+    expect(smallest).toBe(sized);
+    // Then small frames only, each split across two reads: after 1,024 such reads the buffer shrinks.
+    feed(frames(1200, 100, 20), 75);
+    expect(dec.assemblyBytes).toBeLessThan(1 << 20);
+    expect(out.map((p) => p.elapsedNs)).toEqual(Array.from({ length: 1220 }, (_, i) => i));
+    expect(out.every((p) => p.payload.every((b) => b === (p.elapsedNs & 0xff)))).toBe(true);
+  });
+
   it("decodes frames split at every byte position", () => {
     const { buffer } = new IscpV2CompatEncoder().encode(points.slice(0, 3));
     for (let cut = 1; cut < buffer.length; cut++) {
