@@ -2,7 +2,8 @@
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
 import type { Services } from "../services.js";
-import { ApiError, isStorageFull, storageFull } from "./errors.js";
+import { isStorageFull } from "../storage/db.js";
+import { ApiError, storageFull } from "./errors.js";
 import { mountRoutes, notRouted } from "./mount.js";
 import type { AnyRoute } from "./route.js";
 

@@ -46,11 +46,6 @@ export const notFound = (title = "resource not found") => new ApiError(404, "not
 export const conflict = (title: string, properties?: Record<string, string>) =>
   new ApiError(409, "conflict", title, properties);
 
-/** The disk holding the data is full (or over quota): a server condition the client may retry, never a 500. */
-export const isStorageFull = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
-};
+/** The disk holding the data is full (storage/db.ts isStorageFull): a server condition the client may retry, never a 500. */
 export const storageFull = () =>
   new ApiError(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
-

@@ -1,7 +1,7 @@
 // The broker's storage hooks (cloud/iscp/options.ts IscpHooks) backed by svc.measurements.
 // The lead wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
 import { ResultCode } from "../../proto/iscp/wire.js";
-import { isStorageFull } from "../http/errors.js";
+import { isStorageFull } from "../storage/db.js";
 import type { IscpHooks } from "../iscp/options.js";
 import { isUuid } from "./codec.js";
 import type { MeasurementsService } from "./facade.js";

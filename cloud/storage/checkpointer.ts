@@ -47,7 +47,8 @@ export class Checkpointer {
 
   /** A round now (after the one running, if any); resolves when it is done. */
   async roundNow(): Promise<void> {
-    await this.running;
+    // Waits for any round under way, also one another caller started meanwhile: rounds never overlap.
+    while (this.running) await this.running.catch(() => undefined);
     this.used = false;
     this.running = this.checkpoint()
       .then(() => this.underLock(() => this.checkpoint()))

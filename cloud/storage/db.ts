@@ -172,3 +172,9 @@ export async function allStatements(ps: ReadonlyArray<Promise<unknown>>): Promis
 /** UNIQUE constraint failures become 409s in repositories. */
 export const isUniqueViolation = (err: unknown) =>
   err instanceof Error && /SQLITE_CONSTRAINT: UNIQUE/.test(err.message);
+
+/** The disk holding the data is full or over quota (a payload file write, or SQLite): nothing was stored. */
+export const isStorageFull = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
+};

@@ -138,12 +138,12 @@ export class FifoReader {
   private attach(fd: number): void {
     const onread = {
       buffer: this.readBuffer,
-      callback: (n: number, buf: Uint8Array) => {
+      callback: (n: number) => {
         this.bytes += n;
         this.lastDataAt = Date.now();
         this.opts.onRead?.(n);
         const out: DataPoint[] = [];
-        this.decoder.push(Buffer.from(buf.buffer, buf.byteOffset, n), out);
+        this.decoder.push(this.readBuffer.subarray(0, n), out);
         if (out.length > 0) this.opts.onPoints(out);
         return true;
       },

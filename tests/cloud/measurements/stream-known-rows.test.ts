@@ -1,8 +1,13 @@
 // The broker's chunk writer skips statements for rows it knows exist (a stream's sequence, listed data ids,
 // the status while measuring). What the API shows must not depend on that: data ids arriving later are
-// listed, a measurement deleted mid-stream is made again with its sequence, a failed batch stores nothing.
+// listed, a measurement deleted mid-stream is made again with its sequence, a failed batch stores nothing,
+// and a full disk is answered PROCESS_FAILED (the agent keeps the chunk).
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { measurementHooks } from "../../../cloud/measurements/iscp-hooks.js";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
+import { QoS, ResultCode } from "../../../proto/iscp/wire.js";
 import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
 
 const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
@@ -56,5 +61,22 @@ describe("measurements: a steady stream's chunk transactions", () => {
     expect(await store(up, chunk(2, [["p", "t"], ["q", "t"]]))).toBe("ok");
     expect(await dataIds(up.sessionId)).toEqual(["p", "q"]);
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 2, received_data_points: 3 }]);
+  });
+
+  it("answers a chunk the full disk refused with PROCESS_FAILED, stores nothing, and stores it once there is room", async () => {
+    const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
+    expect(await store(up, chunk(1, [["small", "t"]]))).toBe("ok");
+    const [seq] = (await sequences(up.sessionId)) as Array<{ uuid: string }>;
+    const id = (await t.peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE uuid = ?", [seq!.uuid]))!.id;
+    const file = path.join(t.peer.dataDir, "chunks", `${id}.chunks`);
+    fs.symlinkSync("/dev/full", file); // the first large payload opens this sequence's file
+    const big: UpstreamChunkIn = { sequenceNumber: 2, dataPointGroups: [{ dataId: { name: "big", type: "t" }, dataPoints: [{ elapsedTime: 2000n, payload: Buffer.alloc(64 * 1024, 2) }] }] };
+    const hooks = measurementHooks(t.peer.svc.measurements);
+    const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0]; // as the broker passes it (subject unused)
+    expect(await hooks.onUpstreamChunk(info, big)).toEqual({ resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" });
+    expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 1 }]);
+    fs.unlinkSync(file);
+    expect(await hooks.onUpstreamChunk(info, big)).toBeUndefined();
+    expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 2 }]);
   });
 });
