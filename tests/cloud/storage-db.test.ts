@@ -81,12 +81,14 @@ describe("Db checkpoints", () => {
     const generation = () => fs.readFileSync(`${file}-wal`).subarray(12, 20).toString("hex");
     let writing = true;
     let written = 0;
+    const perWriter = [0, 0];
     // Two writers back to back, so a transaction always waits for the lock: a checkpoint beside them alone
     // would seldom see the WAL complete.
     const writers = [0, 1].map(async (w) => {
       for (let i = 0; writing; i++) {
         await db.transaction((tx) => tx.run("INSERT OR REPLACE INTO blobs (id, b) VALUES (?, ?)", [(i * 2 + w) % 64, blob]));
         written++;
+        perWriter[w]!++;
       }
     });
     try {
@@ -98,6 +100,8 @@ describe("Db checkpoints", () => {
         while ((generation() === before || written <= at + 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
         expect(generation(), `round ${round}`).not.toBe(before);
       }
+      // Every id written at least once (32 per writer) before the writers stop: fast rounds can finish first.
+      while (Math.min(...perWriter) < 32) await new Promise((r) => setTimeout(r, 10));
     } finally {
       writing = false;
       await Promise.all(writers);
