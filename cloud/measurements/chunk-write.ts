@@ -34,6 +34,55 @@ function prepare(c: Chunk | RawChunk): PreparedChunk {
 
 const idsOf = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups);
 
+export type ChunkRow = ChunkRowInput & { chunk: Chunk | RawChunk };
+
+/** A row per chunk of the batch; a number repeated in the batch gets none (firstAt: each number's first chunk). */
+export function chunkRows(
+  measUuid: string,
+  seqId: number,
+  chunks: ReadonlyArray<Chunk | RawChunk>,
+  createdAtMs: number,
+): { rows: ChunkRow[]; firstAt: Map<number, number> } {
+  const rows: ChunkRow[] = [];
+  const firstAt = new Map<number, number>();
+  for (const [i, c] of chunks.entries()) {
+    if (firstAt.has(c.sequenceNumber)) continue;
+    firstAt.set(c.sequenceNumber, i);
+    const st = prepare(c);
+    rows.push({
+      measUuid,
+      sequenceId: seqId,
+      sequenceNumber: c.sequenceNumber,
+      dataPoints: st.points,
+      minElapsedNs: st.minElapsedNs,
+      maxElapsedNs: st.maxElapsedNs,
+      payload: st.payload,
+      createdAtMs,
+      chunk: c,
+    });
+  }
+  return { rows, firstAt };
+}
+
+/** What stored rows add to their sequence and measurement: data ids (newIds: those not in `known`), points, the highest elapsed time. */
+export function tally(rows: readonly ChunkRow[], known?: Known) {
+  const dataIds = new Set<string>();
+  const newIds: Array<{ type: string; name: string }> = [];
+  let points = 0;
+  let maxElapsed = Number.NEGATIVE_INFINITY;
+  for (const r of rows) {
+    for (const g of idsOf(r.chunk)) {
+      const key = dataIdKey(g.type, g.name);
+      if (dataIds.has(key)) continue;
+      dataIds.add(key);
+      if (!known?.ids.has(key)) newIds.push({ type: g.type, name: g.name });
+    }
+    points += r.dataPoints;
+    if (r.dataPoints > 0) maxElapsed = Math.max(maxElapsed, r.maxElapsedNs);
+  }
+  return { dataIds, newIds, points, maxElapsed };
+}
+
 export interface ChunkWrite {
   results: ChunkResult[];
   stored: number;
@@ -56,43 +105,10 @@ export async function writeChunks(
   known?: Known,
 ): Promise<ChunkWrite> {
   const seqId = known?.seqs.get(sequenceUuid) ?? (await ensureSequence(tx, measUuid, sequenceUuid, now)).id;
-  const createdAtMs = Date.parse(now);
-  const rows: Array<ChunkRowInput & { chunk: Chunk | RawChunk }> = [];
-  /** Index of each number's first occurrence in this batch; a repeat is skipped. */
-  const firstAt = new Map<number, number>();
-  for (const [i, c] of chunks.entries()) {
-    if (firstAt.has(c.sequenceNumber)) continue;
-    firstAt.set(c.sequenceNumber, i);
-    const st = prepare(c);
-    rows.push({
-      measUuid,
-      sequenceId: seqId,
-      sequenceNumber: c.sequenceNumber,
-      dataPoints: st.points,
-      minElapsedNs: st.minElapsedNs,
-      maxElapsedNs: st.maxElapsedNs,
-      payload: st.payload,
-      createdAtMs,
-      chunk: c,
-    });
-  }
+  const { rows, firstAt } = chunkRows(measUuid, seqId, chunks, Date.parse(now));
   // Stored before: not inserted, reported as skipped.
   const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, files, rows) : { inserted: new Set<number>(), payloads: [] };
-  const dataIds = new Set<string>();
-  const newIds: Array<{ type: string; name: string }> = [];
-  let points = 0;
-  let maxElapsed = Number.NEGATIVE_INFINITY;
-  for (const r of rows) {
-    if (!inserted.has(r.sequenceNumber)) continue;
-    for (const g of idsOf(r.chunk)) {
-      const key = dataIdKey(g.type, g.name);
-      if (dataIds.has(key)) continue;
-      dataIds.add(key);
-      if (!known?.ids.has(key)) newIds.push({ type: g.type, name: g.name });
-    }
-    points += r.dataPoints;
-    if (r.dataPoints > 0) maxElapsed = Math.max(maxElapsed, r.maxElapsedNs);
-  }
+  const { dataIds, newIds, points, maxElapsed } = tally(rows.filter((r) => inserted.has(r.sequenceNumber)), known);
   const results = chunks.map((c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
   const writes = [...payloads];
   if (inserted.size > 0) {

@@ -1,7 +1,9 @@
 // Rows the broker's chunk writer knows to exist, so a steady stream's transaction skips statements that
 // would change nothing: the sequence row of each stream (its id) and the data ids already listed.
 // Keyed by measurement row (uuid + created_at): a measurement deleted and made again is a new key, and
-// its sequences (deleted with it) are not taken for existing. Filled only after a commit.
+// its sequences (deleted with it) are not taken for existing. Filled only after a commit. The measurement row
+// itself is remembered too (while neither ended nor completed), for the one-script transaction (chunk-script.ts).
+import type { KnownMeasurement } from "./chunk-script.js";
 
 /** Measurements remembered at most (least recently used dropped). */
 const MAX_MEASUREMENTS = 256;
@@ -17,6 +19,8 @@ export const dataIdKey = (type: string, name: string) => `${type}\u0000${name}`;
 
 export class KnownRows {
   private readonly byMeasurement = new Map<string, Known>();
+  /** By measurement uuid: the row as last committed (its key is `${uuid} ${createdAt}`). */
+  private readonly rows = new Map<string, KnownMeasurement>();
 
   /** What is known of a measurement row (touches it as recently used). */
   of(key: string): Known | undefined {
@@ -40,8 +44,21 @@ export class KnownRows {
     for (const id of ids) if (k.ids.size < MAX_IDS) k.ids.add(id);
   }
 
+  /** The measurement row a commit found neither ended nor completed (undefined: it may not be taken as known). */
+  learnRow(uuid: string, row: KnownMeasurement | undefined): void {
+    this.rows.delete(uuid);
+    if (row === undefined) return;
+    this.rows.set(uuid, row);
+    if (this.rows.size > MAX_MEASUREMENTS) this.rows.delete(this.rows.keys().next().value!);
+  }
+
+  rowOf(uuid: string): KnownMeasurement | undefined {
+    return this.rows.get(uuid);
+  }
+
   /** A transaction failed: what it relied on may not hold. */
   forget(key: string): void {
     this.byMeasurement.delete(key);
+    this.rows.delete(key.slice(0, key.indexOf(" ")));
   }
 }

@@ -1,9 +1,10 @@
 // The broker's storage side (`persist=true` upstreams): a measurement per session id (created on
 // first use, owned by the sending edge), a sequence per upstream stream, a chunk row per sequence
 // number. Chunks are group-committed: whatever arrives while a transaction runs goes into the next.
-import type { Queryable } from "../storage/db.js";
+import { allStatements, type Queryable } from "../storage/db.js";
 import { isUuid, type Chunk } from "./codec.js";
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
+import { chunkScript, type ScriptGroup } from "./chunk-script.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
 import { KnownRows } from "./known-rows.js";
 import type { RawChunk } from "./raw-chunk.js";
@@ -63,6 +64,12 @@ interface Pending {
 
 const MAX_BATCH = 512;
 
+/** Each chunk's answer, and the measurements that took chunks (uuid -> project uuid). */
+interface Stored {
+  results: Map<Pending, ChunkResult | Error>;
+  touched: Map<string, string>;
+}
+
 export class UpstreamStore {
   private queue: Pending[] = [];
   private flushing = false;
@@ -112,6 +119,69 @@ export class UpstreamStore {
 
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
+    try {
+      const bySequence = new Map<string, Pending[]>();
+      for (const p of batch) {
+        const key = `${p.up.sessionId.toLowerCase()} ${p.up.streamId.toLowerCase()}`;
+        (bySequence.get(key) ?? bySequence.set(key, []).get(key)!).push(p);
+      }
+      const groups = [...bySequence.values()];
+      const { results, touched } = (await this.storeAsScript(groups)) ?? (await this.storeInTransaction(groups));
+      for (const p of batch) {
+        const r = results.get(p)!;
+        if (r instanceof Error) p.reject(r);
+        else p.resolve(r);
+      }
+      for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
+  }
+
+  /**
+   * The batch in one script (chunk-script.ts) when every sequence's rows are known from earlier commits;
+   * undefined when they are not, or when the script did not commit (the transaction path then decides).
+   */
+  private async storeAsScript(groups: Pending[][]): Promise<Stored | undefined> {
+    const planned: ScriptGroup[] = [];
+    const keys: string[] = [];
+    for (const items of groups) {
+      const up = items[0]!.up;
+      const measUuid = up.sessionId.toLowerCase();
+      const measurement = this.known.rowOf(measUuid);
+      if (!measurement || measurement.projectUuid !== up.projectUuid || measurement.edgeUuid !== up.nodeId.toLowerCase()) return undefined;
+      const key = `${measUuid} ${measurement.createdAt}`;
+      const known = this.known.of(key);
+      const seqId = known?.seqs.get(up.streamId.toLowerCase());
+      if (!known || seqId === undefined) return undefined;
+      keys.push(key);
+      planned.push({ measUuid, measurement, seqId, known, chunks: items.map((p) => p.chunk) });
+    }
+    try {
+      const script = await chunkScript(this.store.files, planned, nowIso());
+      if (!script) return undefined;
+      await allStatements(script.synced);
+      await this.store.db.script(script.statements);
+      const results = new Map<Pending, ChunkResult>();
+      const touched = new Map<string, string>();
+      groups.forEach((items, i) => {
+        for (const p of items) results.set(p, "ok");
+        const g = planned[i]!;
+        this.known.learn(keys[i]!, items[0]!.up.streamId.toLowerCase(), g.seqId, script.dataIds[i]!);
+        touched.set(g.measUuid, g.measurement.projectUuid);
+      });
+      return { results, touched };
+    } catch {
+      // A value without a literal, a payload file that failed, or an assumption that did not hold.
+      for (const k of keys) this.known.forget(k);
+      return undefined;
+    }
+  }
+
+  private async storeInTransaction(groups: Pending[][]): Promise<Stored> {
     const touched = new Map<string, string>();
     /** What the transaction showed to exist, remembered once it committed. */
     const learned: Array<() => void> = [];
@@ -120,12 +190,7 @@ export class UpstreamStore {
       const results = await this.store.db.transaction(async (tx) => {
         const now = nowIso();
         const out = new Map<Pending, ChunkResult | Error>();
-        const bySequence = new Map<string, Pending[]>();
-        for (const p of batch) {
-          const key = `${p.up.sessionId.toLowerCase()} ${p.up.streamId.toLowerCase()}`;
-          (bySequence.get(key) ?? bySequence.set(key, []).get(key)!).push(p);
-        }
-        for (const items of bySequence.values()) {
+        for (const items of groups) {
           const up = items[0]!.up;
           const found = await this.ensureMeasurement(tx, up, now).catch((e: unknown) => e as Error);
           if (found instanceof Error) {
@@ -143,23 +208,20 @@ export class UpstreamStore {
             await repo.refreshStatus(tx, measUuid, now, row, { chunksStored: true });
             touched.set(measUuid, up.projectUuid);
           }
-          if (mkey) learned.push(() => this.known.learn(mkey, streamId, w.seqId, w.dataIds));
+          if (mkey && row)
+            learned.push(() => {
+              this.known.learn(mkey, streamId, w.seqId, w.dataIds);
+              const open = !row.ended && !row.completed;
+              this.known.learnRow(measUuid, open ? { createdAt: row.created_at, projectUuid: row.project_uuid, edgeUuid: row.edge_uuid } : undefined);
+            });
         }
         return out;
       });
       for (const f of learned) f();
-      for (const p of batch) {
-        const r = results.get(p)!;
-        if (r instanceof Error) p.reject(r);
-        else p.resolve(r);
-      }
-      for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
+      return { results, touched };
     } catch (err) {
       for (const k of keys) this.known.forget(k);
-      for (const p of batch) p.reject(err);
-    } finally {
-      this.flushing = false;
-      this.schedule();
+      throw err;
     }
   }
 

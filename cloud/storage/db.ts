@@ -143,6 +143,21 @@ export class Db implements Queryable {
     });
   }
 
+  /**
+   * Runs literal statements (sql-literal.ts) as one BEGIN IMMEDIATE ... COMMIT in a single thread-pool round
+   * trip, where transaction() costs one per statement. Rolled back on any failure, which is rethrown.
+   */
+  script(statements: readonly string[]): Promise<void> {
+    return this.serial(async () => {
+      try {
+        await this.direct.exec(`BEGIN IMMEDIATE;\n${statements.join(";\n")};\nCOMMIT;`);
+      } catch (err) {
+        await this.direct.exec("ROLLBACK").catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
   /** A checkpoint round now (checkpointer.ts; nothing for an in-memory database): the next write starts the WAL over. */
   checkpoint(): Promise<void> {
     return this.checkpointer?.roundNow() ?? Promise.resolve();
