@@ -311,7 +311,14 @@ export class DurableQueue {
       out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
       after = chunkNo;
     };
-    for (const { chunkNo, gid } of this.env.committed(seqOrd, after, limit)) {
+    // Real time keeping up asks for the chunk just appended, then the next: both answered without an LMDB read.
+    const last = this.sequences.get(seqOrd)?.rec.lastChunkNo;
+    for (let c = this.uncommitted.get(seqOrd, after + 1); c !== undefined && out.length < limit && !this.removing.has(c.gid); ) {
+      add(after + 1, c.value);
+      c = this.uncommitted.get(seqOrd, after + 1);
+    }
+    if (out.length >= limit || (last !== undefined && after >= last)) return out;
+    for (const { chunkNo, gid } of this.env.committed(seqOrd, after, limit - out.length)) {
       const v = this.removing.has(gid) ? undefined : this.env.chunkValue(gid, transient && limit === 1);
       if (v !== undefined) add(chunkNo, v);
     }

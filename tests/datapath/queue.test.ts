@@ -311,6 +311,28 @@ describe("durable queue", () => {
     expect(both.map((c) => decodeChunk(c.data).count)).toEqual([3, 4]);
   });
 
+  it("answers real time from memory while it keeps up: the chunk just appended, then nothing after the last", async () => {
+    const q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", true);
+    await q.append(s.ord, pts(2, "x")).durable;
+    const env = (q as unknown as { env: { committed: (...a: unknown[]) => unknown } }).env;
+    const committed = env.committed.bind(env);
+    let lmdbReads = 0;
+    env.committed = (...a: unknown[]) => (lmdbReads++, committed(...a));
+    const b = q.append(s.ord, pts(3, "y"));
+    const [next] = q.readChunks(s.ord, 1, 1, true);
+    expect([next!.chunkNo, decodeChunk(next!.data).count]).toEqual([2, 3]);
+    expect(q.readChunks(s.ord, 2, 1, true)).toEqual([]);
+    expect(lmdbReads).toBe(0);
+    // Behind (chunk 1 is only in LMDB): read from LMDB, then on into the chunk not yet committed.
+    const c = q.append(s.ord, pts(4, "z"));
+    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([[1, 2], [2, 3], [3, 4]]);
+    expect(lmdbReads).toBe(1);
+    await Promise.all([b.durable, c.durable]);
+    expect(q.readChunks(s.ord, 1, 10).map((x) => x.chunkNo)).toEqual([2, 3]);
+  });
+
   it("a recover: false sequence closed before its last commit releases that chunk too", async () => {
     const q = await openQueue();
     q.startMeasurement(M1, 0n);
