@@ -47,7 +47,7 @@ describe("measurements: a steady stream's chunks as one script", () => {
 
   it("stores chunks once their rows are known, and reads them back byte for byte, from rows and from files", async () => {
     const up = stream();
-    const big = Buffer.alloc(40 * 1024).map((_, i) => (i * 7) & 0xff);
+    const big = Buffer.from(Buffer.alloc(40 * 1024).map((_, i) => (i * 7) & 0xff));
     const quoted = "it's a \"name\"'); DROP TABLE meas_chunks; --";
     const s = scripts();
     try {
