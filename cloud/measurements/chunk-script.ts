@@ -49,12 +49,18 @@ function inParts<T>(items: readonly T[], each: (part: readonly T[]) => string): 
 /**
  * The script for these groups, or undefined when a group repeats a chunk number (only the parameter-bound
  * path reports repeats). Throws NoLiteral for a value without a literal, before any payload is written.
+ * `alloc` as writeChunks'; the payloads are read until every `synced` has settled.
  */
-export async function chunkScript(files: PayloadFiles, groups: readonly ScriptGroup[], now: string): Promise<ChunkScript | undefined> {
+export async function chunkScript(
+  files: PayloadFiles,
+  groups: readonly ScriptGroup[],
+  now: string,
+  alloc?: (n: number) => Buffer,
+): Promise<ChunkScript | undefined> {
   const createdAtMs = Date.parse(now);
   const planned: Array<{ g: ScriptGroup; rows: ChunkRow[] }> = [];
   for (const g of groups) {
-    const { rows } = chunkRows(g.measUuid, g.seqId, g.chunks, createdAtMs);
+    const { rows } = chunkRows(g.measUuid, g.seqId, g.chunks, createdAtMs, alloc);
     if (rows.length !== g.chunks.length) return undefined;
     planned.push({ g, rows });
   }
@@ -89,10 +95,15 @@ export async function chunkScript(files: PayloadFiles, groups: readonly ScriptGr
   // Every literal is written: now the payload files (bytes of a script that does not commit stay unreferenced).
   const at = new Map<ChunkRow, number>();
   const synced: Array<Promise<void>> = [];
-  for (const b of bigs) {
-    const { offsets, synced: s } = await files.append(b.seqId, b.rows.map((r) => r.payload));
-    b.rows.forEach((r, i) => at.set(r, offsets[i]!));
-    synced.push(s);
+  try {
+    for (const b of bigs) {
+      const { offsets, synced: s } = await files.append(b.seqId, b.rows.map((r) => r.payload));
+      b.rows.forEach((r, i) => at.set(r, offsets[i]!));
+      synced.push(s);
+    }
+  } catch (e) {
+    await Promise.allSettled(synced); // nothing still writing once this throws
+    throw e;
   }
   const payloadRows = planned.flatMap(({ rows }) => rows);
   statements.push(

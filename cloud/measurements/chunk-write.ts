@@ -26,8 +26,8 @@ export function chunkStats(c: Chunk): { points: number; min: number; max: number
 }
 
 /** The stored row payload and its figures, from decoded points or from received bytes. */
-function prepare(c: Chunk | RawChunk): PreparedChunk {
-  if ("rawGroups" in c) return encodeRawChunk(c);
+function prepare(c: Chunk | RawChunk, alloc?: (n: number) => Buffer): PreparedChunk {
+  if ("rawGroups" in c) return encodeRawChunk(c, alloc);
   const st = chunkStats(c);
   return { payload: encodeChunk(c), points: st.points, minElapsedNs: st.min, maxElapsedNs: st.max };
 }
@@ -42,13 +42,14 @@ export function chunkRows(
   seqId: number,
   chunks: ReadonlyArray<Chunk | RawChunk>,
   createdAtMs: number,
+  alloc?: (n: number) => Buffer,
 ): { rows: ChunkRow[]; firstAt: Map<number, number> } {
   const rows: ChunkRow[] = [];
   const firstAt = new Map<number, number>();
   for (const [i, c] of chunks.entries()) {
     if (firstAt.has(c.sequenceNumber)) continue;
     firstAt.set(c.sequenceNumber, i);
-    const st = prepare(c);
+    const st = prepare(c, alloc);
     rows.push({
       measUuid,
       sequenceId: seqId,
@@ -92,7 +93,8 @@ export interface ChunkWrite {
 }
 
 /**
- * `known`: rows known to exist for this measurement row (known-rows.ts); their statements are skipped. After
+ * `known`: rows known to exist for this measurement row (known-rows.ts); their statements are skipped. `alloc`:
+ * where received chunks' stored payloads are built (a caller reusing them waits for this call to settle). After
  * the chunk rows, the payloads, data ids and counters are written side by side (they do not depend on each other).
  */
 export async function writeChunks(
@@ -103,9 +105,10 @@ export async function writeChunks(
   chunks: ReadonlyArray<Chunk | RawChunk>,
   now: string,
   known?: Known,
+  alloc?: (n: number) => Buffer,
 ): Promise<ChunkWrite> {
   const seqId = known?.seqs.get(sequenceUuid) ?? (await ensureSequence(tx, measUuid, sequenceUuid, now)).id;
-  const { rows, firstAt } = chunkRows(measUuid, seqId, chunks, Date.parse(now));
+  const { rows, firstAt } = chunkRows(measUuid, seqId, chunks, Date.parse(now), alloc);
   // Stored before: not inserted, reported as skipped.
   const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, files, rows) : { inserted: new Set<number>(), payloads: [] };
   const { dataIds, newIds, points, maxElapsed } = tally(rows.filter((r) => inserted.has(r.sequenceNumber)), known);

@@ -23,7 +23,8 @@ function stringField(s: Buffer): number {
   return s.length === 0 ? 0 : 1 + varintSize(s.length) + s.length;
 }
 
-export function encodeRawChunk(c: RawChunk): PreparedChunk {
+/** `alloc`: where the stored payload's buffer comes from (the broker reuses them, upstream-store.ts). */
+export function encodeRawChunk(c: RawChunk, alloc: (n: number) => Buffer = Buffer.allocUnsafe): PreparedChunk {
   const parts = c.rawGroups.map((g) => {
     const name = Buffer.from(g.name, "utf8");
     const type = Buffer.from(g.type, "utf8");
@@ -33,7 +34,7 @@ export function encodeRawChunk(c: RawChunk): PreparedChunk {
   });
   let size = c.sequenceNumber === 0 ? 0 : 1 + varintSize(c.sequenceNumber);
   for (const p of parts) size += 1 + varintSize(p.body) + p.body;
-  const b = Buffer.allocUnsafe(size);
+  const b = alloc(size);
   let o = 0;
   if (c.sequenceNumber !== 0) {
     b[o++] = 0x08;

@@ -1,6 +1,7 @@
 // The broker's storage side (`persist=true` upstreams): a measurement per session id (created on
 // first use, owned by the sending edge), a sequence per upstream stream, a chunk row per sequence
 // number. Chunks are group-committed: whatever arrives while a transaction runs goes into the next.
+import { BufferPool, POOLED_MIN } from "../../proto/buffer-pool.js";
 import { allStatements, type Queryable } from "../storage/db.js";
 import { isUuid, type Chunk } from "./codec.js";
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
@@ -64,6 +65,24 @@ interface Pending {
 
 const MAX_BATCH = 512;
 
+/** Buffers for received chunks' stored payloads, reused batch after batch (buffer-pool.ts). */
+const payloadBuffers = new BufferPool();
+
+/** A batch's payload buffers: taken while it is prepared, all given back once its writes settled. */
+function leasePayloads(): { alloc: (n: number) => Buffer; release: () => void } {
+  const taken: Buffer[] = [];
+  return {
+    alloc: (n) => {
+      const b = payloadBuffers.take(n);
+      if (n >= POOLED_MIN) taken.push(b);
+      return b;
+    },
+    release: () => {
+      for (const b of taken) payloadBuffers.give(b);
+    },
+  };
+}
+
 /** Each chunk's answer, and the measurements that took chunks (uuid -> project uuid). */
 interface Stored {
   results: Map<Pending, ChunkResult | Error>;
@@ -119,6 +138,7 @@ export class UpstreamStore {
 
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
+    const lease = leasePayloads();
     try {
       const bySequence = new Map<string, Pending[]>();
       for (const p of batch) {
@@ -126,7 +146,7 @@ export class UpstreamStore {
         (bySequence.get(key) ?? bySequence.set(key, []).get(key)!).push(p);
       }
       const groups = [...bySequence.values()];
-      const { results, touched } = (await this.storeAsScript(groups)) ?? (await this.storeInTransaction(groups));
+      const { results, touched } = (await this.storeAsScript(groups, lease.alloc)) ?? (await this.storeInTransaction(groups, lease.alloc));
       for (const p of batch) {
         const r = results.get(p)!;
         if (r instanceof Error) p.reject(r);
@@ -136,6 +156,7 @@ export class UpstreamStore {
     } catch (err) {
       for (const p of batch) p.reject(err);
     } finally {
+      lease.release(); // both paths have settled every write that reads them
       this.flushing = false;
       this.schedule();
     }
@@ -145,7 +166,7 @@ export class UpstreamStore {
    * The batch in one script (chunk-script.ts) when every sequence's rows are known from earlier commits;
    * undefined when they are not, or when the script did not commit (the transaction path then decides).
    */
-  private async storeAsScript(groups: Pending[][]): Promise<Stored | undefined> {
+  private async storeAsScript(groups: Pending[][], alloc: (n: number) => Buffer): Promise<Stored | undefined> {
     const planned: ScriptGroup[] = [];
     const keys: string[] = [];
     for (const items of groups) {
@@ -161,7 +182,7 @@ export class UpstreamStore {
       planned.push({ measUuid, measurement, seqId, known, chunks: items.map((p) => p.chunk) });
     }
     try {
-      const script = await chunkScript(this.store.files, planned, nowIso());
+      const script = await chunkScript(this.store.files, planned, nowIso(), alloc);
       if (!script) return undefined;
       await allStatements(script.synced);
       await this.store.db.script(script.statements);
@@ -181,7 +202,7 @@ export class UpstreamStore {
     }
   }
 
-  private async storeInTransaction(groups: Pending[][]): Promise<Stored> {
+  private async storeInTransaction(groups: Pending[][], alloc: (n: number) => Buffer): Promise<Stored> {
     const touched = new Map<string, string>();
     /** What the transaction showed to exist, remembered once it committed. */
     const learned: Array<() => void> = [];
@@ -202,7 +223,7 @@ export class UpstreamStore {
           // A measurement row is known by uuid and creation time (one deleted and made again is another).
           const mkey = row ? `${measUuid} ${row.created_at}` : undefined;
           if (mkey) keys.push(mkey);
-          const w = await writeChunks(tx, this.store.files, measUuid, streamId, items.map((p) => p.chunk), now, mkey ? this.known.of(mkey) : undefined);
+          const w = await writeChunks(tx, this.store.files, measUuid, streamId, items.map((p) => p.chunk), now, mkey ? this.known.of(mkey) : undefined, alloc);
           items.forEach((p, i) => out.set(p, w.results[i]!));
           if (w.stored > 0) {
             await repo.refreshStatus(tx, measUuid, now, row, { chunksStored: true });

@@ -10,13 +10,17 @@ export interface MessageTransport {
   readonly kind: TransportKind;
   /** The negotiated message encoding (WebSocket `enc` query / QUIC negotiation stream). */
   readonly encoding: Encoding;
-  /** Sends one encoded message. Never throws; a dead transport drops it and reports close. */
-  send(frame: Uint8Array): void;
+  /**
+   * Sends one encoded message. Never throws; a dead transport drops it and reports close. `written`, where a
+   * transport supports it, is called once the frame's bytes are no longer needed (handed to the OS, or
+   * dropped), so the caller may reuse them; a transport may also never call it.
+   */
+  send(frame: Uint8Array, written?: () => void): void;
   /**
    * Sends one encoded message on the unreliable path (QUIC DATAGRAMs with the iSCP segment header),
    * where it may be lost. Transports without one (WebSocket, a QUIC peer without datagrams) use send().
    */
-  sendUnreliable(frame: Uint8Array): void;
+  sendUnreliable(frame: Uint8Array, written?: () => void): void;
   /** Bytes passed to send()/sendUnreliable() that the transport has not yet handed to the OS. */
   bufferedBytes(): number;
   /** `unreliable` is true for a message that arrived on the unreliable path. */

@@ -32,7 +32,7 @@ let groupSize = new Float64Array(64);
 let aliasOfId = new Uint32Array(64);
 
 /** The stored chunk as one iSCP Message: the groups' entries are copied as they are stored. */
-export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOptions): ChunkFrame {
+export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOptions, alloc: (n: number) => Buffer = Buffer.allocUnsafe): ChunkFrame {
   const groups = chunk.groups;
   const n = groups.length;
   if (groupSize.length < n) {
@@ -64,7 +64,7 @@ export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOption
   const upstreamChunk = 1 + len32(alias) + lenField(streamChunk) + askBytes;
   const total = 2 + len32(upstreamChunk) + upstreamChunk;
 
-  const out = Buffer.allocUnsafe(total);
+  const out = alloc(total);
   out[0] = 0xb2; // field 70, LEN
   out[1] = 0x04;
   let p = varint(out, 2, upstreamChunk);

@@ -85,11 +85,14 @@ export class IscpClient {
     return this.sendFrame(encodeMessage(msg, this.t.encoding), unreliable);
   }
 
-  /** As send(), for a message already encoded in the transport's encoding (`transport.encoding`). */
-  sendFrame(frame: Uint8Array, unreliable = false): boolean {
+  /**
+   * As send(), for a message already encoded in the transport's encoding (`transport.encoding`); `written` as
+   * MessageTransport.send's. Not sent (false): `written` is not called.
+   */
+  sendFrame(frame: Uint8Array, unreliable = false, written?: () => void): boolean {
     if (this.state !== "open") return false;
-    if (unreliable) this.t.sendUnreliable(frame);
-    else this.t.send(frame);
+    if (unreliable) this.t.sendUnreliable(frame, written);
+    else this.t.send(frame, written);
     return true;
   }
 

@@ -9,6 +9,7 @@ import { toLong } from "../../proto/iscp/long.js";
 import { bytesToUuid } from "../../proto/iscp/uuid.js";
 import { chunkGroups, chunkView, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
 import { encodeUpstreamChunkMessage } from "./chunk-frame.js";
+import { BufferPool } from "../../proto/buffer-pool.js";
 import type { IscpClient } from "./conn.js";
 
 export interface UpstreamOptions {
@@ -51,6 +52,10 @@ function storedGroups(c: ChunkView): PointGroup[] {
 }
 /** UNRELIABLE chunks awaiting an ack, at most; older ones count as lost. */
 const MAX_UNRELIABLE_UNACKED = 10_000;
+
+/** Frame buffers of every upstream of the process, back from the transport once written (buffer-pool.ts). */
+const frames = new BufferPool();
+const takeFrame = (n: number) => frames.take(n);
 
 export class ClientUpstream {
   readonly streamId: string;
@@ -217,8 +222,10 @@ export class ClientUpstream {
   /** Encodes a chunk under the current stream alias and data-id aliases and hands it to the connection. */
   private transmit(seq: number, body: ChunkBody, unreliable = false): boolean {
     if ("stored" in body && this.conn.transport.encoding === "proto") {
-      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf });
-      return this.conn.sendFrame(frame, unreliable);
+      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf }, takeFrame);
+      const sent = this.conn.sendFrame(frame, unreliable, () => frames.give(frame));
+      if (!sent) frames.give(frame);
+      return sent;
     }
     const groups: iscp2.IDataPointGroup[] = [];
     const ask: iscp2.IDataID[] = [];

@@ -7,6 +7,7 @@
 // (the bytes protobufjs writes for them). Groups are in order of their first point; the order of points
 // of different data ids within one chunk is not kept (an iSCP chunk does not keep it either).
 // Bit 31 of the count tells this layout from the older one (chunk-v1.ts), which is still read.
+import { BufferPool } from "../../proto/buffer-pool.js";
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
 import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/iscp/pb-bits.js";
@@ -66,9 +67,15 @@ interface Group {
   count: number;
 }
 
+/**
+ * Where finished chunks and the builders' buffers come from. A finished chunk over 64 KiB goes back once
+ * nothing reads it: the queue gives it back when its commit completed (store.ts).
+ */
+export const chunkBuffers = new BufferPool(64 * 1024 * 1024);
+
 function newGroupBuffer(type: Buffer, name: Buffer, size: number): { data: Buffer; head: number } {
   const head = MAX_RESERVE + 6 + 12 + type.length + name.length;
-  return { data: Buffer.allocUnsafe(head + size), head };
+  return { data: chunkBuffers.take(head + size), head };
 }
 
 /**
@@ -149,7 +156,7 @@ export class ChunkBuilder {
       b = g.data.subarray(g.head - (reserve + 6 + 12 + g.type.length + g.name.length), g.head + g.len);
       const fresh = newGroupBuffer(g.type, g.name, Math.max(1024, g.len));
       g.data = fresh.data;
-    } else b = Buffer.allocUnsafe(reserve + this.size);
+    } else b = chunkBuffers.take(reserve + this.size);
     b.writeUInt32LE((this.count | LAYOUT) >>> 0, reserve);
     b.writeUInt16LE(order.length, reserve + 4);
     let o = reserve + 6;
@@ -171,7 +178,10 @@ export class ChunkBuilder {
     for (const g of this.order) {
       g.len = 0;
       g.count = 0;
-      if (g.data.length > 4 * 1024 * 1024) g.data = newGroupBuffer(g.type, g.name, 64 * 1024).data;
+      if (g.data.length > 4 * 1024 * 1024) {
+        chunkBuffers.give(g.data);
+        g.data = newGroupBuffer(g.type, g.name, 64 * 1024).data;
+      }
     }
     this.order = [];
     this.bytes = 0;
@@ -199,8 +209,9 @@ export class ChunkBuilder {
   }
 
   private grow(g: Group, need: number): void {
-    const next = Buffer.allocUnsafe(Math.max(g.data.length * 2, g.head + g.len + need));
+    const next = chunkBuffers.take(Math.max(g.data.length * 2, g.head + g.len + need));
     g.data.copy(next, g.head, g.head, g.head + g.len);
+    chunkBuffers.give(g.data);
     g.data = next;
   }
 }

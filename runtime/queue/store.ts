@@ -10,7 +10,7 @@
 // gid grows with every chunk, so `chunks` in key order is oldest first: eviction walks it from the start.
 import { mkdir } from "node:fs/promises";
 import type { DataPoint } from "../datapoint.js";
-import { encodeChunk } from "./chunk-codec.js";
+import { chunkBuffers, encodeChunk } from "./chunk-codec.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { QueueEnv } from "./queue-env.js";
 import { UncommittedChunks } from "./uncommitted.js";
@@ -294,7 +294,11 @@ export class DurableQueue {
     void this.env.put(this.env.chunks, gid, value);
     void this.env.put(this.env.index, [seqOrd, chunkNo], [gid, value.length]);
     this.uncommitted.add(seqOrd, chunkNo, { gid, value });
-    const committed = this.env.put(this.env.seqs, seqOrd, s.rec).finally(() => this.uncommitted.committed(seqOrd, chunkNo));
+    // Committed: LMDB holds the bytes, and readers get them from there (a copy, or a transient view).
+    const committed = this.env.put(this.env.seqs, seqOrd, s.rec).finally(() => {
+      this.uncommitted.committed(seqOrd, chunkNo);
+      chunkBuffers.give(value);
+    });
     this.count(s, 1, value.length);
     this.evict();
     return { chunkNo, durable: committed.then(() => this.env.flushed).then(() => undefined) };
@@ -311,10 +315,12 @@ export class DurableQueue {
       out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
       after = chunkNo;
     };
+    // An uncommitted chunk's buffer is reused once it commits: a copy unless the read is transient.
+    const addUncommitted = (chunkNo: number, v: Buffer) => add(chunkNo, transient && limit === 1 ? v : Buffer.from(v));
     // Real time keeping up asks for the chunk just appended, then the next: both answered without an LMDB read.
     const last = this.sequences.get(seqOrd)?.rec.lastChunkNo;
     for (let c = this.uncommitted.get(seqOrd, after + 1); c !== undefined && out.length < limit && !this.removing.has(c.gid); ) {
-      add(after + 1, c.value);
+      addUncommitted(after + 1, c.value);
       c = this.uncommitted.get(seqOrd, after + 1);
     }
     if (out.length >= limit || (last !== undefined && after >= last)) return out;
@@ -325,7 +331,7 @@ export class DurableQueue {
     // A chunk whose commit just completed may still be listed as uncommitted: `after` skips it.
     for (const [no, c] of this.uncommitted.of(seqOrd)) {
       if (out.length >= limit) break;
-      if (no > after && !this.removing.has(c.gid)) add(no, c.value);
+      if (no > after && !this.removing.has(c.gid)) addUncommitted(no, c.value);
     }
     return out;
   }

@@ -333,6 +333,21 @@ describe("durable queue", () => {
     expect(q.readChunks(s.ord, 1, 10).map((x) => x.chunkNo)).toEqual([2, 3]);
   });
 
+  it("keeps a chunk read before its commit intact after the commit, when its buffer is reused for the next chunk", async () => {
+    const q = await openQueue();
+    q.startMeasurement(M1, 0n);
+    const s = q.openSequence(M1, "up", "a", true);
+    // Chunks over 64 KiB come from a pool, and go back to it once committed.
+    const first = q.append(s.ord, pts(2, "x", 48 * 1024));
+    const [read] = q.readChunks(s.ord, 0, 10);
+    await first.durable;
+    await q.append(s.ord, pts(2, "y", 48 * 1024).map((p) => ({ ...p, payload: Buffer.alloc(p.payload.length, 0xee) }))).durable;
+    expect(chunkPoints(decodeChunk(read!.data)).map((p) => [p.name, Buffer.compare(p.payload, grouped(pts(2, "x", 48 * 1024)).find((x) => x.name === p.name)!.payload)])).toEqual([
+      ["x/0", 0],
+      ["x/1", 0],
+    ]);
+  });
+
   it("a recover: false sequence closed before its last commit releases that chunk too", async () => {
     const q = await openQueue();
     q.startMeasurement(M1, 0n);

@@ -184,6 +184,21 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
     });
   }
 
+  it("reuses a large frame's buffer only once the socket has written it: chunks sent back to back arrive intact", async () => {
+    const got = await reader();
+    const u = await client(NODE_U);
+    const us = await u.openUpstream({ sessionId: "s", qos: QoS.PARTIAL, ackIntervalMs: 0 });
+    // 32 chunks of 3 x 100 KiB, each byte telling its chunk and point: pooled frames (> 64 KiB) reused too early would mix them.
+    const big = (k: number) =>
+      chunkView(encodeChunk(Array.from({ length: 3 }, (_, i) => ({ name: "big", type: "bytes", payload: Buffer.alloc(100 * 1024, k * 3 + i), elapsedNs: k * 10 + i, srcId: "" }))));
+    const chunks = Array.from({ length: 32 }, (_, k) => big(k));
+    chunks.forEach((c, k) => expect(us.writeStoredChunk(k + 1, c)).toBe(true));
+    expect(await us.waitAcked()).toBe(true);
+    await waitFor(() => got.length === 32, 10_000, "relayed chunks");
+    const firstByte = got.map((c) => c.groups.flatMap((g) => g.dataPoints.map((p) => [p.payload[0], p.payload.every((x) => x === p.payload[0])])));
+    expect(firstByte).toEqual(chunks.map((_, k) => [0, 1, 2].map((i) => [(k * 3 + i) & 0xff, true])));
+  });
+
   it("RELIABLE: a chunk unacked when the transport drops is re-encoded under the resumed stream and relayed once", async () => {
     const got = await reader();
     const sent: Uint8Array[] = [];

@@ -28,20 +28,22 @@ class WsClientTransport implements MessageTransport {
     ws.on("error", (e) => this.fireClose(`websocket error ${e.message}`));
   }
 
-  send(frame: Uint8Array): void {
-    if (this.closed || this.ws.readyState !== WebSocket.OPEN) return;
+  send(frame: Uint8Array, written?: () => void): void {
+    if (this.closed || this.ws.readyState !== WebSocket.OPEN) return written?.();
     const n = frame.length;
     this.inFlight += n;
+    // ws calls back once the socket has written the frame (or failed to): its bytes are no longer read.
     this.ws.send(frame, { binary: true }, () => {
       const before = this.inFlight;
       this.inFlight -= n;
+      written?.();
       if (before > this.lowWater && this.inFlight <= this.lowWater) this.drainCb?.();
     });
   }
 
   /** WebSocket has no unreliable path: every QoS goes on the socket. */
-  sendUnreliable(frame: Uint8Array): void {
-    this.send(frame);
+  sendUnreliable(frame: Uint8Array, written?: () => void): void {
+    this.send(frame, written);
   }
 
   bufferedBytes(): number {

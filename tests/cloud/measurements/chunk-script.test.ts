@@ -5,6 +5,8 @@
 // refused row) it rolls back and the transaction path answers.
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
+import { scanUpstreamChunkMessage } from "../../../proto/iscp/chunk-scan.js";
+import { encodeMessage } from "../../../proto/iscp/wire.js";
 import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";
 
 type Point = { name: string; type?: string; payload: Buffer };
@@ -13,6 +15,16 @@ const chunk = (n: number, points: Point[]): UpstreamChunkIn => ({
   dataPointGroups: points.map((p) => ({ dataId: { name: p.name, type: p.type ?? "t" }, dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: p.payload }] })),
 });
 const small = (n: number, name = "a") => chunk(n, [{ name, payload: Buffer.from(`${name}@${n}`) }]);
+
+/** As the broker hands a received chunk over: each group's points as the frame's bytes (chunk-scan.ts). */
+function received(n: number, points: Point[]): UpstreamChunkIn {
+  const frame = encodeMessage(
+    { upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: n, dataPointGroups: points.map((p) => ({ dataId: { name: p.name, type: p.type ?? "t" }, dataPoints: [{ elapsedTime: n * 1000, payload: p.payload }] })) } } },
+    "proto",
+  );
+  const scanned = scanUpstreamChunkMessage(frame)!;
+  return { sequenceNumber: n, dataPointGroups: scanned.groups.map((g) => ({ dataId: g.dataId!, get dataPoints() { return g.dataPoints.map((p) => ({ elapsedTime: BigInt(String(p.elapsedTime)), payload: p.payload! })); }, raw: g })) };
+}
 
 describe("measurements: a steady stream's chunks as one script", () => {
   const t = withPeer();
@@ -67,6 +79,18 @@ describe("measurements: a steady stream's chunks as one script", () => {
     const got = lines.map((l) => `${l.data_id} ${Buffer.from(l.data.d, "base64").toString("hex")}`);
     const hex = (s: string) => Buffer.from(s).toString("hex");
     expect(got.sort()).toEqual([`a ${hex("a@1")}`, `a ${hex("a@2")}`, `${quoted} 0027ff`, `a ${hex("a@3")}`, `big ${big.toString("hex")}`].sort());
+  });
+
+  it("stores large payloads of batch after batch intact (their buffers are reused once a batch's writes settled)", async () => {
+    const up = stream();
+    await steady(up);
+    const payload = (n: number) => Buffer.alloc(100 * 1024, n);
+    const send = (from: number) => Promise.all(Array.from({ length: 8 }, (_, i) => store(up, received(from + i, [{ name: "big", payload: payload(from + i) }]))));
+    expect(await send(3)).toEqual(Array(8).fill("ok"));
+    expect(await send(11)).toEqual(Array(8).fill("ok"));
+    const lines = ndjson((await call(`${P}/data?name=${up.sessionId}`)).body as string).filter((l) => l.data_id === "big");
+    const got = lines.map((l) => Buffer.from(l.data.d, "base64")).map((b) => [b.length, b[0], b.every((x) => x === b[0])]);
+    expect(got).toEqual(Array.from({ length: 16 }, (_, i) => [100 * 1024, i + 3, true]));
   });
 
   it("answers a number stored before as skipped and counts it once; the next chunks go on in scripts", async () => {
