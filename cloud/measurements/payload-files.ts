@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { alignUp, O_DIRECT, writeDirect } from "./direct-write.js";
 
 interface Writer {
   fh: FileHandle;
@@ -17,6 +18,9 @@ interface Writer {
   end: number;
   /** The last append (each waits for the one before; the handle closes only after it settles). */
   last: Promise<void>;
+  /** Opened with O_DIRECT: appends start aligned and are padded (direct-write.ts). */
+  direct: boolean;
+  file: string;
 }
 
 /**
@@ -56,11 +60,12 @@ export class PayloadFiles {
       return w;
     }
     w = (async () => {
-      const fh = await fsp.open(this.fileOf(seqId), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+      const file = this.fileOf(seqId);
+      const { fh, direct } = await openForAppend(file);
       const { size } = await fh.stat();
       // A new file's directory entry must reach the disk too before a commit can reference it.
       const created = size === 0 ? this.syncDir() : Promise.resolve();
-      return { fh, end: size, last: created };
+      return { fh, end: direct ? alignUp(size) : size, last: created, direct, file };
     })();
     const opened = w;
     this.writers.set(seqId, opened);
@@ -102,7 +107,8 @@ export class PayloadFiles {
     }
     // After a failed append the ones behind it fail too (their offsets assumed it), and the handle is
     // dropped: the file's end is unknown, so the next append opens it again and asks.
-    const synced = w.last.then(() => writeAll(w.fh, payloads, start)).then(() => w.fh.datasync());
+    if (w.direct) w.end = alignUp(w.end);
+    const synced = w.last.then(() => writePayloads(w, payloads, start)).then(() => w.fh.datasync());
     w.last = synced;
     synced.catch(() => {
       if (this.writers.get(seqId) === current) void this.drop(seqId);
@@ -139,6 +145,37 @@ export class PayloadFiles {
   async close(): Promise<void> {
     await Promise.all([...this.writers.keys()].map((id) => this.drop(id)));
   }
+}
+
+/** Opens a payload file for appends, with O_DIRECT where the file system takes it (not tmpfs, say). */
+async function openForAppend(file: string): Promise<{ fh: FileHandle; direct: boolean }> {
+  const flags = fs.constants.O_RDWR | fs.constants.O_CREAT;
+  if (O_DIRECT !== 0) {
+    try {
+      return { fh: await fsp.open(file, flags | O_DIRECT, 0o600), direct: true };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EINVAL") throw e;
+    }
+  }
+  return { fh: await fsp.open(file, flags, 0o600), direct: false };
+}
+
+/** Writes an append's payloads at `position`; a file that refuses direct writes goes on buffered. */
+async function writePayloads(w: Writer, payloads: readonly Buffer[], position: number): Promise<void> {
+  if (w.direct) {
+    try {
+      await writeDirect(w.fh, payloads, position);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EINVAL") throw e;
+      // Alignment this file system does not take: on buffered from here (the offsets handed out stay valid).
+      const old = w.fh;
+      w.fh = await fsp.open(w.file, fs.constants.O_RDWR, 0o600);
+      w.direct = false;
+      await old.close();
+    }
+  }
+  await writeAll(w.fh, payloads, position);
 }
 
 async function writeAll(fh: FileHandle, bufs: readonly Buffer[], position: number): Promise<void> {

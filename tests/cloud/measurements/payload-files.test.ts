@@ -5,7 +5,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { INLINE_MAX } from "../../../cloud/measurements/payload-files.js";
+import { alignUp, O_DIRECT } from "../../../cloud/measurements/direct-write.js";
+import { INLINE_MAX, PayloadFiles } from "../../../cloud/measurements/payload-files.js";
 import { Db } from "../../../cloud/storage/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, caller, chunksMessage, expectError, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
@@ -39,6 +40,21 @@ afterEach(async () => {
 });
 
 const chunkFiles = () => fs.readdirSync(path.join(dir, "chunks")).sort();
+
+/** Whether the file system under `d` takes O_DIRECT (tmpfs does not). */
+function directTaken(d: string): boolean {
+  const probe = path.join(d, ".direct-probe");
+  try {
+    fs.closeSync(fs.openSync(probe, fs.constants.O_RDWR | fs.constants.O_CREAT | O_DIRECT));
+    return O_DIRECT !== 0;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
+/** The size one append of n bytes gives a new file: padded to a 4 KiB block where appends are direct. */
+const filed = (n: number) => (directTaken(dir) ? alignUp(n) : n);
 const sequenceIds = async (measUuid: string) =>
   (await peer!.svc.db.all<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ? ORDER BY id", [measUuid])).map((r) => r.id);
 
@@ -66,9 +82,10 @@ describe("chunk payload files", () => {
       "SELECT sequence_id, length(payload) AS stored, file_length FROM meas_chunk_payloads ORDER BY sequence_id, sequence_number",
     );
     expect(rows.map((r) => r.stored)).toEqual([0, 0, 0]);
+    // Each upload is one append: its payloads back to back, padded to a 4 KiB block where writes are direct.
     for (const id of ids) {
       const size = fs.statSync(path.join(dir, "chunks", `${id}.chunks`)).size;
-      expect(size).toBe(rows.filter((r) => r.sequence_id === id).reduce((n, r) => n + r.file_length, 0));
+      expect(size).toBe(filed(rows.filter((r) => r.sequence_id === id).reduce((n, r) => n + r.file_length, 0)));
     }
     expect(await readBack(m.uuid)).toEqual(expected([...a, ...b]));
   });
@@ -156,7 +173,7 @@ describe("chunk payload files", () => {
       [false, true],
       [true, false],
     ]);
-    expect(fs.statSync(path.join(dir, "chunks", `${(await sequenceIds(m.uuid))[0]}.chunks`)).size).toBe(rows[1]!.file_length);
+    expect(fs.statSync(path.join(dir, "chunks", `${(await sequenceIds(m.uuid))[0]}.chunks`)).size).toBe(filed(rows[1]!.file_length!));
     expect(await readBack(m.uuid)).toEqual(expected([...small, ...big]));
   });
 
@@ -191,5 +208,56 @@ describe("chunk payload files", () => {
     fs.unlinkSync(file);
     expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts]))).status).toBe(200);
     expect(await readBack(m.uuid)).toEqual(expected(pts));
+  });
+});
+
+describe("payload file appends", () => {
+  const pattern = (n: number, seed: number) => Buffer.from(Buffer.alloc(n).map((_, i) => (i * 31 + seed) & 0xff));
+
+  /** Two appends to one file (the first crossing the 4 MiB staging size), read back at their offsets. */
+  async function appendTwice(d: string) {
+    const files = await PayloadFiles.open(d);
+    try {
+      const first = [pattern(5 * 1024 * 1024 + 3, 1), pattern(100_001, 2), pattern(17_000, 3)];
+      const second = [pattern(70_000, 4)];
+      const a = await files.append(7, first);
+      await a.synced;
+      const b = await files.append(7, second);
+      await b.synced;
+      const rows = [...first.map((p, i) => ({ sequence_id: 7, file_offset: a.offsets[i]!, file_length: p.length })), { sequence_id: 7, file_offset: b.offsets[0]!, file_length: 70_000 }];
+      const got = await files.read(rows);
+      expect(got.map((r) => r.status === "fulfilled" && r.value.equals([...first, ...second][got.indexOf(r)]!))).toEqual([true, true, true, true]);
+      return { offsets: [...a.offsets, ...b.offsets], size: fs.statSync(path.join(d, "7.chunks")).size };
+    } finally {
+      await files.close();
+    }
+  }
+
+  it("writes direct appends block-aligned and padded, and reads every payload back at its offset", async () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "payload-direct-"));
+    try {
+      const { offsets, size } = await appendTwice(d);
+      const firstEnd = 5 * 1024 * 1024 + 3 + 100_001 + 17_000;
+      if (directTaken(d)) {
+        expect(offsets).toEqual([0, 5 * 1024 * 1024 + 3, 5 * 1024 * 1024 + 3 + 100_001, alignUp(firstEnd)]);
+        expect(size).toBe(alignUp(alignUp(firstEnd) + 70_000));
+      } else expect(size).toBe(firstEnd + 70_000);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("appends buffered, unpadded, where the file system refuses O_DIRECT (tmpfs)", async () => {
+    const d = fs.mkdtempSync(path.join(fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "payload-buffered-"));
+    try {
+      const { offsets, size } = await appendTwice(d);
+      const firstEnd = 5 * 1024 * 1024 + 3 + 100_001 + 17_000;
+      if (!directTaken(d)) {
+        expect(offsets).toEqual([0, 5 * 1024 * 1024 + 3, 5 * 1024 * 1024 + 3 + 100_001, firstEnd]);
+        expect(size).toBe(firstEnd + 70_000);
+      }
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
   });
 });
