@@ -51,6 +51,17 @@ describe("measurements: a steady stream's chunks as one script", () => {
     return { seen, restore: () => void (db.script = original) };
   }
 
+  /** The scripts that committed and those that rolled back while fn ran. */
+  async function scriptsDuring(fn: () => Promise<void>): Promise<{ committed: number; failed: number }> {
+    const s = scripts();
+    try {
+      await fn();
+      return s.seen;
+    } finally {
+      s.restore();
+    }
+  }
+
   /** Chunks 1 and 2: the first creates the measurement, the second's commit makes its rows known. */
   async function steady(up: UpstreamRef): Promise<void> {
     expect(await store(up, small(1))).toBe("ok");
@@ -117,13 +128,7 @@ describe("measurements: a steady stream's chunks as one script", () => {
     const m = up.sessionId;
     expect((await call(`${P}/measurements/${m}/sequences/${up.streamId}`, { method: "PATCH", json: { expected_data_points: 4, final_sequence_number: 4 } })).status).toBe(200);
     expect((await call(`${P}/measurements/${m}/end`, { method: "PUT" })).body).toEqual({ status: "resending" });
-    const s = scripts();
-    try {
-      expect(await store(up, small(4))).toBe("ok");
-      expect(s.seen).toEqual({ committed: 0, failed: 1 });
-    } finally {
-      s.restore();
-    }
+    expect(await scriptsDuring(async () => expect(await store(up, small(4))).toBe("ok"))).toEqual({ committed: 0, failed: 1 });
     expect(await measurement(m)).toMatchObject({ ended: true, completed: true, status: "finished", sequences: { status: "completed", received_data_points: 4 } });
   });
 
@@ -132,13 +137,7 @@ describe("measurements: a steady stream's chunks as one script", () => {
     await steady(up);
     expect(await store(up, small(3))).toBe("ok");
     expect((await call(`${P}/measurements/${up.sessionId}`, { method: "DELETE" })).status).toBe(204);
-    const s = scripts();
-    try {
-      expect(await store(up, small(4, "b"))).toBe("ok");
-      expect(s.seen).toEqual({ committed: 0, failed: 1 });
-    } finally {
-      s.restore();
-    }
+    expect(await scriptsDuring(async () => expect(await store(up, small(4, "b"))).toBe("ok"))).toEqual({ committed: 0, failed: 1 });
     expect(await sequences(up.sessionId)).toMatchObject([{ uuid: up.streamId, received_chunks_count: 1, received_data_points: 1 }]);
     expect(((await call(`${P}/data_ids?name=${up.sessionId}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id)).toEqual(["b"]);
   });
@@ -146,13 +145,7 @@ describe("measurements: a steady stream's chunks as one script", () => {
   it("stores a name with a NUL character (no SQL literal has one) through the transaction", async () => {
     const up = stream();
     await steady(up);
-    const s = scripts();
-    try {
-      expect(await store(up, small(3, "nul\u0000name"))).toBe("ok");
-      expect(s.seen).toEqual({ committed: 0, failed: 0 });
-    } finally {
-      s.restore();
-    }
+    expect(await scriptsDuring(async () => expect(await store(up, small(3, "nul\u0000name"))).toBe("ok"))).toEqual({ committed: 0, failed: 0 });
     const lines = ndjson((await call(`${P}/data?name=${up.sessionId}`)).body as string);
     expect(lines.map((l) => l.data_id)).toEqual(["a", "a", "nul\u0000name"]);
   });
