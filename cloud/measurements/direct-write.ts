@@ -14,17 +14,36 @@ import type { FileHandle } from "node:fs/promises";
 export const ALIGN = 4096;
 /** Bytes staged and written at a time. */
 const STAGE = 4 * 1024 * 1024;
-/** Staging areas kept for reuse (one per append under way). */
-const KEEP = 4;
+/**
+ * Staging areas at most, shared by all appends (one each while it writes; others wait). Each is a
+ * WebAssembly memory, for which V8 reserves ~10 GB of address space: a fixed few, made once and kept.
+ */
+const STAGES = 8;
 
 /** O_DIRECT where the platform has it (Linux); 0 elsewhere, and then appends are buffered. */
 export const O_DIRECT: number = (fs.constants as { O_DIRECT?: number }).O_DIRECT ?? 0;
 
 export const alignUp = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
-const stages: Buffer[] = [];
-const takeStage = () => stages.pop() ?? Buffer.from(new WebAssembly.Memory({ initial: STAGE / 65536 }).buffer);
-const giveStage = (b: Buffer) => void (stages.length < KEEP && stages.push(b));
+const idle: Buffer[] = [];
+const waiting: Array<(b: Buffer) => void> = [];
+let made = 0;
+
+function takeStage(): Promise<Buffer> {
+  const b = idle.pop();
+  if (b !== undefined) return Promise.resolve(b);
+  if (made < STAGES) {
+    made++;
+    return Promise.resolve(Buffer.from(new WebAssembly.Memory({ initial: STAGE / 65536 }).buffer));
+  }
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+function giveStage(b: Buffer): void {
+  const next = waiting.shift();
+  if (next) next(b);
+  else idle.push(b);
+}
 
 /**
  * Writes `bufs` back to back at `position` (a multiple of ALIGN) through a file opened with O_DIRECT, the
@@ -32,7 +51,7 @@ const giveStage = (b: Buffer) => void (stages.length < KEEP && stages.push(b));
  */
 export async function writeDirect(fh: FileHandle, bufs: readonly Uint8Array[], position: number): Promise<number> {
   if (position % ALIGN !== 0) throw new Error(`direct write at an unaligned position ${position}`);
-  const stage = takeStage();
+  const stage = await takeStage();
   try {
     let fill = 0;
     const flush = async (len: number) => {

@@ -247,6 +247,21 @@ describe("payload file appends", () => {
     }
   });
 
+  it("shares its few staging areas: twenty files appended at once all read back intact", async () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "payload-many-"));
+    const files = await PayloadFiles.open(d);
+    try {
+      const payloads = Array.from({ length: 20 }, (_, i) => pattern(4 * 1024 * 1024 + 1000 * i, i));
+      const appended = await Promise.all(payloads.map((p, i) => files.append(100 + i, [p])));
+      await Promise.all(appended.map((a) => a.synced));
+      const got = await files.read(payloads.map((p, i) => ({ sequence_id: 100 + i, file_offset: appended[i]!.offsets[0]!, file_length: p.length })));
+      expect(got.map((r, i) => r.status === "fulfilled" && r.value.equals(payloads[i]!))).toEqual(Array(20).fill(true));
+    } finally {
+      await files.close();
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   it("appends buffered, unpadded, where the file system refuses O_DIRECT (tmpfs)", async () => {
     const d = fs.mkdtempSync(path.join(fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "payload-buffered-"));
     try {
