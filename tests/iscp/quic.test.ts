@@ -50,6 +50,18 @@ describe("iSCP over QUIC", () => {
     }
   });
 
+  it("receives under a light lock instead of @matrixai/quic's timed one (the per-packet cost of QUIC's CPU)", async () => {
+    const t = await overQuic()();
+    try {
+      // The same reach as proto/iscp/quic-recv-lock.ts: this fails if the library's recvLock moves.
+      const lock = (t as unknown as { client: { connection: { recvLock: { withF: unknown } } } }).client.connection.recvLock;
+      expect(lock.constructor.name).toBe("Object");
+      expect(typeof lock.withF).toBe("function");
+    } finally {
+      t.close();
+    }
+  });
+
   it("relays points from a QUIC upstream to WebSocket and QUIC downstreams (proto and json)", async () => {
     const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer" });
     const qDown = await IscpClient.connect({ transport: overQuic("json"), token: TOKEN, nodeId: "viewer-q" });

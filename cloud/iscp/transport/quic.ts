@@ -9,6 +9,7 @@ import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
 import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -118,6 +119,7 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
 }
 
 function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
+  lightenRecvLock(conn);
   const L = broker.hub.limits;
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;

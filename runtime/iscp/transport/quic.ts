@@ -8,6 +8,7 @@ import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
 import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -136,6 +137,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
   });
   widenUdpBuffers(client);
   const conn = client.connection;
+  lightenRecvLock(conn);
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
   await neg.close();
