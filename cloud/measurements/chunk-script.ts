@@ -10,7 +10,8 @@
 import type { Chunk } from "./codec.js";
 import { chunkRows, tally, type ChunkRow } from "./chunk-write.js";
 import type { Known } from "./known-rows.js";
-import { INLINE_MAX, type PayloadFiles } from "./payload-files.js";
+import type { PayloadFiles } from "./payload-files.js";
+import { CHUNK_COLUMNS, chunkValues, fileLargePayloads, PAYLOAD_COLUMNS, payloadValues, type ChunkRowInput } from "./repo-sequences.js";
 import type { RawChunk } from "./raw-chunk.js";
 import { sqlLiteral as lit, sqlRows } from "../storage/sql-literal.js";
 
@@ -66,18 +67,12 @@ export async function chunkScript(
   }
   const statements = [`CREATE TEMP TABLE IF NOT EXISTS ${GUARD} (ok INTEGER NOT NULL CHECK (ok))`];
   const dataIds: string[][] = [];
-  const bigs: Array<{ seqId: number; rows: ChunkRow[] }> = [];
   for (const { g, rows } of planned) {
     const t = tally(rows, g.known);
     dataIds.push([...t.dataIds]);
     const m = g.measurement;
     statements.push(
-      ...inParts(
-        rows,
-        (part) =>
-          `INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
-           VALUES ${sqlRows(part.map((r) => [r.measUuid, r.sequenceId, r.sequenceNumber, r.dataPoints, r.minElapsedNs, r.maxElapsedNs, r.createdAtMs]))}`,
-      ),
+      ...inParts(rows, (part) => `INSERT INTO meas_chunks ${CHUNK_COLUMNS} VALUES ${sqlRows(part.map(chunkValues))}`),
       ...inParts(t.newIds, (part) => `INSERT OR IGNORE INTO meas_data_ids (measurement_uuid, data_type, data_name) VALUES ${sqlRows(part.map((d) => [g.measUuid, d.type, d.name]))}`),
       `UPDATE meas_sequences SET received_data_points = received_data_points + ${lit(t.points)},
          received_chunks_count = received_chunks_count + ${lit(rows.length)}, updated_at = ${lit(now)} WHERE id = ${lit(g.seqId)}`,
@@ -88,32 +83,22 @@ export async function chunkScript(
          AND edge_uuid = ${lit(m.edgeUuid)} AND ended = 0 AND completed = 0`,
       `INSERT INTO ${GUARD} (ok) VALUES (changes() = 1)`,
     );
-    const big = rows.filter((r) => r.payload.length > INLINE_MAX);
-    if (big.length > 0) bigs.push({ seqId: g.seqId, rows: big });
   }
   statements.push(`DELETE FROM ${GUARD}`);
   // Every literal is written: now the payload files (bytes of a script that does not commit stay unreferenced).
-  const at = new Map<ChunkRow, number>();
+  const at = new Map<ChunkRowInput, number>();
   const synced: Array<Promise<void>> = [];
   try {
-    for (const b of bigs) {
-      const { offsets, synced: s } = await files.append(b.seqId, b.rows.map((r) => r.payload));
-      b.rows.forEach((r, i) => at.set(r, offsets[i]!));
-      synced.push(s);
+    for (const { rows } of planned) {
+      const filed = await fileLargePayloads(files, rows);
+      for (const [r, o] of filed.at) at.set(r, o);
+      if (filed.synced) synced.push(filed.synced);
     }
   } catch (e) {
     await Promise.allSettled(synced); // nothing still writing once this throws
     throw e;
   }
   const payloadRows = planned.flatMap(({ rows }) => rows);
-  statements.push(
-    ...inParts(payloadRows, (part) => {
-      const values = part.map((r) => {
-        const o = at.get(r);
-        return o === undefined ? [r.sequenceId, r.sequenceNumber, r.payload, null, null] : [r.sequenceId, r.sequenceNumber, Buffer.alloc(0), o, r.payload.length];
-      });
-      return `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length) VALUES ${sqlRows(values)}`;
-    }),
-  );
+  statements.push(...inParts(payloadRows, (part) => `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${sqlRows(part.map((r) => payloadValues(r, at.get(r))))}`));
   return { statements, synced, dataIds };
 }

@@ -47,6 +47,30 @@ export interface ChunkRowInput {
   createdAtMs: number;
 }
 
+/** A chunk row's columns and values: the parameter-bound insert and the one-script one (chunk-script.ts) share them. */
+export const CHUNK_COLUMNS = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
+export const chunkValues = (c: ChunkRowInput) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs];
+
+export const PAYLOAD_COLUMNS = "(sequence_id, sequence_number, payload, file_offset, file_length)";
+const NO_BYTES = Buffer.alloc(0);
+/** A payload row: the bytes in the row, or (`offset` given) where they are in the sequence's payload file. */
+export const payloadValues = (c: ChunkRowInput, offset: number | undefined) =>
+  offset === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, NO_BYTES, offset, c.payload.length];
+
+/**
+ * Appends the payloads larger than INLINE_MAX (up to a page they stay in their row, cheap there and with no
+ * fsync) to the file of their sequence (one for all `rows`): where each went, and the write to await before the
+ * rows commit (undefined when none went to the file).
+ */
+export async function fileLargePayloads(files: PayloadFiles, rows: readonly ChunkRowInput[]): Promise<{ at: Map<ChunkRowInput, number>; synced?: Promise<void> }> {
+  const at = new Map<ChunkRowInput, number>();
+  const big = rows.filter((c) => c.payload.length > INLINE_MAX);
+  if (big.length === 0) return { at };
+  const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
+  big.forEach((c, j) => at.set(c, offsets[j]!));
+  return { at, synced };
+}
+
 /**
  * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
  * inserted (a number already stored is left as it was) and their payload writes (a row holding the
@@ -64,30 +88,19 @@ export async function insertChunks(
     for (let i = 0; i < rows.length; i += 100) {
       const part = rows.slice(i, i + 100);
       const got = await q.all<{ n: number }>(
-        `INSERT OR IGNORE INTO meas_chunks
-           (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
+        `INSERT OR IGNORE INTO meas_chunks ${CHUNK_COLUMNS}
          VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
-        part.flatMap((c) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs]),
+        part.flatMap(chunkValues),
       );
       if (got.length === 0) continue;
       const added = new Set(got.map((r) => r.n));
       const fresh = part.filter((c) => added.has(c.sequenceNumber));
-      // Payloads up to a page stay in their row (cheap there, and no fsync); larger ones go to the sequence's file.
-      const big = fresh.filter((c) => c.payload.length > INLINE_MAX);
-      const at = new Map<ChunkRowInput, number>();
-      if (big.length > 0) {
-        const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
-        big.forEach((c, j) => at.set(c, offsets[j]!));
-        payloads.push(synced);
-      }
+      const { at, synced } = await fileLargePayloads(files, fresh);
+      if (synced) payloads.push(synced);
       payloads.push(
         q.run(
-          `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length)
-           VALUES ${fresh.map(() => "(?, ?, COALESCE(?, X''), ?, ?)").join(", ")}`,
-          fresh.flatMap((c) => {
-            const o = at.get(c);
-            return o === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, null, o, c.payload.length];
-          }),
+          `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${fresh.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+          fresh.flatMap((c) => payloadValues(c, at.get(c))),
         ),
       );
       for (const n of added) inserted.add(n);
