@@ -13,10 +13,11 @@ import type { DataPoint } from "../datapoint.js";
 import { chunkBuffers, encodeChunk } from "./chunk-codec.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { QueueEnv } from "./queue-env.js";
+import { CHUNK_HEADER, readChunks, type ChunkSources, type StoredChunk } from "./read-chunks.js";
 import { UncommittedChunks } from "./uncommitted.js";
 import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
 
-export const CHUNK_HEADER = 16;
+export { CHUNK_HEADER, type StoredChunk } from "./read-chunks.js";
 const MiB = 1024 * 1024;
 
 export interface QueueOptions {
@@ -28,13 +29,6 @@ export interface QueueOptions {
   limitDataStorage: boolean;
   /** Called after chunks were evicted (count and bytes of this eviction). */
   onEvict?: (chunks: number, bytes: number) => void;
-}
-
-export interface StoredChunk {
-  chunkNo: number;
-  /** The encoded chunk (see chunk-codec.ts), without the store's header. */
-  data: Buffer;
-  createdAt: number;
 }
 
 export interface QueueStats {
@@ -58,6 +52,7 @@ export class DurableQueue {
   /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
   private readonly removing = new Set<number>();
   private readonly uncommitted = new UncommittedChunks();
+  private readonly sources: ChunkSources;
   private nextGid = 1;
   private nextSeqOrd = 1;
   private nextMeasOrd = 1;
@@ -68,6 +63,7 @@ export class DurableQueue {
 
   private constructor(private readonly opts: QueueOptions) {
     this.env = new QueueEnv(opts.dir);
+    this.sources = { env: this.env, uncommitted: this.uncommitted, removing: this.removing };
     this.capacityBytes = opts.capacityMiB * MiB;
     this.limit = opts.limitDataStorage;
   }
@@ -309,31 +305,8 @@ export class DurableQueue {
    * `transient`: a chunk read from LMDB is not copied out and its data is valid until the next read (one chunk).
    */
   readChunks(seqOrd: number, after: number, limit: number, transient = false): StoredChunk[] {
-    const out: StoredChunk[] = [];
-    if (this.env.closed) return out;
-    const add = (chunkNo: number, v: Buffer) => {
-      out.push({ chunkNo, createdAt: v.readDoubleLE(8), data: v.subarray(CHUNK_HEADER) });
-      after = chunkNo;
-    };
-    // An uncommitted chunk's buffer is reused once it commits: a copy unless the read is transient.
-    const addUncommitted = (chunkNo: number, v: Buffer) => add(chunkNo, transient && limit === 1 ? v : Buffer.from(v));
-    // Real time keeping up asks for the chunk just appended, then the next: both answered without an LMDB read.
-    const last = this.sequences.get(seqOrd)?.rec.lastChunkNo;
-    for (let c = this.uncommitted.get(seqOrd, after + 1); c !== undefined && out.length < limit && !this.removing.has(c.gid); ) {
-      addUncommitted(after + 1, c.value);
-      c = this.uncommitted.get(seqOrd, after + 1);
-    }
-    if (out.length >= limit || (last !== undefined && after >= last)) return out;
-    for (const { chunkNo, gid } of this.env.committed(seqOrd, after, limit - out.length)) {
-      const v = this.removing.has(gid) ? undefined : this.env.chunkValue(gid, transient && limit === 1);
-      if (v !== undefined) add(chunkNo, v);
-    }
-    // A chunk whose commit just completed may still be listed as uncommitted: `after` skips it.
-    for (const [no, c] of this.uncommitted.of(seqOrd)) {
-      if (out.length >= limit) break;
-      if (no > after && !this.removing.has(c.gid)) addUncommitted(no, c.value);
-    }
-    return out;
+    if (this.env.closed) return [];
+    return readChunks(this.sources, seqOrd, after, limit, transient, this.sequences.get(seqOrd)?.rec.lastChunkNo);
   }
 
   /** Releases acknowledged (or uploaded) chunks. Unknown or already released chunks are ignored. */
