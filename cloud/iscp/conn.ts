@@ -3,6 +3,7 @@
 // States: connecting -> authenticating -> open -> closed.
 import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../proto/iscp/wire.js";
 import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../proto/iscp/chunk-scan.js";
+import { markReusable } from "../../proto/iscp/received-frames.js";
 import type { MessageTransport } from "../../proto/iscp/transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
@@ -128,7 +129,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       return;
     }
     const scanned = this.state === "open" ? this.scan(frame) : undefined;
-    if (scanned) return this.dispatchChunk(scanned);
+    if (scanned) {
+      markReusable(frame); // its readers hold it as long as they need (received-frames.ts)
+      return this.dispatchChunk(scanned);
+    }
     let m: iscp2.Message;
     try {
       m = decodeMessage(frame, this.encoding);

@@ -2,6 +2,7 @@
 // downstreams whose filters match, metadata fan-out, E2E calls and stream expiry.
 import { iscp2 } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
+import { keepFrame } from "../../proto/iscp/received-frames.js";
 import type { IscpHooks, IscpLimits, Logger } from "./options.js";
 import type { DownstreamStream, RelayChunk, RelayGroup, UpstreamRef } from "./downstream.js";
 import type { UpstreamStream } from "./upstream.js";
@@ -79,6 +80,7 @@ export class IscpHub {
       const bytes = 64 + selected.reduce((n, g) => n + g.bytes, 0);
       const chunk: RelayChunk = { up, seq, groups: selected, bytes };
       ds.enqueue(chunk);
+      keepFrame(groups[0]?.raw?.raw); // the queue keeps views of the received frame (every group is of one frame)
     }
   }
 

@@ -5,6 +5,7 @@ import { BufferPool, POOLED_MIN } from "../../proto/buffer-pool.js";
 import { allStatements, type Queryable } from "../storage/db.js";
 import { isUuid, type Chunk } from "./codec.js";
 import type { RawPointGroup } from "../../proto/iscp/chunk-scan.js";
+import { holdFrame } from "../../proto/iscp/received-frames.js";
 import { chunkScript, type ScriptGroup } from "./chunk-script.js";
 import { writeChunks, type ChunkResult } from "./chunk-write.js";
 import { KnownRows } from "./known-rows.js";
@@ -59,6 +60,8 @@ function checkOwner(m: { project_uuid: string; edge_uuid: string }, up: { projec
 interface Pending {
   up: UpstreamRef;
   chunk: Chunk | RawChunk;
+  /** Lets go of the received frame the chunk's views read (received-frames.ts), once its batch settled. */
+  release(): void;
   resolve(r: ChunkResult): void;
   reject(e: unknown): void;
 }
@@ -124,8 +127,10 @@ export class UpstreamStore {
             points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
           })),
         };
+    const g = chunk.dataPointGroups[0];
+    const release = holdFrame(g?.raw?.raw ?? g?.dataPoints[0]?.payload);
     return new Promise((resolve, reject) => {
-      this.queue.push({ up, chunk: c, resolve, reject });
+      this.queue.push({ up, chunk: c, release, resolve, reject });
       this.schedule();
     });
   }
@@ -157,6 +162,7 @@ export class UpstreamStore {
       for (const p of batch) p.reject(err);
     } finally {
       lease.release(); // both paths have settled every write that reads them
+      for (const p of batch) p.release();
       this.flushing = false;
       this.schedule();
     }

@@ -12,6 +12,7 @@ import { createToken } from "../../cloud/accounts/ops/tokens.js";
 import { loadConfig } from "../../cloud/config.js";
 import type { UpstreamChunkIn, UpstreamRef } from "../../cloud/measurements/upstream-store.js";
 import { startCloudPeer } from "../../cloud/server.js";
+import { holdFrame } from "../../proto/iscp/received-frames.js";
 import { LatencySamples, monoNs, stampOf, type LatencySummary } from "./latency.js";
 
 export interface CloudInfo {
@@ -83,31 +84,35 @@ async function main(): Promise<void> {
   const upstream = peer.svc.measurements.upstream;
   const storeChunk = upstream.storeChunk.bind(upstream);
   upstream.storeChunk = (up: UpstreamRef, chunk: UpstreamChunkIn) => {
+    // The stamps are read after the commit: the received frame is held until then (received-frames.ts).
+    const release = holdFrame(chunk.dataPointGroups[0]?.raw?.raw);
     const done = storeChunk(up, chunk);
-    void done.then(
-      (r) => {
-        if (r !== "ok") return;
-        const now = monoNs();
-        stats.lastCommitNs = now;
-        for (const g of chunk.dataPointGroups) {
-          // Per-point latency only in the latency case (--latency): reading every stamp at a million points/s
-          // would tax the cloud the throughput cases measure. Received bytes (g.raw) are read in place.
-          const each = (fn: (payload: Uint8Array) => boolean | void) => (g.raw ? g.raw.eachPayload(fn) : void g.dataPoints.every((p) => fn(p.payload) !== false));
-          stats.points += g.raw ? g.raw.count : g.dataPoints.length;
-          each((payload) => {
-            const first = stampOf(payload);
-            if (first !== undefined && (stats.firstStampNs === 0 || first < stats.firstStampNs)) stats.firstStampNs = first;
-            return false;
-          });
-          if (measureLatency)
+    void done
+      .then(
+        (r) => {
+          if (r !== "ok") return;
+          const now = monoNs();
+          stats.lastCommitNs = now;
+          for (const g of chunk.dataPointGroups) {
+            // Per-point latency only in the latency case (--latency): reading every stamp at a million points/s
+            // would tax the cloud the throughput cases measure. Received bytes (g.raw) are read in place.
+            const each = (fn: (payload: Uint8Array) => boolean | void) => (g.raw ? g.raw.eachPayload(fn) : void g.dataPoints.every((p) => fn(p.payload) !== false));
+            stats.points += g.raw ? g.raw.count : g.dataPoints.length;
             each((payload) => {
-              const st = stampOf(payload);
-              if (st !== undefined && st - stats.firstStampNs >= warmupNs) latency.add((now - st) / 1e6);
+              const first = stampOf(payload);
+              if (first !== undefined && (stats.firstStampNs === 0 || first < stats.firstStampNs)) stats.firstStampNs = first;
+              return false;
             });
-        }
-      },
-      () => undefined,
-    );
+            if (measureLatency)
+              each((payload) => {
+                const st = stampOf(payload);
+                if (st !== undefined && st - stats.firstStampNs >= warmupNs) latency.add((now - st) / 1e6);
+              });
+          }
+        },
+        () => undefined,
+      )
+      .finally(release);
     return done;
   };
 

@@ -6,6 +6,8 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
+import { releaseFrame } from "../../../proto/iscp/received-frames.js";
+import { poolReceivedMessages } from "./ws-pooled-receive.js";
 
 export class WsServerTransport implements MessageTransport {
   readonly kind = "websocket" as const;
@@ -52,7 +54,12 @@ export class WsServerTransport implements MessageTransport {
   onMessage(cb: (frame: Uint8Array) => void): void {
     this.ws.on("message", (data, isBinary) => {
       if (!isBinary) return; // iSCP frames are binary; a text frame is ignored
-      cb(data instanceof Buffer ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
+      const frame = data instanceof Buffer ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      try {
+        cb(frame);
+      } finally {
+        releaseFrame(frame); // a pooled frame (ws-pooled-receive.ts) goes back once its readers let go
+      }
     });
   }
 
@@ -115,6 +122,7 @@ export function wsUpgradeHandler(opts: WsAcceptOptions): { handle: (req: Incomin
       return true;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      poolReceivedMessages(ws);
       const remote = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
       opts.onTransport(new WsServerTransport(ws, enc, opts.lowWaterBytes), remote);
     });
