@@ -4,7 +4,7 @@ import { iscp2 } from "../../proto/iscp/wire.js";
 import { toLong } from "../../proto/iscp/long.js";
 import { keepFrame } from "../../proto/iscp/received-frames.js";
 import type { IscpHooks, IscpLimits, Logger } from "./options.js";
-import type { DownstreamStream, RelayChunk, RelayGroup, UpstreamRef } from "./downstream.js";
+import type { DownstreamStream, RelayGroup, UpstreamRef } from "./downstream.js";
 import type { UpstreamStream } from "./upstream.js";
 
 /** What the hub needs from a live connection. */
@@ -74,14 +74,16 @@ export class IscpHub {
   relay(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
     const set = this.byNode.get(nodeKey(projectUuid, up.nodeId));
     if (!set) return;
+    let queued = false;
     for (const ds of set) {
       const selected = ds.select(up.nodeId, groups);
       if (!selected) continue;
       const bytes = 64 + selected.reduce((n, g) => n + g.bytes, 0);
-      const chunk: RelayChunk = { up, seq, groups: selected, bytes };
-      ds.enqueue(chunk);
-      keepFrame(groups[0]?.raw?.raw); // the queue keeps views of the received frame (every group is of one frame)
+      ds.enqueue({ up, seq, groups: selected, bytes });
+      queued = true;
     }
+    // The queues keep views of the received frame (every group is of one frame) for as long as they need.
+    if (queued) keepFrame(groups[0]?.raw?.raw);
   }
 
   /** Sends metadata about `sourceNodeId` to every downstream whose filters name that node. */

@@ -127,8 +127,8 @@ export class UpstreamStore {
             points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
           })),
         };
-    const g = chunk.dataPointGroups[0];
-    const release = holdFrame(g?.raw?.raw ?? g?.dataPoints[0]?.payload);
+    // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
+    const release = holdFrame(chunk.dataPointGroups[0]?.raw?.raw);
     return new Promise((resolve, reject) => {
       this.queue.push({ up, chunk: c, release, resolve, reject });
       this.schedule();

@@ -55,7 +55,7 @@ const MAX_UNRELIABLE_UNACKED = 10_000;
 
 /** Frame buffers of every upstream of the process, back from the transport once written (buffer-pool.ts). */
 const frames = new BufferPool();
-const takeFrame = (n: number) => frames.take(n);
+const takeSendFrame = (n: number) => frames.take(n);
 
 export class ClientUpstream {
   readonly streamId: string;
@@ -222,7 +222,7 @@ export class ClientUpstream {
   /** Encodes a chunk under the current stream alias and data-id aliases and hands it to the connection. */
   private transmit(seq: number, body: ChunkBody, unreliable = false): boolean {
     if ("stored" in body && this.conn.transport.encoding === "proto") {
-      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf }, takeFrame);
+      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf }, takeSendFrame);
       const sent = this.conn.sendFrame(frame, unreliable, () => frames.give(frame));
       if (!sent) frames.give(frame);
       return sent;
