@@ -4,6 +4,8 @@
 // @matrixai/quic has no option for it: this reaches its internals (`socket`, a QUICSocket whose
 // `socket` is the dgram.Socket); should they change, nothing is widened and nothing breaks.
 import type dgram from "node:dgram";
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
 
 /** Asked of the kernel; Linux caps it at net.core.rmem_max / wmem_max. */
 const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -16,4 +18,39 @@ export function widenUdpBuffers(owner: object): void {
   } catch {
     // Not bound yet or refused by the kernel: the defaults stay.
   }
+}
+
+// UDP payload size. @matrixai/quic's default, 1,350 bytes, fits any real path without IP fragmentation,
+// but its per-packet cost in JavaScript bounds a connection to a few thousand packets/s (~2-4 MB/s).
+// On loopback there is no path MTU to respect (lo's MTU is 64 KiB, which is also why TCP there sends
+// 64 KiB segments), so a client whose server is a loopback address sends packets of up to
+// LOOPBACK_UDP_PAYLOAD bytes: quiche packs no more than 16,383 bytes into one packet anyway. Every other
+// destination keeps the default. Receiving sides always accept up to quiche's maximum, 65,527 bytes:
+// that only tells the peer what we can take, and each peer still sends no more than its own limit.
+
+/** Largest packet quiche builds (a 2-byte varint length), checked on loopback: larger limits change nothing. */
+export const LOOPBACK_UDP_PAYLOAD = 16_383;
+/** quiche's own default and maximum for received UDP payloads. */
+export const MAX_RECV_UDP_PAYLOAD = 65_527;
+
+const loopback = new BlockList();
+loopback.addSubnet("127.0.0.0", 8, "ipv4");
+loopback.addAddress("::1", "ipv6");
+loopback.addSubnet("::ffff:127.0.0.0", 104, "ipv6");
+
+/** The UDP payload settings for a client connecting to `host` (a name is resolved the way the client will). */
+export async function udpPayloadConfig(host: string): Promise<{ maxSendUdpPayloadSize?: number; maxRecvUdpPayloadSize: number }> {
+  let address = host;
+  if (isIP(host) === 0) {
+    try {
+      address = (await lookup(host)).address;
+    } catch {
+      // Unresolvable here: the client's own lookup reports it; keep the safe default.
+      return { maxRecvUdpPayloadSize: MAX_RECV_UDP_PAYLOAD };
+    }
+  }
+  const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+  return loopback.check(address, family)
+    ? { maxSendUdpPayloadSize: LOOPBACK_UDP_PAYLOAD, maxRecvUdpPayloadSize: MAX_RECV_UDP_PAYLOAD }
+    : { maxRecvUdpPayloadSize: MAX_RECV_UDP_PAYLOAD };
 }

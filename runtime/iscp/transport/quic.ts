@@ -9,7 +9,7 @@ import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
-import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
+import { udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 
@@ -133,6 +133,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
     config: {
       verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
       maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_DATAGRAM_CONFIG,
+      ...(await udpPayloadConfig(opts.host)),
     },
   });
   widenUdpBuffers(client);
