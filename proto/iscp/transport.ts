@@ -87,21 +87,59 @@ export function lengthPrefixed(frame: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Reassembles length-prefixed messages from arbitrary stream chunks. */
+/**
+ * Reassembles length-prefixed messages from arbitrary stream chunks. Chunks are kept as they are until a message is
+ * complete and copied once then (a message within one chunk is a view of it, not a copy), so a message of n bytes
+ * costs O(n) however finely the stream splits it. Pushed chunks must not be reused by the caller.
+ */
 export class LengthPrefixedReader {
-  private buf: Buffer = Buffer.alloc(0);
+  private chunks: Uint8Array[] = [];
+  private buffered = 0;
+  /** Length of the message whose header was read, or -1 while waiting for a header. */
+  private need = -1;
   constructor(private readonly maxMessageBytes: number) {}
 
   /** Returns the complete messages; throws when a declared length exceeds the limit. */
   push(chunk: Uint8Array): Uint8Array[] {
-    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
+    if (chunk.length > 0) {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+    }
     const out: Uint8Array[] = [];
-    while (this.buf.length >= 4) {
-      const len = this.buf.readUInt32BE(0);
-      if (len > this.maxMessageBytes) throw new Error(`message of ${len} bytes exceeds ${this.maxMessageBytes}`);
-      if (this.buf.length < 4 + len) break;
-      out.push(new Uint8Array(this.buf.subarray(4, 4 + len)));
-      this.buf = this.buf.subarray(4 + len);
+    for (;;) {
+      if (this.need < 0) {
+        if (this.buffered < 4) break;
+        const head = this.take(4);
+        const len = new DataView(head.buffer, head.byteOffset, 4).getUint32(0);
+        if (len > this.maxMessageBytes) throw new Error(`message of ${len} bytes exceeds ${this.maxMessageBytes}`);
+        this.need = len;
+      }
+      if (this.buffered < this.need) break;
+      out.push(this.take(this.need));
+      this.need = -1;
+    }
+    return out;
+  }
+
+  /** The next n buffered bytes (n <= buffered): a view when the first chunk holds them, else one copy. */
+  private take(n: number): Uint8Array {
+    if (n === 0) return new Uint8Array(0);
+    this.buffered -= n;
+    const first = this.chunks[0]!;
+    if (first.length >= n) {
+      if (first.length === n) this.chunks.shift();
+      else this.chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const c = this.chunks[0]!;
+      const k = Math.min(c.length, n - at);
+      out.set(k === c.length ? c : c.subarray(0, k), at);
+      at += k;
+      if (k === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(k);
     }
     return out;
   }

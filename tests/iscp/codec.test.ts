@@ -198,4 +198,21 @@ describe("QUIC framing", () => {
     expect(out.map((f) => [...f])).toEqual(frames.map((f) => [...f]));
     expect(() => new LengthPrefixedReader(10).push(lengthPrefixed(new Uint8Array(11)))).toThrow();
   });
+
+  it("reassembles large messages from QUIC-sized chunks and odd splits, refusing an oversized one at its header", () => {
+    const frames = [new Uint8Array(1 << 20).map((_, i) => i * 31), new Uint8Array([9]), new Uint8Array(5000).map((_, i) => i), new Uint8Array(0)];
+    const all = Buffer.concat(frames.map(lengthPrefixed));
+    for (const sizes of [[4096], [1, 2, 3, 4096, 7], [all.length]]) {
+      const r = new LengthPrefixedReader(2 << 20);
+      const out: Uint8Array[] = [];
+      for (let at = 0, k = 0; at < all.length; k++) {
+        const n = sizes[k % sizes.length]!;
+        out.push(...r.push(all.subarray(at, at + n)));
+        at += n;
+      }
+      expect(out.map((f, i) => Buffer.from(f).equals(frames[i]!))).toEqual([true, true, true, true]);
+    }
+    // Only the 4-byte header of a too-large message is needed to refuse it.
+    expect(() => new LengthPrefixedReader(100).push(lengthPrefixed(new Uint8Array(101)).subarray(0, 4))).toThrow(/101 bytes exceeds 100/);
+  });
 });
