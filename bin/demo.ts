@@ -105,7 +105,7 @@ async function main() {
     dest_ids: ["demo"],
     data_name_prefix: "sample/",
     ipc: { type: "fifo", path: path.join(agentData, "sample.fifo") },
-    launch: { command: process.execPath, args: ["--import", "tsx", path.resolve("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--rate", "100", "--size", "16"] },
+    launch: { command: process.execPath, args: ["--import", "tsx", path.resolve("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--rate", "100", "--size", "16"] },
   } as { id: string });
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.

@@ -41,12 +41,13 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
   await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain("Ctrl-C stops everything.");
 
-  // The data-point URL names the running measurement; with the printed token it serves points.
+  // The data-point URL names the running measurement; with the printed token it serves points, named by the
+  // channel's prefix and the connector's name.
   const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];
   expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`));
   const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
   await expect
-    .poll(async () => (await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").filter((l) => l.includes("sample/")).length, {
+    .poll(async () => (await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").filter((l) => l.includes('"data_id":"sample/counter"')).length, {
       timeout: 20_000,
       interval: 500,
     })
