@@ -58,6 +58,8 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
     maxPayloadBytes: L.maxIncomingMessageBytes * 2,
     lowWaterBytes: L.transportHighWaterBytes >> 1,
     onTransport: (t, remote) => broker.accept(t, remote),
+    // Only speed is lost (ws assembles large messages itself), but a pinned ws version should not drift unnoticed.
+    onPoolingUnavailable: () => broker.hub.logger.warn({}, "ws internals moved: large iSCP messages are no longer received into reused buffers"),
   });
   const listener = (req: Parameters<typeof ws.handle>[0], socket: Parameters<typeof ws.handle>[1], head: Buffer) => void ws.handle(req, socket, head);
   server.on("upgrade", listener);

@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 import { releaseFrame } from "../../../proto/iscp/received-frames.js";
-import { poolReceivedMessages } from "./ws-pooled-receive.js";
+import { receivedMessagePooling } from "./ws-pooled-receive.js";
 
 export class WsServerTransport implements MessageTransport {
   readonly kind = "websocket" as const;
@@ -93,6 +93,8 @@ export interface WsAcceptOptions {
   maxPayloadBytes: number;
   lowWaterBytes: number;
   onTransport(t: WsServerTransport, remote: string): void;
+  /** Called once if ws's internals moved and large messages can no longer be received into reused buffers. */
+  onPoolingUnavailable?(): void;
 }
 
 function reject(socket: Duplex, status: string, text: string): void {
@@ -102,6 +104,7 @@ function reject(socket: Duplex, status: string, text: string): void {
 /** Returns an `upgrade` listener that takes only requests for `path` and leaves others alone. */
 export function wsUpgradeHandler(opts: WsAcceptOptions): { handle: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean; close(): void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes, perMessageDeflate: false });
+  const pool = receivedMessagePooling(opts.onPoolingUnavailable);
   const handle = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== opts.path) return false;
@@ -122,7 +125,7 @@ export function wsUpgradeHandler(opts: WsAcceptOptions): { handle: (req: Incomin
       return true;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      poolReceivedMessages(ws);
+      pool(ws);
       const remote = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
       opts.onTransport(new WsServerTransport(ws, enc, opts.lowWaterBytes), remote);
     });

@@ -39,3 +39,13 @@ export function poolReceivedMessages(ws: WebSocket): boolean {
   };
   return true;
 }
+
+/** poolReceivedMessages for each connection, calling `onUnavailable` the first time ws's internals are not there. */
+export function receivedMessagePooling(onUnavailable?: () => void): (ws: WebSocket) => void {
+  let reported = false;
+  return (ws) => {
+    if (poolReceivedMessages(ws) || reported) return;
+    reported = true;
+    onUnavailable?.();
+  };
+}
