@@ -1,5 +1,6 @@
 // Settings of the cloud-peer process: flags win over environment variables, which win over defaults.
 import path from "node:path";
+import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/options.js";
 
 export interface CloudConfig {
@@ -21,9 +22,15 @@ export interface CloudConfig {
   iscpLimits: Partial<IscpLimits>;
   /** How long shutdown waits for in-flight requests before cutting their connections (ms). */
   shutdownGraceMs: number;
+  /** Reverse proxies whose X-Forwarded-For names the client (addresses and CIDR ranges; none by default). */
+  trustedProxies: string[];
 }
 
-export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits">, string | number | undefined>> & { listen?: string; iscpLimits?: string };
+export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies">, string | number | undefined>> & {
+  listen?: string;
+  iscpLimits?: string;
+  trustedProxies?: string;
+};
 
 /** Every environment variable the cloud peer reads (listed by `cloud-peer --help`). */
 export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
@@ -42,6 +49,7 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_ISCP_QUIC_LISTEN", "UDP host:port for iSCP over QUIC (default: off)"],
   ["CLOUD_ISCP_QUIC_CERT", "certificate for QUIC as PEM text (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>)"],
   ["CLOUD_ISCP_QUIC_KEY", "private key for QUIC as PEM text"],
+  ["CLOUD_TRUSTED_PROXIES", "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)"],
   ["CLOUD_ISCP_LIMITS", `iSCP broker limits as name=value,... over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`],
 ];
 
@@ -92,5 +100,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
     iscpLimits: iscpLimits(flags.iscpLimits ?? env.CLOUD_ISCP_LIMITS),
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
+    trustedProxies: parseTrustedProxies(flags.trustedProxies ?? env.CLOUD_TRUSTED_PROXIES),
   };
 }

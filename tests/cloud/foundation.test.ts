@@ -79,6 +79,13 @@ describe("settings", () => {
     ])
       expect(() => loadConfig({}, { [name]: value }), `${name}=${value}`).toThrow(name === "CLOUD_LISTEN" ? /CLOUD_LISTEN/ : new RegExp(name));
   });
+
+  it("reads trusted proxies as addresses and CIDR ranges, and refuses anything else", () => {
+    expect(loadConfig({}, {}).trustedProxies).toEqual([]);
+    expect(loadConfig({}, { CLOUD_TRUSTED_PROXIES: " 10.0.0.0/8, 192.168.1.5 ,fd00::/8,::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.5", "fd00::/8", "::1"]);
+    for (const bad of ["proxy.local", "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/8/1", "::1/129", "10.0.0.1/x", "1.2.3"])
+      expect(() => loadConfig({}, { CLOUD_TRUSTED_PROXIES: `127.0.0.1,${bad}` }), bad).toThrow(`invalid CLOUD_TRUSTED_PROXIES entry "${bad}"`);
+  });
 });
 
 describe("the cloud-peer command", () => {

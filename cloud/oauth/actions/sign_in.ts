@@ -12,6 +12,7 @@ import { clientsRepo } from "../repo/clients.js";
 import { generateSecret, safeEqual } from "../secrets.js";
 import { isHttps, setCookie } from "../signin/cookies.js";
 import { errorPage, htmlReply, signInPage } from "../signin/html.js";
+import { clientAddress } from "../../http/client-address.js";
 import { RateLimiter } from "../signin/rate_limit.js";
 import { startSession } from "../signin/session.js";
 import { SIGN_IN_PATH } from "./authorization.js";
@@ -93,7 +94,7 @@ export const signInSubmitRoute = defineRoute({
     const username = (body.username ?? "").trim();
     if (!username || !body.password) return again(400, "Enter your user name and password.");
     const limits = limiterOf(svc);
-    const address = ctx.req.socket.remoteAddress ?? "unknown";
+    const address = clientAddress(ctx.req, svc.config.trustedProxies);
     if (!limits.byAddress.take(address) || !limits.byName.take(username.toLowerCase()))
       return again(429, "Too many sign-in attempts. Wait a minute and try again.");
     const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid);

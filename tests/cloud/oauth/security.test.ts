@@ -7,7 +7,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../cloud/config.js";
+import { loadConfig, type ConfigInput } from "../../../cloud/config.js";
 import { verifySecret, hashSecret } from "../../../cloud/oauth/secrets.js";
 import { startCloudPeer } from "../../../cloud/server.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
@@ -263,22 +263,48 @@ describe("RFC 9700 security items", () => {
     expect(((await locked.json()) as any).error_description).toMatch(/locked/);
   });
 
+  /** A fresh peer (a limit window of its own) and its sign-in page, for failures from chosen forwarded addresses. */
+  async function signInPageOf(config: ConfigInput = {}) {
+    const fresh = await startTestPeer({ config });
+    const c = await registerClient(fresh, await adminToken(fresh), { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+    const jar = new CookieJar();
+    const first = await jar.fetch(`${fresh.url}/api/auth/oauth2/authorization?${new URLSearchParams(request(c))}`);
+    const pageUrl = new URL(first.headers.get("location")!, fresh.url).toString();
+    const csrf = hiddenField(await (await jar.fetch(pageUrl)).text(), "csrf")!;
+    let n = 0;
+    /** Status of one failed sign-in (a new user name each time), sent with `forwardedFor` as X-Forwarded-For. */
+    const fail = async (forwardedFor?: string) => {
+      const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) };
+      const r = await jar.fetch(pageUrl, { method: "POST", headers, body: new URLSearchParams({ csrf, username: `nobody${n++}`, password: "Wrong-password-1" }).toString() });
+      await r.text();
+      return r.status;
+    };
+    return { fresh, fail };
+  }
+
   it("S16 brute force: the sign-in page is rate-limited per client address across user names", async () => {
-    const fresh = await startTestPeer(); // a window of its own: other tests sign in from this address too
+    // X-Forwarded-For is anyone's to write: without trusted proxies it does not move a guesser to a new window.
+    const { fresh, fail } = await signInPageOf();
     try {
-      const c = await registerClient(fresh, await adminToken(fresh), { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
-      const jar = new CookieJar();
-      const first = await jar.fetch(`${fresh.url}/api/auth/oauth2/authorization?${new URLSearchParams(request(c))}`);
-      const pageUrl = new URL(first.headers.get("location")!, fresh.url).toString();
-      const csrf = hiddenField(await (await jar.fetch(pageUrl)).text(), "csrf")!;
       const statuses: number[] = [];
-      for (let i = 0; i < 21; i++) {
-        const r = await jar.fetch(pageUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, username: `nobody${i}`, password: "Wrong-password-1" }).toString() });
-        statuses.push(r.status);
-        await r.text();
-      }
+      for (let i = 0; i < 21; i++) statuses.push(await fail(`198.51.100.${i}`));
       expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
       expect(statuses[20]).toBe(429);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it("S16 behind a trusted proxy (CLOUD_TRUSTED_PROXIES): the limit is per forwarded client, so one guesser locks out no one else", async () => {
+    const { fresh, fail } = await signInPageOf({ trustedProxies: "127.0.0.0/8, ::1" });
+    try {
+      const statuses: number[] = [];
+      // The rightmost untrusted hop is the client; a left part the client made up does not count.
+      for (let i = 0; i < 21; i++) statuses.push(await fail(`10.9.9.${i}, 203.0.113.7`));
+      expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+      expect(statuses[20]).toBe(429);
+      expect(await fail("203.0.113.8")).toBe(401);
+      expect(await fail("203.0.113.7, 127.0.0.1")).toBe(429); // through a second trusted proxy: still that client
     } finally {
       await fresh.stop();
     }
