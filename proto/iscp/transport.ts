@@ -3,6 +3,7 @@
 // implement it on each side; framing details stay inside the transports.
 import type { DatagramStats } from "./datagram.js";
 import type { Encoding } from "./wire.js";
+import { takeFront } from "../chunk-list.js";
 
 export type TransportKind = "websocket" | "quic";
 
@@ -132,15 +133,7 @@ export class LengthPrefixedReader {
       return first.subarray(0, n);
     }
     const out = new Uint8Array(n);
-    let at = 0;
-    while (at < n) {
-      const c = this.chunks[0]!;
-      const k = Math.min(c.length, n - at);
-      out.set(k === c.length ? c : c.subarray(0, k), at);
-      at += k;
-      if (k === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
-    }
+    takeFront(this.chunks, out);
     return out;
   }
 }

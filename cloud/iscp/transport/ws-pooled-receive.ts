@@ -4,6 +4,7 @@
 // internals of ws 8's Receiver: when they are not there, the connection keeps ws's own (a test watches this).
 import type { WebSocket } from "ws";
 import { POOLED_MIN } from "../../../proto/buffer-pool.js";
+import { takeFront } from "../../../proto/chunk-list.js";
 import { takeFrame } from "../../../proto/iscp/received-frames.js";
 
 interface ReceiverInternals {
@@ -26,15 +27,7 @@ export function poolReceivedMessages(ws: WebSocket): boolean {
     if (n < POOLED_MIN || first === undefined || n <= first.length) return own.call(this, n);
     this._bufferedBytes -= n;
     const dst = takeFrame(n);
-    let at = 0;
-    while (at < n) {
-      const b = this._buffers[0]!;
-      const k = Math.min(b.length, n - at);
-      dst.set(k === b.length ? b : b.subarray(0, k), at);
-      at += k;
-      if (k === b.length) this._buffers.shift();
-      else this._buffers[0] = b.subarray(k);
-    }
+    takeFront(this._buffers, dst);
     return dst;
   };
   return true;
