@@ -24,11 +24,11 @@ export function widenUdpBuffers(owner: object): void {
 // but its per-packet cost in JavaScript bounds a connection to a few thousand packets/s (~2-4 MB/s).
 // On loopback there is no path MTU to respect (lo's MTU is 64 KiB, which is also why TCP there sends
 // 64 KiB segments), so a client whose server is a loopback address sends packets of up to
-// LOOPBACK_UDP_PAYLOAD bytes: quiche packs no more than 16,383 bytes into one packet anyway. Every other
+// LOOPBACK_UDP_PAYLOAD bytes: with a limit of 65,507 quiche built none larger than 16,383 anyway. Every other
 // destination keeps the default. Receiving sides always accept up to quiche's maximum, 65,527 bytes:
 // that only tells the peer what we can take, and each peer still sends no more than its own limit.
 
-/** Largest packet quiche builds (a 2-byte varint length), checked on loopback: larger limits change nothing. */
+/** The largest packet quiche built on loopback under a 65,507-byte limit (strace of the sends): more changes nothing. */
 export const LOOPBACK_UDP_PAYLOAD = 16_383;
 /** quiche's own default and maximum for received UDP payloads. */
 export const MAX_RECV_UDP_PAYLOAD = 65_527;
