@@ -55,6 +55,8 @@ describe("measurements: a persisted iscp-ts upstream", () => {
     await up.close();
     await client.close();
     await peer.svc.measurements.upstream.drain();
+    // node:http, not fetch: this file imports @aptpod/iscp-ts, whose web-streams polyfill replaces the globals
+    // Node's fetch reads bodies with, and fetch then stalls on a body this size (docs/iscp.md).
     const body = await new Promise<Buffer>((resolve, reject) => {
       const req = http.get(`${peer.url}/api${P}/data?name=${session}`, { headers: { "X-Intdash-Token": token, accept: "application/protobuf" } }, (res) => {
         const parts: Buffer[] = [];
