@@ -85,6 +85,19 @@ describe("iSCP over QUIC", () => {
     await Promise.all([up.close(), wsDown.close()]);
   }, 40_000);
 
+  it("coalesces the library's drains of its connection into one per event-loop turn", async () => {
+    const t = await overQuic()();
+    try {
+      // The same reach as proto/iscp/quic-send-batch.ts: this fails if the library's send moves.
+      // The library's send is a prototype method; the coalescing one is the connection's own.
+      const conn = (t as unknown as { client: { connection: object } }).client.connection;
+      expect(Object.hasOwn(conn, "send")).toBe(true);
+      expect(typeof Object.getPrototypeOf(conn).send).toBe("function");
+    } finally {
+      t.close();
+    }
+  });
+
   it("relays points from a QUIC upstream to WebSocket and QUIC downstreams (proto and json)", async () => {
     const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer" });
     const qDown = await IscpClient.connect({ transport: overQuic("json"), token: TOKEN, nodeId: "viewer-q" });

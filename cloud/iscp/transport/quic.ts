@@ -10,6 +10,7 @@ import { QUICServer, events, type QUICConnection, type QUICStream } from "@matri
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
+import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
 import { MAX_RECV_UDP_PAYLOAD, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -92,7 +93,7 @@ export class QuicServerTransport implements MessageTransport {
 
   close(): void {
     // Let queued frames go out before the connection is closed.
-    void this.writer.close().catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
+    void this.writer.close().catch(() => {}).then(() => flushSends(this.conn)).catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
   }
 
   terminate(): void {
@@ -120,6 +121,7 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
 
 function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
   lightenRecvLock(conn);
+  coalesceSends(conn);
   const L = broker.hub.limits;
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;

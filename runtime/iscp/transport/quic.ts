@@ -9,6 +9,7 @@ import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
+import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
 import { udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
@@ -103,7 +104,7 @@ class QuicClientTransport implements MessageTransport {
   }
 
   close(): void {
-    void this.writer.close().catch(() => {}).finally(() => {
+    void this.writer.close().catch(() => {}).then(() => flushSends(this.client.connection)).catch(() => {}).finally(() => {
       void this.client.destroy({ isApp: true, errorCode: 0 }).catch(() => {});
     });
     this.fireClose("closed");
@@ -139,6 +140,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
   widenUdpBuffers(client);
   const conn = client.connection;
   lightenRecvLock(conn);
+  coalesceSends(conn);
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
   await neg.close();
