@@ -82,6 +82,8 @@ describe("iSCP over QUIC", () => {
       .client.connection.conn.stats();
     // With the default no packet exceeds 1,350 bytes, so neither could their average (acks included here).
     expect(stats.sentBytes / stats.sent).toBeGreaterThan(4_000);
+    // And reads a stream a packet's worth at a time (the library's default is 4 KiB).
+    expect((up.transport as unknown as { client: { connection: { config: { readableChunkSize: number } } } }).client.connection.config.readableChunkSize).toBe(16 * 1024);
     await Promise.all([up.close(), wsDown.close()]);
   }, 40_000);
 

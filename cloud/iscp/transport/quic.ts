@@ -11,7 +11,7 @@ import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
 import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
-import { MAX_RECV_UDP_PAYLOAD, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
+import { MAX_RECV_UDP_PAYLOAD, STREAM_READ_CHUNK, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 import type { IscpBroker } from "../broker.js";
@@ -196,6 +196,7 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
       maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_DATAGRAM_CONFIG,
       // Accepting large packets is always safe; the server sends at most the default (one config for all peers).
       maxRecvUdpPayloadSize: MAX_RECV_UDP_PAYLOAD,
+      readableChunkSize: STREAM_READ_CHUNK,
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {

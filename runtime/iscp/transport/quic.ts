@@ -10,7 +10,7 @@ import type { DatagramStats } from "../../../proto/iscp/datagram.js";
 import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
 import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
 import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
-import { udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
+import { STREAM_READ_CHUNK, udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 
@@ -134,7 +134,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
     config: {
       verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
       maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_DATAGRAM_CONFIG,
-      ...(await udpPayloadConfig(opts.host)),
+      ...(await udpPayloadConfig(opts.host)), readableChunkSize: STREAM_READ_CHUNK,
     },
   });
   widenUdpBuffers(client);
