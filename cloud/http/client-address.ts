@@ -9,7 +9,7 @@ import { BlockList, isIP } from "node:net";
 /** Parses `CLOUD_TRUSTED_PROXIES`: addresses and CIDR ranges, comma-separated; throws on a bad entry. */
 export function parseTrustedProxies(v: string | undefined): string[] {
   const entries = (v ?? "").split(",").map((e) => e.trim()).filter(Boolean);
-  for (const e of entries) trustedList([e]);
+  trustedList(entries); // validates, and caches the list for clientAddress
   return entries;
 }
 

@@ -8,10 +8,10 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
-import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
-import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
-import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
-import { MAX_RECV_UDP_PAYLOAD, STREAM_READ_CHUNK, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
+import { QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { flushSends } from "../../../proto/iscp/quic-send-batch.js";
+import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "../../../proto/iscp/quic-tuning.js";
+import { widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 import type { IscpBroker } from "../broker.js";
@@ -120,8 +120,7 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
 }
 
 function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
-  lightenRecvLock(conn);
-  coalesceSends(conn);
+  tuneQuicConnection(conn);
   const L = broker.hub.limits;
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;
@@ -193,10 +192,8 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     },
     config: {
       key: opts.key, cert: opts.cert, verifyPeer: false, applicationProtos: ["iscp"],
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_DATAGRAM_CONFIG,
       // Accepting large packets is always safe; the server sends at most the default (one config for all peers).
-      maxRecvUdpPayloadSize: MAX_RECV_UDP_PAYLOAD,
-      readableChunkSize: STREAM_READ_CHUNK,
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_SHARED_CONFIG,
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {

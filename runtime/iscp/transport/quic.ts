@@ -7,10 +7,10 @@ import { randomFillSync } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICClient, events, type QUICStream } from "@matrixai/quic";
 import type { DatagramStats } from "../../../proto/iscp/datagram.js";
-import { QUIC_DATAGRAM_CONFIG, QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
-import { lightenRecvLock } from "../../../proto/iscp/quic-recv-lock.js";
-import { coalesceSends, flushSends } from "../../../proto/iscp/quic-send-batch.js";
-import { STREAM_READ_CHUNK, udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
+import { QuicDatagramChannel } from "../../../proto/iscp/quic-datagrams.js";
+import { flushSends } from "../../../proto/iscp/quic-send-batch.js";
+import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "../../../proto/iscp/quic-tuning.js";
+import { udpPayloadConfig, widenUdpBuffers } from "../../../proto/iscp/quic-udp.js";
 import { encodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../../../proto/iscp/transport.js";
 import type { Encoding } from "../../../proto/iscp/wire.js";
 
@@ -133,14 +133,13 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
     crypto: { ops: { async randomBytes(data: ArrayBuffer) { randomFillSync(new Uint8Array(data)); } } },
     config: {
       verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_DATAGRAM_CONFIG,
-      ...(await udpPayloadConfig(opts.host)), readableChunkSize: STREAM_READ_CHUNK,
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_SHARED_CONFIG,
+      ...(await udpPayloadConfig(opts.host)),
     },
   });
   widenUdpBuffers(client);
   const conn = client.connection;
-  lightenRecvLock(conn);
-  coalesceSends(conn);
+  tuneQuicConnection(conn);
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
   await neg.close();
