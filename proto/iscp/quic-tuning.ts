@@ -1,7 +1,9 @@
 // What both iSCP QUIC ends set on @matrixai/quic: one config fragment and one per-connection step, so the client
 // and the broker cannot drift apart. The pieces and their measurements are in the modules imported here.
 import { QUIC_DATAGRAM_CONFIG } from "./quic-datagrams.js";
+import { sendPacketsDirectly } from "./quic-direct-send.js";
 import { lightenRecvLock } from "./quic-recv-lock.js";
+import { lightenStreamScan } from "./quic-stream-scan.js";
 import { coalesceSends } from "./quic-send-batch.js";
 import { MAX_RECV_UDP_PAYLOAD, STREAM_READ_CHUNK } from "./quic-udp.js";
 
@@ -12,8 +14,14 @@ export const QUIC_SHARED_CONFIG = {
   readableChunkSize: STREAM_READ_CHUNK,
 };
 
-/** The light receive lock and coalesced drains, on a connection of either end. */
-export function tuneQuicConnection(connection: object): void {
+/**
+ * The light receive lock, one stream walk per turn, coalesced drains, and packets sent straight to `owner`'s (client
+ * or server) UDP socket.
+ */
+export function tuneQuicConnection(connection: object, owner: object): void {
   lightenRecvLock(connection);
+  // Before coalesceSends: the scan wraps the library's own drain, to walk the streams first.
+  lightenStreamScan(connection);
   coalesceSends(connection);
+  sendPacketsDirectly(connection, owner);
 }

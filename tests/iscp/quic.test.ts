@@ -87,6 +87,55 @@ describe("iSCP over QUIC", () => {
     await Promise.all([up.close(), wsDown.close()]);
   }, 40_000);
 
+  it("acknowledges a burst with far fewer packets than it carried: receives do not wait for each other's drain", async () => {
+    const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-burst" });
+    const us = await up.openUpstream({ sessionId: "burst", qos: QoS.RELIABLE });
+    const stats = () => (up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; recv: number } } } } })
+      .client.connection.conn.stats();
+    const before = stats();
+    for (let i = 0; i < 16; i++) {
+      us.write({ name: "burst", type: "bytes" }, [{ elapsedTime: i + 1, payload: new Uint8Array(256 * 1024).fill(i) }]);
+      us.flush();
+    }
+    expect(await us.waitAcked(20_000)).toBe(true);
+    const after = stats();
+    const sent = after.sent - before.sent;
+    const received = after.recv - before.recv;
+    // 4 MiB leave in ~260 packets of up to 16 KiB. A broker that handled one packet per event-loop turn answered
+    // each with an ACK of its own (received ~ sent); packets that share a turn share one.
+    expect(sent).toBeGreaterThan(200);
+    expect(received).toBeLessThan(sent / 2);
+    await up.close();
+  }, 40_000);
+
+  it("sends packets straight to its UDP socket, and hands one the socket refuses to the library's path", async () => {
+    const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-direct" });
+    const us = await up.openUpstream({ sessionId: "direct", qos: QoS.RELIABLE });
+    // The same reach as proto/iscp/quic-direct-send.ts: the QUICSocket's promisified send and its dgram socket.
+    const socket = (up.transport as unknown as { client: { socket: { send_: (...a: unknown[]) => Promise<void>; socket: dgram.Socket } } }).client.socket;
+    const libraryPath = socket.send_.bind(socket);
+    let viaLibrary = 0;
+    socket.send_ = (...a: unknown[]) => (viaLibrary++, libraryPath(...a));
+    const write = async (i: number) => {
+      us.write({ name: "direct", type: "bytes" }, [{ elapsedTime: i, payload: new Uint8Array(64 * 1024).fill(i) }]);
+      us.flush();
+      expect(await us.waitAcked(20_000)).toBe(true);
+    };
+    await write(1);
+    expect(viaLibrary).toBe(0);
+    const udpSend = socket.socket.send;
+    let refused = 0;
+    socket.socket.send = ((...a: unknown[]) => {
+      socket.socket.send = udpSend;
+      refused++;
+      (a[a.length - 1] as (e: Error) => void)(Object.assign(new Error("send EHOSTUNREACH"), { code: "EHOSTUNREACH" }));
+    }) as typeof udpSend;
+    await write(2);
+    expect(refused).toBe(1);
+    expect(viaLibrary).toBe(1);
+    await up.close();
+  }, 40_000);
+
   it("coalesces the library's drains of its connection into one per event-loop turn", async () => {
     const t = await overQuic()();
     try {

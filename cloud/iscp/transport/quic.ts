@@ -119,8 +119,8 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-function serveConnection(broker: IscpBroker, conn: QUICConnection): void {
-  tuneQuicConnection(conn);
+function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICServer): void {
+  tuneQuicConnection(conn, server);
   const L = broker.hub.limits;
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;
@@ -197,7 +197,7 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
-    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail);
+    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail, server);
   });
   server.addEventListener(events.EventQUICServerError.name, (evt: Event) => {
     broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");

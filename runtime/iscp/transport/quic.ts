@@ -139,7 +139,7 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
   });
   widenUdpBuffers(client);
   const conn = client.connection;
-  tuneQuicConnection(conn);
+  tuneQuicConnection(conn, client);
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
   await neg.close();
