@@ -17,12 +17,6 @@ const PAYLOADS = [16, 1024, 64 * 1024];
 const LATENCY_RATE = 10_000;
 /** At most 512 MiB of payload per case (disk and drain time of 64 KiB payloads). */
 const volumeCap = (payload: number) => Math.floor((512 * 2 ** 20) / payload);
-/**
- * QUIC (@matrixai/quic) moves 10-30 MB/s here even with loopback's large packets (docs/iscp.md, "Packet size"), far
- * below what the connector writes: its cases send a fixed volume, a few seconds' worth (1,000,000 points of 16 B,
- * about 96 MB of larger payloads), and wait up to 120 s for it.
- */
-const quicCap = (payload: number) => (payload < 1024 ? 1_000_000 : Math.floor(96e6 / payload));
 
 function durationArg(): number {
   const argv = process.argv;
@@ -83,7 +77,7 @@ export async function run(): Promise<Row[]> {
   for (const payload of PAYLOADS) {
     const cap = volumeCap(payload);
     outcomes.push(await attempt("throughput", "ours/websocket", payload, 0, ours({ transport: "websocket", payload, rate: 0, durationS, maxPoints: cap })));
-    outcomes.push(await attempt("throughput", "ours/quic", payload, 0, ours({ transport: "quic", payload, rate: 0, durationS, maxPoints: quicCap(payload), drainTimeoutS: 120 })));
+    outcomes.push(await attempt("throughput", "ours/quic", payload, 0, ours({ transport: "quic", payload, rate: 0, durationS, maxPoints: cap, drainTimeoutS: 120 })));
     for (const name of ["mosquitto", "nats"] as const) outcomes.push(await attempt("throughput", name, payload, 0, peer(name, payload, 0, durationS, false)));
   }
   const latencyS = Math.max(4, durationS); // the first second is warm-up, left out of the percentiles
@@ -92,6 +86,7 @@ export async function run(): Promise<Row[]> {
   const label = "ours/websocket,flush=immediately";
   outcomes.push(await attempt("latency", label, 16, LATENCY_RATE, ours({ transport: "websocket", payload: 16, rate: LATENCY_RATE, durationS: latencyS, latency: true, flush: "immediately" })));
   outcomes.push(await attempt("latency", "ours/quic", 16, LATENCY_RATE, ours({ transport: "quic", payload: 16, rate: LATENCY_RATE, durationS: latencyS, latency: true, drainTimeoutS: 120 })));
+  outcomes.push(await attempt("latency", "ours/quic,flush=immediately", 16, LATENCY_RATE, ours({ transport: "quic", payload: 16, rate: LATENCY_RATE, durationS: latencyS, latency: true, flush: "immediately", drainTimeoutS: 120 })));
   for (const name of ["mosquitto", "nats"] as const) outcomes.push(await attempt("latency", name, 16, LATENCY_RATE, peer(name, 16, LATENCY_RATE, latencyS, true)));
   addRatios(outcomes);
   return outcomes.map((o) => o.row);
