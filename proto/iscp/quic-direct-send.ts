@@ -7,19 +7,13 @@
 // the library's own path, which sends it again and reports the failure as it always did (a duplicate packet is
 // harmless in QUIC). It reaches into the library's internals (`dispatchEvent`, the event's `detail`, the
 // owner's `socket.socket`); should they change, nothing is swapped.
-import type dgram from "node:dgram";
 import { events } from "@matrixai/quic";
+import { udpSocketOf } from "./quic-udp.js";
 
 interface SendDetail {
   msg: Uint8Array;
   port: number;
   address: string;
-}
-
-/** The dgram socket under a QUICClient or QUICServer (its QUICSocket's `socket`). */
-export function udpSocketOf(owner: object): dgram.Socket | undefined {
-  const udp = (owner as { socket?: { socket?: unknown } }).socket?.socket;
-  return udp && typeof (udp as dgram.Socket).send === "function" ? (udp as dgram.Socket) : undefined;
 }
 
 /** Sends `connection`'s packets straight to the UDP socket of `owner` (the connection's client or server). */

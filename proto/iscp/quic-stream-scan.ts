@@ -19,7 +19,7 @@
 // such a failure is ignored. Any other failure is thrown, as the library's own walk would.
 // It reaches into the library's internals (`conn`, `processStreams`, `streamMap`, `type`); should they change,
 // nothing is swapped.
-import { events } from "@matrixai/quic";
+import { events, utils, type StreamId } from "@matrixai/quic";
 
 interface NativeConn {
   readable(): Iterable<number>;
@@ -42,10 +42,9 @@ interface LibConnection {
 
 const NOTHING: readonly number[] = [];
 
-const isStopped = (e: unknown): boolean => /StreamStopped\(\d+\)/.test((e as Error | undefined)?.message ?? "");
-
-/** Bit 0 of a stream id is its initiator (1: the server), bit 1 its direction (1: unidirectional). */
-const mayWrite = (id: number, weAreServer: boolean): boolean => (id & 2) === 0 || ((id & 1) === 1) === weAreServer;
+/** A bidirectional stream, or a unidirectional one this end opened. */
+const mayWrite = (id: number, weAreServer: boolean): boolean =>
+  !utils.isStreamUnidirectional(id as StreamId) || utils.isStreamServerInitiated(id as StreamId) === weAreServer;
 
 export function lightenStreamScan(connection: object): boolean {
   const c = connection as LibConnection;
@@ -71,7 +70,8 @@ export function lightenStreamScan(connection: object): boolean {
       try {
         if (native.streamCapacity(id) > 0) out.push(id);
       } catch (e) {
-        if (isStopped(e)) out.push(id);
+        // The library's own test, as its write() uses.
+        if (e instanceof Error && utils.isStreamStopped(e) !== false) out.push(id);
       }
     }
     return out;

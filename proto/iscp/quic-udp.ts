@@ -10,8 +10,14 @@ import { BlockList, isIP } from "node:net";
 /** Asked of the kernel; Linux caps it at net.core.rmem_max / wmem_max. */
 const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/** The dgram socket under a QUICClient or QUICServer (its QUICSocket's `socket`), if the internals are there. */
+export function udpSocketOf(owner: object): dgram.Socket | undefined {
+  const udp = (owner as { socket?: { socket?: unknown } }).socket?.socket;
+  return udp && typeof (udp as dgram.Socket).send === "function" ? (udp as dgram.Socket) : undefined;
+}
+
 export function widenUdpBuffers(owner: object): void {
-  const udp = (owner as { socket?: { socket?: dgram.Socket } }).socket?.socket;
+  const udp = udpSocketOf(owner);
   try {
     udp?.setRecvBufferSize(UDP_BUFFER_BYTES);
     udp?.setSendBufferSize(UDP_BUFFER_BYTES);
