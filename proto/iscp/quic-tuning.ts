@@ -3,6 +3,7 @@
 import { QUIC_DATAGRAM_CONFIG } from "./quic-datagrams.js";
 import { sendPacketsDirectly } from "./quic-direct-send.js";
 import { lightenRecvLock } from "./quic-recv-lock.js";
+import { routeShortHeaders } from "./quic-socket-route.js";
 import { lightenStreamScan } from "./quic-stream-scan.js";
 import { coalesceSends } from "./quic-send-batch.js";
 import { MAX_RECV_UDP_PAYLOAD, STREAM_READ_CHUNK } from "./quic-udp.js";
@@ -15,8 +16,8 @@ export const QUIC_SHARED_CONFIG = {
 };
 
 /**
- * The light receive lock, one stream walk per turn, coalesced drains, and packets sent straight to `owner`'s (client
- * or server) UDP socket.
+ * The light receive lock, one stream walk per turn, coalesced drains, packets sent straight to `owner`'s (client or
+ * server) UDP socket, and received ones routed to their connection without the library's header parsing.
  */
 export function tuneQuicConnection(connection: object, owner: object): void {
   lightenRecvLock(connection);
@@ -24,4 +25,5 @@ export function tuneQuicConnection(connection: object, owner: object): void {
   lightenStreamScan(connection);
   coalesceSends(connection);
   sendPacketsDirectly(connection, owner);
+  routeShortHeaders(owner);
 }
