@@ -1,7 +1,11 @@
 // Test broker: a plain http.Server on port 0 with the iSCP broker attached and a stub
 // authenticate that accepts one fixed token.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { attachIscpBroker, type IscpBroker } from "../../cloud/iscp/broker.js";
 import type { IscpBrokerOptions, IscpLimits } from "../../cloud/iscp/options.js";
 import { ResultCode } from "../../proto/iscp/wire.js";
@@ -49,5 +53,17 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = "con
   while (!cond()) {
     if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A self-signed EC key and certificate for localhost and 127.0.0.1 (QUIC needs TLS), made by openssl in a temp dir. */
+export function makeLocalhostCert(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), "iscp-cert-"));
+  try {
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"),
+      "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+    return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,5 @@
 // iSCP UNRELIABLE data on QUIC DATAGRAMs: the 8-byte segment header codec, and our client against the
 // broker over real QUIC (@matrixai/quic; small volumes, sent slowly, some loss tolerated).
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIscpQuic } from "../../cloud/iscp/broker.js";
 import {
@@ -14,7 +10,7 @@ import { encodeMessage, QoS } from "../../proto/iscp/wire.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../runtime/iscp/downstream.js";
 import { connectQuic } from "../../runtime/iscp/transport/quic.js";
-import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
+import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -187,26 +183,22 @@ describe("QUIC datagram channel (stand-in for the library's internal connection)
 });
 
 describe("UNRELIABLE streams on QUIC datagrams", () => {
-  let dir: string;
   let cert: string;
   let b: TestBroker;
   let quic: Awaited<ReturnType<typeof startIscpQuic>>;
   const clients: IscpClient[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "iscp-dgram-"));
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"),
-      "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-    cert = readFileSync(join(dir, "cert.pem"), "utf8");
+    const made = makeLocalhostCert();
+    cert = made.cert;
     b = await startTestBroker();
-    quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key: readFileSync(join(dir, "key.pem"), "utf8"), cert });
+    quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key: made.key, cert });
   });
   afterAll(async () => {
     await Promise.allSettled(clients.splice(0).map((c) => c.close()));
     // Let the broker see the closes: force-stopping live QUIC connections waits out their draining period.
     await waitFor(() => b.broker.connections().length === 0, 5000).catch(() => {});
     await b.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const connect = async (nodeId: string) => {

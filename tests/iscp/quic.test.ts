@@ -1,9 +1,6 @@
 // iSCP over QUIC (@matrixai/quic, ALPN "iscp"): our client against the broker, small volumes.
-import { execFileSync } from "node:child_process";
 import type dgram from "node:dgram";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { native } from "@matrixai/quic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIscpQuic } from "../../cloud/iscp/broker.js";
@@ -12,28 +9,22 @@ import { IscpClient } from "../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../runtime/iscp/downstream.js";
 import { connectQuic } from "../../runtime/iscp/transport/quic.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
-import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
+import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
 
 describe("iSCP over QUIC", () => {
-  let dir: string;
   let key: string;
   let cert: string;
   let b: TestBroker;
   let quic: Awaited<ReturnType<typeof startIscpQuic>>;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "iscp-quic-"));
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"),
-      "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-    key = readFileSync(join(dir, "key.pem"), "utf8");
-    cert = readFileSync(join(dir, "cert.pem"), "utf8");
+    ({ key, cert } = makeLocalhostCert());
     b = await startTestBroker();
     // QUIC shares the WebSocket broker's hub, so streams relay across transports.
     quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key, cert });
   });
   afterAll(async () => {
     await b.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const overQuic = (encoding: Encoding = "proto") => () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", encoding });

@@ -1,12 +1,15 @@
 // Storage slower than the network: the broker stops reading a connection whose persisted chunks wait
 // for their storage commit beyond `maxPendingStoreChunks`, so its memory stays bounded; once storage
-// catches up every chunk is stored and acked.
+// catches up every chunk is stored and acked. Over WebSocket the socket is paused (TCP's window holds the
+// client back); over QUIC the stream is no longer read (quiche's flow-control window holds it back).
 import { afterEach, expect, it } from "vitest";
+import { startIscpQuic } from "../../cloud/iscp/broker.js";
 import type { UpstreamChunkData } from "../../cloud/iscp/options.js";
 import { QoS } from "../../proto/iscp/wire.js";
 import { IscpClient } from "../../runtime/iscp/conn.js";
+import { connectQuic } from "../../runtime/iscp/transport/quic.js";
 import { connectWebSocket } from "../../runtime/iscp/transport/websocket.js";
-import { startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
+import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "./harness.js";
 
 const NODE = "11111111-1111-4111-8111-111111111111";
 let b: TestBroker | undefined;
@@ -16,7 +19,7 @@ afterEach(async () => {
   await b?.close();
 });
 
-it("pauses a connection while too many persisted chunks wait for storage, and stores all of them", async () => {
+it.each(["websocket", "quic"])("pauses a %s connection while too many persisted chunks wait for storage, and stores all of them", async (kind) => {
   const LIMIT = 8;
   const CHUNKS = 120;
   let pending = 0;
@@ -34,7 +37,13 @@ it("pauses a connection while too many persisted chunks wait for storage, and st
       stored.add(chunk.sequenceNumber);
     },
   });
-  c = await IscpClient.connect({ transport: () => connectWebSocket({ url: b!.url }), token: TOKEN, nodeId: NODE });
+  let transport = () => connectWebSocket({ url: b!.url });
+  if (kind === "quic") {
+    const { key, cert } = makeLocalhostCert();
+    const quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key, cert });
+    transport = () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost" });
+  }
+  c = await IscpClient.connect({ transport, token: TOKEN, nodeId: NODE });
   const us = await c.openUpstream({ sessionId: "s", qos: QoS.RELIABLE, persist: true });
   const payload = new Uint8Array(16 * 1024); // a few chunks per socket read
   for (let i = 0; i < CHUNKS; i++) {
@@ -43,7 +52,7 @@ it("pauses a connection while too many persisted chunks wait for storage, and st
   }
   await waitFor(() => pending >= LIMIT, 5000, "storage to fill up");
   await new Promise((r) => setTimeout(r, 300)); // the broker would go on reading here without the pause
-  // Frames already parsed from the last socket read still arrive; the rest waits in the socket.
+  // Frames already parsed from the last read still arrive; the rest waits in the socket or quiche's stream.
   expect(maxPending).toBeLessThan(LIMIT + 8);
   expect(stored.size).toBe(0);
 

@@ -26,6 +26,8 @@ export class QuicServerTransport implements MessageTransport {
   private drainCb: (() => void) | undefined;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly dgram: QuicDatagramChannel;
+  private inputGate: Promise<void> | undefined;
+  private openInput: (() => void) | undefined;
 
   constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number, maxIncomingMessageBytes: number) {
     this.writer = conn.newStream("uni").writable.getWriter();
@@ -39,15 +41,33 @@ export class QuicServerTransport implements MessageTransport {
   /** Feeds the client's message stream; ends the connection on framing errors. */
   async readFrom(stream: QUICStream, maxMessageBytes: number): Promise<void> {
     const reader = new LengthPrefixedReader(maxMessageBytes);
+    const chunks = stream.readable.getReader();
     try {
-      for await (const chunk of stream.readable) {
-        for (const m of reader.push(chunk)) this.messageCb?.(m);
+      for (;;) {
+        if (this.inputGate) await this.inputGate;
+        const { value, done } = await chunks.read();
+        if (done) break;
+        for (const m of reader.push(value)) this.messageCb?.(m);
       }
       this.fireClose("client finished its stream");
     } catch (e) {
       this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.terminate();
+  }
+
+  /**
+   * Stops reading the client's stream (storage is behind). quiche then stops extending the stream's flow-control
+   * window, so the client can send at most that window more: its writes wait, as a paused TCP socket's would.
+   */
+  pauseInput(): void {
+    this.inputGate ??= new Promise<void>((r) => (this.openInput = r));
+  }
+
+  resumeInput(): void {
+    const open = this.openInput;
+    this.inputGate = this.openInput = undefined;
+    open?.();
   }
 
   send(frame: Uint8Array): void {
@@ -103,6 +123,7 @@ export class QuicServerTransport implements MessageTransport {
   private fireClose(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.resumeInput(); // a paused read then ends with the stream
     this.dgram.close();
     for (const cb of this.closeCbs) cb(reason);
   }
