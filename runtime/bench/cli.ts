@@ -24,7 +24,8 @@ export const BENCH_USAGE =
   "  With --server the edge's credentials come from --edge-uuid, --client-secret, --project-uuid (env\n" +
   "  AGENT_BENCH_EDGE_UUID, AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID), or else from the connection\n" +
   "  settings of the agent's data directory (--data DIR, env AGENT_DATA, default ./data/agent).\n" +
-  "  The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data.\n";
+  "  The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data. With --server\n" +
+  "  the run is a measurement of that edge in the project, and stays there like any other.\n";
 
 /** The connection settings stored by an agent in `dataDir`, read without writing (a daemon may be running). */
 function storedConnection(dataDir: string): Partial<{ server_url: string; project_uuid: string; edge_uuid: string; client_secret: string }> {
