@@ -5,7 +5,7 @@
 // issued and so always quiche.MAX_CONN_ID_LEN (20) bytes long. Those are routed here from the bytes themselves,
 // by the same hex key the library's map uses; every other packet (long headers: handshakes and new
 // connections; ids we do not know) takes the library's path unchanged. Paired bench runs at 64 KiB points:
-// 66-81 -> 84-101 MB/s. It reaches into the library's internals (a QUICSocket's `socket`, `connectionMap` and
+// 66-81 -> 76-89 MB/s. It reaches into the library's internals (a QUICSocket's `socket`, `connectionMap` and
 // `handleSocketMessage`); should they change, nothing is swapped.
 import type dgram from "node:dgram";
 import { native } from "@matrixai/quic";
