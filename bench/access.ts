@@ -30,7 +30,7 @@ interface Dataset {
 /** Seeds the data set straight through the repositories (one transaction), then reloads the index. */
 async function seed(peer: CloudPeer): Promise<Dataset> {
   const { UsersRepo } = await import("../cloud/accounts/repo/users.js");
-  const { ROLE_UUIDS } = await import("../cloud/accounts/catalogue.js");
+  const { ROLE_UUIDS } = await import("../cloud/accounts/service/catalogue.js");
   const { GroupRepo, ProjectRepo } = await import("../cloud/org/repo/groups.js");
   const { MemberRepo } = await import("../cloud/org/repo/members.js");
   let rnd = 42;
@@ -125,7 +125,7 @@ async function inProcess(): Promise<Row[]> {
     const started = performance.now();
     const data = await seed(peer);
     const seedMs = Math.round(performance.now() - started);
-    const { OrgIndex } = await import("../cloud/org/orgIndex.js");
+    const { OrgIndex } = await import("../cloud/org/service/org-index.js");
     const loadStart = performance.now();
     await new OrgIndex().load(peer.svc.db);
     const loadMs = Math.round(performance.now() - loadStart);
@@ -158,7 +158,7 @@ async function serve(): Promise<void> {
   const { peer, dataDir } = await startPeer();
   process.on("exit", () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const data = await seed(peer);
-  const { createToken } = await import("../cloud/accounts/ops/tokens.js");
+  const { createToken } = await import("../cloud/accounts/service/tokens.js");
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
   const token = (await createToken(peer.svc, admin.uuid, { name: "bench" })).token!;
   const bodies = data.queries.slice(0, 1000).map((x) => JSON.stringify({ subject: x.subject!.uuid, scopes: x.scopes, method: x.method, path: x.path }));

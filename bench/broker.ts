@@ -47,7 +47,7 @@ interface BrokerInfo {
 async function serve(dir: string, quic: boolean): Promise<void> {
   const { loadConfig } = await import("../cloud/config.js");
   const { startCloudPeer } = await import("../cloud/server.js");
-  const { createToken } = await import("../cloud/accounts/ops/tokens.js");
+  const { createToken } = await import("../cloud/accounts/service/tokens.js");
   const { apiClient } = await import("../bin/demo-setup.js");
   const config = loadConfig({
     listen: "127.0.0.1:0", dataDir: dir, logLevel: "silent", adminPassword: "Admin-password-1",
@@ -159,9 +159,9 @@ const round = (x: number, digits = 0) => +x.toFixed(digits);
 
 async function runCase(transport: Transport, payloadB: number): Promise<Row> {
   const { IscpClient } = await import("../runtime/iscp/conn.js");
-  const { connectWebSocket } = await import("../runtime/iscp/transport/websocket.js");
-  const { connectQuic } = await import("../runtime/iscp/transport/quic.js");
-  const { QoS } = await import("../proto/iscp/wire.js");
+  const { connectWebSocket } = await import("../proto/transport/ws/client.js");
+  const { connectQuic } = await import("../proto/transport/quic/client.js");
+  const { QoS } = await import("../proto/wire/message.js");
   const perChunk = POINTS_PER_CHUNK[payloadB]!;
   const seconds = transport === "quic" ? QUIC_SECONDS : SECONDS;
   const maxChunks = transport === "quic" ? Math.ceil(QUIC_MAX_BYTES / (payloadB * perChunk)) : Infinity;

@@ -5,9 +5,9 @@
 // objects and protobufjs (the former path) and through chunk-frame.ts (the stored chunk's spans copied). Each cell runs ~0.8 s.
 import { createRequire } from "node:module";
 import Long from "long";
-import { toLong } from "../proto/iscp/long.js";
-import { decodeMessage, encodeMessage, iscp2, type Encoding, type Message } from "../proto/iscp/wire.js";
-import { encodeUpstreamChunkMessage } from "../runtime/iscp/chunk-frame.js";
+import { toLong } from "../proto/wire/long.js";
+import { decodeMessage, encodeMessage, iscp2, type Encoding, type Message } from "../proto/wire/message.js";
+import { encodeUpstreamChunkMessage } from "../proto/wire/chunk-frame.js";
 import { chunkGroups, chunkView, decodeChunk, encodeChunk } from "../runtime/queue/chunk-codec.js";
 import { isMain, report, type Row } from "./lib.js";
 

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { createToken } from "../cloud/accounts/ops/tokens.js";
+import { createToken } from "../cloud/accounts/service/tokens.js";
 import { loadConfig } from "../cloud/config.js";
 import { startCloudPeer } from "../cloud/server.js";
 import { apiClient, ensureDemoCloud } from "./demo-setup.js";

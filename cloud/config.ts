@@ -1,7 +1,7 @@
 // Settings of the cloud-peer process: flags win over environment variables, which win over defaults.
 import path from "node:path";
 import { parseTrustedProxies } from "./http/client-address.js";
-import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/options.js";
+import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
 
 export interface CloudConfig {
   listenHost: string;
@@ -18,7 +18,7 @@ export interface CloudConfig {
   lockoutThreshold: number;
   passwordLifetimeDays: number;
   iscpQuicListen?: string;
-  /** Broker limits overriding DEFAULT_LIMITS (cloud/iscp/options.ts), from CLOUD_ISCP_LIMITS. */
+  /** Broker limits overriding DEFAULT_LIMITS (cloud/iscp/broker/options.ts), from CLOUD_ISCP_LIMITS. */
   iscpLimits: Partial<IscpLimits>;
   /** How long shutdown waits for in-flight requests before cutting their connections (ms). */
   shutdownGraceMs: number;

@@ -4,6 +4,6 @@ import { accountsModule } from "./accounts/module.js";
 import { oauthModule } from "./oauth/module.js";
 import { orgModule } from "./org/module.js";
 import { measurementsModule } from "./measurements/module.js";
-import { brokerModule } from "./broker/module.js";
+import { brokerModule } from "./iscp/module.js";
 
 export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule, measurementsModule, brokerModule];

@@ -3,7 +3,7 @@
 // The supervisor turns `authenticated` snapshots into the Session that streams connect with.
 import { assign, fromPromise, setup, type SnapshotFrom } from "xstate";
 import type { ConnectionSettings, TransportSettings } from "../runtime/settings/schemas.js";
-import { fetchToken, incompleteConnection, type Token } from "./cloud-auth.js";
+import { fetchToken, incompleteConnection, type Token } from "../runtime/deferred/cloud-auth.js";
 import { RETRY_TICKS, errorMessage, type Report, type Session } from "./common.js";
 
 export interface ConnectionInput {

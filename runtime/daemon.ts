@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
-import { verifyConnection } from "../machines/cloud-auth.js";
+import { verifyConnection } from "./deferred/cloud-auth.js";
 import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
 import { collectionRoutes } from "./api/routes/collections.js";

@@ -1,16 +1,16 @@
 // The accounts area: users, passwords, e-mails, API tokens, roles and scopes.
 import type { CloudModule } from "../module.js";
 import { createMailer, type Mailer } from "../mail/mailer.js";
-import { scopeAccess } from "./access.js";
-import { apiTokenAuthenticator } from "./authenticator.js";
-import { accountsMigrations } from "./migrations.js";
+import { scopeAccess } from "./service/access.js";
+import { apiTokenAuthenticator } from "./service/authenticator.js";
+import { accountsMigrations } from "./repo/migrations.js";
 import { accountsRoutes } from "./routes/index.js";
-import { seedAdmin, seedCatalogue } from "./seed.js";
-import { createAccountsService, type AccountsService } from "./service.js";
+import { seedAdmin, seedCatalogue } from "./service/seed.js";
+import { createAccountsService, type AccountsService } from "./service/accounts-service.js";
 
 declare module "../services.js" {
   interface Services {
-    /** Users, passwords, roles and scopes (cloud/accounts/service.ts). */
+    /** Users, passwords, roles and scopes (cloud/accounts/service/accounts-service.ts). */
     accounts: AccountsService;
     /** Outgoing mail (SMTP or <data>/outbox). */
     mailer: Mailer;

@@ -1,7 +1,7 @@
 // `cloud-peer token create --user NAME --name LABEL [--data DIR] [--expires-at DATE]`: prints a new
 // API token for a user, for bootstrapping and scripts. Works beside a running peer (SQLite WAL).
 import type { Command } from "commander";
-import { createToken } from "../accounts/ops/tokens.js";
+import { createToken } from "../accounts/service/tokens.js";
 import { loadConfig } from "../config.js";
 import { ApiError } from "../http/errors.js";
 import { openServices } from "../server.js";

@@ -1,16 +1,16 @@
 // The measurements area: persisted iSCP data and the measurement REST API (routes.md section 2).
 import path from "node:path";
 import type { CloudModule } from "../module.js";
-import { MeasurementsService } from "./facade.js";
-import { PayloadFiles } from "./payload-files.js";
-import { migrations } from "./repo-migrations.js";
-import { allSequenceIds } from "./repo-sequences.js";
-import { baseTimeRoutes } from "./routes-basetimes.js";
-import { dataRoutes } from "./routes-data.js";
-import { eventRoutes } from "./routes-events.js";
-import { measurementRoutes } from "./routes-measurements.js";
-import { sequenceRoutes } from "./routes-sequences.js";
-import { versionRoute } from "./routes-version.js";
+import { MeasurementsService } from "./service/measurements-service.js";
+import { PayloadFiles } from "./storage/payload-files.js";
+import { migrations } from "./repo/migrations.js";
+import { allSequenceIds } from "./repo/sequences.js";
+import { baseTimeRoutes } from "./routes/basetimes.js";
+import { dataRoutes } from "./routes/data.js";
+import { eventRoutes } from "./routes/events.js";
+import { measurementRoutes } from "./routes/measurements.js";
+import { sequenceRoutes } from "./routes/sequences.js";
+import { versionRoute } from "./routes/version.js";
 
 export const measurementsModule: CloudModule = {
   name: "measurements",

@@ -1,8 +1,8 @@
 // Request and response schemas of the measurement routes (routes.md section 2 and the v2.6 SDK models).
 import { ParseResult, Schema } from "effect";
 import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
-import { BASETIME_TYPES } from "./model.js";
-import { parseTimeNs } from "./time.js";
+import { BASETIME_TYPES } from "./service/model.js";
+import { parseTimeNs } from "./formats/time.js";
 
 export const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),

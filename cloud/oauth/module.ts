@@ -1,14 +1,14 @@
 // The OAuth 2.0 authorization server: token, authorization + sign-in page, revocation, JWKS,
 // OAuth2 client registration, and the bearer-token authenticator of the resource server.
 import type { CloudModule } from "../module.js";
-import { accountsAdapter } from "./accounts_adapter.js";
-import { installTokenFastPath } from "./actions/token_fast_path.js";
-import { oauthRoutes } from "./routes.js";
-import { bearerAuthenticator } from "./bearer.js";
-import { OwnClients } from "./clients/own_clients.js";
-import { oauthMigrations } from "./migrations.js";
+import { accountsAdapter } from "./service/accounts-adapter.js";
+import { installTokenFastPath } from "./routes/token-fast-path.js";
+import { oauthRoutes } from "./routes/index.js";
+import { bearerAuthenticator } from "./service/bearer.js";
+import { OwnClients } from "./clients/own-clients.js";
+import { oauthMigrations } from "./repo/migrations.js";
 import { grantsRepo } from "./repo/grants.js";
-import { createOAuthService } from "./service.js";
+import { createOAuthService } from "./service/oauth-service.js";
 import { Denylist } from "./tokens/denylist.js";
 import { TokenIssuer } from "./tokens/issue.js";
 import { KeyStore } from "./tokens/keystore.js";

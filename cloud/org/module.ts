@@ -1,18 +1,18 @@
 // The organisation area: edges (OAuth2 clients), groups, sub-groups, projects, members, project
 // edges, and the access engine that replaces the accounts area's scope-only decider.
-import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../accounts/catalogue.js";
+import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../accounts/service/catalogue.js";
 import { accessRoutes } from "../access/routes.js";
 import { Policy } from "../access/policy.js";
 import type { CloudModule } from "../module.js";
-import { edgeClientResolver } from "./edgeClients.js";
-import { orgMigrations } from "./migrations.js";
-import { OrgIndex } from "./orgIndex.js";
+import { edgeClientResolver } from "./service/edge-clients.js";
+import { orgMigrations } from "./repo/migrations.js";
+import { OrgIndex } from "./service/org-index.js";
 import { edgeRoutes } from "./routes/edges.js";
-import { edgeSecretRoutes } from "./routes/edgeSecrets.js";
+import { edgeSecretRoutes } from "./routes/edge-secrets.js";
 import { groupRoutes } from "./routes/groups.js";
 import { groupMemberRoutes, projectMemberRoutes } from "./routes/members.js";
 import { projectRoutes } from "./routes/projects.js";
-import { createOrgService } from "./service.js";
+import { createOrgService } from "./service/org-service.js";
 
 export const orgModule: CloudModule = {
   name: "org",

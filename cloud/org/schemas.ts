@@ -1,7 +1,7 @@
 // Request and response schemas of the organisation routes, with the spec's limits.
 import { Schema } from "effect";
 import { BoolFromQuery, DateTimeFromQuery, PageFields, StringArrayQuery, listOf, sortQuery } from "../http/query.js";
-import { Uuid } from "../accounts/routes/schemas.js";
+import { Uuid } from "../accounts/schemas.js";
 
 export { Uuid };
 const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max));

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fetchToken } from "../../machines/cloud-auth.js";
+import { fetchToken } from "../deferred/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
 import { ROOT, nodeArgs, sleep, startConnector, startIpcChild, stopChild, waitForFifo, type ConnectorReport, type IpcChild } from "./children.js";
 export type { Progress } from "./drive.js";

@@ -8,11 +8,11 @@
 import dgram from "node:dgram";
 import net from "node:net";
 import { parseArgs } from "node:util";
-import { createToken } from "../../cloud/accounts/ops/tokens.js";
+import { createToken } from "../../cloud/accounts/service/tokens.js";
 import { loadConfig } from "../../cloud/config.js";
-import type { UpstreamChunkIn, UpstreamRef } from "../../cloud/measurements/upstream-store.js";
+import type { UpstreamChunkIn, UpstreamRef } from "../../cloud/measurements/ingest/upstream-store.js";
 import { startCloudPeer } from "../../cloud/server.js";
-import { holdFrame } from "../../proto/iscp/received-frames.js";
+import { holdFrame } from "../../proto/transport/received-frames.js";
 import { LatencySamples, monoNs, stampOf, type LatencySummary } from "./latency.js";
 
 export interface CloudInfo {

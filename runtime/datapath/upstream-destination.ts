@@ -7,7 +7,7 @@
 //   persist: false -> straight to the iSCP upstream's buffer (volatile-upstream.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { QoS } from "../../proto/iscp/wire.js";
+import { QoS } from "../../proto/wire/message.js";
 import type { DataPoint } from "../datapoint.js";
 import type { IscpClient } from "../iscp/conn.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";

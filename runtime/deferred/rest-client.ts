@@ -1,7 +1,7 @@
 // The cloud's measurement REST API as deferred upload uses it (routes.md section 2): create the
 // measurement with its UUID if absent, store chunks of a sequence (protobuf StoreDataChunks), set a
 // sequence's final counts, end and complete the measurement. Every call carries the session's token.
-import { readError } from "../../machines/cloud-auth.js";
+import { readError } from "./cloud-auth.js";
 import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
 
 const TIMEOUT_MS = 30_000;

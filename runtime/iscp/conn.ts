@@ -1,11 +1,11 @@
 // Our iSCP v2 client connection: handshake, request/response matching (even request ids),
 // ping/pong, E2E calls, and reconnect + resume of every open stream after a lost transport.
 import { randomUUID } from "node:crypto";
-import { decodeMessage, encodeMessage, iscp2, ResultCode, resultCodeName, type Message } from "../../proto/iscp/wire.js";
-import type { MessageTransport } from "../../proto/iscp/transport.js";
+import { decodeMessage, encodeMessage, iscp2, ResultCode, resultCodeName, type Message } from "../../proto/wire/message.js";
+import type { MessageTransport } from "../../proto/transport/message-transport.js";
 import { ClientDownstream, type DownstreamOptions } from "./downstream.js";
 import { ClientUpstream, type UpstreamOptions } from "./upstream.js";
-import { toLong } from "../../proto/iscp/long.js";
+import { toLong } from "../../proto/wire/long.js";
 
 export interface IscpClientOptions {
   /** Opens a new transport (first connect and every reconnect). */

@@ -1,8 +1,8 @@
 // Client downstream: resolves upstream and data-ID aliases (which the client assigns and reports
 // in its periodic DownstreamChunkAck), delivers chunks and metadata to handlers.
-import { iscp2, QoS, ResultCode } from "../../proto/iscp/wire.js";
-import { toBigInt } from "../../proto/iscp/long.js";
-import { bytesToUuid } from "../../proto/iscp/uuid.js";
+import { iscp2, QoS, ResultCode } from "../../proto/wire/message.js";
+import { toBigInt } from "../../proto/wire/long.js";
+import { bytesToUuid } from "../../proto/wire/uuid.js";
 import type { IscpClient } from "./conn.js";
 
 export interface DownstreamOptions {

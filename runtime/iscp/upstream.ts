@@ -4,12 +4,12 @@
 // datagrams); those whose ack does not come in time are given up as lost (onLost), never re-sent.
 // Stored chunks (the agent's queue) are encoded straight to protobuf bytes (chunk-frame.ts); with
 // enc=json, and for points written here, chunks are built as message objects.
-import { iscp2, QoS } from "../../proto/iscp/wire.js";
-import { toLong } from "../../proto/iscp/long.js";
-import { bytesToUuid } from "../../proto/iscp/uuid.js";
+import { iscp2, QoS } from "../../proto/wire/message.js";
+import { toLong } from "../../proto/wire/long.js";
+import { bytesToUuid } from "../../proto/wire/uuid.js";
 import { chunkGroups, chunkView, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
-import { encodeUpstreamChunkMessage } from "./chunk-frame.js";
-import { BufferPool } from "../../proto/buffer-pool.js";
+import { encodeUpstreamChunkMessage } from "../../proto/wire/chunk-frame.js";
+import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { IscpClient } from "./conn.js";
 
 export interface UpstreamOptions {

@@ -7,10 +7,10 @@
 // (the bytes protobufjs writes for them). Groups are in order of their first point; the order of points
 // of different data ids within one chunk is not kept (an iSCP chunk does not keep it either).
 // Bit 31 of the count tells this layout from the older one (chunk-v1.ts), which is still read.
-import { BufferPool } from "../../proto/buffer-pool.js";
+import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
-import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/iscp/pb-bits.js";
+import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
 import { decodeChunkV1 } from "./chunk-v1.js";
 
 export interface DataId {

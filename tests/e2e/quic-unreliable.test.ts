@@ -2,7 +2,7 @@
 // frees its place in the send window (real time goes on) and, with recover: true, stays stored until
 // the deferred upload delivers it once the measurement ends: every point reaches the cloud exactly once.
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { QuicDatagramChannel } from "../../proto/iscp/quic-datagrams.js";
+import { QuicDatagramChannel } from "../../proto/transport/quic/datagrams.js";
 import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
 

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
-import { decodeInto } from "../datapath/helpers.js";
+import { decodeInto } from "../support/datapath.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { cloudIndices, indexOf, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, until, type Stack } from "./stack.js";

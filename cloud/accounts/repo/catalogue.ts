@@ -1,5 +1,5 @@
 // SQL for the tenant row and the timestamps of the built-in catalogue entries (the definitions
-// themselves live in code, cloud/accounts/catalogue.ts).
+// themselves live in code, cloud/accounts/service/catalogue.ts).
 import type { Queryable } from "../../storage/db.js";
 
 export interface CatalogueEntryRow {

@@ -2,9 +2,9 @@
 import { notFound } from "../../http/errors.js";
 import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { meUuid } from "../ops/common.js";
-import { createEmail, deleteEmail, sendVerification, updateEmail, verifyEmail } from "../ops/emails.js";
-import { EmailParams, EmailRequest, EmailResponse, UserEmailParams, UserParams, VerificationResponse, VerifyEmailRequest, VerifyLinkQuery } from "./schemas.js";
+import { meUuid } from "../service/common.js";
+import { createEmail, deleteEmail, sendVerification, updateEmail, verifyEmail } from "../service/emails.js";
+import { EmailParams, EmailRequest, EmailResponse, UserEmailParams, UserParams, VerificationResponse, VerifyEmailRequest, VerifyLinkQuery } from "../schemas.js";
 
 async function verifyOwn(svc: Services, userUuid: string, emailId: number, token: string) {
   if (!(await svc.accounts.emails.byId(userUuid, emailId))) throw notFound("e-mail address not found");

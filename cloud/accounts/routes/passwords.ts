@@ -1,8 +1,8 @@
 // Passwords: change (own, or with a recovery token), policy check, reset to temporary, unlock,
 // and the password-reset mail.
 import { defineRoute, reply } from "../../http/route.js";
-import { changePassword, checkMyPassword, requestRecovery, resetToTemporary, unlock } from "../ops/passwords.js";
-import { ChangePasswordRequest, CheckPasswordRequest, CheckPasswordResponse, PasswordRecoveryRequest, PasswordResponse, UserParams } from "./schemas.js";
+import { changePassword, checkMyPassword, requestRecovery, resetToTemporary, unlock } from "../service/passwords.js";
+import { ChangePasswordRequest, CheckPasswordRequest, CheckPasswordResponse, PasswordRecoveryRequest, PasswordResponse, UserParams } from "../schemas.js";
 
 export const passwordsRoutes = [
   defineRoute({

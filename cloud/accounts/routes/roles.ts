@@ -3,12 +3,12 @@ import { badRequest, notFound } from "../../http/errors.js";
 import { pageInfo, parseNameFilter } from "../../http/query.js";
 import { defineRoute, reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { ROLES, ROLE_UUIDS, SCOPES, findRole, findScope } from "../catalogue.js";
-import { meUuid, requireUser } from "../ops/common.js";
-import { checkAssignableRole, guardLastSuper } from "../ops/users.js";
-import { nowIso } from "../service.js";
-import { roleView, scopeView } from "../views.js";
-import { CatalogueQuery, PageQuery, RoleParams, RoleResponse, Roles, ScopeParams, ScopeResponse, Scopes, UserParams, UserRoleParams } from "./schemas.js";
+import { ROLES, ROLE_UUIDS, SCOPES, findRole, findScope } from "../service/catalogue.js";
+import { meUuid, requireUser } from "../service/common.js";
+import { checkAssignableRole, guardLastSuper } from "../service/users.js";
+import { nowIso } from "../service/accounts-service.js";
+import { roleView, scopeView } from "../service/views.js";
+import { CatalogueQuery, PageQuery, RoleParams, RoleResponse, Roles, ScopeParams, ScopeResponse, Scopes, UserParams, UserRoleParams } from "../schemas.js";
 
 interface CatalogueFilter {
   "uuid[]"?: readonly string[];

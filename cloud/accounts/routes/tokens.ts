@@ -1,7 +1,7 @@
 // API tokens of a user and of the own user, and token introspection.
 import { defineRoute } from "../../http/route.js";
-import { meUuid } from "../ops/common.js";
-import { createToken, deleteToken, introspect, listTokens, renameToken } from "../ops/tokens.js";
+import { meUuid } from "../service/common.js";
+import { createToken, deleteToken, introspect, listTokens, renameToken } from "../service/tokens.js";
 import {
   CreateTokenRequest,
   IntrospectRequest,
@@ -13,7 +13,7 @@ import {
   UpdateTokenRequest,
   UserParams,
   UserTokenParams,
-} from "./schemas.js";
+} from "../schemas.js";
 
 const json8 = ["application/json; charset=utf-8"];
 

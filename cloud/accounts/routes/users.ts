@@ -1,9 +1,9 @@
 // Users (admin side) and the own user (/users/me).
 import { notFound } from "../../http/errors.js";
 import { defineRoute } from "../../http/route.js";
-import { meUuid } from "../ops/common.js";
-import { createUser, deleteUser, listUsers, setDisabled, updateUser } from "../ops/users.js";
-import { CreateUserRequest, ListUsersQuery, PatchUserRequest, UserParams, UserResponse, Users } from "./schemas.js";
+import { meUuid } from "../service/common.js";
+import { createUser, deleteUser, listUsers, setDisabled, updateUser } from "../service/users.js";
+import { CreateUserRequest, ListUsersQuery, PatchUserRequest, UserParams, UserResponse, Users } from "../schemas.js";
 
 export const usersRoutes = [
   defineRoute({

@@ -1,13 +1,13 @@
 // The authorization request's checks, in order. check_redirect_uri comes right after the client is
 // known so that every later error can be sent back to the (now proven) redirect URI.
-import { checkClient } from "./check_client.js";
-import { checkClientGrant } from "./check_client_grant.js";
-import { checkPkce } from "./check_pkce.js";
-import { checkRedirectUri } from "./check_redirect_uri.js";
-import { checkResponseType } from "./check_response_type.js";
-import { checkState } from "./check_state.js";
+import { checkClient } from "./check-client.js";
+import { checkClientGrant } from "./check-client-grant.js";
+import { checkPkce } from "./check-pkce.js";
+import { checkRedirectUri } from "./check-redirect-uri.js";
+import { checkResponseType } from "./check-response-type.js";
+import { checkState } from "./check-state.js";
 import type { AuthorizationRequest, Check } from "./context.js";
-import { parseQueryOnce, rejectDuplicates } from "./reject_duplicates.js";
+import { parseQueryOnce, rejectDuplicates } from "./reject-duplicates.js";
 import type { Services } from "../../services.js";
 
 export const CHECKS: readonly Check[] = [checkClient, checkRedirectUri, checkClientGrant, checkResponseType, checkState, checkPkce];

@@ -1,6 +1,6 @@
 // What the token and authorization endpoints need to know about a client, whoever stores it.
 // User-owned OAuth2 clients (this area) and edges (organisation area) both resolve to this shape.
-import type { SubjectKind } from "../tokens/access_token.js";
+import type { SubjectKind } from "../tokens/access-token.js";
 import type { AuthMethod } from "../repo/clients.js";
 
 export type { AuthMethod };

@@ -4,9 +4,9 @@ import { badRequest, notFound } from "../../http/errors.js";
 import { pageInfo } from "../../http/query.js";
 import type { Services } from "../../services.js";
 import { clientsRepo, type ClientRecord, type SecretRecord } from "../repo/clients.js";
-import { generateSecret, hashSecret } from "../secrets.js";
+import { generateSecret, hashSecret } from "../service/secrets.js";
 import { checkRedirectUris, clientShape } from "./registration.js";
-import type { CreateClientRequest } from "./schemas.js";
+import type { CreateClientRequest } from "../schemas.js";
 
 export const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 

@@ -1,9 +1,9 @@
 // What every grant handler receives and returns, plus helpers they share.
 import type { IncomingMessage } from "node:http";
 import type { Services } from "../../services.js";
-import { authenticateClient, type ClientCredentials } from "../clients/client_auth.js";
+import { authenticateClient, type ClientCredentials } from "../clients/client-auth.js";
 import type { OAuthClient } from "../clients/model.js";
-import { OAuthError, unauthorizedClient } from "../errors.js";
+import { OAuthError, unauthorizedClient } from "../service/errors.js";
 import type { TokenResponse } from "../tokens/issue.js";
 
 export interface GrantRequest {

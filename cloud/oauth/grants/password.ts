@@ -1,7 +1,7 @@
 // password (RFC 6749 4.3), kept for intdash compatibility. Failures count into the account lock-out
 // (done by the accounts area); every failure answers invalid_grant with the same message, except a
 // locked account, which says so whether or not the password was right.
-import { invalidGrant, invalidRequest } from "../errors.js";
+import { invalidGrant, invalidRequest } from "../service/errors.js";
 import { clientFor, FIRST_PARTY_CLIENT, grantedScopes, type GrantHandler } from "./grant.js";
 
 export const ZERO_TENANT = "00000000-0000-0000-0000-000000000000";

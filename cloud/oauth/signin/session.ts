@@ -2,9 +2,9 @@
 // the same browser skip the page. The cookie holds a random id; the database holds only its digest.
 import type { Context } from "koa";
 import type { Services } from "../../services.js";
-import type { AccountUser } from "../accounts_port.js";
+import type { AccountUser } from "../service/accounts-port.js";
 import { sessionsRepo } from "../repo/grants.js";
-import { generateSecret, hashSecret } from "../secrets.js";
+import { generateSecret, hashSecret } from "../service/secrets.js";
 import { isHttps, setCookie } from "./cookies.js";
 
 export const SESSION_COOKIE = "oauth_session";

@@ -1,10 +1,10 @@
 // Issuing and revoking tokens: access tokens (JWT), refresh tokens (opaque, rotated, in families).
 import crypto from "node:crypto";
 import type { Db } from "../../storage/db.js";
-import { OAuthError } from "../errors.js";
+import { OAuthError } from "../service/errors.js";
 import { grantsRepo } from "../repo/grants.js";
-import { generateSecret, hashSecret } from "../secrets.js";
-import { signAccessToken, type SubjectKind } from "./access_token.js";
+import { generateSecret, hashSecret } from "../service/secrets.js";
+import { signAccessToken, type SubjectKind } from "./access-token.js";
 import type { Denylist } from "./denylist.js";
 import type { KeyStore } from "./keystore.js";
 

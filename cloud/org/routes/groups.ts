@@ -1,7 +1,7 @@
 // Groups and sub-groups (routes.md 1a 67-73, 1b deleteGroup).
 import { defineRoute } from "../../http/route.js";
 import { CreateGroupRequest, Group, GroupParams, Groups, TreeQuery, UpdateGroupRequest } from "../schemas.js";
-import { groupView } from "../views.js";
+import { groupView } from "../service/views.js";
 import { paging, sorting, userOf } from "./common.js";
 
 const tag = "auth_Groups";

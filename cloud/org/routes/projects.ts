@@ -16,7 +16,7 @@ import {
   UpdateProjectEdgeRequest,
   UpdateProjectRequest,
 } from "../schemas.js";
-import { projectView } from "../views.js";
+import { projectView } from "../service/views.js";
 import { paging, sorting, userOf } from "./common.js";
 
 const tag = "auth_Projects";

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { ROLE_UUIDS, resolveScopes } from "../../../cloud/accounts/catalogue.js";
-import { pathMatches, scopesAllow } from "../../../cloud/accounts/scopes.js";
-import { checkPolicy, generatePassword } from "../../../cloud/accounts/passwords.js";
+import { ROLE_UUIDS, resolveScopes } from "../../../cloud/accounts/service/catalogue.js";
+import { pathMatches, scopesAllow } from "../../../cloud/accounts/service/scopes.js";
+import { checkPolicy, generatePassword } from "../../../cloud/accounts/service/password-rules.js";
 
 describe("accounts core (service, catalogue, matcher)", () => {
   let peer: TestPeer;

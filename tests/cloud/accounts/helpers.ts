@@ -1,6 +1,6 @@
 // Helpers for the accounts tests: an admin API token and JSON calls with a token.
 import { expect } from "vitest";
-import { createToken } from "../../../cloud/accounts/ops/tokens.js";
+import { createToken } from "../../../cloud/accounts/service/tokens.js";
 import type { TestPeer } from "../harness.js";
 
 export type Call = (path: string, init?: RequestInit & { json?: unknown }) => Promise<{ status: number; body: any; headers: Headers }>;

@@ -20,7 +20,7 @@ describe("secrets stay out of logs and list responses", () => {
     const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "debug", adminPassword: "Admin-password-1" }, {});
     const peer = await startCloudPeer(config, { logDestination: sink as any });
     try {
-      const { createToken } = await import("../../../cloud/accounts/ops/tokens.js");
+      const { createToken } = await import("../../../cloud/accounts/service/tokens.js");
       const admin = (await peer.svc.accounts.findUserByName("admin"))!;
       const adminTok = (await createToken(peer.svc, admin.uuid, { name: "log" })).token!;
       const call = (p: string, init: RequestInit & { json?: unknown } = {}) =>

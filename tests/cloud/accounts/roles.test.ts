@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopeAccess } from "../../../cloud/accounts/access.js";
-import { ROLES, SCOPES } from "../../../cloud/accounts/catalogue.js";
+import { scopeAccess } from "../../../cloud/accounts/service/access.js";
+import { ROLES, SCOPES } from "../../../cloud/accounts/service/catalogue.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { MEMBER, OWNER, READ_ONLY, SUPER, TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
 

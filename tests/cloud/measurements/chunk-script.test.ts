@@ -4,9 +4,9 @@
 // assumptions fail (a number stored before, the measurement ended or deleted, a value with no literal, a
 // refused row) it rolls back and the transaction path answers.
 import { describe, expect, it } from "vitest";
-import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
-import { scanUpstreamChunkMessage } from "../../../proto/iscp/chunk-scan.js";
-import { encodeMessage } from "../../../proto/iscp/wire.js";
+import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
+import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
+import { encodeMessage } from "../../../proto/wire/message.js";
 import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";
 
 type Point = { name: string; type?: string; payload: Buffer };

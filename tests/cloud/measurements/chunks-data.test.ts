@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { parseTimeNs } from "../../../cloud/measurements/time.js";
+import { parseTimeNs } from "../../../cloud/measurements/formats/time.js";
 import {
   BASETIME,
   P,

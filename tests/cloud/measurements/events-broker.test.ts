@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
-import { ResultCode } from "../../../proto/iscp/wire.js";
-import { measurementHooks } from "../../../cloud/measurements/iscp-hooks.js";
+import { ResultCode } from "../../../proto/wire/message.js";
+import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { P, adminToken, caller, chunksMessage, createMeasurement, ndjson, randomPoints, uploadProto, uuid, type Call } from "./helpers.js";
 

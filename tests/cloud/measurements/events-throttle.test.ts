@@ -1,6 +1,6 @@
 // Data arrival is coalesced per measurement; API changes publish every time.
 import { afterEach, describe, expect, it } from "vitest";
-import { MeasurementEvents, type MeasurementEvent } from "../../../cloud/measurements/events.js";
+import { MeasurementEvents, type MeasurementEvent } from "../../../cloud/measurements/service/events.js";
 
 describe("measurements: event coalescing", () => {
   let ev: MeasurementEvents;

@@ -1,9 +1,9 @@
 // The hand-written DataResponseProto frames must decode exactly like the generated codec's output.
 import { describe, expect, it } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
-import { dataFrame, jsonLine } from "../../../cloud/measurements/data-format.js";
-import { decodeChunk, encodeChunk } from "../../../cloud/measurements/codec.js";
-import { formatNs, parseTimeNs } from "../../../cloud/measurements/time.js";
+import { dataFrame, jsonLine } from "../../../cloud/measurements/formats/data-format.js";
+import { decodeChunk, encodeChunk } from "../../../cloud/measurements/formats/codec.js";
+import { formatNs, parseTimeNs } from "../../../cloud/measurements/formats/time.js";
 
 const tsNs = (t: { seconds?: unknown; nanos?: number | null }) => BigInt(String(t.seconds ?? 0)) * 1_000_000_000n + BigInt(t.nanos ?? 0);
 

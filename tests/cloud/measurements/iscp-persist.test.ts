@@ -3,10 +3,10 @@
 import * as iscp from "@aptpod/iscp-ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
-import { framesReused } from "../../../proto/iscp/received-frames.js";
-import { QoS } from "../../../proto/iscp/wire.js";
+import { framesReused } from "../../../proto/transport/received-frames.js";
+import { QoS } from "../../../proto/wire/message.js";
 import { IscpClient } from "../../../runtime/iscp/conn.js";
-import { connectWebSocket } from "../../../runtime/iscp/transport/websocket.js";
+import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { edgeToken, makeEdge } from "../org/helpers.js";
 import { P, adminToken, caller, ndjson, unframe, uuid, type Call } from "./helpers.js";

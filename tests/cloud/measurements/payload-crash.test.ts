@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { INLINE_MAX } from "../../../cloud/measurements/payload-files.js";
-import { NODE_TS } from "../../datapath/helpers.js";
+import { INLINE_MAX } from "../../../cloud/measurements/storage/payload-files.js";
+import { NODE_TS } from "../../support/datapath.js";
 import { chunksMessage, createMeasurement, ndjson, P, protoBody, type Call, type TestPoint } from "./helpers.js";
 
 const CHILD = path.join(import.meta.dirname, "fixtures", "peer-child.ts");

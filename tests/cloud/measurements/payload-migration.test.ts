@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { chunkPage } from "../../../cloud/measurements/repo-data.js";
+import { chunkPage } from "../../../cloud/measurements/repo/data.js";
 import { modules } from "../../../cloud/modules.js";
 import { Db } from "../../../cloud/storage/db.js";
 import { migrate } from "../../../cloud/storage/migrate.js";

@@ -5,9 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { measurementHooks } from "../../../cloud/measurements/iscp-hooks.js";
-import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/upstream-store.js";
-import { QoS, ResultCode } from "../../../proto/iscp/wire.js";
+import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
+import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
+import { QoS, ResultCode } from "../../../proto/wire/message.js";
 import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
 
 const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({

@@ -8,7 +8,7 @@ import { Writable } from "node:stream";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, type ConfigInput } from "../../../cloud/config.js";
-import { verifySecret, hashSecret } from "../../../cloud/oauth/secrets.js";
+import { verifySecret, hashSecret } from "../../../cloud/oauth/service/secrets.js";
 import { startCloudPeer } from "../../../cloud/server.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { CookieJar, hiddenField, signInThroughPage } from "./browser.js";

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../../../cloud/accounts/catalogue.js";
+import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../../../cloud/accounts/service/catalogue.js";
 import { classify } from "../../../cloud/access/classify.js";
 import { Policy } from "../../../cloud/access/policy.js";
 import type { Principal } from "../../../cloud/auth/principal.js";

@@ -1,7 +1,7 @@
 // The in-memory org index stays in step with the database: after a random run of writes through
 // the API, the live index equals one freshly loaded from the database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OrgIndex } from "../../../cloud/org/orgIndex.js";
+import { OrgIndex } from "../../../cloud/org/service/org-index.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, caller, json, makeUser, MEMBER, READ_ONLY, type Call, type TestUser } from "./helpers.js";
 

@@ -47,7 +47,7 @@ describe("projects", () => {
 
   it("refuses a project beyond the per-group limit with exceeded_max_projects_count_per_group", async () => {
     const { ProjectRepo } = await import("../../../cloud/org/repo/groups.js");
-    const { MAX_PROJECTS_PER_GROUP } = await import("../../../cloud/org/limits.js");
+    const { MAX_PROJECTS_PER_GROUP } = await import("../../../cloud/org/service/limits.js");
     const full = (await json(admin("/auth/groups", { method: "POST", json: { name: "full" } }), 201)).uuid;
     const at = new Date().toISOString();
     await peer.svc.db.transaction(async (tx) => {

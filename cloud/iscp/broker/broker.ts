@@ -1,0 +1,73 @@
+// Entry points: attach the iSCP broker to an HTTP server (WebSocket upgrades) and/or start the
+// QUIC listener. Both share one hub, so streams relay across transports.
+import type { Server } from "node:http";
+import type { MessageTransport } from "../../../proto/transport/message-transport.js";
+import { ServerConn } from "./conn.js";
+import { IscpHub } from "./hub.js";
+import { DEFAULT_LIMITS, silentLogger, type IscpBrokerOptions } from "./options.js";
+import { wsUpgradeHandler } from "../../../proto/transport/ws/server.js";
+
+export const ISCP_PATH = "/api/iscp/connect";
+
+export class IscpBroker {
+  readonly hub: IscpHub;
+  private readonly live = new Set<ServerConn>();
+  private readonly closers: (() => void | Promise<void>)[] = [];
+
+  constructor(readonly options: IscpBrokerOptions) {
+    this.hub = new IscpHub({ ...DEFAULT_LIMITS, ...options.limits }, options, options.logger ?? silentLogger);
+  }
+
+  /** Runs the iSCP protocol over an accepted transport. */
+  accept(transport: MessageTransport, remote: string): ServerConn {
+    const conn = new ServerConn(transport, this.hub, this.options.authenticate, remote);
+    this.live.add(conn);
+    transport.onClose(() => this.live.delete(conn));
+    conn.start();
+    return conn;
+  }
+
+  /** Connections whose transport is up (tests use it to drop sockets). */
+  connections(): ServerConn[] {
+    return [...this.live];
+  }
+
+  stats() {
+    return this.hub.stats();
+  }
+
+  onClose(fn: () => void | Promise<void>): void {
+    this.closers.push(fn);
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.live) c.transport.terminate();
+    this.live.clear();
+    for (const fn of this.closers.splice(0)) await fn();
+    this.hub.close();
+  }
+}
+
+/** Handles `GET /api/iscp/connect` upgrades on `server`; other upgrade requests are left alone. */
+export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { path?: string; broker?: IscpBroker }): IscpBroker {
+  const broker = opts.broker ?? new IscpBroker(opts);
+  const L = broker.hub.limits;
+  const ws = wsUpgradeHandler({
+    path: opts.path ?? ISCP_PATH,
+    // Twice the limit, so an oversized message still arrives and gets a TOO_LARGE_MESSAGE_SIZE Disconnect.
+    maxPayloadBytes: L.maxIncomingMessageBytes * 2,
+    lowWaterBytes: L.transportHighWaterBytes >> 1,
+    onTransport: (t, remote) => broker.accept(t, remote),
+    // Only speed is lost (ws assembles large messages itself), but a pinned ws version should not drift unnoticed.
+    onPoolingUnavailable: () => broker.hub.logger.warn({}, "ws internals moved: large iSCP messages are no longer received into reused buffers"),
+  });
+  const listener = (req: Parameters<typeof ws.handle>[0], socket: Parameters<typeof ws.handle>[1], head: Buffer) => void ws.handle(req, socket, head);
+  server.on("upgrade", listener);
+  broker.onClose(() => {
+    server.off("upgrade", listener);
+    ws.close();
+  });
+  return broker;
+}
+
+export { startIscpQuic } from "../../../proto/transport/quic/server.js";

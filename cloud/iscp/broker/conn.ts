@@ -1,0 +1,352 @@
+// One client connection on the broker: handshake, ping/pong, dispatch of requests, the outgoing
+// relay pump, and detaching its streams (kept for resume) when the transport goes away.
+// States: connecting -> authenticating -> open -> closed.
+import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
+import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../../proto/wire/chunk-scan.js";
+import { markReusable } from "../../../proto/transport/received-frames.js";
+import type { MessageTransport } from "../../../proto/transport/message-transport.js";
+import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
+import type { HubConn, IscpHub } from "./hub.js";
+import type { Authenticate, AuthResult, Subject } from "./options.js";
+import { refusalFor } from "./refusals.js";
+import type { StreamOwner, UpstreamStream } from "./upstream.js";
+import * as up from "./upstream-handlers.js";
+import * as down from "./downstream-handlers.js";
+
+type State = "connecting" | "authenticating" | "open" | "closed";
+const NIL_PROJECT = "00000000-0000-0000-0000-000000000000";
+const CLIENT_ONLY = new Set([
+  "upstreamOpenRequest", "upstreamResumeRequest", "upstreamCloseRequest", "upstreamChunk", "upstreamMetadata",
+  "downstreamOpenRequest", "downstreamResumeRequest", "downstreamCloseRequest", "downstreamChunkAck", "downstreamMetadataAck",
+  "upstreamCall", "ping", "pong", "disconnect",
+]);
+
+export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
+  state: State = "connecting";
+  nodeId = "";
+  projectUuid = NIL_PROJECT;
+  subject: Subject = { kind: "user", uuid: "" };
+  private allowed: Set<string> | undefined;
+  readonly upstreams = new Map<number, UpstreamStream>();
+  readonly downstreams = new Map<number, DownstreamStream>();
+  private serverRequestId = 1;
+  private nextUpAlias = 1;
+  private backlog: Uint8Array[] = [];
+  private connectTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private pongTimer: NodeJS.Timeout | undefined;
+  private awaitingPong: number | undefined;
+  private wakeScheduled = false;
+  private rr = 0;
+  /** Persisted chunks waiting for their storage commit, and whether that paused the input. */
+  private pendingStores = 0;
+  private inputPaused = false;
+
+  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {}
+
+  get encoding() {
+    return this.transport.encoding;
+  }
+
+  get isOpen(): boolean {
+    return this.state === "open";
+  }
+
+  start(): void {
+    this.transport.onMessage((f, unreliable) => (unreliable ? this.onDatagramMessage(f) : this.onFrame(f)));
+    this.transport.onDrain(() => this.wake());
+    this.transport.onClose((reason) => this.onClosed(reason));
+    this.connectTimer = setTimeout(() => {
+      if (this.state === "connecting") this.disconnect(ResultCode.CONNECT_TIMEOUT, "no ConnectRequest in time");
+    }, this.hub.limits.connectTimeoutMs);
+  }
+
+  /** Odd ids for server-originated requests (Ping, DownstreamMetadata): clients only match even ids. */
+  nextServerRequestId(): number {
+    const id = this.serverRequestId;
+    this.serverRequestId = (this.serverRequestId + 2) >>> 0 || 1;
+    return id;
+  }
+
+  /** A persisted chunk went to storage; too many at once pause this connection's input. */
+  storeStarted(): void {
+    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks && !this.inputPaused && this.transport.pauseInput) {
+      this.inputPaused = true;
+      this.transport.pauseInput();
+    }
+  }
+
+  storeSettled(): void {
+    this.pendingStores--;
+    if (this.inputPaused && this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1) {
+      this.inputPaused = false;
+      this.transport.resumeInput?.();
+    }
+  }
+
+  allocUpstreamAlias(): number {
+    while (this.upstreams.has(this.nextUpAlias) || this.nextUpAlias === 0) this.nextUpAlias = (this.nextUpAlias + 1) >>> 0;
+    return this.nextUpAlias++;
+  }
+
+  sendMessage(msg: Message): void {
+    this.trySend(msg);
+  }
+
+  /** False when the message was not sent (connection closed, or above the client's frame limit). */
+  trySend(msg: Message): boolean {
+    if (this.state === "closed") return false;
+    const frame = encodeMessage(msg, this.encoding);
+    if (frame.length > this.hub.limits.maxOutgoingFrameBytes) {
+      this.hub.logger.warn({ remote: this.remote, bytes: frame.length }, "iscp message above the frame limit not sent");
+      return false;
+    }
+    this.transport.send(frame);
+    return true;
+  }
+
+  deliverCall(call: iscp2.IDownstreamCall): boolean {
+    return this.trySend({ downstreamCall: call });
+  }
+
+  /** Sends Disconnect and closes; streams stay resumable. */
+  disconnect(code: iscp2.ResultCode, reason: string): void {
+    if (this.state === "closed") return;
+    this.hub.logger.info({ remote: this.remote, nodeId: this.nodeId, code: resultCodeName(code), reason }, "iscp disconnect");
+    this.sendMessage({ disconnect: { resultCode: code, resultString: reason || resultCodeName(code) } });
+    this.transport.close();
+    this.onClosed(reason);
+  }
+
+  private onFrame(frame: Uint8Array): void {
+    if (this.state === "closed") return;
+    if (this.state === "authenticating") {
+      this.backlog.push(frame);
+      return;
+    }
+    if (frame.length > this.hub.limits.maxIncomingMessageBytes) {
+      this.disconnect(ResultCode.TOO_LARGE_MESSAGE_SIZE, `message of ${frame.length} bytes`);
+      return;
+    }
+    const scanned = this.state === "open" ? this.scan(frame) : undefined;
+    if (scanned) {
+      markReusable(frame); // its readers hold it as long as they need (received-frames.ts)
+      return this.dispatchChunk(scanned);
+    }
+    let m: iscp2.Message;
+    try {
+      m = decodeMessage(frame, this.encoding);
+    } catch (e) {
+      this.disconnect(ResultCode.MALFORMED_MESSAGE, e instanceof MalformedMessageError ? e.message : "undecodable message");
+      return;
+    }
+    const kind = m.message!;
+    if (this.state === "connecting") {
+      if (kind !== "connectRequest") return this.disconnect(ResultCode.PROTOCOL_ERROR, `expected connect_request, got ${kind}`);
+      void this.handleConnect(m.connectRequest!);
+      return;
+    }
+    this.dispatch(kind, m);
+  }
+
+  /**
+   * A message rebuilt from QUIC datagrams. Only UpstreamChunk travels there (iscp-go/-rs/-ts send
+   * nothing else unreliably); anything else, undecodable or early input is dropped without a Disconnect,
+   * as a datagram may be garbled or late.
+   */
+  private onDatagramMessage(frame: Uint8Array): void {
+    if (this.state !== "open") return;
+    const scanned = this.scan(frame);
+    if (scanned) return this.dispatchChunk(scanned);
+    let m: iscp2.Message;
+    try {
+      m = decodeMessage(frame, this.encoding);
+    } catch {
+      this.hub.logger.debug({ remote: this.remote, bytes: frame.length }, "undecodable datagram message dropped");
+      return;
+    }
+    if (m.message !== "upstreamChunk") {
+      this.hub.logger.debug({ remote: this.remote, kind: m.message }, "datagram message other than upstream_chunk dropped");
+      return;
+    }
+    this.dispatch("upstreamChunk", m);
+  }
+
+  /** Upstream chunks (enc=proto) take the scan path: no object per data point. */
+  private scan(frame: Uint8Array): ScannedUpstreamChunk | undefined {
+    return this.encoding === "proto" ? scanUpstreamChunkMessage(frame) : undefined;
+  }
+
+  private dispatchChunk(chunk: ScannedUpstreamChunk): void {
+    // What a refusal needs of the request, in the decoded message's shape.
+    const body = { streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } };
+    if (!this.permitted("upstreamChunk", body)) return;
+    try {
+      up.chunk(this, chunk);
+    } catch (e) {
+      this.failed("upstreamChunk", body, e);
+    }
+  }
+
+  /** Whether the subject may send `kind`; a refusal answers it otherwise. */
+  private permitted(kind: string, body: Record<string, unknown>): boolean {
+    if (!this.allowed || this.allowed.has(kind) || kind === "ping" || kind === "pong" || kind === "disconnect") return true;
+    const r = refusalFor(kind, body, ResultCode.AUTH_FAILED, `${kind} not allowed`);
+    if (r) this.sendMessage(r);
+    return false;
+  }
+
+  private failed(kind: string, body: Record<string, unknown>, e: unknown): void {
+    this.hub.logger.warn({ remote: this.remote, kind, err: String(e) }, "iscp request failed");
+    const r = refusalFor(kind, body, ResultCode.PROCESS_FAILED, "internal error");
+    if (r) this.sendMessage(r);
+  }
+
+  private dispatch(kind: NonNullable<iscp2.Message["message"]>, m: iscp2.Message): void {
+    if (!CLIENT_ONLY.has(kind)) return this.disconnect(ResultCode.PROTOCOL_ERROR, `unexpected ${kind}`);
+    const body = m[kind] as unknown as Record<string, unknown>;
+    if (!this.permitted(kind, body)) return;
+    const fail = (e: unknown) => this.failed(kind, body, e);
+    try {
+      switch (kind) {
+        case "ping": return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
+        case "pong": return this.onPong(m.pong!.requestId ?? 0);
+        case "disconnect":
+          this.transport.close();
+          return this.onClosed("client disconnect");
+        case "upstreamOpenRequest": return void up.open(this, m.upstreamOpenRequest!).catch(fail);
+        case "upstreamResumeRequest": return up.resume(this, m.upstreamResumeRequest!);
+        case "upstreamCloseRequest": return void up.close(this, m.upstreamCloseRequest!).catch(fail);
+        case "upstreamChunk": return up.chunk(this, up.chunkIn(m.upstreamChunk!));
+        case "upstreamMetadata": return void up.metadata(this, m.upstreamMetadata!).catch(fail);
+        case "downstreamOpenRequest": return down.open(this, m.downstreamOpenRequest!);
+        case "downstreamResumeRequest": return down.resume(this, m.downstreamResumeRequest!);
+        case "downstreamCloseRequest": return down.close(this, m.downstreamCloseRequest!);
+        case "downstreamChunkAck": return down.chunkAck(this, m.downstreamChunkAck!);
+        case "downstreamMetadataAck": return;
+        case "upstreamCall": return down.call(this, m.upstreamCall!);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  private async handleConnect(req: iscp2.IConnectRequest): Promise<void> {
+    clearTimeout(this.connectTimer);
+    const L = this.hub.limits;
+    const requestId = req.requestId ?? 0;
+    const refuse = (code: iscp2.ResultCode, why: string) => {
+      this.hub.logger.info({ remote: this.remote, nodeId: req.nodeId, code: resultCodeName(code), why }, "iscp connect refused");
+      this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: code, resultString: why } });
+      this.transport.close();
+      this.onClosed(why);
+    };
+    const major = Number((req.protocolVersion ?? "").split(".")[0]);
+    if (major !== 2 && major !== 3) return refuse(ResultCode.INCOMPATIBLE_VERSION, `protocol version ${req.protocolVersion ?? ""} not supported`);
+    const pingInterval = req.pingInterval || 10;
+    const pingTimeout = req.pingTimeout || 1;
+    if (pingInterval < L.minPingIntervalSec) return refuse(ResultCode.TOO_SHORT_PING_INTERVAL, `ping_interval below ${L.minPingIntervalSec} s`);
+    if (pingTimeout < L.minPingTimeoutSec) return refuse(ResultCode.TOO_SHORT_PING_TIMEOUT, `ping_timeout below ${L.minPingTimeoutSec} s`);
+    if (pingTimeout > L.maxPingTimeoutSec) return refuse(ResultCode.TOO_LONG_PING_TIMEOUT, `ping_timeout above ${L.maxPingTimeoutSec} s`);
+    const token = req.extensionFields?.accessToken ?? "";
+    const project = (req.extensionFields?.intdash?.projectUuid || NIL_PROJECT).toLowerCase();
+    const nodeId = req.nodeId ?? "";
+    this.state = "authenticating";
+    let auth;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // An authenticator that never answers must not leave the client waiting forever (iscp-ts has no timeout).
+      const late = new Promise<AuthResult>((res) => {
+        timer = setTimeout(() => res({ ok: false, resultCode: ResultCode.CONNECT_TIMEOUT, resultString: "authentication timed out" }), L.connectTimeoutMs);
+      });
+      auth = await Promise.race([this.authenticate(token, project, nodeId), late]);
+    } catch (e) {
+      this.hub.logger.warn({ remote: this.remote, err: String(e) }, "iscp authenticate threw");
+      auth = { ok: false as const, resultCode: ResultCode.AUTH_FAILED, resultString: "authentication error" };
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.state !== "authenticating") return; // transport closed meanwhile
+    if (!auth.ok) return refuse(auth.resultCode, auth.resultString ?? resultCodeName(auth.resultCode));
+    this.state = "open";
+    this.nodeId = nodeId;
+    this.projectUuid = project;
+    this.subject = auth.subject;
+    this.allowed = auth.allowedMessages;
+    this.hub.conns.add(this);
+    this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
+    this.hub.logger.info({ remote: this.remote, nodeId, project, subject: auth.subject.uuid }, "iscp connected");
+    this.startPing(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
+    const backlog = this.backlog;
+    this.backlog = [];
+    for (const f of backlog) this.onFrame(f);
+  }
+
+  private startPing(intervalSec: number, timeoutSec: number): void {
+    this.pingTimer = setInterval(() => {
+      if (this.awaitingPong !== undefined) return;
+      const id = this.nextServerRequestId();
+      this.awaitingPong = id;
+      this.sendMessage({ ping: { requestId: id } });
+      this.pongTimer = setTimeout(() => this.disconnect(ResultCode.PING_TIMEOUT, "no pong"), timeoutSec * 1000);
+    }, intervalSec * 1000);
+  }
+
+  private onPong(requestId: number): void {
+    if (requestId !== this.awaitingPong) return;
+    this.awaitingPong = undefined;
+    clearTimeout(this.pongTimer);
+  }
+
+  /** Runs the relay pump now when the transport has room, else once it drains. */
+  wake(): void {
+    if (this.wakeScheduled || this.state !== "open") return;
+    if (this.transport.bufferedBytes() < this.hub.limits.transportHighWaterBytes) return this.pump();
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Moves queued relay chunks to the transport, round-robin over downstreams, while it has room. */
+  private pump(): void {
+    const hw = this.hub.limits.transportHighWaterBytes;
+    let progress = true;
+    while (this.state === "open" && progress && this.transport.bufferedBytes() < hw) {
+      progress = false;
+      const list = [...this.downstreams.values()];
+      for (let i = 0; i < list.length && this.transport.bufferedBytes() < hw; i++) {
+        const ds = list[(this.rr + i) % list.length]!;
+        const frames = ds.takeFrames();
+        if (!frames) continue;
+        progress = true;
+        // UNRELIABLE downstreams go on datagrams where the transport has them (iscp-go reads them only there).
+        if (ds.qos === QoS.UNRELIABLE) for (const f of frames) this.transport.sendUnreliable(f);
+        else for (const f of frames) this.transport.send(f);
+      }
+      this.rr++;
+    }
+  }
+
+  /** The transport is gone: streams detach and start their expiry clocks. */
+  private onClosed(reason: string): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    clearTimeout(this.connectTimer);
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+    this.hub.conns.delete(this);
+    for (const u of this.upstreams.values()) {
+      u.detach();
+      if (this.hub.upstreams.has(u.id)) this.hub.scheduleUpstreamExpiry(u);
+    }
+    for (const d of this.downstreams.values()) {
+      d.owner = null;
+      if (this.hub.downstreams.has(d.id)) this.hub.scheduleDownstreamExpiry(d);
+    }
+    this.upstreams.clear();
+    this.downstreams.clear();
+    this.hub.logger.debug({ remote: this.remote, nodeId: this.nodeId, reason }, "iscp connection closed");
+  }
+}

@@ -1,0 +1,172 @@
+// The broker's shared state: every stream and connection, routing from upstreams to the
+// downstreams whose filters match, metadata fan-out, E2E calls and stream expiry.
+import { iscp2 } from "../../../proto/wire/message.js";
+import { toLong } from "../../../proto/wire/long.js";
+import { keepFrame } from "../../../proto/transport/received-frames.js";
+import type { IscpHooks, IscpLimits, Logger } from "./options.js";
+import type { DownstreamStream, RelayGroup, UpstreamRef } from "./downstream.js";
+import type { UpstreamStream } from "./upstream.js";
+
+/** What the hub needs from a live connection. */
+export interface HubConn {
+  readonly projectUuid: string;
+  readonly nodeId: string;
+  /** False when the call did not fit in one of the client's frames. */
+  deliverCall(call: iscp2.IDownstreamCall): boolean;
+}
+
+const nodeKey = (project: string, node: string) => `${project}\n${node}`;
+
+/** Nodes whose last base times are remembered for new downstreams (least recently updated go first). */
+export const MAX_BASE_TIME_NODES = 4096;
+
+export class IscpHub {
+  readonly conns = new Set<HubConn>();
+  readonly upstreams = new Map<string, UpstreamStream>();
+  readonly downstreams = new Map<string, DownstreamStream>();
+  private readonly byNode = new Map<string, Set<DownstreamStream>>();
+  private readonly lastBaseTimes = new Map<string, Map<string, iscp2.IBaseTime>>();
+  private closed = false;
+
+  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {}
+
+  addUpstream(up: UpstreamStream): void {
+    this.upstreams.set(up.id, up);
+  }
+
+  addDownstream(ds: DownstreamStream): void {
+    this.downstreams.set(ds.id, ds);
+    for (const node of ds.sourceNodeIds) {
+      const k = nodeKey(ds.projectUuid, node);
+      let set = this.byNode.get(k);
+      if (!set) this.byNode.set(k, (set = new Set()));
+      set.add(ds);
+    }
+  }
+
+  removeDownstream(ds: DownstreamStream): void {
+    this.downstreams.delete(ds.id);
+    for (const node of ds.sourceNodeIds) {
+      const k = nodeKey(ds.projectUuid, node);
+      const set = this.byNode.get(k);
+      set?.delete(ds);
+      if (set?.size === 0) this.byNode.delete(k);
+    }
+    ds.dispose();
+  }
+
+  /** Removes an upstream for good; `normal` is false when it expired without a close. */
+  removeUpstream(up: UpstreamStream, close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean }): void {
+    if (!this.upstreams.delete(up.id)) return;
+    up.dispose();
+    const meta: iscp2.IDownstreamMetadata = close.normal
+      ? { upstreamNormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId, totalDataPoints: toLong(close.totalDataPoints, true), finalSequenceNumber: close.finalSequenceNumber } }
+      : { upstreamAbnormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId } };
+    this.publishMetadata(up.info.projectUuid, up.info.nodeId, meta);
+    if (this.hooks.onUpstreamClose) {
+      Promise.resolve()
+        .then(() => this.hooks.onUpstreamClose!(up.info, close))
+        .catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp onUpstreamClose hook failed"));
+    }
+  }
+
+  /** Fan-out of one new upstream chunk to every matching downstream in the same project. */
+  relay(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
+    const set = this.byNode.get(nodeKey(projectUuid, up.nodeId));
+    if (!set) return;
+    let queued = false;
+    for (const ds of set) {
+      const selected = ds.select(up.nodeId, groups);
+      if (!selected) continue;
+      const bytes = 64 + selected.reduce((n, g) => n + g.bytes, 0);
+      ds.enqueue({ up, seq, groups: selected, bytes });
+      queued = true;
+    }
+    // The queues keep views of the received frame (every group is of one frame) for as long as they need.
+    if (queued) keepFrame(groups[0]?.raw?.raw);
+  }
+
+  /** Sends metadata about `sourceNodeId` to every downstream whose filters name that node. */
+  publishMetadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void {
+    if (meta.baseTime) {
+      const k = nodeKey(projectUuid, sourceNodeId);
+      let m = this.lastBaseTimes.get(k);
+      this.lastBaseTimes.delete(k); // re-inserted: Map order is then least recently updated first
+      this.lastBaseTimes.set(k, (m ??= new Map()));
+      if (this.lastBaseTimes.size > MAX_BASE_TIME_NODES) this.lastBaseTimes.delete(this.lastBaseTimes.keys().next().value!);
+      const key = `${meta.baseTime.sessionId}\n${meta.baseTime.name}`;
+      m.delete(key);
+      m.set(key, meta.baseTime);
+      if (m.size > 64) m.delete(m.keys().next().value!);
+    }
+    const set = this.byNode.get(nodeKey(projectUuid, sourceNodeId));
+    if (!set) return;
+    for (const ds of set) ds.sendMetadata({ ...meta, sourceNodeId });
+  }
+
+  /** A new downstream learns the base times already known for its nodes. */
+  replayBaseTimes(ds: DownstreamStream): void {
+    for (const node of ds.sourceNodeIds) {
+      const m = this.lastBaseTimes.get(nodeKey(ds.projectUuid, node));
+      for (const bt of m?.values() ?? []) ds.sendMetadata({ baseTime: bt, sourceNodeId: node });
+    }
+  }
+
+  /** Relays an E2E call to every connection of the destination node: how many there are, how many got it. */
+  deliverCall(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): { found: number; delivered: number } {
+    let found = 0;
+    let delivered = 0;
+    for (const c of this.conns) {
+      if (c.projectUuid === projectUuid && c.nodeId === destinationNodeId) {
+        found++;
+        if (c.deliverCall(call)) delivered++;
+      }
+    }
+    return { found, delivered };
+  }
+
+  /** Starts the expiry clock of a stream whose connection went away. */
+  scheduleUpstreamExpiry(up: UpstreamStream): void {
+    clearTimeout(up.expiryTimer);
+    up.expiryTimer = setTimeout(() => {
+      if (up.owner) return;
+      this.logger.info({ streamId: up.id }, "iscp upstream expired");
+      this.removeUpstream(up, { totalDataPoints: up.totalDataPoints, finalSequenceNumber: up.lastSequenceNumber, closeSession: false, normal: false });
+    }, up.expiryMs);
+    up.expiryTimer.unref?.();
+  }
+
+  scheduleDownstreamExpiry(ds: DownstreamStream): void {
+    clearTimeout(ds.expiryTimer);
+    ds.expiryTimer = setTimeout(() => {
+      if (ds.owner) return;
+      this.logger.info({ streamId: ds.id }, "iscp downstream expired");
+      this.removeDownstream(ds);
+    }, ds.expiryMs);
+    ds.expiryTimer.unref?.();
+  }
+
+  /** Effective expiry: the requested interval, but never below the grace floor. */
+  expiryMs(requestedSec: number): number {
+    return Math.max(requestedSec, this.limits.expiryGraceFloorSec) * 1000;
+  }
+
+  stats(): { connections: number; upstreams: number; baseTimeNodes: number; downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> } {
+    const downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> = {};
+    for (const [id, ds] of this.downstreams) downstreams[id] = { ...ds.counters(), attached: ds.owner !== null };
+    return { connections: this.conns.size, upstreams: this.upstreams.size, baseTimeNodes: this.lastBaseTimes.size, downstreams };
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const up of this.upstreams.values()) up.dispose();
+    for (const ds of this.downstreams.values()) ds.dispose();
+    this.upstreams.clear();
+    this.downstreams.clear();
+    this.byNode.clear();
+  }
+}

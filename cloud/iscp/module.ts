@@ -1,0 +1,73 @@
+// Plugs the iSCP broker (cloud/iscp, protocol only) into the cloud peer: WebSocket upgrades on
+// /api/iscp/connect, QUIC when --iscp-quic-listen is set, authentication by JWT or ticket, and
+// persist=true upstreams stored as measurements.
+import fs from "node:fs";
+import path from "node:path";
+import { Schema } from "effect";
+import { attachIscpBroker, startIscpQuic, type IscpBroker } from "./broker/broker.js";
+import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
+import { badRequest } from "../http/errors.js";
+import { defineRoute } from "../http/route.js";
+import type { CloudModule } from "../module.js";
+import { brokerAuthenticator } from "./service/authenticate.js";
+import { TicketStore } from "./service/tickets.js";
+import { ensureQuicCertificate } from "./service/quic-cert.js";
+
+declare module "../services.js" {
+  interface Services {
+    iscp: { broker: IscpBroker; tickets: TicketStore; quicPort?: number };
+  }
+}
+
+const tickets = new TicketStore();
+
+const issueTicket = defineRoute({
+  operationId: "issueISCPTicket",
+  method: "POST",
+  path: "/iscp/tickets",
+  tag: "broker_ISCP",
+  summary: "Issue a one-time ticket usable as the iSCP access token",
+  success: 201,
+  response: Schema.Struct({ ticket: Schema.String, expired_at: Schema.String, created_at: Schema.String }),
+  handler: ({ principal }) => tickets.issue(principal!),
+});
+
+// The WebSocket upgrade itself is taken by the broker's `upgrade` listener before routing; this
+// route documents it (routes.md section 3) and answers a plain GET with 400 instead of 404.
+const connect = defineRoute({
+  operationId: "connectISCPV2",
+  method: "GET",
+  path: "/iscp/connect",
+  tag: "broker_ISCP",
+  summary: "iSCP v2 over WebSocket (`enc=proto|json`); the access token travels in ConnectRequest",
+  auth: "none",
+  success: 101,
+  errors: [400],
+  handler: () => {
+    throw badRequest("GET /api/iscp/connect needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)");
+  },
+});
+
+function parseListen(listen: string): { host: string; port: number } {
+  const idx = listen.lastIndexOf(":");
+  return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
+}
+
+export const brokerModule: CloudModule = {
+  name: "broker",
+  routes: [issueTicket, connect],
+  async attach(server, svc) {
+    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements) };
+    const broker = attachIscpBroker(server, options);
+    svc.iscp = { broker, tickets };
+    svc.onClose.push(() => broker.close());
+    if (svc.config.iscpQuicListen) {
+      const { host, port } = parseListen(svc.config.iscpQuicListen);
+      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"));
+      const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
+      svc.iscp.quicPort = quic.port;
+      svc.onClose.push(() => quic.close());
+      svc.log.info({ host, port: quic.port }, "iSCP over QUIC listening");
+    }
+  },
+};

@@ -1,0 +1,59 @@
+// Decides an iSCP ConnectRequest: the in-band access token is one of our JWTs or a one-time ticket;
+// the subject must be allowed in the requested project; an edge must connect with its own UUID as
+// node_id. Refusals use iSCP result codes iscp-ts knows (AUTH_FAILED, NODE_ID_MISMATCH).
+import type { Principal } from "../../auth/principal.js";
+import { standingScopes } from "../../oauth/service/bearer.js";
+import type { Authenticate } from "../broker/options.js";
+import { ResultCode } from "../../../proto/wire/message.js";
+import type { Services } from "../../services.js";
+import type { TicketStore } from "./tickets.js";
+
+export const DEFAULT_PROJECT_UUID = "00000000-0000-0000-0000-000000000000";
+
+const MESSAGE_KINDS = [
+  "upstreamOpenRequest", "upstreamResumeRequest", "upstreamCloseRequest", "upstreamChunk", "upstreamMetadata",
+  "downstreamOpenRequest", "downstreamResumeRequest", "downstreamCloseRequest", "downstreamChunkAck",
+  "downstreamChunkAckComplete", "downstreamMetadataAck", "upstreamCall", "downstreamCall", "upstreamCallAck",
+] as const;
+
+/** Scope message types (docs/roles-and-scopes.md) to the wire message kinds they allow. */
+function kindsFor(types: ReadonlySet<string>): Set<string> {
+  const allowed = new Set<string>();
+  for (const kind of MESSAGE_KINDS) {
+    const type = kind.startsWith("upstreamCall") ? "upstream_call"
+      : kind.startsWith("downstreamCall") ? "downstream_call"
+      : kind.startsWith("upstream") ? "upstream" : "downstream";
+    if (types.has(type)) allowed.add(kind);
+  }
+  return allowed;
+}
+
+async function principalOf(svc: Services, tickets: TicketStore, token: string): Promise<Principal | undefined> {
+  const fromTicket = tickets.consume(token);
+  if (fromTicket) return fromTicket;
+  const claims = svc.oauth.verifyAccessToken(token);
+  if (!claims || claims.restricted) return undefined;
+  let scopes = claims.scope ? claims.scope.split(" ") : [];
+  let isSuper = false;
+  if (claims.sub_kind === "user") {
+    const user = await svc.oauth.accounts.user(claims.sub);
+    if (!user || user.disabled) return undefined;
+    ({ scopes, isSuper } = standingScopes(scopes, user)); // as for HTTP: lost scopes are gone at once
+  }
+  return { kind: claims.sub_kind, uuid: claims.sub, isSuper, scopes, via: "bearer", clientId: claims.client_id, credentialId: claims.jti };
+}
+
+export function brokerAuthenticator(svc: Services, tickets: TicketStore): Authenticate {
+  return async (accessToken, projectUuid, nodeId) => {
+    const principal = accessToken ? await principalOf(svc, tickets, accessToken.replace(/^bearer\s+/i, "")) : undefined;
+    if (!principal) return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "invalid, expired or revoked access token" };
+    if (principal.kind === "edge" && nodeId.toLowerCase() !== principal.uuid.toLowerCase())
+      return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: "an edge must connect with its own UUID as node_id" };
+    const project = (projectUuid || DEFAULT_PROJECT_UUID).toLowerCase();
+    const subject = { kind: principal.kind, uuid: principal.uuid };
+    if (!svc.org.canUseProject(principal, project))
+      return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "the subject may not use this project" };
+    const types = svc.org.iscpMessages(principal, project);
+    return { ok: true, subject, allowedMessages: kindsFor(types) };
+  };
+}

@@ -1,0 +1,48 @@
+// The broker's storage hooks (cloud/iscp/broker/options.ts IscpHooks) backed by svc.measurements.
+// The lead wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
+import { ResultCode } from "../../../proto/wire/message.js";
+import { isStorageFull } from "../../storage/db.js";
+import type { IscpHooks } from "../../iscp/broker/options.js";
+import { isUuid } from "../formats/codec.js";
+import type { MeasurementsService } from "../service/measurements-service.js";
+import { NodeMismatch, NodeNotUuid, SessionRefused } from "./upstream-store.js";
+
+const refused = (e: unknown) => {
+  if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
+  if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
+  if (e instanceof NodeNotUuid) return { resultCode: ResultCode.NO_NODE_ID, resultString: e.message };
+  // Not stored: the agent keeps the chunk (and its deferred upload retries later).
+  if (isStorageFull(e)) return { resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" };
+  throw e;
+};
+
+export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+  return {
+    onUpstreamOpen: async (info) => {
+      if (!info.persist) return;
+      if (!isUuid(info.sessionId)) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" };
+      // The node becomes the measurement's edge_uuid, so it has to be a UUID (an edge's own, for edges).
+      if (!isUuid(info.nodeId)) return { resultCode: ResultCode.NO_NODE_ID, resultString: "a persisted upstream needs an edge UUID as node id" };
+      try {
+        await m.upstream.checkSession(info);
+      } catch (e) {
+        return refused(e);
+      }
+    },
+    onUpstreamChunk: async (info, chunk) => {
+      try {
+        await m.storeUpstreamChunk(info, chunk);
+      } catch (e) {
+        return refused(e);
+      }
+    },
+    onUpstreamMetadata: async (info, bt) => {
+      try {
+        await m.storeBaseTime(info, bt);
+      } catch (e) {
+        return refused(e);
+      }
+    },
+    onUpstreamClose: (info, close) => m.closeUpstream(info, close),
+  };
+}

@@ -1,0 +1,141 @@
+// SQL for sequences and their chunks. A chunk row is keyed by (sequence, sequence_number): a
+// number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
+import { allStatements, type Queryable, type SqlParam } from "../../storage/db.js";
+import type { SequenceRow } from "../service/model.js";
+import { INLINE_MAX, type PayloadFiles } from "../storage/payload-files.js";
+
+export const listSequences = (q: Queryable, measUuid: string) =>
+  q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
+
+export const allSequenceIds = async (q: Queryable) => new Set((await q.all<{ id: number }>("SELECT id FROM meas_sequences")).map((r) => r.id));
+
+export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
+  q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
+
+/** The sequence, created when missing: one statement (on conflict a no-op update returns the existing row). */
+export async function ensureSequence(q: Queryable, measUuid: string, uuid: string, now: string): Promise<SequenceRow> {
+  const [row] = await q.all<SequenceRow>(
+    `INSERT INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (measurement_uuid, uuid) DO UPDATE SET uuid = excluded.uuid RETURNING *`,
+    [measUuid, uuid, now, now],
+  );
+  return row!;
+}
+
+export interface SequenceExpectations {
+  expected_data_points?: number | null;
+  final_sequence_number?: number | null;
+}
+
+/** Sets the given expectation fields (null clears one; undefined leaves it). */
+export async function setExpectations(q: Queryable, id: number, e: SequenceExpectations, now: string): Promise<void> {
+  const sets = ["updated_at = ?"];
+  const args: SqlParam[] = [now];
+  for (const key of ["expected_data_points", "final_sequence_number"] as const)
+    if (e[key] !== undefined) (sets.push(`${key} = ?`), args.push(e[key]));
+  await q.run(`UPDATE meas_sequences SET ${sets.join(", ")} WHERE id = ?`, [...args, id]);
+}
+
+export interface ChunkRowInput {
+  measUuid: string;
+  sequenceId: number;
+  sequenceNumber: number;
+  dataPoints: number;
+  minElapsedNs: number;
+  maxElapsedNs: number;
+  payload: Buffer;
+  createdAtMs: number;
+}
+
+/** A chunk row's columns and values: the parameter-bound insert and the one-script one (chunk-script.ts) share them. */
+export const CHUNK_COLUMNS = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
+export const chunkValues = (c: ChunkRowInput) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs];
+
+export const PAYLOAD_COLUMNS = "(sequence_id, sequence_number, payload, file_offset, file_length)";
+const NO_BYTES = Buffer.alloc(0);
+/** A payload row: the bytes in the row, or (`offset` given) where they are in the sequence's payload file. */
+export const payloadValues = (c: ChunkRowInput, offset: number | undefined) =>
+  offset === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, NO_BYTES, offset, c.payload.length];
+
+/**
+ * Appends the payloads larger than INLINE_MAX (up to a page they stay in their row, cheap there and with no
+ * fsync) to the file of their sequence (one for all `rows`): where each went, and the write to await before the
+ * rows commit (undefined when none went to the file).
+ */
+export async function fileLargePayloads(files: PayloadFiles, rows: readonly ChunkRowInput[]): Promise<{ at: Map<ChunkRowInput, number>; synced?: Promise<void> }> {
+  const at = new Map<ChunkRowInput, number>();
+  const big = rows.filter((c) => c.payload.length > INLINE_MAX);
+  if (big.length === 0) return { at };
+  const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
+  big.forEach((c, j) => at.set(c, offsets[j]!));
+  return { at, synced };
+}
+
+/**
+ * Inserts the rows whose sequence number is not stored yet, many per statement, and returns the numbers
+ * inserted (a number already stored is left as it was) and their payload writes (a row holding the
+ * payload, or saying where in the sequence's payload file it is), still running: the caller awaits them with its other writes
+ * (allStatements). All rows are of one sequence.
+ */
+export async function insertChunks(
+  q: Queryable,
+  files: PayloadFiles,
+  rows: readonly ChunkRowInput[],
+): Promise<{ inserted: Set<number>; payloads: Promise<unknown>[] }> {
+  const inserted = new Set<number>();
+  const payloads: Promise<unknown>[] = [];
+  try {
+    for (let i = 0; i < rows.length; i += 100) {
+      const part = rows.slice(i, i + 100);
+      const got = await q.all<{ n: number }>(
+        `INSERT OR IGNORE INTO meas_chunks ${CHUNK_COLUMNS}
+         VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
+        part.flatMap(chunkValues),
+      );
+      if (got.length === 0) continue;
+      const added = new Set(got.map((r) => r.n));
+      const fresh = part.filter((c) => added.has(c.sequenceNumber));
+      const { at, synced } = await fileLargePayloads(files, fresh);
+      if (synced) payloads.push(synced);
+      payloads.push(
+        q.run(
+          `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${fresh.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+          fresh.flatMap((c) => payloadValues(c, at.get(c))),
+        ),
+      );
+      for (const n of added) inserted.add(n);
+    }
+  } catch (e) {
+    // Nothing of this transaction may still be running when the caller rolls back.
+    await allStatements(payloads).catch(() => undefined);
+    throw e;
+  }
+  return { inserted, payloads };
+}
+
+export const addReceived = (q: Queryable, sequenceId: number, points: number, chunks: number, now: string) =>
+  q.run(
+    `UPDATE meas_sequences SET received_data_points = received_data_points + ?, received_chunks_count = received_chunks_count + ?,
+       updated_at = ? WHERE id = ?`,
+    [points, chunks, now, sequenceId],
+  );
+
+/** Remembers the data IDs a measurement has stored (for listProjectDataPointDataIDs). */
+export async function addDataIds(q: Queryable, measUuid: string, ids: ReadonlyArray<{ type: string; name: string }>): Promise<void> {
+  for (let i = 0; i < ids.length; i += 200) {
+    const part = ids.slice(i, i + 200);
+    await q.run(
+      `INSERT OR IGNORE INTO meas_data_ids (measurement_uuid, data_type, data_name) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
+      part.flatMap((d) => [measUuid, d.type, d.name]),
+    );
+  }
+}
+
+export function dataIdsOf(q: Queryable, measUuids: readonly string[]) {
+  if (measUuids.length === 0) return Promise.resolve([]);
+  return q.all<{ data_type: string; data_id: string }>(
+    `SELECT DISTINCT data_type, data_name AS data_id FROM meas_data_ids WHERE measurement_uuid IN (${measUuids.map(() => "?").join(",")})
+     ORDER BY data_type, data_name`,
+    [...measUuids],
+  );
+}

@@ -1,0 +1,52 @@
+// svc.measurements: one object for the routes and the broker (storage hooks), built in init.
+import type { Logger } from "pino";
+import type { Db } from "../../storage/db.js";
+import { MeasurementEvents } from "./events.js";
+import type { PayloadFiles } from "../storage/payload-files.js";
+import { BaseTimeService } from "./basetimes.js";
+import { SequenceService } from "./sequences.js";
+import { MeasurementStore } from "./measurement-store.js";
+import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "../ingest/upstream-store.js";
+
+export class MeasurementsService {
+  readonly events: MeasurementEvents;
+  readonly measurements: MeasurementStore;
+  readonly baseTimes: BaseTimeService;
+  readonly sequences: SequenceService;
+  readonly upstream: UpstreamStore;
+
+  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number } = {}) {
+    this.events = new MeasurementEvents(opts.eventWindowMs);
+    this.measurements = new MeasurementStore(db, this.events, log, files);
+    this.baseTimes = new BaseTimeService(this.measurements);
+    this.sequences = new SequenceService(this.measurements);
+    this.upstream = new UpstreamStore(this.measurements, this.baseTimes);
+  }
+
+  /** Broker hook: a chunk of an upstream; "ok" once committed, "skipped" when that sequence number was stored before. */
+  storeUpstreamChunk(info: UpstreamRef, chunk: UpstreamChunkIn) {
+    return this.upstream.storeChunk(info, chunk);
+  }
+
+  /** Broker hook: a base time sent as upstream metadata. */
+  storeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn) {
+    return this.upstream.storeBaseTime(info, bt);
+  }
+
+  /** Broker hook: an upstream closed (or expired); sets its sequence's expectations. */
+  closeUpstream(info: UpstreamRef, close: UpstreamCloseIn) {
+    return this.upstream.closeUpstream(info, close);
+  }
+
+  async close(): Promise<void> {
+    await this.upstream.drain();
+    this.events.close();
+    await this.measurements.files.close();
+  }
+}
+
+declare module "../../services.js" {
+  interface Services {
+    measurements: MeasurementsService;
+  }
+}

@@ -1,0 +1,72 @@
+// svc.org: the organisation area as other areas see it. The access engine (also installed as
+// svc.access), the in-memory org index, and what the iSCP broker asks before a ConnectRequest.
+import type { Principal } from "../../auth/principal.js";
+import { AccessEngine, type DecisionInput, type Subject } from "../../access/engine.js";
+import type { Policy } from "../../access/policy.js";
+import type { Db } from "../../storage/db.js";
+import { EdgeService } from "./edges.js";
+import { MemberService } from "./members.js";
+import type { OrgIndex } from "./org-index.js";
+import { ProjectEdgeService } from "./project-edges.js";
+import { MemberRepo } from "../repo/members.js";
+import { TreeService } from "./tree.js";
+import { UserDirectory } from "./users.js";
+
+export interface OrgService {
+  readonly index: OrgIndex;
+  readonly policy: Policy;
+  readonly engine: AccessEngine;
+  readonly users: UserDirectory;
+  readonly edges: EdgeService;
+  readonly tree: TreeService;
+  readonly groupMembers: MemberService;
+  readonly projectMembers: MemberService;
+  readonly projectEdges: ProjectEdgeService;
+  /** The one access decision (guard, Check access, Check own access). */
+  decide(input: DecisionInput): boolean;
+  /** May the principal use this project over iSCP (member, owner, edge of the project, super user)? */
+  canUseProject(principal: Subject, projectUuid: string): boolean;
+  /** iSCP message types the principal may use in the project (empty set: none). */
+  iscpMessages(principal: Principal, projectUuid: string): ReadonlySet<string>;
+  /** Call when a user is deleted: memberships go, owned edges lose their owner. */
+  forgetUser(userUuid: string): Promise<void>;
+}
+
+declare module "../../services.js" {
+  interface Services {
+    /** Edges, groups, projects, members and the access engine (cloud/org/service/org-service.ts). */
+    org: OrgService;
+  }
+}
+
+/** `clientIdInUse`: whether an OAuth2 client (another area) already has a UUID an edge asks for. */
+export function createOrgService(db: Db, index: OrgIndex, policy: Policy, clientIdInUse?: (uuid: string) => Promise<boolean>): OrgService {
+  const engine = new AccessEngine(index, policy);
+  const users = new UserDirectory(db);
+  const tree = new TreeService(db, index);
+  const groupExists = (uuid: string) => tree.groupRow(uuid);
+  const projectExists = (uuid: string) => tree.projectRow(uuid);
+  const edges = new EdgeService(db, index, users, clientIdInUse);
+  return {
+    index,
+    policy,
+    engine,
+    users,
+    edges,
+    tree,
+    groupMembers: new MemberService(db, "group", index, users, policy, groupExists),
+    projectMembers: new MemberService(db, "project", index, users, policy, projectExists),
+    projectEdges: new ProjectEdgeService(db, index, projectExists),
+    decide: (input) => engine.decide(input),
+    canUseProject: (principal, projectUuid) => engine.canUseProject(principal, projectUuid),
+    iscpMessages: (principal, projectUuid) => engine.iscpMessages(principal, principal.scopes, projectUuid),
+    async forgetUser(userUuid) {
+      await db.transaction(async (tx) => {
+        await new MemberRepo(tx, "group_members", "group_uuid").deleteUser(userUuid);
+        await new MemberRepo(tx, "project_members", "project_uuid").deleteUser(userUuid);
+      });
+      await edges.forgetOwner(userUuid);
+      index.forgetUser(userUuid);
+    },
+  };
+}

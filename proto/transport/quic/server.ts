@@ -1,0 +1,238 @@
+// Server side of the iSCP QUIC transport (aptpod/iscp-go transport/quic) on @matrixai/quic:
+// ALPN "iscp", TLS 1.3. The client's first unidirectional stream carries the negotiation
+// parameters, its second one all client->server messages; the server opens one unidirectional
+// stream for server->client messages. Each message is `u32be length, bytes`.
+// QUIC DATAGRAMs are enabled: sendUnreliable() segments a message onto them (iSCP 8-byte segment
+// header, ../../../proto/iscp/quic-datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import Logger, { LogLevel } from "@matrixai/logger";
+import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
+import type { DatagramStats } from "../../wire/datagram.js";
+import { QuicDatagramChannel } from "./datagrams.js";
+import { flushSends } from "./patches/send-batch.js";
+import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "./tuning.js";
+import { widenUdpBuffers } from "./patches/udp.js";
+import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../message-transport.js";
+import type { Encoding } from "../../wire/message.js";
+import type { IscpBroker } from "../../../cloud/iscp/broker/broker.js";
+import type { IscpBrokerOptions } from "../../../cloud/iscp/broker/options.js";
+
+export class QuicServerTransport implements MessageTransport {
+  readonly kind = "quic" as const;
+  private inFlight = 0;
+  private closed = false;
+  private readonly closeCbs: ((reason: string) => void)[] = [];
+  private messageCb: ((f: Uint8Array, unreliable?: boolean) => void) | undefined;
+  private drainCb: (() => void) | undefined;
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly dgram: QuicDatagramChannel;
+  private inputGate: Promise<void> | undefined;
+  private openInput: (() => void) | undefined;
+
+  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number, maxIncomingMessageBytes: number) {
+    this.writer = conn.newStream("uni").writable.getWriter();
+    this.dgram = new QuicDatagramChannel(conn, { maxIncomingMessageBytes });
+    this.dgram.onDrain(() => {
+      if (this.bufferedBytes() <= this.lowWaterBytes) this.drainCb?.();
+    });
+    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+  }
+
+  /** Feeds the client's message stream; ends the connection on framing errors. */
+  async readFrom(stream: QUICStream, maxMessageBytes: number): Promise<void> {
+    const reader = new LengthPrefixedReader(maxMessageBytes);
+    const chunks = stream.readable.getReader();
+    try {
+      for (;;) {
+        if (this.inputGate) await this.inputGate;
+        const { value, done } = await chunks.read();
+        if (done) break;
+        for (const m of reader.push(value)) this.messageCb?.(m);
+      }
+      this.fireClose("client finished its stream");
+    } catch (e) {
+      this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.terminate();
+  }
+
+  /**
+   * Stops reading the client's stream (storage is behind). quiche then stops extending the stream's flow-control
+   * window, so the client can send at most that window more: its writes wait, as a paused TCP socket's would.
+   */
+  pauseInput(): void {
+    this.inputGate ??= new Promise<void>((r) => (this.openInput = r));
+  }
+
+  resumeInput(): void {
+    const open = this.openInput;
+    this.inputGate = this.openInput = undefined;
+    open?.();
+  }
+
+  send(frame: Uint8Array): void {
+    if (this.closed) return;
+    const n = frame.length;
+    this.inFlight += n;
+    this.writer.write(lengthPrefixed(frame)).then(
+      () => {
+        const before = this.inFlight;
+        this.inFlight -= n;
+        if (before > this.lowWaterBytes && this.inFlight <= this.lowWaterBytes) this.drainCb?.();
+      },
+      () => this.fireClose("quic write failed"),
+    );
+  }
+
+  /** On datagrams when the client enabled them, else on the stream. */
+  sendUnreliable(frame: Uint8Array): void {
+    if (this.closed) return;
+    if (!this.dgram.send(frame)) this.send(frame);
+  }
+
+  bufferedBytes(): number {
+    return this.inFlight + this.dgram.pendingBytes();
+  }
+
+  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void {
+    this.messageCb = cb;
+    this.dgram.onMessage((m) => this.messageCb?.(m, true));
+  }
+
+  datagramStats(): DatagramStats {
+    return this.dgram.stats();
+  }
+
+  onDrain(cb: () => void): void {
+    this.drainCb = cb;
+  }
+
+  onClose(cb: (reason: string) => void): void {
+    this.closeCbs.push(cb);
+  }
+
+  close(): void {
+    // Let queued frames go out before the connection is closed.
+    void this.writer.close().catch(() => {}).then(() => flushSends(this.conn)).catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
+  }
+
+  terminate(): void {
+    void this.conn.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
+  }
+
+  private fireClose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.resumeInput(); // a paused read then ends with the stream
+    this.dgram.close();
+    for (const cb of this.closeCbs) cb(reason);
+  }
+}
+
+async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  for await (const c of stream.readable) {
+    n += c.length;
+    if (n > limit) throw new Error("negotiation stream too long");
+    parts.push(c);
+  }
+  return Buffer.concat(parts);
+}
+
+function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICServer): void {
+  tuneQuicConnection(conn, server);
+  const L = broker.hub.limits;
+  let negotiated: Promise<Record<string, string>> | undefined;
+  let messages: QUICStream | undefined;
+  const remote = `${conn.remoteHost}:${conn.remotePort}`;
+  const fail = (why: string) => {
+    broker.hub.logger.info({ remote, why }, "iscp quic connection refused");
+    void conn.stop({ isApp: true, errorCode: 1 }).catch(() => {});
+  };
+  const begin = () => {
+    if (!negotiated || !messages) return;
+    const stream = messages;
+    void negotiated.then((params) => {
+      const enc = params.enc ?? "proto";
+      if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
+      if (params.comp) return fail("compression is not supported");
+      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1, L.maxIncomingMessageBytes);
+      broker.accept(t, remote);
+      void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
+    }, () => {});
+  };
+  conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
+    const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
+    // Client-initiated unidirectional stream ids are 2, 6, 10, ...: the first one negotiates,
+    // the second carries messages (ids, not arrival order, decide).
+    const id = Number(stream.streamId);
+    if (id === 2) {
+      negotiated = readAll(stream, 64 * 1024).then(decodeNegotiation);
+      negotiated.catch(() => fail("bad negotiation stream"));
+      begin();
+    } else if (id === 6) {
+      messages = stream;
+      begin();
+    } else {
+      void stream.readable.cancel().catch(() => {});
+    }
+  });
+}
+
+export interface IscpQuicOptions extends IscpBrokerOptions {
+  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
+  broker?: IscpBroker;
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+}
+
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
+  const { IscpBroker } = await import("../../../cloud/iscp/broker/broker.js");
+  const broker = opts.broker ?? new IscpBroker(opts);
+  const hmacKey = randomBytes(32);
+  const server = new QUICServer({
+    logger: quietLogger(),
+    crypto: {
+      key: hmacKey.buffer.slice(hmacKey.byteOffset, hmacKey.byteOffset + hmacKey.byteLength) as ArrayBuffer,
+      ops: {
+        async sign(key, data) {
+          const d = createHmac("sha256", Buffer.from(key)).update(Buffer.from(data)).digest();
+          return d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength) as ArrayBuffer;
+        },
+        async verify(key, data, sig) {
+          const d = createHmac("sha256", Buffer.from(key)).update(Buffer.from(data)).digest();
+          const s = Buffer.from(sig);
+          return s.length === d.length && timingSafeEqual(s, d);
+        },
+      },
+    },
+    config: {
+      key: opts.key, cert: opts.cert, verifyPeer: false, applicationProtos: ["iscp"],
+      // Accepting large packets is always safe; the server sends at most the default (one config for all peers).
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_SHARED_CONFIG,
+    },
+  });
+  server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
+    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail, server);
+  });
+  server.addEventListener(events.EventQUICServerError.name, (evt: Event) => {
+    broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");
+  });
+  await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
+  widenUdpBuffers(server);
+  const close = async () => {
+    await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
+  };
+  broker.onClose(close);
+  return { port: server.port, broker, close };
+}
+
+/** @matrixai/quic logs every stream at INFO by default. */
+function quietLogger(): Logger {
+  return new Logger("iscp-quic", LogLevel.ERROR);
+}

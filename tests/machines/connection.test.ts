@@ -1,0 +1,97 @@
+// Model-based test of the connection machine: token requests are a fake promise actor the test
+// resolves or rejects; the session handed to streams follows the machine's state.
+import { createActor, fromPromise, type AnyMachineSnapshot } from "xstate";
+import { describe, expect, it } from "vitest";
+import type { Token } from "../../runtime/deferred/cloud-auth.js";
+import { connectionMachine, reportConnection, sessionOf, type ConnectionSnapshot } from "../../machines/connection.js";
+import type { ConnectionSettings } from "../../runtime/settings/schemas.js";
+import type { Ev } from "../support/agent-fakes.js";
+import { walkEveryTransition, type Sut } from "./model.js";
+
+const transport = { protocol: "websocket" as const, send_queue_size: 4096 };
+const A: ConnectionSettings = { server_url: "https://a", project_uuid: "p", edge_uuid: "e", client_secret: "s" };
+const B: ConnectionSettings = { ...A, server_url: "https://b" };
+const noSecret: ConnectionSettings = { ...A, client_secret: "" };
+const token: Token = { accessToken: "tok", expiresIn: 3 };
+
+/** A token request the test settles. */
+function fakeTokens() {
+  const pending: { resolve(t: Token): void; reject(e: Error): void; input: ConnectionSettings }[] = [];
+  const actor = fromPromise<Token, ConnectionSettings>(({ input }) => new Promise((resolve, reject) => pending.push({ resolve, reject, input })));
+  return { pending, actor };
+}
+
+const serialize = (s: AnyMachineSnapshot) => {
+  const c = s.context as { connection: ConnectionSettings; token?: Token; refreshIn: number; retryIn: number };
+  return JSON.stringify({
+    v: s.value,
+    url: c.connection.server_url,
+    secret: c.connection.client_secret !== "",
+    token: c.token !== undefined,
+    ...(s.matches("authenticated") ? { refresh: c.refreshIn } : {}),
+    ...(s.matches("failed") ? { retry: c.retryIn } : {}),
+  });
+};
+
+const events: Ev[] = [
+  { type: "SETTINGS", connection: A, transport },
+  { type: "SETTINGS", connection: B, transport },
+  { type: "SETTINGS", connection: noSecret, transport },
+  { type: "SETTINGS", connection: A, transport: { ...transport, protocol: "quic" } },
+  { type: "TICK" },
+  { type: "xstate.done.actor.fetchToken", output: token },
+  { type: "xstate.error.actor.fetchToken", error: new Error("token request rejected (401)") },
+];
+
+describe("connection machine", () => {
+  it("walks every state and transition; the session exists exactly while a token is held", async () => {
+    const input = { connection: A, transport };
+    const result = await walkEveryTransition<Ev>({
+      machine: connectionMachine.provide({ actors: { fetchToken: fromPromise(() => new Promise<Token>(() => undefined)) } }),
+      input,
+      events,
+      serialize,
+      sut: (): Sut<Ev> => {
+        const tokens = fakeTokens();
+        const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), { input }).start();
+        return {
+          send: (e) => {
+            const p = tokens.pending[tokens.pending.length - 1];
+            if (e.type === "xstate.done.actor.fetchToken") p?.resolve(e.output as Token);
+            else if (e.type === "xstate.error.actor.fetchToken") p?.reject(e.error as Error);
+            else actor.send(e as never);
+          },
+          snapshot: () => actor.getSnapshot(),
+          stop: () => actor.stop(),
+        };
+      },
+      check: (_m, real) => {
+        const s = real as ConnectionSnapshot;
+        const { session } = sessionOf(s);
+        expect(session !== undefined).toBe(s.matches("authenticated") || s.matches("refreshing"));
+        const code = reportConnection(s).code;
+        if (s.matches("unconfigured")) expect(code).toBe("none");
+        if (s.matches("failed")) expect(code).toBe("error");
+        if (s.matches("authenticating")) expect(code).toBe("disconnected");
+      },
+    });
+    expect(result.transitions).toBeGreaterThan(40);
+  });
+
+  it("requests tokens with the settings and refreshes before expiry", async () => {
+    const tokens = fakeTokens();
+    const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), { input: { connection: A, transport } }).start();
+    expect(tokens.pending).toHaveLength(1);
+    expect(tokens.pending[0]!.input).toEqual(A);
+    tokens.pending[0]!.resolve({ accessToken: "t1", expiresIn: 10 });
+    await new Promise((r) => setImmediate(r));
+    expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t1");
+    for (let i = 0; i < 8; i++) actor.send({ type: "TICK" });
+    expect(actor.getSnapshot().value).toBe("refreshing");
+    expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t1"); // still usable while refreshing
+    tokens.pending[1]!.resolve({ accessToken: "t2", expiresIn: 10 });
+    await new Promise((r) => setImmediate(r));
+    expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t2");
+    actor.stop();
+  });
+});
