@@ -71,7 +71,9 @@ async function main() {
   const show = (p: string) => (p.startsWith(process.cwd() + path.sep) ? path.relative(process.cwd(), p) : p);
   const auth = `-H "X-Intdash-Token: $(cat ${show(tokenFile)})"`;
 
-  const agent = spawn(process.execPath, ["bin/edge-agent.mjs", "--socket", socket, "--data", agentData], { stdio: ["ignore", "inherit", "inherit"] });
+  // The sample connector is launched with this node: its folder is allowed as the administrator would allow it.
+  const agentArgs = ["bin/edge-agent.mjs", "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
+  const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"] });
   let stopping = false;
   const stop = async (code = 0) => {
     if (stopping) return;

@@ -23,6 +23,8 @@ import type { MeasurementCatalog } from "./settings/measurements.js";
 import { SettingsService } from "./settings/service.js";
 import { SettingsStore } from "./settings/store.js";
 import { Supervisor, type Openers } from "./supervisor.js";
+import { launchPolicy } from "./ipc/launch-policy.js";
+import { makeDir, narrowOwnDir } from "./private-files.js";
 
 export const DEFAULT_SOCKET = "./data/agent/agent.sock";
 export const DEFAULT_DATA = "./data/agent";
@@ -44,6 +46,13 @@ export interface AgentOptions {
    * the cloud's QUIC certificate (the token still authenticates the edge; see docs/decisions.md).
    */
   quicCa?: string;
+  /**
+   * Directories, beyond the agent's own data and IPC directories and intdash's FIFO folders, that device
+   * connectors' programs and FIFOs may come from (ipc/launch-policy.ts): the administrator's choice.
+   */
+  allowDirs?: readonly string[];
+  /** Loader and runtime injection variables (LD_PRELOAD, NODE_OPTIONS, ...) allowed in `launch.environment`. */
+  allowEnv?: readonly string[];
 }
 
 export interface RunningAgent {
@@ -61,7 +70,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const socketPath = path.resolve(opts.socketPath);
   // Before anything else: a live agent on this socket is refused before its data or connectors are touched.
   await claimSocket(socketPath);
-  const store = SettingsStore.open(path.resolve(opts.dataDir), {
+  const dataDir = path.resolve(opts.dataDir);
+  // Private unless it also holds the socket, whose folder the agent's group must be able to enter.
+  if (dataDir !== path.dirname(socketPath)) {
+    makeDir(dataDir, 0o700);
+    narrowOwnDir(dataDir, "settings", 0o700);
+  }
+  const store = SettingsStore.open(dataDir, {
     onListenerError: (err) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack } }, "applying a settings change failed"),
   });
   const du = store.getSingleton("deferred_upload");
@@ -74,9 +89,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const dataPath = new DataPath({ queue, settings: store.all(), log });
   const unwatch = store.onChange((all) => dataPath.apply(all));
   const measurements = new QueueMeasurementCatalog(dataPath);
-  const settings = new SettingsService(store, path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc")));
+  const ipcDir = path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc"));
+  const policy = launchPolicy({ dataDir, ipcDir }, opts.allowDirs, opts.allowEnv);
+  const settings = new SettingsService(store, ipcDir, policy);
+  const guard = { pidDir: path.join(dataDir, "connectors"), notice: (message: string) => log.warn(message) };
   const openers: Openers = {
-    ...dataPathOpeners(dataPath, { log, quicCa: opts.quicCa }),
+    ...dataPathOpeners(dataPath, { log, quicCa: opts.quicCa, launchPolicy: policy, guard }),
     uploader: deferredUploaderOpener({
       queue,
       log,
@@ -109,7 +127,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     await shutdown();
     throw e;
   }
-  log.info({ socket: socketPath, data: path.resolve(opts.dataDir) }, "edge agent listening");
+  log.info({ socket: socketPath, data: dataDir, launch_dirs: policy.dirs }, "edge agent listening");
   let closed: Promise<void> | undefined;
   return {
     socketPath,
@@ -144,6 +162,8 @@ function parseOptions(argv: string[]) {
         data: { type: "string", short: "d" },
         "log-level": { type: "string" },
         "quic-ca": { type: "string" },
+        "allow-dir": { type: "string", multiple: true },
+        "allow-env": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -170,6 +190,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         `  --socket  command API socket (env AGENT_SOCKET, default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)\n` +
         `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n` +
         "  --quic-ca PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)\n" +
+        "  --allow-dir DIR  (repeatable) a directory device connectors' programs and FIFOs may come from, beyond\n" +
+        "            the agent's data and IPC directories and /var/run/intdash{,2} (env AGENT_ALLOW_DIRS, colon-separated)\n" +
+        "  --allow-env NAME (repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment\n" +
+        "            (env AGENT_ALLOW_ENV, comma-separated)\n" +
         "       edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N]\n" +
         "  measures this device: points/s, MB/s, latency, CPU and memory end to end (edge-agent bench --help)\n",
     );
@@ -184,6 +208,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       quicCa,
       socketPath: values.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
       dataDir: values.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
+      allowDirs: values["allow-dir"] ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
+      allowEnv: values["allow-env"] ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
       log,
     });
   } catch (e) {

@@ -46,6 +46,7 @@ function toAgentError(err: unknown): AgentError {
   if (err instanceof SettingsError) {
     if (err.kind === "not_found") return notFound(err.detail);
     if (err.kind === "conflict") return conflict(err.detail);
+    if (err.kind === "forbidden") return new AgentError(403, "Forbidden", err.detail);
     return badRequest(err.detail);
   }
   const status = (err as { status?: unknown })?.status;

@@ -1,9 +1,10 @@
 // Serving HTTP on a Unix domain socket: a socket file left by a crashed daemon is replaced, a live one
 // (another agent answering) is refused, and the socket is created with mode 0660.
-import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
+import { makeDir } from "../private-files.js";
 
 export class SocketInUseError extends Error {}
 
@@ -37,7 +38,8 @@ async function clearStale(socketPath: string): Promise<void> {
  * agent is refused before it can touch the running agent's data or launch its connectors again.
  */
 export async function claimSocket(socketPath: string): Promise<void> {
-  mkdirSync(path.dirname(socketPath), { recursive: true });
+  // 0750: the agent's group (its operators) may reach the socket; no one else may even look.
+  makeDir(path.dirname(socketPath), 0o750);
   await clearStale(socketPath);
 }
 

@@ -74,7 +74,7 @@ const startCloudChild = (dir: string, quic: boolean, latency: boolean): Promise<
 
 async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
-  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn"], {
+  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn", "--allow-dir", path.dirname(process.execPath)], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -5,7 +5,8 @@ import type { Logger } from "pino";
 import { iscpDownstreamOpener, iscpUpstreamOpener } from "../iscp/openers.js";
 import type { ChannelParams } from "../../machines/ipc-channel.js";
 import { throttledData, type Opener } from "../../machines/link.js";
-import { watchProblems } from "../ipc/channel.js";
+import { type ConnectorGuard, watchProblems } from "../ipc/channel.js";
+import { launchRefusal, type LaunchPolicy } from "../ipc/launch-policy.js";
 import { downstreamChannelError, openDownstreamChannel } from "../ipc/downstream-channel.js";
 import { openUpstreamChannel, upstreamChannelError, type UpstreamChannelHandle } from "../ipc/upstream-channel.js";
 import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../settings/schemas.js";
@@ -16,10 +17,25 @@ export interface DataPathOpenerOptions {
   log?: Logger;
   /** CA certificate (PEM) trusted for QUIC, when the cloud's certificate is self-signed. */
   quicCa?: string;
+  /** Checked again when a channel opens: settings stored before the policy was narrowed are not run. */
+  launchPolicy?: LaunchPolicy;
+  guard?: ConnectorGuard;
+}
+
+/** A channel the launch policy refuses: reported as a lasting failure, nothing created or started. */
+function refusedChannel(o: DataPathOpenerOptions, settings: UpstreamIpcSettings | DownstreamIpcSettings, failed: (reason: string, permanent: boolean) => void) {
+  const refused = o.launchPolicy && launchRefusal(o.launchPolicy, settings);
+  if (!refused) return undefined;
+  o.log?.warn({ channel: settings.id, reason: refused }, "device connector refused by the launch policy");
+  // Reported after the opener returned, as the machines expect of any opener's callbacks.
+  queueMicrotask(() => failed(`refused by the agent's launch policy: ${refused}`, true));
+  return { close: async () => {} };
 }
 
 function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<UpstreamIpcSettings>> {
   return ({ settings }, outer) => {
+    const refused = refusedChannel(o, settings, (r, p) => outer.failed(r, p));
+    if (refused) return refused;
     const cb = throttledData(outer);
     const h: UpstreamChannelHandle = openUpstreamChannel(
       {
@@ -28,6 +44,7 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
         sink: dp.sink,
         onUnknownDType: (dtype) => o.log?.warn({ channel: settings.id, dtype }, "unknown logger-msg DType: its points are sent as bytes"),
         onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line),
+        guard: o.guard,
       },
       cb,
     );
@@ -47,8 +64,10 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
 
 function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<ChannelParams<DownstreamIpcSettings>> {
   return ({ settings }, outer) => {
+    const refused = refusedChannel(o, settings, (r, p) => outer.failed(r, p));
+    if (refused) return refused;
     const cb = throttledData(outer);
-    const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line) }, cb);
+    const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line), guard: o.guard }, cb);
     dp.fanout.set(settings.id, h);
     const unwatch = watchProblems(cb, () => downstreamChannelError(h.stats), () => h.stats.dropped);
     return {

@@ -1,6 +1,7 @@
 // What the IPC channel drivers share: the callbacks they report through (the same shape as the
 // lifecycle machines' opener callbacks, machines/link.ts) and the settings fields they use.
 import { ConnectorLauncher, type ExitInfo } from "./launcher.js";
+import { pidFileFor } from "./pid-file.js";
 import type { Ipc, IpcFormat, Launch } from "./schema.js";
 
 export interface ChannelCallbacks {
@@ -24,17 +25,28 @@ export interface ChannelSettings {
   launch?: Launch | undefined;
 }
 
+/** What the agent's administrator decided about launching (the daemon's options). */
+export interface ConnectorGuard {
+  /** The agent's private directory for connector pid files. */
+  pidDir?: string;
+  /** Told about pid files found but not believed. */
+  notice?: (message: string) => void;
+}
+
 /** Starts the connector of a channel when `launch` is set; every exit is reported as closed(reason). */
 export function launchConnector(
   s: ChannelSettings,
   cb: ChannelCallbacks,
   onOutput?: (line: string, stream: "stdout" | "stderr") => void,
+  guard: ConnectorGuard = {},
 ): ConnectorLauncher | undefined {
   if (s.launch === undefined) return undefined;
   const l = new ConnectorLauncher(s.launch, {
     ipcPath: s.ipc.path,
     format: s.format,
     onOutput,
+    pidFile: guard.pidDir === undefined ? undefined : pidFileFor(guard.pidDir, s.ipc.path),
+    onNotice: guard.notice,
     // An exit the restart policy answers with a restart is a passing gap, and so is a clean exit it
     // does not restart (the connector finished); a failure it gives up on is the channel's error
     // until the settings change.

@@ -2,7 +2,7 @@
 // format (only names under data_name_prefix, the prefix removed), plus the connector process when
 // `launch` is set. write() never blocks: the writer's buffer is bounded and drops are counted.
 import type { DataPoint } from "../datapoint.js";
-import { type ChannelCallbacks, type ChannelSettings, launchConnector } from "./channel.js";
+import { type ChannelCallbacks, type ChannelSettings, type ConnectorGuard, launchConnector } from "./channel.js";
 import { FifoWriter, type FifoWriterStats } from "./fifo-writer.js";
 import type { ConnectorLauncher, LauncherState } from "./launcher.js";
 
@@ -11,6 +11,7 @@ export interface DownstreamChannelOptions {
   /** Bytes that may wait for a slow or absent connector (default 4 MiB). */
   maxBufferedBytes?: number;
   onOutput?: (line: string, stream: "stdout" | "stderr") => void;
+  guard?: ConnectorGuard;
 }
 
 export interface DownstreamChannelHandle {
@@ -35,7 +36,7 @@ export function openDownstreamChannel(opts: DownstreamChannelOptions, cb: Channe
   });
   writer.start().then(
     () => {
-      if (!closed) launcher = launchConnector(s, cb, opts.onOutput);
+      if (!closed) launcher = launchConnector(s, cb, opts.onOutput, opts.guard);
     },
     (e: unknown) => cb.failed(e instanceof Error ? e.message : String(e)),
   );

@@ -1,7 +1,8 @@
 // Starts and supervises a device connector process (`launch` settings): restart per policy with
 // exponential backoff, stop with SIGTERM then SIGKILL, and a human-readable exit reason for the state.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
+import { killLeftover, writePidFile } from "./pid-file.js";
 import type { IpcFormat, Launch } from "./schema.js";
 
 export interface LauncherContext {
@@ -12,11 +13,13 @@ export interface LauncherContext {
   /** Called after every exit, with the reason and whether a restart is scheduled. */
   onExit?: (info: ExitInfo) => void;
   /**
-   * Where the running connector's pid is kept. A connector outlives an agent killed with SIGKILL; the next
-   * start finds it here and kills its process group first, so two connectors never share one FIFO.
-   * Default `<ipc path>.pid`.
+   * Where the running connector's pid is kept (in a directory only the agent may write: pid-file.ts). A
+   * connector outlives an agent killed with SIGKILL; the next start finds it here and kills its process
+   * group first, so two connectors never share one FIFO. Without it no leftover is looked for.
    */
   pidFile?: string;
+  /** Told when a pid file is found but not believed (it names the reason). */
+  onNotice?: (message: string) => void;
 }
 
 export interface ExitInfo {
@@ -48,43 +51,6 @@ export function backoffDelay(policy: Launch["restart"], n: number): number {
   return Math.min(Math.round(d), policy.max_backoff_ms);
 }
 
-/** Start time of a process (clock ticks since boot, /proc/<pid>/stat field 22): a pid's identity over time. */
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Kills the process group of a connector left running by a previous agent: the pid file holds its pid and
- * start time, so a pid since reused by an unrelated process is left alone.
- */
-export function killLeftover(pidFile: string): boolean {
-  let text: string;
-  try {
-    text = readFileSync(pidFile, "utf8");
-  } catch {
-    return false;
-  }
-  rmSync(pidFile, { force: true });
-  const [pidText, started] = text.trim().split(" ");
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 1 || started === undefined || startTime(pid) !== started) return false;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     if (child.pid !== undefined) process.kill(-child.pid, signal);
@@ -111,7 +77,10 @@ export class ConnectorLauncher {
   }
 
   start(): void {
-    killLeftover(this.pidFile);
+    if (this.ctx.pidFile !== undefined) {
+      const r = killLeftover(this.ctx.pidFile, this.ctx.ipcPath);
+      if (r.ignored !== undefined) this.ctx.onNotice?.(r.ignored);
+    }
     this.stopping = false;
     this.st.finished = false;
     this.spawnOnce();
@@ -166,13 +135,6 @@ export class ConnectorLauncher {
       return;
     }
     this.child = child;
-    if (child.pid !== undefined) {
-      try {
-        writeFileSync(this.pidFile, `${child.pid} ${startTime(child.pid) ?? ""}\n`);
-      } catch {
-        // not fatal: only the leftover check after an agent crash depends on it
-      }
-    }
     this.startedAt = Date.now();
     let done = false;
     const finish = (code: number | null, signal: NodeJS.Signals | null, reason?: string) => {
@@ -193,6 +155,14 @@ export class ConnectorLauncher {
     child.once("spawn", () => {
       this.st.running = true;
       this.st.pid = child.pid;
+      // After "spawn" the child runs the program, so its recorded command line is the program's.
+      if (this.ctx.pidFile !== undefined && child.pid !== undefined) {
+        try {
+          writePidFile(this.ctx.pidFile, child.pid);
+        } catch {
+          // not fatal: only the leftover check after an agent crash depends on it
+        }
+      }
     });
     child.once("error", (e) => finish(null, null, `failed to start: ${e.message}`));
     child.once("exit", (code, signal) => finish(code, signal));
@@ -209,12 +179,8 @@ export class ConnectorLauncher {
     }
   }
 
-  private get pidFile(): string {
-    return this.ctx.pidFile ?? `${this.ctx.ipcPath}.pid`;
-  }
-
   private exited(code: number | null, signal: NodeJS.Signals | null, reason: string): void {
-    rmSync(this.pidFile, { force: true });
+    if (this.ctx.pidFile !== undefined) rmSync(this.ctx.pidFile, { force: true });
     this.st.running = false;
     this.st.pid = undefined;
     const policy = this.launch.restart;

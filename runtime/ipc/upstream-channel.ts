@@ -5,7 +5,7 @@
 import type { DataPoint } from "../datapoint.js";
 import type { FilterPipeline } from "../filters/pipeline.js";
 import type { ClockBase } from "./codec.js";
-import { type ChannelCallbacks, type ChannelSettings, launchConnector } from "./channel.js";
+import { type ChannelCallbacks, type ChannelSettings, type ConnectorGuard, launchConnector } from "./channel.js";
 import { FifoReader, type FifoReaderStats } from "./fifo-reader.js";
 import type { ConnectorLauncher, LauncherState } from "./launcher.js";
 
@@ -21,6 +21,7 @@ export interface UpstreamChannelOptions {
   /** Called once per logger-msg DType the table does not know (log it; points arrive as `bytes`). */
   onUnknownDType?: (dtype: number) => void;
   onOutput?: (line: string, stream: "stdout" | "stderr") => void;
+  guard?: ConnectorGuard;
 }
 
 export interface UpstreamChannelStats extends FifoReaderStats {
@@ -114,7 +115,7 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
   reader.start().then(
     () => {
       if (closed) return;
-      launcher = launchConnector(s, cb, opts.onOutput);
+      launcher = launchConnector(s, cb, opts.onOutput, opts.guard);
     },
     (e: unknown) => cb.failed(e instanceof Error ? e.message : String(e)),
   );

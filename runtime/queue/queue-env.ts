@@ -2,6 +2,7 @@
 // close() (a late ack or a sender winding down is dropped; the next open rebuilds from what was committed).
 import { join } from "node:path";
 import { type Database, type Key, type RootDatabase, open } from "lmdb";
+import { makeDir, makeLmdbPrivate } from "../private-files.js";
 import type { MeasurementRecord, SequenceRecord } from "./records.js";
 
 /** What a write after close() returns: nothing was written. */
@@ -18,7 +19,9 @@ export class QueueEnv {
   constructor(dir: string) {
     // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
     // flushed transactions (with it on, what a reopen sees can change under a running load()).
+    makeDir(dir, 0o700);
     this.root = open({ path: join(dir, "queue.mdb"), maxDbs: 8, overlappingSync: false });
+    makeLmdbPrivate(join(dir, "queue.mdb"));
     this.meas = this.root.openDB({ name: "meas" });
     this.seqs = this.root.openDB({ name: "seqs" });
     this.chunks = this.root.openDB({ name: "chunks", encoding: "binary" });

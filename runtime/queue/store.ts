@@ -70,7 +70,7 @@ export class DurableQueue {
 
   /** Opens (or creates) the queue and rebuilds counters; sequences left open by a previous run are closed. */
   static async open(opts: QueueOptions): Promise<DurableQueue> {
-    await mkdir(opts.dir, { recursive: true });
+    await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     const q = new DurableQueue(opts);
     await q.load();
     return q;

@@ -4,6 +4,7 @@
 // to 404/409/400. All store writes are synchronous, so no two requests interleave inside a method.
 import path from "node:path";
 import { filterConsistencyError } from "../filters/schema.js";
+import { launchRefusal, type LaunchPolicy } from "../ipc/launch-policy.js";
 import {
   DEFERRED_ID,
   normaliseUpstream,
@@ -16,7 +17,7 @@ import type { CollectionName, Collections, SettingsStore, SingletonName, Singlet
 
 export class SettingsError extends Error {
   constructor(
-    readonly kind: "not_found" | "conflict" | "invalid",
+    readonly kind: "not_found" | "conflict" | "invalid" | "forbidden",
     readonly detail: string,
   ) {
     super(detail);
@@ -44,6 +45,8 @@ export class SettingsService {
     readonly store: SettingsStore,
     /** Where FIFOs go when a device-connector IPC is created without an `ipc` object. */
     private readonly ipcDir: string,
+    /** Where FIFOs and launched programs may come from; every path is allowed when absent (tests of other rules). */
+    private readonly launchPolicy?: LaunchPolicy,
   ) {}
 
   getSingleton<K extends SingletonName>(name: K): Singletons[K] {
@@ -146,6 +149,8 @@ export class SettingsService {
         const clash = this.store.list(other).find((o) => o.ipc.path === me.ipc.path && !(other === name && o.id === me.id));
         if (clash) throw conflict(`ipc.path: "${me.ipc.path}" is already used by ${LABELS[other]} "${clash.id}"`);
       }
+      const refused = this.launchPolicy && launchRefusal(this.launchPolicy, me);
+      if (refused) throw new SettingsError("forbidden", refused);
     }
     if (name === "upstream_filters" || name === "downstream_filters") {
       const f = item as Filter;

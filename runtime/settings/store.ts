@@ -1,8 +1,8 @@
 // Settings persisted in LMDB under <data>/settings. Every write is a synchronous LMDB transaction,
 // flushed to disk before it returns, so a response is only sent for settings that survive kill -9.
 // Collections keep creation order (filters apply in the order they were created).
-import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { makeDir, makeLmdbPrivate } from "../private-files.js";
 import { open, type Database, type RootDatabase } from "lmdb";
 import {
   defaultConnection,
@@ -67,8 +67,9 @@ export class SettingsStore {
     dir: string,
     private readonly onListenerError: (err: unknown) => void,
   ) {
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir, 0o700);
     this.root = open({ path: path.join(dir, "settings.lmdb"), maxDbs: 16, compression: false });
+    makeLmdbPrivate(path.join(dir, "settings.lmdb"));
     this.singletons = this.root.openDB<unknown, string>({ name: "singletons" });
     for (const name of COLLECTIONS) {
       const db = this.root.openDB<Row<unknown>, string>({ name });

@@ -9,6 +9,7 @@ import path from "node:path";
 import { apiClient, ensureDemoCloud, type DemoState } from "../../bin/demo-setup.js";
 import { ApiClient } from "../../runtime/cli/client.js";
 import { startAgent, type RunningAgent } from "../../runtime/daemon.js";
+import { TEST_ALLOW_DIRS } from "../support/agent.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../cloud/harness.js";
 import type { ConfigInput } from "../../cloud/config.js";
@@ -88,10 +89,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     fifo: (name) => path.join(dir, `${name}.fifo`),
     async startAgent() {
       if (opts.agent !== "child") {
-        s.agent = await startAgent({ socketPath, dataDir: agentData });
+        s.agent = await startAgent({ socketPath, dataDir: agentData, allowDirs: TEST_ALLOW_DIRS });
         return;
       }
-      const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn"], {
+      const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn", ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d])], {
         cwd: ROOT,
         stdio: ["ignore", "ignore", "inherit"],
       });

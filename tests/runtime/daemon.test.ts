@@ -69,7 +69,7 @@ describe("edge-agent daemon", () => {
 
   it("stops launched connectors on SIGTERM", async () => {
     const { socket, data } = await setup();
-    const d = runDaemon(["--socket", socket, "--data", data]);
+    const d = runDaemon(["--socket", socket, "--data", data, "--allow-dir", "/bin"]);
     const api = new ApiClient(socket);
     await ready(api);
     const marker = String(900000 + Math.floor(Math.random() * 99999));
@@ -79,6 +79,55 @@ describe("edge-agent daemon", () => {
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     expect(running(marker)).toBe(false);
+  }, 120_000);
+
+  it("launches only programs and FIFOs from allowed directories, without loader variables, and says which rule refused", async () => {
+    const { socket, data, dir } = await setup();
+    const api = new ApiClient(socket);
+    const connector = (id: string, extra: Record<string, unknown>) =>
+      api.post<{ status: number; detail: string }>("/device-connectors/upstream", { id, format: "iscp-v2-compat", dest_ids: ["deferred"], ...extra });
+    const d = runDaemon(["--socket", socket, "--data", data]);
+    await ready(api);
+    // The default: the agent's own folders and /var/run/intdash{,2} only.
+    const outside = await connector("a", { launch: { command: "/bin/sleep", args: ["1"] } });
+    expect(outside.status).toBe(403);
+    expect(outside.body).toMatchObject({ title: "Forbidden", status: 403, instance: "/api/v1/device-connectors/upstream" });
+    expect(outside.body.detail).toMatch(/^launch\.command: "\/bin\/sleep" .*outside the directories programs may be launched from.*--allow-dir/);
+    const fifo = await connector("b", { ipc: { type: "fifo", path: path.join(dir, "elsewhere", "x.fifo") } });
+    expect(fifo.status).toBe(403);
+    expect(fifo.body.detail).toMatch(/^ipc\.path: .*outside the directories FIFOs may be created in/);
+    expect((await connector("c", { ipc: { type: "fifo", path: "/var/run/intdash/logger_9.tx" } })).status).toBe(201);
+    expect((await api.get("/device-connectors/upstream")).body).toMatchObject({ items: [{ id: "c" }] });
+    d.child.kill("SIGTERM");
+    await d.exited;
+
+    // What the administrator allowed: /bin; loader variables still refused unless named.
+    const d2 = runDaemon(["--socket", socket, "--data", data, "--allow-dir", "/bin", "--allow-env", "LD_LIBRARY_PATH"]);
+    await ready(api);
+    for (const name of ["LD_PRELOAD", "NODE_OPTIONS", "PYTHONPATH"]) {
+      const r = await connector(`env-${name}`, { launch: { command: "/bin/sleep", args: ["1"], environment: { [name]: "/tmp/x" } } });
+      expect(r.status, name).toBe(403);
+      expect(r.body.detail).toContain(`launch.environment.${name}: `);
+    }
+    expect((await connector("ok", { launch: { command: "/bin/sleep", args: ["1"], environment: { LD_LIBRARY_PATH: "/opt/lib", MODE: "x" } } })).status).toBe(201);
+    d2.child.kill("SIGTERM");
+    expect(await d2.exited).toBe(0);
+  }, 120_000);
+
+  it("keeps its files private: data 0700, LMDB files 0600, the socket 0660 in a 0750 folder", async () => {
+    const { socket, data } = await setup();
+    const d = runDaemon(["--socket", socket, "--data", data]);
+    await ready(new ApiClient(socket));
+    const mode = async (p: string) => (await stat(p)).mode & 0o777;
+    expect(await mode(data)).toBe(0o700);
+    expect(await mode(path.join(data, "settings"))).toBe(0o700);
+    expect(await mode(path.join(data, "settings", "settings.lmdb"))).toBe(0o600);
+    expect(await mode(path.join(data, "queue"))).toBe(0o700);
+    expect(await mode(path.join(data, "queue", "queue.mdb"))).toBe(0o600);
+    expect(await mode(path.dirname(socket))).toBe(0o750);
+    expect(await mode(socket)).toBe(0o660);
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
   }, 120_000);
 
   it("takes the socket and data paths from AGENT_SOCKET and AGENT_DATA", async () => {

@@ -16,6 +16,13 @@ export interface TestAgent {
   close(): Promise<void>;
 }
 
+/**
+ * What the tests' agents allow device connectors beyond the default policy: programs from the system's
+ * folders and node's, FIFOs anywhere under the temp directory. The default itself is tested in
+ * tests/runtime/api/launch-policy.test.ts.
+ */
+export const TEST_ALLOW_DIRS = [os.tmpdir(), "/bin", "/usr/bin", "/usr/local/bin", path.dirname(process.execPath)];
+
 export async function tempDir(prefix = "agent-"): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
 }
@@ -28,11 +35,11 @@ export async function startTestAgent(openers?: Openers): Promise<TestAgent> {
     dir,
     dataDir,
     socketPath,
-    agent: await startAgent({ socketPath, dataDir, openers }),
+    agent: await startAgent({ socketPath, dataDir, openers, allowDirs: TEST_ALLOW_DIRS }),
     api: new ApiClient(socketPath),
     async restart() {
       await t.agent.close();
-      t.agent = await startAgent({ socketPath, dataDir, openers });
+      t.agent = await startAgent({ socketPath, dataDir, openers, allowDirs: TEST_ALLOW_DIRS });
     },
     async close() {
       await t.agent.close();
