@@ -34,7 +34,7 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   const qos = req.qos ?? QoS.UNRELIABLE;
   const dataIds = req.dataIds ?? [];
   if (!c.nodeId) return refuse(ResultCode.NO_NODE_ID, "an upstream needs a node id");
-  if (c.upstreams.size >= L.maxUpstreamsPerConn) return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
+  if (c.upstreamSlotsUsed >= L.maxUpstreamsPerConn) return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
   if (!validQos(qos)) return refuse(ResultCode.DESIRED_QOS_NOT_SUPPORTED, `qos ${qos}`);
   if ((req.ackInterval ?? 0) > L.maxAckIntervalMs) return refuse(ResultCode.TOO_LONG_ACK_INTERVAL, `ack_interval above ${L.maxAckIntervalMs} ms`);
   if ((req.expiryInterval ?? 0) > L.maxExpiryIntervalSec) return refuse(ResultCode.TOO_LONG_EXPIRY_INTERVAL, `expiry_interval above ${L.maxExpiryIntervalSec} s`);
@@ -46,7 +46,16 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
     persist: req.extensionFields?.persist ?? false,
   };
   if (c.hub.hooks.onUpstreamOpen) {
-    const r = await runHook(() => c.hub.hooks.onUpstreamOpen!(info));
+    // The slot is taken before the hook runs: opens pipelined meanwhile see it taken, so they cannot
+    // all pass the limit check and exceed it once their hooks return. Given back when the hook settles,
+    // in the same turn as the stream (if any) is added.
+    c.upstreamOpensPending++;
+    let r;
+    try {
+      r = await runHook(() => c.hub.hooks.onUpstreamOpen!(info));
+    } finally {
+      c.upstreamOpensPending--;
+    }
     if (r.code !== ResultCode.SUCCEEDED) return refuse(r.code, r.str);
     if (!c.isOpen) return;
   }
@@ -234,7 +243,7 @@ export function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): void {
   if (!u) return reply(0, ResultCode.STREAM_NOT_FOUND, "no such upstream (or it expired)");
   if (u.owner === c) return reply(u.alias, ResultCode.SUCCEEDED, "OK");
   if (u.owner) return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to another live connection");
-  if (c.upstreams.size >= c.hub.limits.maxUpstreamsPerConn) return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
+  if (c.upstreamSlotsUsed >= c.hub.limits.maxUpstreamsPerConn) return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
   clearTimeout(u.expiryTimer);
   // iscp-ts keeps using its old alias, so the old one is given back whenever it is free here.
   if (c.upstreams.has(u.alias) || u.alias === 0) u.alias = c.allocUpstreamAlias();
