@@ -12,7 +12,7 @@ afterEach(async () => {
   b = undefined;
 });
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Sends `n` upstream opens back to back and collects one response per request. */
 async function pipelineUpstreamOpens(r: Raw, n: number, firstId = 2): Promise<iscp2.IUpstreamOpenResponse[]> {
