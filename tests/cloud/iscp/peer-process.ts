@@ -100,7 +100,7 @@ export function parseResponse(raw: string): { status: number; headers: string; b
 }
 
 /** Waits until the server's descriptor count is at most `max` (sockets close a moment after their answer). */
-export async function fdsSettle(p: PeerProcess, max: number, ms = 5000): Promise<number> {
+export async function fdsSettle(p: PeerProcess, max: number, ms = 10_000): Promise<number> {
   const t0 = Date.now();
   let n = p.fds();
   while (n > max && Date.now() - t0 < ms) {
