@@ -3,6 +3,7 @@ import { iscp2, QoS, ResultCode } from "../../proto/iscp/wire.js";
 import { nowNanos, toBigInt } from "../../proto/iscp/long.js";
 import { RawPointGroup, type RawDataId } from "../../proto/iscp/chunk-scan.js";
 import { bytesToUuid, newUuid } from "../../proto/iscp/uuid.js";
+import { dataIdError } from "../../proto/iscp/data-id-rules.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
 import type { ChunkGroup, HookResult, IscpHooks, UpstreamInfo } from "./options.js";
@@ -39,7 +40,10 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   if ((req.ackInterval ?? 0) > L.maxAckIntervalMs) return refuse(ResultCode.TOO_LONG_ACK_INTERVAL, `ack_interval above ${L.maxAckIntervalMs} ms`);
   if ((req.expiryInterval ?? 0) > L.maxExpiryIntervalSec) return refuse(ResultCode.TOO_LONG_EXPIRY_INTERVAL, `expiry_interval above ${L.maxExpiryIntervalSec} s`);
   if (dataIds.length > L.maxDataIdAliases) return refuse(ResultCode.TOO_MANY_DATA_ID_ALIASES, `at most ${L.maxDataIdAliases} data ids`);
-  if (dataIds.some((d) => !d.name || !d.type)) return refuse(ResultCode.INVALID_DATA_ID, "data id needs name and type");
+  for (const [i, d] of dataIds.entries()) {
+    const bad = dataIdError(d.name ?? "", d.type ?? "");
+    if (bad) return refuse(ResultCode.INVALID_DATA_ID, `data_ids[${i}]: ${bad}`);
+  }
   const { uuid, bytes } = newUuid();
   const info: UpstreamInfo = {
     streamId: uuid, sessionId: req.sessionId ?? "", projectUuid: c.projectUuid, nodeId: c.nodeId, subject: c.subject, qos,
@@ -116,7 +120,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
   if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds) {
-    if (!d.name || !d.type) continue;
+    if (dataIdError(d.name, d.type)) continue; // no alias: a group using this data id is refused below
     const a = u.assignAlias(d.name, d.type);
     if (a) u.announceAlias(a);
   }
@@ -126,7 +130,8 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     let ref: DataIdRef | undefined;
     if (g.dataId) {
       const { name, type } = g.dataId;
-      if (!name || !type) return u.addResult(seq, ResultCode.INVALID_DATA_ID, "data id needs name and type");
+      const bad = dataIdError(name, type);
+      if (bad) return u.addResult(seq, ResultCode.INVALID_DATA_ID, bad);
       ref = u.refFor(name, type);
     } else if (g.dataIdAlias) {
       ref = u.resolveAlias(g.dataIdAlias);
