@@ -49,3 +49,14 @@ export const conflict = (title: string, properties?: Record<string, string>) =>
 /** The disk holding the data is full (storage/db.ts isStorageFull): a server condition the client may retry, never a 500. */
 export const storageFull = () =>
   new ApiError(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
+
+const TYPE_BY_STATUS: Partial<Record<number, ErrorType>> = {
+  400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+  409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type",
+};
+
+/** The `{type, title}` body for `status`, for answers written outside Koa (a refused WebSocket upgrade). */
+export function errorBodyJson(status: number, title: string): { contentType: string; body: string } {
+  const err = new ApiError(status, TYPE_BY_STATUS[status] ?? "invalid_request", title);
+  return { contentType: "application/json; charset=utf-8", body: JSON.stringify(err.toBody()) };
+}

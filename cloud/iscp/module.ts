@@ -6,7 +6,7 @@ import path from "node:path";
 import { Schema } from "effect";
 import { attachIscpBroker, startIscpQuic, type IscpBroker } from "./broker/broker.js";
 import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest, errorBodyJson } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
@@ -58,7 +58,7 @@ export const brokerModule: CloudModule = {
   routes: [issueTicket, connect],
   async attach(server, svc) {
     const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements) };
-    const broker = attachIscpBroker(server, options);
+    const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
     svc.iscp = { broker, tickets };
     svc.onClose.push(() => broker.close());
     if (svc.config.iscpQuicListen) {

@@ -16,14 +16,8 @@ export function patternError(pattern: string): string | undefined {
   return undefined;
 }
 
-/** Returns an error message, or undefined when `name` follows the data-name rules. */
-export function dataNameError(name: string): string | undefined {
-  if (name.length === 0) return "data name must not be empty";
-  if (name.startsWith("/") || name.endsWith("/")) return "data name must not start or end with `/`";
-  if (name.includes("//")) return "data name must not contain `//`";
-  if (name.includes("#") || name.includes("+")) return "data name must not contain `#` or `+`";
-  return undefined;
-}
+// The data-name rules are the ones every ingest path applies, cloud side too.
+export { dataNameError } from "../../proto/wire/data-id-rules.js";
 
 /** A compiled matcher; patterns without wildcards compare by string equality (the hot path). */
 export type Matcher = (value: string) => boolean;

@@ -7,12 +7,13 @@
 import type { DataPoint } from "../datapoint.js";
 import { type DecoderOptions, type EncodeResult, type FrameEncoder, elapsedFrom, elapsedToParts } from "./codec.js";
 import { dataNameError } from "../filters/pattern.js";
+import { MAX_DATA_TYPE_LENGTH } from "../../proto/wire/data-id-rules.js";
 import { FramePoint } from "./frame-point.js";
 import { StringCache } from "./string-cache.js";
 import { StreamDecoder, validNameBytes, validTypeBytes } from "./stream-decoder.js";
 
 export const ISCP_V2_HEADER = 16;
-export const MAX_TYPE_LENGTH = 255;
+export const MAX_TYPE_LENGTH = MAX_DATA_TYPE_LENGTH;
 
 export class IscpV2CompatDecoder extends StreamDecoder {
   private readonly types = new StringCache();

@@ -5,7 +5,7 @@ import type { MessageTransport } from "../../../proto/transport/message-transpor
 import { ServerConn } from "./conn.js";
 import { IscpHub } from "./hub.js";
 import { DEFAULT_LIMITS, silentLogger, type IscpBrokerOptions } from "./options.js";
-import { wsUpgradeHandler } from "../../../proto/transport/ws/server.js";
+import { wsUpgradeHandler, type UpgradeRefusalBody } from "../../../proto/transport/ws/server.js";
 
 export const ISCP_PATH = "/api/iscp/connect";
 
@@ -48,8 +48,11 @@ export class IscpBroker {
   }
 }
 
-/** Handles `GET /api/iscp/connect` upgrades on `server`; other upgrade requests are left alone. */
-export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { path?: string; broker?: IscpBroker }): IscpBroker {
+/**
+ * Handles `GET /api/iscp/connect` upgrades on `server`. Every other upgrade request is answered 404
+ * (written by `refusalBody`) and its socket freed: the server has no other WebSocket endpoint.
+ */
+export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { path?: string; broker?: IscpBroker; refusalBody?: UpgradeRefusalBody }): IscpBroker {
   const broker = opts.broker ?? new IscpBroker(opts);
   const L = broker.hub.limits;
   const ws = wsUpgradeHandler({
@@ -60,8 +63,9 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
     onTransport: (t, remote) => broker.accept(t, remote),
     // Only speed is lost (ws assembles large messages itself), but a pinned ws version should not drift unnoticed.
     onPoolingUnavailable: () => broker.hub.logger.warn({}, "ws internals moved: large iSCP messages are no longer received into reused buffers"),
+    refusalBody: opts.refusalBody,
   });
-  const listener = (req: Parameters<typeof ws.handle>[0], socket: Parameters<typeof ws.handle>[1], head: Buffer) => void ws.handle(req, socket, head);
+  const listener = ws.handle;
   server.on("upgrade", listener);
   broker.onClose(() => {
     server.off("upgrade", listener);

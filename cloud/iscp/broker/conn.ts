@@ -29,6 +29,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private allowed: Set<string> | undefined;
   readonly upstreams = new Map<number, UpstreamStream>();
   readonly downstreams = new Map<number, DownstreamStream>();
+  /** Upstream opens past their checks and waiting for the open hook: each holds a slot of maxUpstreamsPerConn. */
+  upstreamOpensPending = 0;
   private serverRequestId = 1;
   private nextUpAlias = 1;
   private backlog: Uint8Array[] = [];
@@ -82,6 +84,11 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       this.inputPaused = false;
       this.transport.resumeInput?.();
     }
+  }
+
+  /** Upstreams open on this connection plus those reserved by opens still running. */
+  get upstreamSlotsUsed(): number {
+    return this.upstreams.size + this.upstreamOpensPending;
   }
 
   allocUpstreamAlias(): number {

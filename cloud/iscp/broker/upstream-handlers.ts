@@ -3,6 +3,7 @@ import { iscp2, QoS, ResultCode } from "../../../proto/wire/message.js";
 import { nowNanos, toBigInt } from "../../../proto/wire/long.js";
 import { RawPointGroup, type RawDataId } from "../../../proto/wire/chunk-scan.js";
 import { bytesToUuid, newUuid } from "../../../proto/wire/uuid.js";
+import { dataIdError } from "../../../proto/wire/data-id-rules.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
 import type { ChunkGroup, HookResult, IscpHooks, UpstreamInfo } from "./options.js";
@@ -34,19 +35,31 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   const qos = req.qos ?? QoS.UNRELIABLE;
   const dataIds = req.dataIds ?? [];
   if (!c.nodeId) return refuse(ResultCode.NO_NODE_ID, "an upstream needs a node id");
-  if (c.upstreams.size >= L.maxUpstreamsPerConn) return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
+  if (c.upstreamSlotsUsed >= L.maxUpstreamsPerConn) return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
   if (!validQos(qos)) return refuse(ResultCode.DESIRED_QOS_NOT_SUPPORTED, `qos ${qos}`);
   if ((req.ackInterval ?? 0) > L.maxAckIntervalMs) return refuse(ResultCode.TOO_LONG_ACK_INTERVAL, `ack_interval above ${L.maxAckIntervalMs} ms`);
   if ((req.expiryInterval ?? 0) > L.maxExpiryIntervalSec) return refuse(ResultCode.TOO_LONG_EXPIRY_INTERVAL, `expiry_interval above ${L.maxExpiryIntervalSec} s`);
   if (dataIds.length > L.maxDataIdAliases) return refuse(ResultCode.TOO_MANY_DATA_ID_ALIASES, `at most ${L.maxDataIdAliases} data ids`);
-  if (dataIds.some((d) => !d.name || !d.type)) return refuse(ResultCode.INVALID_DATA_ID, "data id needs name and type");
+  for (const [i, d] of dataIds.entries()) {
+    const bad = dataIdError(d.name ?? "", d.type ?? "");
+    if (bad) return refuse(ResultCode.INVALID_DATA_ID, `data_ids[${i}]: ${bad}`);
+  }
   const { uuid, bytes } = newUuid();
   const info: UpstreamInfo = {
     streamId: uuid, sessionId: req.sessionId ?? "", projectUuid: c.projectUuid, nodeId: c.nodeId, subject: c.subject, qos,
     persist: req.extensionFields?.persist ?? false,
   };
   if (c.hub.hooks.onUpstreamOpen) {
-    const r = await runHook(() => c.hub.hooks.onUpstreamOpen!(info));
+    // The slot is taken before the hook runs: opens pipelined meanwhile see it taken, so they cannot
+    // all pass the limit check and exceed it once their hooks return. Given back when the hook settles,
+    // in the same turn as the stream (if any) is added.
+    c.upstreamOpensPending++;
+    let r;
+    try {
+      r = await runHook(() => c.hub.hooks.onUpstreamOpen!(info));
+    } finally {
+      c.upstreamOpensPending--;
+    }
     if (r.code !== ResultCode.SUCCEEDED) return refuse(r.code, r.str);
     if (!c.isOpen) return;
   }
@@ -107,7 +120,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
   if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds) {
-    if (!d.name || !d.type) continue;
+    if (dataIdError(d.name, d.type)) continue; // no alias: a group using this data id is refused below
     const a = u.assignAlias(d.name, d.type);
     if (a) u.announceAlias(a);
   }
@@ -117,7 +130,8 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     let ref: DataIdRef | undefined;
     if (g.dataId) {
       const { name, type } = g.dataId;
-      if (!name || !type) return u.addResult(seq, ResultCode.INVALID_DATA_ID, "data id needs name and type");
+      const bad = dataIdError(name, type);
+      if (bad) return u.addResult(seq, ResultCode.INVALID_DATA_ID, bad);
       ref = u.refFor(name, type);
     } else if (g.dataIdAlias) {
       ref = u.resolveAlias(g.dataIdAlias);
@@ -234,7 +248,7 @@ export function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): void {
   if (!u) return reply(0, ResultCode.STREAM_NOT_FOUND, "no such upstream (or it expired)");
   if (u.owner === c) return reply(u.alias, ResultCode.SUCCEEDED, "OK");
   if (u.owner) return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to another live connection");
-  if (c.upstreams.size >= c.hub.limits.maxUpstreamsPerConn) return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
+  if (c.upstreamSlotsUsed >= c.hub.limits.maxUpstreamsPerConn) return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
   clearTimeout(u.expiryTimer);
   // iscp-ts keeps using its old alias, so the old one is given back whenever it is free here.
   if (c.upstreams.has(u.alias) || u.alias === 0) u.alias = c.allocUpstreamAlias();

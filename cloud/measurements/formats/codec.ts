@@ -7,6 +7,7 @@ const LongCtor = Long;
 import { badRequest } from "../../http/errors.js";
 import { decodeOrThrow } from "../../http/decode.js";
 import { pb } from "../../../proto/gen/pb.js";
+import { dataIdError } from "../../../proto/wire/data-id-rules.js";
 import { toTimestamp } from "./time.js";
 
 export interface DataPoint {
@@ -46,13 +47,23 @@ const toBigInt = (v: number | Long | string | null | undefined): bigint =>
 const toLong = (b: bigint): Long => LongCtor.fromBits(Number(b & 0xffffffffn) | 0, Number((b >> 32n) & 0xffffffffn) | 0, false);
 
 
+const MAX_NAMED_IDS = 10;
+/** A client's string in an error message: JSON-quoted (control characters and lone surrogates escaped), cut short. */
+const shown = (s: string) => JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}…` : s);
+
 function checkUpload(u: ChunkUpload): ChunkUpload {
   const props: Record<string, string> = {};
   if (!isUuid(u.measUuid)) props.meas_uuid = "expected a UUID";
   if (!isUuid(u.sequenceUuid)) props.sequence_uuid = "expected a UUID";
+  let badIds = 0;
   u.chunks.forEach((c, i) => {
     if (!Number.isInteger(c.sequenceNumber) || c.sequenceNumber < 1 || c.sequenceNumber > 0xffffffff)
       props[`chunks.${i}.sequence_number`] = "expected an integer from 1 to 4294967295";
+    c.groups.forEach((g, j) => {
+      const bad = dataIdError(g.name, g.type);
+      // The broker and the agent would refuse this data id: none of the upload is stored. A few are named.
+      if (bad && badIds++ < MAX_NAMED_IDS) props[`chunks.${i}.data_point_groups.${j}.data_id`] = `${bad} (name ${shown(g.name)}, type ${shown(g.type)})`;
+    });
   });
   const [first] = Object.entries(props);
   if (first) throw badRequest(`invalid body: ${first[0]}: ${first[1]}`, props);

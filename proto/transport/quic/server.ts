@@ -3,7 +3,7 @@
 // parameters, its second one all client->server messages; the server opens one unidirectional
 // stream for server->client messages. Each message is `u32be length, bytes`.
 // QUIC DATAGRAMs are enabled: sendUnreliable() segments a message onto them (iSCP 8-byte segment
-// header, ../../../proto/iscp/quic-datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+// header, proto/transport/quic/datagrams.ts) and messages rebuilt from them reach onMessage flagged.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";

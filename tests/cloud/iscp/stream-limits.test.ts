@@ -1,0 +1,72 @@
+// The per-connection stream limits hold when a client pipelines open requests without waiting for
+// answers. Before, an upstream open checked the count, awaited the open hook, then added the stream:
+// every open that arrived meanwhile passed the same check (256 allowed, over 1,000 opened).
+import { afterEach, describe, expect, it } from "vitest";
+import { ResultCode, type iscp2 } from "../../../proto/wire/message.js";
+import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
+import { ALL, connected, NODE_U, type Raw } from "../../support/iscp-raw-peer.js";
+
+let b: TestBroker | undefined;
+afterEach(async () => {
+  await b?.close();
+  b = undefined;
+});
+
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Sends `n` upstream opens back to back and collects one response per request. */
+async function pipelineUpstreamOpens(r: Raw, n: number, firstId = 2): Promise<iscp2.IUpstreamOpenResponse[]> {
+  for (let i = 0; i < n; i++) r.send({ upstreamOpenRequest: { requestId: firstId + 2 * i, sessionId: "s" } });
+  const got = () => r.msgs.filter((m) => m.message === "upstreamOpenResponse");
+  await waitFor(() => got().length >= n, 20_000, `${n} upstream open responses`);
+  const out = got().map((m) => m.upstreamOpenResponse!);
+  r.msgs.length = 0;
+  return out;
+}
+
+const count = (rs: { resultCode?: iscp2.ResultCode | null }[], code: iscp2.ResultCode) => rs.filter((x) => (x.resultCode ?? 0) === code).length;
+
+describe("per-connection stream limits under pipelined opens", () => {
+  it("5,000 pipelined upstream opens behind a slow open hook open at most maxUpstreamsPerConn streams; the rest are TOO_MANY_STREAMS", async () => {
+    b = await startTestBroker({ onUpstreamOpen: () => pause(20) });
+    const r = await connected(b);
+    const rs = await pipelineUpstreamOpens(r, 5000);
+    expect(rs).toHaveLength(5000);
+    expect(count(rs, ResultCode.SUCCEEDED)).toBe(256);
+    expect(count(rs, ResultCode.TOO_MANY_STREAMS)).toBe(5000 - 256);
+    expect(b.broker.connections()[0]!.upstreams.size).toBe(256);
+    r.ws.close();
+  }, 30_000);
+
+  it("an open the hook refuses gives its slot back", async () => {
+    let refuse = true;
+    b = await startTestBroker({
+      limits: { maxUpstreamsPerConn: 4 },
+      onUpstreamOpen: async () => {
+        await pause(10);
+        return refuse ? { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "no session" } : undefined;
+      },
+    });
+    const r = await connected(b);
+    const first = await pipelineUpstreamOpens(r, 20);
+    expect(count(first, ResultCode.SESSION_NOT_FOUND)).toBe(4);
+    expect(count(first, ResultCode.TOO_MANY_STREAMS)).toBe(16);
+    refuse = false;
+    const second = await pipelineUpstreamOpens(r, 6, 100);
+    expect(count(second, ResultCode.SUCCEEDED)).toBe(4);
+    expect(count(second, ResultCode.TOO_MANY_STREAMS)).toBe(2);
+    r.ws.close();
+  });
+
+  it("pipelined downstream opens open at most maxDownstreamsPerConn streams", async () => {
+    b = await startTestBroker({ limits: { maxDownstreamsPerConn: 16 } });
+    const r = await connected(b);
+    for (let i = 0; i < 100; i++)
+      r.send({ downstreamOpenRequest: { requestId: 2 + 2 * i, desiredStreamIdAlias: 1 + i, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }] } });
+    await waitFor(() => r.msgs.filter((m) => m.message === "downstreamOpenResponse").length >= 100, 10_000, "downstream open responses");
+    const rs = r.msgs.filter((m) => m.message === "downstreamOpenResponse").map((m) => m.downstreamOpenResponse!);
+    expect(count(rs, ResultCode.SUCCEEDED)).toBe(16);
+    expect(count(rs, ResultCode.TOO_MANY_STREAMS)).toBe(84);
+    r.ws.close();
+  });
+});
