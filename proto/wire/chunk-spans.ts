@@ -1,0 +1,46 @@
+// A chunk of iSCP data points held as spans of one buffer: each data id's group keeps its
+// `data_points` entries as iSCP bytes, so a sender copies a span per data id instead of encoding
+// every point. The agent's queue stores chunks in this shape (runtime/queue/chunk-codec.ts);
+// chunk-frame.ts turns one into a message. Kept here so the wire code needs nothing from either end.
+import { lenField, putVarint32 } from "./pb-bits.js";
+
+export interface DataId {
+  name: string;
+  type: string;
+}
+
+/** A stored chunk's groups as spans of its buffer (nothing per point). */
+export interface ChunkView {
+  count: number;
+  groups: GroupSpan[];
+  buffer: Buffer;
+}
+
+export interface GroupSpan {
+  dataId: DataId;
+  /** The UTF-8 bytes of name and type in the buffer. */
+  nameStart: number;
+  nameEnd: number;
+  typeStart: number;
+  typeEnd: number;
+  count: number;
+  /** The group's `data_points` entries. */
+  start: number;
+  end: number;
+}
+
+/** Bytes of a group's data id as a protobuf `DataID` / `StoreDataID` body (name = 1, type = 2). */
+export function dataIdSize(g: GroupSpan): number {
+  return lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
+}
+
+/** Writes a group's data id as a length-prefixed `DataID` body (copied from the chunk) at p; returns the position after it. */
+export function writeDataId(out: Buffer, p: number, buffer: Buffer, g: GroupSpan): number {
+  p = putVarint32(out, p, dataIdSize(g));
+  out[p++] = 0x0a;
+  p = putVarint32(out, p, g.nameEnd - g.nameStart);
+  p += buffer.copy(out, p, g.nameStart, g.nameEnd);
+  out[p++] = 0x12;
+  p = putVarint32(out, p, g.typeEnd - g.typeStart);
+  return p + buffer.copy(out, p, g.typeStart, g.typeEnd);
+}
