@@ -10,7 +10,7 @@
 //   DataPoint      elapsed_time = 1 (sint64, ZigZag), payload = 2 (LEN)
 //   DataID         name = 1, type = 2 (strings)
 import { len32, lenField, putVarint32 as varint } from "./pb-bits.js";
-import { dataIdSize, writeDataId, type ChunkView, type DataId } from "./chunk-spans.js";
+import { dataIdSize, writeDataId, type ChunkView, type DataId } from "../../runtime/queue/chunk-codec.js";
 
 export interface ChunkFrameOptions {
   streamIdAlias: number;

@@ -10,12 +10,33 @@
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
-import { len32, len64, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
+import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
 import { decodeChunkV1 } from "./chunk-v1.js";
-import type { ChunkView, DataId, GroupSpan } from "../../proto/wire/chunk-spans.js";
 
-// The span shapes are the wire code's: re-exported so the queue's users keep one import.
-export { dataIdSize, writeDataId, type ChunkView, type DataId, type GroupSpan } from "../../proto/wire/chunk-spans.js";
+export interface DataId {
+  name: string;
+  type: string;
+}
+
+/** A stored chunk's groups as spans of its buffer (nothing per point). */
+export interface ChunkView {
+  count: number;
+  groups: GroupSpan[];
+  buffer: Buffer;
+}
+
+export interface GroupSpan {
+  dataId: DataId;
+  /** The UTF-8 bytes of name and type in the buffer. */
+  nameStart: number;
+  nameEnd: number;
+  typeStart: number;
+  typeEnd: number;
+  count: number;
+  /** The group's `data_points` entries. */
+  start: number;
+  end: number;
+}
 
 /** Points as arrays (decoded from the entries): tests, deferred upload, the enc=json send path. */
 export interface DecodedChunk {
@@ -200,6 +221,22 @@ export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
   const b = new ChunkBuilder();
   for (const p of points) b.add(p);
   return b.finish(reserve);
+}
+
+/** Bytes of a group's data id as a protobuf `DataID` / `StoreDataID` body (name = 1, type = 2). */
+export function dataIdSize(g: GroupSpan): number {
+  return lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
+}
+
+/** Writes a group's data id as a length-prefixed `DataID` body (copied from the chunk) at p; returns the position after it. */
+export function writeDataId(out: Buffer, p: number, buffer: Buffer, g: GroupSpan): number {
+  p = putVarint32(out, p, dataIdSize(g));
+  out[p++] = 0x0a;
+  p = putVarint32(out, p, g.nameEnd - g.nameStart);
+  p += buffer.copy(out, p, g.nameStart, g.nameEnd);
+  out[p++] = 0x12;
+  p = putVarint32(out, p, g.typeEnd - g.typeStart);
+  return p + buffer.copy(out, p, g.typeStart, g.typeEnd);
 }
 
 /** The groups of a stored chunk; a chunk in the older layout is converted (read once, after an upgrade). */
