@@ -24,7 +24,7 @@ function argSeconds(): number | undefined {
 }
 /** Measured seconds per WebSocket case (`--duration=S` or BENCH_BROKER_SECONDS). */
 const SECONDS = argSeconds() ?? Number(process.env.BENCH_BROKER_SECONDS ?? 10);
-/** @matrixai/quic moves ~1 MB/s: QUIC cases are capped in time and volume. */
+/** @matrixai/quic is far slower than WebSocket (docs/bench-history.md): QUIC cases are capped in time and volume. */
 const QUIC_SECONDS = Number(process.env.BENCH_BROKER_QUIC_SECONDS ?? Math.min(SECONDS, 5));
 const QUIC_MAX_BYTES = 16e6;
 const WARMUP_S = 1;

@@ -1,7 +1,7 @@
 // Peer: mosquitto (Debian package) with persistence on, and the `mqtt` client with QoS 1.
 // Set-up: installs the package if missing and starts a private broker on a loopback port with a temp dir.
 // Persistence in mosquitto is a periodic snapshot (autosave_interval), not a write per message, so a PUBACK
-// does not mean the message is on disk (../shared/research/peers.md). The persistence folder must belong to
+// does not mean the message is on disk. The persistence folder must belong to
 // the user mosquitto drops to (`mosquitto`), or nothing is written; without that user it runs as root.
 import { spawn } from "node:child_process";
 import fs from "node:fs";

@@ -1,8 +1,7 @@
 // Peer: NATS JetStream (Debian package `nats-server`) with file storage, and the `nats` 2.x client with
 // acked JetStream publishes. Set-up: installs the package if missing and starts a private server on a
 // loopback port with JetStream's store in a temp dir, and a file-storage stream for the benchmark's subject.
-// nats-server 2.9 refuses `sync_interval`, so an ack does not mean the message reached the disk
-// (../shared/research/peers.md).
+// nats-server 2.9 refuses `sync_interval`, so an ack does not mean the message reached the disk.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { connect, StorageType, type NatsConnection } from "nats";

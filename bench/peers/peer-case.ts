@@ -22,7 +22,7 @@ export interface PeerCaseOptions {
   durationS: number;
   maxPoints?: number;
   latency?: boolean;
-  /** Unacknowledged publishes the producer keeps (peers.md measured with 256). */
+  /** Unacknowledged publishes the producer keeps (256, as the peers' usual figures are taken). */
   window?: number;
   drainTimeoutS?: number;
   onProgress?: (p: Progress) => void;

@@ -1,5 +1,5 @@
 // The one access decision function. The route guard, Check access, Check own access and the iSCP
-// broker all come here. Rules (server-api.md "Check access"):
+// broker all come here. Rules (docs/access-control.md):
 //  - no subject, or a path naming neither a project nor a group: the request's scopes decide;
 //  - a project path: a user is judged by the roles held in that project (own + inherited through
 //    parent groups; owners hold everything), an edge by the request's scopes if it belongs to the

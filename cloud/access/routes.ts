@@ -1,5 +1,5 @@
-// Check access and Check own access (routes.md 1a rows 1-2, 1e): both ask the same engine as
-// the route guard. Paths may be given with or without the `/api` prefix.
+// Check access and Check own access (intdash REST API: checkHTTPAuthorization, checkMeHTTPAuthorization):
+// both ask the same engine as the route guard. Paths may be given with or without the `/api` prefix.
 import { Schema } from "effect";
 import { defineRoute } from "../http/route.js";
 import type { Services } from "../services.js";

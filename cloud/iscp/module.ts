@@ -33,7 +33,7 @@ const issueTicket = defineRoute({
 });
 
 // The WebSocket upgrade itself is taken by the broker's `upgrade` listener before routing; this
-// route documents it (routes.md section 3) and answers a plain GET with 400 instead of 404.
+// route documents it (the intdash REST API's connectISCPV2) and answers a plain GET with 400 instead of 404.
 const connect = defineRoute({
   operationId: "connectISCPV2",
   method: "GET",

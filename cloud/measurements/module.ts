@@ -1,4 +1,4 @@
-// The measurements area: persisted iSCP data and the measurement REST API (routes.md section 2).
+// The measurements area: persisted iSCP data and the measurement REST API (the intdash REST API's measurement operations).
 import path from "node:path";
 import type { CloudModule } from "../module.js";
 import { MeasurementsService } from "./service/measurements-service.js";

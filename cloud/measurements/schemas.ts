@@ -1,4 +1,4 @@
-// Request and response schemas of the measurement routes (routes.md section 2 and the v2.6 SDK models).
+// Request and response schemas of the measurement routes (the intdash REST API v2.6 models).
 import { ParseResult, Schema } from "effect";
 import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
 import { BASETIME_TYPES } from "./service/model.js";

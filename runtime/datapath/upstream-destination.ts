@@ -20,7 +20,7 @@ import type { UpstreamSettings } from "../settings/schemas.js";
 
 /**
  * Bytes of chunks sent and not yet acknowledged, on top of send_queue_size (chunks). Room for the cloud's next
- * batch while it commits the one before: with 16 MiB, 64 KiB points ran about a tenth slower.
+ * batch while it commits the one before: a quarter of this held large points back (docs/bench-history.md).
  */
 const MAX_UNACKED_BYTES = 64 * 1024 * 1024;
 /** Of those, bytes still in the agent's memory (given to the transport, not yet written to the socket): a slow link. */

@@ -1,4 +1,4 @@
-// The cloud's measurement REST API as deferred upload uses it (routes.md section 2): create the
+// The cloud's measurement REST API as deferred upload uses it (the intdash REST API's measurement operations): create the
 // measurement with its UUID if absent, store chunks of a sequence (protobuf StoreDataChunks), set a
 // sequence's final counts, end and complete the measurement. Every call carries the session's token.
 import { readError } from "./cloud-auth.js";

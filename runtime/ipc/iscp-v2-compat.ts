@@ -1,4 +1,4 @@
-// FIFO format `iscp-v2-compat` (edge.md section 1): frames back to back, each
+// FIFO format `iscp-v2-compat` (intdash Edge Agent 2's FIFO data format): frames back to back, each
 //   u32le seconds | u32le nanoseconds | u16le type length | u16le name length | u32le payload length
 //   | type (UTF-8) | name (UTF-8) | payload
 // The format has no sync marker: a header is accepted only when nanoseconds < 1e9, the type is

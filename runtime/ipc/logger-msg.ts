@@ -1,4 +1,4 @@
-// FIFO format `logger-msg` (the former agent's format, edge.md section 2). Frame:
+// FIFO format `logger-msg` (the format of the former intdash Edge Agent). Frame:
 //   u8 type (0x01) | u24le length (bytes after this field) | u32le sec | u32le nsec | u8 DType | u8 Seq | body
 // The body's meaning depends on the DType (logger-msg-dtypes.ts). Resynchronisation: a frame is accepted
 // only when type is 0x01, length >= 10 and fits maxPayload, nsec < 1e9, Seq is 0 and a known

@@ -1,5 +1,5 @@
 // The agent's transport set to QUIC: points reach the cloud over iSCP on QUIC (small volumes: the
-// QUIC library is slow, see ../shared/research/quic.md), exactly once across a cloud restart.
+// QUIC library, @matrixai/quic, is slow), exactly once across a cloud restart.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";

@@ -1,4 +1,4 @@
-// API shapes of accounts resources (routes.md 5c), built from repository rows.
+// API shapes of accounts resources (the intdash REST API's auth models), built from repository rows.
 import type { RoleDef, ScopeDef } from "./scopes.js";
 import { resolveScopes } from "./catalogue.js";
 import type { ApiTokenRow } from "../repo/tokens.js";

@@ -1,4 +1,5 @@
-// SQL for listMeasurements: the filters, sort keys and paging of routes.md section 2.
+// SQL for listing measurements (intdash REST API: listProjectMeasurements, listMeasurements): the filters,
+// sort keys and paging.
 import type { Queryable, SqlParam } from "../../storage/db.js";
 import type { MeasRow } from "../service/model.js";
 

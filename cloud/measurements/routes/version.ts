@@ -1,4 +1,4 @@
-// getVersion (routes.md section 2): the measurement API's version, `{version}`. Public, so a client
+// getVersion (intdash REST API): the measurement API's version, `{version}`. Public, so a client
 // can check what it talks to before it has credentials.
 import { readFileSync } from "node:fs";
 import { Schema } from "effect";

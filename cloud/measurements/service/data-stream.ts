@@ -208,7 +208,7 @@ function stableReverseTies(items: Item[]): void {
   }
 }
 
-/** The in-band error line of the JSON form (routes.md 5a: DataPointDataError). */
+/** The in-band error line of the JSON form (intdash REST API model DataPointDataError). */
 function errorLine(m: MeasRow, tf: TimeFormat, description: string): string {
   const rest = JSON.stringify({
     measurement_uuid: m.uuid,

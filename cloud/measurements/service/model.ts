@@ -1,4 +1,4 @@
-// The area's records and their JSON shapes (routes.md section 2: Measurement, MeasBaseTime,
+// The area's records and their JSON shapes (intdash REST API models Measurement, MeasBaseTime,
 // MeasurementSequenceGroup), plus the measurement status rules.
 import { formatNs } from "../formats/time.js";
 

@@ -1,7 +1,7 @@
 // Payload file appends with O_DIRECT: the bytes go from an aligned staging area to the disk, not through
 // the page cache. Buffered appends made the kernel fill ever new page-cache pages with data the cloud
-// rarely reads back soon; on the benchmark's VM that first touch of memory cost ~4 ms of system time per MB
-// (half a core at 130 MB/s), a direct write ~0.25 ms. The file's durability is unchanged: an fdatasync
+// rarely reads back soon, and that first touch of memory cost far more system time than the direct write
+// (figures in docs/bench-history.md, fifth session). The file's durability is unchanged: an fdatasync
 // still follows (the disk's write cache, and the file's size and extents).
 //
 // O_DIRECT needs the memory address, the file offset and the length aligned to the device's block size:

@@ -1,5 +1,5 @@
-// Routes of the OAuth2 client operations (routes.md 1a rows 7-14, 1b deletes) and of client
-// secrets, whose paths the real API lacks (see docs/decisions.md).
+// Routes of the OAuth2 client operations (intdash REST API: listOAuth2Clients to updateMyOAuth2Client,
+// and the deletes) and of client secrets, whose paths the real API lacks (see docs/decisions.md).
 import type { Principal } from "../../auth/principal.js";
 import { forbidden, unauthorized } from "../../http/errors.js";
 import { defineRoute } from "../../http/route.js";

@@ -1,4 +1,5 @@
-// Edges: plain (admin), owned by a user, own (the caller's), and the edge itself (routes.md 1a 50-65, 1b).
+// Edges: plain (admin), owned by a user, own (the caller's), and the edge itself
+// (intdash REST API: listEdges to updateMyEdge, the deletes and removeOwner).
 import { defineRoute } from "../../http/route.js";
 import { notFound } from "../../http/errors.js";
 import {

@@ -1,4 +1,5 @@
-// Groups and sub-groups (routes.md 1a 67-73, 1b deleteGroup).
+// Groups and sub-groups (intdash REST API: listMyGroups, listGroups, createGroup, getGroup, updateGroup,
+// listSubGroup, createSubGroup, deleteGroup).
 import { defineRoute } from "../../http/route.js";
 import { CreateGroupRequest, Group, GroupParams, Groups, TreeQuery, UpdateGroupRequest } from "../schemas.js";
 import { groupView } from "../service/views.js";

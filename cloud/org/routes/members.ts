@@ -1,4 +1,5 @@
-// Group members and project members (routes.md 1a 74-80, 88-91, 1b): one route table per kind.
+// Group members and project members (intdash REST API: listGroupMembers, addProjectMember, ...):
+// one route table per kind.
 import type { Schema } from "effect";
 import { defineRoute, type AnyRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";

@@ -1,4 +1,4 @@
-// Projects and project edges (routes.md 1a 81-87, 1b project edges).
+// Projects and project edges (intdash REST API: listMyProjects to deleteProject, and the project edge operations).
 import { defineRoute } from "../../http/route.js";
 import {
   AddProjectEdgeRequest,

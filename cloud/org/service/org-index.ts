@@ -2,6 +2,7 @@
 // Loaded once at start and updated by the org service after each committed write, so access
 // decisions never scan the database. `epoch` changes on every update (cache invalidation).
 import type { Queryable } from "../../storage/db.js";
+import { readOrgSnapshot } from "../repo/org-snapshot.js";
 
 export interface MemberEntry {
   roles: readonly string[];
@@ -34,19 +35,15 @@ export class OrgIndex {
   readonly projectEdges = new Map<string, Set<string>>();
 
   async load(db: Queryable): Promise<void> {
-    for (const g of await db.all<{ uuid: string; parent_uuid: string | null }>("SELECT uuid, parent_uuid FROM org_groups"))
-      this.groups.set(g.uuid, { parent: g.parent_uuid });
-    for (const p of await db.all<{ uuid: string; group_uuid: string }>("SELECT uuid, group_uuid FROM projects"))
-      this.projects.set(p.uuid, { group: p.group_uuid });
-    type M = { scope: string; user_uuid: string; role_uuids: string; is_owner: number };
-    for (const m of await db.all<M>("SELECT group_uuid AS scope, user_uuid, role_uuids, is_owner FROM group_members"))
+    const snapshot = await readOrgSnapshot(db);
+    for (const g of snapshot.groups) this.groups.set(g.uuid, { parent: g.parent_uuid });
+    for (const p of snapshot.projects) this.projects.set(p.uuid, { group: p.group_uuid });
+    for (const m of snapshot.groupMembers)
       this.setGroupMember(m.scope, m.user_uuid, { roles: JSON.parse(m.role_uuids), owner: !!m.is_owner });
-    for (const m of await db.all<M>("SELECT project_uuid AS scope, user_uuid, role_uuids, is_owner FROM project_members"))
+    for (const m of snapshot.projectMembers)
       this.setProjectMember(m.scope, m.user_uuid, { roles: JSON.parse(m.role_uuids), owner: !!m.is_owner });
-    for (const e of await db.all<{ uuid: string; owner_uuid: string | null }>("SELECT uuid, owner_uuid FROM edges"))
-      this.edges.set(e.uuid, { owner: e.owner_uuid });
-    for (const pe of await db.all<{ project_uuid: string; edge_uuid: string }>("SELECT project_uuid, edge_uuid FROM project_edges"))
-      addTo(this.projectEdges, pe.project_uuid, pe.edge_uuid);
+    for (const e of snapshot.edges) this.edges.set(e.uuid, { owner: e.owner_uuid });
+    for (const pe of snapshot.projectEdges) addTo(this.projectEdges, pe.project_uuid, pe.edge_uuid);
     this.epoch++;
   }
 

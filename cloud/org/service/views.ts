@@ -1,4 +1,4 @@
-// API shapes of organisation resources (routes.md 5c), built from repository rows.
+// API shapes of organisation resources (the intdash REST API's auth models), built from repository rows.
 import type { EdgeRow, EdgeSecretRow } from "../repo/edges.js";
 import type { GroupRow, ProjectRow } from "../repo/groups.js";
 import type { MemberRow } from "../repo/members.js";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 
-// operationId, method, path: routes.md 1a rows 3-6 and 20-49, 1b extras, and our own additions.
+// operationId, method, path: the intdash REST API's roles, scopes, users and own-user
+// operations, and our own additions.
 const EXPECTED: Array<[string, string, string, number]> = [
   ["listRoles", "get", "/auth/roles", 200],
   ["getRole", "get", "/auth/roles/{role_uuid}", 200],

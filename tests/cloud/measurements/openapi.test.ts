@@ -1,4 +1,4 @@
-// The measurement operations appear in the OpenAPI document with routes.md's operationIds,
+// The measurement operations appear in the OpenAPI document with the intdash REST API's operationIds,
 // methods, paths and success statuses, in project and legacy form.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";

@@ -1,5 +1,5 @@
 // Every organisation and access-check operation is served under its real intdash operationId,
-// method and path (routes.md 1a rows 1-2 and 50-91, 1b), with its documented success status.
+// method and path (the intdash REST API's auth area), with its documented success status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 

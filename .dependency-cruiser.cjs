@@ -1,0 +1,62 @@
+// Import rules of the layout (see CONTRIBUTING.md). Checked by `npm run lint`
+// through scripts/check-imports.mjs, which runs dependency-cruiser's API so the
+// check also works on Node 20 (the 18.x command line refuses to start there).
+//
+// Type-only imports (`import type`) vanish at compile time: they may close a
+// cycle or cross a boundary where the rule says so, value imports may not.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-value-cycle",
+      comment: "A cycle of value imports makes load order matter: split the shared part out.",
+      severity: "error",
+      from: {},
+      to: {
+        circular: true,
+        dependencyTypesNot: ["type-only"],
+        viaOnly: { dependencyTypesNot: ["type-only"] },
+      },
+    },
+    {
+      name: "runtime-not-to-cloud",
+      comment: "The edge agent ships without the cloud peer: runtime/ must not import cloud/.",
+      severity: "error",
+      from: { path: "^runtime/" },
+      to: { path: "^cloud/" },
+    },
+    {
+      name: "machines-not-to-runtime-values",
+      comment:
+        "Machines are pure definitions; the runtime provides their actors. Only type-only imports " +
+        "(e.g. settings types) of runtime/ are allowed.",
+      severity: "error",
+      from: { path: "^machines/" },
+      to: { path: "^runtime/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "proto-stands-alone",
+      comment: "proto/ (iSCP wire and transports) serves both ends: it imports neither end nor the machines.",
+      severity: "error",
+      from: { path: "^proto/" },
+      to: { path: "^(cloud|runtime|machines)/" },
+    },
+    {
+      name: "lib-stands-alone",
+      comment: "lib/ is shared by both ends and imports nothing of ours but lib/.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^(cloud|runtime|machines|proto|bench|bin|tests)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports must be seen to be told apart from value imports.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
+  },
+};
