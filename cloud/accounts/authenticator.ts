@@ -13,8 +13,12 @@ export function apiTokenAuthenticator(accounts: AccountsService): Authenticator 
     const row = await accounts.tokens.byDigest(digest(token.trim()));
     if (!row) throw unauthorized("invalid API token");
     if (row.expired_at && Date.parse(row.expired_at) <= Date.now()) throw unauthorized("the API token has expired");
-    const principal = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
-    if (!principal) throw unauthorized("the user of this API token is disabled");
+    const found = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
+    if (!found) throw unauthorized("the user of this API token is disabled");
+    // An API token is a credential of its own (like a personal access token), often made by an
+    // administrator for a service user: a temporary or expired password restricts only what was
+    // obtained with that password (password grant, sign-in sessions), never the token.
+    const { restricted: _password, ...principal } = found;
     accounts.noteTokenUse(row.id);
     return principal;
   };
