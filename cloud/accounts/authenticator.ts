@@ -1,5 +1,6 @@
-// API-token authentication: `X-Intdash-Token` (the real header) or `X-Service-Token` (the header
-// the spec names) carries a token issued by createAPIToken / createMyAPIToken / `cloud-peer token create`.
+// API-token authentication: `X-Intdash-Token` (the real header), `X-Service-Token` (the header the
+// spec names) or `X-Edge-Token` (what older intdash clients, e.g. the Python SDK 2.1, send) carries a
+// token issued by createAPIToken / createMyAPIToken / `cloud-peer token create`.
 import type { Context } from "koa";
 import type { Authenticator } from "../auth/principal.js";
 import { unauthorized } from "../http/errors.js";
@@ -8,7 +9,7 @@ import { digest } from "./passwords.js";
 
 export function apiTokenAuthenticator(accounts: AccountsService): Authenticator {
   return async (ctx: Context) => {
-    const token = ctx.get("x-intdash-token") || ctx.get("x-service-token");
+    const token = ctx.get("x-intdash-token") || ctx.get("x-service-token") || ctx.get("x-edge-token");
     if (!token) return undefined;
     const row = await accounts.tokens.byDigest(digest(token.trim()));
     if (!row) throw unauthorized("invalid API token");
