@@ -19,6 +19,7 @@ export const REDACT = [
   "headers.cookie",
   'headers["x-intdash-token"]',
   'headers["x-service-token"]',
+  'headers["x-edge-token"]',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

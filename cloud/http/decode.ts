@@ -1,5 +1,6 @@
 // Decoding of every input through effect/Schema. Keys of JSON objects match case-insensitively
-// (the spec: `Username` == `username`); unknown keys are dropped; failures become 400s naming the fields.
+// (the spec: `Username` == `username`); unknown keys are refused in JSON bodies and dropped elsewhere
+// (query, path, form bodies); failures become 400s naming the fields, never echoing a value.
 import { Either, ParseResult, Schema, SchemaAST } from "effect";
 import { badRequest } from "./errors.js";
 
@@ -30,17 +31,40 @@ export function normaliseKeys(schema: Schema.Schema.Any, input: unknown): unknow
   return out;
 }
 
+/** Top-level keys of a plain object that the schema does not know (in any case). */
+function unknownKeys(schema: Schema.Schema.Any, input: unknown): string[] {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return [];
+  const names = fieldNames(schema);
+  return names ? Object.keys(input).filter((k) => !names.has(k.toLowerCase())) : [];
+}
+
+/** The rule only: effect's messages quote what was sent (`actual "short"`), a password for example. */
+const withoutValue = (message: string) =>
+  message.replace(/, actual [\s\S]*$/, "").replace(/^Unable to decode [\s\S]* into (an? [^"]*)$/, "cannot be decoded into $1");
+
 export function formatIssues(error: ParseResult.ParseError): Record<string, string> {
   const props: Record<string, string> = {};
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const key = issue.path.length ? issue.path.join(".") : "body";
-    if (!(key in props)) props[key] = issue.message;
+    if (!(key in props)) props[key] = withoutValue(issue.message);
   }
   return props;
 }
 
-export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, what: string): A {
-  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(
+export interface DecodeOptions {
+  /** A key the schema does not know is a 400 naming it (JSON bodies), instead of being dropped. */
+  refuseUnknown?: boolean;
+}
+
+export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, what: string, opts: DecodeOptions = {}): A {
+  if (opts.refuseUnknown) {
+    // Names are cut short and few: a client's key may be anything, even megabytes long.
+    const unknown = unknownKeys(schema, input).slice(0, 10).map((k) => (k.length > 64 ? `${k.slice(0, 64)}…` : k));
+    if (unknown.length > 0)
+      throw badRequest(`invalid ${what}: unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
+        Object.fromEntries(unknown.map((k) => [k, "is not a known field"])));
+  }
+  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: opts.refuseUnknown ? "error" : "ignore" })(
     normaliseKeys(schema, input),
   );
   if (Either.isRight(result)) return result.right;

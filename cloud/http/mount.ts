@@ -76,8 +76,10 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
       const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};
       let body: unknown = undefined;
       if (route.body) {
-        const raw = await readBody(ctx, route.bodyKind ?? "json", route.bodyLimit ?? svc.config.bodyLimit);
-        body = route.bodyKind === "raw" ? raw : decodeOrThrow(route.body, raw, "body");
+        const kind = route.bodyKind ?? "json";
+        const raw = await readBody(ctx, kind, route.bodyLimit ?? svc.config.bodyLimit);
+        // Form bodies are OAuth endpoints, whose RFCs say unknown parameters are ignored.
+        body = kind === "raw" ? raw : decodeOrThrow(route.body, raw, "body", { refuseUnknown: kind === "json" });
       }
       const result = await route.handler({ params, query, body, principal, ctx }, svc);
       render(ctx, route, result);

@@ -20,7 +20,7 @@ function jsonSchema(ast: SchemaAST.AST, defs: Definitions, opts: { allowExtraKey
       definitions: defs as unknown as Record<string, JSONSchema.JsonSchema7>,
       definitionPath: DEFINITION_PATH,
       target: "openApi3.1",
-      // Request bodies ignore unknown keys, so the document must not forbid them.
+      // Form bodies (OAuth endpoints) ignore unknown keys, so the document must not forbid them there.
       additionalPropertiesStrategy: opts.allowExtraKeys ? "allow" : "strict",
     }) as unknown as Json;
   } catch {
@@ -79,7 +79,7 @@ function operation(route: AnyRoute, defs: Definitions): Json {
   const op: Json = { operationId: route.operationId, tags: [route.tag], summary: route.summary ?? route.operationId, responses };
   if (parameters.length) op.parameters = parameters;
   if (route.body) {
-    const schema = route.bodyKind === "raw" ? { type: "string", format: "binary" } : jsonSchema(route.body.ast, defs, { allowExtraKeys: true });
+    const schema = route.bodyKind === "raw" ? { type: "string", format: "binary" } : jsonSchema(route.body.ast, defs, { allowExtraKeys: route.bodyKind === "form" });
     op.requestBody = { required: true, content: Object.fromEntries(defaultMediaTypes(route).map((m) => [m, { schema }])) };
   }
   op.security = route.auth === "none" ? [] : [{ IntdashToken: [] }, { ServiceToken: [] }, { OAuth2TokenInHeader: [] }, { OAuth2TokenInCookie: [] }];

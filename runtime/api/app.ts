@@ -14,6 +14,8 @@ const JSON_TYPE = "application/json; charset=UTF-8";
 
 const koaPath = (p: string) => BASE_PATH + p.replace(/\{([^}]+)\}/g, ":$1");
 
+const SECRET_FIELD = /secret|password|token/i;
+
 /** Decodes `input`; failures become a 400 whose detail names the first offending field. */
 export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, where: string): A {
   const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
@@ -22,8 +24,10 @@ export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown,
   const byField = new Map<string, string>();
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(result.left)) {
     const field = issue.path.length ? issue.path.map(String).join(".").replace(/\.(\d+)(?=\.|$)/g, "[$1]") : where;
-    const useless = issue.message.startsWith("Expected undefined");
-    if (!byField.has(field) || (byField.get(field)!.startsWith("Expected undefined") && !useless)) byField.set(field, issue.message);
+    // A secret's value is never quoted back (effect's `, actual "..."`): the rule is enough.
+    const message = SECRET_FIELD.test(field) ? issue.message.replace(/, actual [\s\S]*$/, "") : issue.message;
+    const useless = message.startsWith("Expected undefined");
+    if (!byField.has(field) || (byField.get(field)!.startsWith("Expected undefined") && !useless)) byField.set(field, message);
   }
   const [first] = byField;
   if (!first) throw badRequest(`invalid ${where}`);

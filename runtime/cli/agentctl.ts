@@ -1,5 +1,6 @@
 // agentctl: the edge agent's command-line client, talking to the daemon's Unix socket.
-//   agentctl [--socket PATH] [-o table|json|yaml] <command>
+//   agentctl [--socket PATH] [-o table|json|yaml] [--show-secrets] <command>
+// Secrets (the connection's client_secret) print as a mask unless --show-secrets is given.
 // Exit codes: 0 ok; 1 the agent refused (its error detail is printed); 2 usage error or agent not
 // reachable; 3 `verify` ran but the connection settings did not verify.
 import { readFile } from "node:fs/promises";
@@ -7,7 +8,7 @@ import { Command, Option } from "commander";
 import YAML from "yaml";
 import { ApiClient, type ApiResponse } from "./client.js";
 import { ApplyError, applyConfig, showConfig } from "./config-file.js";
-import { render, type Format } from "./output.js";
+import { maskSecrets, render, type Format } from "./output.js";
 import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
 
 const DEFAULT_SOCKET = "./data/agent/agent.sock";
@@ -25,7 +26,11 @@ interface Ctx {
   api: ApiClient;
   format: Format;
   out: (s: string) => void;
+  showSecrets: boolean;
 }
+
+/** Every value agentctl prints goes through here: secrets are masked unless --show-secrets is given. */
+const shown = (c: Ctx, value: unknown, format: Format = c.format) => render(c.showSecrets ? value : maskSecrets(value), format);
 
 function parseDoc(text: string, flag: string): unknown {
   try {
@@ -60,7 +65,7 @@ async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string;
   if (opts.create !== undefined) {
     const created = [];
     for (const item of asItems(parseDoc(opts.create, "--create"), "--create")) created.push(await call(ctx, ctx.api.post(res.path, item)));
-    return ctx.out(render(created.length === 1 ? created[0] : created, ctx.format));
+    return ctx.out(shown(ctx, created.length === 1 ? created[0] : created));
   }
   if (opts.modify !== undefined) {
     const updated = [];
@@ -69,14 +74,14 @@ async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string;
       if (typeof id !== "string") throw new CliError("--modify: give the id in the YAML (id: ...) or with --id", 2);
       updated.push(await call(ctx, ctx.api.patch(`${res.path}/${enc(id)}`, item)));
     }
-    return ctx.out(render(updated.length === 1 ? updated[0] : updated, ctx.format));
+    return ctx.out(shown(ctx, updated.length === 1 ? updated[0] : updated));
   }
   if (opts.delete !== undefined) {
     await call(ctx, ctx.api.delete(`${res.path}/${enc(opts.delete)}`));
-    return ctx.out(ctx.format === "table" ? `deleted ${res.words.join(" ")} ${opts.delete}\n` : render({ deleted: opts.delete }, ctx.format));
+    return ctx.out(ctx.format === "table" ? `deleted ${res.words.join(" ")} ${opts.delete}\n` : shown(ctx, { deleted: opts.delete }));
   }
-  if (opts.get !== undefined) return ctx.out(render(await call(ctx, ctx.api.get(`${res.path}/${enc(opts.get)}`)), ctx.format));
-  ctx.out(render(await call(ctx, ctx.api.get(res.path)), ctx.format));
+  if (opts.get !== undefined) return ctx.out(shown(ctx, await call(ctx, ctx.api.get(`${res.path}/${enc(opts.get)}`))));
+  ctx.out(shown(ctx, await call(ctx, ctx.api.get(res.path))));
 }
 
 /** Options of which at most one may be given (commander refuses the others with a usage error). */
@@ -100,23 +105,24 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     .description("Configure and inspect the edge agent through its command API socket")
     .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)", process.env.AGENT_SOCKET ?? DEFAULT_SOCKET)
     .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table"))
+    .option("--show-secrets", "print secrets (the connection's client_secret) instead of masking them")
     .showHelpAfterError()
     .exitOverride();
   const ctx = (): Ctx => {
-    const o = program.opts<{ socket: string; output: Format }>();
-    return { api: new ApiClient(o.socket), format: o.output, out };
+    const o = program.opts<{ socket: string; output: Format; showSecrets?: boolean }>();
+    return { api: new ApiClient(o.socket), format: o.output, out, showSecrets: o.showSecrets === true };
   };
 
   program.command("version").description("show the command API version").action(async () => {
     const c = ctx();
     const v = await call<{ version: string }>(c, c.api.get("/version"));
-    out(c.format === "table" ? `${v.version}\n` : render(v, c.format));
+    out(c.format === "table" ? `${v.version}\n` : shown(c, v));
   });
 
   program.command("verify").description("verify the connection settings against the server (exit 3 if they do not verify)").action(async () => {
     const c = ctx();
     const r = await call<{ verified: boolean; error: string }>(c, c.api.post("/connection/verify"));
-    out(render(r, c.format));
+    out(shown(c, r));
     if (!r.verified) throw new CliError(`not verified: ${r.error}`, 3);
   });
 
@@ -129,7 +135,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       .action(async (opts: { modify?: string }) => {
         const c = ctx();
         const body = opts.modify === undefined ? undefined : parseDoc(opts.modify, "--modify");
-        out(render(await call(c, body === undefined ? c.api.get(s.path) : c.api.patch(s.path, body)), c.format));
+        out(shown(c, await call(c, body === undefined ? c.api.get(s.path) : c.api.patch(s.path, body))));
       });
   }
   for (const word of ["upstream", "downstream"]) {
@@ -166,9 +172,9 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       for (const l of sections) result[l.section] = await call(c, c.api.get(l.statePath! + q));
       if (showDeferred) result.deferred_upload = await call(c, c.api.get("/deferred-upload/state"));
       const keys = Object.keys(result);
-      if (keys.length === 1) return out(render(result[keys[0]!], c.format));
-      if (c.format !== "table") return out(render(result, c.format));
-      for (const k of keys) out(`${k.toUpperCase()}\n${render(result[k], "table")}\n`);
+      if (keys.length === 1) return out(shown(c, result[keys[0]!]));
+      if (c.format !== "table") return out(shown(c, result));
+      for (const k of keys) out(`${k.toUpperCase()}\n${shown(c, result[k], "table")}\n`);
     });
 
   const measurement = program
@@ -181,17 +187,17 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     const c = ctx();
     if (opts.delete) {
       await call(c, c.api.delete(`/measurements/${encodeURIComponent(opts.delete)}`));
-      return out(c.format === "table" ? `deleted measurement ${opts.delete}\n` : render({ deleted: opts.delete }, c.format));
+      return out(c.format === "table" ? `deleted measurement ${opts.delete}\n` : shown(c, { deleted: opts.delete }));
     }
-    if (opts.get) return out(render(await call(c, c.api.get(`/measurements/${encodeURIComponent(opts.get)}`)), c.format));
-    out(render(await call(c, c.api.get("/measurements")), c.format));
+    if (opts.get) return out(shown(c, await call(c, c.api.get(`/measurements/${encodeURIComponent(opts.get)}`))));
+    out(shown(c, await call(c, c.api.get("/measurements"))));
   });
 
   const file = program.command("config-file").description("export or import the whole configuration as YAML");
   file.command("show").description("print the whole configuration (YAML unless -o json)").action(async () => {
     const c = ctx();
     const doc = await wrapApply(() => showConfig(c.api), c);
-    out(render(doc, c.format === "json" ? "json" : "yaml"));
+    out(shown(c, doc, c.format === "json" ? "json" : "yaml"));
   });
   file
     .command("apply")
@@ -208,7 +214,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       const doc = parseDoc(text, path);
       if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new CliError(`${path}: expected a mapping of sections`, 2);
       const n = await wrapApply(() => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)), c);
-      out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : render({ changes: n }, c.format));
+      out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : shown(c, { changes: n }));
     });
   return program;
 }

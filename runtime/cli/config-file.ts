@@ -3,6 +3,7 @@
 // are not touched), in an order that never breaks a dest_ids reference: delete referrers that go,
 // upsert referenced items, upsert referrers, then delete referenced items that go.
 import type { ApiClient } from "./client.js";
+import { SECRET_MASK } from "./output.js";
 import { LISTS, SINGLES, bySection, type ListResource } from "./resources.js";
 
 export class ApplyError extends Error {}
@@ -50,7 +51,8 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
     if (v === undefined || v === null) continue;
     if (typeof v !== "object" || Array.isArray(v)) throw new ApplyError(`${s.section}: expected an object`);
     const body = { ...(v as Doc) };
-    if (s.section === "connection" && body.client_secret === "") delete body.client_secret; // "not set" in show
+    // "" is "not set" and the mask is what show prints without --show-secrets: both keep the stored secret.
+    if (s.section === "connection" && (body.client_secret === "" || body.client_secret === SECRET_MASK)) delete body.client_secret;
     const current = await ok<Doc>(api.get(s.path), `GET ${s.path}`);
     if (Object.entries(body).every(([k, x]) => JSON.stringify(current[k]) === JSON.stringify(x))) continue;
     await ok(api.patch(s.path, body), s.section);

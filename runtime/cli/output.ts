@@ -3,6 +3,19 @@ import YAML from "yaml";
 
 export type Format = "table" | "json" | "yaml";
 
+/** What agentctl prints instead of a secret unless --show-secrets is given (a fixed length: it tells nothing). */
+export const SECRET_MASK = "********";
+const SECRET_KEYS = new Set(["client_secret"]);
+
+/** A copy of `value` with every set secret replaced by the mask; an empty secret ("not set") stays empty. */
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) && typeof v === "string" && v !== "" ? SECRET_MASK : maskSecrets(v)]),
+  );
+}
+
 const cell = (v: unknown): string => {
   if (v === undefined || v === null) return "";
   if (typeof v === "string") return v;

@@ -1,4 +1,5 @@
-// Test harness: an agent on a real Unix socket in a temp dir, and a client for it.
+// Test harness: an agent on a real Unix socket in a temp dir, a client for it, and agentctl as a child.
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -63,4 +64,15 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     if (Date.now() > until) throw new Error(`condition not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+const AGENTCTL = path.resolve("bin/agentctl.mjs");
+
+/** Runs the real agentctl against `socket` (through AGENT_SOCKET) and resolves with what it printed. */
+export function agentctl(socket: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [AGENTCTL, ...args], { env: { ...process.env, AGENT_SOCKET: socket, ...env }, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }

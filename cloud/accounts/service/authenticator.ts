@@ -1,5 +1,6 @@
-// API-token authentication: `X-Intdash-Token` (the real header) or `X-Service-Token` (the header
-// the spec names) carries a token issued by createAPIToken / createMyAPIToken / `cloud-peer token create`.
+// API-token authentication: `X-Intdash-Token` (the real header), `X-Service-Token` (the header the
+// spec names) or `X-Edge-Token` (what older intdash clients, e.g. the Python SDK 2.1, send) carries a
+// token issued by createAPIToken / createMyAPIToken / `cloud-peer token create`.
 import type { Context } from "koa";
 import type { Authenticator } from "../../auth/principal.js";
 import { unauthorized } from "../../http/errors.js";
@@ -8,13 +9,17 @@ import { digest } from "./password-rules.js";
 
 export function apiTokenAuthenticator(accounts: AccountsService): Authenticator {
   return async (ctx: Context) => {
-    const token = ctx.get("x-intdash-token") || ctx.get("x-service-token");
+    const token = ctx.get("x-intdash-token") || ctx.get("x-service-token") || ctx.get("x-edge-token");
     if (!token) return undefined;
     const row = await accounts.tokens.byDigest(digest(token.trim()));
     if (!row) throw unauthorized("invalid API token");
     if (row.expired_at && Date.parse(row.expired_at) <= Date.now()) throw unauthorized("the API token has expired");
-    const principal = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
-    if (!principal) throw unauthorized("the user of this API token is disabled");
+    const found = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
+    if (!found) throw unauthorized("the user of this API token is disabled");
+    // An API token is a credential of its own (like a personal access token), often made by an
+    // administrator for a service user: a temporary or expired password restricts only what was
+    // obtained with that password (password grant, sign-in sessions), never the token.
+    const { restricted: _password, ...principal } = found;
     accounts.noteTokenUse(row.id);
     return principal;
   };

@@ -1,20 +1,23 @@
-// getVersion (intdash REST API): the measurement API's version, `{version}`. Public, so a client
-// can check what it talks to before it has credentials.
+// getVersion: `{version}` is the intdash API version whose REST paths the peer follows, so intdash
+// clients that compare it (the Python SDK 2.1 warns below 1.9.0) see what they talk to;
+// `cloud_peer_version` is this package's own version. Public, so a client can check before it has credentials.
 import { readFileSync } from "node:fs";
 import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
 import { TAG } from "./common.js";
 
-const VERSION: string = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version;
+/** The intdash API document (v2.6.0) whose paths, operations and shapes the REST API implements. */
+export const INTDASH_API_VERSION = "2.6.0";
+const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version;
 
 export const versionRoute = defineRoute({
   operationId: "getVersion",
   method: "GET",
   path: "/v1/version",
   tag: TAG,
-  summary: "Version of the measurement API",
+  summary: "Version of the intdash API the peer follows, and of the cloud peer",
   auth: "none",
   success: 200,
-  response: Schema.Struct({ version: Schema.String }),
-  handler: () => ({ version: VERSION }),
+  response: Schema.Struct({ version: Schema.String, cloud_peer_version: Schema.String }),
+  handler: () => ({ version: INTDASH_API_VERSION, cloud_peer_version: PACKAGE_VERSION }),
 });

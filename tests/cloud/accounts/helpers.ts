@@ -26,6 +26,18 @@ export function caller(peer: TestPeer, token?: string, header = "X-Intdash-Token
   };
 }
 
+/** A caller holding an access token from the password grant (a credential obtained with the password). */
+export async function passwordGrantCaller(peer: TestPeer, username: string, password: string): Promise<Call> {
+  const res = await peer.api("/auth/oauth2/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "password", username, password }).toString(),
+  });
+  const body: any = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return caller(peer, `Bearer ${body.access_token}`, "Authorization");
+}
+
 /** Creates a user through the API and returns it (with its temporary password). */
 export async function createUser(call: Call, name: string, extra: Record<string, unknown> = {}) {
   const r = await call("/auth/users", { method: "POST", json: { name, role_uuids: [MEMBER], ...extra } });

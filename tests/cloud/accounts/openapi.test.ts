@@ -128,9 +128,11 @@ describe("OpenAPI document", () => {
     expect(emailId.schema).toMatchObject({ type: "integer", minimum: 1 });
   });
 
-  it("lets request bodies carry unknown keys (they are ignored) and documents 304 where the API answers it", () => {
+  it("forbids unknown keys in JSON bodies, lets form bodies carry them (ignored), and documents 304 where the API answers it", () => {
     const body = doc.paths["/auth/users"].post.requestBody.content["application/json"].schema;
-    expect(body.additionalProperties).not.toBe(false);
+    expect(body.additionalProperties).toBe(false);
+    const form = doc.paths["/auth/oauth2/token"].post.requestBody.content["application/x-www-form-urlencoded"].schema;
+    expect(form.additionalProperties).not.toBe(false);
     expect(Object.keys(doc.paths["/auth/users/{user_uuid}/roles/{role_uuid}"].put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
     for (const kind of ["groups/{group_uuid}", "projects/{project_uuid}"]) {
       const owner = doc.paths[`/auth/${kind}/members/{user_uuid}/owner`];

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+import { TS, adminToken, caller, createUser, expectError, passwordGrantCaller, tokenOf, type Call } from "./helpers.js";
 import { bodyText } from "./mailbox.js";
 
 describe("passwords", () => {
@@ -16,10 +16,9 @@ describe("passwords", () => {
     await peer.stop();
   });
 
-  it("a temporary password restricts the user's tokens to changing it", async () => {
+  it("a temporary password restricts the tokens obtained with it to changing it", async () => {
     const u = await createUser(admin, "ivan");
-    const t = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "t" } });
-    const own = caller(peer, t.body.token);
+    const own = await passwordGrantCaller(peer, "ivan", u.password.temporary_password);
     expectError(await own("/auth/users/me/tokens"), 403, "forbidden");
     expect((await own("/auth/users/me")).status).toBe(200);
     const check = await own("/auth/users/me/password/check", { method: "POST", json: { password: "short" } });
@@ -31,7 +30,8 @@ describe("passwords", () => {
     expect(ch.body).toMatchObject({ attempt_count: 0, is_temporary: false });
     expect(ch.body.expired_at).toMatch(TS);
     expect(Date.parse(ch.body.expired_at) - Date.now()).toBeGreaterThan(364 * 86400_000);
-    expect((await own("/auth/users/me/tokens")).status).toBe(200);
+    // The restricted access token stays restricted (its claim says so); a new sign-in is not.
+    expect((await (await passwordGrantCaller(peer, "ivan", "Fresh-pass-42"))("/auth/users/me/tokens")).status).toBe(200);
   });
 
   it("checks the policy with the typed errors", async () => {
@@ -149,20 +149,19 @@ describe("passwords", () => {
     expectError(await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-8", old_password: "Recovered-pw-7" } }), 401, "unauthorized");
   });
 
-  it("an expired password restricts the user's tokens until it is changed; an expired recovery token is refused", async () => {
+  it("an expired password restricts the tokens obtained with it until it is changed; an expired recovery token is refused", async () => {
     const u = await createUser(admin, "olaf", { email: "olaf@example.com" });
-    const token = await tokenOf(peer, admin, u, "Ox-secret-123");
-    const me = caller(peer, token);
-    expect((await me("/auth/users/me/tokens")).status).toBe(200);
+    await tokenOf(peer, admin, u, "Ox-secret-123");
     const p = (await peer.svc.accounts.users.password(u.uuid))!;
     await peer.svc.accounts.users.setPassword(u.uuid, p.hash, false, "2000-01-01T00:00:00Z", p.updated_at);
     expect(await peer.svc.accounts.passwordState(u.uuid)).toMatchObject({ expired: true, isTemporary: false });
+    const me = await passwordGrantCaller(peer, "olaf", "Ox-secret-123");
     expectError(await me("/auth/users/me/tokens"), 403, "forbidden");
     expect((await me("/auth/users/me")).status).toBe(200);
     const ch = await me("/auth/users/me/password", { method: "PUT", json: { password: "Ox-renewed-456", old_password: "Ox-secret-123" } });
     expect(ch.status).toBe(200);
     expect(Date.parse(ch.body.expired_at)).toBeGreaterThan(Date.now());
-    expect((await me("/auth/users/me/tokens")).status).toBe(200);
+    expect((await (await passwordGrantCaller(peer, "olaf", "Ox-renewed-456"))("/auth/users/me/tokens")).status).toBe(200);
     // Recovery tokens live one hour.
     await peer.svc.accounts.emails.markVerified(u.emails[0].id, new Date().toISOString());
     const outbox = path.join(peer.dataDir, "outbox");

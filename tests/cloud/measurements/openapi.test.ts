@@ -62,6 +62,6 @@ describe("measurements: OpenAPI", () => {
     expect(doc.paths["/v1/version"]?.get?.operationId).toBe("getVersion");
     const res = await peer.api("/v1/version");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), cloud_peer_version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 });

@@ -1,21 +1,10 @@
 // agentctl as a child process against agents on real Unix sockets: output formats, exit codes with
 // the server's detail, and a config-file round trip between two agents.
-import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestAgent, type TestAgent } from "../../support/agent.js";
-
-const BIN = path.resolve("bin/agentctl.mjs");
-
-function agentctl(socket: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, AGENT_SOCKET: socket, ...env }, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { agentctl, startTestAgent, type TestAgent } from "../../support/agent.js";
 
 let a: TestAgent;
 let b: TestAgent;
@@ -81,7 +70,8 @@ describe("agentctl", () => {
       const r = await agentctl(a.socketPath, s);
       expect(r.code, `${s.join(" ")}: ${r.stderr}`).toBe(0);
     }
-    const shown = await agentctl(a.socketPath, ["config-file", "show"]);
+    // A faithful copy to another agent carries the secret too: --show-secrets.
+    const shown = await agentctl(a.socketPath, ["--show-secrets", "config-file", "show"]);
     expect(shown.code).toBe(0);
     const file = path.join(a.dir, "agent.yaml");
     await writeFile(file, shown.stdout);
@@ -89,7 +79,7 @@ describe("agentctl", () => {
     const applied = await agentctl(b.socketPath, ["config-file", "apply", file]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/changes applied/);
-    const again = await agentctl(b.socketPath, ["config-file", "show"]);
+    const again = await agentctl(b.socketPath, ["config-file", "show", "--show-secrets"]);
     expect(YAML.parse(again.stdout)).toEqual(YAML.parse(shown.stdout));
     expect((await agentctl(b.socketPath, ["config-file", "apply", file])).stdout).toContain("0 changes applied");
   }, 120_000);
