@@ -28,7 +28,7 @@ export async function tempDir(prefix = "agent-"): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestAgent(openers?: Openers): Promise<TestAgent> {
+export async function startTestAgent(openers?: Openers, allowDirs: readonly string[] = []): Promise<TestAgent> {
   const dir = await tempDir();
   const dataDir = path.join(dir, "data");
   const socketPath = path.join(dir, "agent.sock");
@@ -36,11 +36,11 @@ export async function startTestAgent(openers?: Openers): Promise<TestAgent> {
     dir,
     dataDir,
     socketPath,
-    agent: await startAgent({ socketPath, dataDir, openers, allowDirs: TEST_ALLOW_DIRS }),
+    agent: await startAgent({ socketPath, dataDir, openers, allowDirs: [...TEST_ALLOW_DIRS, ...allowDirs] }),
     api: new ApiClient(socketPath),
     async restart() {
       await t.agent.close();
-      t.agent = await startAgent({ socketPath, dataDir, openers, allowDirs: TEST_ALLOW_DIRS });
+      t.agent = await startAgent({ socketPath, dataDir, openers, allowDirs: [...TEST_ALLOW_DIRS, ...allowDirs] });
     },
     async close() {
       await t.agent.close();

@@ -18,7 +18,8 @@ function examples(markdown: string): { method: string; path: string; body: unkno
 
 let t: TestAgent;
 beforeAll(async () => {
-  t = await startTestAgent({ upstreamIpc: fakeOpener().open, downstreamIpc: fakeOpener().open });
+  // As the examples' agent: its socket in /var/run/edge-agent (so its IPC folder there) and --allow-dir /opt/can-connector.
+  t = await startTestAgent({ upstreamIpc: fakeOpener().open, downstreamIpc: fakeOpener().open }, ["/var/run/edge-agent/ipc", "/opt/can-connector"]);
 });
 afterAll(async () => {
   await t.close();
