@@ -24,6 +24,8 @@ export interface CloudConfig {
   shutdownGraceMs: number;
   /** Reverse proxies whose X-Forwarded-For names the client (addresses and CIDR ranges; none by default). */
   trustedProxies: string[];
+  /** File that gets a line per committed batch of real-time chunks (ingest/commit-trace.ts); off when unset. */
+  commitTrace?: string;
 }
 
 export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies">, string | number | undefined>> & {
@@ -50,6 +52,7 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_ISCP_QUIC_CERT", "certificate for QUIC as PEM text (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>)"],
   ["CLOUD_ISCP_QUIC_KEY", "private key for QUIC as PEM text"],
   ["CLOUD_TRUSTED_PROXIES", "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)"],
+  ["CLOUD_COMMIT_TRACE", "append \"<CLOCK_MONOTONIC ns> <points>\" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)"],
   ["CLOUD_ISCP_LIMITS", `iSCP broker limits as name=value,... over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`],
 ];
 
@@ -101,5 +104,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     iscpLimits: iscpLimits(flags.iscpLimits ?? env.CLOUD_ISCP_LIMITS),
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
     trustedProxies: parseTrustedProxies(flags.trustedProxies ?? env.CLOUD_TRUSTED_PROXIES),
+    commitTrace: (flags.commitTrace ?? env.CLOUD_COMMIT_TRACE) as string | undefined,
   };
 }

@@ -12,8 +12,9 @@ const program = new Command("cloud-peer")
   .option("--public-url <url>", "public base URL (env CLOUD_PUBLIC_URL)", undefined)
   .option("--iscp-quic-listen <host:port>", "UDP address for iSCP over QUIC (env CLOUD_ISCP_QUIC_LISTEN)", undefined)
   .option("--log-level <level>", "pino log level (env CLOUD_LOG_LEVEL)", undefined)
+  .option("--commit-trace <file>", "append a line per committed batch of iSCP chunks to this file (env CLOUD_COMMIT_TRACE)", undefined)
   .action(async (opts) => {
-    await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, logLevel: opts.logLevel });
+    await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, logLevel: opts.logLevel, commitTrace: opts.commitTrace });
   });
 
 // Sub-commands register themselves here (token create, keys rotate, ...).
