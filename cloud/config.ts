@@ -1,4 +1,5 @@
 // Settings of the cloud-peer process: flags win over environment variables, which win over defaults.
+import fs from "node:fs";
 import path from "node:path";
 import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
@@ -18,12 +19,17 @@ export interface CloudConfig {
   lockoutThreshold: number;
   passwordLifetimeDays: number;
   iscpQuicListen?: string;
+  /** PEM files of the QUIC listener's certificate and key (both or neither; else a self-signed one under dataDir). */
+  iscpQuicCert?: string;
+  iscpQuicKey?: string;
   /** Broker limits overriding DEFAULT_LIMITS (cloud/iscp/broker/options.ts), from CLOUD_ISCP_LIMITS. */
   iscpLimits: Partial<IscpLimits>;
   /** How long shutdown waits for in-flight requests before cutting their connections (ms). */
   shutdownGraceMs: number;
   /** Reverse proxies whose X-Forwarded-For names the client (addresses and CIDR ranges; none by default). */
   trustedProxies: string[];
+  /** File that gets a line per committed batch of real-time chunks (ingest/commit-trace.ts); off when unset. */
+  commitTrace?: string;
 }
 
 export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies">, string | number | undefined>> & {
@@ -47,9 +53,10 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_LOCKOUT_THRESHOLD", "failed sign-ins that lock a password (default 5)"],
   ["CLOUD_PASSWORD_LIFETIME_DAYS", "days until a password expires (default 365; 0 = never)"],
   ["CLOUD_ISCP_QUIC_LISTEN", "UDP host:port for iSCP over QUIC (default: off)"],
-  ["CLOUD_ISCP_QUIC_CERT", "certificate for QUIC as PEM text (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>)"],
-  ["CLOUD_ISCP_QUIC_KEY", "private key for QUIC as PEM text"],
+  ["CLOUD_ISCP_QUIC_CERT", "PEM file of the QUIC certificate (chain) (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>/quic)"],
+  ["CLOUD_ISCP_QUIC_KEY", "PEM file of the QUIC certificate's private key"],
   ["CLOUD_TRUSTED_PROXIES", "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)"],
+  ["CLOUD_COMMIT_TRACE", "append \"<CLOCK_MONOTONIC ns> <points>\" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)"],
   ["CLOUD_ISCP_LIMITS", `iSCP broker limits as name=value,... over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`],
 ];
 
@@ -75,6 +82,34 @@ function int(name: string, v: unknown, d: number, min: number): number {
   return n;
 }
 
+/**
+ * A PEM file an operator names, checked at start rather than at the first QUIC handshake. The value is never
+ * echoed when it looks like PEM text itself (a key must not end up in an error message).
+ */
+function pemFile(name: string, v: unknown): string | undefined {
+  if (v === undefined || v === "") return undefined;
+  const given = String(v);
+  if (given.includes("-----BEGIN")) throw new Error(`invalid ${name}: expected the path of a PEM file, not PEM text`);
+  const file = path.resolve(given);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`invalid ${name} "${given}": cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if (!text.includes("-----BEGIN")) throw new Error(`invalid ${name} "${given}": the file is not PEM`);
+  return file;
+}
+
+/** The QUIC certificate and key files: both or neither. */
+function quicTls(flags: ConfigInput, env: NodeJS.ProcessEnv): { iscpQuicCert?: string; iscpQuicKey?: string } {
+  const cert = pemFile("--iscp-quic-cert / CLOUD_ISCP_QUIC_CERT", flags.iscpQuicCert ?? env.CLOUD_ISCP_QUIC_CERT);
+  const key = pemFile("--iscp-quic-key / CLOUD_ISCP_QUIC_KEY", flags.iscpQuicKey ?? env.CLOUD_ISCP_QUIC_KEY);
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error("--iscp-quic-cert / CLOUD_ISCP_QUIC_CERT and --iscp-quic-key / CLOUD_ISCP_QUIC_KEY go together: set both or neither");
+  return cert && key ? { iscpQuicCert: cert, iscpQuicKey: key } : {};
+}
+
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const listen = String(flags.listen ?? env.CLOUD_LISTEN ?? "127.0.0.1:8080");
   const idx = listen.lastIndexOf(":");
@@ -98,8 +133,10 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     lockoutThreshold: int("CLOUD_LOCKOUT_THRESHOLD", flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5, 1),
     passwordLifetimeDays: int("CLOUD_PASSWORD_LIFETIME_DAYS", flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365, 0),
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
+    ...quicTls(flags, env),
     iscpLimits: iscpLimits(flags.iscpLimits ?? env.CLOUD_ISCP_LIMITS),
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
     trustedProxies: parseTrustedProxies(flags.trustedProxies ?? env.CLOUD_TRUSTED_PROXIES),
+    commitTrace: (flags.commitTrace ?? env.CLOUD_COMMIT_TRACE) as string | undefined,
   };
 }

@@ -1,10 +1,27 @@
 // Connection lifecycle: holds a token for the configured edge and refreshes it before it expires.
 // unconfigured (no secret) → authenticating → authenticated ⇄ refreshing; failures wait RETRY_TICKS.
-// The supervisor turns `authenticated` snapshots into the Session that streams connect with.
+// The supervisor turns `authenticated` snapshots into the Session that streams connect with; it also
+// provides the token request (`fetchToken`), so this definition does no I/O itself.
 import { assign, fromPromise, setup, type SnapshotFrom } from "xstate";
 import type { ConnectionSettings, TransportSettings } from "../runtime/settings/schemas.js";
-import { fetchToken, incompleteConnection, type Token } from "../runtime/deferred/cloud-auth.js";
 import { RETRY_TICKS, errorMessage, type Report, type Session } from "./common.js";
+
+export interface Token {
+  accessToken: string;
+  /** Seconds until the token expires, as the server said. */
+  expiresIn: number;
+}
+/** The token request the composition root provides as the `fetchToken` actor. */
+export type TokenFetch = (c: ConnectionSettings, signal?: AbortSignal) => Promise<Token>;
+
+/** Why these settings cannot authenticate, or undefined when they can. */
+export function incompleteConnection(c: ConnectionSettings): string | undefined {
+  if (c.client_secret === "") return "client_secret is not set";
+  return undefined;
+}
+
+/** Wraps a token request as the machine's `fetchToken` actor (aborted when the machine leaves the state). */
+export const tokenActor = (fetch: TokenFetch) => fromPromise<Token, ConnectionSettings>(({ input, signal }) => fetch(input, signal));
 
 export interface ConnectionInput {
   connection: ConnectionSettings;
@@ -23,7 +40,7 @@ interface Context extends ConnectionInput {
 export const connectionMachine = setup({
   types: { context: {} as Context, events: {} as ConnectionEvent, input: {} as ConnectionInput },
   actors: {
-    fetchToken: fromPromise<Token, ConnectionSettings>(({ input, signal }) => fetchToken(input, signal)),
+    fetchToken: tokenActor(() => Promise.reject(new Error("no token request provided"))),
   },
   guards: {
     incomplete: ({ context }) => incompleteConnection(context.connection) !== undefined,

@@ -4,7 +4,7 @@
 // wires the settings store and the openers, stamps update_time, and answers the API's state queries.
 import { createActor, enqueueActions, setup, type Actor, type AnyActorRef, type AnyMachineSnapshot } from "xstate";
 import { TICK_MS, type Report, type Session } from "../machines/common.js";
-import { connectionMachine, reportConnection, sessionOf, type ConnectionSnapshot } from "../machines/connection.js";
+import { connectionMachine, reportConnection, sessionOf, tokenActor, type ConnectionSnapshot, type TokenFetch } from "../machines/connection.js";
 import { deferredUploadMachine, reportDeferred, type DeferredSnapshot, type UploaderOpener } from "../machines/deferred-upload.js";
 import { filterMachine, type FilterMemory, type FilterSnapshot } from "../machines/filter.js";
 import { downstreamIpcMachine, reportChannel, upstreamIpcMachine, type ChannelOpener, type ChannelSnapshot } from "../machines/ipc-channel.js";
@@ -19,6 +19,7 @@ import type {
   UpstreamIpcSettings,
   UpstreamSettings,
 } from "./settings/schemas.js";
+import { fetchToken } from "./deferred/cloud-auth.js";
 import { COLLECTIONS, type AllSettings, type CollectionName, type SettingsStore } from "./settings/store.js";
 
 export type StatefulCollection = "upstreams" | "downstreams" | "upstream_ipcs" | "downstream_ipcs";
@@ -135,6 +136,8 @@ export interface Openers {
   upstreamIpc?: ChannelOpener<UpstreamIpcSettings>;
   downstreamIpc?: ChannelOpener<DownstreamIpcSettings>;
   uploader?: UploaderOpener;
+  /** The connection machine's token request; default: the cloud's OAuth 2.0 token endpoint. */
+  fetchToken?: TokenFetch;
 }
 
 interface Stamp {
@@ -163,6 +166,7 @@ export class Supervisor implements StateReader {
     };
     const machine = supervisorMachine.provide({
       actors: {
+        connection: connectionMachine.provide({ actors: { fetchToken: tokenActor(openers.fetchToken ?? fetchToken) } }),
         upstream: openers.upstream ? upstreamMachine.provide({ actors: { link: openerActor(openers.upstream, track) } }) : upstreamMachine,
         downstream: openers.downstream
           ? downstreamMachine.provide({ actors: { link: openerActor(openers.downstream, track) } })

@@ -6,12 +6,20 @@ import os from "node:os";
 import path from "node:path";
 import type { CaseResult, ProcFigures } from "../../runtime/bench/agent-case.js";
 import { startConnector, startIpcChild, waitForFifo, type IpcChild } from "../../runtime/bench/children.js";
-import type { CloudTapStats } from "../../runtime/bench/cloud-child.js";
 import { drive, type Progress } from "../../runtime/bench/drive.js";
+import type { LatencySummary } from "../../runtime/bench/latency.js";
 import { ProcWatch } from "../../runtime/bench/proc-stats.js";
 import type { PeerBroker } from "./broker.js";
 import { startMosquitto } from "./mosquitto.js";
 import { startNats } from "./nats.js";
+
+/** What the consumer (consumer.ts) answers to {type: "stats"}. */
+interface DeliveryStats {
+  points: number;
+  firstStampNs: number;
+  lastCommitNs: number;
+  latency?: LatencySummary;
+}
 
 export type PeerName = "mosquitto" | "nats";
 
@@ -39,7 +47,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${o.peer}-`));
   const window = o.window ?? 256;
   let broker: PeerBroker | undefined;
-  let consumer: IpcChild<unknown, CloudTapStats> | undefined;
+  let consumer: IpcChild<unknown, DeliveryStats> | undefined;
   let producer: IpcChild<unknown, ProducerStats> | undefined;
   let connector: ReturnType<typeof startConnector> | undefined;
   try {

@@ -63,7 +63,7 @@ export const brokerModule: CloudModule = {
     svc.onClose.push(() => broker.close());
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);
-      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"));
+      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), { cert: svc.config.iscpQuicCert, key: svc.config.iscpQuicKey });
       const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;
       svc.onClose.push(() => quic.close());

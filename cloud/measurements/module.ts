@@ -1,6 +1,7 @@
 // The measurements area: persisted iSCP data and the measurement REST API (the intdash REST API's measurement operations).
 import path from "node:path";
 import type { CloudModule } from "../module.js";
+import { openCommitTrace } from "./ingest/commit-trace.js";
 import { MeasurementsService } from "./service/measurements-service.js";
 import { PayloadFiles } from "./storage/payload-files.js";
 import { migrations } from "./repo/migrations.js";
@@ -21,8 +22,10 @@ export const measurementsModule: CloudModule = {
     // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
     const swept = await files.sweep(await allSequenceIds(svc.db));
     if (swept.length > 0) svc.log.info({ sequences: swept }, "removed payload files of deleted sequences");
-    svc.measurements = new MeasurementsService(svc.db, svc.log, files);
+    const commitTrace = svc.config.commitTrace ? await openCommitTrace(svc.config.commitTrace) : undefined;
+    svc.measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace });
     svc.onClose.push(() => svc.measurements.close());
+    if (commitTrace) svc.onClose.push(() => commitTrace.close());
   },
   attach(server, svc) {
     // server.close() waits for every open connection; event streams never end by themselves,

@@ -1,18 +1,19 @@
 // One case of the agent benchmark through the real path: sample connector (child) -> FIFO -> edge agent
 // (child: decoder, LMDB queue, iSCP upstream over WebSocket or QUIC) -> cloud peer (child, or a remote server)
 // -> SQLite. Counts points as stored by the cloud, times them from the connector's first write to the last
-// commit, and reads each process's CPU and peak RSS from /proc.
+// commit (the cloud's commit trace, or polls of its API for a remote one), and reads each process's CPU and
+// peak RSS from /proc.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fetchToken } from "../deferred/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
-import { ROOT, nodeArgs, sleep, startConnector, startIpcChild, stopChild, waitForFifo, type ConnectorReport, type IpcChild } from "./children.js";
+import { ROOT, nodeArgs, sleep, startConnector, stopChild, waitForFifo, type ConnectorReport } from "./children.js";
 export type { Progress } from "./drive.js";
-import type { CloudInfo, CloudTapStats } from "./cloud-child.js";
+import { startCloudPeer, type CloudPeer } from "./cloud-peer.js";
 import { drive, type Progress } from "./drive.js";
-import { LatencySamples, monoNs, type LatencySummary } from "./latency.js";
+import { LatencySamples, commitLatency, monoNs, readWriteLog, type LatencySummary } from "./latency.js";
 import { ProcWatch } from "./proc-stats.js";
 
 export type Transport = "websocket" | "quic";
@@ -67,10 +68,8 @@ export interface CaseResult {
   note: string;
 }
 
-type CloudChild = IpcChild<CloudInfo, CloudTapStats>;
-
-const startCloudChild = (dir: string, quic: boolean, latency: boolean): Promise<CloudChild> =>
-  startIpcChild("runtime/bench/cloud-child.ts", ["--data", dir, ...(quic ? ["--quic"] : []), ...(latency ? ["--latency"] : [])], "cloud peer");
+/** The latency case leaves out the first second (warm-up). */
+const WARMUP_NS = 1e9;
 
 async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
@@ -108,15 +107,15 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edge-bench-"));
   const flush = o.flush ?? "interval";
   const label = `ours/${o.transport}${flush === "immediately" ? ",flush=immediately" : ""}`;
-  let cloud: CloudChild | undefined;
+  let cloud: CloudPeer | undefined;
   let agent: ChildProcess | undefined;
   let connector: ReturnType<typeof startConnector> | undefined;
   try {
     let server = o.server;
     let auth: () => Promise<Record<string, string>>;
     if (!server) {
-      cloud = await startCloudChild(path.join(dir, "cloud"), o.transport === "quic", !!o.latency);
-      const info = cloud.ready;
+      cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: o.transport === "quic" });
+      const info = cloud.info;
       server = { url: info.url, projectUuid: info.projectUuid, edgeUuid: info.edgeUuid, clientSecret: info.edgeSecret };
       auth = async () => ({ "X-Intdash-Token": info.token });
     } else {
@@ -152,7 +151,9 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
 
     const cap = o.maxPoints ?? 0;
     const count = o.rate > 0 ? Math.max(1, Math.round(o.rate * o.durationS)) : 0;
-    connector = startConnector({ fifo, rate: o.rate, size: o.payload, count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count });
+    // The latency case pairs each point's write stamp (the connector's write log) with its commit (the trace).
+    const writeLog = o.latency && cloud ? path.join(dir, "writes.log") : undefined;
+    connector = startConnector({ fifo, rate: o.rate, size: o.payload, count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count, writeLog });
     const watches = [new ProcWatch("connector", connector.child.pid!), new ProcWatch("agent", agent.pid!), ...(cloud ? [new ProcWatch("cloud", cloud.child.pid!)] : [])];
     // The measurement (its UUID is the cloud's measurement UUID) appears at the agent's first accepted point.
     let measurement = "";
@@ -169,8 +170,8 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       onFlowing: () => watches.forEach((w) => w.begin()),
       stored: async (report) => {
         if (!cloud) return storedIn(measurement);
-        let n = (await cloud.stats()).points;
-        // Chunks that took the deferred-upload path (REST) bypass the tap: the API's count covers them.
+        let n = cloud.trace().points;
+        // Chunks that took the deferred-upload path (REST) are not in the commit trace: the API's count covers them.
         if (report && n < report.sent && monoNs() - lastApiCheck > 2e9) {
           lastApiCheck = monoNs();
           n = Math.max(n, await storedIn(measurement));
@@ -194,9 +195,12 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     let latency: CaseResult["latency"];
     const notes: string[] = [];
     if (cloud) {
-      const tap = await cloud.stats({ latency: true });
-      if (tap.points >= sent) last = tap.lastCommitNs; // the commit itself, not the poll that saw it
-      if (o.latency && tap.latency) latency = { ...tap.latency, method: "FIFO write to SQLite commit" };
+      const trace = cloud.trace();
+      if (trace.points >= sent) last = trace.lastCommitNs; // the commit itself, not the poll that saw it
+      if (writeLog) {
+        await connector.stop(1000).catch(() => undefined); // the write log is written when it stops
+        if (fs.existsSync(writeLog)) latency = { ...commitLatency(trace.commits, readWriteLog(writeLog), WARMUP_NS).summary(), method: "FIFO write to SQLite commit" };
+      }
       const counted = await storedIn(measurement);
       if (counted !== stored && counted < sent) notes.push(`cloud API counts ${counted}`);
     } else if (remoteLatency) latency = { ...remoteLatency.summary(report), method: "polled every 20 ms" };

@@ -59,6 +59,8 @@ export interface ConnectorOptions {
   /** Stop after this many points (0 = until stopped). */
   count: number;
   name?: string;
+  /** File for the connector's write log (first seq, points, stamp ns per write), written when it stops. */
+  writeLog?: string;
 }
 
 export interface Connector {
@@ -76,6 +78,7 @@ export interface Connector {
 export function startConnector(o: ConnectorOptions): Connector {
   const args = ["--path", o.fifo, "--rate", String(o.rate), "--size", String(o.size), "--count", String(o.count), "--stamp", "--report"];
   if (o.name) args.push("--name", o.name);
+  if (o.writeLog) args.push("--write-log", o.writeLog);
   const child = spawnTs("runtime/connectors/sample-connector.ts", args, ["ignore", "pipe", "inherit"]);
   let out = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString("utf8")));

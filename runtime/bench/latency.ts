@@ -1,4 +1,7 @@
-// Latency samples (ms) and their percentiles, kept in a growing Float64Array (no object per sample).
+// Latency samples (ms) and their percentiles, kept in a growing Float64Array (no object per sample), and the
+// latency of each point from the connector's write log and the cloud's commit trace.
+import fs from "node:fs";
+
 export class LatencySamples {
   private buf = new Float64Array(1 << 14);
   private n = 0;
@@ -47,4 +50,40 @@ export function seqOf(payload: Uint8Array): number | undefined {
   if (payload.length < 8) return undefined;
   const v = new DataView(payload.buffer, payload.byteOffset, 8);
   return v.getUint32(0) * 4294967296 + v.getUint32(4);
+}
+
+/** The connector's write log (--write-log): first sequence number, points and stamp (ns) of each write. */
+export function readWriteLog(file: string): Array<[number, number, number]> {
+  const out: Array<[number, number, number]> = [];
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const [first, n, ns] = line.split(" ").map(Number);
+    if (Number.isFinite(first) && Number.isFinite(n) && Number.isFinite(ns)) out.push([first!, n!, ns!]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * Each point's commit time minus its write stamp (ms), points in order: the k-th point committed is point k
+ * (one upstream stores its chunks in order). Points written within `warmupNs` of the first write are left out.
+ */
+export function commitLatency(commits: ReadonlyArray<readonly [number, number]>, writes: ReadonlyArray<readonly [number, number, number]>, warmupNs: number): LatencySamples {
+  const s = new LatencySamples();
+  const firstNs = writes[0]?.[2] ?? 0;
+  let w = 0;
+  let k = 0;
+  for (const [at, points] of commits) {
+    const end = k + points;
+    while (k < end && w < writes.length) {
+      const [first, n, stamp] = writes[w]!;
+      if (k >= first + n) {
+        w++;
+        continue;
+      }
+      const upto = Math.min(end, first + n);
+      if (stamp - firstNs >= warmupNs) for (let i = Math.max(k, first); i < upto; i++) s.add((at - stamp) / 1e6);
+      k = upto;
+    }
+    k = end;
+  }
+  return s;
 }

@@ -2,11 +2,12 @@
 //   npx tsx runtime/connectors/sample-connector.ts --path /tmp/x.fifo --rate 1000 --size 16
 // --stamp puts the write time (CLOCK_MONOTONIC ns, u64 big-endian) after the sequence number (payloads of
 // 16 bytes or more), so a receiver can measure latency; --report prints {"sent", "first_ns", "last_ns"} as one
-// JSON line on stdout when it stops (SIGTERM or --count reached). Both are used by the agent benchmark.
+// JSON line on stdout when it stops (SIGTERM or --count reached); --write-log FILE writes "<first seq> <points>
+// <stamp ns>" per write into FILE when it stops. All are used by the agent benchmark.
 // Each payload starts with the frame's sequence number (u64 big-endian, from 0) when it has room,
 // so a receiver can check order and loss. Timestamps are CLOCK_MONOTONIC readings (what the agent expects
 // upstream). The FIFO is opened blocking (waits for the agent) and reopened if the agent goes away.
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { encodeIscpV2Frame } from "../ipc/iscp-v2-compat.js";
 import { encodeLoggerMsgRaw } from "../ipc/logger-msg.js";
@@ -24,6 +25,7 @@ const { values: a } = parseArgs({
     "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
     stamp: { type: "boolean", default: false },
     report: { type: "boolean", default: false },
+    "write-log": { type: "string" },
   },
 });
 
@@ -48,6 +50,8 @@ const stamp = a.stamp! && size >= 16;
 const stampBytes = Buffer.alloc(8);
 const started = process.hrtime();
 const startNs = started[0] * 1e9 + started[1];
+/** --write-log: first sequence number, points and stamp of each write, kept in memory until the end. */
+const writes: number[] = [];
 
 // One template frame; each batch copies it and patches the timestamp and the sequence number,
 // so the connector itself can produce millions of frames per second.
@@ -127,6 +131,7 @@ function tick(): void {
     // At most fastBatch frames (~1 MiB) per write, also when a rate has fallen behind.
     const n = Math.min(fastBatch, reopenEvery > 0 ? Math.min(due, reopenEvery - (seq % reopenEvery)) : due);
     writeAll(batch(seq, n));
+    if (a["write-log"]) writes.push(seq, n, lastNs);
     seq += n;
     due -= n;
     if (reopenEvery > 0 && seq % reopenEvery === 0 && fd >= 0) {
@@ -144,6 +149,11 @@ function tick(): void {
 }
 
 function report(): void {
+  if (a["write-log"]) {
+    const lines: string[] = [];
+    for (let i = 0; i < writes.length; i += 3) lines.push(`${writes[i]} ${writes[i + 1]} ${writes[i + 2]}\n`);
+    writeFileSync(a["write-log"], lines.join(""));
+  }
   if (a.report) writeSync(1, `${JSON.stringify({ sent: seq, first_ns: firstNs, last_ns: lastNs })}\n`);
 }
 

@@ -4,7 +4,8 @@
 import type { Logger } from "pino";
 import { iscpDownstreamOpener, iscpUpstreamOpener } from "../iscp/openers.js";
 import type { ChannelParams } from "../../machines/ipc-channel.js";
-import { throttledData, type Opener } from "../../machines/link.js";
+import type { Opener } from "../../machines/link.js";
+import { throttledData } from "../throttled-data.js";
 import { type ConnectorGuard, watchProblems } from "../ipc/channel.js";
 import { launchRefusal, type LaunchPolicy } from "../ipc/launch-policy.js";
 import { downstreamChannelError, openDownstreamChannel } from "../ipc/downstream-channel.js";

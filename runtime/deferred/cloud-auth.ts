@@ -3,12 +3,7 @@
 // Verify Connection Settings.
 import type { ConnectionSettings, VerificationResult } from "../settings/schemas.js";
 import { errorMessage } from "../../machines/common.js";
-
-export interface Token {
-  accessToken: string;
-  /** Seconds until the token expires, as the server said. */
-  expiresIn: number;
-}
+import { incompleteConnection, type Token } from "../../machines/connection.js";
 
 const TIMEOUT_MS = 10_000;
 const base = (c: ConnectionSettings) => c.server_url.replace(/\/+$/, "");
@@ -23,11 +18,6 @@ export async function readError(res: Response): Promise<string> {
     // not JSON: fall through to the raw text
   }
   return text.slice(0, 200) || res.statusText;
-}
-
-export function incompleteConnection(c: ConnectionSettings): string | undefined {
-  if (c.client_secret === "") return "client_secret is not set";
-  return undefined;
 }
 
 /** Obtains an access token with the client-credentials grant. Throws an Error with a readable reason. */

@@ -11,7 +11,8 @@ import type { DownstreamSettings, UpstreamSettings } from "../settings/schemas.j
 import { QoS } from "../../proto/wire/message.js";
 import type { MessageTransport } from "../../proto/transport/message-transport.js";
 import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
-import { throttledData, type Callbacks, type Handle, type Opener } from "../../machines/link.js";
+import type { Callbacks, Handle, Opener } from "../../machines/link.js";
+import { throttledData } from "../throttled-data.js";
 import type { StreamLinkParams } from "../../machines/stream.js";
 
 export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { apiClient, ensureDemoCloud } from "../../bin/demo-setup.js";
 import { latencyRate } from "../../runtime/bench/cli.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
@@ -24,11 +24,14 @@ afterEach(async () => {
   tmp = undefined;
 });
 
-const benchDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith("edge-bench-")));
+// The bench runs with a temp root of its own (TMPDIR), so other benchmarks on the machine do not count here.
+const benchTmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-test-"));
+afterAll(() => fs.rmSync(benchTmp, { recursive: true, force: true }));
+const benchDirs = () => new Set(fs.readdirSync(benchTmp).filter((n) => n.startsWith("edge-bench-")));
 
 /** Runs `edge-agent bench` with `args`: its exit code, stdout and stderr. */
 async function bench(args: string[], command = ["npx", "edge-agent"]): Promise<{ code: number | null; out: string; err: string }> {
-  child = spawn(command[0]!, [...command.slice(1), "bench", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  child = spawn(command[0]!, [...command.slice(1), "bench", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: benchTmp } });
   let out = "";
   let err = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString()));

@@ -1,11 +1,10 @@
 // Model-based test of the connection machine: token requests are a fake promise actor the test
 // resolves or rejects; the session handed to streams follows the machine's state.
-import { createActor, fromPromise, type AnyMachineSnapshot } from "xstate";
+import { createActor, type AnyMachineSnapshot } from "xstate";
 import { describe, expect, it } from "vitest";
-import type { Token } from "../../runtime/deferred/cloud-auth.js";
-import { connectionMachine, reportConnection, sessionOf, type ConnectionSnapshot } from "../../machines/connection.js";
+import { connectionMachine, reportConnection, sessionOf, tokenActor, type ConnectionSnapshot, type Token } from "../../machines/connection.js";
 import type { ConnectionSettings } from "../../runtime/settings/schemas.js";
-import type { Ev } from "../support/agent-fakes.js";
+import { fakeTokens, type Ev } from "../support/agent-fakes.js";
 import { walkEveryTransition, type Sut } from "./model.js";
 
 const transport = { protocol: "websocket" as const, send_queue_size: 4096 };
@@ -13,13 +12,6 @@ const A: ConnectionSettings = { server_url: "https://a", project_uuid: "p", edge
 const B: ConnectionSettings = { ...A, server_url: "https://b" };
 const noSecret: ConnectionSettings = { ...A, client_secret: "" };
 const token: Token = { accessToken: "tok", expiresIn: 3 };
-
-/** A token request the test settles. */
-function fakeTokens() {
-  const pending: { resolve(t: Token): void; reject(e: Error): void; input: ConnectionSettings }[] = [];
-  const actor = fromPromise<Token, ConnectionSettings>(({ input }) => new Promise((resolve, reject) => pending.push({ resolve, reject, input })));
-  return { pending, actor };
-}
 
 const serialize = (s: AnyMachineSnapshot) => {
   const c = s.context as { connection: ConnectionSettings; token?: Token; refreshIn: number; retryIn: number };
@@ -47,7 +39,7 @@ describe("connection machine", () => {
   it("walks every state and transition; the session exists exactly while a token is held", async () => {
     const input = { connection: A, transport };
     const result = await walkEveryTransition<Ev>({
-      machine: connectionMachine.provide({ actors: { fetchToken: fromPromise(() => new Promise<Token>(() => undefined)) } }),
+      machine: connectionMachine.provide({ actors: { fetchToken: tokenActor(() => new Promise<Token>(() => undefined)) } }),
       input,
       events,
       serialize,

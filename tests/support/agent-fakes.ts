@@ -1,5 +1,8 @@
-// Fakes for machine tests: an opener the test drives, and a sender that delivers LINK.* and DATA
-// events through the opener's callbacks (as production does) and everything else to the actor.
+// Fakes for machine tests: an opener the test drives, a token request the test settles, and a sender
+// that delivers LINK.* and DATA events through the opener's callbacks (as production does) and
+// everything else to the actor. Tests inject them with `.provide`, as runtime/supervisor.ts does.
+import type { ConnectionSettings } from "../../runtime/settings/schemas.js";
+import { tokenActor, type Token } from "../../machines/connection.js";
 import type { Callbacks } from "../../machines/link.js";
 
 /** A link opener the test drives: the latest call's callbacks deliver LINK.* and DATA events. */
@@ -14,6 +17,13 @@ export function fakeOpener<P>() {
     },
     last: () => calls[calls.length - 1],
   };
+}
+
+/** A token request the test settles: `actor` is the connection machine's `fetchToken`. */
+export function fakeTokens() {
+  const pending: { resolve(t: Token): void; reject(e: Error): void; input: ConnectionSettings }[] = [];
+  const actor = tokenActor((input) => new Promise((resolve, reject) => pending.push({ resolve, reject, input })));
+  return { pending, actor };
 }
 
 export type Ev = { type: string; [k: string]: unknown };

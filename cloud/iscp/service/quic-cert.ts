@@ -1,11 +1,12 @@
-// QUIC needs TLS. Unless an operator provides a certificate (CLOUD_ISCP_QUIC_CERT/KEY), a self-signed
-// P-256 certificate for localhost is made once with openssl and kept in the data directory.
+// QUIC needs TLS. Unless an operator provides certificate and key files (config: iscpQuicCert/Key), a
+// self-signed P-256 certificate for localhost is made once with openssl and kept in the data directory.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-export function ensureQuicCertificate(dir: string, env: NodeJS.ProcessEnv = process.env): { key: string; cert: string } {
-  if (env.CLOUD_ISCP_QUIC_CERT && env.CLOUD_ISCP_QUIC_KEY) return { key: env.CLOUD_ISCP_QUIC_KEY, cert: env.CLOUD_ISCP_QUIC_CERT };
+/** The files of the certificate and key to use: the operator's (validated by config.ts), or the self-signed pair. */
+export function ensureQuicCertificate(dir: string, provided: { cert?: string; key?: string } = {}): { key: string; cert: string } {
+  if (provided.cert && provided.key) return { key: provided.key, cert: provided.cert };
   const key = path.join(dir, "key.pem");
   const cert = path.join(dir, "cert.pem");
   if (fs.existsSync(key) && fs.existsSync(cert)) return { key, cert };

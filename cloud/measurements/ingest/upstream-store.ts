@@ -16,6 +16,7 @@ import { ensureSequence, setExpectations } from "../repo/sequences.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso, nowNs } from "../formats/time.js";
+import type { CommitTrace } from "./commit-trace.js";
 
 /** Structurally the broker's UpstreamInfo / MetadataInfo (cloud/iscp/broker/options.ts). */
 export interface UpstreamRef {
@@ -86,6 +87,9 @@ function leasePayloads(): { alloc: (n: number) => Buffer; release: () => void } 
   };
 }
 
+const pointsOf = (c: Chunk | RawChunk) =>
+  "rawGroups" in c ? c.rawGroups.reduce((n, g) => n + g.points.count, 0) : c.groups.reduce((n, g) => n + g.points.length, 0);
+
 /** Each chunk's answer, and the measurements that took chunks (uuid -> project uuid). */
 interface Stored {
   results: Map<Pending, ChunkResult | Error>;
@@ -110,6 +114,7 @@ export class UpstreamStore {
   constructor(
     private readonly store: MeasurementStore,
     private readonly baseTimes: BaseTimeService,
+    private readonly trace?: CommitTrace,
   ) {}
 
   /** Resolves once the chunk is committed: "ok", or "skipped" for a sequence number already stored. */
@@ -152,11 +157,14 @@ export class UpstreamStore {
       }
       const groups = [...bySequence.values()];
       const { results, touched } = (await this.storeAsScript(groups, lease.alloc)) ?? (await this.storeInTransaction(groups, lease.alloc));
+      let committed = 0;
       for (const p of batch) {
         const r = results.get(p)!;
         if (r instanceof Error) p.reject(r);
         else p.resolve(r);
+        if (r === "ok" && this.trace) committed += pointsOf(p.chunk);
       }
+      if (committed > 0) this.trace?.committed(committed);
       for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
     } catch (err) {
       for (const p of batch) p.reject(err);

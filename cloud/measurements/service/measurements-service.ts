@@ -6,6 +6,7 @@ import type { PayloadFiles } from "../storage/payload-files.js";
 import { BaseTimeService } from "./basetimes.js";
 import { SequenceService } from "./sequences.js";
 import { MeasurementStore } from "./measurement-store.js";
+import type { CommitTrace } from "../ingest/commit-trace.js";
 import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "../ingest/upstream-store.js";
 
 export class MeasurementsService {
@@ -15,12 +16,12 @@ export class MeasurementsService {
   readonly sequences: SequenceService;
   readonly upstream: UpstreamStore;
 
-  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number } = {}) {
+  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number; commitTrace?: CommitTrace } = {}) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
     this.measurements = new MeasurementStore(db, this.events, log, files);
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
-    this.upstream = new UpstreamStore(this.measurements, this.baseTimes);
+    this.upstream = new UpstreamStore(this.measurements, this.baseTimes, opts.commitTrace);
   }
 
   /** Broker hook: a chunk of an upstream; "ok" once committed, "skipped" when that sequence number was stored before. */

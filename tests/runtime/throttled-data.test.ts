@@ -1,7 +1,7 @@
 // The data path reports bytes moved to its machines at most every 100 ms (summed), the first bytes
 // after a quiet spell at once, so a FIFO read every few microseconds is not a machine event each.
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { throttledData } from "../../machines/link.js";
+import { throttledData } from "../../runtime/throttled-data.js";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());

@@ -1,0 +1,22 @@
+// `--commit-trace FILE`: one line per committed batch of real-time (iSCP) chunks, "<CLOCK_MONOTONIC ns> <points>",
+// appended to FILE. For timing a run from outside the process (edge-agent bench): a client on the same machine
+// compares the commit times with its own monotonic clock. Off unless configured.
+import fs from "node:fs";
+
+export interface CommitTrace {
+  /** `points` data points of real-time chunks have just committed. */
+  committed(points: number): void;
+  close(): Promise<void>;
+}
+
+/** Opens (appends to) the trace file; fails at start when it cannot be written. */
+export async function openCommitTrace(file: string): Promise<CommitTrace> {
+  const fd = await fs.promises.open(file, "a");
+  const out = fd.createWriteStream();
+  return {
+    committed(points) {
+      out.write(`${process.hrtime.bigint()} ${points}\n`);
+    },
+    close: () => new Promise<void>((resolve) => out.end(resolve)),
+  };
+}
