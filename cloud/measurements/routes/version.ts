@@ -1,11 +1,9 @@
 // getVersion (routes.md section 2): the measurement API's version, `{version}`. Public, so a client
 // can check what it talks to before it has credentials.
-import { readFileSync } from "node:fs";
 import { Schema } from "effect";
+import { PACKAGE_VERSION } from "../../../lib/package-paths.js";
 import { defineRoute } from "../../http/route.js";
 import { TAG } from "./common.js";
-
-const VERSION: string = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version;
 
 export const versionRoute = defineRoute({
   operationId: "getVersion",
@@ -16,5 +14,5 @@ export const versionRoute = defineRoute({
   auth: "none",
   success: 200,
   response: Schema.Struct({ version: Schema.String }),
-  handler: () => ({ version: VERSION }),
+  handler: () => ({ version: PACKAGE_VERSION }),
 });
