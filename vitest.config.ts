@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/support/build-global-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -8,6 +8,7 @@ const benches: Record<string, string> = {
   queue: "./queue.js",
   broker: "./broker.js",
   agent: "./agent.js",
+  startup: "./startup.js",
 };
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs agentctl's TypeScript entry point through tsx, so no build step is needed.
-import { register } from "tsx/esm/api";
-register();
-const { main } = await import("../runtime/cli/agentctl.ts");
+// agentctl, compiled by `npm run build` into dist/ (no TypeScript loader at run time).
+import { loadCompiled } from "./compiled.mjs";
+const { main } = await loadCompiled("agentctl", "runtime/cli/agentctl.js");
 await main();

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so no build step is needed.
-import { register } from "tsx/esm/api";
-register();
-await import("../cloud/main.ts");
+// The cloud peer, compiled by `npm run build` into dist/ (no TypeScript loader at run time).
+import { loadCompiled } from "./compiled.mjs";
+await loadCompiled("cloud-peer", "cloud/main.js");

@@ -8,6 +8,7 @@ import path from "node:path";
 import { createToken } from "../cloud/accounts/service/tokens.js";
 import { loadConfig } from "../cloud/config.js";
 import { startCloudPeer } from "../cloud/server.js";
+import { nodeEntryArgs, PACKAGE_ROOT } from "../lib/package-paths.js";
 import { apiClient, ensureDemoCloud } from "./demo-setup.js";
 
 const root = path.resolve(process.env.DEMO_DATA ?? "./data");
@@ -72,7 +73,7 @@ async function main() {
   const auth = `-H "X-Intdash-Token: $(cat ${show(tokenFile)})"`;
 
   // The sample connector is launched with this node: its folder is allowed as the administrator would allow it.
-  const agentArgs = ["bin/edge-agent.mjs", "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
+  const agentArgs = [path.join(PACKAGE_ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
   const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"] });
   let stopping = false;
   const stop = async (code = 0) => {
@@ -107,7 +108,7 @@ async function main() {
     dest_ids: ["demo"],
     data_name_prefix: "sample/",
     ipc: { type: "fifo", path: path.join(agentData, "sample.fifo") },
-    launch: { command: process.execPath, args: ["--import", "tsx", path.resolve("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--rate", "100", "--size", "16"] },
+    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--rate", "100", "--size", "16"] },
   } as { id: string });
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.

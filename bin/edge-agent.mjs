@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs the edge agent daemon's TypeScript entry point through tsx, so no build step is needed.
-import { register } from "tsx/esm/api";
-register();
-const { main } = await import("../runtime/daemon.ts");
+// The edge agent daemon, compiled by `npm run build` into dist/ (no TypeScript loader at run time).
+import { loadCompiled } from "./compiled.mjs";
+const { main } = await loadCompiled("edge-agent", "runtime/cli/edge-agent.js");
 await main();

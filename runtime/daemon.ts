@@ -1,11 +1,7 @@
-// The edge agent daemon: settings store, supervisor, command API on a Unix socket.
-//   npx edge-agent [--socket PATH] [--data DIR] [--log-level LEVEL]
-//   npx edge-agent bench [...]   (runtime/bench/cli.ts)
-// Environment: AGENT_SOCKET, AGENT_DATA, AGENT_LOG_LEVEL. Production paths: /var/run/edge-agent/agent.sock
-// and /var/lib/edge-agent (see docs/agent-api.md).
-import fs from "node:fs";
+// The edge agent daemon: settings store, supervisor, command API on a Unix socket. Its command line
+// (`edge-agent`, options, environment) is runtime/cli/edge-agent.ts. Production paths:
+// /var/run/edge-agent/agent.sock and /var/lib/edge-agent (see docs/agent-api.md).
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
 import { verifyConnection } from "./deferred/cloud-auth.js";
@@ -13,7 +9,7 @@ import { createApp } from "./api/app.js";
 import type { ApiContext } from "./api/route.js";
 import { collectionRoutes } from "./api/routes/collections.js";
 import { singletonRoutes } from "./api/routes/singletons.js";
-import { SocketInUseError, claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
+import { claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
 import { QueueMeasurementCatalog } from "./datapath/catalog.js";
 import { DataPath } from "./datapath/datapath.js";
 import { dataPathOpeners } from "./datapath/openers.js";
@@ -26,8 +22,6 @@ import { Supervisor, type Openers } from "./supervisor.js";
 import { launchPolicy } from "./ipc/launch-policy.js";
 import { makeDir, narrowOwnDir } from "./private-files.js";
 
-export const DEFAULT_SOCKET = "./data/agent/agent.sock";
-export const DEFAULT_DATA = "./data/agent";
 export const routes = [...singletonRoutes, ...collectionRoutes];
 
 export interface AgentOptions {
@@ -142,95 +136,4 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         await shutdown();
       })()),
   };
-}
-
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
-/** The daemon's flags; a usage error is a one-line message and exit code 2, never a stack trace. */
-function parseOptions(argv: string[]) {
-  const usageError = (message: string) => {
-    process.stderr.write(`edge-agent: ${message}\nusage: edge-agent [--socket PATH] [--data DIR] [--log-level info] (edge-agent --help)\n`);
-    process.exitCode = 2;
-    return undefined;
-  };
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        socket: { type: "string", short: "s" },
-        data: { type: "string", short: "d" },
-        "log-level": { type: "string" },
-        "quic-ca": { type: "string" },
-        "allow-dir": { type: "string", multiple: true },
-        "allow-env": { type: "string", multiple: true },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (e) {
-    return usageError((e as Error).message);
-  }
-  const level = values["log-level"] ?? process.env.AGENT_LOG_LEVEL;
-  if (level !== undefined && !LOG_LEVELS.includes(level)) return usageError(`log level "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
-  return values;
-}
-
-export async function main(argv = process.argv.slice(2)): Promise<void> {
-  if (argv[0] === "bench") {
-    // Loaded only for this subcommand: the daemon does not pull in the benchmark's code.
-    const { benchMain } = await import("./bench/cli.js");
-    process.exitCode = await benchMain(argv.slice(1));
-    return;
-  }
-  const values = parseOptions(argv);
-  if (!values) return;
-  if (values.help) {
-    process.stdout.write(
-      "usage: edge-agent [--socket PATH] [--data DIR] [--log-level info]\n" +
-        `  --socket  command API socket (env AGENT_SOCKET, default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)\n` +
-        `  --data    settings and data directory (env AGENT_DATA, default ${DEFAULT_DATA}; production /var/lib/edge-agent)\n` +
-        "  --quic-ca PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)\n" +
-        "  --allow-dir DIR  (repeatable) a directory device connectors' programs and FIFOs may come from, beyond\n" +
-        "            the agent's data and IPC directories and /var/run/intdash{,2} (env AGENT_ALLOW_DIRS, colon-separated)\n" +
-        "  --allow-env NAME (repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment\n" +
-        "            (env AGENT_ALLOW_ENV, comma-separated)\n" +
-        "       edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N]\n" +
-        "  measures this device: points/s, MB/s, latency, CPU and memory end to end (edge-agent bench --help)\n",
-    );
-    return;
-  }
-  const log = pino({ level: values["log-level"] ?? process.env.AGENT_LOG_LEVEL ?? "info", base: { svc: "edge-agent" } });
-  let agent: RunningAgent;
-  try {
-    const caPath = values["quic-ca"] ?? process.env.AGENT_QUIC_CA;
-    const quicCa = caPath ? fs.readFileSync(caPath, "utf8") : undefined;
-    agent = await startAgent({
-      quicCa,
-      socketPath: values.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
-      dataDir: values.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
-      allowDirs: values["allow-dir"] ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
-      allowEnv: values["allow-env"] ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
-      log,
-    });
-  } catch (e) {
-    const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
-    process.stderr.write(`edge-agent: ${msg}\n`);
-    process.exitCode = 1;
-    return;
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "stopping");
-    agent.close().then(
-      () => process.exit(0),
-      (e) => {
-        log.error({ err: (e as Error).message }, "error while stopping");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
 }

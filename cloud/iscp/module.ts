@@ -12,6 +12,7 @@ import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
 import { ensureQuicCertificate } from "./service/quic-cert.js";
+import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 
 declare module "../services.js" {
   interface Services {
@@ -63,6 +64,10 @@ export const brokerModule: CloudModule = {
     svc.onClose.push(() => broker.close());
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);
+      // Before anything is made for QUIC: a platform without the QUIC library is a startup error that says so.
+      await loadQuicServer().catch((e: unknown) => {
+        throw e instanceof QuicUnavailableError ? new Error(`--iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): ${e.message}; leave it unset to serve iSCP over WebSocket only`) : e;
+      });
       const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), { cert: svc.config.iscpQuicCert, key: svc.config.iscpQuicKey });
       const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;

@@ -1,19 +1,19 @@
-// Child processes of a benchmark case: TypeScript entries run through tsx from the package root, the sample
-// connector with its end-of-run report, and stopping a child by its pid (SIGTERM, then SIGKILL).
+// Child processes of a benchmark case: our entry scripts (compiled, or through tsx in a source checkout)
+// from the package root, the sample connector with its end-of-run report, and stopping a child by its pid
+// (SIGTERM, then SIGKILL).
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { nodeEntryArgs, PACKAGE_ROOT } from "../../lib/package-paths.js";
 
-/** The package root (runtime/bench/ is two levels below it), also when installed under node_modules. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The package root, also when installed under node_modules. */
+export const ROOT = PACKAGE_ROOT;
 
 /** Extra node options for every child (BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile). */
 export const nodeArgs = () => (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
-/** Runs `node --import tsx <ROOT>/<script> ...args` with the package root as working directory. */
-export function spawnTs(script: string, args: string[], stdio: StdioOptions = ["ignore", "ignore", "inherit"], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs(), "--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, stdio, env: env ?? process.env });
+/** Runs our entry script `script` (its .ts path from the package root) ...args with the package root as working directory. */
+export function spawnEntry(script: string, args: string[], stdio: StdioOptions = ["ignore", "ignore", "inherit"], env?: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs(), ...nodeEntryArgs(script), ...args], { cwd: ROOT, stdio, env: env ?? process.env });
 }
 
 /** Resolves when the child has exited (at once if it already has). */
@@ -79,7 +79,7 @@ export function startConnector(o: ConnectorOptions): Connector {
   const args = ["--path", o.fifo, "--rate", String(o.rate), "--size", String(o.size), "--count", String(o.count), "--stamp", "--report"];
   if (o.name) args.push("--name", o.name);
   if (o.writeLog) args.push("--write-log", o.writeLog);
-  const child = spawnTs("runtime/connectors/sample-connector.ts", args, ["ignore", "pipe", "inherit"]);
+  const child = spawnEntry("runtime/connectors/sample-connector.ts", args, ["ignore", "pipe", "inherit"]);
   let out = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString("utf8")));
   const report = new Promise<ConnectorReport>((resolve, reject) => {
@@ -126,11 +126,11 @@ export interface IpcChild<TReady, TStats> {
 }
 
 /**
- * A TypeScript child that speaks the benchmark's small IPC protocol: it sends {type: "ready", ...} once
+ * A child of ours that speaks the benchmark's small IPC protocol: it sends {type: "ready", ...} once
  * set up, answers {type: "stats"} with {type: "stats", ...}, and exits on {type: "stop"}.
  */
 export async function startIpcChild<TReady, TStats>(script: string, args: string[], what: string, startMs = 60_000): Promise<IpcChild<TReady, TStats>> {
-  const child = spawnTs(script, args, ["ignore", "inherit", "inherit", "ipc"]);
+  const child = spawnEntry(script, args, ["ignore", "inherit", "inherit", "ipc"]);
   const waiters: Array<(s: TStats) => void> = [];
   let ready: TReady;
   try {

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import YAML from "yaml";
+import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 import { ApiClient, type ApiResponse } from "./client.js";
 import { ApplyError, applyConfig, showConfig } from "./config-file.js";
 import { maskSecrets, render, type Format } from "./output.js";
@@ -103,6 +104,7 @@ function addListOptions(cmd: Command): Command {
 export function buildProgram(out: (s: string) => void = (s) => process.stdout.write(s)): Command {
   const program = new Command("agentctl")
     .description("Configure and inspect the edge agent through its command API socket")
+    .version(PACKAGE_VERSION)
     .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)", process.env.AGENT_SOCKET ?? DEFAULT_SOCKET)
     .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table"))
     .option("--show-secrets", "print secrets (the connection's client_secret) instead of masking them")

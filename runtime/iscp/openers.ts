@@ -5,7 +5,7 @@
 // so the state the API shows is the state of this connection.
 import { IscpClient } from "./conn.js";
 import type { ClientDownstream, ReceivedChunk } from "./downstream.js";
-import { connectQuic } from "../../proto/transport/quic/client.js";
+import { loadQuicClient, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";
 import type { DownstreamSettings, UpstreamSettings } from "../settings/schemas.js";
 import { QoS } from "../../proto/wire/message.js";
@@ -17,13 +17,16 @@ import type { StreamLinkParams } from "../../machines/stream.js";
 
 export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
 
-/** WebSocket: `ws(s)://<host>/api/iscp/connect` (the server URL's path prefix kept); QUIC: the URL's host and port over UDP. */
+/**
+ * WebSocket: `ws(s)://<host>/api/iscp/connect` (the server URL's path prefix kept); QUIC: the URL's host and
+ * port over UDP, with the QUIC library loaded on the first connect (QuicUnavailableError where it cannot load).
+ */
 export function transportFor(session: Session, opts: { quicCa?: string } = {}): () => Promise<MessageTransport> {
   const url = new URL(session.connection.server_url);
   if (session.transport.protocol === "quic") {
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    return () => connectQuic({ host, port, serverName: host, ca: opts.quicCa });
+    return async () => (await loadQuicClient()).connectQuic({ host, port, serverName: host, ca: opts.quicCa });
   }
   const ws = `${url.protocol === "https:" ? "wss" : "ws"}://${url.host}${url.pathname.replace(/\/+$/, "")}/api/iscp/connect`;
   return () => connectWebSocket({ url: ws });
@@ -63,7 +66,9 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
           reconnect: true,
         });
       } catch (e) {
-        if (!stopped) cb.failed(`iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`);
+        if (stopped) return;
+        if (e instanceof QuicUnavailableError) cb.failed(`transport: ${e.message}`);
+        else cb.failed(`iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`);
         return;
       }
       if (stopped) return void client.close();

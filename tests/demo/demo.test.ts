@@ -1,6 +1,6 @@
-// `npm start` as a user runs it: a child process on a fresh data directory prints where to look; the
-// printed data-point URL serves the sample connector's points, the printed agentctl command shows the
-// states, and Ctrl-C (SIGINT) stops everything with exit code 0.
+// `npm start` as a user runs it (the compiled demo): a child process on a fresh data directory prints where
+// to look; the printed data-point URL serves the sample connector's points, the printed agentctl command
+// shows the states, no process runs TypeScript through tsx, and Ctrl-C (SIGINT) stops everything with exit code 0.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -31,7 +31,7 @@ async function freePort(): Promise<number> {
 
 it("runs the cloud, the agent and a connector, prints working pointers, and stops on Ctrl-C", async () => {
   const port = await freePort();
-  demo = spawn(process.execPath, ["--import", "tsx", "bin/demo.ts"], {
+  demo = spawn(process.execPath, ["dist/bin/demo.js"], {
     cwd: ROOT,
     env: { ...process.env, DEMO_DATA: dir, CLOUD_LISTEN: `127.0.0.1:${port}` },
     stdio: ["ignore", "pipe", "pipe"],
@@ -60,6 +60,10 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   expect(cmd).toBeDefined();
   const { stdout } = await promisify(execFile)(process.execPath, ["bin/agentctl.mjs", "--socket", cmd!, "state", "upstream"], { cwd: ROOT });
   expect(stdout).toMatch(/demo\s+.*(connected|quiet)/);
+  // The agent and the sample connector it launched run compiled JavaScript, without a TypeScript loader.
+  const running = (await promisify(execFile)("pgrep", ["-af", dir])).stdout;
+  expect(running).toContain("sample-connector.js");
+  expect(running).not.toContain("tsx");
 
   const exited = new Promise<number | null>((r) => demo!.once("exit", (code) => r(code)));
   demo.kill("SIGINT");

@@ -50,6 +50,8 @@ export interface StackOptions {
   agent?: "in-process" | "child";
   /** Serve iSCP over QUIC too, on the HTTP port's number over UDP (where the agent looks for it). */
   quic?: boolean;
+  /** Node arguments for the child agent (e.g. `--import` of a loader hook). */
+  agentNodeArgs?: string[];
   /** Cloud peer settings beyond the defaults (e.g. a short accessTokenTtl). */
   cloud?: ConfigInput;
 }
@@ -92,7 +94,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         s.agent = await startAgent({ socketPath, dataDir: agentData, allowDirs: TEST_ALLOW_DIRS });
         return;
       }
-      const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn", ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d])], {
+      const child = spawn(process.execPath, [...(opts.agentNodeArgs ?? []), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn", ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d])], {
         cwd: ROOT,
         stdio: ["ignore", "ignore", "inherit"],
       });

@@ -6,6 +6,8 @@ import { ServerConn } from "./conn.js";
 import { IscpHub } from "./hub.js";
 import { DEFAULT_LIMITS, silentLogger, type IscpBrokerOptions } from "./options.js";
 import { wsUpgradeHandler, type UpgradeRefusalBody } from "../../../proto/transport/ws/server.js";
+import { loadQuicServer } from "../../../proto/transport/quic/load.js";
+import type { startIscpQuic as StartIscpQuic } from "../../../proto/transport/quic/server.js";
 
 export const ISCP_PATH = "/api/iscp/connect";
 
@@ -74,4 +76,7 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
   return broker;
 }
 
-export { startIscpQuic } from "../../../proto/transport/quic/server.js";
+/** iSCP over QUIC on the broker; the QUIC library is loaded here, on demand (QuicUnavailableError where it cannot load). */
+export async function startIscpQuic(o: Parameters<typeof StartIscpQuic>[0]): ReturnType<typeof StartIscpQuic> {
+  return (await loadQuicServer()).startIscpQuic(o);
+}

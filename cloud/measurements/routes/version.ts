@@ -1,14 +1,13 @@
 // getVersion: `{version}` is the intdash API version whose REST paths the peer follows, so intdash
 // clients that compare it (the Python SDK 2.1 warns below 1.9.0) see what they talk to;
 // `cloud_peer_version` is this package's own version. Public, so a client can check before it has credentials.
-import { readFileSync } from "node:fs";
 import { Schema } from "effect";
+import { PACKAGE_VERSION } from "../../../lib/package-paths.js";
 import { defineRoute } from "../../http/route.js";
 import { TAG } from "./common.js";
 
 /** The intdash API document (v2.6.0) whose paths, operations and shapes the REST API implements. */
 export const INTDASH_API_VERSION = "2.6.0";
-const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version;
 
 export const versionRoute = defineRoute({
   operationId: "getVersion",

@@ -1,0 +1,127 @@
+// The `edge-agent` command line: options, help and version in the style of agentctl and cloud-peer
+// (commander). The daemon's code (runtime/daemon.ts) is loaded only to start it, so --help and --version
+// answer at once. `edge-agent bench` has its own options (runtime/bench/cli.ts).
+import fs from "node:fs";
+import { Command, Option } from "commander";
+import { PACKAGE_VERSION } from "../../lib/package-paths.js";
+
+export const DEFAULT_SOCKET = "./data/agent/agent.sock";
+export const DEFAULT_DATA = "./data/agent";
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+const ENV_VARS: [string, string][] = [
+  ["AGENT_SOCKET", `command API socket (default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)`],
+  ["AGENT_DATA", `settings and data directory (default ${DEFAULT_DATA}; production /var/lib/edge-agent)`],
+  ["AGENT_LOG_LEVEL", `pino log level: ${LOG_LEVELS.join(", ")} (default info)`],
+  ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
+  ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
+  ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
+];
+
+interface DaemonFlags {
+  socket?: string;
+  data?: string;
+  logLevel?: string;
+  quicCa?: string;
+  allowDir?: string[];
+  allowEnv?: string[];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+class UsageError extends Error {}
+
+function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
+  const program = new Command("edge-agent")
+    .description("Edge agent: takes data from device connectors, keeps it on disk and streams it to the cloud over iSCP v2")
+    .version(PACKAGE_VERSION)
+    .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)")
+    .option("-d, --data <dir>", "settings and data directory (env AGENT_DATA)")
+    .addOption(new Option("--log-level <level>", "pino log level (env AGENT_LOG_LEVEL)").choices(LOG_LEVELS))
+    .option("--quic-ca <file>", "PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)")
+    .option(
+      "--allow-dir <dir>",
+      "(repeatable) a directory device connectors' programs and FIFOs may come from, beyond the agent's data and IPC directories and /var/run/intdash{,2} (env AGENT_ALLOW_DIRS)",
+      collect,
+    )
+    .option("--allow-env <name>", "(repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment (env AGENT_ALLOW_ENV)", collect)
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`edge-agent: ${str.replace(/^error: /, "")}`) })
+    .showHelpAfterError("usage: edge-agent [options] (edge-agent --help)")
+    .action((flags: DaemonFlags) => run(flags));
+  // Listed for the help only: main() hands `bench` and its own options to runtime/bench/cli.ts before parsing.
+  program.command("bench").description("measure this device end to end: points/s, MB/s, latency, CPU and memory (edge-agent bench --help)");
+  program.addHelpText("after", () => {
+    const width = Math.max(...ENV_VARS.map(([name]) => name.length));
+    return (
+      "\nEvery command and option:\n" +
+      "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]...\n" +
+      "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] (edge-agent bench --help)\n" +
+      "\nEnvironment (flags win over the environment):\n" +
+      ENV_VARS.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join("\n") +
+      "\n"
+    );
+  });
+  return program;
+}
+
+async function runDaemon(flags: DaemonFlags): Promise<void> {
+  const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
+  if (!LOG_LEVELS.includes(level)) throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([import("pino"), import("../daemon.js"), import("../api/unix-socket.js")]);
+  const log = pino({ level, base: { svc: "edge-agent" } });
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  try {
+    const caPath = flags.quicCa ?? process.env.AGENT_QUIC_CA;
+    agent = await startAgent({
+      quicCa: caPath ? fs.readFileSync(caPath, "utf8") : undefined,
+      socketPath: flags.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
+      dataDir: flags.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
+      allowDirs: flags.allowDir ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
+      allowEnv: flags.allowEnv ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
+      log,
+    });
+  } catch (e) {
+    const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
+    process.stderr.write(`edge-agent: ${msg}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping");
+    agent.close().then(
+      () => process.exit(0),
+      (e) => {
+        log.error({ err: (e as Error).message }, "error while stopping");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** A usage error is a one-line message and exit code 2, never a stack trace. */
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  if (argv[0] === "bench") {
+    // Loaded only for this subcommand: the daemon does not pull in the benchmark's code.
+    const { benchMain } = await import("../bench/cli.js");
+    process.exitCode = await benchMain(argv.slice(1));
+    return;
+  }
+  try {
+    await buildProgram(runDaemon).parseAsync(argv, { from: "user" });
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number };
+    if (e instanceof UsageError) {
+      process.stderr.write(`edge-agent: ${e.message}\nusage: edge-agent [options] (edge-agent --help)\n`);
+      process.exitCode = 2;
+    } else if (typeof err.code === "string" && err.code.startsWith("commander.")) {
+      // commander printed the message (or the help or version, which exit 0)
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+    } else throw e;
+  }
+}

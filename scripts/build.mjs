@@ -1,0 +1,41 @@
+// `npm run build`: compiles the hand-written TypeScript to JavaScript under dist/ (same tree, with source
+// maps), so installed bins run plain node without a TypeScript loader. One file in, one file out, no
+// bundling: esbuild only strips the types (tsc stays the type-checker, `npm run typecheck`).
+// The generated protobuf codecs (proto/gen/*.js) are JavaScript already and are copied as they are.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const out = path.join(root, "dist");
+const SOURCES = ["bin", "cloud", "runtime", "machines", "proto", "lib"];
+
+const filesUnder = (dir) =>
+  fs.existsSync(path.join(root, dir)) ? fs.readdirSync(path.join(root, dir), { recursive: true }).map((f) => path.join(dir, String(f))) : [];
+const all = SOURCES.flatMap(filesUnder);
+const entryPoints = all.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).map((f) => path.join(root, f));
+const copied = all.filter((f) => f.startsWith(path.join("proto", "gen")) && f.endsWith(".js"));
+
+const t0 = Date.now();
+// A fresh tree (a deleted or moved source must not live on as a stale .js), built beside dist/ and swapped
+// in at the end, so processes that start meanwhile find a whole tree.
+const next = `${out}.next-${process.pid}`;
+fs.rmSync(next, { recursive: true, force: true });
+await build({
+  entryPoints,
+  outdir: next,
+  outbase: root,
+  bundle: false,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+});
+for (const f of copied) fs.cpSync(path.join(root, f), path.join(next, f));
+const old = `${out}.old-${process.pid}`;
+if (fs.existsSync(out)) fs.renameSync(out, old);
+fs.renameSync(next, out);
+fs.rmSync(old, { recursive: true, force: true });
+if (!process.argv.includes("--quiet")) console.log(`build: ${entryPoints.length} files compiled to dist/ in ${Date.now() - t0} ms`);
