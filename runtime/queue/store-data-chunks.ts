@@ -7,7 +7,8 @@
 //   StoreDataChunk      sequence_number = 1, data_point_groups = 2 (LEN, repeated)
 //   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
 import { len32, lenField, putVarint32, retagEntries } from "../../proto/wire/pb-bits.js";
-import { chunkView, dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "./chunk-codec.js";
+import { chunkView } from "./chunk-codec.js";
+import { dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "../../proto/wire/chunk-view.js";
 import type { DurableQueue } from "./store.js";
 
 export interface UploadBatch {

@@ -6,6 +6,7 @@ import { ServerConn } from "./conn.js";
 import { IscpHub } from "./hub.js";
 import { DEFAULT_LIMITS, silentLogger, type IscpBrokerOptions } from "./options.js";
 import { wsUpgradeHandler } from "../../../proto/transport/ws/server.js";
+import { listenQuic } from "../../../proto/transport/quic/server.js";
 
 export const ISCP_PATH = "/api/iscp/connect";
 
@@ -70,4 +71,36 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
   return broker;
 }
 
-export { startIscpQuic } from "../../../proto/transport/quic/server.js";
+export interface IscpQuicOptions extends IscpBrokerOptions {
+  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
+  broker?: IscpBroker;
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+}
+
+/** Listens for iSCP over QUIC; every negotiated connection runs the broker's protocol. */
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
+  const broker = opts.broker ?? new IscpBroker(opts);
+  const L = broker.hub.limits;
+  const log = broker.hub.logger;
+  const quic = await listenQuic({
+    host: opts.host,
+    port: opts.port,
+    key: opts.key,
+    cert: opts.cert,
+    maxIdleTimeoutMs: opts.maxIdleTimeoutMs,
+    // Twice the limit, as on WebSocket: an oversized message still arrives and gets its Disconnect.
+    maxStreamMessageBytes: L.maxIncomingMessageBytes * 2,
+    maxIncomingMessageBytes: L.maxIncomingMessageBytes,
+    lowWaterBytes: L.transportHighWaterBytes >> 1,
+    onTransport: (t, remote) => broker.accept(t, remote),
+    onRefused: (remote, why) => log.info({ remote, why }, "iscp quic connection refused"),
+    onError: (err) => log.warn({ err: String(err) }, "iscp quic server error"),
+  });
+  broker.onClose(quic.close);
+  return { port: quic.port, broker, close: quic.close };
+}

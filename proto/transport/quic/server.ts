@@ -3,7 +3,8 @@
 // parameters, its second one all client->server messages; the server opens one unidirectional
 // stream for server->client messages. Each message is `u32be length, bytes`.
 // QUIC DATAGRAMs are enabled: sendUnreliable() segments a message onto them (iSCP 8-byte segment
-// header, ../../../proto/iscp/quic-datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+// header, datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+// Each negotiated connection is handed to the caller as a MessageTransport (the broker runs iSCP over it).
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
@@ -14,8 +15,6 @@ import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "./tuning.js";
 import { widenUdpBuffers } from "./patches/udp.js";
 import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
-import type { IscpBroker } from "../../../cloud/iscp/broker/broker.js";
-import type { IscpBrokerOptions } from "../../../cloud/iscp/broker/options.js";
 
 export class QuicServerTransport implements MessageTransport {
   readonly kind = "quic" as const;
@@ -140,14 +139,34 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICServer): void {
+/** What the QUIC listener needs from its caller: limits, and where accepted connections go. */
+export interface QuicListenOptions {
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+  /** Largest length a message on the client's stream may declare; a larger one ends the connection. */
+  maxStreamMessageBytes: number;
+  /** Largest message rebuilt from datagrams. */
+  maxIncomingMessageBytes: number;
+  /** bufferedBytes() below which a transport fires onDrain. */
+  lowWaterBytes: number;
+  /** Each negotiated connection, as a transport; `remote` is `host:port`. */
+  onTransport(t: MessageTransport, remote: string): void;
+  /** A connection refused before it became a transport (bad negotiation, unsupported parameters). */
+  onRefused?(remote: string, why: string): void;
+  onError?(err: unknown): void;
+}
+
+function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: QUICServer): void {
   tuneQuicConnection(conn, server);
-  const L = broker.hub.limits;
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;
   const remote = `${conn.remoteHost}:${conn.remotePort}`;
   const fail = (why: string) => {
-    broker.hub.logger.info({ remote, why }, "iscp quic connection refused");
+    opts.onRefused?.(remote, why);
     void conn.stop({ isApp: true, errorCode: 1 }).catch(() => {});
   };
   const begin = () => {
@@ -157,9 +176,9 @@ function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICS
       const enc = params.enc ?? "proto";
       if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
       if (params.comp) return fail("compression is not supported");
-      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1, L.maxIncomingMessageBytes);
-      broker.accept(t, remote);
-      void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
+      const t = new QuicServerTransport(conn, enc, opts.lowWaterBytes, opts.maxIncomingMessageBytes);
+      opts.onTransport(t, remote);
+      void t.readFrom(stream, opts.maxStreamMessageBytes);
     }, () => {});
   };
   conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
@@ -180,20 +199,8 @@ function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICS
   });
 }
 
-export interface IscpQuicOptions extends IscpBrokerOptions {
-  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
-  broker?: IscpBroker;
-  host?: string;
-  port?: number;
-  /** PEM TLS key and certificate. */
-  key: string;
-  cert: string;
-  maxIdleTimeoutMs?: number;
-}
-
-export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
-  const { IscpBroker } = await import("../../../cloud/iscp/broker/broker.js");
-  const broker = opts.broker ?? new IscpBroker(opts);
+/** Listens for iSCP QUIC connections; each negotiated one goes to `opts.onTransport`. */
+export async function listenQuic(opts: QuicListenOptions): Promise<{ port: number; close(): Promise<void> }> {
   const hmacKey = randomBytes(32);
   const server = new QUICServer({
     logger: quietLogger(),
@@ -218,18 +225,17 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
-    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail, server);
+    serveConnection(opts, (evt as unknown as events.EventQUICServerConnection).detail, server);
   });
   server.addEventListener(events.EventQUICServerError.name, (evt: Event) => {
-    broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");
+    opts.onError?.((evt as unknown as events.EventQUICServerError).detail);
   });
   await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
   widenUdpBuffers(server);
   const close = async () => {
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };
-  broker.onClose(close);
-  return { port: server.port, broker, close };
+  return { port: server.port, close };
 }
 
 /** @matrixai/quic logs every stream at INFO by default. */
