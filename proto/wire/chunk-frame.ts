@@ -9,7 +9,8 @@
 //   DataPointGroup data_id = 1 (LEN) | data_id_alias = 2, data_points = 3 (LEN, repeated)
 //   DataPoint      elapsed_time = 1 (sint64, ZigZag), payload = 2 (LEN)
 //   DataID         name = 1, type = 2 (strings)
-import { len32, lenField, putVarint32 as varint } from "./pb-bits.js";
+import { lenField } from "./pb-bits.js";
+import { len32, putVarint32 as varint } from "./varint.js";
 import { dataIdSize, writeDataId, type ChunkView, type DataId } from "./chunk-view.js";
 
 export interface ChunkFrameOptions {

@@ -3,7 +3,8 @@
 // iSCP `DataPointGroup.data_points` entries, as protobuf bytes
 //   0x1a len | DataPoint { 0x08 elapsed_time (sint64, ZigZag), 0x12 len payload }
 // How chunks are stored and built is the agent's business; the wire shape is iSCP's.
-import { lenField, putVarint32 } from "./pb-bits.js";
+import { lenField } from "./pb-bits.js";
+import { putVarint32 } from "./varint.js";
 
 export interface DataId {
   name: string;

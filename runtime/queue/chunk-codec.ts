@@ -11,7 +11,8 @@
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
-import { len32, len64, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
+import { unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
+import { len32, len64, putVarint32, putVarint64, readVarint64, rv } from "../../proto/wire/varint.js";
 import type { ChunkView, DataId, GroupSpan } from "../../proto/wire/chunk-view.js";
 import { decodeChunkV1 } from "./chunk-v1.js";
 
