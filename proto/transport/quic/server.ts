@@ -6,125 +6,31 @@
 // header, datagrams.ts) and messages rebuilt from them reach onMessage flagged.
 // Each negotiated connection is handed to the caller as a MessageTransport (the broker runs iSCP over it).
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
-import type { DatagramStats } from "../../wire/datagram.js";
-import { QuicDatagramChannel } from "./datagrams.js";
-import { flushSends } from "./patches/send-batch.js";
-import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "./tuning.js";
+import { QuicConnectionTransport } from "./connection-transport.js";
+import { QUIC_SHARED_CONFIG, quietLogger, tuneQuicConnection } from "./tuning.js";
 import { widenUdpBuffers } from "./patches/udp.js";
-import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../message-transport.js";
+import { decodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
 
-export class QuicServerTransport implements MessageTransport {
-  readonly kind = "quic" as const;
-  private inFlight = 0;
-  private closed = false;
-  private readonly closeCbs: ((reason: string) => void)[] = [];
-  private messageCb: ((f: Uint8Array, unreliable?: boolean) => void) | undefined;
-  private drainCb: (() => void) | undefined;
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-  private readonly dgram: QuicDatagramChannel;
-  private inputGate: Promise<void> | undefined;
-  private openInput: (() => void) | undefined;
-
-  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number, maxIncomingMessageBytes: number) {
-    this.writer = conn.newStream("uni").writable.getWriter();
-    this.dgram = new QuicDatagramChannel(conn, { maxIncomingMessageBytes });
-    this.dgram.onDrain(() => {
-      if (this.bufferedBytes() <= this.lowWaterBytes) this.drainCb?.();
-    });
-    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+class QuicServerTransport extends QuicConnectionTransport {
+  constructor(conn: QUICConnection, encoding: Encoding, lowWaterBytes: number, maxIncomingMessageBytes: number) {
+    super(conn, conn.newStream("uni").writable.getWriter(), encoding, lowWaterBytes, maxIncomingMessageBytes);
   }
 
-  /** Feeds the client's message stream; ends the connection on framing errors. */
+  /** Feeds the client's message stream; the connection ends with it (or on a framing error). */
   async readFrom(stream: QUICStream, maxMessageBytes: number): Promise<void> {
-    const reader = new LengthPrefixedReader(maxMessageBytes);
-    const chunks = stream.readable.getReader();
-    try {
-      for (;;) {
-        if (this.inputGate) await this.inputGate;
-        const { value, done } = await chunks.read();
-        if (done) break;
-        for (const m of reader.push(value)) this.messageCb?.(m);
-      }
-      this.fireClose("client finished its stream");
-    } catch (e) {
-      this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    await this.readMessages(stream, maxMessageBytes, "client");
     this.terminate();
-  }
-
-  /**
-   * Stops reading the client's stream (storage is behind). quiche then stops extending the stream's flow-control
-   * window, so the client can send at most that window more: its writes wait, as a paused TCP socket's would.
-   */
-  pauseInput(): void {
-    this.inputGate ??= new Promise<void>((r) => (this.openInput = r));
-  }
-
-  resumeInput(): void {
-    const open = this.openInput;
-    this.inputGate = this.openInput = undefined;
-    open?.();
-  }
-
-  send(frame: Uint8Array): void {
-    if (this.closed) return;
-    const n = frame.length;
-    this.inFlight += n;
-    this.writer.write(lengthPrefixed(frame)).then(
-      () => {
-        const before = this.inFlight;
-        this.inFlight -= n;
-        if (before > this.lowWaterBytes && this.inFlight <= this.lowWaterBytes) this.drainCb?.();
-      },
-      () => this.fireClose("quic write failed"),
-    );
-  }
-
-  /** On datagrams when the client enabled them, else on the stream. */
-  sendUnreliable(frame: Uint8Array): void {
-    if (this.closed) return;
-    if (!this.dgram.send(frame)) this.send(frame);
-  }
-
-  bufferedBytes(): number {
-    return this.inFlight + this.dgram.pendingBytes();
-  }
-
-  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void {
-    this.messageCb = cb;
-    this.dgram.onMessage((m) => this.messageCb?.(m, true));
-  }
-
-  datagramStats(): DatagramStats {
-    return this.dgram.stats();
-  }
-
-  onDrain(cb: () => void): void {
-    this.drainCb = cb;
-  }
-
-  onClose(cb: (reason: string) => void): void {
-    this.closeCbs.push(cb);
   }
 
   close(): void {
     // Let queued frames go out before the connection is closed.
-    void this.writer.close().catch(() => {}).then(() => flushSends(this.conn)).catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
+    this.closeAfterFlush(() => this.conn.stop({ isApp: true, errorCode: 0 }));
   }
 
   terminate(): void {
     void this.conn.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
-  }
-
-  private fireClose(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.resumeInput(); // a paused read then ends with the stream
-    this.dgram.close();
-    for (const cb of this.closeCbs) cb(reason);
   }
 }
 
@@ -236,9 +142,4 @@ export async function listenQuic(opts: QuicListenOptions): Promise<{ port: numbe
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };
   return { port: server.port, close };
-}
-
-/** @matrixai/quic logs every stream at INFO by default. */
-function quietLogger(): Logger {
-  return new Logger("iscp-quic", LogLevel.ERROR);
 }

@@ -1,5 +1,6 @@
 // What both iSCP QUIC ends set on @matrixai/quic: one config fragment and one per-connection step, so the client
 // and the broker cannot drift apart. The pieces and their measurements are in the modules imported here.
+import Logger, { LogLevel } from "@matrixai/logger";
 import { QUIC_DATAGRAM_CONFIG } from "./datagrams.js";
 import { sendPacketsDirectly } from "./patches/direct-send.js";
 import { lightenRecvLock } from "./patches/recv-lock.js";
@@ -26,4 +27,9 @@ export function tuneQuicConnection(connection: object, owner: object): void {
   coalesceSends(connection);
   sendPacketsDirectly(connection, owner);
   routeShortHeaders(owner);
+}
+
+/** @matrixai/quic logs every stream at INFO by default. */
+export function quietLogger(): Logger {
+  return new Logger("iscp-quic", LogLevel.ERROR);
 }
