@@ -6,8 +6,8 @@
 import { randomFillSync } from "node:crypto";
 import { QUICClient, events } from "@matrixai/quic";
 import { QuicConnectionTransport } from "./connection-transport.js";
-import { QUIC_SHARED_CONFIG, quietLogger, tuneQuicConnection } from "./tuning.js";
-import { udpPayloadConfig, widenUdpBuffers } from "./patches/udp.js";
+import { QUIC_SHARED_CONFIG, quietLogger } from "./tuning.js";
+import { installQuicPatches, udpPayloadConfig } from "./patches/index.js";
 import { encodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
 
@@ -61,9 +61,8 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
       ...(await udpPayloadConfig(opts.host)),
     },
   });
-  widenUdpBuffers(client);
   const conn = client.connection;
-  tuneQuicConnection(conn, client);
+  installQuicPatches(client, conn);
   const neg = conn.newStream("uni").writable.getWriter();
   await neg.write(encodeNegotiation({ enc: encoding }));
   await neg.close();

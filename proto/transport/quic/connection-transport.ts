@@ -7,7 +7,7 @@ import type { DatagramStats } from "../../wire/datagram.js";
 import type { Encoding } from "../../wire/message.js";
 import { lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../message-transport.js";
 import { QuicDatagramChannel } from "./datagrams.js";
-import { flushSends } from "./patches/send-batch.js";
+import { flushSends } from "./patches/index.js";
 
 export abstract class QuicConnectionTransport implements MessageTransport {
   readonly kind = "quic" as const;

@@ -8,8 +8,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
 import { QuicConnectionTransport } from "./connection-transport.js";
-import { QUIC_SHARED_CONFIG, quietLogger, tuneQuicConnection } from "./tuning.js";
-import { widenUdpBuffers } from "./patches/udp.js";
+import { QUIC_SHARED_CONFIG, quietLogger } from "./tuning.js";
+import { installQuicPatches } from "./patches/index.js";
 import { decodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
 
@@ -67,7 +67,7 @@ export interface QuicListenOptions {
 }
 
 function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: QUICServer): void {
-  tuneQuicConnection(conn, server);
+  installQuicPatches(server, conn);
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;
   const remote = `${conn.remoteHost}:${conn.remotePort}`;
@@ -137,7 +137,7 @@ export async function listenQuic(opts: QuicListenOptions): Promise<{ port: numbe
     opts.onError?.((evt as unknown as events.EventQUICServerError).detail);
   });
   await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
-  widenUdpBuffers(server);
+  installQuicPatches(server);
   const close = async () => {
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };

@@ -25,10 +25,11 @@ async function ignoreStopped(e: unknown): Promise<void> {
   if ((e as { name?: string } | undefined)?.name !== "ErrorQUICConnectionNotRunning") throw e;
 }
 
-export function coalesceSends(connection: object): void {
+/** Coalesces `connection`'s drains; false when the internals are not as expected. */
+export function coalesceSends(connection: object): boolean {
   const c = connection as { send?: () => Promise<void> };
   const drain = c.send;
-  if (typeof drain !== "function") return;
+  if (typeof drain !== "function") return false;
   drains.set(connection, drain);
   let scheduled: Promise<void> | undefined;
   c.send = () => {
@@ -41,6 +42,7 @@ export function coalesceSends(connection: object): void {
     });
     return scheduled;
   };
+  return true;
 }
 
 /**

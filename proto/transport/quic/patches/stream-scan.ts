@@ -13,7 +13,7 @@
 //   the data that opens it is readable.
 // A pending walk runs before the connection's next drain, and a drain that will report that the peer closed waits a
 // turn after it: data that arrived before the close (an iSCP Disconnect, say) must reach its reader first. So this
-// wraps the library's own drain, and must be installed before the drains are coalesced (quic-tuning.ts).
+// wraps the library's own drain, and must be installed before the drains are coalesced (index.ts).
 // A walk that runs once the connection has begun to stop may meet streams quiche has already dropped (the library
 // then fails to shut down a stream the peer opened in the last packets); the stop ends every stream anyway, so
 // such a failure is ignored. Any other failure is thrown, as the library's own walk would.

@@ -16,13 +16,16 @@ export function udpSocketOf(owner: object): dgram.Socket | undefined {
   return udp && typeof (udp as dgram.Socket).send === "function" ? (udp as dgram.Socket) : undefined;
 }
 
-export function widenUdpBuffers(owner: object): void {
+/** False when the socket is not there or refused (its defaults then stay). */
+export function widenUdpBuffers(owner: object): boolean {
   const udp = udpSocketOf(owner);
   try {
     udp?.setRecvBufferSize(UDP_BUFFER_BYTES);
     udp?.setSendBufferSize(UDP_BUFFER_BYTES);
+    return udp !== undefined;
   } catch {
     // Not bound yet or refused by the kernel: the defaults stay.
+    return false;
   }
 }
 
