@@ -1,7 +1,7 @@
 // @matrixai/quic takes a Lock (@matrixai/async-locks) around every UDP packet it receives, to keep each
 // recv and its send together. That Lock's withF builds a timed cancellable per call: an AbortController, a
 // timer and an error object with a captured stack. Profiled at 1 KiB points, this was most of QUIC's CPU
-// time on both ends (~85 % of a core each for ~1.5 MB/s). This swaps a connection's recvLock for a
+// time on both ends. This swaps a connection's recvLock for a
 // promise chain. It reaches into the library's internals (`recvLock`); should they change, nothing is swapped.
 //
 // Receives start one after another in arrival order, each once the previous one has handed its packet to

@@ -30,7 +30,7 @@ export function widenUdpBuffers(owner: object): boolean {
 }
 
 // UDP payload size. @matrixai/quic's default, 1,350 bytes, fits any real path without IP fragmentation,
-// but its per-packet cost in JavaScript bounds a connection to a few thousand packets/s (~2-4 MB/s).
+// but its per-packet cost in JavaScript bounds a connection to a few thousand packets a second.
 // On loopback there is no path MTU to respect (lo's MTU is 64 KiB, which is also why TCP there sends
 // 64 KiB segments), so a client whose server is a loopback address sends packets of up to
 // LOOPBACK_UDP_PAYLOAD bytes: with a limit of 65,507 quiche built none larger than 16,383 anyway. Every other
@@ -66,8 +66,7 @@ export async function udpPayloadConfig(host: string): Promise<{ maxSendUdpPayloa
 
 /**
  * Bytes the library reads from a stream per call (its default is 4 KiB). Each read is a pull through a web stream
- * and a drain request, and a loopback packet carries up to 16 KiB: one read per packet instead of four. Paired
- * bench runs (server side): 1 KiB points 15.0-18.0 -> 17.6-21.2 MB/s, 64 KiB 15.5-17.9 -> 18.0-22.1 MB/s. Each
+ * and a drain request, and a loopback packet carries up to 16 KiB: one read per packet instead of four. Each
  * stream holds one buffer of this size.
  */
 export const STREAM_READ_CHUNK = 16 * 1024;
