@@ -22,7 +22,7 @@ describe("@matrixai/quic version", () => {
     const pinned = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies["@matrixai/quic"];
     expect(pinned, "@matrixai/quic must be pinned to one version in package.json: the patches reach into its internals").toMatch(/^\d+\.\d+\.\d+$/);
     const installed = (createRequire(import.meta.url)("@matrixai/quic/package.json") as { version: string }).version;
-    expect(installed, `@matrixai/quic ${installed} is installed but ${pinned} is pinned: re-check the patches in proto/transport/quic/patches (${patches.join(", ")}) against the new version's internals, then change the pin`).toBe(pinned);
+    expect(installed, `@matrixai/quic ${installed} is installed but ${pinned} is pinned: re-check the patches in proto/transport/quic/patches (${patches.join(", ")}) and the datagram channel (proto/transport/quic/datagrams.ts) against the new version's internals, then change the pin`).toBe(pinned);
   });
 
   it("takes every patch on a real client connection of the pinned version", async () => {
