@@ -1,4 +1,4 @@
-// What the connection layers (cloud/iscp/broker/conn.ts, runtime/iscp/conn.ts) need from a transport:
+// What the connection layers (the broker's and the agent's iSCP connections) need from a transport:
 // whole encoded iSCP messages in and out, plus a byte count for backpressure. WebSocket and QUIC
 // implement it on each side; framing details stay inside the transports.
 import type { DatagramStats } from "../wire/datagram.js";

@@ -1,7 +1,7 @@
 // Buffers of large received frames, reused frame after frame. A WebSocket message that spans socket reads
-// is assembled into a buffer of its own: ~1 MiB per upstream chunk of 64 KiB points. Fresh, each was memory
-// outside V8's heap that V8 counts towards its next collection; at 250 MB/s the cloud ran a scavenge every
-// ~60 ms and a mark-compact every ~200 ms, a quarter of its CPU.
+// is assembled into a buffer of its own, one per upstream chunk of large points. Fresh, each is memory outside
+// V8's heap that V8 counts towards its next collection, so at high rates the cloud spent much of its CPU
+// collecting them (the measurements are in docs/iscp.md, "Received frames").
 //
 // A frame's buffer goes back to the pool only when all of these hold:
 // - the connection handled it as an upstream chunk within the frame's callback (`reusable`);

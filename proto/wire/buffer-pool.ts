@@ -1,6 +1,6 @@
 // Reusable buffers for large, short-lived byte blocks: chunk frames, stored chunks, payloads on their way to
 // a file. Node gives every buffer over 4 KiB its own memory outside V8's heap, and V8 counts that memory
-// towards its next full collection: at 100 MB/s of 1 MiB blocks it ran a mark-compact about every 100 ms.
+// towards its next full collection: at high rates of large blocks it ran mark-compacts back to back.
 // A block comes back (give) exactly once, from the one place that knows nothing reads it any more; one
 // that never comes back is simply collected. Blocks not taken from the pool are ignored by give.
 

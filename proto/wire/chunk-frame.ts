@@ -1,4 +1,4 @@
-// A stored chunk (runtime/queue/chunk-codec.ts) straight to the protobuf bytes of one iSCP
+// A stored chunk (chunk-view.ts) straight to the protobuf bytes of one iSCP
 // `Message { upstream_chunk }`: the chunk keeps each group's `data_points` entries as iSCP bytes, so this
 // sizes and copies a span per data id (nothing per point). The bytes are those protobufjs writes for the same chunk
 // built as objects (ClientUpstream's object path): every field it sets is written, in field order.
@@ -9,8 +9,9 @@
 //   DataPointGroup data_id = 1 (LEN) | data_id_alias = 2, data_points = 3 (LEN, repeated)
 //   DataPoint      elapsed_time = 1 (sint64, ZigZag), payload = 2 (LEN)
 //   DataID         name = 1, type = 2 (strings)
-import { len32, lenField, putVarint32 as varint } from "./pb-bits.js";
-import { dataIdSize, writeDataId, type ChunkView, type DataId } from "../../runtime/queue/chunk-codec.js";
+import { lenField } from "./pb-bits.js";
+import { len32, putVarint32 as varint } from "./varint.js";
+import { dataIdSize, writeDataId, type ChunkView, type DataId } from "./chunk-view.js";
 
 export interface ChunkFrameOptions {
   streamIdAlias: number;

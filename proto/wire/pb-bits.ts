@@ -1,6 +1,8 @@
 // Protobuf wire pieces for the hand-written iSCP encoders (the agent's stored chunks, chunk frames):
-// sint64 ZigZag of a JS number as two 32-bit halves, varint sizes and writes, and the reverse.
+// sint64 ZigZag of a JS number as two 32-bit halves and the reverse, field sizes, re-tagging entries.
+// The varints themselves are in varint.ts.
 import Long from "long";
+import { len32, readVarint64, rv } from "./varint.js";
 
 const TWO32 = 4294967296;
 const TWO63 = 9223372036854775808;
@@ -48,69 +50,9 @@ export function unzigzag(lo: number, hi: number): number {
   return lo & 1 ? -(mHi * TWO32 + mLo + 1) : mHi * TWO32 + mLo;
 }
 
-/** Bytes of a varint holding an unsigned 32-bit value. */
-export function len32(v: number): number {
-  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
-}
-
-/** Bytes of a varint holding an unsigned 64-bit value given as 32-bit halves. */
-export function len64(lo: number, hi: number): number {
-  if (hi === 0) return len32(lo);
-  const mid = ((lo >>> 28) | (hi << 4)) >>> 0;
-  const top = hi >>> 24;
-  if (top === 0) return mid < 0x4000 ? (mid < 0x80 ? 5 : 6) : mid < 0x200000 ? 7 : 8;
-  return top < 0x80 ? 9 : 10;
-}
-
 /** Bytes of a length-delimited field with a one-byte tag. */
 export function lenField(n: number): number {
   return 1 + len32(n) + n;
-}
-
-/** Writes an unsigned 32-bit varint at p; returns the position after it. */
-export function putVarint32(out: Uint8Array, p: number, v: number): number {
-  while (v > 0x7f) {
-    out[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  out[p++] = v;
-  return p;
-}
-
-/** Writes an unsigned 64-bit varint given as halves at p; returns the position after it. */
-export function putVarint64(out: Uint8Array, p: number, lo: number, hi: number): number {
-  while (hi !== 0) {
-    out[p++] = (lo & 0x7f) | 0x80;
-    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
-    hi >>>= 7;
-  }
-  return putVarint32(out, p, lo);
-}
-
-/** A varint read by readVarint64 (module scratch): halves and the position after it. */
-export const rv = { lo: 0, hi: 0, pos: 0 };
-
-/** Reads a varint of up to 64 bits at p (halves into rv); throws past `end` or beyond 10 bytes. */
-export function readVarint64(b: Uint8Array, p: number, end: number): void {
-  let lo = 0;
-  let hi = 0;
-  for (let shift = 0; shift < 70; shift += 7) {
-    if (p >= end) throw new Error("truncated varint");
-    const x = b[p++]!;
-    const bits = x & 0x7f;
-    if (shift < 28) lo |= bits << shift;
-    else if (shift === 28) {
-      lo |= bits << 28;
-      hi |= bits >>> 4;
-    } else hi |= bits << (shift - 32);
-    if (x < 0x80) {
-      rv.lo = lo >>> 0;
-      rv.hi = hi >>> 0;
-      rv.pos = p;
-      return;
-    }
-  }
-  throw new Error("varint longer than 10 bytes");
 }
 
 /**
@@ -121,12 +63,7 @@ export function retagEntries(b: Uint8Array, from: number, to: number, tag: numbe
   let o = from;
   while (o < to) {
     b[o++] = tag;
-    let len = 0;
-    for (let shift = 0; ; shift += 7) {
-      const x = b[o++]!;
-      len += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) break;
-    }
-    o += len;
+    readVarint64(b, o, to);
+    o = rv.pos + rv.lo;
   }
 }

@@ -7,7 +7,8 @@
 import { iscp2, QoS } from "../../proto/wire/message.js";
 import { toLong } from "../../proto/wire/long.js";
 import { bytesToUuid } from "../../proto/wire/uuid.js";
-import { chunkGroups, chunkView, decodeChunk, type ChunkView } from "../queue/chunk-codec.js";
+import { chunkGroups, chunkView, decodeChunk } from "../queue/chunk-codec.js";
+import type { ChunkView } from "../../proto/wire/chunk-view.js";
 import { encodeUpstreamChunkMessage } from "../../proto/wire/chunk-frame.js";
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { IscpClient } from "./conn.js";

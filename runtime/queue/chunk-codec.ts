@@ -6,37 +6,15 @@
 //   0x1a len | DataPoint { 0x08 elapsed_time (sint64, ZigZag), 0x12 len payload }
 // (the bytes protobufjs writes for them). Groups are in order of their first point; the order of points
 // of different data ids within one chunk is not kept (an iSCP chunk does not keep it either).
+// The chunk's view (groups as spans, chunk-view.ts) is iSCP's, in proto/wire.
 // Bit 31 of the count tells this layout from the older one (chunk-v1.ts), which is still read.
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
 import type { DataPoint } from "../datapoint.js";
 import { FramePoint } from "../ipc/frame-point.js";
-import { len32, len64, lenField, putVarint32, putVarint64, readVarint64, rv, unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
+import { unzigzag, zigzag, zz } from "../../proto/wire/pb-bits.js";
+import { len32, len64, putVarint32, putVarint64, readVarint64, rv } from "../../proto/wire/varint.js";
+import type { ChunkView, DataId, GroupSpan } from "../../proto/wire/chunk-view.js";
 import { decodeChunkV1 } from "./chunk-v1.js";
-
-export interface DataId {
-  name: string;
-  type: string;
-}
-
-/** A stored chunk's groups as spans of its buffer (nothing per point). */
-export interface ChunkView {
-  count: number;
-  groups: GroupSpan[];
-  buffer: Buffer;
-}
-
-export interface GroupSpan {
-  dataId: DataId;
-  /** The UTF-8 bytes of name and type in the buffer. */
-  nameStart: number;
-  nameEnd: number;
-  typeStart: number;
-  typeEnd: number;
-  count: number;
-  /** The group's `data_points` entries. */
-  start: number;
-  end: number;
-}
 
 /** Points as arrays (decoded from the entries): tests, deferred upload, the enc=json send path. */
 export interface DecodedChunk {
@@ -221,22 +199,6 @@ export function encodeChunk(points: readonly DataPoint[], reserve = 0): Buffer {
   const b = new ChunkBuilder();
   for (const p of points) b.add(p);
   return b.finish(reserve);
-}
-
-/** Bytes of a group's data id as a protobuf `DataID` / `StoreDataID` body (name = 1, type = 2). */
-export function dataIdSize(g: GroupSpan): number {
-  return lenField(g.nameEnd - g.nameStart) + lenField(g.typeEnd - g.typeStart);
-}
-
-/** Writes a group's data id as a length-prefixed `DataID` body (copied from the chunk) at p; returns the position after it. */
-export function writeDataId(out: Buffer, p: number, buffer: Buffer, g: GroupSpan): number {
-  p = putVarint32(out, p, dataIdSize(g));
-  out[p++] = 0x0a;
-  p = putVarint32(out, p, g.nameEnd - g.nameStart);
-  p += buffer.copy(out, p, g.nameStart, g.nameEnd);
-  out[p++] = 0x12;
-  p = putVarint32(out, p, g.typeEnd - g.typeStart);
-  return p + buffer.copy(out, p, g.typeStart, g.typeEnd);
 }
 
 /** The groups of a stored chunk; a chunk in the older layout is converted (read once, after an upgrade). */

@@ -2,7 +2,8 @@
 // written by an older agent is sent and uploaded after an upgrade:
 //   u32le point count (bit 31 clear) | u16le data-id count | per data id: u16le type length, type,
 //   u16le name length, name | per point: u16le data-id index, f64le elapsed ns, u32le payload length, payload
-import type { DataId, DecodedChunk } from "./chunk-codec.js";
+import type { DecodedChunk } from "./chunk-codec.js";
+import type { DataId } from "../../proto/wire/chunk-view.js";
 
 const f64 = new Float64Array(1);
 const f64b = new Uint8Array(f64.buffer);

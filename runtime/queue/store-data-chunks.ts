@@ -6,8 +6,10 @@
 //   StoreDataChunks     meas_uuid = 1, sequence_uuid = 2, chunks = 3 (LEN, repeated)
 //   StoreDataChunk      sequence_number = 1, data_point_groups = 2 (LEN, repeated)
 //   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
-import { len32, lenField, putVarint32, retagEntries } from "../../proto/wire/pb-bits.js";
-import { chunkView, dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "./chunk-codec.js";
+import { lenField, retagEntries } from "../../proto/wire/pb-bits.js";
+import { len32, putVarint32 } from "../../proto/wire/varint.js";
+import { chunkView } from "./chunk-codec.js";
+import { dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "../../proto/wire/chunk-view.js";
 import type { DurableQueue } from "./store.js";
 
 export interface UploadBatch {

@@ -7,7 +7,6 @@ import { IscpHub } from "./hub.js";
 import { DEFAULT_LIMITS, silentLogger, type IscpBrokerOptions } from "./options.js";
 import { wsUpgradeHandler, type UpgradeRefusalBody } from "../../../proto/transport/ws/server.js";
 import { loadQuicServer } from "../../../proto/transport/quic/load.js";
-import type { startIscpQuic as StartIscpQuic } from "../../../proto/transport/quic/server.js";
 
 export const ISCP_PATH = "/api/iscp/connect";
 
@@ -76,7 +75,40 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
   return broker;
 }
 
-/** iSCP over QUIC on the broker; the QUIC library is loaded here, on demand (QuicUnavailableError where it cannot load). */
-export async function startIscpQuic(o: Parameters<typeof StartIscpQuic>[0]): ReturnType<typeof StartIscpQuic> {
-  return (await loadQuicServer()).startIscpQuic(o);
+export interface IscpQuicOptions extends IscpBrokerOptions {
+  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
+  broker?: IscpBroker;
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+}
+
+/**
+ * Listens for iSCP over QUIC; every negotiated connection runs the broker's protocol. The QUIC library is
+ * loaded here, on demand (QuicUnavailableError where it cannot load).
+ */
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
+  const broker = opts.broker ?? new IscpBroker(opts);
+  const L = broker.hub.limits;
+  const log = broker.hub.logger;
+  const { listenQuic } = await loadQuicServer();
+  const quic = await listenQuic({
+    host: opts.host,
+    port: opts.port,
+    key: opts.key,
+    cert: opts.cert,
+    maxIdleTimeoutMs: opts.maxIdleTimeoutMs,
+    // Twice the limit, as on WebSocket: an oversized message still arrives and gets its Disconnect.
+    maxStreamMessageBytes: L.maxIncomingMessageBytes * 2,
+    maxIncomingMessageBytes: L.maxIncomingMessageBytes,
+    lowWaterBytes: L.transportHighWaterBytes >> 1,
+    onTransport: (t, remote) => broker.accept(t, remote),
+    onRefused: (remote, why) => log.info({ remote, why }, "iscp quic connection refused"),
+    onError: (err) => log.warn({ err: String(err) }, "iscp quic server error"),
+  });
+  broker.onClose(quic.close);
+  return { port: quic.port, broker, close: quic.close };
 }

@@ -3,7 +3,7 @@
 // this reaches its internals: the native quiche connection (`connection.conn`: dgramSend,
 // dgramRecvVec, ...), `connection.send()` to turn queued frames into UDP packets at once, and
 // `connection.recv()`, wrapped to drain received datagrams after every UDP packet.
-// Messages are segmented with the iSCP 8-byte header (./datagram.ts). Sending never blocks: what does
+// Messages are segmented with the iSCP 8-byte header (proto/wire/datagram.ts). Sending never blocks: what does
 // not fit quiche's send queue waits in a bounded backlog (oldest messages dropped beyond it).
 import type { QUICConnection } from "@matrixai/quic";
 import { ISCP_GO_MAX_DATAGRAM_BYTES, SEGMENT_HEADER_BYTES, segmentMessage, SegmentReassembler, SegmentSequence, type DatagramStats } from "../../wire/datagram.js";

@@ -3,129 +3,34 @@
 // parameters, its second one all client->server messages; the server opens one unidirectional
 // stream for server->client messages. Each message is `u32be length, bytes`.
 // QUIC DATAGRAMs are enabled: sendUnreliable() segments a message onto them (iSCP 8-byte segment
-// header, proto/transport/quic/datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+// header, datagrams.ts) and messages rebuilt from them reach onMessage flagged.
+// Each negotiated connection is handed to the caller as a MessageTransport (the broker runs iSCP over it).
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import Logger, { LogLevel } from "@matrixai/logger";
 import { QUICServer, events, type QUICConnection, type QUICStream } from "@matrixai/quic";
-import type { DatagramStats } from "../../wire/datagram.js";
-import { QuicDatagramChannel } from "./datagrams.js";
-import { flushSends } from "./patches/send-batch.js";
-import { QUIC_SHARED_CONFIG, tuneQuicConnection } from "./tuning.js";
-import { widenUdpBuffers } from "./patches/udp.js";
-import { decodeNegotiation, lengthPrefixed, LengthPrefixedReader, type MessageTransport } from "../message-transport.js";
+import { QuicConnectionTransport } from "./connection-transport.js";
+import { QUIC_SHARED_CONFIG, quietLogger } from "./tuning.js";
+import { installQuicPatches } from "./patches/index.js";
+import { decodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
-import type { IscpBroker } from "../../../cloud/iscp/broker/broker.js";
-import type { IscpBrokerOptions } from "../../../cloud/iscp/broker/options.js";
 
-export class QuicServerTransport implements MessageTransport {
-  readonly kind = "quic" as const;
-  private inFlight = 0;
-  private closed = false;
-  private readonly closeCbs: ((reason: string) => void)[] = [];
-  private messageCb: ((f: Uint8Array, unreliable?: boolean) => void) | undefined;
-  private drainCb: (() => void) | undefined;
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-  private readonly dgram: QuicDatagramChannel;
-  private inputGate: Promise<void> | undefined;
-  private openInput: (() => void) | undefined;
-
-  constructor(private readonly conn: QUICConnection, readonly encoding: Encoding, private readonly lowWaterBytes: number, maxIncomingMessageBytes: number) {
-    this.writer = conn.newStream("uni").writable.getWriter();
-    this.dgram = new QuicDatagramChannel(conn, { maxIncomingMessageBytes });
-    this.dgram.onDrain(() => {
-      if (this.bufferedBytes() <= this.lowWaterBytes) this.drainCb?.();
-    });
-    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+class QuicServerTransport extends QuicConnectionTransport {
+  constructor(conn: QUICConnection, encoding: Encoding, lowWaterBytes: number, maxIncomingMessageBytes: number) {
+    super(conn, conn.newStream("uni").writable.getWriter(), encoding, lowWaterBytes, maxIncomingMessageBytes);
   }
 
-  /** Feeds the client's message stream; ends the connection on framing errors. */
+  /** Feeds the client's message stream; the connection ends with it (or on a framing error). */
   async readFrom(stream: QUICStream, maxMessageBytes: number): Promise<void> {
-    const reader = new LengthPrefixedReader(maxMessageBytes);
-    const chunks = stream.readable.getReader();
-    try {
-      for (;;) {
-        if (this.inputGate) await this.inputGate;
-        const { value, done } = await chunks.read();
-        if (done) break;
-        for (const m of reader.push(value)) this.messageCb?.(m);
-      }
-      this.fireClose("client finished its stream");
-    } catch (e) {
-      this.fireClose(`quic read failed: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    await this.readMessages(stream, maxMessageBytes, "client");
     this.terminate();
-  }
-
-  /**
-   * Stops reading the client's stream (storage is behind). quiche then stops extending the stream's flow-control
-   * window, so the client can send at most that window more: its writes wait, as a paused TCP socket's would.
-   */
-  pauseInput(): void {
-    this.inputGate ??= new Promise<void>((r) => (this.openInput = r));
-  }
-
-  resumeInput(): void {
-    const open = this.openInput;
-    this.inputGate = this.openInput = undefined;
-    open?.();
-  }
-
-  send(frame: Uint8Array): void {
-    if (this.closed) return;
-    const n = frame.length;
-    this.inFlight += n;
-    this.writer.write(lengthPrefixed(frame)).then(
-      () => {
-        const before = this.inFlight;
-        this.inFlight -= n;
-        if (before > this.lowWaterBytes && this.inFlight <= this.lowWaterBytes) this.drainCb?.();
-      },
-      () => this.fireClose("quic write failed"),
-    );
-  }
-
-  /** On datagrams when the client enabled them, else on the stream. */
-  sendUnreliable(frame: Uint8Array): void {
-    if (this.closed) return;
-    if (!this.dgram.send(frame)) this.send(frame);
-  }
-
-  bufferedBytes(): number {
-    return this.inFlight + this.dgram.pendingBytes();
-  }
-
-  onMessage(cb: (frame: Uint8Array, unreliable?: boolean) => void): void {
-    this.messageCb = cb;
-    this.dgram.onMessage((m) => this.messageCb?.(m, true));
-  }
-
-  datagramStats(): DatagramStats {
-    return this.dgram.stats();
-  }
-
-  onDrain(cb: () => void): void {
-    this.drainCb = cb;
-  }
-
-  onClose(cb: (reason: string) => void): void {
-    this.closeCbs.push(cb);
   }
 
   close(): void {
     // Let queued frames go out before the connection is closed.
-    void this.writer.close().catch(() => {}).then(() => flushSends(this.conn)).catch(() => {}).finally(() => this.conn.stop({ isApp: true, errorCode: 0 }).catch(() => {}));
+    this.closeAfterFlush(() => this.conn.stop({ isApp: true, errorCode: 0 }));
   }
 
   terminate(): void {
     void this.conn.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
-  }
-
-  private fireClose(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.resumeInput(); // a paused read then ends with the stream
-    this.dgram.close();
-    for (const cb of this.closeCbs) cb(reason);
   }
 }
 
@@ -140,14 +45,34 @@ async function readAll(stream: QUICStream, limit: number): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICServer): void {
-  tuneQuicConnection(conn, server);
-  const L = broker.hub.limits;
+/** What the QUIC listener needs from its caller: limits, and where accepted connections go. */
+export interface QuicListenOptions {
+  host?: string;
+  port?: number;
+  /** PEM TLS key and certificate. */
+  key: string;
+  cert: string;
+  maxIdleTimeoutMs?: number;
+  /** Largest length a message on the client's stream may declare; a larger one ends the connection. */
+  maxStreamMessageBytes: number;
+  /** Largest message rebuilt from datagrams. */
+  maxIncomingMessageBytes: number;
+  /** bufferedBytes() below which a transport fires onDrain. */
+  lowWaterBytes: number;
+  /** Each negotiated connection, as a transport; `remote` is `host:port`. */
+  onTransport(t: MessageTransport, remote: string): void;
+  /** A connection refused before it became a transport (bad negotiation, unsupported parameters). */
+  onRefused?(remote: string, why: string): void;
+  onError?(err: unknown): void;
+}
+
+function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: QUICServer): void {
+  installQuicPatches(server, conn);
   let negotiated: Promise<Record<string, string>> | undefined;
   let messages: QUICStream | undefined;
   const remote = `${conn.remoteHost}:${conn.remotePort}`;
   const fail = (why: string) => {
-    broker.hub.logger.info({ remote, why }, "iscp quic connection refused");
+    opts.onRefused?.(remote, why);
     void conn.stop({ isApp: true, errorCode: 1 }).catch(() => {});
   };
   const begin = () => {
@@ -157,9 +82,9 @@ function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICS
       const enc = params.enc ?? "proto";
       if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
       if (params.comp) return fail("compression is not supported");
-      const t = new QuicServerTransport(conn, enc, L.transportHighWaterBytes >> 1, L.maxIncomingMessageBytes);
-      broker.accept(t, remote);
-      void t.readFrom(stream, L.maxIncomingMessageBytes * 2);
+      const t = new QuicServerTransport(conn, enc, opts.lowWaterBytes, opts.maxIncomingMessageBytes);
+      opts.onTransport(t, remote);
+      void t.readFrom(stream, opts.maxStreamMessageBytes);
     }, () => {});
   };
   conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
@@ -180,20 +105,8 @@ function serveConnection(broker: IscpBroker, conn: QUICConnection, server: QUICS
   });
 }
 
-export interface IscpQuicOptions extends IscpBrokerOptions {
-  /** Share streams with a WebSocket broker; a new broker is created otherwise. */
-  broker?: IscpBroker;
-  host?: string;
-  port?: number;
-  /** PEM TLS key and certificate. */
-  key: string;
-  cert: string;
-  maxIdleTimeoutMs?: number;
-}
-
-export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
-  const { IscpBroker } = await import("../../../cloud/iscp/broker/broker.js");
-  const broker = opts.broker ?? new IscpBroker(opts);
+/** Listens for iSCP QUIC connections; each negotiated one goes to `opts.onTransport`. */
+export async function listenQuic(opts: QuicListenOptions): Promise<{ port: number; close(): Promise<void> }> {
   const hmacKey = randomBytes(32);
   const server = new QUICServer({
     logger: quietLogger(),
@@ -218,21 +131,15 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {
-    serveConnection(broker, (evt as unknown as events.EventQUICServerConnection).detail, server);
+    serveConnection(opts, (evt as unknown as events.EventQUICServerConnection).detail, server);
   });
   server.addEventListener(events.EventQUICServerError.name, (evt: Event) => {
-    broker.hub.logger.warn({ err: String((evt as unknown as events.EventQUICServerError).detail) }, "iscp quic server error");
+    opts.onError?.((evt as unknown as events.EventQUICServerError).detail);
   });
   await server.start({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0 });
-  widenUdpBuffers(server);
+  installQuicPatches(server);
   const close = async () => {
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };
-  broker.onClose(close);
-  return { port: server.port, broker, close };
-}
-
-/** @matrixai/quic logs every stream at INFO by default. */
-function quietLogger(): Logger {
-  return new Logger("iscp-quic", LogLevel.ERROR);
+  return { port: server.port, close };
 }

@@ -3,90 +3,10 @@
 // client would otherwise send DEFLATE bytes the broker cannot read.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer } from "ws";
 import type { MessageTransport } from "../message-transport.js";
-import type { Encoding } from "../../wire/message.js";
-import { releaseFrame } from "../received-frames.js";
 import { receivedMessagePooling } from "./pooled-receive.js";
-
-export class WsServerTransport implements MessageTransport {
-  readonly kind = "websocket" as const;
-  private inFlight = 0;
-  private closed = false;
-  private readonly closeCbs: ((reason: string) => void)[] = [];
-  private drainCb: (() => void) | undefined;
-
-  constructor(private readonly ws: WebSocket, readonly encoding: Encoding, private readonly lowWaterBytes: number) {
-    ws.on("close", (code, reason) => this.fireClose(`websocket closed ${code} ${reason.toString()}`));
-    ws.on("error", (err) => this.fireClose(`websocket error ${err.message}`));
-  }
-
-  send(frame: Uint8Array): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-    const n = frame.length;
-    this.inFlight += n;
-    // The callback runs once the frame is handed to the socket: a peer that stops reading
-    // leaves it pending, which is what the relay's backpressure watches.
-    this.ws.send(frame, { binary: true }, (_err?: Error) => {
-      const before = this.inFlight;
-      this.inFlight -= n;
-      if (before > this.lowWaterBytes && this.inFlight <= this.lowWaterBytes) this.drainCb?.();
-    });
-  }
-
-  /** WebSocket has no unreliable path: every QoS goes on the socket. */
-  sendUnreliable(frame: Uint8Array): void {
-    this.send(frame);
-  }
-
-  pauseInput(): void {
-    this.ws.pause();
-  }
-
-  resumeInput(): void {
-    this.ws.resume();
-  }
-
-  bufferedBytes(): number {
-    return this.inFlight;
-  }
-
-  onMessage(cb: (frame: Uint8Array) => void): void {
-    this.ws.on("message", (data, isBinary) => {
-      if (!isBinary) return; // iSCP frames are binary; a text frame is ignored
-      const frame = data instanceof Buffer ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-      try {
-        cb(frame);
-      } finally {
-        releaseFrame(frame); // a pooled frame (ws-pooled-receive.ts) goes back once its readers let go
-      }
-    });
-  }
-
-  onDrain(cb: () => void): void {
-    this.drainCb = cb;
-  }
-
-  onClose(cb: (reason: string) => void): void {
-    this.closeCbs.push(cb);
-  }
-
-  close(): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.close(1000);
-    // A peer that never answers the close handshake is cut off.
-    setTimeout(() => this.ws.terminate(), 2000).unref();
-  }
-
-  terminate(): void {
-    this.ws.terminate();
-  }
-
-  private fireClose(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const cb of this.closeCbs) cb(reason);
-  }
-}
+import { WsSocketTransport } from "./socket-transport.js";
 
 /** The body of an HTTP refusal of an upgrade: the server's error format for `status` and `title`. */
 export type UpgradeRefusalBody = (status: number, title: string) => { contentType: string; body: string };
@@ -95,7 +15,7 @@ export interface WsAcceptOptions {
   path: string;
   maxPayloadBytes: number;
   lowWaterBytes: number;
-  onTransport(t: WsServerTransport, remote: string): void;
+  onTransport(t: MessageTransport, remote: string): void;
   /** Called once if ws's internals moved and large messages can no longer be received into reused buffers. */
   onPoolingUnavailable?(): void;
   /** How refusals are written; plain text when absent. */
@@ -143,7 +63,7 @@ export function wsUpgradeHandler(opts: WsAcceptOptions): { handle: (req: Incomin
     wss.handleUpgrade(req, socket, head, (ws) => {
       pool(ws);
       const remote = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
-      opts.onTransport(new WsServerTransport(ws, enc, opts.lowWaterBytes), remote);
+      opts.onTransport(new WsSocketTransport(ws, enc, opts.lowWaterBytes), remote);
     });
   };
   return { handle, close: () => wss.close() };

@@ -11,7 +11,8 @@ import { encodeUpstreamChunkMessage } from "../../../proto/wire/chunk-frame.js";
 import { IscpClient } from "../../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
-import { chunkGroups, chunkView, decodeChunk, encodeChunk, type ChunkView } from "../../../runtime/queue/chunk-codec.js";
+import { chunkGroups, chunkView, decodeChunk, encodeChunk } from "../../../runtime/queue/chunk-codec.js";
+import type { ChunkView } from "../../../proto/wire/chunk-view.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 
 type AliasOf = (name: string, type: string) => number | undefined;

@@ -2,7 +2,7 @@
 // wrapped in an EventQUICConnectionSend, dispatched through the connection's EventTarget (and its catch-all
 // listener), received by an async handler of the client or server, and sent through a promisified
 // dgram.send, so each packet costs an event, two dispatches, two promises and a closure. Profiled on both ends
-// of a bulk transfer, that path was ~13 % of the busy time (the receiving end pays it for every ACK). This
+// of a bulk transfer, that path was a large share of the busy time (the receiving end pays it for every ACK). This
 // sends a connection's packets straight to the UDP socket instead. A packet the socket refuses is handed to
 // the library's own path, which sends it again and reports the failure as it always did (a duplicate packet is
 // harmless in QUIC). It reaches into the library's internals (`dispatchEvent`, the event's `detail`, the

@@ -1,13 +1,13 @@
 // @matrixai/quic takes a Lock (@matrixai/async-locks) around every UDP packet it receives, to keep each
 // recv and its send together. That Lock's withF builds a timed cancellable per call: an AbortController, a
 // timer and an error object with a captured stack. Profiled at 1 KiB points, this was most of QUIC's CPU
-// time on both ends (~85 % of a core each for ~1.5 MB/s). This swaps a connection's recvLock for a
+// time on both ends. This swaps a connection's recvLock for a
 // promise chain. It reaches into the library's internals (`recvLock`); should they change, nothing is swapped.
 //
 // Receives start one after another in arrival order, each once the previous one has handed its packet to
 // quiche (the synchronous start of the library's receive: quiche's recv, then the stream walk), but none waits
 // for the previous one's drain. Holding the lock over the drain, now coalesced to one per event-loop turn
-// (quic-send-batch.ts), let one packet through per turn: the receiver then answered every data packet with an
+// (send-batch.ts), let one packet through per turn: the receiver then answered every data packet with an
 // ACK of its own, which the sender had to process in turn. Packets already queued on the socket now share a turn
 // and a drain, as quiche expects (receive all that is there, then send).
 
@@ -17,10 +17,11 @@ interface RecvLock {
   withF<T>(f: () => Promise<T>): Promise<T>;
 }
 
-export function lightenRecvLock(connection: object): void {
+/** Swaps `connection`'s receive lock; false when the internals are not as expected. */
+export function lightenRecvLock(connection: object): boolean {
   const c = connection as { recvLock?: Partial<RecvLock> };
   const old = c.recvLock;
-  if (!old || typeof old.withF !== "function" || typeof old.isLocked !== "function" || typeof old.waitForUnlock !== "function") return;
+  if (!old || typeof old.withF !== "function" || typeof old.isLocked !== "function" || typeof old.waitForUnlock !== "function") return false;
   let pending = 0;
   let idle: Promise<void> = Promise.resolve();
   let settleIdle: (() => void) | undefined;
@@ -43,4 +44,5 @@ export function lightenRecvLock(connection: object): void {
     return run;
   };
   c.recvLock = { isLocked: () => pending > 0, waitForUnlock: () => idle, withF } as unknown as RecvLock;
+  return true;
 }

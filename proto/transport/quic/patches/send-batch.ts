@@ -1,11 +1,10 @@
 // @matrixai/quic drains a connection into UDP packets (its `send()`: quiche's send until Done, then the idle timer
 // and the peer's error are read) after every packet received, every 4 KiB read from a stream and every stream
-// write: about 2.5 drains per packet at loopback rates, most of them finding a packet only partly filled or
+// write: several drains per packet at loopback rates, most of them finding a packet only partly filled or
 // nothing to send, each costing several calls into the native binding. This coalesces them: the calls made
 // within one turn of the event loop share one drain, run once the I/O phase has handed over every datagram and
 // stream event already there (setImmediate), so packets leave full. Callers still await the drain that covers
-// their call, and see its failure. Paired bench runs: 1 KiB points 12.4-13.8 -> 17.3-21.6 MB/s, 64 KiB
-// 12.6-15.0 -> 18.4-18.9 MB/s, 16 B within noise. Before a close, flushSends() drains at once: the library's
+// their call, and see its failure. Before a close, flushSends() drains at once: the library's
 // own drains ran synchronously with each write, so closing right after a write used to send it first. It reaches
 // into the library's internals (the connection's `send`); should they change, nothing is swapped.
 
@@ -25,10 +24,11 @@ async function ignoreStopped(e: unknown): Promise<void> {
   if ((e as { name?: string } | undefined)?.name !== "ErrorQUICConnectionNotRunning") throw e;
 }
 
-export function coalesceSends(connection: object): void {
+/** Coalesces `connection`'s drains; false when the internals are not as expected. */
+export function coalesceSends(connection: object): boolean {
   const c = connection as { send?: () => Promise<void> };
   const drain = c.send;
-  if (typeof drain !== "function") return;
+  if (typeof drain !== "function") return false;
   drains.set(connection, drain);
   let scheduled: Promise<void> | undefined;
   c.send = () => {
@@ -41,6 +41,7 @@ export function coalesceSends(connection: object): void {
     });
     return scheduled;
   };
+  return true;
 }
 
 /**

@@ -4,9 +4,8 @@
 // every packet has a short header: a flag byte, then the destination connection id, which is always one we
 // issued and so always quiche.MAX_CONN_ID_LEN (20) bytes long. Those are routed here from the bytes themselves,
 // by the same hex key the library's map uses; every other packet (long headers: handshakes and new
-// connections; ids we do not know) takes the library's path unchanged. Paired bench runs at 64 KiB points:
-// 66-81 -> 76-89 MB/s. It reaches into the library's internals (a QUICSocket's `socket`, `connectionMap` and
-// `handleSocketMessage`); should they change, nothing is swapped.
+// connections; ids we do not know) takes the library's path unchanged. It reaches into the library's internals
+// (a QUICSocket's `socket`, `connectionMap` and `handleSocketMessage`); should they change, nothing is swapped.
 import type dgram from "node:dgram";
 import { native } from "@matrixai/quic";
 

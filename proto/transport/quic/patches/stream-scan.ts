@@ -1,8 +1,7 @@
 // After every UDP packet it receives, @matrixai/quic walks quiche's readable and writable streams
 // (`processStreams`: `conn.readable()`, `conn.writable()`). In its native binding each of those lists is an
-// iterator object: measured in the bench on both ends, ~40 µs and ~20 µs with the walk, where a single-answer
-// call such as `isReadable()` or `streamCapacity()` takes ~1 µs. At a few thousand packets a second that was a
-// quarter of a core on each end. So, on a connection:
+// iterator object, far dearer than a single-answer call such as `isReadable()` or `streamCapacity()`; at a few
+// thousand packets a second the walk took a large share of each end's CPU. So, on a connection:
 // - the walk runs once per turn of the event loop, after every datagram already there has been handed over
 //   (setImmediate, like the coalesced drains), instead of once per packet;
 // - the readable list is fetched only when `isReadable()` says there is one (quiche answers that from the same
@@ -13,7 +12,7 @@
 //   the data that opens it is readable.
 // A pending walk runs before the connection's next drain, and a drain that will report that the peer closed waits a
 // turn after it: data that arrived before the close (an iSCP Disconnect, say) must reach its reader first. So this
-// wraps the library's own drain, and must be installed before the drains are coalesced (quic-tuning.ts).
+// wraps the library's own drain, and must be installed before the drains are coalesced (index.ts).
 // A walk that runs once the connection has begun to stop may meet streams quiche has already dropped (the library
 // then fails to shut down a stream the peer opened in the last packets); the stop ends every stream anyway, so
 // such a failure is ignored. Any other failure is thrown, as the library's own walk would.

@@ -16,18 +16,21 @@ export function udpSocketOf(owner: object): dgram.Socket | undefined {
   return udp && typeof (udp as dgram.Socket).send === "function" ? (udp as dgram.Socket) : undefined;
 }
 
-export function widenUdpBuffers(owner: object): void {
+/** False when the socket is not there or refused (its defaults then stay). */
+export function widenUdpBuffers(owner: object): boolean {
   const udp = udpSocketOf(owner);
   try {
     udp?.setRecvBufferSize(UDP_BUFFER_BYTES);
     udp?.setSendBufferSize(UDP_BUFFER_BYTES);
+    return udp !== undefined;
   } catch {
     // Not bound yet or refused by the kernel: the defaults stay.
+    return false;
   }
 }
 
 // UDP payload size. @matrixai/quic's default, 1,350 bytes, fits any real path without IP fragmentation,
-// but its per-packet cost in JavaScript bounds a connection to a few thousand packets/s (~2-4 MB/s).
+// but its per-packet cost in JavaScript bounds a connection to a few thousand packets a second.
 // On loopback there is no path MTU to respect (lo's MTU is 64 KiB, which is also why TCP there sends
 // 64 KiB segments), so a client whose server is a loopback address sends packets of up to
 // LOOPBACK_UDP_PAYLOAD bytes: with a limit of 65,507 quiche built none larger than 16,383 anyway. Every other
@@ -63,8 +66,7 @@ export async function udpPayloadConfig(host: string): Promise<{ maxSendUdpPayloa
 
 /**
  * Bytes the library reads from a stream per call (its default is 4 KiB). Each read is a pull through a web stream
- * and a drain request, and a loopback packet carries up to 16 KiB: one read per packet instead of four. Paired
- * bench runs (server side): 1 KiB points 15.0-18.0 -> 17.6-21.2 MB/s, 64 KiB 15.5-17.9 -> 18.0-22.1 MB/s. Each
+ * and a drain request, and a loopback packet carries up to 16 KiB: one read per packet instead of four. Each
  * stream holds one buffer of this size.
  */
 export const STREAM_READ_CHUNK = 16 * 1024;
