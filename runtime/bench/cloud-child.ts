@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   const port = await freePort();
   const listen = `127.0.0.1:${port}`;
   const config = loadConfig(
-    { listen, dataDir: values.data, logLevel: "warn", adminPassword: "Bench-password-1", ...(values.quic ? { iscpQuicListen: listen } : {}) },
+    // The durability under test comes from the bench's environment (CLOUD_DURABILITY), as for a real peer.
+    { listen, dataDir: values.data, logLevel: "warn", adminPassword: "Bench-password-1", durability: process.env.CLOUD_DURABILITY, ...(values.quic ? { iscpQuicListen: listen } : {}) },
     {},
   );
   const peer = await startCloudPeer(config);
