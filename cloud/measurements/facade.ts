@@ -5,6 +5,7 @@ import { MeasurementEvents } from "./events.js";
 import type { PayloadFiles } from "./payload-files.js";
 import { BaseTimeService } from "./service-basetimes.js";
 import { SequenceService } from "./service-sequences.js";
+import { StorageFullEpisode } from "./storage-full-episode.js";
 import { MeasurementStore } from "./service.js";
 import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "./upstream-store.js";
 
@@ -14,6 +15,8 @@ export class MeasurementsService {
   readonly baseTimes: BaseTimeService;
   readonly sequences: SequenceService;
   readonly upstream: UpstreamStore;
+  /** Real-time writes refused by a full disk, logged once per episode. */
+  readonly storageFull: StorageFullEpisode;
 
   constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number } = {}) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
@@ -21,6 +24,7 @@ export class MeasurementsService {
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
     this.upstream = new UpstreamStore(this.measurements, this.baseTimes);
+    this.storageFull = new StorageFullEpisode(log);
   }
 
   /** Broker hook: a chunk of an upstream; "ok" once committed, "skipped" when that sequence number was stored before. */
