@@ -24,6 +24,9 @@ import { SettingsService } from "./settings/service.js";
 import { SettingsStore } from "./settings/store.js";
 import { Supervisor, type Openers } from "./supervisor.js";
 
+/** How long stopping waits for the measurement in progress to end in the cloud (stream closes acknowledged). */
+const END_ON_STOP_MS = 5000;
+
 export const DEFAULT_SOCKET = "./data/agent/agent.sock";
 export const DEFAULT_DATA = "./data/agent";
 export const routes = [...singletonRoutes, ...collectionRoutes];
@@ -88,6 +91,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   dataPath.onPending = (bytes) => supervisor.pending(bytes);
   const shutdown = async () => {
     unwatch();
+    // Before the links close: the cloud hears the measurement end now, not at the agent's next start.
+    await dataPath.stopMeasuring(END_ON_STOP_MS);
     await supervisor.stop();
     await dataPath.close();
     await queue.close();

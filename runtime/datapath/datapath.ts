@@ -48,8 +48,10 @@ export class DataPath {
   private readonly checker: NodeJS.Timeout;
   /** Real time is held (also for destinations made while it is: a new measurement, changed settings). */
   private holdRealtime = false;
-  /** Why points are refused (the disk is full), or undefined. */
+  /** Why points are refused (the disk is full, the agent is stopping), or undefined. */
   private stopReason: string | undefined;
+  /** The agent is stopping: no new measurement starts. */
+  private stopping = false;
   onPending?: (bytes: number) => void;
 
   constructor(opts: DataPathOptions) {
@@ -172,6 +174,21 @@ export class DataPath {
     this.fanout.deliver(points, settings.dest_ids);
   }
 
+  /**
+   * The agent stops: points are refused from now on and the measurement in progress ends while the iSCP links
+   * are still up, so the cloud hears the end (stream closes with their totals) before the agent exits. Waits at
+   * most `ms`; what has not finished by then goes on, and close() waits for it.
+   */
+  async stopMeasuring(ms: number): Promise<void> {
+    this.stopping = true;
+    this.stopReason = "the agent is stopping";
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
+    const run = this.run;
+    if (await Promise.race([this.endRun().then(() => false), late])) this.log?.warn({ measurement: run?.uuid, waitedMs: ms }, "the measurement's end did not reach the cloud in time; it is sent at the next start");
+    clearTimeout(timer);
+  }
+
   async close(): Promise<void> {
     clearInterval(this.checker);
     await this.endRun();
@@ -225,6 +242,7 @@ export class DataPath {
 
   private async check(): Promise<void> {
     this.onPending?.(this.pendingBytes());
+    if (this.stopping) return;
     if (this.settings.deferred_upload.limit_data_storage) {
       this.stopReason = undefined;
       return;
