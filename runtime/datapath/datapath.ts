@@ -120,8 +120,34 @@ export class DataPath {
   sink = (points: DataPoint[], destIds: readonly string[]): Promise<void> | void => {
     if (this.stopReason !== undefined) return Promise.reject(new Error(this.stopReason));
     if (this.run === undefined || this.run.isEnded) this.startRun();
-    return this.router.route(points, destIds);
+    return this.router.route(points, this.routedTo(destIds));
   };
+
+  /** Per channel dest_ids list: where its points go now (routedTo), until the routing changes. */
+  private effective = new WeakMap<readonly string[], readonly string[]>();
+
+  /**
+   * `deferred` is the catch-up path for what real time missed: next to a persistent upstream it is that
+   * upstream's own deferred upload (its unacknowledged chunks, recover: true; see recovering()), so the points
+   * are stored once, not a second time in the measurement's deferred sequence. Next to no persistent upstream
+   * that takes points now (persist: false, disabled, deleted), `deferred` stores them as it does alone.
+   */
+  private routedTo(destIds: readonly string[]): readonly string[] {
+    let ids = this.effective.get(destIds);
+    if (ids === undefined) {
+      const persistent = destIds.some((id) => id !== DEFERRED_ID && this.router.has(id) && this.run?.existing(id)?.settings.persist === true);
+      ids = persistent ? destIds.filter((id) => id !== DEFERRED_ID) : destIds;
+      this.effective.set(destIds, ids);
+    }
+    return ids;
+  }
+
+  /** Upstream ids a channel names together with `deferred`: they recover what real time missed (routedTo). */
+  private recovering(): Set<string> {
+    const out = new Set<string>();
+    for (const ch of this.settings.upstream_ipcs) if (ch.enabled && ch.dest_ids.includes(DEFERRED_ID)) for (const id of ch.dest_ids) out.add(id);
+    return out;
+  }
 
   async endRun(): Promise<void> {
     clearTimeout(this.endTimer);
@@ -209,10 +235,13 @@ export class DataPath {
 
   /** Router destinations for the run: each enabled upstream, and `deferred`. */
   private route(run: MeasurementRun): void {
+    this.effective = new WeakMap();
     const wanted = new Set<string>([DEFERRED_ID]);
     this.router.set(DEFERRED_ID, run.deferredDestination());
-    for (const u of this.settings.upstreams) {
-      if (!u.enabled) continue;
+    const recovering = this.recovering();
+    for (const setting of this.settings.upstreams) {
+      if (!setting.enabled) continue;
+      const u = setting.persist && recovering.has(setting.id) ? { ...setting, recover: true } : setting;
       wanted.add(u.id);
       const before = run.existing(u.id);
       const dest = run.upstream(u);
