@@ -3,6 +3,7 @@
 // 1 KiB and 64 KiB payloads as fast as possible, then latency at 10,000 points/s with 16 B payloads (ours with the
 // default flush_policy, interval 5 ms, and with flush_policy immediately, as the peers' clients publish).
 //   npm run bench -- agent [--duration S]     (or: npx tsx bench/agent.ts [--duration S]; default 3 s per case)
+// The cloud peer runs with CLOUD_DURABILITY from the environment (default power-loss); our rows name it.
 // Our rows carry ratio_vs_mosquitto / ratio_vs_nats: ours ÷ theirs for the metric named in ratio_of (points/s
 // for throughput rows, > 1 = ahead; p50 latency for latency rows, < 1 = ahead). Process columns: connector,
 // edge (our agent / the peer's producer), server (our cloud peer / the broker), consumer (the peer's subscriber).
@@ -10,6 +11,7 @@ import { runAgentCase, type AgentCaseOptions, type CaseResult } from "../runtime
 import type { Progress } from "../runtime/bench/drive.js";
 import { loadAverage } from "../runtime/bench/proc-stats.js";
 import { caseRow } from "../runtime/bench/table.js";
+import { parseDurability } from "../cloud/config.js";
 import { isMain, report, type Row } from "./lib.js";
 import { runPeerCase, type PeerName } from "./peers/peer-case.js";
 
@@ -46,7 +48,8 @@ async function attempt(kind: Outcome["kind"], label: string, payload: number, ra
   try {
     const result = await fn(progress(label));
     if (process.stderr.isTTY) process.stderr.write("\n");
-    return { kind, result, row: { case: kind, ...caseRow(result, { roles: true }), load1: loadAverage()[0] } };
+    const durability = label.startsWith("ours/") ? { durability: parseDurability(process.env.CLOUD_DURABILITY) } : {};
+    return { kind, result, row: { case: kind, ...caseRow(result, { roles: true }), ...durability, load1: loadAverage()[0] } };
   } catch (e) {
     process.stderr.write(`\nagent bench: ${label} failed: ${(e as Error).message}\n`);
     return { kind, row: { case: kind, path: label, payload_B: payload, rate: rate === 0 ? "max" : rate, note: `failed: ${(e as Error).message}` } };
@@ -73,6 +76,7 @@ function addRatios(outcomes: Outcome[]): void {
 
 export async function run(): Promise<Row[]> {
   const durationS = durationArg();
+  parseDurability(process.env.CLOUD_DURABILITY); // a bad value stops the run before its first case
   const outcomes: Outcome[] = [];
   for (const payload of PAYLOADS) {
     const cap = volumeCap(payload);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
+import { DURABILITIES, type Durability } from "./storage/db.js";
 
 export interface CloudConfig {
   listenHost: string;
@@ -30,12 +31,15 @@ export interface CloudConfig {
   trustedProxies: string[];
   /** File that gets a line per committed batch of real-time chunks (ingest/commit-trace.ts); off when unset. */
   commitTrace?: string;
+  /** What an acknowledged write survives (storage/db.ts): power-loss (default) or process-crash. */
+  durability: Durability;
 }
 
-export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies">, string | number | undefined>> & {
+export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies" | "durability">, string | number | undefined>> & {
   listen?: string;
   iscpLimits?: string;
   trustedProxies?: string;
+  durability?: string;
 };
 
 /** Every environment variable the cloud peer reads (listed by `cloud-peer --help`). */
@@ -57,6 +61,7 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_ISCP_QUIC_KEY", "PEM file of the QUIC certificate's private key"],
   ["CLOUD_TRUSTED_PROXIES", "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)"],
   ["CLOUD_COMMIT_TRACE", "append \"<CLOCK_MONOTONIC ns> <points>\" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)"],
+  ["CLOUD_DURABILITY", "what an acknowledged chunk survives: power-loss (default: fsync before the ack) or process-crash (no fsync per commit; faster, a power cut may lose the last acked chunks; docs/security.md)"],
   ["CLOUD_ISCP_LIMITS", `iSCP broker limits as name=value,... over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`],
 ];
 
@@ -72,6 +77,14 @@ function iscpLimits(v: string | undefined): Partial<IscpLimits> {
     out[name] = int(`CLOUD_ISCP_LIMITS ${name}`, value, 0, name === "expiryGraceFloorSec" ? 0 : 1);
   }
   return out;
+}
+
+/** CLOUD_DURABILITY: a typo must not silently weaken (or strengthen) what an ack promises. */
+export function parseDurability(v: unknown): Durability {
+  if (v === undefined || v === "") return "power-loss";
+  const d = String(v).trim();
+  if (!(DURABILITIES as readonly string[]).includes(d)) throw new Error(`invalid CLOUD_DURABILITY "${String(v)}": expected ${DURABILITIES.join(" or ")}`);
+  return d as Durability;
 }
 
 /** An integer setting; a typo must not silently become NaN (e.g. a lock-out that never locks). */
@@ -138,5 +151,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),
     trustedProxies: parseTrustedProxies(flags.trustedProxies ?? env.CLOUD_TRUSTED_PROXIES),
     commitTrace: (flags.commitTrace ?? env.CLOUD_COMMIT_TRACE) as string | undefined,
+    durability: parseDurability(flags.durability ?? env.CLOUD_DURABILITY),
   };
 }

@@ -29,7 +29,7 @@ export interface CloudPeer {
 export async function openServices(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}) {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, opts.logDestination);
-  const db = await Db.open(path.join(config.dataDir, "cloud.db"));
+  const db = await Db.open(path.join(config.dataDir, "cloud.db"), { durability: config.durability });
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.

@@ -22,6 +22,8 @@ import { Supervisor, type Openers } from "./supervisor.js";
 import { launchPolicy } from "./ipc/launch-policy.js";
 import { makeDir, narrowOwnDir } from "./private-files.js";
 
+/** How long stopping waits for the measurement in progress to end in the cloud (stream closes acknowledged). */
+const END_ON_STOP_MS = 5000;
 export const routes = [...singletonRoutes, ...collectionRoutes];
 
 export interface AgentOptions {
@@ -100,6 +102,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   dataPath.onPending = (bytes) => supervisor.pending(bytes);
   const shutdown = async () => {
     unwatch();
+    // Before the links close: the cloud hears the measurement end now, not at the agent's next start.
+    await dataPath.stopMeasuring(END_ON_STOP_MS);
     await supervisor.stop();
     await dataPath.close();
     await queue.close();

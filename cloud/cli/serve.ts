@@ -5,7 +5,7 @@ import { startCloudPeer } from "../server.js";
 export async function serve(flags: ConfigInput): Promise<void> {
   const config = loadConfig(flags);
   const peer = await startCloudPeer(config);
-  peer.svc.log.info({ url: peer.url, data: config.dataDir }, "cloud peer listening");
+  peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
   process.stdout.write(`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)\n`);
   const stop = (signal: string) => {
     peer.svc.log.info({ signal }, "shutting down");

@@ -27,11 +27,12 @@ export class Checkpointer {
     this.timer.unref();
   }
 
-  static async open(file: string, underLock: WriterLock): Promise<Checkpointer> {
+  /** `synchronous`: the writer's level (db.ts), so a checkpoint syncs as the writer's commits do. */
+  static async open(file: string, underLock: WriterLock, synchronous: "FULL" | "NORMAL"): Promise<Checkpointer> {
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
       const c = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
     });
-    await new Promise<void>((resolve, reject) => conn.exec("PRAGMA synchronous = NORMAL", (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => conn.exec(`PRAGMA synchronous = ${synchronous}`, (err) => (err ? reject(err) : resolve())));
     return new Checkpointer(conn, underLock);
   }
 

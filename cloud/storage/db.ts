@@ -4,6 +4,17 @@ import fs from "node:fs";
 import sqlite3 from "sqlite3";
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer.js";
 
+/**
+ * What an acknowledged write survives. power-loss: every commit fsyncs the WAL (`synchronous = FULL`), so a
+ * committed transaction survives a power cut or kernel crash. process-crash: commits reach the OS only
+ * (`synchronous = NORMAL`; the WAL is fsynced at checkpoints), so a crash of the process loses nothing, but a
+ * power cut may lose the last commits (the database stays consistent).
+ */
+export type Durability = "power-loss" | "process-crash";
+export const DURABILITIES: readonly Durability[] = ["power-loss", "process-crash"];
+/** The `PRAGMA synchronous` level of each durability. */
+export const synchronousOf = (d: Durability) => (d === "power-loss" ? "FULL" : "NORMAL");
+
 export type SqlParam = string | number | bigint | null | Buffer | boolean;
 export type Params = SqlParam[] | Record<string, SqlParam>;
 
@@ -83,7 +94,8 @@ export class Db implements Queryable {
     this.direct = new Statements(conn);
   }
 
-  static async open(file: string): Promise<Db> {
+  static async open(file: string, opts: { durability?: Durability } = {}): Promise<Db> {
+    const synchronous = synchronousOf(opts.durability ?? "power-loss");
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
       const c = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(c)));
     });
@@ -94,12 +106,12 @@ export class Db implements Queryable {
     // 16 KiB pages (new databases only; an existing file keeps its size): chunk payloads of hundreds of KiB
     // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite.
     await db.direct.exec(
-      "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
+      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`,
     );
     if (file !== ":memory:" && !file.startsWith("file:")) {
       // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.
       await db.direct.exec(`PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${64 * 1024 * 1024};`);
-      db.checkpointer = await Checkpointer.open(file, (fn) => db.locked(fn));
+      db.checkpointer = await Checkpointer.open(file, (fn) => db.locked(fn), synchronous);
     }
     return db;
   }

@@ -48,8 +48,10 @@ export class DataPath {
   private readonly checker: NodeJS.Timeout;
   /** Real time is held (also for destinations made while it is: a new measurement, changed settings). */
   private holdRealtime = false;
-  /** Why points are refused (the disk is full), or undefined. */
+  /** Why points are refused (the disk is full, the agent is stopping), or undefined. */
   private stopReason: string | undefined;
+  /** The agent is stopping: no new measurement starts. */
+  private stopping = false;
   onPending?: (bytes: number) => void;
 
   constructor(opts: DataPathOptions) {
@@ -118,8 +120,34 @@ export class DataPath {
   sink = (points: DataPoint[], destIds: readonly string[]): Promise<void> | void => {
     if (this.stopReason !== undefined) return Promise.reject(new Error(this.stopReason));
     if (this.run === undefined || this.run.isEnded) this.startRun();
-    return this.router.route(points, destIds);
+    return this.router.route(points, this.routedTo(destIds));
   };
+
+  /** Per channel dest_ids list: where its points go now (routedTo), until the routing changes. */
+  private effective = new WeakMap<readonly string[], readonly string[]>();
+
+  /**
+   * `deferred` is the catch-up path for what real time missed: next to a persistent upstream it is that
+   * upstream's own deferred upload (its unacknowledged chunks, recover: true; see recovering()), so the points
+   * are stored once, not a second time in the measurement's deferred sequence. Next to no persistent upstream
+   * that takes points now (persist: false, disabled, deleted), `deferred` stores them as it does alone.
+   */
+  private routedTo(destIds: readonly string[]): readonly string[] {
+    let ids = this.effective.get(destIds);
+    if (ids === undefined) {
+      const persistent = destIds.some((id) => id !== DEFERRED_ID && this.router.has(id) && this.run?.existing(id)?.settings.persist === true);
+      ids = persistent ? destIds.filter((id) => id !== DEFERRED_ID) : destIds;
+      this.effective.set(destIds, ids);
+    }
+    return ids;
+  }
+
+  /** Upstream ids a channel names together with `deferred`: they recover what real time missed (routedTo). */
+  private recovering(): Set<string> {
+    const out = new Set<string>();
+    for (const ch of this.settings.upstream_ipcs) if (ch.enabled && ch.dest_ids.includes(DEFERRED_ID)) for (const id of ch.dest_ids) out.add(id);
+    return out;
+  }
 
   async endRun(): Promise<void> {
     clearTimeout(this.endTimer);
@@ -172,6 +200,21 @@ export class DataPath {
     this.fanout.deliver(points, settings.dest_ids);
   }
 
+  /**
+   * The agent stops: points are refused from now on and the measurement in progress ends while the iSCP links
+   * are still up, so the cloud hears the end (stream closes with their totals) before the agent exits. Waits at
+   * most `ms`; what has not finished by then goes on, and close() waits for it.
+   */
+  async stopMeasuring(ms: number): Promise<void> {
+    this.stopping = true;
+    this.stopReason = "the agent is stopping";
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
+    const run = this.run;
+    if (await Promise.race([this.endRun().then(() => false), late])) this.log?.warn({ measurement: run?.uuid, waitedMs: ms }, "the measurement's end did not reach the cloud in time; it is sent at the next start");
+    clearTimeout(timer);
+  }
+
   async close(): Promise<void> {
     clearInterval(this.checker);
     await this.endRun();
@@ -192,10 +235,13 @@ export class DataPath {
 
   /** Router destinations for the run: each enabled upstream, and `deferred`. */
   private route(run: MeasurementRun): void {
+    this.effective = new WeakMap();
     const wanted = new Set<string>([DEFERRED_ID]);
     this.router.set(DEFERRED_ID, run.deferredDestination());
-    for (const u of this.settings.upstreams) {
-      if (!u.enabled) continue;
+    const recovering = this.recovering();
+    for (const setting of this.settings.upstreams) {
+      if (!setting.enabled) continue;
+      const u = setting.persist && recovering.has(setting.id) ? { ...setting, recover: true } : setting;
       wanted.add(u.id);
       const before = run.existing(u.id);
       const dest = run.upstream(u);
@@ -225,6 +271,7 @@ export class DataPath {
 
   private async check(): Promise<void> {
     this.onPending?.(this.pendingBytes());
+    if (this.stopping) return;
     if (this.settings.deferred_upload.limit_data_storage) {
       this.stopReason = undefined;
       return;

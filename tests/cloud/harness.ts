@@ -1,5 +1,6 @@
 // Test harness: a real cloud peer on an ephemeral port with its own temp data directory.
 import fs from "node:fs";
+import type pino from "pino";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig, type ConfigInput } from "../../cloud/config.js";
@@ -14,11 +15,11 @@ export interface TestPeer extends CloudPeer {
 }
 
 export async function startTestPeer(
-  opts: { dataDir?: string; config?: ConfigInput; modules?: CloudModule[] } = {},
+  opts: { dataDir?: string; config?: ConfigInput; modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {},
 ): Promise<TestPeer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
   const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", ...opts.config }, {});
-  const peer = await startCloudPeer(config, { modules: opts.modules });
+  const peer = await startCloudPeer(config, { modules: opts.modules, logDestination: opts.logDestination });
   const api = (p: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     let body = init.body;

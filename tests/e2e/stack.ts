@@ -99,7 +99,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         stdio: ["ignore", "ignore", "inherit"],
       });
       s.child = child;
-      for (let i = 0; i < 200; i++) {
+      // A loaded machine takes a while to compile the agent's TypeScript: up to a minute.
+      for (const end = Date.now() + 60_000; Date.now() < end; ) {
         if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
         if ((await api.get("/version").catch(() => undefined))?.status === 200) return;
         await new Promise((r) => setTimeout(r, 100));

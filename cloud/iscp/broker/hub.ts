@@ -55,19 +55,21 @@ export class IscpHub {
     ds.dispose();
   }
 
-  /** Removes an upstream for good; `normal` is false when it expired without a close. */
-  removeUpstream(up: UpstreamStream, close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean }): void {
-    if (!this.upstreams.delete(up.id)) return;
+  /**
+   * Removes an upstream for good; `normal` is false when it expired without a close. Resolves once the close
+   * hook is done (its failure is logged), so a close response can tell the client the end was recorded.
+   */
+  removeUpstream(up: UpstreamStream, close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean }): Promise<void> {
+    if (!this.upstreams.delete(up.id)) return Promise.resolve();
     up.dispose();
     const meta: iscp2.IDownstreamMetadata = close.normal
       ? { upstreamNormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId, totalDataPoints: toLong(close.totalDataPoints, true), finalSequenceNumber: close.finalSequenceNumber } }
       : { upstreamAbnormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId } };
     this.publishMetadata(up.info.projectUuid, up.info.nodeId, meta);
-    if (this.hooks.onUpstreamClose) {
-      Promise.resolve()
-        .then(() => this.hooks.onUpstreamClose!(up.info, close))
-        .catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp onUpstreamClose hook failed"));
-    }
+    if (!this.hooks.onUpstreamClose) return Promise.resolve();
+    return Promise.resolve()
+      .then(() => this.hooks.onUpstreamClose!(up.info, close))
+      .catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp onUpstreamClose hook failed"));
   }
 
   /** Fan-out of one new upstream chunk to every matching downstream in the same project. */
@@ -131,7 +133,7 @@ export class IscpHub {
     up.expiryTimer = setTimeout(() => {
       if (up.owner) return;
       this.logger.info({ streamId: up.id }, "iscp upstream expired");
-      this.removeUpstream(up, { totalDataPoints: up.totalDataPoints, finalSequenceNumber: up.lastSequenceNumber, closeSession: false, normal: false });
+      void this.removeUpstream(up, { totalDataPoints: up.totalDataPoints, finalSequenceNumber: up.lastSequenceNumber, closeSession: false, normal: false });
     }, up.expiryMs);
     up.expiryTimer.unref?.();
   }

@@ -234,7 +234,9 @@ export async function close(c: ServerConn, req: iscp2.IUpstreamCloseRequest): Pr
   for (let i = 0; u.inFlight > 0 && i < 1000; i++) await new Promise((r) => setTimeout(r, 5));
   u.flushAck();
   c.upstreams.delete(u.alias);
-  c.hub.removeUpstream(u, {
+  // Answered once the close is stored (the sequence's totals, the session's end): an agent that stops right
+  // after the answer leaves the measurement ended in the cloud, not measuring.
+  await c.hub.removeUpstream(u, {
     totalDataPoints: toBigInt(req.totalDataPoints), finalSequenceNumber: req.finalSequenceNumber ?? 0,
     closeSession: req.extensionFields?.closeSession ?? false, normal: true,
   });

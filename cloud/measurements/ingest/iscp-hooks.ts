@@ -7,7 +7,7 @@ import { isUuid } from "../formats/codec.js";
 import type { MeasurementsService } from "../service/measurements-service.js";
 import { NodeMismatch, NodeNotUuid, SessionRefused } from "./upstream-store.js";
 
-const refused = (e: unknown) => {
+const refusal = (e: unknown) => {
   if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
   if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
   if (e instanceof NodeNotUuid) return { resultCode: ResultCode.NO_NODE_ID, resultString: e.message };
@@ -17,6 +17,10 @@ const refused = (e: unknown) => {
 };
 
 export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+  const refused = (e: unknown) => {
+    if (isStorageFull(e)) m.storageFull.refused();
+    return refusal(e);
+  };
   return {
     onUpstreamOpen: async (info) => {
       if (!info.persist) return;
@@ -31,7 +35,7 @@ export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHook
     },
     onUpstreamChunk: async (info, chunk) => {
       try {
-        await m.storeUpstreamChunk(info, chunk);
+        if ((await m.storeUpstreamChunk(info, chunk)) !== "not_persisted") m.storageFull.stored();
       } catch (e) {
         return refused(e);
       }

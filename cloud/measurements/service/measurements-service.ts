@@ -8,6 +8,7 @@ import { SequenceService } from "./sequences.js";
 import { MeasurementStore } from "./measurement-store.js";
 import type { CommitTrace } from "../ingest/commit-trace.js";
 import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "../ingest/upstream-store.js";
+import { StorageFullEpisode } from "../ingest/storage-full-episode.js";
 
 export class MeasurementsService {
   readonly events: MeasurementEvents;
@@ -15,6 +16,8 @@ export class MeasurementsService {
   readonly baseTimes: BaseTimeService;
   readonly sequences: SequenceService;
   readonly upstream: UpstreamStore;
+  /** Real-time writes refused by a full disk, logged once per episode. */
+  readonly storageFull: StorageFullEpisode;
 
   constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number; commitTrace?: CommitTrace } = {}) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
@@ -22,6 +25,7 @@ export class MeasurementsService {
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
     this.upstream = new UpstreamStore(this.measurements, this.baseTimes, opts.commitTrace);
+    this.storageFull = new StorageFullEpisode(log);
   }
 
   /** Broker hook: a chunk of an upstream; "ok" once committed, "skipped" when that sequence number was stored before. */

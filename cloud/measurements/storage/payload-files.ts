@@ -38,14 +38,46 @@ export interface PayloadRef {
   file_length: number;
 }
 
+/** The fsyncs that make payloads durable (a seam: tests count them). */
+export interface PayloadSyncs {
+  /** A payload file's bytes (and its size) on disk. */
+  file(fh: FileHandle): Promise<void>;
+  /** A directory's entries on disk (a file or directory created in it). */
+  dir(dir: string): Promise<void>;
+}
+
+export const fsSyncs: PayloadSyncs = {
+  file: (fh) => fh.datasync(),
+  dir: async (dir) => {
+    const d = await fsp.open(dir, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  },
+};
+
 export class PayloadFiles {
   private readonly writers = new Map<number, Promise<Writer>>();
 
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    private readonly syncs: PayloadSyncs,
+  ) {}
 
-  static async open(dir: string): Promise<PayloadFiles> {
-    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-    return new PayloadFiles(dir);
+  static async open(dir: string, opts: { syncs?: PayloadSyncs } = {}): Promise<PayloadFiles> {
+    const syncs = opts.syncs ?? fsSyncs;
+    const created = await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    // Directories made now: their entries must reach the disk too, or a power cut loses every file below them.
+    if (created !== undefined) {
+      const top = path.dirname(path.resolve(created));
+      for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
+        await syncs.dir(d);
+        if (d === top || d === path.dirname(d)) break;
+      }
+    }
+    return new PayloadFiles(dir, syncs);
   }
 
   private fileOf(seqId: number): string {
@@ -64,7 +96,7 @@ export class PayloadFiles {
       const { fh, direct } = await openForAppend(file);
       const { size } = await fh.stat();
       // A new file's directory entry must reach the disk too before a commit can reference it.
-      const created = size === 0 ? this.syncDir() : Promise.resolve();
+      const created = size === 0 ? this.syncs.dir(this.dir) : Promise.resolve();
       return { fh, end: direct ? alignUp(size) : size, last: created, direct, file };
     })();
     const opened = w;
@@ -74,15 +106,6 @@ export class PayloadFiles {
     });
     if (this.writers.size > MAX_WRITERS) void this.drop(this.writers.keys().next().value!);
     return w;
-  }
-
-  private async syncDir(): Promise<void> {
-    const d = await fsp.open(this.dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
   }
 
   /** Forgets a write handle and closes it once its appends settle. */
@@ -108,7 +131,7 @@ export class PayloadFiles {
     // After a failed append the ones behind it fail too (their offsets assumed it), and the handle is
     // dropped: the file's end is unknown, so the next append opens it again and asks.
     if (w.direct) w.end = alignUp(w.end);
-    const synced = w.last.then(() => writePayloads(w, payloads, start)).then(() => w.fh.datasync());
+    const synced = w.last.then(() => writePayloads(w, payloads, start)).then(() => this.syncs.file(w.fh));
     w.last = synced;
     synced.catch(() => {
       if (this.writers.get(seqId) === current) void this.drop(seqId);
