@@ -1,6 +1,7 @@
 // Decoding of every input through effect/Schema. Keys of JSON objects match case-insensitively
 // (the spec: `Username` == `username`); unknown keys are dropped; failures become 400s naming the fields.
-import { Either, ParseResult, Schema, SchemaAST } from "effect";
+import { Schema, SchemaAST } from "effect";
+import { decodeInput, type Issue } from "../../lib/http/decode.js";
 import { badRequest } from "./errors.js";
 
 const fieldNamesCache = new WeakMap<object, Map<string, string>>();
@@ -30,9 +31,9 @@ export function normaliseKeys(schema: Schema.Schema.Any, input: unknown): unknow
   return out;
 }
 
-export function formatIssues(error: ParseResult.ParseError): Record<string, string> {
+export function formatIssues(issues: Issue[]): Record<string, string> {
   const props: Record<string, string> = {};
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of issues) {
     const key = issue.path.length ? issue.path.join(".") : "body";
     if (!(key in props)) props[key] = issue.message;
   }
@@ -40,17 +41,9 @@ export function formatIssues(error: ParseResult.ParseError): Record<string, stri
 }
 
 export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, what: string): A {
-  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(
-    normaliseKeys(schema, input),
-  );
-  if (Either.isRight(result)) return result.right;
-  let properties: Record<string, string>;
-  try {
-    properties = formatIssues(result.left);
-  } catch {
-    // Formatting echoes the input; absurdly nested input (e.g. 5000 nested arrays) overflows the stack.
-    properties = { body: "invalid or too deeply nested value" };
-  }
+  const result = decodeInput(schema, normaliseKeys(schema, input), "ignore");
+  if (result.ok) return result.value;
+  const properties = formatIssues(result.issues);
   const [first] = Object.entries(properties);
   throw badRequest(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
 }

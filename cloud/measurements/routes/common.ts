@@ -1,8 +1,7 @@
 // Every measurement operation exists twice: under /v1/projects/{project_uuid}/... and, deprecated,
 // under /v1/... for the default (all-zero) project. `dual` defines both from one description.
 import { Schema } from "effect";
-import type { BodyKind } from "../../http/body.js";
-import { defineRoute, type AnyRoute, type Method, type Req } from "../../http/route.js";
+import { defineRoute, type AnyRoute, type BodyKind, type Method, type Req } from "../../http/route.js";
 import { notFound } from "../../http/errors.js";
 import type { Services } from "../../services.js";
 import { DEFAULT_PROJECT } from "../service/model.js";
