@@ -2,7 +2,7 @@
 // (the spec: `Username` == `username`); unknown keys are dropped; failures become 400s naming the fields.
 import { Schema, SchemaAST } from "effect";
 import { decodeInput, type Issue } from "../../lib/http/decode.js";
-import { badRequest } from "./errors.js";
+import { Invalid } from "../errors.js";
 
 const fieldNamesCache = new WeakMap<object, Map<string, string>>();
 
@@ -45,5 +45,5 @@ export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: u
   if (result.ok) return result.value;
   const properties = formatIssues(result.issues);
   const [first] = Object.entries(properties);
-  throw badRequest(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
+  throw new Invalid(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
 }

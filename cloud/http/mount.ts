@@ -4,9 +4,9 @@ import type { Context } from "koa";
 import { readBody } from "../../lib/http/body.js";
 import { mountRoutes as mountKitRoutes, sendReply } from "../../lib/http/mount.js";
 import type { Principal } from "../auth/principal.js";
+import { Forbidden, Unauthenticated } from "../errors.js";
 import type { Services } from "../services.js";
 import { decodeOrThrow } from "./decode.js";
-import { forbidden, unauthorized } from "./errors.js";
 import { normaliseQuery } from "./query.js";
 import { JSON_TYPE, Reply, type AnyRoute } from "./route.js";
 
@@ -24,11 +24,11 @@ async function guard(route: AnyRoute, ctx: Context, svc: Services): Promise<Prin
   const mode = route.auth ?? "guard";
   const principal = await authenticate(ctx, svc);
   if (mode === "none") return principal;
-  if (!principal) throw unauthorized();
+  if (!principal) throw new Unauthenticated();
   const apiPath = ctx.path.slice(API_PREFIX.length);
   if (principal.restricted === "password_change" && !isPasswordChange(ctx.method, apiPath))
-    throw forbidden("the password is temporary or expired: change it first (PUT /api/auth/users/me/password)");
-  if (mode === "guard" && !(await svc.access.allows(principal, ctx.method, apiPath))) throw forbidden();
+    throw new Forbidden("the password is temporary or expired: change it first (PUT /api/auth/users/me/password)");
+  if (mode === "guard" && !(await svc.access.allows(principal, ctx.method, apiPath))) throw new Forbidden();
   return principal;
 }
 

@@ -4,7 +4,7 @@ import { Schema } from "effect";
 import Long from "long";
 
 const LongCtor = Long;
-import { badRequest } from "../../http/errors.js";
+import { Invalid } from "../../errors.js";
 import { decodeOrThrow } from "../../http/decode.js";
 import { pb } from "../../../proto/gen/pb.js";
 import { toTimestamp } from "./time.js";
@@ -55,7 +55,7 @@ function checkUpload(u: ChunkUpload): ChunkUpload {
       props[`chunks.${i}.sequence_number`] = "expected an integer from 1 to 4294967295";
   });
   const [first] = Object.entries(props);
-  if (first) throw badRequest(`invalid body: ${first[0]}: ${first[1]}`, props);
+  if (first) throw new Invalid(`invalid body: ${first[0]}: ${first[1]}`, props);
   return { ...u, measUuid: u.measUuid.toLowerCase(), sequenceUuid: u.sequenceUuid.toLowerCase() };
 }
 
@@ -75,7 +75,7 @@ export function decodeStoreDataChunksProto(buf: Uint8Array): ChunkUpload {
   try {
     raw = pb.StoreDataChunks.decode(buf);
   } catch (err) {
-    throw badRequest(`body is not a valid StoreDataChunks protobuf message: ${(err as Error).message}`);
+    throw new Invalid(`body is not a valid StoreDataChunks protobuf message: ${(err as Error).message}`);
   }
   return checkUpload({
     measUuid: raw.measUuid ?? "",

@@ -39,10 +39,10 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, svc: 
   try {
     if (mediaType(req.headers["content-type"]) !== FORM_TYPE) {
       req.resume();
-      return send(res, invalidRequest("the body must be application/x-www-form-urlencoded").toReply());
+      throw invalidRequest("the body must be application/x-www-form-urlencoded");
     }
     const { form, repeated } = await readForm(req);
-    if (repeated !== undefined) return send(res, invalidRequest(`parameter ${repeated} is repeated`).toReply());
+    if (repeated !== undefined) throw invalidRequest(`parameter ${repeated} is repeated`);
     send(res, await tokenEndpoint(req, form, svc));
   } catch (err) {
     if (res.headersSent) res.end();
