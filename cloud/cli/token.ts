@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { createToken } from "../accounts/service/tokens.js";
 import { loadConfig } from "../config.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { openServices } from "../server.js";
 import { requireDatabase } from "./data-dir.js";
 
@@ -19,7 +19,7 @@ export async function createTokenCommand(opts: { user: string; name: string; dat
     const t = await createToken(svc, user.uuid, { name: opts.name, expired_at: opts.expiresAt });
     return t.token!;
   } catch (err) {
-    if (err instanceof ApiError) throw new Error(err.properties ? `${err.title} (${JSON.stringify(err.properties)})` : err.title);
+    if (err instanceof DomainError) throw new Error(err.properties ? `${err.title} (${JSON.stringify(err.properties)})` : err.title);
     throw err;
   } finally {
     for (const fn of [...svc.onClose].reverse()) await fn();

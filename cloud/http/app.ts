@@ -1,49 +1,29 @@
-// The Koa application: one error renderer, request logs, routes, and 404/405 for the rest.
+// The Koa application: request logs, one error renderer, routes, and 404/405 for the rest.
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
+import { notRouted, renderErrors } from "../../lib/http/mount.js";
 import type { Services } from "../services.js";
-import { isStorageFull } from "../storage/db.js";
-import { ApiError, storageFull } from "./errors.js";
-import { mountRoutes, notRouted } from "./mount.js";
-import type { AnyRoute } from "./route.js";
+import { errorReply } from "./error-reply.js";
+import { mountRoutes } from "./mount.js";
+import { JSON_TYPE, type AnyRoute } from "./route.js";
 
-function renderError(ctx: Context, err: ApiError) {
-  ctx.status = err.status;
-  for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
-  ctx.type = "application/json; charset=utf-8";
-  ctx.body = JSON.stringify(err.toBody());
-}
-
-export function errorRenderer(svc: Services) {
+function requestLog(svc: Services) {
   return async (ctx: Context, next: () => Promise<void>) => {
     const started = performance.now();
     try {
       await next();
-    } catch (err) {
-      if (err instanceof ApiError) renderError(ctx, err);
-      else if (isClientError(err)) renderError(ctx, new ApiError(err.status, "invalid_request", err.expose ? err.message : "bad request"));
-      else if (isStorageFull(err)) {
-        svc.log.error({ err: (err as Error).message, path: ctx.path }, "storage full");
-        renderError(ctx, storageFull());
-      } else {
-        svc.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error");
-        renderError(ctx, new ApiError(500, "internal_error", "unexpected server error"));
-      }
     } finally {
       svc.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: +(performance.now() - started).toFixed(1) }, "request");
     }
   };
 }
 
-const isClientError = (err: unknown): err is { status: number; expose: boolean; message: string } =>
-  typeof err === "object" && err !== null && typeof (err as { status?: unknown }).status === "number" &&
-  (err as { status: number }).status >= 400 && (err as { status: number }).status < 500;
-
 export function createApp(routes: AnyRoute[], svc: Services): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
   mountRoutes(router, routes, svc);
-  app.use(errorRenderer(svc));
+  app.use(requestLog(svc));
+  app.use(renderErrors((err, ctx) => errorReply(err, svc.log, ctx.path), JSON_TYPE));
   app.use(async (ctx, next) => {
     ctx.set("X-Content-Type-Options", "nosniff");
     await next();

@@ -1,8 +1,9 @@
 // Decoding of every input through effect/Schema. Keys of JSON objects match case-insensitively
 // (the spec: `Username` == `username`); unknown keys are refused in JSON bodies and dropped elsewhere
 // (query, path, form bodies); failures become 400s naming the fields, never echoing a value.
-import { Either, ParseResult, Schema, SchemaAST } from "effect";
-import { badRequest } from "./errors.js";
+import { Schema, SchemaAST } from "effect";
+import { decodeInput, type Issue } from "../../lib/http/decode.js";
+import { Invalid } from "../errors.js";
 
 const fieldNamesCache = new WeakMap<object, Map<string, string>>();
 
@@ -42,9 +43,9 @@ function unknownKeys(schema: Schema.Schema.Any, input: unknown): string[] {
 const withoutValue = (message: string) =>
   message.replace(/, actual [\s\S]*$/, "").replace(/^Unable to decode [\s\S]* into (an? [^"]*)$/, "cannot be decoded into $1");
 
-export function formatIssues(error: ParseResult.ParseError): Record<string, string> {
+export function formatIssues(issues: Issue[]): Record<string, string> {
   const props: Record<string, string> = {};
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of issues) {
     const key = issue.path.length ? issue.path.join(".") : "body";
     if (!(key in props)) props[key] = withoutValue(issue.message);
   }
@@ -61,20 +62,14 @@ export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: u
     // Names are cut short and few: a client's key may be anything, even megabytes long.
     const unknown = unknownKeys(schema, input).slice(0, 10).map((k) => (k.length > 64 ? `${k.slice(0, 64)}…` : k));
     if (unknown.length > 0)
-      throw badRequest(`invalid ${what}: unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
-        Object.fromEntries(unknown.map((k) => [k, "is not a known field"])));
+      throw new Invalid(
+        `invalid ${what}: unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
+        Object.fromEntries(unknown.map((k) => [k, "is not a known field"])),
+      );
   }
-  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: opts.refuseUnknown ? "error" : "ignore" })(
-    normaliseKeys(schema, input),
-  );
-  if (Either.isRight(result)) return result.right;
-  let properties: Record<string, string>;
-  try {
-    properties = formatIssues(result.left);
-  } catch {
-    // Formatting echoes the input; absurdly nested input (e.g. 5000 nested arrays) overflows the stack.
-    properties = { body: "invalid or too deeply nested value" };
-  }
+  const result = decodeInput(schema, normaliseKeys(schema, input), opts.refuseUnknown ? "error" : "ignore");
+  if (result.ok) return result.value;
+  const properties = formatIssues(result.issues);
   const [first] = Object.entries(properties);
-  throw badRequest(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
+  throw new Invalid(first ? `invalid ${what}: ${first[0]}: ${first[1]}` : `invalid ${what}`, properties);
 }

@@ -6,7 +6,8 @@ import path from "node:path";
 import { Schema } from "effect";
 import { attachIscpBroker, startIscpQuic, type IscpBroker } from "./broker/broker.js";
 import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
-import { badRequest, errorBodyJson } from "../http/errors.js";
+import { errorBodyJson } from "../http/error-reply.js";
+import { Invalid } from "../errors.js";
 import { defineRoute } from "../http/route.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
@@ -45,7 +46,7 @@ const connect = defineRoute({
   success: 101,
   errors: [400],
   handler: () => {
-    throw badRequest("GET /api/iscp/connect needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)");
+    throw new Invalid("GET /api/iscp/connect needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)");
   },
 });
 

@@ -2,27 +2,28 @@
 // render JSON; every failure becomes `{title, status, detail, instance}` and never a crash.
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
-import { Either, ParseResult, Schema } from "effect";
+import type { Schema } from "effect";
+import { decodeInput } from "../../lib/http/decode.js";
+import { mountRoutes, notRouted, renderErrors, sendReply } from "../../lib/http/mount.js";
+import { BodyTooLarge, HttpProblem, MethodNotAllowed, NoRoute } from "../../lib/http/problems.js";
+import { Reply } from "../../lib/http/route.js";
 import { SettingsError } from "../settings/service.js";
 import { AgentError, badRequest, conflict, notFound } from "./errors.js";
 import { readJson } from "./json-body.js";
-import { buildOpenApi } from "./openapi.js";
+import { buildOpenApi, JSON_TYPE } from "./openapi.js";
 import type { AnyRoute, ApiContext } from "./route.js";
 
 export const BASE_PATH = "/api/v1";
-const JSON_TYPE = "application/json; charset=UTF-8";
-
-const koaPath = (p: string) => BASE_PATH + p.replace(/\{([^}]+)\}/g, ":$1");
 
 const SECRET_FIELD = /secret|password|token/i;
 
-/** Decodes `input`; failures become a 400 whose detail names the first offending field. */
+/** Decodes `input`, refusing unknown keys; failures become a 400 whose detail names the first offending field. */
 export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, where: string): A {
-  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
-  if (Either.isRight(result)) return result.right;
+  const result = decodeInput(schema, input, "error");
+  if (result.ok) return result.value;
   // One message per field; an optional field's "Expected undefined" alternative says nothing useful.
   const byField = new Map<string, string>();
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(result.left)) {
+  for (const issue of result.issues) {
     const field = issue.path.length ? issue.path.map(String).join(".").replace(/\.(\d+)(?=\.|$)/g, "[$1]") : where;
     // A secret's value is never quoted back (effect's `, actual "..."`): the rule is enough.
     const message = SECRET_FIELD.test(field) ? issue.message.replace(/, actual [\s\S]*$/, "") : issue.message;
@@ -35,16 +36,7 @@ export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown,
   throw badRequest(`${first[0]}: ${first[1]}${more}`);
 }
 
-function send(ctx: Context, status: number, body: unknown) {
-  ctx.status = status;
-  if (body === undefined || status === 204) {
-    ctx.body = null;
-    return;
-  }
-  ctx.type = JSON_TYPE;
-  ctx.body = JSON.stringify(body);
-}
-
+/** The API's one error mapping: settings errors, the kit's problems, Koa's client errors, else 500. */
 function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
   if (err instanceof SettingsError) {
@@ -53,6 +45,10 @@ function toAgentError(err: unknown): AgentError {
     if (err.kind === "forbidden") return new AgentError(403, "Forbidden", err.detail);
     return badRequest(err.detail);
   }
+  if (err instanceof NoRoute) return notFound(err.message);
+  if (err instanceof MethodNotAllowed) return new AgentError(405, "Method not allowed", `${err.method} is not allowed on ${err.path}`, err.headers);
+  if (err instanceof BodyTooLarge) return new AgentError(413, "Payload too large", `body: larger than ${err.limit} bytes`);
+  if (err instanceof HttpProblem) return badRequest(`body: ${err.message}`);
   const status = (err as { status?: unknown })?.status;
   if (typeof status === "number" && status >= 400 && status < 500) return new AgentError(status, "Bad request", String((err as Error).message));
   return new AgentError(500, "Internal error", "unexpected error; see the agent log");
@@ -67,36 +63,21 @@ export function createApp(routes: AnyRoute[], api: ApiContext, options: AppOptio
   app.silent = true;
   const router = new Router();
   const openapi = buildOpenApi(routes, BASE_PATH);
-  router.get(BASE_PATH + "/openapi.json", (ctx) => send(ctx, 200, openapi));
-  // Literal segments first, so `/upstreams/-/states` wins over `/upstreams/{id}/...`.
-  const sorted = [...routes].sort((a, b) => specificity(b.path) - specificity(a.path));
-  for (const route of sorted) {
-    router.register(koaPath(route.path), [route.method], async (ctx: Context) => {
-      const params = route.params ? decode(route.params, ctx.params, "path") : {};
-      const query = route.query ? decode(route.query, { ...ctx.query }, "query") : {};
-      const body = route.body ? decode(route.body, await readJson(ctx), "body") : undefined;
-      const result = await route.handler({ params, query, body }, api);
-      send(ctx, route.success, result);
-    });
-  }
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body == null) {
-        const matched = router.match(ctx.path, ctx.method);
-        if (matched.path.length > 0 && !matched.route) throw new AgentError(405, "Method not allowed", `${ctx.method} is not allowed on ${ctx.path}`);
-        throw notFound(`no API at ${ctx.method} ${ctx.path}`);
-      }
-    } catch (err) {
-      const e = toAgentError(err);
-      if (e.status >= 500) options.onError?.(err, ctx);
-      send(ctx, e.status, e.body(ctx.path));
-    }
+  router.get(BASE_PATH + "/openapi.json", (ctx) => sendReply(ctx, new Reply(200, openapi), JSON_TYPE));
+  mountRoutes(router, BASE_PATH, routes, (route) => async (ctx) => {
+    const params = route.params ? decode(route.params, ctx.params, "path") : {};
+    const query = route.query ? decode(route.query, { ...ctx.query }, "query") : {};
+    const body = route.body ? decode(route.body, await readJson(ctx), "body") : undefined;
+    const result = await route.handler({ params, query, body }, api);
+    sendReply(ctx, new Reply(route.success, result), JSON_TYPE);
   });
+  const render = (err: unknown, ctx: Context) => {
+    const e = toAgentError(err);
+    if (e.status >= 500) options.onError?.(err, ctx);
+    return new Reply(e.status, e.body(ctx.path), e.headers);
+  };
+  app.use(renderErrors(render, JSON_TYPE));
+  app.use(notRouted(router));
   app.use(router.routes());
   return app;
-}
-
-function specificity(p: string): number {
-  return p.split("/").reduce((n, seg, i) => n + (seg.startsWith("{") ? 0 : 1 / (i + 1)), 0);
 }

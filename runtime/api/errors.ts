@@ -4,6 +4,7 @@ export class AgentError extends Error {
     readonly status: number,
     readonly title: string,
     readonly detail: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
   }

@@ -3,7 +3,8 @@
 // the stack), and strings with lone UTF-16 surrogates (LMDB stores strings as UTF-8, so such an id
 // would be stored as something else and could never be read or deleted by the id it was created with).
 import type { Context } from "koa";
-import { AgentError, badRequest } from "./errors.js";
+import { readRaw } from "../../lib/http/body.js";
+import { badRequest } from "./errors.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** The deepest body (a downstream: {filters: [{data_filters: [{…}]}]}) nests 5 levels; 32 leaves room. */
@@ -48,14 +49,7 @@ function malformedAt(v: unknown, path: string): string | undefined {
 }
 
 export async function readJson(ctx: Context): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > BODY_LIMIT) throw new AgentError(413, "Payload too large", `body: larger than ${BODY_LIMIT} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = (await readRaw(ctx.req, BODY_LIMIT)).toString("utf8");
   if (text.trim() === "") return {};
   if (depthOf(text) > MAX_DEPTH) throw badRequest(`body: nested deeper than ${MAX_DEPTH} levels`);
   let value: unknown;

@@ -1,6 +1,5 @@
-// A route is data: method, path, operationId, schemas and a handler. The same schemas validate the
-// request and generate the OpenAPI document, so the two cannot drift apart.
-import type { Schema } from "effect";
+// A command API route: the kit's route definition with a summary and a handler given the ApiContext.
+import type { RouteBase } from "../../lib/http/route.js";
 import type { MeasurementCatalog } from "../settings/measurements.js";
 import type { VerificationResult } from "../settings/schemas.js";
 import type { SettingsService } from "../settings/service.js";
@@ -22,20 +21,10 @@ export interface Req<P, Q, B> {
   body: B;
 }
 
-export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
-  operationId: string;
+/** Paths are under /api/v1, e.g. `/upstreams/{id}`; `errors` are documented besides 400. */
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> extends RouteBase<P, Q, B> {
   method: Method;
-  /** OpenAPI-style path under /api/v1, e.g. `/upstreams/{id}`. */
-  path: string;
-  tag: string;
   summary: string;
-  params?: Schema.Schema<P, any, never>;
-  query?: Schema.Schema<Q, any, never>;
-  body?: Schema.Schema<B, any, never>;
-  success: number;
-  response?: Schema.Schema<any, any, never>;
-  /** Error statuses worth documenting besides 400. */
-  errors?: number[];
   handler: (req: Req<P, Q, B>, api: ApiContext) => Promise<unknown> | unknown;
 }
 

@@ -1,5 +1,5 @@
 // E-mail addresses of a user and of the own user, and their verification.
-import { notFound } from "../../http/errors.js";
+import { NotFound } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { meUuid } from "../service/common.js";
@@ -7,7 +7,7 @@ import { createEmail, deleteEmail, sendVerification, updateEmail, verifyEmail } 
 import { EmailParams, EmailRequest, EmailResponse, UserEmailParams, UserParams, VerificationResponse, VerifyEmailRequest, VerifyLinkQuery } from "../schemas.js";
 
 async function verifyOwn(svc: Services, userUuid: string, emailId: number, token: string) {
-  if (!(await svc.accounts.emails.byId(userUuid, emailId))) throw notFound("e-mail address not found");
+  if (!(await svc.accounts.emails.byId(userUuid, emailId))) throw new NotFound("e-mail address not found");
   return verifyEmail(svc, token, { userUuid, emailId });
 }
 
@@ -69,7 +69,7 @@ export const emailsRoutes = [
     handler: async ({ query }, svc) => {
       if (query.email_id === undefined) return verifyEmail(svc, query.verification_token);
       const email = await svc.accounts.emails.emailById(query.email_id);
-      if (!email) throw notFound("e-mail address not found");
+      if (!email) throw new NotFound("e-mail address not found");
       return verifyEmail(svc, query.verification_token, { userUuid: email.user_uuid, emailId: email.id });
     },
   }),

@@ -1,5 +1,5 @@
 // Roles and scopes (read-only catalogue) and a user's role assignments.
-import { badRequest, notFound } from "../../http/errors.js";
+import { Invalid, NotFound } from "../../errors.js";
 import { pageInfo, parseNameFilter } from "../../http/query.js";
 import { defineRoute, reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
@@ -46,7 +46,7 @@ export const rolesRoutes = [
     operationId: "getRole", method: "GET", path: "/auth/roles/{role_uuid}", tag: "auth_Roles", params: RoleParams, success: 200, response: RoleResponse, errors: [404],
     handler: ({ params }, svc) => {
       const r = findRole(params.role_uuid.toLowerCase());
-      if (!r) throw notFound("role not found");
+      if (!r) throw new NotFound("role not found");
       return roleView(r, svc.accounts.catalogueTimes);
     },
   }),
@@ -61,7 +61,7 @@ export const rolesRoutes = [
     operationId: "getScope", method: "GET", path: "/auth/scopes/{scope_uuid}", tag: "auth_Scopes", params: ScopeParams, success: 200, response: ScopeResponse, errors: [404],
     handler: ({ params }, svc) => {
       const s = findScope(params.scope_uuid.toLowerCase());
-      if (!s) throw notFound("scope not found");
+      if (!s) throw new NotFound("scope not found");
       return scopeView(s, svc.accounts.catalogueTimes(s.uuid));
     },
   }),
@@ -86,7 +86,7 @@ export const rolesRoutes = [
     handler: async ({ params }, svc) => {
       await requireUser(svc, params.user_uuid);
       const role = findRole(params.role_uuid.toLowerCase());
-      if (!role) throw notFound("role not found");
+      if (!role) throw new NotFound("role not found");
       checkAssignableRole(role.uuid, "role_uuid");
       const added = await svc.accounts.users.assignRole(params.user_uuid, role.uuid, nowIso());
       return added ? roleView(role, svc.accounts.catalogueTimes) : reply(304);
@@ -97,11 +97,11 @@ export const rolesRoutes = [
     handler: async ({ params }, svc) => {
       const user = await requireUser(svc, params.user_uuid);
       const roleUuid = params.role_uuid.toLowerCase();
-      if (!findRole(roleUuid)) throw notFound("role not found");
+      if (!findRole(roleUuid)) throw new NotFound("role not found");
       const held = await svc.accounts.roleUuidsOf(user.uuid);
-      if (!held.includes(roleUuid)) throw notFound("the user does not hold this role");
+      if (!held.includes(roleUuid)) throw new NotFound("the user does not hold this role");
       if (roleUuid === ROLE_UUIDS.superUser) await guardLastSuper(svc, user, "remove the super-user role from");
-      if (!(await svc.accounts.users.unassignRole(user.uuid, roleUuid))) throw badRequest("role not assigned");
+      if (!(await svc.accounts.users.unassignRole(user.uuid, roleUuid))) throw new Invalid("role not assigned");
       return undefined;
     },
   }),

@@ -1,5 +1,5 @@
 // Users (admin side) and the own user (/users/me).
-import { notFound } from "../../http/errors.js";
+import { NotFound } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import { meUuid } from "../service/common.js";
 import { createUser, deleteUser, listUsers, setDisabled, updateUser } from "../service/users.js";
@@ -19,7 +19,7 @@ export const usersRoutes = [
     operationId: "getUser", method: "GET", path: "/auth/users/{user_uuid}", tag: "auth_Users", params: UserParams, success: 200, response: UserResponse, errors: [404],
     handler: async ({ params }, svc) => {
       const u = await svc.accounts.userResource(params.user_uuid);
-      if (!u) throw notFound("user not found");
+      if (!u) throw new NotFound("user not found");
       return u;
     },
   }),
@@ -48,7 +48,7 @@ export const usersRoutes = [
     operationId: "getMe", method: "GET", path: "/auth/users/me", tag: "auth_Me", auth: "signed-in", success: 200, response: UserResponse, errors: [404],
     handler: async ({ principal }, svc) => {
       const u = await svc.accounts.userResource(meUuid(principal));
-      if (!u) throw notFound("user not found");
+      if (!u) throw new NotFound("user not found");
       return u;
     },
   }),

@@ -3,7 +3,7 @@
 // token issued by createAPIToken / createMyAPIToken / `cloud-peer token create`.
 import type { Context } from "koa";
 import type { Authenticator } from "../../auth/principal.js";
-import { unauthorized } from "../../http/errors.js";
+import { Unauthenticated } from "../../errors.js";
 import type { AccountsService } from "./accounts-service.js";
 import { digest } from "./password-rules.js";
 
@@ -12,10 +12,10 @@ export function apiTokenAuthenticator(accounts: AccountsService): Authenticator 
     const token = ctx.get("x-intdash-token") || ctx.get("x-service-token") || ctx.get("x-edge-token");
     if (!token) return undefined;
     const row = await accounts.tokens.byDigest(digest(token.trim()));
-    if (!row) throw unauthorized("invalid API token");
-    if (row.expired_at && Date.parse(row.expired_at) <= Date.now()) throw unauthorized("the API token has expired");
+    if (!row) throw new Unauthenticated("invalid API token");
+    if (row.expired_at && Date.parse(row.expired_at) <= Date.now()) throw new Unauthenticated("the API token has expired");
     const found = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
-    if (!found) throw unauthorized("the user of this API token is disabled");
+    if (!found) throw new Unauthenticated("the user of this API token is disabled");
     // An API token is a credential of its own (like a personal access token), often made by an
     // administrator for a service user: a temporary or expired password restricts only what was
     // obtained with that password (password grant, sign-in sessions), never the token.

@@ -1,19 +1,19 @@
 // Small helpers shared by the accounts operations.
 import type { Principal } from "../../auth/principal.js";
-import { forbidden, notFound, unauthorized } from "../../http/errors.js";
+import { Forbidden, NotFound, Unauthenticated } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { UserRow } from "../repo/users.js";
 
 /** The signed-in user's uuid; edges have no /users/me. */
 export function meUuid(principal: Principal | undefined): string {
-  if (!principal) throw unauthorized();
-  if (principal.kind !== "user") throw forbidden("only users have an own user");
+  if (!principal) throw new Unauthenticated();
+  if (principal.kind !== "user") throw new Forbidden("only users have an own user");
   return principal.uuid;
 }
 
 export async function requireUser(svc: Services, uuid: string): Promise<UserRow> {
   const u = await svc.accounts.findUser(uuid);
-  if (!u) throw notFound("user not found");
+  if (!u) throw new NotFound("user not found");
   return u;
 }
 

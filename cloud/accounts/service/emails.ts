@@ -1,6 +1,6 @@
 // E-mail operations: set, change (becomes unverified + new mail), delete, send a verification
 // mail, and verify with a single-use, expiring token that is stored only as a digest.
-import { badRequest, conflict, notFound } from "../../http/errors.js";
+import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { isUniqueViolation } from "../../storage/db.js";
 import { digest, newSecret } from "./password-rules.js";
@@ -42,11 +42,11 @@ export async function startVerification(svc: Services, userUuid: string, emailId
 
 async function requireEmail(svc: Services, userUuid: string, id: number): Promise<EmailRow> {
   const e = await svc.accounts.emails.byId(userUuid, id);
-  if (!e) throw notFound("e-mail address not found");
+  if (!e) throw new NotFound("e-mail address not found");
   return e;
 }
 
-const taken = () => conflict("the e-mail address is taken", { address: "already exist" });
+const taken = () => new Conflict("the e-mail address is taken", { address: "already exist" });
 
 export async function createEmail(svc: Services, userUuid: string, address: string) {
   await requireUser(svc, userUuid);
@@ -80,17 +80,17 @@ export async function updateEmail(svc: Services, userUuid: string, id: number, a
 
 export async function deleteEmail(svc: Services, userUuid: string, id: number) {
   await requireUser(svc, userUuid);
-  if (!(await svc.accounts.emails.delete(userUuid, id))) throw notFound("e-mail address not found");
+  if (!(await svc.accounts.emails.delete(userUuid, id))) throw new NotFound("e-mail address not found");
 }
 
 export async function sendVerification(svc: Services, userUuid: string, id: number) {
   await requireUser(svc, userUuid);
   const email = await requireEmail(svc, userUuid, id);
-  if (email.verified) throw badRequest("the e-mail address is already verified");
+  if (email.verified) throw new Invalid("the e-mail address is already verified");
   return startVerification(svc, userUuid, id, "verify");
 }
 
-const invalidToken = () => badRequest("invalid or expired verification token", { verification_token: "invalid or expired" });
+const invalidToken = () => new Invalid("invalid or expired verification token", { verification_token: "invalid or expired" });
 
 /** Verifies with a token; `scope` limits it to one user's e-mail (by id) when given. */
 export async function verifyEmail(svc: Services, token: string, scope?: { userUuid: string; emailId?: number }) {

@@ -1,7 +1,7 @@
 // Password operations: policy check, change (with the old password or a recovery token from a
 // password-reset mail), reset to a temporary password, unlock, and the reset mail itself.
 import type { Principal } from "../../auth/principal.js";
-import { badRequest, forbidden, unauthorized } from "../../http/errors.js";
+import { Forbidden, Invalid, Unauthenticated } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { checkPolicy, digest, generatePassword, hashPassword, newSecret, verifyPassword } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";
@@ -24,15 +24,15 @@ async function changingUser(svc: Services, principal: Principal | undefined, bod
   if (body.recovery_token !== undefined) {
     const rec = await svc.accounts.emails.recoveryByDigest(digest(body.recovery_token));
     if (!rec || rec.used_at || Date.parse(rec.expired_at) <= Date.now())
-      throw badRequest("invalid or expired recovery token", { recovery_token: "invalid or expired" });
-    if (principal && principal.uuid !== rec.user_uuid) throw forbidden("the recovery token belongs to another user");
+      throw new Invalid("invalid or expired recovery token", { recovery_token: "invalid or expired" });
+    if (principal && principal.uuid !== rec.user_uuid) throw new Forbidden("the recovery token belongs to another user");
     return { uuid: rec.user_uuid, recovery: rec.token_digest };
   }
-  if (!principal) throw unauthorized("sign in, or give a recovery_token");
+  if (!principal) throw new Unauthenticated("sign in, or give a recovery_token");
   const uuid = meUuid(principal);
-  if (body.old_password === undefined) throw badRequest("old_password or recovery_token is required", { old_password: "required" });
+  if (body.old_password === undefined) throw new Invalid("old_password or recovery_token is required", { old_password: "required" });
   if (!(await svc.accounts.verifyPassword(uuid, body.old_password)))
-    throw badRequest("the old password is not correct", { old_password: "incorrect" });
+    throw new Invalid("the old password is not correct", { old_password: "incorrect" });
   return { uuid, recovery: undefined };
 }
 
@@ -46,11 +46,11 @@ export async function changePassword(
   const current = (await svc.accounts.users.password(who.uuid))!;
   const errors = checkPolicy(body.password, { username: user.name, matchesCurrent: await verifyPassword(body.password, current.hash) });
   if (errors.length > 0)
-    throw badRequest(`the new password does not satisfy the policy: ${errors.map((e) => e.type).join(", ")}`, {
+    throw new Invalid(`the new password does not satisfy the policy: ${errors.map((e) => e.type).join(", ")}`, {
       password: errors.map((e) => `${e.type}: ${e.message}`).join("; "),
     });
   if (who.recovery && !(await svc.accounts.emails.useRecovery(who.recovery, nowIso())))
-    throw badRequest("invalid or expired recovery token", { recovery_token: "invalid or expired" });
+    throw new Invalid("invalid or expired recovery token", { recovery_token: "invalid or expired" });
   await svc.accounts.users.setPassword(who.uuid, await hashPassword(body.password), false, passwordExpiry(svc), nowIso());
   return passwordView((await svc.accounts.users.password(who.uuid))!);
 }

@@ -1,6 +1,6 @@
 // API token operations: create (the token is shown once; only its SHA-256 digest is kept),
 // list, rename, delete, and introspection.
-import { badRequest, conflict, notFound } from "../../http/errors.js";
+import { Conflict, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import type { Services } from "../../services.js";
 import { isUniqueViolation } from "../../storage/db.js";
@@ -10,7 +10,7 @@ import { nowIso } from "./accounts-service.js";
 import { scopeView, tokenView } from "./views.js";
 import { requireUser } from "./common.js";
 
-const taken = () => conflict("an API token with this name exists", { name: "already exist" });
+const taken = () => new Conflict("an API token with this name exists", { name: "already exist" });
 const normaliseTime = (s: string) => new Date(s).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 async function userScopes(svc: Services, userUuid: string) {
@@ -20,7 +20,7 @@ async function userScopes(svc: Services, userUuid: string) {
 export async function createToken(svc: Services, userUuid: string, body: { name: string; expired_at?: string }) {
   await requireUser(svc, userUuid);
   if (body.expired_at !== undefined && Date.parse(body.expired_at) <= Date.now())
-    throw badRequest("expired_at must be in the future", { expired_at: "must be in the future" });
+    throw new Invalid("expired_at must be in the future", { expired_at: "must be in the future" });
   const token = newSecret();
   const now = nowIso();
   let id: number;
@@ -53,7 +53,7 @@ export async function listTokens(svc: Services, userUuid: string, page: number, 
 export async function renameToken(svc: Services, userUuid: string, id: number, name: string) {
   await requireUser(svc, userUuid);
   const row = await svc.accounts.tokens.byId(userUuid, id);
-  if (!row) throw notFound("API token not found");
+  if (!row) throw new NotFound("API token not found");
   try {
     if (row.name !== name) await svc.accounts.tokens.rename(userUuid, id, name, nowIso());
   } catch (err) {
@@ -66,7 +66,7 @@ export async function renameToken(svc: Services, userUuid: string, id: number, n
 
 export async function deleteToken(svc: Services, userUuid: string, id: number) {
   await requireUser(svc, userUuid);
-  if (!(await svc.accounts.tokens.delete(userUuid, id))) throw notFound("API token not found");
+  if (!(await svc.accounts.tokens.delete(userUuid, id))) throw new NotFound("API token not found");
 }
 
 export async function introspect(svc: Services, token: string) {

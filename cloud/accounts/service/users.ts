@@ -1,7 +1,7 @@
 // User operations: list, create (temporary password + confirmation mail), update, delete,
 // enable/disable, with the rules that protect the last enabled super user and the caller.
 import crypto from "node:crypto";
-import { badRequest, conflict, forbidden } from "../../http/errors.js";
+import { Conflict, Forbidden, Invalid } from "../../errors.js";
 import { pageInfo, parseNameFilter, parseSort } from "../../http/query.js";
 import type { Services } from "../../services.js";
 import { isUniqueViolation } from "../../storage/db.js";
@@ -66,9 +66,9 @@ export async function listUsers(svc: Services, q: ListUsersInput) {
 
 /** Roles a user may hold directly (the owner role comes only from group/project ownership). */
 export function checkAssignableRole(roleUuid: string, field = "role_uuids") {
-  if (!findRole(roleUuid)) throw badRequest(`unknown role ${roleUuid}`, { [field]: `unknown role ${roleUuid}` });
+  if (!findRole(roleUuid)) throw new Invalid(`unknown role ${roleUuid}`, { [field]: `unknown role ${roleUuid}` });
   if (roleUuid === ROLE_UUIDS.owner)
-    throw badRequest("the owner role is held through group or project ownership", { [field]: "the owner role cannot be assigned" });
+    throw new Invalid("the owner role is held through group or project ownership", { [field]: "the owner role cannot be assigned" });
 }
 
 export async function createUser(
@@ -76,8 +76,8 @@ export async function createUser(
   body: { name: string; nickname?: string; description?: string; role_uuids: readonly string[]; email?: string },
 ) {
   for (const r of body.role_uuids) checkAssignableRole(r);
-  if (await svc.accounts.findUserByName(body.name)) throw conflict("the user name is taken", { name: "already exist" });
-  if (body.email && (await svc.accounts.emails.byAddress(body.email))) throw conflict("the e-mail address is taken", { email: "already exist" });
+  if (await svc.accounts.findUserByName(body.name)) throw new Conflict("the user name is taken", { name: "already exist" });
+  if (body.email && (await svc.accounts.emails.byAddress(body.email))) throw new Conflict("the e-mail address is taken", { email: "already exist" });
   const password = generatePassword();
   const hash = await hashPassword(password);
   const now = nowIso();
@@ -104,7 +104,7 @@ export async function createUser(
       }
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict("the user name or e-mail address is taken", { name: "already exist" });
+    if (isUniqueViolation(err)) throw new Conflict("the user name or e-mail address is taken", { name: "already exist" });
     throw err;
   }
   if (emailId !== undefined) await startVerification(svc, uuid, emailId, "welcome");
@@ -114,11 +114,11 @@ export async function createUser(
 export async function updateUser(svc: Services, uuid: string, body: { name?: string; nickname?: string; description?: string }) {
   const user = await requireUser(svc, uuid);
   if (body.name !== undefined && body.name.toLowerCase() !== user.name.toLowerCase() && (await svc.accounts.findUserByName(body.name)))
-    throw conflict("the user name is taken", { name: "already exist" });
+    throw new Conflict("the user name is taken", { name: "already exist" });
   try {
     await svc.accounts.users.update(uuid, { name: body.name, nickname: body.nickname, description: body.description }, nowIso());
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict("the user name is taken", { name: "already exist" });
+    if (isUniqueViolation(err)) throw new Conflict("the user name is taken", { name: "already exist" });
     throw err;
   }
   return (await svc.accounts.userResource(uuid))!;
@@ -129,12 +129,12 @@ export async function guardLastSuper(svc: Services, user: UserRow, what: string)
   if (user.disabled) return;
   if (!(await svc.accounts.isSuper(user.uuid))) return;
   if ((await svc.accounts.users.countEnabledWithRole(ROLE_UUIDS.superUser)) <= 1)
-    throw forbidden(`cannot ${what} the last enabled super user`);
+    throw new Forbidden(`cannot ${what} the last enabled super user`);
 }
 
 export async function deleteUser(svc: Services, callerUuid: string | undefined, uuid: string) {
   const user = await requireUser(svc, uuid);
-  if (callerUuid === uuid) throw forbidden("you cannot delete yourself");
+  if (callerUuid === uuid) throw new Forbidden("you cannot delete yourself");
   await guardLastSuper(svc, user, "delete");
   await svc.accounts.users.delete(uuid);
   await svc.accounts.userDeleted(uuid);
@@ -143,7 +143,7 @@ export async function deleteUser(svc: Services, callerUuid: string | undefined, 
 export async function setDisabled(svc: Services, callerUuid: string | undefined, uuid: string, disabled: boolean) {
   const user = await requireUser(svc, uuid);
   if (disabled) {
-    if (callerUuid === uuid) throw forbidden("you cannot disable yourself");
+    if (callerUuid === uuid) throw new Forbidden("you cannot disable yourself");
     await guardLastSuper(svc, user, "disable");
   }
   await svc.accounts.users.update(uuid, { disabled: disabled ? 1 : 0 }, nowIso());

@@ -4,7 +4,7 @@ import { Schema } from "effect";
 import Long from "long";
 
 const LongCtor = Long;
-import { badRequest } from "../../http/errors.js";
+import { Invalid } from "../../errors.js";
 import { decodeOrThrow } from "../../http/decode.js";
 import { pb } from "../../../proto/gen/pb.js";
 import { dataIdError } from "../../../proto/wire/data-id-rules.js";
@@ -66,7 +66,7 @@ function checkUpload(u: ChunkUpload): ChunkUpload {
     });
   });
   const [first] = Object.entries(props);
-  if (first) throw badRequest(`invalid body: ${first[0]}: ${first[1]}`, props);
+  if (first) throw new Invalid(`invalid body: ${first[0]}: ${first[1]}`, props);
   return { ...u, measUuid: u.measUuid.toLowerCase(), sequenceUuid: u.sequenceUuid.toLowerCase() };
 }
 
@@ -86,7 +86,7 @@ export function decodeStoreDataChunksProto(buf: Uint8Array): ChunkUpload {
   try {
     raw = pb.StoreDataChunks.decode(buf);
   } catch (err) {
-    throw badRequest(`body is not a valid StoreDataChunks protobuf message: ${(err as Error).message}`);
+    throw new Invalid(`body is not a valid StoreDataChunks protobuf message: ${(err as Error).message}`);
   }
   return checkUpload({
     measUuid: raw.measUuid ?? "",

@@ -3,7 +3,7 @@ import { dual } from "./common.js";
 import { BaseTimeParams, BaseTimeResponse, CreateMeasBaseTime, MeasParams, UpdateMeasBaseTime } from "../schemas.js";
 import { Schema } from "effect";
 import { isBaseTimeType } from "../service/model.js";
-import { badRequest } from "../../http/errors.js";
+import { Invalid } from "../../errors.js";
 
 const BaseTimesResponse = Schema.Struct({ items: Schema.Array(BaseTimeResponse) });
 
@@ -61,7 +61,7 @@ export const baseTimeRoutes = [
     response: BaseTimeResponse,
     errors: [404, 409],
     handler: ({ project, params, body }, svc) => {
-      if (!isBaseTimeType(params.type)) throw badRequest("invalid path parameter: type: expected a base time type", { type: "invalid" });
+      if (!isBaseTimeType(params.type)) throw new Invalid("invalid path parameter: type: expected a base time type", { type: "invalid" });
       return svc.measurements.baseTimes.put(project, params.measurement_uuid, params.type, toInput(body));
     },
   }),

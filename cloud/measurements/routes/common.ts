@@ -1,9 +1,8 @@
 // Every measurement operation exists twice: under /v1/projects/{project_uuid}/... and, deprecated,
 // under /v1/... for the default (all-zero) project. `dual` defines both from one description.
 import { Schema } from "effect";
-import type { BodyKind } from "../../http/body.js";
-import { defineRoute, type AnyRoute, type Method, type Req } from "../../http/route.js";
-import { notFound } from "../../http/errors.js";
+import { defineRoute, type AnyRoute, type BodyKind, type Method, type Req } from "../../http/route.js";
+import { NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { DEFAULT_PROJECT } from "../service/model.js";
 import { Uuid } from "../schemas.js";
@@ -35,7 +34,7 @@ export interface DualRoute<F extends Schema.Struct.Fields, Q, B> {
 function requireProject(svc: Services, project: string): void {
   if (project === DEFAULT_PROJECT) return;
   const projects = (svc as Partial<Services>).org?.index.projects;
-  if (projects && !projects.has(project)) throw notFound("project not found");
+  if (projects && !projects.has(project)) throw new NotFound("project not found");
 }
 
 export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>(d: DualRoute<F, Q, B>): AnyRoute[] {

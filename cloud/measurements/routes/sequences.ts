@@ -1,6 +1,7 @@
 // Sequences (one per upstream stream) and the chunk upload that fills them.
 import { Schema } from "effect";
-import { ApiError, badRequest } from "../../http/errors.js";
+import { Invalid } from "../../errors.js";
+import { ApiError } from "../../http/errors.js";
 import { decodeStoreDataChunksJson, decodeStoreDataChunksProto } from "../formats/codec.js";
 import { dual } from "./common.js";
 import { ChunksResult, MeasParams, SeqParams, SequenceReplace, SequenceResponse, SequencesResponse } from "../schemas.js";
@@ -14,7 +15,7 @@ function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString("utf8"));
   } catch {
-    throw badRequest("request body is not valid JSON");
+    throw new Invalid("request body is not valid JSON");
   }
 }
 

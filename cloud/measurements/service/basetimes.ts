@@ -1,5 +1,5 @@
 // Base-time operations: by type (one base time of each type is addressed) and by numeric id.
-import { badRequest, conflict, notFound } from "../../http/errors.js";
+import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Queryable } from "../../storage/db.js";
 import { isUniqueViolation } from "../../storage/db.js";
 import { DEFAULT_PRIORITY, isBaseTimeType, renderBaseTime, splitNs, typeOfName, type BaseTimeRow } from "./model.js";
@@ -16,15 +16,15 @@ export interface BaseTimeInput {
 
 export type MeasBaseTime = ReturnType<typeof renderBaseTime>;
 
-const baseTimeNotFound = () => notFound("base time not found");
-const nameTaken = () => conflict("a base time with this name already exists", { name: "already exists" });
+const baseTimeNotFound = () => new NotFound("base time not found");
+const nameTaken = () => new Conflict("a base time with this name already exists", { name: "already exists" });
 
 /** `{type}` path segments also accept a numeric id (the v2.6 ByID operations share the path). */
 async function find(q: Queryable, measUuid: string, key: string): Promise<BaseTimeRow> {
   let row: BaseTimeRow | undefined;
   if (/^\d{1,15}$/.test(key)) row = await repo.baseTimeById(q, measUuid, Number(key));
   else if (isBaseTimeType(key)) row = await repo.baseTimeByType(q, measUuid, key);
-  else throw badRequest(`invalid path parameter: type: expected one of the base time types or a numeric id`, { type: "invalid" });
+  else throw new Invalid(`invalid path parameter: type: expected one of the base time types or a numeric id`, { type: "invalid" });
   if (!row) throw baseTimeNotFound();
   return row;
 }
@@ -83,7 +83,7 @@ export class BaseTimeService {
     return this.write(project, measUuid, async (tx, id, now) => {
       const existing = await repo.baseTimeByType(tx, id, type);
       if (!existing && input.basetimeNs === undefined)
-        throw badRequest("invalid body: basetime: required to create a base time", { basetime: "required" });
+        throw new Invalid("invalid body: basetime: required to create a base time", { basetime: "required" });
       const rowId = await this.apply(tx, id, existing, type, input, now);
       return renderBaseTime((await repo.baseTimeById(tx, id, rowId))!);
     });
@@ -92,7 +92,7 @@ export class BaseTimeService {
   /** PATCH by id. */
   patch(project: string, measUuid: string, key: string, input: BaseTimeInput): Promise<MeasBaseTime> {
     return this.write(project, measUuid, async (tx, id, now) => {
-      if (!/^\d{1,15}$/.test(key)) throw badRequest("invalid path parameter: id: expected a numeric id", { id: "invalid" });
+      if (!/^\d{1,15}$/.test(key)) throw new Invalid("invalid path parameter: id: expected a numeric id", { id: "invalid" });
       const existing = await find(tx, id, key);
       const rowId = await this.apply(tx, id, existing, existing.type, input, now);
       return renderBaseTime((await repo.baseTimeById(tx, id, rowId))!);
@@ -124,7 +124,7 @@ export class BaseTimeService {
     await this.write(project, measUuid, async (tx, id) => {
       const row = await find(tx, id, key);
       const m = (await repo.findMeasurement(tx, id))!;
-      if (m.basetime_id === row.id) throw conflict("the base time is in use as the measurement's base time");
+      if (m.basetime_id === row.id) throw new Conflict("the base time is in use as the measurement's base time");
       await repo.deleteBaseTimeRow(tx, row.id);
     });
   }

@@ -1,7 +1,7 @@
 // Measurement operations behind the REST routes and the broker: transactions, status, events.
 // Handlers call this; SQL lives in the repo-*.ts files.
 import type { Logger } from "pino";
-import { badRequest, conflict, forbidden, notFound } from "../../http/errors.js";
+import { Conflict, Forbidden, Invalid, NotFound } from "../../errors.js";
 import type { Db, Queryable } from "../../storage/db.js";
 import { isUniqueViolation } from "../../storage/db.js";
 import { MeasurementEvents } from "./events.js";
@@ -32,7 +32,7 @@ export interface ReplaceMeasurementInput {
 
 export type Measurement = ReturnType<typeof renderMeasurement>;
 
-export const measurementNotFound = () => notFound("measurement not found");
+export const measurementNotFound = () => new NotFound("measurement not found");
 
 export class MeasurementStore {
   constructor(
@@ -64,7 +64,7 @@ export class MeasurementStore {
     const now = nowIso();
     try {
       await this.db.transaction(async (tx) => {
-        if (await repo.findMeasurement(tx, id)) throw conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
+        if (await repo.findMeasurement(tx, id)) throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
         await repo.insertMeasurement(tx, {
           uuid: id,
           project_uuid: project,
@@ -91,7 +91,7 @@ export class MeasurementStore {
         await repo.refreshBaseTime(tx, id);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
+      if (isUniqueViolation(err)) throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
       throw err;
     }
     this.events.publish(id, project);
@@ -112,7 +112,7 @@ export class MeasurementStore {
       const now = nowIso();
       if (input.basetime_type !== undefined) {
         const bt = await repo.baseTimeByType(tx, id, input.basetime_type);
-        if (!bt) throw badRequest(`the measurement has no base time of type ${input.basetime_type}`, { basetime_type: "no such base time" });
+        if (!bt) throw new Invalid(`the measurement has no base time of type ${input.basetime_type}`, { basetime_type: "no such base time" });
         // The deprecated field raises that base time above all others.
         const top = await repo.maxPriority(tx, id);
         if (m.basetime_id !== bt.id || bt.priority < top)
@@ -135,7 +135,7 @@ export class MeasurementStore {
     let sequences: number[] = [];
     await this.db.transaction(async (tx) => {
       const m = await this.require(tx, project, uuid);
-      if (m.protected) throw forbidden("the measurement is protected: unprotect it before deleting it");
+      if (m.protected) throw new Forbidden("the measurement is protected: unprotect it before deleting it");
       id = m.uuid;
       sequences = (await listSequences(tx, id)).map((s) => s.id);
       await repo.deleteMeasurementRow(tx, id);

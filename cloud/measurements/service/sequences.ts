@@ -1,5 +1,5 @@
 // Sequences and chunk uploads over REST.
-import { notFound } from "../../http/errors.js";
+import { NotFound } from "../../errors.js";
 import type { ChunkUpload } from "../formats/codec.js";
 import { writeChunks } from "../storage/chunk-write.js";
 import { renderSequence } from "./model.js";
@@ -10,7 +10,7 @@ import { nowIso } from "../formats/time.js";
 
 export type MeasurementSequenceGroup = ReturnType<typeof renderSequence>;
 
-const sequenceNotFound = () => notFound("sequence not found");
+const sequenceNotFound = () => new NotFound("sequence not found");
 
 export class SequenceService {
   constructor(private readonly store: MeasurementStore) {}

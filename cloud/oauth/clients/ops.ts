@@ -1,6 +1,6 @@
 // Operations on user-owned OAuth2 clients and their secrets. Secrets are shown once, when created.
 import crypto from "node:crypto";
-import { badRequest, notFound } from "../../http/errors.js";
+import { Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import type { Services } from "../../services.js";
 import { clientsRepo, type ClientRecord, type SecretRecord } from "../repo/clients.js";
@@ -33,7 +33,7 @@ export function clientView(c: ClientRecord, secrets: SecretRecord[], plain?: { i
 /** The client, if it exists and (when `owner` is given) belongs to that user; else 404. */
 async function requireClient(svc: Services, clientId: string, owner?: string): Promise<ClientRecord> {
   const c = await clientsRepo.get(svc.db, clientId);
-  if (!c || (owner !== undefined && c.user_uuid !== owner)) throw notFound("OAuth2 client not found");
+  if (!c || (owner !== undefined && c.user_uuid !== owner)) throw new NotFound("OAuth2 client not found");
   return c;
 }
 
@@ -84,9 +84,9 @@ export async function updateClient(svc: Services, clientId: string, patch: { nam
   let uris: string[] | undefined;
   if (patch.redirect_uris !== undefined) {
     if (c.grant_types.includes("client_credentials") && patch.redirect_uris.length)
-      throw badRequest("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
+      throw new Invalid("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
     if (c.grant_types.includes("authorization_code") && !patch.redirect_uris.length)
-      throw badRequest("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
+      throw new Invalid("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
     uris = checkRedirectUris(patch.redirect_uris);
   }
   await clientsRepo.update(svc.db, clientId, { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(uris ? { redirect_uris: uris } : {}) }, nowIso());
@@ -103,7 +103,7 @@ export async function deleteClient(svc: Services, clientId: string, owner?: stri
 
 export async function createSecret(svc: Services, clientId: string, name: string, owner?: string) {
   const c = await requireClient(svc, clientId, owner);
-  if (c.token_endpoint_auth_method === "none") throw badRequest("a public client (token_endpoint_auth_method none) has no secrets");
+  if (c.token_endpoint_auth_method === "none") throw new Invalid("a public client (token_endpoint_auth_method none) has no secrets");
   const secret = generateSecret();
   const stored = await clientsRepo.addSecret(svc.db, clientId, name, hashSecret(secret), nowIso());
   svc.oauth.ownClients.invalidate(clientId);
@@ -112,7 +112,7 @@ export async function createSecret(svc: Services, clientId: string, name: string
 
 export async function deleteSecret(svc: Services, clientId: string, secretId: number, owner?: string): Promise<undefined> {
   await requireClient(svc, clientId, owner);
-  if (!(await clientsRepo.deleteSecret(svc.db, clientId, secretId))) throw notFound("client secret not found");
+  if (!(await clientsRepo.deleteSecret(svc.db, clientId, secretId))) throw new NotFound("client secret not found");
   svc.oauth.ownClients.invalidate(clientId);
   return undefined;
 }

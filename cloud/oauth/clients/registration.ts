@@ -1,7 +1,7 @@
 // Registration rules (spec: Registering a client; RFC 9700 2.1 and 4.1): which kinds exist, which
 // auth methods each may use, and what a redirect URI may look like. Redirect URIs are later matched
 // by exact string comparison only, so what is accepted here is exactly what can be redirected to.
-import { badRequest } from "../../http/errors.js";
+import { Invalid } from "../../errors.js";
 import type { AuthMethod } from "../repo/clients.js";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -31,7 +31,7 @@ export function checkRedirectUris(uris: readonly string[]): string[] {
     if (p) problems[`redirect_uris.${i}`] = p;
   });
   const [first] = Object.entries(problems);
-  if (first) throw badRequest(`invalid redirect_uris: ${first[0]}: ${first[1]}`, problems);
+  if (first) throw new Invalid(`invalid redirect_uris: ${first[0]}: ${first[1]}`, problems);
   return [...new Set(uris)];
 }
 
@@ -53,13 +53,13 @@ export function clientShape(req: {
   const method = req.token_endpoint_auth_method;
   const dn = req.tls_client_auth_subject_dn ?? "";
   if (method === "tls_client_auth" && dn.trim() === "")
-    throw badRequest("tls_client_auth needs tls_client_auth_subject_dn", { tls_client_auth_subject_dn: "required for tls_client_auth" });
+    throw new Invalid("tls_client_auth needs tls_client_auth_subject_dn", { tls_client_auth_subject_dn: "required for tls_client_auth" });
   if (req.grant_type === "client_credentials") {
-    if (method === "none") throw badRequest("a client-credentials client must authenticate", { token_endpoint_auth_method: "none is only for public authorization-code clients" });
-    if (req.redirect_uris?.length) throw badRequest("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
+    if (method === "none") throw new Invalid("a client-credentials client must authenticate", { token_endpoint_auth_method: "none is only for public authorization-code clients" });
+    if (req.redirect_uris?.length) throw new Invalid("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
     return { grant_types: ["client_credentials"], response_types: [], redirect_uris: [], token_endpoint_auth_method: method, tls_client_auth_subject_dn: dn };
   }
-  if (!req.redirect_uris?.length) throw badRequest("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
+  if (!req.redirect_uris?.length) throw new Invalid("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
   return {
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],

@@ -2,7 +2,7 @@
 // the sign-in page (same query), with one answer with a code at the redirect URI.
 import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
-import { authorizationErrorReply, AuthorizationError, emptyReply, issueCode } from "../service/authorize.js";
+import { emptyReply, issueCode } from "../service/authorize.js";
 import { checkAuthorizationRequest } from "../checks/pipeline.js";
 import type { AuthorizationRequest } from "../checks/context.js";
 import { sessionUser } from "../signin/session.js";
@@ -30,14 +30,9 @@ export const authorizationRoute = defineRoute({
   success: 302,
   handler: async ({ ctx }, svc) => {
     const req: AuthorizationRequest = { svc, params: {} };
-    try {
-      await checkAuthorizationRequest(svc, ctx.querystring, req);
-      const user = await sessionUser(ctx, svc);
-      if (!user) return emptyReply(302, { Location: `${SIGN_IN_PATH}?${ctx.querystring}`, "Cache-Control": "no-store" });
-      return await issueCode(svc, req, user.uuid);
-    } catch (err) {
-      if (err instanceof AuthorizationError) return authorizationErrorReply(svc, req, err);
-      throw err;
-    }
+    await checkAuthorizationRequest(svc, ctx.querystring, req);
+    const user = await sessionUser(ctx, svc);
+    if (!user) return emptyReply(302, { Location: `${SIGN_IN_PATH}?${ctx.querystring}`, "Cache-Control": "no-store" });
+    return issueCode(svc, req, user.uuid);
   },
 });

@@ -1,7 +1,7 @@
 // Routes of the OAuth2 client operations (intdash REST API: listOAuth2Clients to updateMyOAuth2Client,
 // and the deletes) and of client secrets, whose paths the real API lacks (see docs/decisions.md).
 import type { Principal } from "../../auth/principal.js";
-import { forbidden, unauthorized } from "../../http/errors.js";
+import { Forbidden, Unauthenticated } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import { ClientSecret as ClientSecretSchema } from "../schemas.js";
 import { createClient, createSecret, deleteClient, deleteSecret, getClient, listClients, updateClient } from "../clients/ops.js";
@@ -22,8 +22,8 @@ import {
 const tag = "auth_Clients";
 
 function me(principal: Principal | undefined): string {
-  if (!principal) throw unauthorized();
-  if (principal.kind !== "user") throw forbidden("only users own OAuth2 clients");
+  if (!principal) throw new Unauthenticated();
+  if (principal.kind !== "user") throw new Forbidden("only users own OAuth2 clients");
   return principal.uuid;
 }
 

@@ -34,31 +34,26 @@ export const revocationRoute = defineRoute({
   success: 200,
   errors: [401],
   handler: async ({ ctx, body }, svc) => {
-    try {
-      requireForm(ctx);
-      const form = body as Record<string, string>;
-      const creds = readClientCredentials(ctx.req, form);
-      if (!creds.clientId) throw invalidRequest("client_id is required");
-      const client =
-        creds.clientId === FIRST_PARTY_CLIENT.clientId
-          ? FIRST_PARTY_CLIENT
-          : await authenticateClient(ctx.req, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
-              throw err instanceof OAuthError ? err : invalidClient("client authentication failed", creds.via === "basic");
-            });
-      const fromRequest = form.token === undefined ? presentedToken(ctx) : undefined;
-      const token = form.token ?? fromRequest?.token;
-      if (!token) throw invalidRequest("token is required (or the _bearer_token cookie)");
-      const hint = form.token_type_hint ?? "refresh_token";
-      if (hint !== "refresh_token" && hint !== "access_token") throw new OAuthError("invalid_request", "token_type_hint must be access_token or refresh_token");
-      const order = hint === "access_token" ? [revokeAccess, revokeRefresh] : [revokeRefresh, revokeAccess];
-      for (const attempt of order) if (await attempt(token, client.clientId)) break;
-      const headers: Record<string, string> = { ...NO_STORE };
-      if (fromRequest?.via === "cookie") ctx.cookies.set(BEARER_COOKIE, "", { expires: new Date(0), httpOnly: true, path: "/" });
-      return emptyReply(200, headers);
-    } catch (err) {
-      if (err instanceof OAuthError) return err.toReply();
-      throw err;
-    }
+    requireForm(ctx);
+    const form = body as Record<string, string>;
+    const creds = readClientCredentials(ctx.req, form);
+    if (!creds.clientId) throw invalidRequest("client_id is required");
+    const client =
+      creds.clientId === FIRST_PARTY_CLIENT.clientId
+        ? FIRST_PARTY_CLIENT
+        : await authenticateClient(ctx.req, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
+            throw err instanceof OAuthError ? err : invalidClient("client authentication failed", creds.via === "basic");
+          });
+    const fromRequest = form.token === undefined ? presentedToken(ctx) : undefined;
+    const token = form.token ?? fromRequest?.token;
+    if (!token) throw invalidRequest("token is required (or the _bearer_token cookie)");
+    const hint = form.token_type_hint ?? "refresh_token";
+    if (hint !== "refresh_token" && hint !== "access_token") throw new OAuthError("invalid_request", "token_type_hint must be access_token or refresh_token");
+    const order = hint === "access_token" ? [revokeAccess, revokeRefresh] : [revokeRefresh, revokeAccess];
+    for (const attempt of order) if (await attempt(token, client.clientId)) break;
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (fromRequest?.via === "cookie") ctx.cookies.set(BEARER_COOKIE, "", { expires: new Date(0), httpOnly: true, path: "/" });
+    return emptyReply(200, headers);
 
     async function revokeRefresh(token: string, clientId: string): Promise<boolean> {
       const row = await grantsRepo.getRefresh(svc.db, hashSecret(token));

@@ -5,13 +5,13 @@ import { Schema } from "effect";
 import type { Context } from "koa";
 import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { authorizationErrorReply, AuthorizationError, emptyReply } from "../service/authorize.js";
-import type { AuthorizationRequest } from "../checks/context.js";
+import { emptyReply } from "../service/authorize.js";
+import { AuthorizationError, SignInFormRejected, type AuthorizationRequest } from "../checks/context.js";
 import { checkAuthorizationRequest } from "../checks/pipeline.js";
 import { clientsRepo } from "../repo/clients.js";
 import { generateSecret, safeEqual } from "../service/secrets.js";
 import { isHttps, setCookie } from "../signin/cookies.js";
-import { errorPage, htmlReply, signInPage } from "../signin/html.js";
+import { htmlReply, signInPage } from "../signin/html.js";
 import { clientAddress } from "../../http/client-address.js";
 import { RateLimiter } from "../signin/rate-limit.js";
 import { startSession } from "../signin/session.js";
@@ -42,17 +42,6 @@ function csrfFor(ctx: Context, svc: Services): string {
 
 const clientLabel = (req: AuthorizationRequest) => req.client?.clientId ?? "";
 
-async function checked(ctx: Context, svc: Services) {
-  const req: AuthorizationRequest = { svc, params: {} };
-  try {
-    await checkAuthorizationRequest(svc, ctx.querystring, req);
-    return { req };
-  } catch (err) {
-    if (err instanceof AuthorizationError) return { req, failure: authorizationErrorReply(svc, req, err) };
-    throw err;
-  }
-}
-
 export const signInPageRoute = defineRoute({
   operationId: "showSignInPage",
   method: "GET",
@@ -62,8 +51,7 @@ export const signInPageRoute = defineRoute({
   hidden: true,
   success: 200,
   handler: async ({ ctx }, svc) => {
-    const { req, failure } = await checked(ctx, svc);
-    if (failure) return failure;
+    const req = await checkAuthorizationRequest(svc, ctx.querystring);
     const name = await clientName(svc, req);
     return htmlReply(200, signInPage({ action: `${SIGN_IN_PATH}?${ctx.querystring}`, csrf: csrfFor(ctx, svc), clientName: name }));
   },
@@ -81,12 +69,11 @@ export const signInSubmitRoute = defineRoute({
   bodyLimit: 16 * 1024,
   success: 303,
   handler: async ({ ctx, body }, svc) => {
-    const { req, failure } = await checked(ctx, svc);
-    if (failure) return failure;
+    const req = await checkAuthorizationRequest(svc, ctx.querystring);
     const cookie = ctx.cookies.get(CSRF_COOKIE);
     if (!cookie || !body.csrf || !safeEqual(cookie, body.csrf))
-      return errorPage(403, "invalid_request", "The sign-in form expired or was not sent from this site. Go back and try again.");
-    if (body.action === "cancel") return authorizationErrorReply(svc, req, new AuthorizationError("access_denied", "the user cancelled the sign-in"));
+      throw new SignInFormRejected("The sign-in form expired or was not sent from this site. Go back and try again.");
+    if (body.action === "cancel") throw new AuthorizationError("access_denied", "the user cancelled the sign-in").for(req);
     const action = `${SIGN_IN_PATH}?${ctx.querystring}`;
     const name = await clientName(svc, req);
     const again = (status: number, error: string) =>

@@ -56,19 +56,17 @@ export function requireForm(ctx: Context): void {
   if (mediaType(ctx.get("content-type")) !== FORM_TYPE) throw invalidRequest("the body must be application/x-www-form-urlencoded");
 }
 
-/** The token endpoint proper, shared by the Koa route and the fast path (actions/token_fast_path.ts). */
+/**
+ * The token endpoint proper, shared by the Koa route and the fast path (token-fast-path.ts). It throws
+ * OAuthErrors; both callers render them with http/error-reply.ts.
+ */
 export async function tokenEndpoint(http: IncomingMessage, form: Record<string, string>, svc: Services): Promise<Reply> {
-  try {
-    const grant = form.grant_type;
-    if (!grant) throw invalidRequest("grant_type is required");
-    const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
-    if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
-    const creds = readClientCredentials(http, form);
-    return reply(200, await handler({ http, form, creds, svc }), NO_STORE);
-  } catch (err) {
-    if (err instanceof OAuthError) return err.toReply();
-    throw err;
-  }
+  const grant = form.grant_type;
+  if (!grant) throw invalidRequest("grant_type is required");
+  const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
+  if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
+  const creds = readClientCredentials(http, form);
+  return reply(200, await handler({ http, form, creds, svc }), NO_STORE);
 }
 
 export const tokenRoute = defineRoute({
@@ -85,8 +83,7 @@ export const tokenRoute = defineRoute({
   response: TokenResponseSchema,
   errors: [401],
   handler: async ({ ctx, body }, svc) => {
-    const type = mediaType(ctx.get("content-type"));
-    if (type !== FORM_TYPE) return invalidRequest("the body must be application/x-www-form-urlencoded").toReply();
+    requireForm(ctx);
     return tokenEndpoint(ctx.req, body as Record<string, string>, svc);
   },
 });

@@ -1,25 +1,18 @@
-// Shared by the authorization endpoint and the sign-in page: answering an authorization request
-// with a code, or with an error at the redirect URI (RFC 6749 4.1.2, 4.1.2.1; RFC 9207 `iss`).
+// Shared by the authorization endpoint and the sign-in page: answering an authorization request with a
+// code at the redirect URI (RFC 6749 4.1.2; RFC 9207 `iss`). Errors are redirected by http/error-reply.ts.
 import crypto from "node:crypto";
 import { reply, type Reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { AuthorizationError, type AuthorizationRequest } from "../checks/context.js";
+import type { AuthorizationRequest } from "../checks/context.js";
 import { grantsRepo } from "../repo/grants.js";
 import { generateSecret, hashSecret } from "./secrets.js";
-import { errorPage } from "../signin/html.js";
 
 export const CODE_TTL_S = 60;
 
-function redirectTo(uri: string, params: Record<string, string | undefined>): Reply {
+export function redirectTo(uri: string, params: Record<string, string | undefined>): Reply {
   const url = new URL(uri);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
   return emptyReply(302, { Location: url.toString(), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
-}
-
-/** An error goes to the redirect URI only once that URI is proven; otherwise the user sees a page. */
-export function authorizationErrorReply(svc: Services, req: AuthorizationRequest, err: AuthorizationError): Reply {
-  if (!req.redirectUri) return errorPage(400, err.error, err.description);
-  return redirectTo(req.redirectUri, { error: err.error, error_description: err.description, state: req.params.state, iss: svc.config.publicUrl });
 }
 
 export async function issueCode(svc: Services, req: AuthorizationRequest, userUuid: string): Promise<Reply> {
@@ -35,8 +28,6 @@ export async function issueCode(svc: Services, req: AuthorizationRequest, userUu
   });
   return redirectTo(req.redirectUri!, { code, state: req.params.state, iss: svc.config.publicUrl });
 }
-
-export { AuthorizationError };
 
 /**
  * A redirect (or an empty 200). The body is an empty text, not undefined: the shared renderer turns

@@ -3,7 +3,7 @@
 // standing (a disabled user's tokens stop working at once) are all checked.
 import type { Context } from "koa";
 import type { Authenticator, Principal } from "../../auth/principal.js";
-import { unauthorized } from "../../http/errors.js";
+import { Unauthenticated } from "../../errors.js";
 import type { Services } from "../../services.js";
 
 export const BEARER_COOKIE = "_bearer_token";
@@ -24,7 +24,7 @@ export function bearerAuthenticator(svc: Services): Authenticator {
     const presented = presentedToken(ctx);
     if (!presented) return undefined;
     const claims = svc.oauth.verifyAccessToken(presented.token);
-    if (!claims) throw unauthorized("the access token is invalid, expired or revoked");
+    if (!claims) throw new Unauthenticated("the access token is invalid, expired or revoked");
     const principal: Principal = {
       kind: claims.sub_kind,
       uuid: claims.sub,
@@ -40,7 +40,7 @@ export function bearerAuthenticator(svc: Services): Authenticator {
     }
     if (claims.sub_kind === "user") {
       const user = await svc.oauth.accounts.user(claims.sub);
-      if (!user || user.disabled) throw unauthorized("the token's user no longer exists or is disabled");
+      if (!user || user.disabled) throw new Unauthenticated("the token's user no longer exists or is disabled");
       Object.assign(principal, standingScopes(principal.scopes, user, principal.restricted !== undefined));
     }
     return principal;

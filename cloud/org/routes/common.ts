@@ -1,6 +1,6 @@
 // Small helpers shared by the organisation routes.
 import type { Principal } from "../../auth/principal.js";
-import { forbidden } from "../../http/errors.js";
+import { Forbidden } from "../../errors.js";
 import { parseSort } from "../../http/query.js";
 import type { Paging, Sort } from "../repo/sql.js";
 
@@ -9,6 +9,6 @@ export const sorting = (q: { sort?: string }, fallback = "name+"): Sort => parse
 
 /** `/users/me/...` operations belong to users; an edge has no own edges, groups or projects. */
 export function userOf(p: Principal | undefined): string {
-  if (!p || p.kind !== "user") throw forbidden("only a user may call this operation");
+  if (!p || p.kind !== "user") throw new Forbidden("only a user may call this operation");
   return p.uuid;
 }

@@ -1,7 +1,7 @@
 // Edges: plain (admin), owned by a user, own (the caller's), and the edge itself
 // (intdash REST API: listEdges to updateMyEdge, the deletes and removeOwner).
 import { defineRoute } from "../../http/route.js";
-import { notFound } from "../../http/errors.js";
+import { NotFound } from "../../errors.js";
 import {
   AssignOwnerRequest,
   CreateEdgeRequest,
@@ -34,7 +34,7 @@ export const edgeRoutes = [
   defineRoute({
     operationId: "getMeAsEdge", method: "GET", path: "/auth/edges/me", tag, auth: "signed-in", success: 200, response: Edge, errors: [404],
     handler: ({ principal }, svc) => {
-      if (principal?.kind !== "edge") throw notFound("the caller is not an edge");
+      if (principal?.kind !== "edge") throw new NotFound("the caller is not an edge");
       return svc.org.edges.get(principal.uuid);
     },
   }),

@@ -1,7 +1,7 @@
 // Edges: devices that are OAuth2 clients. Their UUID is the client_id; each has one or more named
 // client secrets, shown once and stored as SHA-256 digests. Writes keep the org index in step.
 import crypto from "node:crypto";
-import { badRequest, conflict, notFound } from "../../http/errors.js";
+import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { PageInfo } from "../../http/query.js";
 import { pageInfo } from "../../http/query.js";
 import { generateSecret, hashSecret, verifySecret } from "../../oauth/service/secrets.js";
@@ -47,7 +47,7 @@ export class EdgeService {
 
   async row(uuid: string, owner?: string): Promise<EdgeRow> {
     const e = await this.repo.get(uuid.toLowerCase());
-    if (!e || (owner !== undefined && e.owner_uuid !== owner)) throw notFound("edge not found");
+    if (!e || (owner !== undefined && e.owner_uuid !== owner)) throw new NotFound("edge not found");
     return e;
   }
 
@@ -61,7 +61,7 @@ export class EdgeService {
 
   /** Creates an edge (and its first client secret, returned once as `client_secret`). */
   async create(input: EdgeInput, owner: string | null, uuid?: string): Promise<EdgeView> {
-    if (owner && !(await this.users.exists(owner))) throw notFound("user not found");
+    if (owner && !(await this.users.exists(owner))) throw new NotFound("user not found");
     const at = now();
     const row: EdgeRow = {
       uuid: (uuid ?? crypto.randomUUID()).toLowerCase(),
@@ -72,10 +72,10 @@ export class EdgeService {
       created_at: at,
       updated_at: at,
     };
-    if (await this.repo.get(row.uuid)) throw conflict("an edge with this UUID already exists", { uuid: "already exists" });
+    if (await this.repo.get(row.uuid)) throw new Conflict("an edge with this UUID already exists", { uuid: "already exists" });
     // A given UUID must not be a user's (subjects are told apart by UUID) or a client_id in use.
     if (uuid !== undefined && ((await this.users.exists(row.uuid)) || (await this.clientIdInUse(row.uuid))))
-      throw conflict("this UUID is already in use", { uuid: "already exists" });
+      throw new Conflict("this UUID is already in use", { uuid: "already exists" });
     const secret = generateSecret();
     try {
       await this.db.transaction(async (tx) => {
@@ -117,8 +117,8 @@ export class EdgeService {
   async assignOwner(uuid: string, user: string): Promise<{ user_uuid: string }> {
     const e = await this.row(uuid);
     const u = user.toLowerCase();
-    if (!(await this.users.exists(u))) throw badRequest("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
-    if (e.owner_uuid && e.owner_uuid !== u) throw conflict("the edge already has an owner");
+    if (!(await this.users.exists(u))) throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
+    if (e.owner_uuid && e.owner_uuid !== u) throw new Conflict("the edge already has an owner");
     if (e.owner_uuid !== u) await this.repo.update({ ...e, owner_uuid: u, updated_at: now() });
     this.index.setEdge(e.uuid, u);
     return { user_uuid: u };
@@ -145,7 +145,7 @@ export class EdgeService {
   }
   async deleteSecret(uuid: string, id: number, owner?: string): Promise<void> {
     const e = await this.row(uuid, owner);
-    if (!(await this.repo.deleteSecret(e.uuid, id))) throw notFound("client secret not found");
+    if (!(await this.repo.deleteSecret(e.uuid, id))) throw new NotFound("client secret not found");
   }
 
   /** Constant-time check of a presented secret against every secret of the edge. */
@@ -165,7 +165,7 @@ export class EdgeService {
   private translate(err: unknown): unknown {
     if (!isUniqueViolation(err)) return err;
     return /edges\.uuid/.test((err as Error).message)
-      ? conflict("an edge with this UUID already exists", { uuid: "already exists" })
-      : conflict("an edge with this name already exists", { name: "already exists" });
+      ? new Conflict("an edge with this UUID already exists", { uuid: "already exists" })
+      : new Conflict("an edge with this name already exists", { name: "already exists" });
   }
 }

@@ -1,6 +1,6 @@
 // Members of a group or a project (one class for both): role_uuids, the owner attribute, and the
 // roles inherited through parent groups. The owner role is held only through the owner attribute.
-import { badRequest, conflict, forbidden, notFound } from "../../http/errors.js";
+import { Conflict, Forbidden, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import { reply, type Reply } from "../../http/route.js";
 import type { Policy } from "../../access/policy.js";
@@ -48,7 +48,7 @@ export class MemberService {
   private async row(scope: string, user: string): Promise<MemberRow> {
     await this.exists(scope);
     const m = await this.repo.get(scope, user.toLowerCase());
-    if (!m) throw notFound("member not found");
+    if (!m) throw new NotFound("member not found");
     return m;
   }
   private sync(m: MemberRow) {
@@ -57,14 +57,14 @@ export class MemberService {
   }
   /** Updates an existing membership (404 if it went away meanwhile) and the index. */
   private async write(m: MemberRow) {
-    if (!(await this.repo.update(m))) throw notFound("member not found");
+    if (!(await this.repo.update(m))) throw new NotFound("member not found");
     this.sync(m);
   }
   private checkRoles(roles: readonly string[]): string[] {
     const out = [...new Set(roles.map((r) => r.toLowerCase()))];
-    if (out.includes(this.policy.ownerRoleUuid)) throw forbidden("owner role cannot be changed.");
+    if (out.includes(this.policy.ownerRoleUuid)) throw new Forbidden("owner role cannot be changed.");
     const unknown = out.filter((r) => !this.policy.hasRole(r));
-    if (unknown.length) throw badRequest(`invalid body: role_uuids: no such role ${unknown[0]}`, { role_uuids: "no such role" });
+    if (unknown.length) throw new Invalid(`invalid body: role_uuids: no such role ${unknown[0]}`, { role_uuids: "no such role" });
     return out;
   }
 
@@ -93,17 +93,17 @@ export class MemberService {
     const roles = this.checkRoles(input.role_uuids);
     let user = input.user_uuid?.toLowerCase();
     if (user !== undefined) {
-      if (!(await this.users.exists(user))) throw badRequest("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
+      if (!(await this.users.exists(user))) throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
     } else if (input.user_email_address !== undefined) {
       user = await this.users.byEmail(input.user_email_address);
-      if (!user) throw badRequest("invalid body: user_email_address: no user has this address", { user_email_address: "no user has this address" });
-    } else throw badRequest("invalid body: user_uuid or user_email_address is required", { user_uuid: "required" });
+      if (!user) throw new Invalid("invalid body: user_email_address: no user has this address", { user_email_address: "no user has this address" });
+    } else throw new Invalid("invalid body: user_uuid or user_email_address is required", { user_uuid: "required" });
     const at = now();
     const m: MemberRow = { scope_uuid: scope, user_uuid: user, role_uuids: roles, is_owner: false, created_at: at, updated_at: at };
     try {
       await this.repo.insert(m);
     } catch (err) {
-      throw isUniqueViolation(err) ? conflict("the user is already a member", { user_uuid: "already a member" }) : err;
+      throw isUniqueViolation(err) ? new Conflict("the user is already a member", { user_uuid: "already a member" }) : err;
     }
     this.sync(m);
     return this.get(scope, user);
@@ -120,7 +120,7 @@ export class MemberService {
 
   async remove(scope: string, user: string): Promise<void> {
     const m = await this.row(scope, user);
-    if (m.is_owner) throw forbidden("unremovable owner member");
+    if (m.is_owner) throw new Forbidden("unremovable owner member");
     await this.repo.delete(scope, m.user_uuid);
     if (this.kind === "group") this.index.removeGroupMember(scope, m.user_uuid);
     else this.index.removeProjectMember(scope, m.user_uuid);
@@ -142,8 +142,8 @@ export class MemberService {
     // Count and write in one transaction, so two concurrent removals cannot leave no owner.
     await this.db.transaction(async (tx) => {
       const repo = new MemberRepo(tx, this.repo.table, this.repo.scopeCol);
-      if ((await repo.ownerCount(scope)) <= 1) throw forbidden(`${this.kind} must have at least one owner.`);
-      if (!(await repo.update(next))) throw notFound("member not found");
+      if ((await repo.ownerCount(scope)) <= 1) throw new Forbidden(`${this.kind} must have at least one owner.`);
+      if (!(await repo.update(next))) throw new NotFound("member not found");
     });
     this.sync(next);
     return undefined;

@@ -1,6 +1,6 @@
 // Edges added to a project, each with a nickname unique inside the project. An edge added to a
 // project belongs to it for access decisions (the other way in is through its owner).
-import { ApiError, badRequest, notFound } from "../../http/errors.js";
+import { Conflict, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import { reply } from "../../http/route.js";
 import type { Db } from "../../storage/db.js";
@@ -12,7 +12,7 @@ import { projectEdgeView } from "./views.js";
 
 import { nowIso as now } from "./time.js";
 const nicknameTaken = () =>
-  new ApiError(409, "conflict_project_edge_nickname", "another edge of this project has this nickname", { nickname: "already exists" });
+  new Conflict("another edge of this project has this nickname", { nickname: "already exists" }, "conflict_project_edge_nickname");
 
 export class ProjectEdgeService {
   readonly repo: ProjectEdgeRepo;
@@ -35,15 +35,15 @@ export class ProjectEdgeService {
   async get(project: string, edge: string) {
     await this.projectExists(project);
     const r = await this.repo.get(project, edge.toLowerCase());
-    if (!r) throw notFound("the edge is not in this project");
+    if (!r) throw new NotFound("the edge is not in this project");
     return projectEdgeView(r);
   }
 
   async add(project: string, edgeName: string, nickname: string | undefined) {
     await this.projectExists(project);
     const e = await this.edges.getByName(edgeName);
-    if (!e) throw badRequest("invalid body: edge_name: no such edge", { edge_name: "no such edge" });
-    if (await this.repo.get(project, e.uuid)) throw new ApiError(409, "conflict_project_edge_uuid", "the edge is already in this project");
+    if (!e) throw new Invalid("invalid body: edge_name: no such edge", { edge_name: "no such edge" });
+    if (await this.repo.get(project, e.uuid)) throw new Conflict("the edge is already in this project", undefined, "conflict_project_edge_uuid");
     const nick = nickname ?? e.nickname ?? e.name;
     const finalNick = nick === "" ? e.name : nick;
     if (await this.repo.nicknameTaken(project, finalNick)) throw nicknameTaken();

@@ -2,7 +2,7 @@
 // Writes go to the database first, then to the org index.
 import crypto from "node:crypto";
 import type { Principal } from "../../auth/principal.js";
-import { ApiError, conflict, forbidden, notFound } from "../../http/errors.js";
+import { Conflict, Forbidden, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import { isUniqueViolation, type Db } from "../../storage/db.js";
 import { MAX_GROUP_DEPTH, MAX_PROJECTS_PER_GROUP } from "./limits.js";
@@ -13,7 +13,7 @@ import type { Paging, Sort } from "../repo/sql.js";
 import { groupView, projectView } from "./views.js";
 
 import { nowIso as now } from "./time.js";
-const dupName = (what: string) => conflict(`a ${what} with this name already exists here`, { name: "already exists" });
+const dupName = (what: string) => new Conflict(`a ${what} with this name already exists here`, { name: "already exists" });
 
 export class TreeService {
   readonly groups: GroupRepo;
@@ -33,14 +33,14 @@ export class TreeService {
   }
   async groupRow(uuid: string): Promise<GroupRow> {
     const g = await this.groups.get(uuid.toLowerCase());
-    if (!g) throw notFound("group not found");
+    if (!g) throw new NotFound("group not found");
     return g;
   }
   async createGroup(name: string, parent: string | null, creator: Principal | undefined) {
     if (parent) {
       await this.groupRow(parent);
       if (this.index.depth(parent) >= MAX_GROUP_DEPTH)
-        throw new ApiError(403, "exceeded_max_groups_count", `groups may be nested at most ${MAX_GROUP_DEPTH} levels deep`);
+        throw new Forbidden(`groups may be nested at most ${MAX_GROUP_DEPTH} levels deep`, "exceeded_max_groups_count");
     }
     const at = now();
     const row: GroupRow = { uuid: crypto.randomUUID(), parent_uuid: parent, name, created_at: at, updated_at: at };
@@ -72,7 +72,7 @@ export class TreeService {
   async deleteGroup(uuid: string) {
     const g = await this.groupRow(uuid);
     const n = await this.groups.childCounts(g.uuid);
-    if (n.groups || n.projects) throw conflict("the group still has sub-groups or projects; delete them first");
+    if (n.groups || n.projects) throw new Conflict("the group still has sub-groups or projects; delete them first");
     await this.groups.delete(g.uuid);
     this.index.removeGroup(g.uuid);
   }
@@ -84,13 +84,13 @@ export class TreeService {
   }
   async projectRow(uuid: string): Promise<ProjectRow> {
     const p = await this.projects.get(uuid.toLowerCase());
-    if (!p) throw notFound("project not found");
+    if (!p) throw new NotFound("project not found");
     return p;
   }
   async createProject(group: string, name: string, creator: Principal | undefined) {
     const g = await this.groupRow(group);
     if ((await this.projects.countIn(g.uuid)) >= MAX_PROJECTS_PER_GROUP)
-      throw new ApiError(403, "exceeded_max_projects_count_per_group", `a group may hold at most ${MAX_PROJECTS_PER_GROUP} projects`);
+      throw new Forbidden(`a group may hold at most ${MAX_PROJECTS_PER_GROUP} projects`, "exceeded_max_projects_count_per_group");
     const at = now();
     const row: ProjectRow = { uuid: crypto.randomUUID(), group_uuid: g.uuid, name, created_at: at, updated_at: at };
     const owner = creator?.kind === "user" ? creator.uuid : undefined;
@@ -121,7 +121,7 @@ export class TreeService {
   async deleteProject(uuid: string, caller: Principal) {
     const p = await this.projectRow(uuid);
     const owner = caller.isSuper || (caller.kind === "user" && this.index.standingInProject(p.uuid, caller.uuid).owner);
-    if (!owner) throw forbidden("You cannot delete a project. Because you are not a project owner.");
+    if (!owner) throw new Forbidden("You cannot delete a project. Because you are not a project owner.");
     await this.projects.delete(p.uuid);
     this.index.removeProject(p.uuid);
   }

@@ -282,7 +282,9 @@ describe("404, 409 and 400 bodies", () => {
     expectProblem(await t.api.get("/upstreams/-/states?enabled=yes"), 400, /^enabled: /);
     expectProblem(await t.api.request("POST", "/upstreams", undefined, JSON.stringify({ id: "x".repeat(2_000_000) })), 413, /body/);
     expectProblem(await t.api.get("/no/such/api"), 404, "no API at GET /api/v1/no/such/api");
-    expectProblem(await t.api.request("PUT", "/upstreams/u"), 405, /PUT/);
+    const wrongMethod = await t.api.request("PUT", "/upstreams/u");
+    expectProblem(wrongMethod, 405, "PUT is not allowed on /api/v1/upstreams/u");
+    expect(String(wrongMethod.headers.allow).split(", ").sort()).toEqual(["DELETE", "GET", "PATCH"]);
     expectProblem(await t.api.get("/upstreams/%E0%A4%A"), 404, /is not found/);
     expect((await t.api.get("/version")).status).toBe(200);
   });
