@@ -73,7 +73,7 @@ const WARMUP_NS = 1e9;
 
 async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
-  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn", "--allow-dir", path.dirname(process.execPath)], {
+  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn"], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -135,7 +135,8 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const started = await startAgentChild(dir);
     agent = started.child;
     const api = started.api;
-    const fifo = path.join(dir, "up.fifo");
+    // In the agent's own IPC folder (next to its socket), where its launch policy allows FIFOs by default.
+    const fifo = path.join(dir, "ipc", "up.fifo");
     await call(api, "PATCH", "/connection", { server_url: server.url, project_uuid: server.projectUuid, edge_uuid: server.edgeUuid, client_secret: server.clientSecret });
     await call(api, "PATCH", "/transport", { protocol: o.transport });
     await call(api, "POST", "/upstreams", { id: "bench", persist: true, recover: true, qos: "partial", flush_policy: flush, flush_interval: 5 });
