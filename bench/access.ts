@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { isMain, report, type Row } from "./lib.js";
 import type { CloudPeer } from "../cloud/server.js";
-import type { DecisionInput } from "../cloud/access/engine.js";
+import type { DecisionInput } from "../cloud/access/service/engine.js";
 
 const N = { users: 1000, topGroups: 10, subGroupsPerTop: 9, projectsPerGroup: 10, projectMembershipsPerUser: 9 };
 const MEMBER_SCOPES = ["me:a", "users:r", "roles:r", "edges:r", "edges:w", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"];

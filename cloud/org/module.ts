@@ -1,8 +1,8 @@
 // The organisation area: edges (OAuth2 clients), groups, sub-groups, projects, members, project
 // edges, and the access engine that replaces the accounts area's scope-only decider.
 import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../accounts/service/catalogue.js";
-import { accessRoutes } from "../access/routes.js";
-import { Policy } from "../access/policy.js";
+import { accessRoutes } from "../access/routes/check-access.js";
+import { Policy } from "../access/service/policy.js";
 import type { CloudModule } from "../module.js";
 import { edgeClientResolver } from "./service/edge-clients.js";
 import { orgMigrations } from "./repo/migrations.js";

@@ -1,8 +1,8 @@
 // svc.org: the organisation area as other areas see it. The access engine (also installed as
 // svc.access), the in-memory org index, and what the iSCP broker asks before a ConnectRequest.
 import type { Principal } from "../../auth/principal.js";
-import { AccessEngine, type DecisionInput, type Subject } from "../../access/engine.js";
-import type { Policy } from "../../access/policy.js";
+import { AccessEngine, type DecisionInput, type Subject } from "../../access/service/engine.js";
+import type { Policy } from "../../access/service/policy.js";
 import type { Db } from "../../storage/db.js";
 import { EdgeService } from "./edges.js";
 import { MemberService } from "./members.js";

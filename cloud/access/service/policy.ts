@@ -1,7 +1,7 @@
 // The accounts catalogue (scopes, roles, endpoint globs) compiled for fast decisions. A set of
 // scope names becomes one allow-regex and one deny-regex per method (deny wins), memoised by the
 // set, so a decision costs a map lookup plus at most two regex tests however many scopes are held.
-import { globToRegExp, type RoleDef, type ScopeDef } from "../accounts/service/scopes.js";
+import { globToRegExp, type RoleDef, type ScopeDef } from "../../accounts/service/scopes.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 

@@ -1,9 +1,9 @@
 // Check access and Check own access (intdash REST API: checkHTTPAuthorization, checkMeHTTPAuthorization):
 // both ask the same engine as the route guard. Paths may be given with or without the `/api` prefix.
 import { Schema } from "effect";
-import { defineRoute } from "../http/route.js";
-import type { Services } from "../services.js";
-import type { Subject } from "./engine.js";
+import { defineRoute } from "../../http/route.js";
+import type { Services } from "../../services.js";
+import type { Subject } from "../service/engine.js";
 
 const Method = Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE");
 const Path = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096));

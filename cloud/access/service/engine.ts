@@ -7,9 +7,9 @@
 //  - a group path: likewise with the roles held in that group; edges never belong to groups.
 // Within a scope set, a matching deny beats any allow. Super users pass everything, and a user may
 // always use its own account (/auth/users/me...), as the "signed-in" routes there do.
-import { isOwnAccountPath } from "../accounts/service/scopes.js";
-import type { AccessDecider, Principal } from "../auth/principal.js";
-import type { OrgIndex } from "../org/service/org-index.js";
+import { isOwnAccountPath } from "../../accounts/service/scopes.js";
+import type { AccessDecider, Principal } from "../../auth/principal.js";
+import type { OrgIndex } from "../../org/service/org-index.js";
 import { classify, DEFAULT_PROJECT_UUID, needsNormalising, normalisePath, type Target } from "./classify.js";
 import type { Matcher, Policy } from "./policy.js";
 
