@@ -7,6 +7,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
+import { ADMIN_PASSWORD_FILE } from "../accounts/service/admin-password-file.js";
 import { loadConfig } from "../config.js";
 import { payloadFileEnds } from "../measurements/repo/sequences.js";
 import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storage/payload-copy.js";
@@ -18,7 +19,7 @@ import { DATA_CHUNKS, DATA_DB, DATA_QUIC, requireDatabase } from "./data-dir.js"
 /** Describes a backup; restore checks it is there (a backup is complete) and reads the payload ends. */
 export const MANIFEST = "backup.json";
 /** Files and folders copied as they are besides the database and the payloads (when present). */
-export const PLAIN_ENTRIES = [DATA_QUIC];
+export const PLAIN_ENTRIES = [DATA_QUIC, ADMIN_PASSWORD_FILE];
 const ATTEMPTS = 5;
 
 export interface Manifest {
