@@ -47,7 +47,7 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_LISTEN", "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"],
   ["CLOUD_DATA", "data directory (default ./data/cloud)"],
   ["CLOUD_PUBLIC_URL", "base URL in mails and tokens (default http://<listen>)"],
-  ["CLOUD_ADMIN_PASSWORD", "password of the super user `admin` created at the first start (else a temporary one is printed once)"],
+  ["CLOUD_ADMIN_PASSWORD", "password of the super user `admin` created at the first start (else a temporary one is printed and kept in <data>/initial-admin-password until it is changed)"],
   ["CLOUD_SMTP_URL", "send mail over SMTP, e.g. smtp://user:pass@host:587 (else .eml files under <data>/outbox/)"],
   ["CLOUD_MAIL_FROM", "sender address of mails (default cloud-peer@localhost)"],
   ["CLOUD_LOG_LEVEL", "pino log level (default info)"],

@@ -19,8 +19,8 @@ const program = new Command("cloud-peer")
     await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, iscpQuicCert: opts.iscpQuicCert, iscpQuicKey: opts.iscpQuicKey, logLevel: opts.logLevel, commitTrace: opts.commitTrace });
   });
 
-// Sub-commands register themselves here (token create, keys rotate, ...).
-const commandFiles = ["./cli/token.js", "./cli/keys.js"];
+// Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).
+const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js"];
 for (const file of commandFiles) {
   try {
     const mod = (await import(file)) as { register?: (p: Command) => void };

@@ -3,8 +3,33 @@
 // end up in the output a script reads as the token).
 import fs from "node:fs";
 import path from "node:path";
+import type pino from "pino";
+import { loadConfig } from "../config.js";
+import { openServices } from "../server.js";
+
+/** What a data directory holds (besides outbox/, mails already sent when no SMTP server is set). */
+export const DATA_DB = "cloud.db";
+/** Large chunk payloads, one append-only file per sequence (cloud/measurements/storage/payload-files.ts). */
+export const DATA_CHUNKS = "chunks";
+/** The self-signed QUIC certificate made at the first QUIC start (when no --iscp-quic-cert is given). */
+export const DATA_QUIC = "quic";
 
 export function requireDatabase(dataDir: string): void {
-  const file = path.join(dataDir, "cloud.db");
+  const file = path.join(dataDir, DATA_DB);
   if (!fs.existsSync(file)) throw new Error(`no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`);
+}
+
+type Svc = Awaited<ReturnType<typeof openServices>>["svc"];
+
+/** Runs fn on the services of the existing peer data in `data` (beside a running peer: SQLite WAL), then closes them. */
+export async function withServices<T>(data: string | undefined, fn: (svc: Svc) => Promise<T>): Promise<T> {
+  const config = loadConfig({ dataDir: data, logLevel: "warn" });
+  requireDatabase(config.dataDir);
+  const { svc } = await openServices(config, { logDestination: process.stderr as unknown as pino.DestinationStream });
+  try {
+    return await fn(svc);
+  } finally {
+    for (const close of [...svc.onClose].reverse()) await close();
+    await svc.db.close();
+  }
 }

@@ -2,23 +2,9 @@
 // JWKS until every token they signed has expired (access-token lifetime plus the reload interval of a
 // running peer, which picks the new key up within 30 s). `cloud-peer keys list` shows them.
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
 import { keysRepo } from "../oauth/repo/keys.js";
 import { KEY_RELOAD_MS, rotateKeys } from "../oauth/tokens/keystore.js";
-import { openServices } from "../server.js";
-import { requireDatabase } from "./data-dir.js";
-
-async function withServices<T>(data: string | undefined, fn: (svc: Awaited<ReturnType<typeof openServices>>["svc"]) => Promise<T>): Promise<T> {
-  const config = loadConfig({ dataDir: data, logLevel: "warn" });
-  requireDatabase(config.dataDir);
-  const { svc } = await openServices(config, { logDestination: process.stderr as unknown as import("pino").DestinationStream });
-  try {
-    return await fn(svc);
-  } finally {
-    for (const close of [...svc.onClose].reverse()) await close();
-    await svc.db.close();
-  }
-}
+import { withServices } from "./data-dir.js";
 
 /** Rotates the signing key of the peer whose data lives in `data`; returns the new kid. */
 export async function rotateKeysCommand(data?: string): Promise<{ kid: string; keepSeconds: number }> {

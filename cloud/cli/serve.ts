@@ -1,12 +1,28 @@
 // `cloud-peer` (serve): starts the peer and shuts it down gracefully on SIGINT/SIGTERM.
+import fs from "node:fs";
+import { adminPasswordFile } from "../accounts/service/admin-password-file.js";
 import { loadConfig, type ConfigInput } from "../config.js";
 import { startCloudPeer } from "../server.js";
 
+/** How to get into a peer whose `admin` still has the first start's temporary password. */
+const recoveryHint = (dataDir: string, file: string) =>
+  `the super user "admin" has a temporary password, kept in ${file} until it is changed; ` +
+  `or set a new one with: cloud-peer admin reset-password --user admin --data ${dataDir}`;
+
 export async function serve(flags: ConfigInput): Promise<void> {
   const config = loadConfig(flags);
-  const peer = await startCloudPeer(config);
+  const file = adminPasswordFile(config.dataDir);
+  let peer: Awaited<ReturnType<typeof startCloudPeer>>;
+  try {
+    peer = await startCloudPeer(config);
+  } catch (err) {
+    // A start that fails after the database was made (say, the port is taken) has already created `admin`.
+    if (fs.existsSync(file)) throw new Error(`${(err as Error).message}\n${recoveryHint(config.dataDir, file)}`);
+    throw err;
+  }
   peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
   process.stdout.write(`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)\n`);
+  if (fs.existsSync(file)) process.stdout.write(`${recoveryHint(config.dataDir, file)}\n`);
   const stop = (signal: string) => {
     peer.svc.log.info({ signal }, "shutting down");
     peer.close().then(

@@ -1,6 +1,7 @@
 // The `edge-agent` command line: options, help and version in the style of agentctl and cloud-peer
 // (commander). The daemon's code (runtime/daemon.ts) is loaded only to start it, so --help and --version
-// answer at once. `edge-agent bench` has its own options (runtime/bench/cli.ts).
+// answer at once. `edge-agent bench` and `edge-agent backup` have their own options (runtime/bench/cli.ts,
+// runtime/cli/agent-backup.ts).
 import fs from "node:fs";
 import { Command, Option } from "commander";
 import { PACKAGE_VERSION } from "../../lib/package-paths.js";
@@ -49,14 +50,16 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     .configureOutput({ outputError: (str, write) => write(`edge-agent: ${str.replace(/^error: /, "")}`) })
     .showHelpAfterError("usage: edge-agent [options] (edge-agent --help)")
     .action((flags: DaemonFlags) => run(flags));
-  // Listed for the help only: main() hands `bench` and its own options to runtime/bench/cli.ts before parsing.
+  // Listed for the help only: main() hands `bench` and `backup` with their own options to their files before parsing.
   program.command("bench").description("measure this device end to end: points/s, MB/s, latency, CPU and memory (edge-agent bench --help)");
+  program.command("backup").description("copy the settings and the data queue of a (running) agent to a new directory (edge-agent backup --help)");
   program.addHelpText("after", () => {
     const width = Math.max(...ENV_VARS.map(([name]) => name.length));
     return (
       "\nEvery command and option:\n" +
       "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]...\n" +
       "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] (edge-agent bench --help)\n" +
+      "  edge-agent backup [--data <dir>] --to <path> (edge-agent backup --help)\n" +
       "\nEnvironment (flags win over the environment):\n" +
       ENV_VARS.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join("\n") +
       "\n"
@@ -110,6 +113,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // Loaded only for this subcommand: the daemon does not pull in the benchmark's code.
     const { benchMain } = await import("../bench/cli.js");
     process.exitCode = await benchMain(argv.slice(1));
+    return;
+  }
+  if (argv[0] === "backup") {
+    const { backupMain } = await import("./agent-backup.js");
+    process.exitCode = await backupMain(argv.slice(1), DEFAULT_DATA);
     return;
   }
   try {

@@ -5,6 +5,9 @@ import { type Database, type Key, type RootDatabase, open } from "lmdb";
 import { makeDir, makeLmdbPrivate } from "../private-files.js";
 import type { MeasurementRecord, SequenceRecord } from "./records.js";
 
+/** The queue's LMDB file, in `<data>/queue/`. */
+export const QUEUE_LMDB = "queue.mdb";
+
 /** What a write after close() returns: nothing was written. */
 const DROPPED = Promise.resolve(false);
 
@@ -20,8 +23,8 @@ export class QueueEnv {
     // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
     // flushed transactions (with it on, what a reopen sees can change under a running load()).
     makeDir(dir, 0o700);
-    this.root = open({ path: join(dir, "queue.mdb"), maxDbs: 8, overlappingSync: false });
-    makeLmdbPrivate(join(dir, "queue.mdb"));
+    this.root = open({ path: join(dir, QUEUE_LMDB), maxDbs: 8, overlappingSync: false });
+    makeLmdbPrivate(join(dir, QUEUE_LMDB));
     this.meas = this.root.openDB({ name: "meas" });
     this.seqs = this.root.openDB({ name: "seqs" });
     this.chunks = this.root.openDB({ name: "chunks", encoding: "binary" });

@@ -51,6 +51,9 @@ const singletonDefaults: { [K in SingletonName]: () => Singletons[K] } = {
 /** Everything the supervisor needs to bring the machines in line with the settings. */
 export type AllSettings = Singletons & { [K in CollectionName]: Collections[K][] };
 
+/** The settings' LMDB file, in `<data>/settings/`. */
+export const SETTINGS_LMDB = "settings.lmdb";
+
 interface Row<T> {
   seq: number;
   value: T;
@@ -68,8 +71,8 @@ export class SettingsStore {
     private readonly onListenerError: (err: unknown) => void,
   ) {
     makeDir(dir, 0o700);
-    this.root = open({ path: path.join(dir, "settings.lmdb"), maxDbs: 16, compression: false });
-    makeLmdbPrivate(path.join(dir, "settings.lmdb"));
+    this.root = open({ path: path.join(dir, SETTINGS_LMDB), maxDbs: 16, compression: false });
+    makeLmdbPrivate(path.join(dir, SETTINGS_LMDB));
     this.singletons = this.root.openDB<unknown, string>({ name: "singletons" });
     for (const name of COLLECTIONS) {
       const db = this.root.openDB<Row<unknown>, string>({ name });

@@ -6,6 +6,7 @@ import type { Services } from "../../services.js";
 import { checkPolicy, digest, generatePassword, hashPassword, newSecret, verifyPassword } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";
 import { passwordView } from "./views.js";
+import { forgetReplacedAdminPassword } from "./admin-password-file.js";
 import { isoAfter, meUuid, passwordExpiry, requireUser } from "./common.js";
 
 export const RECOVERY_TTL_MS = 3600_000;
@@ -52,13 +53,16 @@ export async function changePassword(
   if (who.recovery && !(await svc.accounts.emails.useRecovery(who.recovery, nowIso())))
     throw new Invalid("invalid or expired recovery token", { recovery_token: "invalid or expired" });
   await svc.accounts.users.setPassword(who.uuid, await hashPassword(body.password), false, passwordExpiry(svc), nowIso());
+  await forgetReplacedAdminPassword(svc, current.hash);
   return passwordView((await svc.accounts.users.password(who.uuid))!);
 }
 
 export async function resetToTemporary(svc: Services, uuid: string) {
   await requireUser(svc, uuid);
+  const old = await svc.accounts.users.password(uuid);
   const password = generatePassword();
   await svc.accounts.users.setPassword(uuid, await hashPassword(password), true, passwordExpiry(svc), nowIso());
+  if (old) await forgetReplacedAdminPassword(svc, old.hash);
   return passwordView((await svc.accounts.users.password(uuid))!, password);
 }
 

@@ -8,6 +8,7 @@ import { CatalogueRepo } from "../repo/catalogue.js";
 import { UsersRepo } from "../repo/users.js";
 import { TENANT_UUID, nowIso } from "./accounts-service.js";
 import type { Timestamps } from "./views.js";
+import { writeAdminPasswordFile } from "./admin-password-file.js";
 
 const defDigest = (def: unknown) => crypto.createHash("sha256").update(JSON.stringify(def)).digest("hex");
 
@@ -33,9 +34,10 @@ export async function seedAdmin(svc: Services, out: (line: string) => void = (l)
   const now = nowIso();
   const uuid = crypto.randomUUID();
   const lifetime = svc.config.passwordLifetimeDays;
-  await svc.db.transaction(async (tx) => {
+  // Another process may have seeded meanwhile: then its password stands, not this one.
+  const created = await svc.db.transaction(async (tx) => {
     const repo = new UsersRepo(tx);
-    if ((await repo.count()) > 0) return;
+    if ((await repo.count()) > 0) return false;
     await repo.insert({ uuid, tenant_uuid: TENANT_UUID, name: "admin", nickname: "Administrator", description: "", disabled: 0, last_sign_in_at: null, created_at: now, updated_at: now });
     await repo.insertPassword({
       user_uuid: uuid,
@@ -48,7 +50,14 @@ export async function seedAdmin(svc: Services, out: (line: string) => void = (l)
       updated_at: now,
     });
     await repo.assignRole(uuid, ROLE_UUIDS.superUser, now);
+    return true;
   });
+  if (!created) return;
   svc.log.info({ user: "admin", temporary: !given }, "created the super user");
-  if (!given) out(`Created super user "admin" with temporary password: ${password}\n(change it at first sign-in; it is not shown again)\n`);
+  if (given) return;
+  const file = writeAdminPasswordFile(svc, password);
+  out(
+    `Created super user "admin" with temporary password: ${password}\n` +
+      (file ? `(also in ${file}, readable by this user only, until it is changed; change it at first sign-in)\n` : "(change it at first sign-in; it is not shown again)\n"),
+  );
 }

@@ -9,6 +9,14 @@ export const listSequences = (q: Queryable, measUuid: string) =>
 
 export const allSequenceIds = async (q: Queryable) => new Set((await q.all<{ id: number }>("SELECT id FROM meas_sequences")).map((r) => r.id));
 
+/** Per sequence with payloads in a file, the end of the last byte its rows reference (what a backup copies). */
+export const payloadFileEnds = async (q: Queryable) =>
+  new Map(
+    (await q.all<{ sequence_id: number; end: number }>(
+      "SELECT sequence_id, MAX(file_offset + file_length) AS end FROM meas_chunk_payloads WHERE file_length IS NOT NULL GROUP BY sequence_id",
+    )).map((r) => [r.sequence_id, r.end]),
+  );
+
 export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
   q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
 

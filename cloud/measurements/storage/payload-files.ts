@@ -32,6 +32,9 @@ export const INLINE_MAX = 16 * 1024;
 const MAX_WRITERS = 64;
 const FILE = /^(\d+)\.chunks$/;
 
+/** The name of a sequence's payload file in the payload directory. */
+export const payloadFileName = (seqId: number) => `${seqId}.chunks`;
+
 export interface PayloadRef {
   sequence_id: number;
   file_offset: number;
@@ -81,7 +84,7 @@ export class PayloadFiles {
   }
 
   private fileOf(seqId: number): string {
-    return path.join(this.dir, `${seqId}.chunks`);
+    return path.join(this.dir, payloadFileName(seqId));
   }
 
   private writer(seqId: number): Promise<Writer> {
