@@ -100,6 +100,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   dataPath.onPending = (bytes) => supervisor.pending(bytes);
   const shutdown = async () => {
     unwatch();
+    // Before the machines close the streams: the measurement's end still reaches the cloud over them.
+    await dataPath.stop();
     await supervisor.stop();
     await dataPath.close();
     await queue.close();

@@ -50,6 +50,8 @@ export class DataPath {
   private holdRealtime = false;
   /** Why points are refused (the disk is full), or undefined. */
   private stopReason: string | undefined;
+  /** The agent is stopping: points are refused (as when the disk is full), no new measurement starts. */
+  private stopping = false;
   onPending?: (bytes: number) => void;
 
   constructor(opts: DataPathOptions) {
@@ -116,6 +118,7 @@ export class DataPath {
 
   /** The sink of every upstream channel. */
   sink = (points: DataPoint[], destIds: readonly string[]): Promise<void> | void => {
+    if (this.stopping) return Promise.reject(new Error("the agent is stopping"));
     if (this.stopReason !== undefined) return Promise.reject(new Error(this.stopReason));
     if (this.run === undefined || this.run.isEnded) this.startRun();
     return this.router.route(points, destIds);
@@ -170,6 +173,16 @@ export class DataPath {
       for (const p of g.dataPoints)
         points.push({ name: g.dataId.name, type: g.dataId.type, payload: p.payload, elapsedNs: Number(p.elapsedTime), srcId: chunk.upstream.sourceNodeId });
     this.fanout.deliver(points, settings.dest_ids);
+  }
+
+  /**
+   * The agent is stopping: refuse further points and end the measurement while the streams are still up, so
+   * the cloud hears its end now (a stopped device may not start again for days), not at the next start.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.endRun();
+    await Promise.allSettled([...this.ending]);
   }
 
   async close(): Promise<void> {
