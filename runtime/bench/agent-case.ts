@@ -135,7 +135,8 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const started = await startAgentChild(dir);
     agent = started.child;
     const api = started.api;
-    const fifo = path.join(dir, "up.fifo");
+    // In the agent's own IPC folder (next to its socket), where the launch policy allows FIFOs.
+    const fifo = path.join(dir, "ipc", "up.fifo");
     await call(api, "PATCH", "/connection", { server_url: server.url, project_uuid: server.projectUuid, edge_uuid: server.edgeUuid, client_secret: server.clientSecret });
     await call(api, "PATCH", "/transport", { protocol: o.transport });
     await call(api, "POST", "/upstreams", { id: "bench", persist: true, recover: true, qos: "partial", flush_policy: flush, flush_interval: 5 });
