@@ -1,17 +1,21 @@
 // `edge-agent bench`: sizes a device before deploying it. The real path (sample connector -> FIFO -> agent
 // -> iSCP -> cloud storage) against a configured cloud (--server) or a cloud peer started on a temp dir.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { open } from "lmdb";
 import { runAgentCase, type AgentCaseOptions, type CaseResult, type RemoteServer, type Transport } from "./agent-case.js";
 import { loadAverage } from "./proc-stats.js";
-import { caseRow, formatTable } from "./table.js";
+import { caseRow, formatTable, narrowTable } from "./table.js";
+import { loadWarning, verdictLines, wrap } from "./verdict.js";
 
 export const BENCH_USAGE =
   "usage: edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic]\n" +
+  "                        [--target-rate N] [--wide]\n" +
   "  Sends points from the sample connector through a FIFO, this agent (LMDB queue) and iSCP into the cloud's\n" +
-  "  storage, and prints points/s, MB/s (payload bytes), latency p50/p99 (FIFO write to storage) and CPU/RSS.\n" +
+  "  storage, and prints points/s, MB/s (payload bytes), latency p50/p99 (FIFO write to storage) and CPU/RSS,\n" +
+  "  then a verdict: the rate this device sustains (and whether it meets --target-rate).\n" +
   "  --server URL      a configured cloud (default: a cloud peer started on a temp dir for the run)\n" +
   "  --duration S      seconds the connector writes (default 10)\n" +
   "  --payload BYTES   payload size (default 16; 16 or more carry a sequence number and the write time)\n" +
@@ -21,6 +25,9 @@ export const BENCH_USAGE =
   "  --transport T     websocket (default) or quic\n" +
   "  --max-points N    stop the connector after N points (default: no cap)\n" +
   "  --flush P         the upstream's flush_policy: interval (default, every 5 ms) or immediately\n" +
+  "  --target-rate N   points/s the device must sustain: says whether it does, and with what margin\n" +
+  "  --wide            every column (CPU and memory of each process, points, seconds, notes); by default\n" +
+  "                    the table fits 100 columns\n" +
   "  With --server the edge's credentials come from --edge-uuid, --client-secret, --project-uuid (env\n" +
   "  AGENT_BENCH_EDGE_UUID, AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID), or else from the connection\n" +
   "  settings of the agent's data directory (--data DIR, env AGENT_DATA, default ./data/agent).\n" +
@@ -57,6 +64,8 @@ export async function benchMain(argv: string[]): Promise<number> {
         transport: { type: "string", default: "websocket" },
         "max-points": { type: "string", default: "0" },
         flush: { type: "string", default: "interval" },
+        "target-rate": { type: "string" },
+        wide: { type: "boolean", default: false },
         "edge-uuid": { type: "string" },
         "client-secret": { type: "string" },
         "project-uuid": { type: "string" },
@@ -77,6 +86,7 @@ export async function benchMain(argv: string[]): Promise<number> {
   const rate = Number(values.rate);
   const maxPoints = Number(values["max-points"]);
   const transport = values.transport as Transport;
+  const targetRate = values["target-rate"] === undefined ? undefined : Number(values["target-rate"]);
   const bad = [
     !(durationS > 0) && "--duration must be a positive number",
     !(Number.isInteger(payload) && payload >= 1 && payload <= 16 * 1024 * 1024) && "--payload must be 1..16777216",
@@ -84,6 +94,7 @@ export async function benchMain(argv: string[]): Promise<number> {
     !(Number.isInteger(maxPoints) && maxPoints >= 0) && "--max-points must be 0 or more",
     transport !== "websocket" && transport !== "quic" && "--transport must be websocket or quic",
     values.flush !== "interval" && values.flush !== "immediately" && "--flush must be interval or immediately",
+    targetRate !== undefined && !(targetRate > 0 && Number.isFinite(targetRate)) && "--target-rate must be a positive number",
   ].filter(Boolean);
   if (bad.length) {
     process.stderr.write(`edge-agent bench: ${bad.join("; ")}\n`);
@@ -107,6 +118,9 @@ export async function benchMain(argv: string[]): Promise<number> {
     }
   }
   const tty = process.stderr.isTTY;
+  // Taken before the run starts its own processes: what else keeps this machine busy.
+  const busy = loadWarning(os.loadavg()[0]!, os.availableParallelism());
+  if (busy) process.stderr.write(`edge-agent bench: ${busy}\n`);
   const flush = values.flush as "interval" | "immediately";
   const cases: AgentCaseOptions[] =
     rate > 0 ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server, flush }] : [{ transport, payload, rate: 0, durationS, maxPoints, server, flush }];
@@ -134,8 +148,11 @@ export async function benchMain(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  process.stdout.write(`\n${formatTable(results.map((r) => caseRow(r)))}\n`);
-  const method = results.find((r) => r.latency)?.latency?.method;
-  process.stdout.write(`load average ${loadAverage().join(" ")}; MB = 10^6 payload bytes${method ? `; latency: ${method}` : ""}; CPU in % of one core\n`);
+  const rows = results.map((r) => caseRow(r));
+  process.stdout.write(`\n${values.wide ? formatTable(rows) : narrowTable(rows)}\n\n`);
+  const verdict = verdictLines(results, { transport, flush, server: server?.url, targetRate });
+  const legend = `load average ${loadAverage().join(" ")} (${os.availableParallelism()} cores); MB = 10^6 payload bytes; CPU in % of one core`;
+  const footer = [...verdict, ...(busy ? [busy] : []), legend];
+  process.stdout.write(`${footer.flatMap((l) => wrap(l)).join("\n")}\n`);
   return results.every((r) => r.stored > 0) ? 0 : 1;
 }

@@ -58,7 +58,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     return (
       "\nEvery command and option:\n" +
       "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]...\n" +
-      "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] (edge-agent bench --help)\n" +
+      "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] [--target-rate N] [--wide] (edge-agent bench --help)\n" +
       "  edge-agent backup [--data <dir>] --to <path> (edge-agent backup --help)\n" +
       "\nEnvironment (flags win over the environment):\n" +
       ENV_VARS.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join("\n") +

@@ -50,7 +50,7 @@ export class DataPath {
   private holdRealtime = false;
   /** Why points are refused (the disk is full, the agent is stopping), or undefined. */
   private stopReason: string | undefined;
-  /** The agent is stopping: no new measurement starts. */
+  /** The agent is stopping: points are refused (as when the disk is full), no new measurement starts. */
   private stopping = false;
   onPending?: (bytes: number) => void;
 
@@ -118,6 +118,7 @@ export class DataPath {
 
   /** The sink of every upstream channel. */
   sink = (points: DataPoint[], destIds: readonly string[]): Promise<void> | void => {
+    if (this.stopping) return Promise.reject(new Error("the agent is stopping"));
     if (this.stopReason !== undefined) return Promise.reject(new Error(this.stopReason));
     if (this.run === undefined || this.run.isEnded) this.startRun();
     return this.router.route(points, this.routedTo(destIds));

@@ -7,7 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { apiClient, ensureDemoCloud } from "../../bin/demo-setup.js";
+import type { CaseResult } from "../../runtime/bench/agent-case.js";
 import { latencyRate } from "../../runtime/bench/cli.js";
+import { formatRate, loadWarning, verdictLines } from "../../runtime/bench/verdict.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../cloud/harness.js";
 
@@ -40,17 +42,17 @@ async function bench(args: string[], command = ["npx", "edge-agent"]): Promise<{
   return { code, out, err };
 }
 
-/** The table row whose path starts with `label`, by column name. */
+/** The table row whose first cell (path with --wide, else rate) starts with `label`, by column name. */
 function tableRow(out: string, label: string): (name: string) => number {
   const lines = out.split("\n").filter((l) => l.trim() !== "");
-  const header = lines.find((l) => l.startsWith("path"))!.trim().split(/\s+/);
+  const header = lines.find((l) => /^(path|rate) /.test(l))!.trim().split(/\s+/);
   const row = lines.find((l) => l.startsWith(label))!.trim().split(/\s+/);
   return (name) => Number(row[header.indexOf(name)]);
 }
 
-it("runs against a local cloud peer and prints points/s, latency, CPU and memory", async () => {
+it("runs against a local cloud peer and prints points/s, latency, CPU and memory (--wide: every column)", async () => {
   const before = benchDirs();
-  const { code, out, err } = await bench(["--duration", "2", "--payload", "16", "--rate", "1000", "--flush", "immediately"]);
+  const { code, out, err } = await bench(["--duration", "2", "--payload", "16", "--rate", "1000", "--flush", "immediately", "--wide"]);
   expect(code, `stdout:\n${out}\nstderr:\n${err}`).toBe(0);
 
   // Progress while it ran, then the table: a header and one row for the run.
@@ -62,14 +64,51 @@ it("runs against a local cloud peer and prints points/s, latency, CPU and memory
   expect(col("p50_ms")).toBeGreaterThan(0);
   expect(col("p99_ms")).toBeGreaterThanOrEqual(col("p50_ms"));
   for (const p of ["connector", "agent", "cloud"]) expect(col(`rss_${p}_MiB`)).toBeGreaterThan(0);
+  for (const p of ["connector", "agent", "cloud"]) expect(col(`cpu_${p}_%`)).toBeGreaterThanOrEqual(0);
+  // A fixed-rate run says whether the device kept up, and what its latency figures measure.
+  expect(out).toMatch(/^this device kept up with 1 k points\/s of 16-byte payloads to a local cloud peer \(websocket\)/m);
+  expect(out).toMatch(/^latency at 1 k points\/s: p50 [\d.]+ ms, p99 [\d.]+ ms, measured from FIFO write to the cloud's commit\s+of the point \(SQLite\), with flush_policy immediately/m);
   // Its temp dir (cloud data, agent data, FIFO) is gone.
   expect([...benchDirs()].filter((d) => !before.has(d))).toEqual([]);
 }, 120_000);
 
+it("says what the device sustains and whether it meets --target-rate, under a table that fits 100 columns", async () => {
+  const { code, out, err } = await bench(["--duration", "1", "--target-rate", "1000"], [process.execPath, path.join(ROOT, "bin/edge-agent.mjs")]);
+  expect(code, `stdout:\n${out}\nstderr:\n${err}`).toBe(0);
+  for (const line of out.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
+  // The narrow table: no path column (the verdict names the transport), the as-fast-as-possible row first.
+  const header = out.split("\n").find((l) => l.startsWith("rate"))!;
+  expect(header.split(/\s+/)).toEqual(expect.arrayContaining(["payload_B", "points_per_s", "MB_per_s", "p50_ms", "p99_ms", "cpu_agent_%"]));
+  expect(header).not.toMatch(/path|rss_connector/);
+  const col = tableRow(out, "max");
+  const verdict = /^this device sustains about (\S+ ?[Mk]?) points\/s of 16-byte payloads to a local cloud peer \(websocket\)$/m.exec(out);
+  expect(verdict, out).not.toBeNull();
+  expect(verdict![1]!.trim()).toBe(formatRate(col("points_per_s")).trim());
+  expect(out).toMatch(/^target 1 k points\/s: met, with a margin of \d+ % \([\d.]+× the target\)$/m);
+  expect(out).toMatch(/^latency at \S+ [Mk]? ?points\/s: p50 [\d.]+ ms, p99 [\d.]+ ms, measured from FIFO write to the cloud's commit\s+of the point \(SQLite\), with flush_policy interval \(chunks sent every 5 ms\)$/m);
+  expect(out).toMatch(/^note: the cloud peer ran on this device and shared its CPU/m);
+}, 180_000);
+
+it("words the verdict for a target not met, a fixed rate not kept up, a remote cloud, and a busy machine", () => {
+  const result = (o: Partial<CaseResult>): CaseResult => ({ path: "ours/websocket", payloadB: 16, rate: 0, sent: 1000, stored: 1000, seconds: 1, pointsPerS: 1000, MBPerS: 0.02, procs: {}, note: "", ...o });
+  const ctx = { transport: "websocket" as const, flush: "interval" as const };
+  expect(verdictLines([result({ pointsPerS: 2_840_000 })], { ...ctx, targetRate: 4_000_000 })).toEqual([
+    "this device sustains about 2.8 M points/s of 16-byte payloads to a local cloud peer (websocket)",
+    "target 4 M points/s: NOT met: the device reaches 71 % of it",
+    expect.stringMatching(/^note: the cloud peer ran on this device/),
+  ]);
+  expect(verdictLines([result({ rate: 5000, sent: 5000, stored: 3000, pointsPerS: 3000 })], { ...ctx, server: "https://cloud.example", targetRate: 5000 })).toEqual([
+    "this device did NOT keep up with 5 k points/s of 16-byte payloads to the cloud at https://cloud.example (websocket): 3 k points/s, 3000 of 5000 points stored",
+    "target 5 k points/s: NOT met",
+  ]);
+  expect(loadWarning(1.5, 2)).toMatch(/^warning: load average 1\.50 on 2 cores at the start: .*figures may be low/);
+  expect(loadWarning(0.9, 2)).toBeUndefined();
+});
+
 it("refuses bad options with usage and exit code 2", async () => {
-  const { code, err } = await bench(["--payload", "0", "--flush", "sometimes"], [process.execPath, path.join(ROOT, "bin/edge-agent.mjs")]);
+  const { code, err } = await bench(["--payload", "0", "--flush", "sometimes", "--target-rate", "0"], [process.execPath, path.join(ROOT, "bin/edge-agent.mjs")]);
   expect(code).toBe(2);
-  expect(err).toMatch(/--payload must be 1\.\.16777216; --flush must be interval or immediately/);
+  expect(err).toMatch(/--payload must be 1\.\.16777216; --flush must be interval or immediately; --target-rate must be a positive number/);
 }, 60_000);
 
 it("measures latency after the as-fast-as-possible run at 10,000 points/s, or half the rate reached", () => {
@@ -87,7 +126,7 @@ it("runs against a cloud that is already running, as the edge it is given, and t
   const before = benchDirs();
   const { code, out, err } = await bench([
     "--server", peer.url, "--project-uuid", edge.projectUuid, "--edge-uuid", edge.edgeUuid, "--client-secret", edge.edgeSecret,
-    "--duration", "2", "--payload", "16", "--rate", "500",
+    "--duration", "2", "--payload", "16", "--rate", "500", "--wide",
   ]);
   expect(code, `stdout:\n${out}\nstderr:\n${err}`).toBe(0);
   expect(err).toContain(`against ${peer.url}`);
