@@ -14,6 +14,7 @@ import type { Services } from "./services.js";
 import { superUserOnly } from "./auth/principal.js";
 import { Db } from "./storage/db.js";
 import { migrate } from "./storage/migrate.js";
+import { StorageRoom } from "./storage/room.js";
 
 export const VERSION = "0.1.0";
 
@@ -33,7 +34,7 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
+  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
   for (const m of modules) await m.init?.(svc);
   return { svc, modules };
 }

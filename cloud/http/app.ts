@@ -23,6 +23,7 @@ export function errorRenderer(svc: Services) {
       if (err instanceof ApiError) renderError(ctx, err);
       else if (isClientError(err)) renderError(ctx, new ApiError(err.status, "invalid_request", err.expose ? err.message : "bad request"));
       else if (isStorageFull(err)) {
+        svc.storageRoom.noteFull();
         svc.log.error({ err: (err as Error).message, path: ctx.path }, "storage full");
         renderError(ctx, storageFull());
       } else {

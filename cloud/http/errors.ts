@@ -17,6 +17,7 @@ export type ErrorType =
   | "conflict_project_edge_uuid"
   | "conflict_project_edge_nickname"
   | "insufficient_storage"
+  | "service_unavailable"
   | "internal_error";
 
 export class ApiError extends Error {

@@ -58,7 +58,7 @@ export const brokerModule: CloudModule = {
   name: "broker",
   routes: [issueTicket, connect],
   async attach(server, svc) {
-    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements) };
+    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
     svc.iscp = { broker, tickets };
     svc.onClose.push(() => broker.close());

@@ -7,16 +7,20 @@ import { isUuid } from "../formats/codec.js";
 import type { MeasurementsService } from "../service/measurements-service.js";
 import { NodeMismatch, NodeNotUuid, SessionRefused } from "./upstream-store.js";
 
-const refused = (e: unknown) => {
+const refused = (e: unknown, onFull?: () => void) => {
   if (e instanceof SessionRefused) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: e.message };
   if (e instanceof NodeMismatch) return { resultCode: ResultCode.NODE_ID_MISMATCH, resultString: e.message };
   if (e instanceof NodeNotUuid) return { resultCode: ResultCode.NO_NODE_ID, resultString: e.message };
   // Not stored: the agent keeps the chunk (and its deferred upload retries later).
-  if (isStorageFull(e)) return { resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" };
+  if (isStorageFull(e)) {
+    onFull?.();
+    return { resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" };
+  }
   throw e;
 };
 
-export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+/** `onFull`: told when a write failed for lack of space (the readiness probe reports it). */
+export function measurementHooks(m: MeasurementsService, onFull?: () => void): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
   return {
     onUpstreamOpen: async (info) => {
       if (!info.persist) return;
@@ -26,21 +30,21 @@ export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHook
       try {
         await m.upstream.checkSession(info);
       } catch (e) {
-        return refused(e);
+        return refused(e, onFull);
       }
     },
     onUpstreamChunk: async (info, chunk) => {
       try {
         await m.storeUpstreamChunk(info, chunk);
       } catch (e) {
-        return refused(e);
+        return refused(e, onFull);
       }
     },
     onUpstreamMetadata: async (info, bt) => {
       try {
         await m.storeBaseTime(info, bt);
       } catch (e) {
-        return refused(e);
+        return refused(e, onFull);
       }
     },
     onUpstreamClose: (info, close) => m.closeUpstream(info, close),
