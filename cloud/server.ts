@@ -8,6 +8,10 @@ import { createApp } from "./http/app.js";
 import { buildOpenApi } from "./http/openapi.js";
 import { defineRoute, type AnyRoute } from "./http/route.js";
 import { createLogger } from "./logger.js";
+import { CloudMetrics, storageBytes, UNMATCHED } from "./metrics.js";
+import { startMetricsListener } from "../lib/metrics-listener.js";
+import { errorBodyJson } from "./http/errors.js";
+import { observeRequests } from "./http/request-observer.js";
 import type { CloudModule } from "./module.js";
 import { modules as defaultModules } from "./modules.js";
 import type { Services } from "./services.js";
@@ -23,6 +27,8 @@ export interface CloudPeer {
   server: http.Server;
   svc: Services;
   routes: AnyRoute[];
+  /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -34,7 +40,7 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
+  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
   for (const m of modules) await m.init?.(svc);
   return { svc, modules };
 }
@@ -56,9 +62,16 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
+  // After the modules: the token fast path answers some requests before the application sees them.
+  observeRequests(server, (r) => svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds));
+  svc.metrics.setSources({ storage: async () => ({ ...(await storageBytes(config.dataDir)), freeBytes: (await svc.storageRoom.check()).freeBytes }) });
+  const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.listenPort, config.listenHost, () => resolve());
+  }).catch(async (e: unknown) => {
+    await metricsListener?.close();
+    throw e;
   });
   const addr = server.address() as { port: number; address: string };
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
@@ -78,7 +91,8 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       for (const fn of [...svc.onClose].reverse()) await fn();
       await stopped;
       clearTimeout(cut);
+      await metricsListener?.close();
       await svc.db.close();
     })());
-  return { url, server, svc, routes, close };
+  return { url, server, svc, routes, metricsUrl: metricsListener?.url, close };
 }

@@ -6,6 +6,7 @@ import type { CloudConfig } from "./config.js";
 import type { Db } from "./storage/db.js";
 import type { AccessDecider, Authenticator } from "./auth/principal.js";
 import type { StorageRoom } from "./storage/room.js";
+import type { CloudMetrics } from "./metrics.js";
 
 export interface Services {
   config: CloudConfig;
@@ -13,6 +14,8 @@ export interface Services {
   db: Db;
   /** Whether the data directory has room (storage-full failures are reported to it). */
   storageRoom: StorageRoom;
+  /** This peer's Prometheus registry and metrics (cloud/metrics.ts). */
+  metrics: CloudMetrics;
   authenticators: Authenticator[];
   access: AccessDecider;
   /** Called on shutdown, in reverse order of registration. */

@@ -4,6 +4,7 @@ import Router from "@koa/router";
 import type { Services } from "../services.js";
 import { isStorageFull } from "../storage/db.js";
 import { ApiError, storageFull } from "./errors.js";
+import { metricsEndpoint } from "./metrics-endpoint.js";
 import { mountRoutes, notRouted } from "./mount.js";
 import type { AnyRoute } from "./route.js";
 
@@ -49,6 +50,7 @@ export function createApp(routes: AnyRoute[], svc: Services): Koa {
     ctx.set("X-Content-Type-Options", "nosniff");
     await next();
   });
+  app.use(metricsEndpoint(svc));
   app.use(notRouted(router));
   app.use(router.routes());
   // Koa would otherwise log errors to stderr itself; ours are rendered and logged above.

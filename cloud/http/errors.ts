@@ -53,7 +53,7 @@ export const storageFull = () =>
 
 const TYPE_BY_STATUS: Partial<Record<number, ErrorType>> = {
   400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-  409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type",
+  409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 500: "internal_error",
 };
 
 /** The `{type, title}` body for `status`, for answers written outside Koa (a refused WebSocket upgrade). */

@@ -7,6 +7,7 @@ import { readBody } from "./body.js";
 import { decodeOrThrow } from "./decode.js";
 import { ApiError, forbidden, unauthorized } from "./errors.js";
 import { normaliseQuery } from "./query.js";
+import { notePrincipal, noteRoute } from "./request-observer.js";
 import { Reply, type AnyRoute } from "./route.js";
 
 export const API_PREFIX = "/api";
@@ -37,12 +38,17 @@ export async function authenticate(ctx: Context, svc: Services): Promise<Princip
 async function guard(route: AnyRoute, ctx: Context, svc: Services): Promise<Principal | undefined> {
   const mode = route.auth ?? "guard";
   const principal = await authenticate(ctx, svc);
+  notePrincipal(ctx.req, principal);
   if (mode === "none") return principal;
   if (!principal) throw unauthorized();
   const apiPath = ctx.path.slice(API_PREFIX.length);
   if (principal.restricted === "password_change" && !isPasswordChange(ctx.method, apiPath))
     throw forbidden("the password is temporary or expired: change it first (PUT /api/auth/users/me/password)");
-  if (mode === "guard" && !(await svc.access.allows(principal, ctx.method, apiPath))) throw forbidden();
+  if (mode === "guard") {
+    const allowed = await svc.access.allows(principal, ctx.method, apiPath);
+    svc.metrics.accessChecked(allowed);
+    if (!allowed) throw forbidden();
+  }
   return principal;
 }
 
@@ -71,6 +77,7 @@ function render(ctx: Context, route: AnyRoute, result: unknown) {
 export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): void {
   for (const route of [...routes].sort(bySpecificity)) {
     router.register(koaPath(route.path), [route.method], async (ctx: Context) => {
+      noteRoute(ctx.req, route.path);
       const principal = await guard(route, ctx, svc);
       const params = route.params ? decodeOrThrow(route.params, ctx.params, "path parameter") : {};
       const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};
