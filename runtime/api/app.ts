@@ -7,6 +7,7 @@ import { SettingsError } from "../settings/service.js";
 import { AgentError, badRequest, conflict, notFound } from "./errors.js";
 import { readJson } from "./json-body.js";
 import { buildOpenApi } from "./openapi.js";
+import { METRICS_PATH } from "../../lib/metrics-listener.js";
 import type { AnyRoute, ApiContext } from "./route.js";
 
 export const BASE_PATH = "/api/v1";
@@ -68,6 +69,14 @@ export function createApp(routes: AnyRoute[], api: ApiContext, options: AppOptio
   const router = new Router();
   const openapi = buildOpenApi(routes, BASE_PATH);
   router.get(BASE_PATH + "/openapi.json", (ctx) => send(ctx, 200, openapi));
+  const metrics = api.metrics;
+  if (metrics)
+    router.get(BASE_PATH + METRICS_PATH, async (ctx) => {
+      const { contentType, body } = await metrics();
+      ctx.set("Cache-Control", "no-store");
+      ctx.type = contentType;
+      ctx.body = body;
+    });
   // Literal segments first, so `/upstreams/-/states` wins over `/upstreams/{id}/...`.
   const sorted = [...routes].sort((a, b) => specificity(b.path) - specificity(a.path));
   for (const route of sorted) {
