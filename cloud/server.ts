@@ -12,6 +12,7 @@ import { CloudMetrics, storageBytes, UNMATCHED } from "./metrics.js";
 import { startMetricsListener } from "../lib/metrics-listener.js";
 import { errorBodyJson } from "./http/errors.js";
 import { observeRequests } from "./http/request-observer.js";
+import { accessLog } from "./http/access-log.js";
 import type { CloudModule } from "./module.js";
 import { modules as defaultModules } from "./modules.js";
 import type { Services } from "./services.js";
@@ -63,7 +64,11 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
   // After the modules: the token fast path answers some requests before the application sees them.
-  observeRequests(server, (r) => svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds));
+  const logRequest = accessLog(svc.log);
+  observeRequests(server, (r) => {
+    svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
+    logRequest(r);
+  });
   svc.metrics.setSources({ storage: async () => ({ ...(await storageBytes(config.dataDir)), freeBytes: (await svc.storageRoom.check()).freeBytes }) });
   const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
-// The Koa application: one error renderer, request logs, routes, and 404/405 for the rest.
+// The Koa application: one error renderer, routes, and 404/405 for the rest (request logs and metrics:
+// access-log.ts and request-observer.ts, which also see the token fast path).
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
 import type { Services } from "../services.js";
@@ -17,7 +18,6 @@ function renderError(ctx: Context, err: ApiError) {
 
 export function errorRenderer(svc: Services) {
   return async (ctx: Context, next: () => Promise<void>) => {
-    const started = performance.now();
     try {
       await next();
     } catch (err) {
@@ -31,8 +31,6 @@ export function errorRenderer(svc: Services) {
         svc.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error");
         renderError(ctx, new ApiError(500, "internal_error", "unexpected server error"));
       }
-    } finally {
-      svc.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: +(performance.now() - started).toFixed(1) }, "request");
     }
   };
 }
