@@ -20,6 +20,8 @@ export interface CloudConfig {
   lockoutThreshold: number;
   passwordLifetimeDays: number;
   iscpQuicListen?: string;
+  /** A listener of its own serving GET /metrics to anyone who reaches it (off when unset). */
+  metricsListen?: { host: string; port: number };
   /** PEM files of the QUIC listener's certificate and key (both or neither; else a self-signed one under dataDir). */
   iscpQuicCert?: string;
   iscpQuicKey?: string;
@@ -35,7 +37,8 @@ export interface CloudConfig {
   durability: Durability;
 }
 
-export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies" | "durability">, string | number | undefined>> & {
+export type ConfigInput = Partial<Record<Exclude<keyof CloudConfig, "iscpLimits" | "trustedProxies" | "durability" | "metricsListen">, string | number | undefined>> & {
+  metricsListen?: string;
   listen?: string;
   iscpLimits?: string;
   trustedProxies?: string;
@@ -56,6 +59,7 @@ export const ENV_VARS: ReadonlyArray<readonly [name: string, what: string]> = [
   ["CLOUD_REFRESH_TOKEN_TTL", "refresh-token lifetime in seconds (default 2592000)"],
   ["CLOUD_LOCKOUT_THRESHOLD", "failed sign-ins that lock a password (default 5)"],
   ["CLOUD_PASSWORD_LIFETIME_DAYS", "days until a password expires (default 365; 0 = never)"],
+  ["CLOUD_METRICS_LISTEN", "host:port serving GET /metrics to anyone who reaches it (default: off; /metrics on the main port then serves super users and this host only)"],
   ["CLOUD_ISCP_QUIC_LISTEN", "UDP host:port for iSCP over QUIC (default: off)"],
   ["CLOUD_ISCP_QUIC_CERT", "PEM file of the QUIC certificate (chain) (with CLOUD_ISCP_QUIC_KEY; default: self-signed under <data>/quic)"],
   ["CLOUD_ISCP_QUIC_KEY", "PEM file of the QUIC certificate's private key"],
@@ -123,12 +127,19 @@ function quicTls(flags: ConfigInput, env: NodeJS.ProcessEnv): { iscpQuicCert?: s
   return cert && key ? { iscpQuicCert: cert, iscpQuicKey: key } : {};
 }
 
+/** `host:port` (the host defaults to 127.0.0.1; port 0 picks a free one). */
+function hostPort(name: string, listen: string): { host: string; port: number } {
+  const idx = listen.lastIndexOf(":");
+  const host = idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1";
+  const port = Number(idx >= 0 ? listen.slice(idx + 1) : listen);
+  if (!/^\d+$/.test(listen.slice(idx + 1)) || port > 65535) throw new Error(`invalid ${name} "${listen}": expected host:port`);
+  return { host, port };
+}
+
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const listen = String(flags.listen ?? env.CLOUD_LISTEN ?? "127.0.0.1:8080");
-  const idx = listen.lastIndexOf(":");
-  const listenHost = idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1";
-  const listenPort = Number(idx >= 0 ? listen.slice(idx + 1) : listen);
-  if (!/^\d+$/.test(listen.slice(idx + 1)) || listenPort > 65535) throw new Error(`invalid --listen / CLOUD_LISTEN "${listen}": expected host:port`);
+  const { host: listenHost, port: listenPort } = hostPort("--listen / CLOUD_LISTEN", listen);
+  const metricsListen = flags.metricsListen ?? env.CLOUD_METRICS_LISTEN;
   const dataDir = path.resolve(String(flags.dataDir ?? env.CLOUD_DATA ?? "./data/cloud"));
   const publicUrl = String(flags.publicUrl ?? env.CLOUD_PUBLIC_URL ?? `http://${listenHost}:${listenPort}`).replace(/\/$/, "");
   return {
@@ -146,6 +157,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     lockoutThreshold: int("CLOUD_LOCKOUT_THRESHOLD", flags.lockoutThreshold ?? env.CLOUD_LOCKOUT_THRESHOLD, 5, 1),
     passwordLifetimeDays: int("CLOUD_PASSWORD_LIFETIME_DAYS", flags.passwordLifetimeDays ?? env.CLOUD_PASSWORD_LIFETIME_DAYS, 365, 0),
     iscpQuicListen: (flags.iscpQuicListen ?? env.CLOUD_ISCP_QUIC_LISTEN) as string | undefined,
+    ...(metricsListen ? { metricsListen: hostPort("--metrics-listen / CLOUD_METRICS_LISTEN", metricsListen) } : {}),
     ...quicTls(flags, env),
     iscpLimits: iscpLimits(flags.iscpLimits ?? env.CLOUD_ISCP_LIMITS),
     shutdownGraceMs: int("shutdownGraceMs", flags.shutdownGraceMs, 10_000, 0),

@@ -18,6 +18,7 @@ export type ErrorType =
   | "conflict_project_edge_uuid"
   | "conflict_project_edge_nickname"
   | "insufficient_storage"
+  | "service_unavailable"
   | "internal_error";
 
 export abstract class DomainError extends Error {

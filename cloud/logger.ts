@@ -1,5 +1,6 @@
-// pino JSON logs. Credentials never reach a log line: request logs carry method, path and status
-// only (no query string, no headers, no bodies), and the redaction list catches mistakes.
+// pino JSON logs. Credentials never reach a log line: request logs (http/access-log.ts) carry method, route
+// template, status, duration and the principal's kind and id only (no URL, query string, headers or bodies),
+// and the redaction list catches mistakes.
 import pino, { type Logger } from "pino";
 
 export const REDACT = [

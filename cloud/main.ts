@@ -13,10 +13,11 @@ const program = new Command("cloud-peer")
   .option("--iscp-quic-listen <host:port>", "UDP address for iSCP over QUIC (env CLOUD_ISCP_QUIC_LISTEN)", undefined)
   .option("--iscp-quic-cert <file>", "PEM file of the QUIC certificate, with --iscp-quic-key (env CLOUD_ISCP_QUIC_CERT)", undefined)
   .option("--iscp-quic-key <file>", "PEM file of the QUIC certificate's private key (env CLOUD_ISCP_QUIC_KEY)", undefined)
+  .option("--metrics-listen <host:port>", "serve GET /metrics on this address too, to anyone who reaches it (env CLOUD_METRICS_LISTEN)", undefined)
   .option("--log-level <level>", "pino log level (env CLOUD_LOG_LEVEL)", undefined)
   .option("--commit-trace <file>", "append a line per committed batch of iSCP chunks to this file (env CLOUD_COMMIT_TRACE)", undefined)
   .action(async (opts) => {
-    await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, iscpQuicCert: opts.iscpQuicCert, iscpQuicKey: opts.iscpQuicKey, logLevel: opts.logLevel, commitTrace: opts.commitTrace });
+    await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, iscpQuicCert: opts.iscpQuicCert, iscpQuicKey: opts.iscpQuicKey, logLevel: opts.logLevel, commitTrace: opts.commitTrace, metricsListen: opts.metricsListen });
   });
 
 // Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).

@@ -5,5 +5,6 @@ import { oauthModule } from "./oauth/module.js";
 import { orgModule } from "./org/module.js";
 import { measurementsModule } from "./measurements/module.js";
 import { brokerModule } from "./iscp/module.js";
+import { opsModule } from "./ops/module.js";
 
-export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule, measurementsModule, brokerModule];
+export const modules: CloudModule[] = [accountsModule, oauthModule, orgModule, measurementsModule, brokerModule, opsModule];

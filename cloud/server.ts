@@ -8,12 +8,18 @@ import { createApp } from "./http/app.js";
 import { buildOpenApi } from "./http/openapi.js";
 import { defineRoute, type AnyRoute } from "./http/route.js";
 import { createLogger } from "./logger.js";
+import { CloudMetrics, storageBytes, UNMATCHED } from "./metrics.js";
+import { startMetricsListener } from "../lib/metrics-listener.js";
+import { errorBodyJson } from "./http/error-reply.js";
+import { observeRequests } from "./http/request-observer.js";
+import { accessLog } from "./http/access-log.js";
 import type { CloudModule } from "./module.js";
 import { modules as defaultModules } from "./modules.js";
 import type { Services } from "./services.js";
 import { superUserOnly } from "./auth/principal.js";
 import { Db } from "./storage/db.js";
 import { migrate } from "./storage/migrate.js";
+import { StorageRoom } from "./storage/room.js";
 
 export const VERSION = "0.1.0";
 
@@ -22,6 +28,8 @@ export interface CloudPeer {
   server: http.Server;
   svc: Services;
   routes: AnyRoute[];
+  /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -33,7 +41,7 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
+  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
   for (const m of modules) await m.init?.(svc);
   return { svc, modules };
 }
@@ -55,9 +63,20 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
+  // After the modules: the token fast path answers some requests before the application sees them.
+  const logRequest = accessLog(svc.log);
+  observeRequests(server, (r) => {
+    svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
+    logRequest(r);
+  });
+  svc.metrics.setSources({ storage: async () => ({ ...(await storageBytes(config.dataDir)), freeBytes: (await svc.storageRoom.check()).freeBytes }) });
+  const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.listenPort, config.listenHost, () => resolve());
+  }).catch(async (e: unknown) => {
+    await metricsListener?.close();
+    throw e;
   });
   const addr = server.address() as { port: number; address: string };
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
@@ -77,7 +96,8 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       for (const fn of [...svc.onClose].reverse()) await fn();
       await stopped;
       clearTimeout(cut);
+      await metricsListener?.close();
       await svc.db.close();
     })());
-  return { url, server, svc, routes, close };
+  return { url, server, svc, routes, metricsUrl: metricsListener?.url, close };
 }

@@ -5,11 +5,17 @@ import type { Logger } from "pino";
 import type { CloudConfig } from "./config.js";
 import type { Db } from "./storage/db.js";
 import type { AccessDecider, Authenticator } from "./auth/principal.js";
+import type { StorageRoom } from "./storage/room.js";
+import type { CloudMetrics } from "./metrics.js";
 
 export interface Services {
   config: CloudConfig;
   log: Logger;
   db: Db;
+  /** Whether the data directory has room (storage-full failures are reported to it). */
+  storageRoom: StorageRoom;
+  /** This peer's Prometheus registry and metrics (cloud/metrics.ts). */
+  metrics: CloudMetrics;
   authenticators: Authenticator[];
   access: AccessDecider;
   /** Called on shutdown, in reverse order of registration. */

@@ -21,6 +21,15 @@ import { SettingsStore } from "./settings/store.js";
 import { Supervisor, type Openers } from "./supervisor.js";
 import { launchPolicy } from "./ipc/launch-policy.js";
 import { makeDir, narrowOwnDir } from "./private-files.js";
+import { AgentMetrics } from "./api/agent-metrics.js";
+import { AgentError, NOT_FOUND_TITLE } from "./api/errors.js";
+import { startMetricsListener, type MetricsListener } from "../lib/metrics-listener.js";
+
+/** An answer of the metrics listener other than the metrics, in the command API's error shape. */
+const problem = (status: number, detail: string, instance: string) => ({
+  contentType: "application/json; charset=UTF-8",
+  body: JSON.stringify(new AgentError(status, status === 404 ? NOT_FOUND_TITLE : status === 405 ? "Method not allowed" : "Internal error", detail).body(instance)),
+});
 
 /** How long stopping waits for the measurement in progress to end in the cloud (stream closes acknowledged). */
 const END_ON_STOP_MS = 5000;
@@ -49,6 +58,8 @@ export interface AgentOptions {
   allowDirs?: readonly string[];
   /** Loader and runtime injection variables (LD_PRELOAD, NODE_OPTIONS, ...) allowed in `launch.environment`. */
   allowEnv?: readonly string[];
+  /** Also serve GET /metrics on this address, to anyone who reaches it (the socket serves GET /api/v1/metrics). */
+  metricsListen?: { host: string; port: number };
 }
 
 export interface RunningAgent {
@@ -58,6 +69,8 @@ export interface RunningAgent {
   measurements: MeasurementCatalog;
   dataPath: DataPath;
   server: http.Server;
+  /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -109,23 +122,28 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     await queue.close();
     await store.close();
   };
+  const metrics = new AgentMetrics(dataPath);
   const api: ApiContext = {
     settings,
     states: supervisor,
     measurements,
     verifyConnection: () => verifyConnection(store.getSingleton("connection")),
+    metrics: () => metrics.exposition(),
   };
   const app = createApp(routes, api, {
     onError: (err, ctx) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error"),
   });
   let server: http.Server;
+  let metricsListener: MetricsListener | undefined;
   try {
+    metricsListener = opts.metricsListen && (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
     server = await listenUnix(app.callback(), socketPath);
   } catch (e) {
+    await metricsListener?.close();
     await shutdown();
     throw e;
   }
-  log.info({ socket: socketPath, data: dataDir, launch_dirs: policy.dirs }, "edge agent listening");
+  log.info({ socket: socketPath, data: dataDir, launch_dirs: policy.dirs, ...(metricsListener ? { metrics: metricsListener.url } : {}) }, "edge agent listening");
   let closed: Promise<void> | undefined;
   return {
     socketPath,
@@ -134,8 +152,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     measurements,
     dataPath,
     server,
+    metricsUrl: metricsListener?.url,
     close: () =>
       (closed ??= (async () => {
+        await metricsListener?.close();
         await closeUnix(server, socketPath);
         await shutdown();
       })()),

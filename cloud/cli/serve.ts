@@ -23,6 +23,7 @@ export async function serve(flags: ConfigInput): Promise<void> {
   peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
   process.stdout.write(`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)\n`);
   if (fs.existsSync(file)) process.stdout.write(`${recoveryHint(config.dataDir, file)}\n`);
+  if (peer.metricsUrl) process.stdout.write(`cloud-peer metrics on ${peer.metricsUrl}\n`);
   const stop = (signal: string) => {
     peer.svc.log.info({ signal }, "shutting down");
     peer.close().then(

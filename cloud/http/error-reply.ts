@@ -54,7 +54,7 @@ export function errorReply(err: unknown, log: Logger, path: string): Reply {
   if (err instanceof OAuthError) return oauthReply(err);
   if (err instanceof AuthorizationError) return authorizationReply(err);
   if (err instanceof SignInFormRejected) return errorPage(403, "invalid_request", err.message);
-  if (err instanceof ApiError) return problem(err.status, err.type, err.title, undefined, err.headers);
+  if (err instanceof ApiError) return problem(err.status, err.type, err.title, err.properties, err.headers);
   if (err instanceof MethodNotAllowed) return problem(405, "method_not_allowed", `method ${err.method} is not allowed here`, undefined, err.headers);
   if (err instanceof HttpProblem) return problem(err.status, KIT_TYPES[err.status] ?? "invalid_request", err.message, undefined, err.headers);
   if (isClientError(err)) return problem(err.status, "invalid_request", err.expose ? err.message : "bad request");

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly type: ErrorType,
     readonly title: string,
     readonly headers?: Record<string, string>,
+    /** Fields (or checks) at fault, by name. */
+    readonly properties?: Record<string, string>,
   ) {
     super(title);
   }

@@ -9,6 +9,7 @@ import type { Services } from "../services.js";
 import { decodeOrThrow } from "./decode.js";
 import { normaliseQuery } from "./query.js";
 import { JSON_TYPE, Reply, type AnyRoute } from "./route.js";
+import { notePrincipal, noteRoute } from "./request-observer.js";
 
 export const API_PREFIX = "/api";
 
@@ -23,12 +24,17 @@ export async function authenticate(ctx: Context, svc: Services): Promise<Princip
 async function guard(route: AnyRoute, ctx: Context, svc: Services): Promise<Principal | undefined> {
   const mode = route.auth ?? "guard";
   const principal = await authenticate(ctx, svc);
+  notePrincipal(ctx.req, principal);
   if (mode === "none") return principal;
   if (!principal) throw new Unauthenticated();
   const apiPath = ctx.path.slice(API_PREFIX.length);
   if (principal.restricted === "password_change" && !isPasswordChange(ctx.method, apiPath))
     throw new Forbidden("the password is temporary or expired: change it first (PUT /api/auth/users/me/password)");
-  if (mode === "guard" && !(await svc.access.allows(principal, ctx.method, apiPath))) throw new Forbidden();
+  if (mode === "guard") {
+    const allowed = await svc.access.allows(principal, ctx.method, apiPath);
+    svc.metrics.accessChecked(allowed);
+    if (!allowed) throw new Forbidden();
+  }
   return principal;
 }
 
@@ -39,6 +45,7 @@ const isPasswordChange = (method: string, path: string) =>
 
 export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): void {
   mountKitRoutes(router, API_PREFIX, routes, (route) => async (ctx) => {
+    noteRoute(ctx.req, route.path);
     const principal = await guard(route, ctx, svc);
     const params = route.params ? decodeOrThrow(route.params, ctx.params, "path parameter") : {};
     const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};

@@ -59,9 +59,12 @@ export const brokerModule: CloudModule = {
   name: "broker",
   routes: [issueTicket, connect],
   async attach(server, svc) {
-    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements) };
+    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
     svc.iscp = { broker, tickets };
+    svc.metrics.setSources({
+      iscp: () => ({ connections: broker.connections().map((c) => ({ transport: c.transport.kind })), upstreams: broker.hub.upstreams.size, downstreams: broker.hub.downstreams.size }),
+    });
     svc.onClose.push(() => broker.close());
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);

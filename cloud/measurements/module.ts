@@ -23,7 +23,13 @@ export const measurementsModule: CloudModule = {
     const swept = await files.sweep(await allSequenceIds(svc.db));
     if (swept.length > 0) svc.log.info({ sequences: swept }, "removed payload files of deleted sequences");
     const commitTrace = svc.config.commitTrace ? await openCommitTrace(svc.config.commitTrace) : undefined;
-    svc.measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace });
+    const commits = {
+      committed: (chunks: number, points: number, seconds: number) => {
+        svc.storageRoom.noteStored();
+        svc.metrics.stored(chunks, points, seconds);
+      },
+    };
+    svc.measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
     svc.onClose.push(() => svc.measurements.close());
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
   },

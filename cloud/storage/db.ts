@@ -170,6 +170,14 @@ export class Db implements Queryable {
     });
   }
 
+  /**
+   * Answers once the connection runs a statement (the readiness probe): it waits behind a running transaction
+   * like any statement, but is not counted as use, so polling it starts no checkpoint rounds.
+   */
+  async ping(): Promise<void> {
+    await this.locked(() => this.direct.exec("SELECT 1"));
+  }
+
   /** A checkpoint round now (checkpointer.ts; nothing for an in-memory database): the next write starts the WAL over. */
   checkpoint(): Promise<void> {
     return this.checkpointer?.roundNow() ?? Promise.resolve();

@@ -11,6 +11,7 @@ import { SettingsError } from "../settings/service.js";
 import { AgentError, badRequest, conflict, notFound } from "./errors.js";
 import { readJson } from "./json-body.js";
 import { buildOpenApi, JSON_TYPE } from "./openapi.js";
+import { METRICS_PATH } from "../../lib/metrics-listener.js";
 import type { AnyRoute, ApiContext } from "./route.js";
 
 export const BASE_PATH = "/api/v1";
@@ -64,6 +65,14 @@ export function createApp(routes: AnyRoute[], api: ApiContext, options: AppOptio
   const router = new Router();
   const openapi = buildOpenApi(routes, BASE_PATH);
   router.get(BASE_PATH + "/openapi.json", (ctx) => sendReply(ctx, new Reply(200, openapi), JSON_TYPE));
+  const metrics = api.metrics;
+  if (metrics)
+    router.get(BASE_PATH + METRICS_PATH, async (ctx) => {
+      const { contentType, body } = await metrics();
+      ctx.set("Cache-Control", "no-store");
+      ctx.type = contentType;
+      ctx.body = body;
+    });
   mountRoutes(router, BASE_PATH, routes, (route) => async (ctx) => {
     const params = route.params ? decode(route.params, ctx.params, "path") : {};
     const query = route.query ? decode(route.query, { ...ctx.query }, "query") : {};

@@ -13,6 +13,8 @@ export interface ApiContext {
   states: StateReader;
   measurements: MeasurementCatalog;
   verifyConnection: () => Promise<VerificationResult>;
+  /** The Prometheus exposition (GET /api/v1/metrics); absent: not served. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 export interface Req<P, Q, B> {

@@ -17,6 +17,7 @@ const ENV_VARS: [string, string][] = [
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
   ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
   ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
+  ["AGENT_METRICS_LISTEN", "host:port serving GET /metrics (Prometheus) to anyone who reaches it (default: off; the socket serves GET /api/v1/metrics)"],
 ];
 
 interface DaemonFlags {
@@ -26,6 +27,7 @@ interface DaemonFlags {
   quicCa?: string;
   allowDir?: string[];
   allowEnv?: string[];
+  metricsListen?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -46,6 +48,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
       collect,
     )
     .option("--allow-env <name>", "(repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment (env AGENT_ALLOW_ENV)", collect)
+    .option("--metrics-listen <host:port>", "also serve GET /metrics (Prometheus) on this address, to anyone who reaches it (env AGENT_METRICS_LISTEN)")
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`edge-agent: ${str.replace(/^error: /, "")}`) })
     .showHelpAfterError("usage: edge-agent [options] (edge-agent --help)")
@@ -57,7 +60,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     const width = Math.max(...ENV_VARS.map(([name]) => name.length));
     return (
       "\nEvery command and option:\n" +
-      "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]...\n" +
+      "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n" +
       "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] [--target-rate N] [--wide] (edge-agent bench --help)\n" +
       "  edge-agent backup [--data <dir>] --to <path> (edge-agent backup --help)\n" +
       "\nEnvironment (flags win over the environment):\n" +
@@ -68,9 +71,19 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
   return program;
 }
 
+/** `host:port` of --metrics-listen (host defaults to 127.0.0.1); a bad value is a usage error. */
+function hostPort(v: string | undefined): { host: string; port: number } | undefined {
+  if (v === undefined || v === "") return undefined;
+  const idx = v.lastIndexOf(":");
+  const port = Number(v.slice(idx + 1));
+  if (!/^\d+$/.test(v.slice(idx + 1)) || port > 65535) throw new UsageError(`--metrics-listen / AGENT_METRICS_LISTEN "${v}": expected host:port`);
+  return { host: idx > 0 ? v.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port };
+}
+
 async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level)) throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
   const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([import("pino"), import("../daemon.js"), import("../api/unix-socket.js")]);
   const log = pino({ level, base: { svc: "edge-agent" } });
   let agent: Awaited<ReturnType<typeof startAgent>>;
@@ -82,6 +95,7 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
       dataDir: flags.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
       allowDirs: flags.allowDir ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
       allowEnv: flags.allowEnv ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
+      metricsListen,
       log,
     });
   } catch (e) {

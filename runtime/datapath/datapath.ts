@@ -16,6 +16,7 @@ import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
 import type { AllSettings } from "../settings/store.js";
 import { MeasurementRun } from "./measurement-run.js";
 import type { StreamLink } from "./upstream-destination.js";
+import { DataPathCounters } from "./counters.js";
 
 /** A measurement ends this long after its last upstream channel closed (a channel restart keeps it). */
 const END_AFTER_MS = 2000;
@@ -37,6 +38,8 @@ export class DataPath {
   readonly router = new DestinationRouter();
   readonly fanout = new DownstreamFanout(this.downFilters);
   readonly channels = new Map<string, UpstreamChannelHandle>();
+  /** Totals for the metrics, kept across measurements and channel restarts. */
+  readonly counters = new DataPathCounters();
   private readonly links = new Map<string, StreamLink>();
   private run: MeasurementRun | undefined;
   /** Taken when streaming starts (the first channel opens); the run is registered with the first point. */
@@ -102,7 +105,7 @@ export class DataPath {
       this.clock = takeMeasurementClock();
       for (const h of this.channels.values()) h.setClockBase(this.clock.clockBase);
     }
-    const run = new MeasurementRun(this.clock, this.queue, () => this.settings.transport.send_queue_size, this.log);
+    const run = new MeasurementRun(this.clock, this.queue, () => this.settings.transport.send_queue_size, this.log, this.counters);
     this.run = run;
     this.log?.info({ measurement: run.uuid }, "measurement started");
     this.route(run);
@@ -111,6 +114,7 @@ export class DataPath {
 
   channelClosed(id: string, handle: UpstreamChannelHandle): void {
     if (this.channels.get(id) === handle) this.channels.delete(id);
+    this.counters.channelClosed(id, handle.stats);
     if (this.channels.size > 0) return;
     clearTimeout(this.endTimer);
     this.endTimer = setTimeout(() => void this.endRun(), END_AFTER_MS);
@@ -264,7 +268,7 @@ export class DataPath {
   }
 
   /** Bytes waiting for deferred upload; at least 1 while an uploaded measurement's completion is due. */
-  private pendingBytes(): number {
+  pendingBytes(): number {
     let n = 0;
     for (const s of this.queue.pendingSequences()) n += this.queue.getSequence(s.ord)?.pendingDataSize ?? 0;
     return n === 0 && this.queue.completionsDue().length > 0 ? 1 : n;

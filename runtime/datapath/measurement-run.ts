@@ -11,6 +11,7 @@ import type { DurableQueue } from "../queue/store.js";
 import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
 import { PersistentUpstream, type StreamLink, type UpstreamDestination } from "./upstream-destination.js";
 import { VolatileUpstream } from "./volatile-upstream.js";
+import type { DataPathCounters } from "./counters.js";
 
 export class MeasurementRun {
   readonly uuid = randomUUID();
@@ -24,6 +25,7 @@ export class MeasurementRun {
     private readonly queue: DurableQueue,
     private readonly window: () => number,
     private readonly log?: Logger,
+    private readonly counters?: DataPathCounters,
   ) {
     queue.startMeasurement(this.uuid, this.clock.baseTimeNs);
     this.deferredSeq = queue.openSequence(this.uuid, DEFERRED_ID, randomUUID(), true, false).ord;
@@ -49,8 +51,8 @@ export class MeasurementRun {
     if (cur !== undefined && JSON.stringify(cur.settings) === JSON.stringify(settings)) return cur;
     if (cur !== undefined) void cur.finish();
     const dest = settings.persist
-      ? new PersistentUpstream(this.queue, this.ref, settings, this.window, this.log)
-      : new VolatileUpstream(this.ref, settings, this.window);
+      ? new PersistentUpstream(this.queue, this.ref, settings, this.window, this.log, this.counters?.upstream(settings.id))
+      : new VolatileUpstream(this.ref, settings, this.window, this.counters?.upstream(settings.id));
     this.upstreams.set(settings.id, dest);
     return dest;
   }

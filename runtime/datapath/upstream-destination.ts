@@ -17,6 +17,7 @@ import { SendCursor } from "../queue/cursor.js";
 import type { SequenceRecord } from "../queue/records.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { UpstreamSettings } from "../settings/schemas.js";
+import type { UpstreamTotals } from "./counters.js";
 
 /**
  * Bytes of chunks sent and not yet acknowledged, on top of send_queue_size (chunks). Room for the cloud's next
@@ -100,6 +101,7 @@ export class PersistentUpstream implements UpstreamDestination {
     readonly settings: UpstreamSettings,
     private readonly window: () => number,
     private readonly log?: Logger,
+    private readonly totals: UpstreamTotals = { pointsSent: 0, chunksAcked: 0 },
   ) {
     // The first sequence is real-time: the first stream adopts it, so data from the start of the
     // measurement goes in real time, not through the deferred upload.
@@ -257,6 +259,7 @@ export class PersistentUpstream implements UpstreamDestination {
     const ok: number[] = [];
     const failed: number[] = [];
     for (const r of results) (r.resultCode === 0 ? ok : failed).push(r.sequenceNumber);
+    this.totals.chunksAcked += ok.length;
     this.release(live, ok);
     if (failed.length > 0) {
       // Not stored by the server: leave them for the deferred upload (they stay in this sequence).
@@ -309,6 +312,7 @@ export class PersistentUpstream implements UpstreamDestination {
         live.sizes.set(c.chunkNo, c.data.length);
         live.bytes += c.data.length;
         this.counters.sentChunks++;
+        this.totals.pointsSent += view.count;
         live.link.data(c.data.length);
       }
     } catch (e) {

@@ -3,6 +3,7 @@
 import type { DataPoint } from "../datapoint.js";
 import type { ClientUpstream } from "../iscp/upstream.js";
 import type { UpstreamSettings } from "../settings/schemas.js";
+import type { UpstreamTotals } from "./counters.js";
 import { openStream, type MeasurementRef, type StreamLink, type UpstreamDestination } from "./upstream-destination.js";
 
 /** Bytes of points held for a stream being opened; beyond, points are dropped (counted). */
@@ -24,6 +25,7 @@ export class VolatileUpstream implements UpstreamDestination {
     readonly settings: UpstreamSettings,
     /** send_queue_size: chunks sent and not yet acknowledged beyond which points are dropped (counted). */
     private readonly window: () => number = () => Infinity,
+    private readonly totals: UpstreamTotals = { pointsSent: 0, chunksAcked: 0 },
   ) {}
 
   push(points: readonly DataPoint[]): void {
@@ -52,6 +54,7 @@ export class VolatileUpstream implements UpstreamDestination {
         up.write({ name: p.name, type: p.type }, [{ elapsedTime: p.elapsedNs, payload: copyOf(p.payload) }]);
         bytes += p.payload.length + p.name.length + p.type.length;
       }
+      this.totals.pointsSent += points.length;
       if (this.settings.flush_policy === "immediately") this.counters.sentChunks += up.flush() > 0 ? 1 : 0;
       // The stream's state (connected, bitrate) counts what went to it, as for persist upstreams.
       this.link?.data(bytes);
@@ -66,6 +69,10 @@ export class VolatileUpstream implements UpstreamDestination {
     const held = (this.opening = { points: [], bytes: 0 });
     try {
       this.up = await openStream(link, this.meas, this.settings, interval);
+      const totals = this.totals;
+      this.up.onAck((results) => {
+        for (const r of results) if (r.resultCode === 0) totals.chunksAcked++;
+      });
       this.link = link;
     } finally {
       if (this.opening === held) this.opening = undefined;

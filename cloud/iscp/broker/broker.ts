@@ -14,6 +14,7 @@ export class IscpBroker {
   readonly hub: IscpHub;
   private readonly live = new Set<ServerConn>();
   private readonly closers: (() => void | Promise<void>)[] = [];
+  private closed = false;
 
   constructor(readonly options: IscpBrokerOptions) {
     this.hub = new IscpHub({ ...DEFAULT_LIMITS, ...options.limits }, options, options.logger ?? silentLogger);
@@ -33,6 +34,11 @@ export class IscpBroker {
     return [...this.live];
   }
 
+  /** False once close() began: the broker takes no new connections (readiness probe). */
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   stats() {
     return this.hub.stats();
   }
@@ -42,6 +48,7 @@ export class IscpBroker {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const c of this.live) c.transport.terminate();
     this.live.clear();
     for (const fn of this.closers.splice(0)) await fn();

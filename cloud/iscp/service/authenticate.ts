@@ -51,7 +51,9 @@ export function brokerAuthenticator(svc: Services, tickets: TicketStore): Authen
       return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: "an edge must connect with its own UUID as node_id" };
     const project = (projectUuid || DEFAULT_PROJECT_UUID).toLowerCase();
     const subject = { kind: principal.kind, uuid: principal.uuid };
-    if (!svc.org.canUseProject(principal, project))
+    const allowed = svc.org.canUseProject(principal, project);
+    svc.metrics.accessChecked(allowed);
+    if (!allowed)
       return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "the subject may not use this project" };
     const types = svc.org.iscpMessages(principal, project);
     return { ok: true, subject, allowedMessages: kindsFor(types) };

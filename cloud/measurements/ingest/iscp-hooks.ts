@@ -16,9 +16,13 @@ const refusal = (e: unknown) => {
   throw e;
 };
 
-export function measurementHooks(m: MeasurementsService): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+/** `onFull`: told when a write failed for lack of space (the readiness probe reports it). */
+export function measurementHooks(m: MeasurementsService, onFull?: () => void): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
   const refused = (e: unknown) => {
-    if (isStorageFull(e)) m.storageFull.refused();
+    if (isStorageFull(e)) {
+      m.storageFull.refused();
+      onFull?.();
+    }
     return refusal(e);
   };
   return {

@@ -156,15 +156,22 @@ export class UpstreamStore {
         (bySequence.get(key) ?? bySequence.set(key, []).get(key)!).push(p);
       }
       const groups = [...bySequence.values()];
+      const started = performance.now();
       const { results, touched } = (await this.storeAsScript(groups, lease.alloc)) ?? (await this.storeInTransaction(groups, lease.alloc));
+      const seconds = (performance.now() - started) / 1000;
+      let chunks = 0;
       let committed = 0;
       for (const p of batch) {
         const r = results.get(p)!;
         if (r instanceof Error) p.reject(r);
         else p.resolve(r);
-        if (r === "ok" && this.trace) committed += pointsOf(p.chunk);
+        if (r === "ok") {
+          chunks++;
+          committed += pointsOf(p.chunk);
+        }
       }
       if (committed > 0) this.trace?.committed(committed);
+      if (chunks > 0) this.store.commits?.committed(chunks, committed, seconds);
       for (const [meas, project] of touched) this.store.events.publishThrottled(meas, project);
     } catch (err) {
       for (const p of batch) p.reject(err);

@@ -11,6 +11,7 @@ import * as repo from "../repo/measurements.js";
 import { listMeasurements, type MeasurementFilter } from "../repo/measurement-list.js";
 import { listSequences } from "../repo/sequences.js";
 import { nowIso } from "../formats/time.js";
+import type { CommitObserver } from "../ingest/commit-observer.js";
 
 export interface CreateMeasurementInput {
   name?: string;
@@ -41,6 +42,8 @@ export class MeasurementStore {
     readonly log: Logger,
     /** Where chunk payloads are written (payload-files.ts). */
     readonly files: PayloadFiles,
+    /** Told about each committed batch of chunks. */
+    readonly commits?: CommitObserver,
   ) {}
 
   /** The measurement of that project, or 404 (also when it belongs to another project). */

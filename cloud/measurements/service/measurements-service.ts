@@ -7,6 +7,7 @@ import { BaseTimeService } from "./basetimes.js";
 import { SequenceService } from "./sequences.js";
 import { MeasurementStore } from "./measurement-store.js";
 import type { CommitTrace } from "../ingest/commit-trace.js";
+import type { CommitObserver } from "../ingest/commit-observer.js";
 import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "../ingest/upstream-store.js";
 import { StorageFullEpisode } from "../ingest/storage-full-episode.js";
 
@@ -19,9 +20,9 @@ export class MeasurementsService {
   /** Real-time writes refused by a full disk, logged once per episode. */
   readonly storageFull: StorageFullEpisode;
 
-  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number; commitTrace?: CommitTrace } = {}) {
+  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number; commitTrace?: CommitTrace; commits?: CommitObserver } = {}) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
-    this.measurements = new MeasurementStore(db, this.events, log, files);
+    this.measurements = new MeasurementStore(db, this.events, log, files, opts.commits);
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
     this.upstream = new UpstreamStore(this.measurements, this.baseTimes, opts.commitTrace);

@@ -53,13 +53,15 @@ export class SequenceService {
 
   /** One transaction per upload; the measurement must exist in the project, the sequence is created on first use. */
   async storeChunks(project: string, upload: ChunkUpload) {
-    const results = await this.store.db.transaction(async (tx) => {
+    const started = performance.now();
+    const { results, stored, points } = await this.store.db.transaction(async (tx) => {
       await this.store.require(tx, project, upload.measUuid);
       const now = nowIso();
-      const { results, stored } = await writeChunks(tx, this.store.files, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
-      if (stored > 0) await refreshStatus(tx, upload.measUuid, now);
-      return results;
+      const w = await writeChunks(tx, this.store.files, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
+      if (w.stored > 0) await refreshStatus(tx, upload.measUuid, now);
+      return w;
     });
+    if (stored > 0) this.store.commits?.committed(stored, points, (performance.now() - started) / 1000);
     if (results.includes("ok")) this.store.events.publishThrottled(upload.measUuid, project);
     const items = upload.chunks.map((c, i) => ({ sequence_number: c.sequenceNumber, result: results[i]! }));
     return { items, total_count: items.length };

@@ -87,6 +87,8 @@ export function tally(rows: readonly ChunkRow[], known?: Known) {
 export interface ChunkWrite {
   results: ChunkResult[];
   stored: number;
+  /** Data points of the chunks stored. */
+  points: number;
   /** The sequence row's id, and the data ids (dataIdKey) of the chunks stored: rows that exist once committed. */
   seqId: number;
   dataIds: string[];
@@ -120,5 +122,5 @@ export async function writeChunks(
     if (Number.isFinite(maxElapsed)) writes.push(raiseMaxElapsed(tx, measUuid, maxElapsed, now));
   }
   await allStatements(writes);
-  return { results, stored: inserted.size, seqId, dataIds: [...dataIds] };
+  return { results, stored: inserted.size, points, seqId, dataIds: [...dataIds] };
 }

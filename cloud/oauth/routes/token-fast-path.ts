@@ -7,7 +7,8 @@ import { readRaw } from "../../../lib/http/body.js";
 import { errorReply } from "../../http/error-reply.js";
 import type { Reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { FORM_LIMIT, FORM_TYPE, mediaType, tokenEndpoint } from "./token.js";
+import { noteRoute } from "../../http/request-observer.js";
+import { FORM_LIMIT, FORM_TYPE, mediaType, tokenEndpoint, tokenRoute } from "./token.js";
 import { invalidRequest } from "../service/errors.js";
 import { authorizationServerMetadata, METADATA_PATH, metadataHeaders } from "./metadata.js";
 
@@ -57,10 +58,12 @@ export function installTokenFastPath(server: http.Server, svc: Services): void {
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     // Every POST to the token path, with or without a query string (RFC 6749 3.2 allows one).
     if (req.method === "POST" && (req.url === TOKEN_PATH || req.url?.startsWith(`${TOKEN_PATH}?`))) {
+      noteRoute(req, tokenRoute.path);
       void handle(req, res, svc);
       return;
     }
     if (req.method === "GET" && req.url === METADATA_PATH) {
+      noteRoute(req, METADATA_PATH);
       res.writeHead(200, metadataHeaders).end(JSON.stringify(authorizationServerMetadata(svc)));
       return;
     }

@@ -66,7 +66,9 @@ export async function tokenEndpoint(http: IncomingMessage, form: Record<string, 
   const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;
   if (!handler) throw new OAuthError("unsupported_grant_type", `grant_type ${grant} is not supported`);
   const creds = readClientCredentials(http, form);
-  return reply(200, await handler({ http, form, creds, svc }), NO_STORE);
+  const issued = await handler({ http, form, creds, svc });
+  svc.metrics.tokenIssued(grant);
+  return reply(200, issued, NO_STORE);
 }
 
 export const tokenRoute = defineRoute({

@@ -19,11 +19,11 @@ it("prints the package version with --version and -V", async () => {
 it("shows edge-agent's help in the style of the other commands", async () => {
   const { stdout } = await run("edge-agent.mjs", ["--help"]);
   expect(stdout).toMatch(/^Usage: edge-agent \[options\] \[command\]\n/);
-  for (const option of ["-V, --version", "-s, --socket <path>", "-d, --data <dir>", "--log-level <level>", "--quic-ca <file>", "-h, --help"]) expect(stdout).toContain(`  ${option}`);
+  for (const option of ["-V, --version", "-s, --socket <path>", "-d, --data <dir>", "--log-level <level>", "--quic-ca <file>", "--metrics-listen <host:port>", "-h, --help"]) expect(stdout).toContain(`  ${option}`);
   expect(stdout).toMatch(/^ {2}bench\s+measure this device/m);
-  expect(stdout).toContain("Every command and option:\n  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]...\n");
+  expect(stdout).toContain("Every command and option:\n  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n");
   expect(stdout).toMatch(/^Environment \(flags win over the environment\):\n {2}AGENT_SOCKET /m);
-  for (const name of ["AGENT_DATA", "AGENT_LOG_LEVEL", "AGENT_QUIC_CA", "AGENT_ALLOW_DIRS", "AGENT_ALLOW_ENV"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
+  for (const name of ["AGENT_DATA", "AGENT_LOG_LEVEL", "AGENT_QUIC_CA", "AGENT_ALLOW_DIRS", "AGENT_ALLOW_ENV", "AGENT_METRICS_LISTEN"]) expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
 }, 60_000);
 
 it("refuses an unknown log level from the environment with exit code 2", async () => {

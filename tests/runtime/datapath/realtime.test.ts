@@ -124,6 +124,7 @@ it("persist: false drops (and counts) points beyond send_queue_size unacknowledg
     get unackedCount() {
       return sent; // a stalled link: nothing is ever acknowledged
     },
+    onAck() {},
     async close() {},
   };
   const client = { onStateChange() {}, async sendBaseTime() {}, openUpstream: async () => up };

@@ -1,0 +1,43 @@
+// Liveness and readiness probes for orchestrators and load balancers: public (no credentials, nothing
+// secret in the answers) and cheap, so they can be polled every second.
+import { Schema } from "effect";
+import { ApiError } from "../../http/errors.js";
+import { defineRoute } from "../../http/route.js";
+import { readiness, type CheckName } from "../service/readiness.js";
+
+export const TAG = "operations";
+
+const Checks = Schema.Struct({ database: Schema.String, broker: Schema.String, storage: Schema.String });
+
+export const aliveRoute = defineRoute({
+  operationId: "getHealthAlive",
+  method: "GET",
+  path: "/health/alive",
+  tag: TAG,
+  summary: "200 while the process serves requests",
+  auth: "none",
+  success: 200,
+  response: Schema.Struct({ status: Schema.Literal("alive") }),
+  handler: () => ({ status: "alive" as const }),
+});
+
+export const readyRoute = defineRoute({
+  operationId: "getHealthReady",
+  method: "GET",
+  path: "/health/ready",
+  tag: TAG,
+  summary: "200 when the database answers, the iSCP broker accepts and storage has room; else 503 naming what is not ready",
+  auth: "none",
+  success: 200,
+  response: Schema.Struct({ status: Schema.Literal("ready"), checks: Checks }),
+  errors: [503],
+  handler: async (_req, svc) => {
+    const r = await readiness(svc);
+    if (r.ready) return { status: "ready" as const, checks: r.checks };
+    const failing = (Object.entries(r.checks) as Array<[CheckName, string]>).filter(([, v]) => v !== "ok");
+    // A full disk alone gets the type of the 507 answers writes then get; anything else is plain unavailability.
+    const type = failing.some(([k]) => k === "storage") && failing.length === 1 ? "insufficient_storage" : "service_unavailable";
+    const title = `not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join("; ")}`;
+    throw new ApiError(503, type, title, { "Cache-Control": "no-store" }, Object.fromEntries(failing));
+  },
+});
