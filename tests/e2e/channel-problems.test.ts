@@ -3,14 +3,10 @@
 // a full disk stops the measurement and the channel says why, until there is room again.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, numberedFrame, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
+import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-  await s.connect();
-  await streamThroughRt(s);
-}, 60_000);
+beforeAll(async () => void (s = await startConnectedStack()), 60_000);
 afterAll(async () => s?.close());
 
 const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/dc/state")).body;

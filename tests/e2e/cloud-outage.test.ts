@@ -2,14 +2,10 @@
 // exactly once, part in real time and part by deferred upload.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
+import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-  await s.connect();
-  await streamThroughRt(s);
-}, 60_000);
+beforeAll(async () => void (s = await startConnectedStack()), 60_000);
 afterAll(async () => s?.close());
 
 const upstreamState = async () => (await s.agentApi.get<{ code: string }>("/upstreams/rt/state")).body.code;

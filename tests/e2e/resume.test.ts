@@ -2,18 +2,12 @@
 // stream (the cloud still holds it), so the measurement keeps one sequence and every point arrives once.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
-import { startTcpRelay, type TcpRelay } from "./tcp-cut.js";
+import { openFifoWriter, until, type Stack } from "./stack.js";
+import { startStackBehindRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
 let relay: TcpRelay;
-beforeAll(async () => {
-  s = await startStack();
-  relay = await startTcpRelay(Number(new URL(s.peer.url).port));
-  await s.connect();
-  await s.agentApi.patch("/connection", { server_url: relay.url });
-  await streamThroughRt(s);
-}, 60_000);
+beforeAll(async () => void ({ s, relay } = await startStackBehindRelay()), 60_000);
 afterAll(async () => {
   await s?.close();
   await relay?.close();

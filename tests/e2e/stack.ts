@@ -208,6 +208,24 @@ export function rfc3339Ns(t: string): bigint {
  * unless `upstream` says otherwise) fed by the iscp-v2-compat connector `dc` on its own FIFO.
  */
 export async function streamThroughRt(s: Stack, upstream: Record<string, unknown> = {}): Promise<void> {
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5, ...upstream });
+  await addRtUpstream(s, upstream);
   await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+}
+
+/** The persisted upstream "rt" (partial QoS, flushed every 5 ms). */
+export async function addRtUpstream(s: Stack, upstream: Record<string, unknown> = {}): Promise<void> {
+  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5, ...upstream });
+}
+
+/** A stack whose agent is connected to the cloud, then set up by `setup` (by default: streaming "dc" through "rt"). */
+export async function startConnectedStack(opts: StackOptions = {}, setup: (s: Stack) => Promise<void> = streamThroughRt): Promise<Stack> {
+  const s = await startStack(opts);
+  try {
+    await s.connect();
+    await setup(s);
+    return s;
+  } catch (e) {
+    await s.close();
+    throw e;
+  }
 }

@@ -3,14 +3,10 @@
 // `measuring` until the agent's next start.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
+import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => {
-  s = await startStack({ agent: "child" });
-  await s.connect();
-  await streamThroughRt(s);
-}, 60_000);
+beforeAll(async () => void (s = await startConnectedStack({ agent: "child" })), 60_000);
 afterAll(async () => s?.close());
 
 it("the cloud shows the measurement completed right after the agent exited on SIGTERM", async () => {

@@ -3,14 +3,10 @@
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { addRtUpstream, openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-  await s.connect();
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-}, 60_000);
+beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 60_000);
 afterAll(async () => s?.close());
 
 const agentPending = async () =>

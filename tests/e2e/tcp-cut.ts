@@ -1,6 +1,7 @@
 // A TCP relay between the agent and the cloud that a test can cut, as a network outage would: open
 // connections die, new ones go through again.
 import net from "node:net";
+import { startStack, streamThroughRt, type Stack, type StackOptions } from "./stack.js";
 
 export interface TcpRelay {
   url: string;
@@ -57,4 +58,21 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
         server.close(() => r());
       }),
   };
+}
+
+/** A stack whose agent reaches the cloud through a relay, streaming the connector "dc" through "rt". */
+export async function startStackBehindRelay(opts: StackOptions = {}): Promise<{ s: Stack; relay: TcpRelay }> {
+  const s = await startStack(opts);
+  let relay: TcpRelay | undefined;
+  try {
+    relay = await startTcpRelay(Number(new URL(s.peer.url).port));
+    await s.connect();
+    await s.agentApi.patch("/connection", { server_url: relay.url });
+    await streamThroughRt(s);
+    return { s, relay };
+  } catch (e) {
+    await s.close();
+    await relay?.close();
+    throw e;
+  }
 }

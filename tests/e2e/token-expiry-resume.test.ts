@@ -3,18 +3,12 @@
 // sequence in the cloud, every point once) instead of being refused and starting over.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
-import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "./stack.js";
-import { startTcpRelay, type TcpRelay } from "./tcp-cut.js";
+import { openFifoWriter, until, type Stack } from "./stack.js";
+import { startStackBehindRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
 let relay: TcpRelay;
-beforeAll(async () => {
-  s = await startStack({ cloud: { accessTokenTtl: 4 } });
-  relay = await startTcpRelay(Number(new URL(s.peer.url).port));
-  await s.connect();
-  await s.agentApi.patch("/connection", { server_url: relay.url });
-  await streamThroughRt(s);
-}, 60_000);
+beforeAll(async () => void ({ s, relay } = await startStackBehindRelay({ cloud: { accessTokenTtl: 4 } })), 60_000);
 afterAll(async () => {
   await s?.close();
   await relay?.close();

@@ -3,14 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeIscpV2Frame } from "../../runtime/ipc/iscp-v2-compat.js";
 import { encodeLoggerMsgRaw } from "../../runtime/ipc/logger-msg.js";
-import { openFifoWriter, rfc3339Ns, startStack, until, type Stack } from "./stack.js";
+import { addRtUpstream, openFifoWriter, rfc3339Ns, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => {
-  s = await startStack();
-  await s.connect();
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-}, 60_000);
+beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 60_000);
 afterAll(async () => s?.close());
 
 interface Sent {

@@ -50,6 +50,11 @@ export async function startTestAgent(openers?: Openers, allowDirs: readonly stri
   return t;
 }
 
+/** `n` test agents started side by side. */
+export function startTestAgents(n: number): Promise<TestAgent[]> {
+  return Promise.all(Array.from({ length: n }, () => startTestAgent()));
+}
+
 /** Polls until `check` returns a truthy value (or throws after `ms`). */
 export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 5000): Promise<T> {
   const until = Date.now() + ms;

@@ -3,12 +3,32 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import type { FrameDecoder } from "../../runtime/ipc/codec.js";
 import type { DataPoint } from "../../runtime/datapoint.js";
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "datapath-"));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Per test: a fresh temp dir (handed to `onDir`) and the returned list of stops, run last first after
+ * the test, before the dir is removed.
+ */
+export function perTestDir(onDir: (dir: string) => void): Array<() => Promise<unknown>> {
+  const stops: Array<() => Promise<unknown>> = [];
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    let dir: string;
+    ({ dir, cleanup } = await tempDir());
+    onDir(dir);
+  });
+  afterEach(async () => {
+    for (const s of stops.splice(0).reverse()) await s();
+    await cleanup();
+  });
+  return stops;
 }
 
 export const SAMPLE_CONNECTOR = join(process.cwd(), "runtime", "connectors", "sample-connector.ts");

@@ -1,13 +1,26 @@
 // Helpers for the accounts tests: an admin API token and JSON calls with a token.
 import { expect } from "vitest";
 import { createToken } from "../../../cloud/accounts/service/tokens.js";
-import type { TestPeer } from "../harness.js";
+import { startTestPeer, type TestPeer } from "../harness.js";
 
 export type Call = (path: string, init?: RequestInit & { json?: unknown }) => Promise<{ status: number; body: any; headers: Headers }>;
 
 export async function adminToken(peer: TestPeer, name = "tests"): Promise<string> {
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
   return (await createToken(peer.svc, admin.uuid, { name })).token!;
+}
+
+/** A cloud peer on a temp dir with an admin API token, a caller holding it, and the admin's uuid. */
+export async function startPeerWithAdmin(): Promise<{ peer: TestPeer; token: string; admin: Call; adminUuid: string }> {
+  const peer = await startTestPeer();
+  try {
+    const token = await adminToken(peer);
+    const adminUuid = (await peer.svc.accounts.findUserByName("admin"))!.uuid;
+    return { peer, token, admin: caller(peer, token), adminUuid };
+  } catch (e) {
+    await peer.stop();
+    throw e;
+  }
 }
 
 export function caller(peer: TestPeer, token?: string, header = "X-Intdash-Token"): Call {

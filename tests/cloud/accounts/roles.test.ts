@@ -2,21 +2,15 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopeAccess } from "../../../cloud/accounts/service/access.js";
 import { ROLES, SCOPES } from "../../../cloud/accounts/service/catalogue.js";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { MEMBER, OWNER, READ_ONLY, SUPER, TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { MEMBER, OWNER, READ_ONLY, SUPER, TS, caller, createUser, expectError, startPeerWithAdmin, tokenOf, type Call } from "./helpers.js";
 
 describe("roles and scopes", () => {
   let peer: TestPeer;
   let admin: Call;
   let adminUuid: string;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    admin = caller(peer, await adminToken(peer));
-    adminUuid = (await peer.svc.accounts.findUserByName("admin"))!.uuid;
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin, adminUuid } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("lists and gets roles with their scopes", async () => {
     const r = await admin("/auth/roles");

@@ -1,19 +1,14 @@
 // An API token is a credential of its own: a temporary or expired password of its user restricts
 // only tokens obtained with that password (password grant), not the API token an administrator made.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, caller, createUser, expectError, passwordGrantCaller, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { caller, createUser, expectError, startPeerWithAdmin, passwordGrantCaller, type Call } from "./helpers.js";
 
 describe("API tokens and the user's password standing", () => {
   let peer: TestPeer;
   let admin: Call;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    admin = caller(peer, await adminToken(peer));
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("an administrator-made API token works while the password is still temporary; a password-grant token does not", async () => {
     const u = await createUser(admin, "service-user");

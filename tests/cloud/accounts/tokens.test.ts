@@ -2,19 +2,14 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { TS, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { TS, caller, createUser, expectError, startPeerWithAdmin, tokenOf, type Call } from "./helpers.js";
 
 describe("API tokens", () => {
   let peer: TestPeer;
   let admin: Call;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    admin = caller(peer, await adminToken(peer));
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("creates a token shown once, lists without secrets, renames and deletes", async () => {
     const u = await createUser(admin, "olga");

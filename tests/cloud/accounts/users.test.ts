@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { MEMBER, SUPER, TS, UUID, adminToken, caller, createUser, expectError, tokenOf, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { MEMBER, SUPER, TS, UUID, caller, createUser, expectError, startPeerWithAdmin, tokenOf, type Call } from "./helpers.js";
 
 describe("users", () => {
   let peer: TestPeer;
   let admin: Call;
   let adminUuid: string;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    admin = caller(peer, await adminToken(peer));
-    adminUuid = (await peer.svc.accounts.findUserByName("admin"))!.uuid;
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin, adminUuid } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("creates a user with a temporary password and the exact User shape", async () => {
     const r = await admin("/auth/users", {

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
+import type { TestPeer } from "../harness.js";
 import { parseTimeNs } from "../../../cloud/measurements/formats/time.js";
 import {
   BASETIME,
   P,
-  adminToken,
-  caller,
   chunksMessage,
   createMeasurement,
   expectError,
   jsonBody,
   ndjson,
   randomPoints,
+  startPeerWithAdmin,
   unframe,
   uploadProto,
   uuid,
@@ -30,14 +29,8 @@ describe("measurements: chunk upload and data read-back", () => {
   let peer: TestPeer;
   let call: Call;
   let token: string;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    token = await adminToken(peer);
-    call = caller(peer, token);
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, token, admin: call } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   async function data(query: string, accept?: string) {
     const res = await peer.api(`${P}/data?${query}`, { headers: { "X-Intdash-Token": token, ...(accept ? { accept } : {}) } });

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { BASETIME, EDGE, P, adminCall, createMeasurement, expectError, uuid, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { BASETIME, EDGE, P, createMeasurement, expectError, startPeerWithAdmin, uuid, type Call } from "./helpers.js";
 
 describe("measurements: create, list, get, update, delete, end, complete", () => {
   let peer: TestPeer;
   let call: Call;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    call = await adminCall(peer);
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin: call } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("creates a measurement and reads it back in the Measurement shape", async () => {
     const m = await createMeasurement(call, { name: "run 1", description: "first", basetime_priority: 25 });

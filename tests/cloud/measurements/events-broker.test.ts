@@ -3,7 +3,7 @@ import { pb } from "../../../proto/gen/pb.js";
 import { ResultCode } from "../../../proto/wire/message.js";
 import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { P, adminToken, caller, chunksMessage, createMeasurement, ndjson, randomPoints, uploadProto, uuid, type Call } from "./helpers.js";
+import { P, adminToken, chunksMessage, createMeasurement, ndjson, randomPoints, startPeerWithAdmin, uploadProto, uuid, type Call } from "./helpers.js";
 
 /** Reads a streaming response in the background, collecting its bytes. */
 function collect(res: Response) {
@@ -31,14 +31,8 @@ describe("measurements: events and the broker storage API", () => {
   let peer: TestPeer;
   let call: Call;
   let token: string;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    token = await adminToken(peer);
-    call = caller(peer, token);
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, token, admin: call } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   it("publishes measurement_updated as NDJSON and as framed DomainEventProto", async () => {
     const json = await peer.api(`${P}/measurements/events`, { headers: { "X-Intdash-Token": token } });

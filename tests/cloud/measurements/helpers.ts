@@ -1,10 +1,10 @@
 // Helpers for the measurement tests: an admin caller, measurement creation, chunk bodies.
 import { afterAll, beforeAll, expect } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
-import { adminToken, caller, type Call } from "../accounts/helpers.js";
+import { adminToken, caller, startPeerWithAdmin, type Call } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 
-export { adminToken, caller, type Call };
+export { adminToken, caller, startPeerWithAdmin, type Call };
 export { expectError } from "../accounts/helpers.js";
 
 export const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../harness.js";
-import { BASETIME, P, adminCall, chunksMessage, createMeasurement, expectError, randomPoints, uploadProto, uuid, type Call } from "./helpers.js";
+import type { TestPeer } from "../harness.js";
+import { BASETIME, P, chunksMessage, createMeasurement, expectError, randomPoints, startPeerWithAdmin, uploadProto, uuid, type Call } from "./helpers.js";
 
 describe("measurements: status transitions, sequences and base times", () => {
   let peer: TestPeer;
   let call: Call;
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    call = await adminCall(peer);
-  });
-  afterAll(async () => {
-    await peer.stop();
-  });
+  beforeAll(async () => ({ peer, admin: call } = await startPeerWithAdmin()));
+  afterAll(() => peer?.stop());
 
   const status = async (m: string) => (await call(`${P}/measurements/${m}`)).body;
 

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentctl, startTestAgent, type TestAgent } from "../../support/agent.js";
+import { agentctl, startTestAgents, type TestAgent } from "../../support/agent.js";
 
 const SECRET = "edge-secret-Zq7pX2";
 const EDGE = "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11";
@@ -12,12 +12,8 @@ const MASK = "********";
 
 let a: TestAgent;
 let b: TestAgent;
-beforeAll(async () => {
-  [a, b] = await Promise.all([startTestAgent(), startTestAgent()]);
-});
-afterAll(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
+beforeAll(async () => void ([a, b] = await startTestAgents(2)));
+afterAll(() => Promise.all([a?.close(), b?.close()]));
 
 describe("agentctl and the client secret", () => {
   it("masks the secret after config connection --modify and when showing it, in every format, unless --show-secrets", async () => {

@@ -4,16 +4,12 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentctl, startTestAgent, type TestAgent } from "../../support/agent.js";
+import { agentctl, startTestAgents, type TestAgent } from "../../support/agent.js";
 
 let a: TestAgent;
 let b: TestAgent;
-beforeAll(async () => {
-  [a, b] = await Promise.all([startTestAgent(), startTestAgent()]);
-});
-afterAll(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
+beforeAll(async () => void ([a, b] = await startTestAgents(2)));
+afterAll(() => Promise.all([a?.close(), b?.close()]));
 
 describe("agentctl", () => {
   it("creates with YAML, lists as a table, and prints JSON with -o json", async () => {

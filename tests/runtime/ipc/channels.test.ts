@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Schema } from "effect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import { FilterPipeline } from "../../../runtime/filters/pipeline.js";
 import { FilterDefinition } from "../../../runtime/filters/schema.js";
@@ -15,18 +15,10 @@ import { takeMeasurementClock } from "../../../runtime/ipc/clock.js";
 import { ChunkBatcher } from "../../../runtime/queue/batcher.js";
 import { chunkPoints, decodeChunk } from "../../../runtime/queue/chunk-codec.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
-import { NODE_TS, SAMPLE_CONNECTOR, point, seqOf, tempDir, waitFor } from "../../support/datapath.js";
+import { NODE_TS, SAMPLE_CONNECTOR, perTestDir, point, seqOf, waitFor } from "../../support/datapath.js";
 
 let dir: string;
-let cleanup: () => Promise<void>;
-const stops: Array<() => Promise<unknown>> = [];
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s();
-  await cleanup();
-});
+const stops = perTestDir((d) => (dir = d));
 
 function recorder() {
   const events: string[] = [];

@@ -1,23 +1,15 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Schema } from "effect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import { FifoReader } from "../../../runtime/ipc/fifo-reader.js";
 import { ConnectorLauncher, type ExitInfo, backoffDelay } from "../../../runtime/ipc/launcher.js";
 import { Launch } from "../../../runtime/ipc/schema.js";
-import { NODE_TS, SAMPLE_CONNECTOR, own, seqOf, tempDir, waitFor } from "../../support/datapath.js";
+import { NODE_TS, SAMPLE_CONNECTOR, own, perTestDir, seqOf, waitFor } from "../../support/datapath.js";
 
 let dir: string;
-let cleanup: () => Promise<void>;
-const stops: Array<() => Promise<unknown>> = [];
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s();
-  await cleanup();
-});
+const stops = perTestDir((d) => (dir = d));
 
 const decodeLaunch = Schema.decodeUnknownSync(Launch);
 
