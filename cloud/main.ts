@@ -8,13 +8,14 @@ import { VERSION } from "./server.js";
 const program = new Command("cloud-peer")
   .description("Self-hostable cloud peer: OAuth 2.0 server, accounts, access control, iSCP v2 broker")
   .version(VERSION)
+  .enablePositionalOptions() // a sub-command's --data or --config is its own, not the server's
   .action(async (opts: Record<string, unknown>) => {
     await serve(settingFlags(opts));
   });
 addSettingOptions(program);
 
 // Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).
-const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js"];
+const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js", "./cli/config-show.js"];
 for (const file of commandFiles) {
   try {
     const mod = (await import(file)) as { register?: (p: Command) => void };
