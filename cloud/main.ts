@@ -1,27 +1,21 @@
 // Command line of the cloud peer. Each command lives in cloud/cli/<name>.ts.
 import { Command } from "commander";
 import { serve } from "./cli/serve.js";
+import { addSettingOptions, settingFlags } from "./cli/setting-options.js";
 import { ENV_VARS } from "./config.js";
 import { VERSION } from "./server.js";
 
 const program = new Command("cloud-peer")
   .description("Self-hostable cloud peer: OAuth 2.0 server, accounts, access control, iSCP v2 broker")
   .version(VERSION)
-  .option("--listen <host:port>", "address to listen on (env CLOUD_LISTEN)", undefined)
-  .option("--data <dir>", "data directory (env CLOUD_DATA)", undefined)
-  .option("--public-url <url>", "public base URL (env CLOUD_PUBLIC_URL)", undefined)
-  .option("--iscp-quic-listen <host:port>", "UDP address for iSCP over QUIC (env CLOUD_ISCP_QUIC_LISTEN)", undefined)
-  .option("--iscp-quic-cert <file>", "PEM file of the QUIC certificate, with --iscp-quic-key (env CLOUD_ISCP_QUIC_CERT)", undefined)
-  .option("--iscp-quic-key <file>", "PEM file of the QUIC certificate's private key (env CLOUD_ISCP_QUIC_KEY)", undefined)
-  .option("--metrics-listen <host:port>", "serve GET /metrics on this address too, to anyone who reaches it (env CLOUD_METRICS_LISTEN)", undefined)
-  .option("--log-level <level>", "pino log level (env CLOUD_LOG_LEVEL)", undefined)
-  .option("--commit-trace <file>", "append a line per committed batch of iSCP chunks to this file (env CLOUD_COMMIT_TRACE)", undefined)
-  .action(async (opts) => {
-    await serve({ listen: opts.listen, dataDir: opts.data, publicUrl: opts.publicUrl, iscpQuicListen: opts.iscpQuicListen, iscpQuicCert: opts.iscpQuicCert, iscpQuicKey: opts.iscpQuicKey, logLevel: opts.logLevel, commitTrace: opts.commitTrace, metricsListen: opts.metricsListen });
+  .enablePositionalOptions() // a sub-command's --data or --config is its own, not the server's
+  .action(async (opts: Record<string, unknown>) => {
+    await serve(settingFlags(opts));
   });
+addSettingOptions(program);
 
 // Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).
-const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js"];
+const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js", "./cli/config-show.js"];
 for (const file of commandFiles) {
   try {
     const mod = (await import(file)) as { register?: (p: Command) => void };
@@ -45,7 +39,7 @@ program.addHelpText("after", () => {
   return (
     "\nEvery command and option:\n" +
     [serveLine, ...usageLines(program, "cloud-peer")].join("\n") +
-    "\n\nEnvironment (flags win over the environment):\n" +
+    "\n\nEnvironment (flags win over the environment, which wins over the --config file):\n" +
     ENV_VARS.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join("\n") +
     "\n"
   );

@@ -1,0 +1,161 @@
+// The cloud peer's settings as one effect Schema struct: each entry names its flag (also its key in the --config
+// file), its environment variable, its value schema and its default. Adding a setting is one entry in SETTINGS.
+import fs from "node:fs";
+import path from "node:path";
+import { ParseResult, Schema } from "effect";
+import { parseTrustedProxies } from "./http/client-address.js";
+import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
+import { DURABILITIES } from "./storage/db.js";
+
+/** How a setting is named outside: `--<flag>` on the command line and `<flag>:` in the file, `env` in the environment. */
+export interface SettingMeta {
+  flag: string;
+  env?: string;
+  help: string;
+  /** Placeholder in --help, e.g. "host:port". */
+  arg?: string;
+  /** Never a command-line flag (visible to every user in `ps`), never echoed, masked by `config show`. */
+  secret?: true;
+  /** The value is not repeated in errors: the problem names the bad part itself (e.g. one entry of a list). */
+  noEcho?: true;
+}
+
+/** A schema whose failures all read as one `expected ...` (the caller adds the setting's name and source). */
+const expecting = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
+  schema.annotations({ message: () => ({ message: expected, override: true }) });
+
+/** A decode that fails with its own message (`problem` returns a reason, or undefined when `v` is fine). */
+const parsed = <A>(to: Schema.Schema<A>, parse: (v: unknown) => A | { problem: string }, encode: (a: A) => unknown = (a) => a) =>
+  Schema.transformOrFail(Schema.Unknown, to, {
+    strict: false,
+    decode: (v, _, ast) => {
+      try {
+        const out = parse(v);
+        return typeof out === "object" && out !== null && "problem" in out ? ParseResult.fail(new ParseResult.Type(ast, v, out.problem)) : ParseResult.succeed(out);
+      } catch (e) {
+        return ParseResult.fail(new ParseResult.Type(ast, v, (e as Error).message));
+      }
+    },
+    encode: (a) => ParseResult.succeed(encode(a as A)),
+  });
+
+const Text = expecting(Schema.String, "expected a text");
+
+/** An integer from text (environment, flags) or a number (the file); a typo must not silently become NaN. */
+const Int = (min: number) =>
+  parsed(Schema.Number, (v) => {
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
+    return Number.isSafeInteger(n) && n >= min ? n : { problem: `expected an integer >= ${min}` };
+  });
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** `host:port` (`[v6]:port`; a bare port means 127.0.0.1); port 0 picks a free one. */
+const Listen = parsed(
+  Schema.Struct({ host: Schema.String, port: Schema.Number }),
+  (v): HostPort | { problem: string } => {
+    const s = typeof v === "number" ? String(v) : typeof v === "string" ? v : "";
+    const idx = s.lastIndexOf(":");
+    const port = s.slice(idx + 1);
+    if (!/^\d+$/.test(port) || Number(port) > 65535) return { problem: "expected host:port" };
+    return { host: idx > 0 ? s.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(port) };
+  },
+  (a) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`),
+);
+
+const Directory = Schema.transform(Text, Schema.String, { strict: true, decode: (s) => path.resolve(s), encode: (s) => s });
+
+const LogLevel = expecting(Schema.Literal("fatal", "error", "warn", "info", "debug", "trace", "silent"), "expected fatal, error, warn, info, debug, trace or silent");
+
+const Durability = expecting(Schema.Literal(...DURABILITIES), `expected ${DURABILITIES.join(" or ")}`);
+
+/**
+ * A PEM file an operator names, checked at start rather than at the first QUIC handshake. The value is never
+ * echoed when it looks like PEM text itself (a key must not end up in an error message).
+ */
+const PemFile = parsed(Schema.String, (v) => {
+  if (typeof v !== "string") return { problem: "expected the path of a PEM file" };
+  if (v.includes("-----BEGIN")) return { problem: "expected the path of a PEM file, not PEM text" };
+  const file = path.resolve(v);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    return { problem: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  return text.includes("-----BEGIN") ? file : { problem: "the file is not PEM" };
+});
+
+/** Broker limits: `name=value,...` (environment, flag) or a mapping (file); an unknown name stops the start. */
+const IscpLimitsSetting = parsed(Schema.Record({ key: Schema.String, value: Schema.Number }), (v) => {
+  const pairs: Array<[string, unknown]> =
+    typeof v === "string"
+      ? v.split(",").map((p) => p.trim()).filter(Boolean).map((p) => (p.indexOf("=") > 0 ? [p.slice(0, p.indexOf("=")).trim(), p.slice(p.indexOf("=") + 1).trim()] : [p, ""]))
+      : typeof v === "object" && v !== null && !Array.isArray(v) ? Object.entries(v) : [];
+  if (pairs.length === 0 && typeof v !== "string" && !(typeof v === "object" && v !== null)) return { problem: "expected name=value,... or a mapping" };
+  const out: Partial<IscpLimits> = {};
+  for (const [name, value] of pairs) {
+    if (!(name in DEFAULT_LIMITS)) return { problem: `unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})` };
+    if (value === "") return { problem: `"${name}" needs name=value` };
+    const min = name === "expiryGraceFloorSec" ? 0 : 1;
+    const n = typeof value === "number" ? value : Number(String(value));
+    if (!Number.isSafeInteger(n) || n < min) return { problem: `${name} "${String(value)}": expected an integer >= ${min}` };
+    out[name as keyof IscpLimits] = n;
+  }
+  return out;
+}) as unknown as Schema.Schema<Partial<IscpLimits>, unknown>;
+
+/** Addresses and CIDR ranges, comma-separated text or a list. */
+const ProxyList = parsed(Schema.Array(Schema.String), (v) => {
+  const list = typeof v === "string" ? v : Array.isArray(v) && v.every((e) => typeof e === "string") ? v.join(",") : undefined;
+  if (list === undefined) return { problem: "expected addresses or CIDR ranges" };
+  try {
+    return parseTrustedProxies(list);
+  } catch (e) {
+    return { problem: (e as Error).message.replace(/^invalid CLOUD_TRUSTED_PROXIES /, "") };
+  }
+}) as unknown as Schema.Schema<string[], unknown>;
+
+const withDefault = <A, I>(schema: Schema.Schema<A, I>, value: A | (() => A), meta: SettingMeta) => ({
+  ...meta,
+  field: Schema.optionalWith(schema, { default: typeof value === "function" ? (value as () => A) : () => value, exact: true }),
+});
+const optional = <A, I>(schema: Schema.Schema<A, I>, meta: SettingMeta) => ({ ...meta, field: Schema.optionalWith(schema, { exact: true }) });
+
+/** Every setting, keyed by its name in CloudConfig (and in loadConfig's flags). Order is the order of --help. */
+export const SETTINGS = {
+  listen: withDefault(Listen, { host: "127.0.0.1", port: 8080 }, { flag: "listen", env: "CLOUD_LISTEN", arg: "host:port", help: "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)" }),
+  dataDir: withDefault(Directory, () => path.resolve("./data/cloud"), { flag: "data", env: "CLOUD_DATA", arg: "dir", help: "data directory (default ./data/cloud)" }),
+  publicUrl: optional(Text, { flag: "public-url", env: "CLOUD_PUBLIC_URL", arg: "url", help: "base URL in mails and tokens (default http://<listen>)" }),
+  adminPassword: optional(Text, { flag: "admin-password", env: "CLOUD_ADMIN_PASSWORD", secret: true, help: "password of the super user `admin` created at the first start (else a temporary one is printed and kept in <data>/initial-admin-password until it is changed)" }),
+  smtpUrl: optional(Text, { flag: "smtp-url", env: "CLOUD_SMTP_URL", secret: true, help: "send mail over SMTP, e.g. smtp://user:pass@host:587 (else .eml files under <data>/outbox/)" }),
+  mailFrom: withDefault(Text, "cloud-peer@localhost", { flag: "mail-from", env: "CLOUD_MAIL_FROM", arg: "address", help: "sender address of mails (default cloud-peer@localhost)" }),
+  logLevel: withDefault(LogLevel, "info", { flag: "log-level", env: "CLOUD_LOG_LEVEL", arg: "level", help: "pino log level (default info)" }),
+  bodyLimit: withDefault(Int(1), 1024 * 1024, { flag: "body-limit", env: "CLOUD_BODY_LIMIT", arg: "bytes", help: "maximum request body in bytes (default 1048576)" }),
+  accessTokenTtl: withDefault(Int(1), 3600, { flag: "access-token-ttl", env: "CLOUD_ACCESS_TOKEN_TTL", arg: "seconds", help: "access-token lifetime in seconds (default 3600)" }),
+  refreshTokenTtl: withDefault(Int(1), 30 * 24 * 3600, { flag: "refresh-token-ttl", env: "CLOUD_REFRESH_TOKEN_TTL", arg: "seconds", help: "refresh-token lifetime in seconds (default 2592000)" }),
+  lockoutThreshold: withDefault(Int(1), 5, { flag: "lockout-threshold", env: "CLOUD_LOCKOUT_THRESHOLD", arg: "n", help: "failed sign-ins that lock a password (default 5)" }),
+  passwordLifetimeDays: withDefault(Int(0), 365, { flag: "password-lifetime-days", env: "CLOUD_PASSWORD_LIFETIME_DAYS", arg: "days", help: "days until a password expires (default 365; 0 = never)" }),
+  metricsListen: optional(Listen, { flag: "metrics-listen", env: "CLOUD_METRICS_LISTEN", arg: "host:port", help: "host:port serving GET /metrics to anyone who reaches it (default: off; /metrics on the main port then serves super users and this host only)" }),
+  iscpQuicListen: optional(Text, { flag: "iscp-quic-listen", env: "CLOUD_ISCP_QUIC_LISTEN", arg: "host:port", help: "UDP host:port for iSCP over QUIC (default: off)" }),
+  iscpQuicCert: optional(PemFile, { flag: "iscp-quic-cert", env: "CLOUD_ISCP_QUIC_CERT", arg: "file", help: "PEM file of the QUIC certificate (chain), with the key (default: self-signed under <data>/quic)" }),
+  iscpQuicKey: optional(PemFile, { flag: "iscp-quic-key", env: "CLOUD_ISCP_QUIC_KEY", arg: "file", help: "PEM file of the QUIC certificate's private key" }),
+  iscpLimits: withDefault(IscpLimitsSetting, {}, { flag: "iscp-limits", env: "CLOUD_ISCP_LIMITS", arg: "name=value,...", help: `iSCP broker limits over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)` }),
+  shutdownGraceMs: withDefault(Int(0), 10_000, { flag: "shutdown-grace-ms", arg: "ms", help: "how long shutdown waits for in-flight requests before cutting their connections (default 10000)" }),
+  trustedProxies: withDefault(ProxyList, [], { flag: "trusted-proxies", env: "CLOUD_TRUSTED_PROXIES", arg: "list", noEcho: true, help: "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)" }),
+  commitTrace: optional(Text, { flag: "commit-trace", env: "CLOUD_COMMIT_TRACE", arg: "file", help: "append \"<CLOCK_MONOTONIC ns> <points>\" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)" }),
+  durability: withDefault(Durability, "power-loss", { flag: "durability", env: "CLOUD_DURABILITY", arg: "level", help: "what an acknowledged chunk survives: power-loss (default: fsync before the ack) or process-crash (no fsync per commit; faster, a power cut may lose the last acked chunks; docs/security.md)" }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+type Fields = { [K in SettingName]: (typeof SETTINGS)[K]["field"] };
+
+/** The struct every source (flags, environment, file) is decoded with. */
+export const Settings = Schema.Struct(Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, s.field])) as Fields);
+export type Settings = Schema.Schema.Type<typeof Settings>;
+
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+export const meta = (name: SettingName): SettingMeta => SETTINGS[name];
