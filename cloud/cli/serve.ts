@@ -21,9 +21,11 @@ export async function serve(flags: ConfigInput): Promise<void> {
     throw err;
   }
   peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
-  process.stdout.write(`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)\n`);
-  if (fs.existsSync(file)) process.stdout.write(`${recoveryHint(config.dataDir, file)}\n`);
-  if (peer.metricsUrl) process.stdout.write(`cloud-peer metrics on ${peer.metricsUrl}\n`);
+  // One write: a reader that waits for the "listening" line gets the lines that belong with it at once.
+  const banner = [`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)`];
+  if (fs.existsSync(file)) banner.push(recoveryHint(config.dataDir, file));
+  if (peer.metricsUrl) banner.push(`cloud-peer metrics on ${peer.metricsUrl}`);
+  process.stdout.write(banner.join("\n") + "\n");
   const stop = (signal: string) => {
     peer.svc.log.info({ signal }, "shutting down");
     peer.close().then(
