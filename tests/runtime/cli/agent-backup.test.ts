@@ -46,7 +46,7 @@ async function startAgent(dataDir: string, socket: string): Promise<{ child: Chi
 }
 
 /** Every key and value of every named database of a queue environment, read without writing. */
-function dumpQueue(file: string): Record<string, Array<[unknown, string]>> {
+async function dumpQueue(file: string): Promise<Record<string, Array<[unknown, string]>>> {
   const env = open({ path: file, readOnly: true, maxDbs: 8 });
   try {
     const out: Record<string, Array<[unknown, string]>> = {};
@@ -56,7 +56,8 @@ function dumpQueue(file: string): Record<string, Array<[unknown, string]>> {
     }
     return out;
   } finally {
-    void env.close();
+    // Awaited: a later open of the same path must not get this environment's (older) snapshot.
+    await env.close();
   }
 }
 
@@ -79,9 +80,17 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   await fh.close();
   const queued = async () => (await agent.api.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items;
   await eventually(async () => (await queued()).reduce((a, m) => a + m.pending_data_size, 0) >= 2000 * 64, 15_000);
-  // The measurement ends with its channel: nothing changes the queue any more.
+  // The measurement ends with its channel; its streams' ends wait for the (absent) cloud for at most 5 s.
+  // Once that is written, nothing changes the queue any more: wait until it has stood still for 6 s.
   await agent.api.request("PATCH", "/device-connectors/upstream/dc", { enabled: false });
-  await new Promise((r) => setTimeout(r, 500));
+  let last = "";
+  let since = Date.now();
+  await eventually(async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = JSON.stringify(await dumpQueue(path.join(data, "queue", "queue.mdb")));
+    if (now !== last) [last, since] = [now, Date.now()];
+    return Date.now() - since >= 6_000;
+  }, 40_000);
 
   const backup = path.join(dir, "backup");
   const made = await run(["backup", "--data", data, "--to", backup]);
@@ -95,7 +104,7 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   const settingsOf = async (api: ApiClient) =>
     Promise.all(["/upstreams", "/device-connectors/upstream", "/filters/upstream", "/connection", "/transport"].map(async (p) => (await api.get(p)).body));
   const before = { settings: await settingsOf(agent.api), measurements: (await agent.api.get("/measurements")).body };
-  const liveQueue = dumpQueue(path.join(data, "queue", "queue.mdb"));
+  const liveQueue = await dumpQueue(path.join(data, "queue", "queue.mdb"));
   expect(liveQueue.chunks!.length).toBeGreaterThan(0);
   expect((before.measurements as { items: unknown[] }).items.length).toBeGreaterThan(0);
   await agent.stop();
@@ -103,7 +112,7 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   // Restore as the docs say: the agent stopped, the backup's settings/ and queue/ copied into a data directory.
   const restored = path.join(dir, "restored");
   fs.cpSync(backup, restored, { recursive: true });
-  expect(dumpQueue(path.join(restored, "queue", "queue.mdb"))).toEqual(liveQueue);
+  expect(await dumpQueue(path.join(restored, "queue", "queue.mdb"))).toEqual(liveQueue);
   const again2 = await startAgent(restored, path.join(dir, "b.sock"));
   try {
     expect(await settingsOf(again2.api)).toEqual(before.settings);
