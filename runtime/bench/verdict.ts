@@ -63,7 +63,10 @@ export function verdictLines(results: CaseResult[], c: VerdictContext): string[]
   if (lat?.latency) {
     const flush = c.flush === "interval" ? "flush_policy interval (chunks sent every 5 ms)" : "flush_policy immediately (a chunk per write)";
     const what = c.server ? `FIFO write to the cloud counting the point (${lat.latency.method})` : "FIFO write to the cloud's commit of the point (SQLite)";
-    lines.push(`latency at ${formatRate(lat.rate)} points/s: p50 ${lat.latency.p50Ms} ms, p99 ${lat.latency.p99Ms} ms, measured from ${what}, with ${flush}`);
+    if (Number.isFinite(lat.latency.p50Ms))
+      lines.push(`latency at ${formatRate(lat.rate)} points/s: p50 ${lat.latency.p50Ms} ms, p99 ${lat.latency.p99Ms} ms, measured from ${what}, with ${flush}`);
+    // Every point fell in the first second, which the latency case leaves out as warm-up.
+    else lines.push(`latency at ${formatRate(lat.rate)} points/s: no sample after the 1 s warm-up (run with --duration 2 or more)`);
   }
   if (!c.server) lines.push("note: the cloud peer ran on this device and shared its CPU (cpu_cloud_%): a separate cloud (--server URL) leaves the device more");
   return lines;

@@ -1,5 +1,5 @@
 // A stand-in for the cloud peer's auth endpoints (token with client_credentials, GET edges/me), served
-// over real HTTP. The lead will switch the tests to the real cloud peer once its endpoints exist.
+// over real HTTP, recording every request it gets, so a test can check what the agent asked and in which order.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 

@@ -1,5 +1,5 @@
 // The broker's storage hooks (cloud/iscp/broker/options.ts IscpHooks) backed by svc.measurements.
-// The lead wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
+// cloud/iscp/module.ts wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
 import { ResultCode } from "../../../proto/wire/message.js";
 import { isStorageFull } from "../../storage/db.js";
 import type { IscpHooks } from "../../iscp/broker/options.js";
