@@ -11,6 +11,7 @@ import { modules } from "../../cloud/modules.js";
 import { migrate } from "../../cloud/storage/migrate.js";
 import { adminToken } from "./accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
+import { spawnPeerAt } from "./iscp/peer-process.js";
 
 const run = promisify(execFile);
 const BIN = path.resolve("bin/cloud-peer.mjs");
@@ -133,25 +134,7 @@ describe("shutdown with a stuck client", () => {
   }, 30_000);
 });
 
-/** `cloud-peer --listen 127.0.0.1:0` as a real child process; resolves once it listens. */
-async function spawnPeer(dataDir: string): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
-    env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (c) => {
-      out += String(c);
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on("data", (c) => (out += String(c)));
-    void exit.then((code) => reject(new Error(`cloud-peer exited (${code}): ${out}`)));
-  });
-  return { child, url, exit };
-}
+const spawnPeer = (dataDir: string) => spawnPeerAt(dataDir);
 
 describe("the cloud-peer process", () => {
   it("on SIGTERM stops accepting, finishes the in-flight request, closes the database; a restart keeps the data", async () => {

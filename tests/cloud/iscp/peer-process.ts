@@ -17,13 +17,13 @@ export interface PeerProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnPeerProcess(env: Record<string, string> = {}): Promise<PeerProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
+/** `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens. */
+export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
     env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exit = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (c) => {
@@ -32,8 +32,15 @@ export async function spawnPeerProcess(env: Record<string, string> = {}): Promis
       if (m) resolve(m[1]!);
     });
     child.stderr!.on("data", (c) => (out += String(c)));
-    void exit.then(() => reject(new Error(`cloud-peer exited: ${out}`)));
+    void exit.then((code) => reject(new Error(`cloud-peer exited (${code}): ${out}`)));
   });
+  return { child, url, exit };
+}
+
+/** A peer process in a temp data dir of its own, removed by stop(). */
+export async function spawnPeerProcess(env: Record<string, string> = {}): Promise<PeerProcess> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
+  const { child, url, exit } = await spawnPeerAt(dataDir, env);
   return {
     child,
     url,
