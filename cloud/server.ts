@@ -1,6 +1,7 @@
 // Builds and runs a cloud peer: database, migrations, modules, HTTP server, graceful shutdown.
 import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import path from "node:path";
 import type pino from "pino";
 import type { CloudConfig } from "./config.js";
@@ -20,6 +21,7 @@ import { superUserOnly } from "./auth/principal.js";
 import { Db } from "./storage/db.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
+import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
 
 export const VERSION = "0.1.0";
 
@@ -30,6 +32,8 @@ export interface CloudPeer {
   routes: AnyRoute[];
   /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
   metricsUrl?: string;
+  /** Reads --tls-cert / --tls-key again for new connections (SIGHUP); false when they failed (the old pair stays). */
+  reloadTls(): boolean;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,8 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   return { svc, modules };
 }
 
+const tlsOptions = ({ cert, key }: { cert: string; key: string }): https.ServerOptions => ({ cert, key });
+
 export async function startCloudPeer(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
   const { svc, modules } = await openServices(config, opts);
   const routes: AnyRoute[] = modules.flatMap((m) => m.routes ?? []);
@@ -60,7 +66,10 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   });
   routes.push(openapi);
   const app = createApp(routes, svc);
-  const server = http.createServer(app.callback());
+  // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
+  // changed since the settings were read).
+  const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
+  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), app.callback()) : http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
   // After the modules: the token fast path answers some requests before the application sees them.
@@ -80,7 +89,7 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   });
   const addr = server.address() as { port: number; address: string };
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const url = `${tls ? "https" : "http"}://${host}:${addr.port}`;
   if (config.listenPort === 0 && svc.config.publicUrl.endsWith(":0")) svc.config.publicUrl = url;
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -99,5 +108,6 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       await metricsListener?.close();
       await svc.db.close();
     })());
-  return { url, server, svc, routes, metricsUrl: metricsListener?.url, close };
+  const reload = () => (tls ? reloadTls(server as https.Server, tls, svc.log) : false);
+  return { url, server, svc, routes, metricsUrl: metricsListener?.url, reloadTls: reload, close };
 }

@@ -33,6 +33,8 @@ export async function serve(flags: ConfigInput): Promise<void> {
       () => process.exit(1),
     );
   };
+  // Renewed certificate files take effect for new connections; open ones (iSCP streams) are not dropped.
+  if (config.tlsCert) process.on("SIGHUP", () => peer.reloadTls());
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
 }

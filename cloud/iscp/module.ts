@@ -72,7 +72,9 @@ export const brokerModule: CloudModule = {
       await loadQuicServer().catch((e: unknown) => {
         throw e instanceof QuicUnavailableError ? new Error(`--iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): ${e.message}; leave it unset to serve iSCP over WebSocket only`) : e;
       });
-      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), { cert: svc.config.iscpQuicCert, key: svc.config.iscpQuicKey });
+      // QUIC's own pair if given, else the HTTPS one (loadConfig checked both pairs), else a self-signed one.
+      const { iscpQuicCert, iscpQuicKey, tlsCert, tlsKey } = svc.config;
+      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey });
       const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;
       svc.onClose.push(() => quic.close());

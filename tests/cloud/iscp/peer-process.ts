@@ -28,7 +28,7 @@ export async function spawnPeerAt(dataDir: string, env: Record<string, string> =
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (c) => {
       out += String(c);
-      const m = out.match(/listening on (http:\/\/\S+)/);
+      const m = out.match(/listening on (https?:\/\/\S+)/);
       if (m) resolve(m[1]!);
     });
     child.stderr!.on("data", (c) => (out += String(c)));
