@@ -60,6 +60,8 @@ export interface AgentOptions {
   allowEnv?: readonly string[];
   /** Also serve GET /metrics on this address, to anyone who reaches it (the socket serves GET /api/v1/metrics). */
   metricsListen?: { host: string; port: number };
+  /** false: no Prometheus registry at all (AGENT_METRICS=off), so a benchmark can tell what metrics cost. */
+  metrics?: boolean;
 }
 
 export interface RunningAgent {
@@ -122,13 +124,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     await queue.close();
     await store.close();
   };
-  const metrics = new AgentMetrics(dataPath);
+  const metrics = opts.metrics === false ? undefined : new AgentMetrics(dataPath);
   const api: ApiContext = {
     settings,
     states: supervisor,
     measurements,
     verifyConnection: () => verifyConnection(store.getSingleton("connection")),
-    metrics: () => metrics.exposition(),
+    metrics: metrics && (() => metrics.exposition()),
   };
   const app = createApp(routes, api, {
     onError: (err, ctx) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error"),
@@ -136,7 +138,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   let server: http.Server;
   let metricsListener: MetricsListener | undefined;
   try {
-    metricsListener = opts.metricsListen && (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
+    metricsListener = opts.metricsListen && metrics && (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
     server = await listenUnix(app.callback(), socketPath);
   } catch (e) {
     await metricsListener?.close();

@@ -17,6 +17,7 @@ const ENV_VARS: [string, string][] = [
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
   ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
   ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
+  ["AGENT_METRICS", "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost"],
   ["AGENT_METRICS_LISTEN", "host:port serving GET /metrics (Prometheus) to anyone who reaches it (default: off; the socket serves GET /api/v1/metrics)"],
 ];
 
@@ -84,6 +85,9 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level)) throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
   const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
+  const metricsSetting = process.env.AGENT_METRICS ?? "on";
+  if (metricsSetting !== "on" && metricsSetting !== "off") throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
+  if (metricsSetting === "off" && metricsListen) throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
   const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([import("pino"), import("../daemon.js"), import("../api/unix-socket.js")]);
   const log = pino({ level, base: { svc: "edge-agent" } });
   let agent: Awaited<ReturnType<typeof startAgent>>;
@@ -96,6 +100,7 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
       allowDirs: flags.allowDir ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
       allowEnv: flags.allowEnv ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
       metricsListen,
+      metrics: metricsSetting === "on",
       log,
     });
   } catch (e) {
