@@ -34,7 +34,11 @@ export async function serve(flags: ConfigInput): Promise<void> {
     );
   };
   // Renewed certificate files take effect for new connections; open ones (iSCP streams) are not dropped.
-  if (config.tlsCert) process.on("SIGHUP", () => peer.reloadTls());
+  // (Always handled: `systemctl reload` of a peer without TLS must not end it, SIGHUP's default.)
+  process.on("SIGHUP", () => {
+    if (config.tlsCert) peer.reloadTls();
+    else peer.svc.log.info("SIGHUP: nothing to reload (no --tls-cert)");
+  });
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
 }
