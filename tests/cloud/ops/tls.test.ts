@@ -14,7 +14,7 @@ import { IscpClient } from "../../../runtime/iscp/conn.js";
 import { startTestPeer } from "../harness.js";
 import { makeTestCa, type TestCa } from "../../support/test-ca.js";
 import { until } from "../../e2e/stack.js";
-import { spawnPeerAt } from "../iscp/peer-process.js";
+import { spawnPeerAt, spawnPeerProcess } from "../iscp/peer-process.js";
 
 const run = promisify(execFile);
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "iscp-ts-wss.ts");
@@ -160,6 +160,18 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
       await client.close();
     } finally {
       await quicPeer.stop();
+    }
+  }, 60_000);
+
+  it("without TLS, SIGHUP (systemctl reload) leaves the peer serving instead of ending it", async () => {
+    const plain = await spawnPeerProcess();
+    try {
+      plain.child.kill("SIGHUP");
+      await new Promise((r) => setTimeout(r, 500));
+      expect(plain.child.exitCode).toBe(null);
+      expect((await fetch(`${plain.url}/api/health/alive`)).status).toBe(200);
+    } finally {
+      await plain.stop();
     }
   }, 60_000);
 
