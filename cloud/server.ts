@@ -45,7 +45,7 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
+  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [], onTlsReload: [] } as unknown as Services;
   for (const m of modules) await m.init?.(svc);
   return { svc, modules };
 }
@@ -108,6 +108,10 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       await metricsListener?.close();
       await svc.db.close();
     })());
-  const reload = () => (tls ? reloadTls(server as https.Server, tls, svc.log) : false);
+  const reload = () => {
+    const pair = tls && reloadTls(server as https.Server, tls, svc.log);
+    if (pair) for (const fn of svc.onTlsReload) fn(pair);
+    return Boolean(pair);
+  };
   return { url, server, svc, routes, metricsUrl: metricsListener?.url, reloadTls: reload, close };
 }

@@ -57,15 +57,15 @@ export const QUIC_NAMES: PairNames = { cert: "--iscp-quic-cert / CLOUD_ISCP_QUIC
  * Reads the files again and gives the server the new pair for new connections (open ones keep theirs). A file
  * that fails the checks is logged and the pair in use is kept: a half-written renewal must not take the site down.
  */
-export function reloadTls(server: https.Server, files: { cert: string; key: string }, log: pino.Logger): boolean {
+export function reloadTls(server: https.Server, files: { cert: string; key: string }, log: pino.Logger): TlsPair | undefined {
   let pair: TlsPair;
   try {
     pair = readTlsPair(files, TLS_NAMES);
     server.setSecureContext({ cert: pair.cert, key: pair.key });
   } catch (e) {
     log.error({ err: { message: (e as Error).message } }, "TLS certificate not reloaded: the certificate in use is kept");
-    return false;
+    return undefined;
   }
   log.info({ serial: pair.serial, fingerprint256: pair.fingerprint256, valid_to: pair.validTo }, "TLS certificate reloaded");
-  return true;
+  return pair;
 }

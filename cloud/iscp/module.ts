@@ -77,6 +77,8 @@ export const brokerModule: CloudModule = {
       const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey });
       const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;
+      // Serving the HTTPS pair: a renewal reloaded on SIGHUP applies to QUIC's new connections too.
+      if (!iscpQuicCert && tlsCert) svc.onTlsReload.push((pair) => quic.setCertificate(pair));
       svc.onClose.push(() => quic.close());
       svc.log.info({ host, port: quic.port }, "iSCP over QUIC listening");
     }

@@ -145,23 +145,40 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
     expect(load({ tlsCert: first.cert, tlsKey: first.cert })).toThrow(/--tls-key \/ CLOUD_TLS_KEY "[^"]*first\.pem": no unencrypted PEM private key in the file/);
   }, 30_000);
 
-  it("serves iSCP over QUIC with the same certificate when no QUIC certificate is given", async () => {
-    const quicPeer = await startTestPeer({ config: { iscpQuicListen: "127.0.0.1:0", tlsCert: first.cert, tlsKey: first.key } });
+  it("serves iSCP over QUIC with the same certificate when no QUIC certificate is given, renewed with it", async () => {
+    const files = { cert: path.join(dir, "quic-live.pem"), key: path.join(dir, "quic-live.key") };
+    fs.copyFileSync(first.cert, files.cert);
+    fs.copyFileSync(first.key, files.key);
+    const quicPeer = await startTestPeer({ config: { iscpQuicListen: "127.0.0.1:0", tlsCert: files.cert, tlsKey: files.key } });
+    // A client trusting only `trusted` connects (and closes again), or fails its TLS check.
+    const token = (await passwordToken(quicPeer.url)).body.access_token as string;
+    const quicConnects = async (trusted: string) => {
+      const client = await IscpClient.connect({
+        transport: () => connectQuic({ host: "127.0.0.1", port: quicPeer.svc.iscp.quicPort!, ca: trusted, serverName: "localhost", encoding: "proto" }),
+        token,
+        nodeId: "11111111-1111-4111-8111-111111111111",
+        reconnect: false,
+      }).catch(() => undefined);
+      await client?.close();
+      return client !== undefined;
+    };
     try {
       expect(quicPeer.url).toMatch(/^https:/);
       expect(fs.existsSync(path.join(quicPeer.dataDir, "quic"))).toBe(false); // no self-signed pair made
-      const client = await IscpClient.connect({
-        transport: () => connectQuic({ host: "127.0.0.1", port: quicPeer.svc.iscp.quicPort!, ca: ca.ca, serverName: "localhost", encoding: "proto" }),
-        token: (await passwordToken(quicPeer.url)).body.access_token as string,
-        nodeId: "11111111-1111-4111-8111-111111111111",
-        reconnect: false,
-      });
-      expect(client.state).toBe("open");
-      await client.close();
+      expect(await quicConnects(ca.ca)).toBe(true);
+      // A renewal from another CA: after the reload, QUIC's new connections show it as HTTPS's do.
+      const otherCa = makeTestCa(fs.mkdtempSync(path.join(dir, "other-ca-")));
+      const renewed = otherCa.issue("renewed", "2001");
+      fs.copyFileSync(renewed.cert, files.cert);
+      fs.copyFileSync(renewed.key, files.key);
+      expect(await quicConnects(otherCa.ca)).toBe(false);
+      expect(quicPeer.reloadTls()).toBe(true);
+      expect(await quicConnects(otherCa.ca)).toBe(true);
+      expect(await quicConnects(ca.ca)).toBe(false);
     } finally {
       await quicPeer.stop();
     }
-  }, 60_000);
+  }, 90_000);
 
   it("without TLS, SIGHUP (systemctl reload) leaves the peer serving instead of ending it", async () => {
     const plain = await spawnPeerProcess();
