@@ -26,6 +26,15 @@ module.exports = {
       to: { path: "^cloud/" },
     },
     {
+      name: "agent-not-to-sqlite3",
+      comment:
+        "sqlite3 is the cloud's optional native module (not installable on every device): the agent and the " +
+        "code it loads (runtime/, machines/, proto/, lib/) never import it, not even its types.",
+      severity: "error",
+      from: { path: "^(runtime|machines|proto|lib)/" },
+      to: { path: "(^|node_modules/)sqlite3(/|$)" },
+    },
+    {
       name: "machines-not-to-runtime-values",
       comment:
         "Machines are pure definitions; the runtime provides their actors. Only type-only imports " +

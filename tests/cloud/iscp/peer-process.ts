@@ -17,9 +17,12 @@ export interface PeerProcess {
   stop(): Promise<void>;
 }
 
-/** `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens. */
-export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
+/**
+ * `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens.
+ * `bin` is this checkout's by default (an installed package's for the install tests).
+ */
+export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}, bin = BIN): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
+  const child = spawn(process.execPath, [bin, "--listen", "127.0.0.1:0", "--data", dataDir], {
     env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
