@@ -8,13 +8,20 @@ export type Row = Record<string, unknown>;
 
 const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
 
-export function report(name: string, rows: Row[]): string {
+/** What a benchmark may give besides its rows: its own printed form, and more fields for the JSON file. */
+export interface ReportExtras {
+  text?: string;
+  extra?: Record<string, unknown>;
+}
+
+export function report(name: string, rows: Row[], opts: ReportExtras = {}): string {
   console.log(`\n== ${name} ==`);
-  console.table(rows);
+  if (opts.text !== undefined) console.log(opts.text);
+  else console.table(rows);
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${name}.json`);
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, memGiB: Math.round(os.totalmem() / 2 ** 30) };
-  fs.writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine, rows }, null, 2));
+  fs.writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine, ...opts.extra, rows }, null, 2));
   return file;
 }
 
