@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 export type Row = Record<string, unknown>;
 
-const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
+/** bench/results/, or BENCH_RESULTS_DIR (tests write there, not over a real run's results). */
+const resultsDir = () => process.env.BENCH_RESULTS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
 
 /** What a benchmark may give besides its rows: its own printed form, and more fields for the JSON file. */
 export interface ReportExtras {
@@ -18,8 +19,8 @@ export function report(name: string, rows: Row[], opts: ReportExtras = {}): stri
   console.log(`\n== ${name} ==`);
   if (opts.text !== undefined) console.log(opts.text);
   else console.table(rows);
-  fs.mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${name}.json`);
+  fs.mkdirSync(resultsDir(), { recursive: true });
+  const file = path.join(resultsDir(), `${name}.json`);
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, memGiB: Math.round(os.totalmem() / 2 ** 30) };
   fs.writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine, ...opts.extra, rows }, null, 2));
   return file;
