@@ -6,18 +6,51 @@ import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.j
 
 const LEN = 4;
 
-/** One message holding `points` (views or copies: the bytes are copied in). */
-export function packPoints(points: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of points) size += LEN + p.length;
-  const out = Buffer.allocUnsafe(size);
-  let o = 0;
-  for (const p of points) {
-    out.writeUInt32LE(p.length, o);
-    out.set(p, o + LEN);
-    o += LEN + p.length;
+/**
+ * Packs points into messages of at most `maxPoints` points as they come: each point's bytes are copied once,
+ * straight into the message being built (a FIFO read's payloads are views into reused buffers).
+ */
+export class Packer {
+  private buf: Buffer = Buffer.alloc(0);
+  private off = 0;
+  /** Points in the message being built. */
+  count = 0;
+
+  constructor(readonly maxPoints: number) {
+    if (!(Number.isInteger(maxPoints) && maxPoints >= 1)) throw new Error(`points per message must be a whole number, at least 1, not ${maxPoints}`);
   }
-  return out;
+
+  /** Adds a point; returns the message when it is full. */
+  add(payload: Uint8Array): Uint8Array | undefined {
+    const need = this.off + LEN + payload.length;
+    if (need > this.buf.length) {
+      // The first point sizes the message for maxPoints like it; a larger one grows it.
+      const grown = Buffer.allocUnsafe(Math.max(need, this.count === 0 ? this.maxPoints * (LEN + payload.length) : 2 * this.buf.length));
+      this.buf.copy(grown, 0, 0, this.off);
+      this.buf = grown;
+    }
+    this.buf.writeUInt32LE(payload.length, this.off);
+    this.buf.set(payload, this.off + LEN);
+    this.off = need;
+    return ++this.count >= this.maxPoints ? this.flush() : undefined;
+  }
+
+  /** The message built so far (undefined when empty); the next point starts a new one. */
+  flush(): Uint8Array | undefined {
+    if (this.count === 0) return undefined;
+    const msg = this.buf.subarray(0, this.off);
+    this.buf = this.buf.subarray(this.off); // what is left of the allocation goes to the next message
+    this.off = 0;
+    this.count = 0;
+    return msg;
+  }
+}
+
+/** One message holding `points` (the bytes are copied in). */
+export function packPoints(points: readonly Uint8Array[]): Uint8Array {
+  const p = new Packer(points.length + 1);
+  for (const x of points) p.add(x);
+  return p.flush() ?? new Uint8Array(0);
 }
 
 /** The points of a message packPoints made (views into `msg`); throws on a truncated or corrupt message. */

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import sqlite3 from "sqlite3";
 import { afterEach, expect, it } from "vitest";
-import { packPoints, pointsPerChunk, unpackPoints } from "../../bench/peers/batch.js";
+import { Packer, packPoints, pointsPerChunk, unpackPoints } from "../../bench/peers/batch.js";
 import { openSink } from "../../bench/peers/sink.js";
 import { ChunkBuilder } from "../../runtime/queue/chunk-codec.js";
 import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.js";
@@ -65,4 +65,21 @@ it("the peers' consumer store commits each message as one chunk of the cloud's s
   } finally {
     await new Promise<void>((r) => db.close(() => r()));
   }
+});
+
+it("the producer's packer sends a message per maxPoints points and the rest on flush, each point copied", () => {
+  const packer = new Packer(3);
+  const read = Buffer.alloc(16 * 7);
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < 7; i++) {
+    const view = read.subarray(i * 16, (i + 1) * 16).fill(i);
+    const msg = packer.add(view);
+    if (msg) out.push(msg);
+  }
+  read.fill(0xff); // the reader reuses its buffer: the messages must not see it
+  expect(packer.count).toBe(1);
+  out.push(packer.flush()!);
+  expect(packer.flush()).toBeUndefined();
+  expect(out.map((m) => unpackPoints(m).map((p) => p[0]))).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+  expect(() => new Packer(0)).toThrow(/at least 1/);
 });
