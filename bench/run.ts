@@ -8,6 +8,7 @@ const benches: Record<string, string> = {
   queue: "./queue.js",
   broker: "./broker.js",
   agent: "./agent.js",
+  edges: "./edges.js",
   startup: "./startup.js",
 };
 
