@@ -20,7 +20,7 @@ import { caseRow, type Row } from "../runtime/bench/table.js";
 import { parseDurability } from "../cloud/config.js";
 import type { Durability } from "../cloud/storage/db.js";
 import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "./agent-table.js";
-import { isMain, report, type ReportExtras } from "./lib.js";
+import { arg, isMain, report, type ReportExtras } from "./lib.js";
 import { pointsPerChunk } from "./peers/batch.js";
 import { runPeerCase, type PeerName } from "./peers/peer-case.js";
 
@@ -44,13 +44,6 @@ function volumeGuard(payload: number): number {
   const st = fs.statfsSync(os.tmpdir());
   const bytes = Math.min(8 * 2 ** 30, (st.bavail * st.bsize) / 4);
   return Math.max(1, Math.floor(bytes / payload));
-}
-
-function arg(name: string): string | undefined {
-  const argv = process.argv;
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return argv[i]!.includes("=") ? argv[i]!.slice(argv[i]!.indexOf("=") + 1) : argv[i + 1];
 }
 
 export interface AgentBenchOptions {

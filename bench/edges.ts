@@ -13,7 +13,7 @@ import { startIpcChild, sleep, type IpcChild } from "../runtime/bench/children.j
 import { startCloudPeer, type CloudPeer } from "../runtime/bench/cloud-peer.js";
 import { LatencySamples } from "../runtime/bench/latency.js";
 import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
-import { isMain, report, type Row } from "./lib.js";
+import { arg, isMain, report, type Row } from "./lib.js";
 
 const WARMUP_S = 1;
 /** Edges set up at once through the cloud's REST API. */
@@ -31,13 +31,6 @@ interface ClientStats {
   unacked: number;
   /** The window's latency samples (ms), a Float32Array in base64. */
   latency: string;
-}
-
-function arg(name: string): string | undefined {
-  const argv = process.argv;
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return argv[i]!.includes("=") ? argv[i]!.slice(argv[i]!.indexOf("=") + 1) : argv[i + 1];
 }
 
 function positive(name: string, fallback: number): number {

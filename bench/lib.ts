@@ -28,3 +28,11 @@ export function report(name: string, rows: Row[], opts: ReportExtras = {}): stri
 
 /** True when the calling module is the process entry (run standalone with tsx). */
 export const isMain = (metaUrl: string) => process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === metaUrl;
+
+/** The value of `--name V` or `--name=V` on the command line (a benchmark's option), undefined when absent. */
+export function arg(name: string): string | undefined {
+  const argv = process.argv;
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return argv[i]!.includes("=") ? argv[i]!.slice(argv[i]!.indexOf("=") + 1) : argv[i + 1];
+}
