@@ -88,6 +88,7 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
     }
     await sleep(WARMUP_S * 1000);
     const watch = new ProcWatch("cloud", cloud.child.pid!).begin();
+    const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
     const load1 = loadAverage()[0];
     const begin = await Promise.all(clients.map((c) => c.stats({ reset: true })));
     const t0 = process.hrtime.bigint();
@@ -95,6 +96,7 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
     const end = await Promise.all(clients.map((c) => c.stats({ reset: false })));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = watch.end();
+    const clientCpuS = clientWatches.reduce((n, w) => n + (w.end()?.cpuS ?? 0), 0);
     const samples = new LatencySamples();
     for (const s of end) {
       const b = Uint8Array.from(Buffer.from(s.latency, "base64")); // a copy: aligned for the Float32Array view
@@ -123,6 +125,8 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
       errors,
       "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined,
       rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined,
+      // All client processes together, % of one core: near 100 × --clients, the clients (not the cloud) limit.
+      "cpu_clients_%": Math.round((clientCpuS / seconds) * 100),
       load1,
     };
     if (notes.length) row.note = notes.join("; ");
