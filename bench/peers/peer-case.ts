@@ -98,7 +98,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
     const notes: string[] = [];
     if (prod.failed) notes.push(`${prod.failed} publishes failed`);
     if (got.failed) notes.push(`${got.failed} points not stored: ${got.error}`);
-    if (run.stored < report.sent) notes.push(`incomplete: ${report.sent - run.stored} of ${report.sent} points not delivered within ${run.drainMs / 1000} s`);
+    if (run.stored < report.sent) notes.push(`incomplete: ${report.sent - run.stored} of ${report.sent} points not stored by the consumer within ${run.drainMs / 1000} s`);
     const last = got.points >= report.sent ? got.lastCommitNs : run.doneAt || got.lastCommitNs;
     const seconds = Math.max(1e-9, (last - report.first_ns) / 1e9);
     const points = Math.min(run.stored, report.sent);
@@ -111,7 +111,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
       seconds: +seconds.toFixed(3),
       pointsPerS: Math.round(points / seconds),
       MBPerS: +((points * o.payload) / seconds / 1e6).toFixed(2),
-      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to delivery to the consumer" } : undefined,
+      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to the consumer's SQLite commit" } : undefined,
       procs,
       note: notes.join("; "),
     };
