@@ -82,8 +82,14 @@ interface CaseSpec {
   path: string;
   payload: number;
   rate: number;
-  /** The most points one message (chunk) holds: what counts_at's chunk size is judged by. */
+  /** The most points one message (ours: one chunk) holds. */
   pointsPerMessage: number;
+  /**
+   * The typical stored chunk's payload bytes, what counts_at depends on: full chunks when written as fast as
+   * possible (ours, and the peers' consumer, which groups what it receives the same way); at a fixed rate, the
+   * points one flush (ours) or one commit (the peers' consumer) gathers, taken as pointsPerMessage.
+   */
+  storedChunkBytes: number;
   guard?: number;
   run(onProgress: (p: Progress) => void): Promise<CaseResult>;
 }
@@ -93,7 +99,7 @@ async function attempt(c: CaseSpec, durability: Durability): Promise<Row> {
   process.stderr.write(`agent bench: ${label}, ${c.payload} B, ${c.rate === 0 ? "as fast as possible" : `${c.rate} points/s`}\n`);
   const meaning = {
     points_per_message: c.pointsPerMessage,
-    counts_at: countsAt(durability, c.pointsPerMessage * c.payload),
+    counts_at: countsAt(durability, c.storedChunkBytes),
     ack_means: ackMeans(c.path, durability),
   };
   try {
@@ -114,7 +120,7 @@ async function attempt(c: CaseSpec, durability: Durability): Promise<Row> {
 function throughputCase(path: string, payload: number, o: AgentBenchOptions): CaseSpec {
   const guard = volumeGuard(payload);
   const chunk = pointsPerChunk(payload);
-  const base = { kind: "throughput" as const, path, payload, rate: 0, guard };
+  const base = { kind: "throughput" as const, path, payload, rate: 0, guard, storedChunkBytes: chunk * payload };
   if (path.startsWith("ours/")) {
     const transport = path === "ours/quic" ? "quic" : "websocket";
     const ao: AgentCaseOptions = { transport, payload, rate: 0, durationS: o.durationS, maxPoints: guard, drainTimeoutS: drainS(o) };
@@ -127,8 +133,8 @@ function throughputCase(path: string, payload: number, o: AgentBenchOptions): Ca
 
 function latencyCases(o: AgentBenchOptions): CaseSpec[] {
   const durationS = Math.max(2, o.durationS); // the first second is warm-up, left out of the percentiles
-  const base = { kind: "latency" as const, payload: 16, rate: LATENCY_RATE };
   const perInterval = Math.ceil((LATENCY_RATE * FLUSH_MS) / 1000);
+  const base = { kind: "latency" as const, payload: 16, rate: LATENCY_RATE, storedChunkBytes: perInterval * 16 };
   const cases: CaseSpec[] = [];
   for (const transport of ["websocket", "quic"] as const) {
     if (!o.paths.includes(`ours/${transport}`)) continue;

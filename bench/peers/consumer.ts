@@ -1,11 +1,13 @@
 // The peers' storage side, a child process: subscribes (QoS 1 / JetStream ordered consumer), unpacks batched
-// messages, and stores each message as one chunk with the cloud's own storage code (sink.ts) in --dir; a point
-// counts once its chunk committed, as ours count at the cloud's commit. With --latency, each point's latency
-// from its FIFO write (the connector's --stamp, CLOCK_MONOTONIC like ours) to that commit, after a 1 s warm-up.
+// messages, groups the points into chunks as our agent does, and stores them with the cloud's own storage code
+// (sink.ts) in --dir; a point counts once its chunk committed, as ours count at the cloud's commit. With
+// --latency, each point's latency from its FIFO write (the connector's --stamp, CLOCK_MONOTONIC like ours) to
+// that commit, after a 1 s warm-up.
 //   node --import tsx bench/peers/consumer.ts --peer mosquitto|nats --url URL --dir DIR [--durability D] [--batched] [--latency]
 import { parseArgs } from "node:util";
 import { parseDurability } from "../../cloud/config.js";
 import { LatencySamples, monoNs, stampOf } from "../../runtime/bench/latency.js";
+import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.js";
 import { unpackPoints } from "./batch.js";
 import type { PeerClient } from "./broker.js";
 import { connectMosquitto } from "./mosquitto.js";
@@ -54,22 +56,58 @@ function committed(points: readonly Uint8Array[]): void {
   }
 }
 
-await client.subscribe((payload) => {
-  stats.messages++;
-  // The payload is the client's own buffer for this message: views into it stay valid.
-  const points = values.batched ? unpackPoints(payload) : [payload];
-  pendingBytes += payload.length;
+/**
+ * Received points are grouped into chunks as our agent groups them (up to its chunk's limits), so that every path
+ * pays the same storage cost per point and the variants differ only in how they use the broker: a chunk is
+ * sealed when it is full, or at the end of an event turn while fewer than STORING chunks await their commit
+ * (what arrives during a commit joins the next chunk, as the cloud's group commit does with our chunks).
+ */
+const STORING = 2;
+let chunk: Uint8Array[] = [];
+let chunkBytes = 0;
+let storing = 0;
+let sealQueued = false;
+
+function seal(): void {
+  if (chunk.length === 0) return;
+  const points = chunk;
+  const bytes = chunkBytes;
+  chunk = [];
+  chunkBytes = 0;
+  storing++;
   sink.store(points, BigInt(monoNs() - t0)).then(
-    () => {
-      committed(points);
-      settled(payload.length);
-    },
+    () => committed(points),
     (e: Error) => {
-      settled(payload.length);
       stats.failed += points.length;
       stats.error ||= e.message;
     },
-  );
+  ).finally(() => {
+    storing--;
+    settled(bytes);
+    if (storing < STORING) seal();
+  });
+}
+
+function add(points: readonly Uint8Array[]): void {
+  for (const p of points) {
+    chunk.push(p);
+    chunkBytes += p.length;
+    pendingBytes += p.length;
+    if (chunk.length >= CHUNK_MAX_POINTS || chunkBytes >= CHUNK_MAX_BYTES) seal();
+  }
+  if (!sealQueued) {
+    sealQueued = true;
+    setImmediate(() => {
+      sealQueued = false;
+      if (storing < STORING) seal();
+    });
+  }
+}
+
+await client.subscribe((payload) => {
+  stats.messages++;
+  // The payload is the client's own buffer for this message: views into it stay valid.
+  add(values.batched ? unpackPoints(payload) : [payload]);
   if (pendingBytes < HIGH_BYTES) return;
   return new Promise<void>((resolve) => (wakeUp = resolve));
 });

@@ -47,7 +47,7 @@ it("batches as many points per message as one of our full chunks holds at that p
   b.reset();
 });
 
-it("the peers' consumer store commits each message as one chunk of the cloud's schema, with the cloud's pragmas", async () => {
+it("the peers' consumer store commits each chunk it is given in the cloud's schema, with the cloud's pragmas", async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-sink-"));
   const sink = await openSink(tmp, "power-loss");
   const stored = [sink.store([Buffer.alloc(16, 1), Buffer.alloc(16, 2)], 1n), sink.store([Buffer.alloc(16, 3)], 2n), sink.store(Array.from({ length: 1500 }, () => Buffer.alloc(1024)), 3n)];
