@@ -92,7 +92,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   );
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
   const span = range[1] - range[0];
-  const total = series.data?.series.reduce((n, s) => n + s.times.length, 0) ?? 0;
+  const total = [...(series.data?.counts.values() ?? [])].reduce((a, b) => a + b, 0);
 
   return (
     <>

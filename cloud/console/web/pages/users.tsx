@@ -24,11 +24,12 @@ export function UsersSection() {
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const act = useAction();
   if (users.error) return null; // not allowed to manage users: the section is left out
+  const defaultRole = roles.data?.find((r) => r.name === "member")?.uuid ?? "";
   const roleName = (uuid: string) => roles.data?.find((r) => r.uuid === uuid)?.name ?? uuid.slice(0, 8);
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const chosen = role || roles.data?.find((r) => r.name === "user")?.uuid;
+      const chosen = role || defaultRole;
       const u = await api<User>("/auth/users", { method: "POST", json: { name, role_uuids: chosen ? [chosen] : [] } });
       if (u.password?.temporary_password) setSecret({ label: `Temporary password of ${u.name}`, value: u.password.temporary_password });
       setName("");
@@ -51,9 +52,8 @@ export function UsersSection() {
         </label>
         <label>
           Role{" "}
-          <select value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
-            <option value="">user</option>
-            {roles.data?.filter((r) => r.name !== "user").map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
+          <select value={role || defaultRole} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+            {roles.data?.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
           </select>
         </label>
         <button type="submit" disabled={act.busy}>Create user</button>
