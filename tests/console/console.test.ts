@@ -148,5 +148,9 @@ describe("web console", () => {
     });
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: "invalid_grant" });
+    // The sign-in session ended too: signing in again asks for the password.
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
+    expect(await page.getByLabel("Password").count()).toBe(1);
   });
 });

@@ -24,15 +24,25 @@ export const redirectUri = () => `${location.origin}/console/`;
 const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const random = (n: number) => b64url(crypto.getRandomValues(new Uint8Array(n)));
 
+const never = () => new Promise<never>(() => {});
+
 /** Sends the browser to the authorization endpoint; `back` is the console route to return to. */
 export async function startSignIn(back = location.hash): Promise<never> {
+  // The redirect URI is registered under the peer's public URL: a console opened under another name
+  // of the same server (localhost for 127.0.0.1) moves there first.
+  const meta = await fetch("/.well-known/oauth-authorization-server").then((r) => r.json()).catch(() => undefined);
+  const issuer = typeof meta?.issuer === "string" ? new URL(meta.issuer).origin : location.origin;
+  if (issuer !== location.origin) {
+    location.replace(`${issuer}/console/${back}`);
+    return never();
+  }
   const verifier = random(32);
   const state = random(16);
   const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
   sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, back }));
   const q = new URLSearchParams({ response_type: "code", client_id: CLIENT_ID, redirect_uri: redirectUri(), state, code_challenge: challenge, code_challenge_method: "S256" });
   location.assign(`${AUTHORIZE}?${q}`);
-  return new Promise<never>(() => {});
+  return never();
 }
 
 async function tokenRequest(form: Record<string, string>): Promise<void> {
