@@ -26,7 +26,7 @@ describe("web console", () => {
   afterAll(async () => {
     await browser?.close();
     await s?.close();
-  });
+  }, 120_000);
 
   it("is served at /console/ with its security headers, and / leads there", async () => {
     const root = await fetch(`${s.peer.url}/`, { redirect: "manual" });
@@ -50,30 +50,33 @@ describe("web console", () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ type: "not_found" });
     expect((await fetch(`${s.peer.url}/console/../api/openapi.json`)).status).not.toBe(500);
-  });
+  }, 120_000);
 
   it("signs in through the sign-in page and lists the running measurement, updating it", async () => {
-    await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
+    await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD, "sign-in");
     await page.goto(`${s.peer.url}/console/#/measurements?project=${s.cloud.projectUuid}`);
     const row = page.locator("tr", { has: page.locator(`a[href$="${measurement}"]`) });
-    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
     expect(await row.getAttribute("data-status")).toBe("measuring");
     const points = async () => Number(((await row.locator("td.num").first().textContent()) ?? "").split("/")[0]!.replace(/\D/g, ""));
     const first = await points();
-    await expect.poll(points, { timeout: 15_000 }).toBeGreaterThan(first);
+    await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(first);
     await screenshot(page, "measurements");
-  });
+  }, 120_000);
 
   it("plots the running measurement's counter and follows it live", async () => {
     await page.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${measurement}`);
-    await expect.poll(() => page.getByRole("cell", { name: "sample/counter", exact: true }).count(), { timeout: 15_000 }).toBe(1);
-    await expect.poll(() => seriesPixels(page), { timeout: 15_000 }).toBeGreaterThan(100);
+    await expect.poll(() => page.getByRole("cell", { name: "sample/counter", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await page.getByTestId("plot").getAttribute("data-live")).toBe("true");
     const before = await plottedPoints(page);
-    await expect.poll(() => plottedPoints(page), { timeout: 15_000 }).toBeGreaterThan(before + 100);
+    await expect.poll(() => plottedPoints(page), { timeout: 30_000 }).toBeGreaterThan(before + 100);
     expect(await seriesPixels(page)).toBeGreaterThan(100);
+    // Bytes are not plotted: their first points are in a table, in hex.
+    await expect.poll(() => page.getByRole("table", { name: "Data of sample/raw" }).locator("tbody tr").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await page.getByRole("table", { name: "Data of sample/raw" }).locator("td.value").first().textContent()).toMatch(/^00 00 00 00 00 00 00 [0-9a-f]{2} 61 61 61 61$/);
     await screenshot(page, "measurement");
-  });
+  }, 120_000);
 
   it("hides a project from a user without access, and its URLs give that user no data", async () => {
     const user = await createUser(s.peer, await adminToken(s.peer));
@@ -84,20 +87,20 @@ describe("web console", () => {
       await p.goto(`${s.peer.url}/console/#/measurements`);
       await expect.poll(() => p.locator("select").first().locator("option").allTextContents()).toEqual(["Default project"]);
       await p.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${measurement}`);
-      await expect.poll(() => p.getByRole("alert").first().textContent(), { timeout: 15_000 }).toMatch(/forbidden|not allowed|denied/i);
+      await expect.poll(() => p.getByRole("alert").first().textContent(), { timeout: 30_000 }).toMatch(/forbidden|not allowed|denied/i);
       expect(await p.getByRole("cell", { name: "sample/counter", exact: true }).count()).toBe(0);
       expect(await p.locator("[data-testid=plot] canvas").count()).toBe(0);
       await screenshot(p, "no-access");
     } finally {
       await other.close();
     }
-  });
+  }, 120_000);
 
   it("creates a user (temporary password shown once) and an API token (shown once) that works", async () => {
     await page.goto(`${s.peer.url}/console/#/org`);
     await page.getByRole("form", { name: "New user" }).getByLabel("User name").fill("console-made");
     await page.getByRole("button", { name: "Create user" }).click();
-    await expect.poll(() => page.getByTestId("secret").count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId("secret").count(), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => page.getByRole("table", { name: "Users" }).getByRole("cell", { name: "console-made" }).count()).toBe(1);
     await screenshot(page, "organisation");
     await page.getByRole("button", { name: "I have copied it" }).click();
@@ -107,7 +110,7 @@ describe("web console", () => {
     await page.getByLabel("Token name").fill("from the console");
     await page.getByRole("button", { name: "Create token" }).click();
     const secret = page.getByTestId("secret");
-    await expect.poll(() => secret.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => secret.count(), { timeout: 30_000 }).toBe(1);
     const token = (await secret.textContent())!;
     await screenshot(page, "tokens");
     const me = await fetch(`${s.peer.url}/api/auth/users/me`, { headers: { "X-Intdash-Token": token } });
@@ -116,16 +119,16 @@ describe("web console", () => {
     await page.getByRole("button", { name: "I have copied it" }).click();
     // A reload signs in again (tokens live in memory only); the sign-in session skips the page.
     await page.reload();
-    await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 15_000 }).toBe("admin");
-    await expect.poll(() => page.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe("admin");
+    await expect.poll(() => page.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 }).toBe(1);
     expect(await page.content()).not.toContain(token);
-  });
+  }, 120_000);
 
   it("shows the edges page", async () => {
     await page.goto(`${s.peer.url}/console/#/edges`);
-    await expect.poll(() => page.getByRole("table", { name: "Edges" }).locator("tbody tr .badge.measuring").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole("table", { name: "Edges" }).locator("tbody tr .badge.measuring").count(), { timeout: 30_000 }).toBeGreaterThan(0);
     await screenshot(page, "edges");
-  });
+  }, 120_000);
 
   it("signs out by revoking the refresh token", async () => {
     const refreshToken = new Promise<string>((resolve) => {
@@ -137,9 +140,9 @@ describe("web console", () => {
     await page.goto(`${s.peer.url}/console/#/measurements`);
     await page.reload();
     const refresh = await refreshToken;
-    await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 15_000 }).toBe("admin");
+    await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe("admin");
     await page.getByRole("button", { name: "Sign out" }).click();
-    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 10_000 }).toContain("signed out");
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toContain("signed out");
     await screenshot(page, "signed-out");
     const r = await fetch(`${s.peer.url}/api/auth/oauth2/token`, {
       method: "POST",
@@ -152,5 +155,5 @@ describe("web console", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
     expect(await page.getByLabel("Password").count()).toBe(1);
-  });
+  }, 120_000);
 });

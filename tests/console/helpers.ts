@@ -9,34 +9,37 @@ import { addRtUpstream, startConnectedStack, type Stack } from "../e2e/stack.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-/** A stack streaming `sample/counter` (int64, big-endian, counting up) at `rate` points per second. */
+/** The agent launches the compiled sample connector on its own FIFO with these arguments. */
+function sampleConnector(s: Stack, id: string, args: string[]) {
+  return s.put("/device-connectors/upstream", {
+    id,
+    format: "iscp-v2-compat",
+    dest_ids: ["rt"],
+    data_name_prefix: "sample/",
+    ipc: { type: "fifo", path: s.fifo(id) },
+    launch: { command: process.execPath, args: [path.join(ROOT, "dist/runtime/connectors/sample-connector.js"), "--path", "${ipc.path}", ...args], working_dir: ROOT },
+  });
+}
+
+/** A stack streaming `sample/counter` (int64, big-endian, counting up) at `rate` points per second, and a few `sample/raw` bytes. */
 export function startSampleStack(rate = 200): Promise<Stack> {
   return startConnectedStack({}, async (s) => {
     await addRtUpstream(s);
-    await s.put("/device-connectors/upstream", {
-      id: "sample",
-      format: "iscp-v2-compat",
-      dest_ids: ["rt"],
-      data_name_prefix: "sample/",
-      ipc: { type: "fifo", path: s.fifo("sample") },
-      launch: {
-        command: process.execPath,
-        args: [path.join(ROOT, "dist/runtime/connectors/sample-connector.js"), "--path", "${ipc.path}", "--name", "counter", "--type", "int64", "--size", "8", "--rate", String(rate)],
-        working_dir: ROOT,
-      },
-    });
+    await sampleConnector(s, "sample", ["--name", "counter", "--type", "int64", "--size", "8", "--rate", String(rate)]);
+    await sampleConnector(s, "raw", ["--name", "raw", "--type", "bytes", "--size", "12", "--rate", "5"]);
   });
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
-export async function signIn(page: Page, baseUrl: string, user: string, password: string, route = ""): Promise<void> {
-  await page.goto(`${baseUrl}/console/${route}`);
+export async function signIn(page: Page, baseUrl: string, user: string, password: string, shot?: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
   await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
   await page.getByLabel("User name").fill(user);
+  if (shot) await screenshot(page, shot);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/console\/(#.*)?$/);
-  await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 15_000 }).toBe(user);
+  await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe(user);
 }
 
 /** Screenshots go to CONSOLE_SCREENSHOTS (scripts/console-screenshots.mjs sets it) or a temp dir. */

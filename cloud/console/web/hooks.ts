@@ -26,19 +26,37 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Runs `load` when `deps` change (and every `pollMs` while `poll` says so); keeps the last data while reloading. */
+/**
+ * Runs `load` when `deps` change (and every `pollMs` while `poll` says so); keeps the last data while
+ * reloading. One load at a time: a reload asked for meanwhile runs once the current one ends, so a
+ * slow server still shows progress instead of every answer being superseded before it lands.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], opts: { pollMs?: number; poll?: (d: T | undefined) => boolean } = {}): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
-  const seq = useRef(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const flight = useRef({ busy: false, again: false, alive: true });
+  useEffect(() => () => void (flight.current.alive = false), []);
   const run = useCallback(() => {
-    const mine = ++seq.current;
+    const f = flight.current;
+    if (f.busy) return void (f.again = true);
+    f.busy = true;
     setState((s) => ({ ...s, loading: true }));
-    load().then(
-      (data) => mine === seq.current && setState({ data, loading: false }),
-      (error: Error) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
-    );
-  }, deps);
-  useEffect(run, [run]);
+    loadRef
+      .current()
+      .then(
+        (data) => f.alive && setState({ data, loading: false }),
+        (error: Error) => f.alive && setState((s) => ({ data: s.data, error, loading: false })),
+      )
+      .finally(() => {
+        f.busy = false;
+        if (f.again && f.alive) {
+          f.again = false;
+          run();
+        }
+      });
+  }, []);
+  useEffect(run, deps);
   const polling = opts.pollMs !== undefined && (opts.poll?.(state.data) ?? true);
   useEffect(() => {
     if (!polling) return;
