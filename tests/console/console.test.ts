@@ -4,7 +4,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
-import { ADMIN_PASSWORD, adminToken, createUser } from "../cloud/oauth/helpers.js";
+import { ADMIN_PASSWORD, adminToken, createUser, passwordToken } from "../cloud/oauth/helpers.js";
 import { until, type Stack } from "../e2e/stack.js";
 import { plottedPoints, screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
 
@@ -101,7 +101,11 @@ describe("web console", () => {
     await page.getByRole("form", { name: "New user" }).getByLabel("User name").fill("console-made");
     await page.getByRole("button", { name: "Create user" }).click();
     await expect.poll(() => page.getByTestId("secret").count(), { timeout: 30_000 }).toBe(1);
-    await expect.poll(() => page.getByRole("table", { name: "Users" }).getByRole("cell", { name: "console-made" }).count()).toBe(1);
+    const made = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "console-made" });
+    await expect.poll(() => made.count()).toBe(1);
+    expect(await made.getByRole("cell").nth(1).textContent()).toBe("member");
+    await page.getByRole("button", { name: "demo", exact: true }).click();
+    await expect.poll(() => page.getByRole("listitem").filter({ hasText: "Demo edge" }).count(), { timeout: 30_000 }).toBe(1);
     await screenshot(page, "organisation");
     await page.getByRole("button", { name: "I have copied it" }).click();
     expect(await page.getByTestId("secret").count()).toBe(0);
@@ -126,7 +130,16 @@ describe("web console", () => {
 
   it("shows the edges page", async () => {
     await page.goto(`${s.peer.url}/console/#/edges`);
-    await expect.poll(() => page.getByRole("table", { name: "Edges" }).locator("tbody tr .badge.measuring").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const edges = page.getByRole("table", { name: "Edges" });
+    await expect.poll(() => edges.locator("tbody tr .badge.measuring").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await edges.locator("tbody tr .badge.connected").first().textContent()).toBe("connected (websocket)");
+    // The broker's connections, as the page reads them: members see the project's, others are refused.
+    const url = `${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/edge_connections`;
+    const conns = await (await fetch(url, { headers: { "X-Intdash-Token": s.cloud.token } })).json();
+    expect(conns.items).toEqual([{ edge_uuid: s.cloud.edgeUuid, transport: "websocket", upstreams: 1, downstreams: 0 }]);
+    const outsider = await createUser(s.peer, await adminToken(s.peer));
+    const theirs = await passwordToken(s.peer, outsider.name, outsider.password);
+    expect((await fetch(url, { headers: { authorization: `Bearer ${theirs.access_token}` } })).status).toBe(403);
     await screenshot(page, "edges");
   }, 120_000);
 

@@ -56,7 +56,7 @@ export function UsersSection() {
             {roles.data?.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
           </select>
         </label>
-        <button type="submit" disabled={act.busy}>Create user</button>
+        <button type="submit" disabled={act.busy || !roles.data}>Create user</button>
       </form>
       <table class="list" aria-label="Users">
         <thead>
