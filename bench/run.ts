@@ -9,6 +9,7 @@ const benches: Record<string, string> = {
   broker: "./broker.js",
   agent: "./agent.js",
   startup: "./startup.js",
+  console: "./console.js",
 };
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.
