@@ -3,7 +3,7 @@
 // width) and the number of points. Min and max do not depend on order, so the chunks are read in
 // storage order and each point is visited once; memory is the buckets, whatever the series' length.
 import { Invalid, NotFound } from "../../errors.js";
-import { decodeChunk } from "../formats/codec.js";
+import { forEachPoint } from "../formats/chunk-points.js";
 import { formatNs } from "../formats/time.js";
 import { numericReader } from "../formats/numeric.js";
 import { chunkPage, type ChunkKey } from "../repo/data.js";
@@ -67,30 +67,20 @@ export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<R
     const rows = await chunkPage(src.db, { measUuid: m.uuid, desc: false, after, from, to, limit: PAGE });
     const payloads = await payloadsOf(src.files, rows);
     for (const payload of payloads) {
-      // A damaged chunk is left out here; the data endpoint reports it.
       if (payload.status === "rejected") continue;
-      let chunk;
       try {
-        chunk = decodeChunk(payload.value);
-      } catch {
-        continue;
-      }
-      for (const g of chunk.groups) {
-        if (g.type !== q.dataType || g.name !== q.dataId) continue;
-        for (const p of g.points) {
-          const t = Number(p.elapsedNs);
-          if (t < from || t >= to) continue;
-          const v = read(p.payload);
-          if (v === undefined) {
-            skipped++;
-            continue;
-          }
+        forEachPoint(payload.value, q.dataType, q.dataId, (t, buf, off, len) => {
+          if (t < from || t >= to) return;
+          const v = read(buf, off, len);
+          if (v === undefined) return void skipped++;
           points++;
           const b = Math.min(n - 1, Math.floor((t - from) / width));
           count[b]!++;
           if (v < min[b]! || (v === min[b] && t < tMin[b]!)) (min[b] = v), (tMin[b] = t);
           if (v > max[b]! || (v === max[b] && t > tMax[b]!)) (max[b] = v), (tMax[b] = t);
-        }
+        });
+      } catch {
+        // A damaged chunk is left out here; the data endpoint reports it.
       }
     }
     if (rows.length < PAGE) break;
