@@ -57,6 +57,20 @@ module.exports = {
       from: { path: "^lib/" },
       to: { path: "^(cloud|runtime|machines|proto|bench|bin|tests)/" },
     },
+    {
+      name: "console-web-not-imported",
+      comment: "cloud/console/web is browser code bundled by Vite: server code (and everything else) never imports it.",
+      severity: "error",
+      from: { pathNot: "^cloud/console/web/" },
+      to: { path: "^cloud/console/web/" },
+    },
+    {
+      name: "console-web-stands-alone",
+      comment: "The browser console speaks to the peer over its REST API only: it imports nothing of ours outside cloud/console/web.",
+      severity: "error",
+      from: { path: "^cloud/console/web/" },
+      to: { path: "^(cloud/(?!console/web/)|runtime|machines|proto|lib|bin|bench|tests)/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   agent: "./agent.js",
   edges: "./edges.js",
   startup: "./startup.js",
+  console: "./console.js",
 };
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.

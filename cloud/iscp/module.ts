@@ -9,6 +9,7 @@ import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
 import { errorBodyJson } from "../http/error-reply.js";
 import { Invalid } from "../errors.js";
 import { defineRoute } from "../http/route.js";
+import { edgeConnectionsRoute } from "./routes/edge-connections.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
@@ -57,7 +58,7 @@ function parseListen(listen: string): { host: string; port: number } {
 
 export const brokerModule: CloudModule = {
   name: "broker",
-  routes: [issueTicket, connect],
+  routes: [issueTicket, connect, edgeConnectionsRoute],
   async attach(server, svc) {
     const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });

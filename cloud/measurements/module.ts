@@ -11,12 +11,13 @@ import { dataRoutes } from "./routes/data.js";
 import { eventRoutes } from "./routes/events.js";
 import { measurementRoutes } from "./routes/measurements.js";
 import { sequenceRoutes } from "./routes/sequences.js";
+import { seriesRoutes } from "./routes/series.js";
 import { versionRoute } from "./routes/version.js";
 
 export const measurementsModule: CloudModule = {
   name: "measurements",
   migrations,
-  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...eventRoutes, versionRoute],
+  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
   async init(svc) {
     const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"));
     // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
