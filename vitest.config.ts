@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
-    globalSetup: ["tests/support/build-global-setup.ts"],
+    globalSetup: ["tests/support/build-global-setup.ts", "tests/support/postgres-global-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

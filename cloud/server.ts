@@ -17,7 +17,7 @@ import type { CloudModule } from "./module.js";
 import { modules as defaultModules } from "./modules.js";
 import type { Services } from "./services.js";
 import { superUserOnly } from "./auth/principal.js";
-import { Db } from "./storage/db.js";
+import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
 
@@ -37,7 +37,7 @@ export interface CloudPeer {
 export async function openServices(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}) {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, opts.logDestination);
-  const db = await Db.open(path.join(config.dataDir, "cloud.db"), { durability: config.durability });
+  const db = await openDatabase(config);
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.

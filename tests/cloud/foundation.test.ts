@@ -43,8 +43,10 @@ describe("cloud peer foundation", () => {
   });
 
   it("keeps SQLite in WAL mode and records each applied migration once", async () => {
-    expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
-    expect(await peer.svc.db.get("PRAGMA page_size")).toEqual({ page_size: 16384 });
+    if (peer.svc.db.dialect === "sqlite") {
+      expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
+      expect(await peer.svc.db.get("PRAGMA page_size")).toEqual({ page_size: 16384 });
+    }
     const rows = await peer.svc.db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
     const all = modules.flatMap((m) => m.migrations ?? []);
     expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version).sort((a, b) => a - b));
