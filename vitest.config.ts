@@ -23,6 +23,8 @@ const SQLITE_ONLY = [
   "tests/cloud/accounts/cli.test.ts",
   "tests/cloud/accounts/admin-recovery.test.ts",
   "tests/cloud/oauth/keys-cli.test.ts",
+  // Starts a PostgreSQL of its own: once is enough.
+  "tests/cloud/storage/postgres.test.ts",
 ];
 
 const common = {
