@@ -25,6 +25,7 @@ const SQLITE_ONLY = [
   "tests/cloud/oauth/keys-cli.test.ts",
   // Starts a PostgreSQL of its own: once is enough.
   "tests/cloud/storage/postgres.test.ts",
+  "tests/cloud/storage/migrate-store.test.ts",
 ];
 
 const common = {
