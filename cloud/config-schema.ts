@@ -68,6 +68,19 @@ const Listen = parsed(
 
 const Directory = Schema.transform(Text, Schema.String, { strict: true, decode: (s) => path.resolve(s), encode: (s) => s });
 
+/** `sqlite:` (the embedded database in the data directory) or `postgres://user@host:port/db` (PostgreSQL). */
+const DatabaseUrl = parsed(Schema.String, (v) => {
+  if (typeof v !== "string") return { problem: "expected sqlite: or postgres://..." };
+  if (v === "sqlite:") return v;
+  if (!/^postgres(ql)?:\/\//.test(v)) return { problem: "expected sqlite: or a postgres:// URL" };
+  try {
+    new URL(v);
+  } catch {
+    return { problem: "expected a postgres:// URL" };
+  }
+  return v;
+});
+
 const LogLevel = expecting(Schema.Literal("fatal", "error", "warn", "info", "debug", "trace", "silent"), "expected fatal, error, warn, info, debug, trace or silent");
 
 const Durability = expecting(Schema.Literal(...DURABILITIES), `expected ${DURABILITIES.join(" or ")}`);
@@ -129,6 +142,7 @@ const optional = <A, I>(schema: Schema.Schema<A, I>, meta: SettingMeta) => ({ ..
 export const SETTINGS = {
   listen: withDefault(Listen, { host: "127.0.0.1", port: 8080 }, { flag: "listen", env: "CLOUD_LISTEN", arg: "host:port", help: "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)" }),
   dataDir: withDefault(Directory, () => path.resolve("./data/cloud"), { flag: "data", env: "CLOUD_DATA", arg: "dir", help: "data directory (default ./data/cloud)" }),
+  database: withDefault(DatabaseUrl, "sqlite:", { flag: "database", env: "CLOUD_DATABASE", arg: "url", noEcho: true, help: "where cloud state lives: sqlite: (default: cloud.db in the data directory) or postgres://user@host:port/db (PostgreSQL; a password is better given in PGPASSWORD than in the URL)" }),
   publicUrl: optional(Text, { flag: "public-url", env: "CLOUD_PUBLIC_URL", arg: "url", help: "base URL in mails and tokens (default http://<listen>)" }),
   tlsCert: optional(PemFile, { flag: "tls-cert", env: "CLOUD_TLS_CERT", arg: "file", help: "PEM file of the certificate (chain) to serve HTTPS and WSS on --listen, reloaded on SIGHUP; also QUIC's without --iscp-quic-cert (default: plain HTTP)" }),
   tlsKey: optional(PemFile, { flag: "tls-key", env: "CLOUD_TLS_KEY", arg: "file", help: "PEM file of the --tls-cert certificate's private key" }),

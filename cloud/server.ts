@@ -18,7 +18,7 @@ import type { CloudModule } from "./module.js";
 import { modules as defaultModules } from "./modules.js";
 import type { Services } from "./services.js";
 import { superUserOnly } from "./auth/principal.js";
-import { Db } from "./storage/db.js";
+import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
 import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
@@ -41,7 +41,7 @@ export interface CloudPeer {
 export async function openServices(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}) {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, opts.logDestination);
-  const db = await Db.open(path.join(config.dataDir, "cloud.db"), { durability: config.durability });
+  const db = await openDatabase(config);
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
@@ -78,7 +78,11 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
     svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
     logRequest(r);
   });
-  svc.metrics.setSources({ storage: async () => ({ ...(await storageBytes(config.dataDir)), freeBytes: (await svc.storageRoom.check()).freeBytes }) });
+  const storage = async () => {
+    const files = await storageBytes(config.dataDir);
+    return { ...files, databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes, freeBytes: (await svc.storageRoom.check()).freeBytes };
+  };
+  svc.metrics.setSources({ storage });
   const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

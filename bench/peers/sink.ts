@@ -3,7 +3,7 @@
 // group-committing UpstreamStore), one chunk per received message, and a point counts once its chunk committed.
 import crypto from "node:crypto";
 import path from "node:path";
-import { Db, type Durability } from "../../cloud/storage/db.js";
+import { SqliteDb as Db, type Durability } from "../../cloud/storage/db.js";
 import { migrate } from "../../cloud/storage/migrate.js";
 import { createLogger } from "../../cloud/logger.js";
 import { migrations } from "../../cloud/measurements/repo/migrations.js";

@@ -12,7 +12,7 @@ import { loadConfig } from "../config.js";
 import { payloadFileEnds } from "../measurements/repo/sequences.js";
 import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storage/payload-copy.js";
 import { VERSION } from "../server.js";
-import { Db } from "../storage/db.js";
+import { SqliteDb as Db } from "../storage/db.js";
 import { snapshotDatabase } from "../storage/snapshot.js";
 import { DATA_CHUNKS, DATA_DB, DATA_QUIC, requireDatabase } from "./data-dir.js";
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import type pino from "pino";
 import { loadConfig } from "../config.js";
 import { openServices } from "../server.js";
+import { isPostgresUrl } from "../storage/open.js";
 
 /** What a data directory holds (besides outbox/, mails already sent when no SMTP server is set). */
 export const DATA_DB = "cloud.db";
@@ -14,7 +15,9 @@ export const DATA_CHUNKS = "chunks";
 /** The self-signed QUIC certificate made at the first QUIC start (when no --iscp-quic-cert is given). */
 export const DATA_QUIC = "quic";
 
-export function requireDatabase(dataDir: string): void {
+/** An SQLite data directory must hold its database; a PostgreSQL database is the operator's to name (`database`). */
+export function requireDatabase(dataDir: string, database = "sqlite:"): void {
+  if (isPostgresUrl(database)) return;
   const file = path.join(dataDir, DATA_DB);
   if (!fs.existsSync(file)) throw new Error(`no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`);
 }
@@ -24,7 +27,7 @@ type Svc = Awaited<ReturnType<typeof openServices>>["svc"];
 /** Runs fn on the services of the existing peer data in `data` (beside a running peer: SQLite WAL), then closes them. */
 export async function withServices<T>(data: string | undefined, fn: (svc: Svc) => Promise<T>): Promise<T> {
   const config = loadConfig({ dataDir: data, logLevel: "warn" });
-  requireDatabase(config.dataDir);
+  requireDatabase(config.dataDir, config.database);
   const { svc } = await openServices(config, { logDestination: process.stderr as unknown as pino.DestinationStream });
   try {
     return await fn(svc);

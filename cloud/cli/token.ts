@@ -9,7 +9,7 @@ import { requireDatabase } from "./data-dir.js";
 
 export async function createTokenCommand(opts: { user: string; name: string; data?: string; expiresAt?: string; logLevel?: string }): Promise<string> {
   const config = loadConfig({ dataDir: opts.data, logLevel: opts.logLevel ?? "warn" });
-  requireDatabase(config.dataDir);
+  requireDatabase(config.dataDir, config.database);
   const { svc } = await openServices(config, { logDestination: process.stderr as unknown as import("pino").DestinationStream });
   try {
     const user = await svc.accounts.findUserByName(opts.user);

@@ -19,7 +19,8 @@ export const measurementsModule: CloudModule = {
   migrations,
   routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
   async init(svc) {
-    const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"));
+    // On PostgreSQL every payload stays in its row (bytea), so that every instance reads it (docs/decisions.md).
+    const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"), svc.db.dialect === "postgres" ? { inlineMax: Infinity } : {});
     // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
     const swept = await files.sweep(await allSequenceIds(svc.db));
     if (swept.length > 0) svc.log.info({ sequences: swept }, "removed payload files of deleted sequences");

@@ -20,16 +20,37 @@ export type SqlParam = string | number | bigint | null | Buffer | boolean;
 export type Params = SqlParam[] | Record<string, SqlParam>;
 
 export interface Queryable {
+  /** Which SQL the statements are written in; PostgreSQL's layer translates (pg-sql.ts). */
+  readonly dialect: Dialect;
+  /** `lastID` is SQLite's: portable code inserts with `RETURNING id` instead. */
   run(sql: string, params?: Params): Promise<{ lastID: number; changes: number }>;
   get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;
   all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
   exec(sql: string): Promise<void>;
 }
 
+export type Dialect = "sqlite" | "postgres";
+
+/** The database of a cloud peer: embedded SQLite (this file) or PostgreSQL (pg-db.ts). */
+export interface Db extends Queryable {
+  /** Runs fn in one transaction; its statements go through `tx` only. Writers are serialised, as in SQLite. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Literal statements as one transaction in one round trip (SQLite only; callers fall back to transaction()). */
+  script?(statements: readonly string[]): Promise<void>;
+  /** Runs fn while no other instance on the same database runs it (migrations). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  /** The database's size where it is not files in the data directory (PostgreSQL). */
+  databaseBytes?(): Promise<number>;
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** Prepared statements kept per SQL text: a cached statement costs one thread-pool hop, not three. */
 const STATEMENT_CACHE = 256;
 
 class Statements implements Queryable {
+  readonly dialect = "sqlite" as const;
   private readonly cache = new Map<string, Promise<sqlite3.Statement>>();
 
   constructor(protected readonly conn: sqlite3.Database) {}
@@ -85,7 +106,8 @@ class Statements implements Queryable {
   }
 }
 
-export class Db implements Queryable {
+export class SqliteDb implements Db {
+  readonly dialect = "sqlite" as const;
   private lock: Promise<unknown> = Promise.resolve();
   private readonly direct: Statements;
 
@@ -95,7 +117,7 @@ export class Db implements Queryable {
     this.direct = new Statements(conn);
   }
 
-  static async open(file: string, opts: { durability?: Durability } = {}): Promise<Db> {
+  static async open(file: string, opts: { durability?: Durability } = {}): Promise<SqliteDb> {
     const synchronous = synchronousOf(opts.durability ?? "power-loss");
     const { Database } = await loadSqlite3();
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
@@ -104,7 +126,7 @@ export class Db implements Queryable {
     // Hashes, keys and tokens live here: owner-only, whatever the data directory's mode (the WAL and
     // shared-memory files SQLite creates next take the database file's permissions).
     if (file !== ":memory:" && !file.startsWith("file:")) fs.chmodSync(file, 0o600);
-    const db = new Db(conn);
+    const db = new SqliteDb(conn);
     // 16 KiB pages (new databases only; an existing file keeps its size): chunk payloads of hundreds of KiB
     // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite.
     await db.direct.exec(
@@ -172,6 +194,11 @@ export class Db implements Queryable {
     });
   }
 
+  /** One process owns an SQLite database: nothing to exclude. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
   /**
    * Answers once the connection runs a statement (the readiness probe): it waits behind a running transaction
    * like any statement, but is not counted as use, so polling it starts no checkpoint rounds.
@@ -206,12 +233,19 @@ export async function allStatements(ps: ReadonlyArray<Promise<unknown>>): Promis
   if (failed) throw failed.reason;
 }
 
-/** UNIQUE constraint failures become 409s in repositories. */
+/** UNIQUE constraint failures become 409s in repositories (PostgreSQL: SQLSTATE 23505 unique_violation). */
 export const isUniqueViolation = (err: unknown) =>
-  err instanceof Error && /SQLITE_CONSTRAINT: UNIQUE/.test(err.message);
+  err instanceof Error && (/SQLITE_CONSTRAINT: UNIQUE/.test(err.message) || (err as { code?: unknown }).code === "23505");
 
 /** The disk holding the data is full or over quota (a payload file write, or SQLite): nothing was stored. */
 export const isStorageFull = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
+  // 53100: PostgreSQL's disk_full.
+  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL" || code === "53100";
 };
+
+/** Inserts one row and returns its AUTOINCREMENT / identity `id` (both engines speak RETURNING). */
+export async function insertId(q: Queryable, sql: string, params: Params): Promise<number> {
+  const row = await q.get<{ id: number }>(`${sql} RETURNING id`, params);
+  return row!.id;
+}

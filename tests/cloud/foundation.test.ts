@@ -12,6 +12,7 @@ import { migrate } from "../../cloud/storage/migrate.js";
 import { adminToken } from "./accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
 import { spawnPeerAt } from "./iscp/peer-process.js";
+import { withPeerDatabaseEnv } from "../support/test-database.js";
 
 const run = promisify(execFile);
 const BIN = path.resolve("bin/cloud-peer.mjs");
@@ -43,8 +44,10 @@ describe("cloud peer foundation", () => {
   });
 
   it("keeps SQLite in WAL mode and records each applied migration once", async () => {
-    expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
-    expect(await peer.svc.db.get("PRAGMA page_size")).toEqual({ page_size: 16384 });
+    if (peer.svc.db.dialect === "sqlite") {
+      expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
+      expect(await peer.svc.db.get("PRAGMA page_size")).toEqual({ page_size: 16384 });
+    }
     const rows = await peer.svc.db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
     const all = modules.flatMap((m) => m.migrations ?? []);
     expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version).sort((a, b) => a - b));
@@ -141,7 +144,7 @@ describe("the cloud-peer process", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
     try {
       const first = await spawnPeer(dataDir);
-      const token = await createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" });
+      const token = await withPeerDatabaseEnv(dataDir, () => createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" }));
       const body = JSON.stringify({ name: "inflight", role_uuids: [] });
       const { hostname: host, port } = new URL(first.url);
       // A request whose body is still arriving when the signal comes. `Expect: 100-continue` tells

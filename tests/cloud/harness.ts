@@ -6,6 +6,7 @@ import path from "node:path";
 import { loadConfig, type ConfigInput } from "../../cloud/config.js";
 import type { CloudModule } from "../../cloud/module.js";
 import { startCloudPeer, type CloudPeer } from "../../cloud/server.js";
+import { dropTestDatabase, testDatabaseFor } from "../support/test-database.js";
 
 export interface TestPeer extends CloudPeer {
   dataDir: string;
@@ -18,7 +19,8 @@ export async function startTestPeer(
   opts: { dataDir?: string; config?: ConfigInput; modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {},
 ): Promise<TestPeer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
-  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", ...opts.config }, {});
+  const database = await testDatabaseFor(dataDir);
+  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", database, ...opts.config }, {});
   const peer = await startCloudPeer(config, { modules: opts.modules, logDestination: opts.logDestination });
   const api = (p: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
@@ -35,7 +37,10 @@ export async function startTestPeer(
     api,
     async stop() {
       await peer.close();
-      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase(dataDir);
+      }
     },
   };
 }

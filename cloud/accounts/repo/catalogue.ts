@@ -23,7 +23,7 @@ export class CatalogueRepo {
   upsert(uuid: string, kind: string, digest: string, now: string) {
     return this.db.run(
       `INSERT INTO catalogue_entries (uuid, kind, digest, created_at, updated_at) VALUES (?,?,?,?,?)
-       ON CONFLICT(uuid) DO UPDATE SET digest = excluded.digest, updated_at = excluded.updated_at WHERE digest <> excluded.digest`,
+       ON CONFLICT(uuid) DO UPDATE SET digest = excluded.digest, updated_at = excluded.updated_at WHERE catalogue_entries.digest <> excluded.digest`,
       [uuid, kind, digest, now, now],
     );
   }

@@ -1,6 +1,6 @@
 // SQL for e-mail addresses, their verification tokens and password-recovery tokens
 // (tokens are stored as SHA-256 digests).
-import type { Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../storage/db.js";
 
 export interface EmailRow {
   id: number;
@@ -25,8 +25,7 @@ export class EmailsRepo {
   constructor(private readonly db: Queryable) {}
 
   async insert(userUuid: string, address: string, now: string): Promise<number> {
-    const r = await this.db.run("INSERT INTO user_emails (user_uuid, address, verified, created_at, updated_at) VALUES (?,?,0,?,?)", [userUuid, address, now, now]);
-    return r.lastID;
+    return insertId(this.db, "INSERT INTO user_emails (user_uuid, address, verified, created_at, updated_at) VALUES (?,?,0,?,?)", [userUuid, address, now, now]);
   }
   byId(userUuid: string, id: number) {
     return this.db.get<EmailRow>("SELECT * FROM user_emails WHERE user_uuid = ? AND id = ?", [userUuid, id]);
@@ -51,11 +50,12 @@ export class EmailsRepo {
   }
 
   async insertVerification(emailId: number, tokenDigest: string, expiredAt: string, now: string): Promise<VerificationRow> {
-    const r = await this.db.run(
+    const id = await insertId(
+      this.db,
       "INSERT INTO email_verifications (email_id, token_digest, expired_at, used_at, created_at, updated_at) VALUES (?,?,?,NULL,?,?)",
       [emailId, tokenDigest, expiredAt, now, now],
     );
-    return { id: r.lastID, email_id: emailId, token_digest: tokenDigest, expired_at: expiredAt, used_at: null, created_at: now, updated_at: now };
+    return { id, email_id: emailId, token_digest: tokenDigest, expired_at: expiredAt, used_at: null, created_at: now, updated_at: now };
   }
   verificationByDigest(tokenDigest: string) {
     return this.db.get<VerificationRow>("SELECT * FROM email_verifications WHERE token_digest = ?", [tokenDigest]);

@@ -1,5 +1,5 @@
 // SQL for API tokens. Only the SHA-256 digest of a token is stored.
-import type { Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../storage/db.js";
 
 export interface ApiTokenRow {
   id: number;
@@ -16,11 +16,11 @@ export class ApiTokensRepo {
   constructor(private readonly db: Queryable) {}
 
   async insert(t: Omit<ApiTokenRow, "id">): Promise<number> {
-    const r = await this.db.run(
+    return insertId(
+      this.db,
       "INSERT INTO api_tokens (user_uuid, name, digest, last_used_at, expired_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
       [t.user_uuid, t.name, t.digest, t.last_used_at, t.expired_at, t.created_at, t.updated_at],
     );
-    return r.lastID;
   }
   byDigest(digest: string) {
     return this.db.get<ApiTokenRow>("SELECT * FROM api_tokens WHERE digest = ?", [digest]);

@@ -188,6 +188,9 @@ export class UpstreamStore {
    * undefined when they are not, or when the script did not commit (the transaction path then decides).
    */
   private async storeAsScript(groups: Pending[][], alloc: (n: number) => Buffer): Promise<Stored | undefined> {
+    const db = this.store.db;
+    // SQLite only: PostgreSQL runs every batch as a transaction.
+    if (!db.script) return undefined;
     const planned: ScriptGroup[] = [];
     const keys: string[] = [];
     for (const items of groups) {
@@ -206,7 +209,7 @@ export class UpstreamStore {
       const script = await chunkScript(this.store.files, planned, nowIso(), alloc);
       if (!script) return undefined;
       await allStatements(script.synced);
-      await this.store.db.script(script.statements);
+      await db.script(script.statements);
       const results = new Map<Pending, ChunkResult>();
       const touched = new Map<string, string>();
       groups.forEach((items, i) => {

@@ -1,6 +1,6 @@
 // SQL for measurements and their base times. Every function takes the Queryable to run on, so the
 // service can group several of them into one transaction.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import { insertId, type Queryable, type SqlParam } from "../../storage/db.js";
 import type { BaseTimeRow, MeasRow, MeasTotals, Status } from "../service/model.js";
 import { statusOf } from "../service/model.js";
 
@@ -134,12 +134,12 @@ export interface BaseTimeValues {
 }
 
 export async function insertBaseTime(q: Queryable, measUuid: string, b: BaseTimeValues, now: string): Promise<number> {
-  const r = await q.run(
+  return insertId(
+    q,
     `INSERT INTO meas_basetimes (measurement_uuid, type, name, priority, basetime_s, basetime_nanos, elapsed_time_ns, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [measUuid, b.type, b.name, b.priority, b.s, b.nanos, b.elapsedNs, now, now],
   );
-  return r.lastID;
 }
 
 export const updateBaseTime = (q: Queryable, id: number, b: BaseTimeValues, now: string) =>

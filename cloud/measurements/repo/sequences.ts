@@ -2,7 +2,7 @@
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
 import { allStatements, type Queryable, type SqlParam } from "../../storage/db.js";
 import type { SequenceRow } from "../service/model.js";
-import { INLINE_MAX, type PayloadFiles } from "../storage/payload-files.js";
+import type { PayloadFiles } from "../storage/payload-files.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
@@ -66,13 +66,13 @@ export const payloadValues = (c: ChunkRowInput, offset: number | undefined) =>
   offset === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, NO_BYTES, offset, c.payload.length];
 
 /**
- * Appends the payloads larger than INLINE_MAX (up to a page they stay in their row, cheap there and with no
+ * Appends the payloads larger than files.inlineMax (INLINE_MAX) (up to a page they stay in their row, cheap there and with no
  * fsync) to the file of their sequence (one for all `rows`): where each went, and the write to await before the
  * rows commit (undefined when none went to the file).
  */
 export async function fileLargePayloads(files: PayloadFiles, rows: readonly ChunkRowInput[]): Promise<{ at: Map<ChunkRowInput, number>; synced?: Promise<void> }> {
   const at = new Map<ChunkRowInput, number>();
-  const big = rows.filter((c) => c.payload.length > INLINE_MAX);
+  const big = rows.filter((c) => c.payload.length > files.inlineMax);
   if (big.length === 0) return { at };
   const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
   big.forEach((c, j) => at.set(c, offsets[j]!));

@@ -67,9 +67,11 @@ export class PayloadFiles {
   private constructor(
     readonly dir: string,
     private readonly syncs: PayloadSyncs,
+    /** Payloads up to this size stay in their row (Infinity: all of them, as on PostgreSQL). */
+    readonly inlineMax: number,
   ) {}
 
-  static async open(dir: string, opts: { syncs?: PayloadSyncs } = {}): Promise<PayloadFiles> {
+  static async open(dir: string, opts: { syncs?: PayloadSyncs; inlineMax?: number } = {}): Promise<PayloadFiles> {
     const syncs = opts.syncs ?? fsSyncs;
     const created = await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     // Directories made now: their entries must reach the disk too, or a power cut loses every file below them.
@@ -80,7 +82,7 @@ export class PayloadFiles {
         if (d === top || d === path.dirname(d)) break;
       }
     }
-    return new PayloadFiles(dir, syncs);
+    return new PayloadFiles(dir, syncs, opts.inlineMax ?? INLINE_MAX);
   }
 
   private fileOf(seqId: number): string {

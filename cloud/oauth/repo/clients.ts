@@ -1,5 +1,5 @@
 // Storage of OAuth2 clients owned by users and of their named, hashed secrets.
-import type { Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../storage/db.js";
 import { parseNameFilter, parseSort } from "../../http/query.js";
 
 export type AuthMethod = "client_secret_basic" | "client_secret_post" | "none" | "tls_client_auth";
@@ -106,10 +106,10 @@ export const clientsRepo = {
   },
 
   async addSecret(db: Queryable, clientId: string, name: string, digest: string, at: string): Promise<SecretRecord> {
-    const { lastID } = await db.run("INSERT INTO oauth_client_secrets (client_id, name, digest, last_used_at, created_at) VALUES (?, ?, ?, NULL, ?)", [
+    const id = await insertId(db, "INSERT INTO oauth_client_secrets (client_id, name, digest, last_used_at, created_at) VALUES (?, ?, ?, NULL, ?)", [
       clientId, name, digest, at,
     ]);
-    return { id: lastID, client_id: clientId, name, digest, last_used_at: null, created_at: at };
+    return { id, client_id: clientId, name, digest, last_used_at: null, created_at: at };
   },
   async secrets(db: Queryable, clientId: string): Promise<SecretRecord[]> {
     return db.all<SecretRecord>("SELECT * FROM oauth_client_secrets WHERE client_id = ? ORDER BY id", [clientId]);

@@ -1,5 +1,5 @@
 // Storage of edges and their client secrets.
-import type { Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../storage/db.js";
 import { orderBy, pagedQuery, Where, type Paging, type Sort } from "./sql.js";
 
 export interface EdgeRow {
@@ -79,11 +79,11 @@ export class EdgeRepo {
     ]);
   }
   async insertSecret(s: Omit<EdgeSecretRow, "id">): Promise<number> {
-    const r = await this.db.run(
+    return insertId(
+      this.db,
       "INSERT INTO edge_secrets (edge_uuid, name, digest, hint, last_used_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       [s.edge_uuid, s.name, s.digest, s.hint, s.last_used_at, s.created_at],
     );
-    return r.lastID;
   }
   async deleteSecret(edge: string, id: number) {
     return (await this.db.run("DELETE FROM edge_secrets WHERE edge_uuid = ? AND id = ?", [edge, id])).changes > 0;

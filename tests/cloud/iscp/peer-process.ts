@@ -6,6 +6,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
+import { dropTestDatabase, testDatabaseFor } from "../../support/test-database.js";
+
 const BIN = path.resolve(import.meta.dirname, "../../../bin/cloud-peer.mjs");
 
 export interface PeerProcess {
@@ -22,8 +24,9 @@ export interface PeerProcess {
  * `bin` is this checkout's by default (an installed package's for the install tests).
  */
 export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}, bin = BIN): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
+  const database = await testDatabaseFor(dataDir);
   const child = spawn(process.execPath, [bin, "--listen", "127.0.0.1:0", "--data", dataDir], {
-    env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...(database ? { CLOUD_DATABASE: database } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -53,6 +56,7 @@ export async function spawnPeerProcess(env: Record<string, string> = {}): Promis
       child.kill("SIGTERM");
       await exit;
       fs.rmSync(dataDir, { recursive: true, force: true });
+      await dropTestDatabase(dataDir);
     },
   };
 }

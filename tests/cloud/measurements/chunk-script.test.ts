@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
 import { encodeMessage } from "../../../proto/wire/message.js";
+import type { SqliteDb } from "../../../cloud/storage/db.js";
 import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";
 
 type Point = { name: string; type?: string; payload: Buffer };
@@ -36,7 +37,7 @@ describe("measurements: a steady stream's chunks as one script", () => {
 
   /** Counts the scripts that committed and those that rolled back. */
   function scripts() {
-    const db = t.peer.svc.db;
+    const db = t.peer.svc.db as SqliteDb;
     const seen = { committed: 0, failed: 0 };
     const original = db.script.bind(db);
     db.script = async (statements) => {

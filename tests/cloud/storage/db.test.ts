@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Db, isUniqueViolation } from "../../../cloud/storage/db.js";
+import { SqliteDb as Db, isUniqueViolation } from "../../../cloud/storage/db.js";
 import { NoLiteral, sqlLiteral, sqlRows } from "../../../cloud/storage/sql-literal.js";
 
 let dir: string;

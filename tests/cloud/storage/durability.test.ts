@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../cloud/config.js";
 import { fsSyncs, PayloadFiles, type PayloadSyncs } from "../../../cloud/measurements/storage/payload-files.js";
-import { Db } from "../../../cloud/storage/db.js";
+import { SqliteDb, type Db } from "../../../cloud/storage/db.js";
 import { startTestPeer } from "../harness.js";
 
 const BIN = path.resolve("bin/cloud-peer.mjs");
@@ -34,7 +34,7 @@ describe("SQLite commits", () => {
     } finally {
       await peer.close();
     }
-    const db = await Db.open(path.join(dir, "plain.db"));
+    const db = await SqliteDb.open(path.join(dir, "plain.db"));
     try {
       expect(await synchronous(db)).toBe(SYNC_FULL);
     } finally {
