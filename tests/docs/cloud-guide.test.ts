@@ -155,9 +155,12 @@ afterAll(async () => {
 });
 
 describe.sequential("docs/guide/cloud.md", () => {
-  it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack)", () => {
+  it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack), postgres (a PostgreSQL server)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
-    expect(blocks.every((b) => ["test", "root", "build"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
+    expect(blocks.every((b) => ["test", "root", "build", "postgres"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
+    // The PostgreSQL block's commands are run against a real server by tests/cloud/storage/migrate-store.test.ts.
+    for (const b of blocks.filter((x) => x.kind === "postgres"))
+      for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(createdb |cloud-peer migrate-store |cloud-peer --data )/);
     expect(blocks.filter((b) => b.kind === "build").map((b) => b.text)).toEqual(["npm ci\nnpm pack\n"]);
     for (const b of blocks.filter((x) => x.kind === "root"))
       for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(sudo |echo .* \| sudo tee -a \/etc\/default\/cloud-peer$)/);
