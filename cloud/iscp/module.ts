@@ -70,6 +70,7 @@ export const brokerModule: CloudModule = {
     // With --nats, streams relay across the peers (after the broker in onClose, so it stops first).
     const stopRelay = attachClusterRelay(broker.hub, svc.cluster.bus, (msg, err) => svc.log.warn({ err: String(err) }, msg));
     svc.onClose.push(stopRelay);
+    svc.onClose.push(tickets.share(svc.cluster.bus));
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);
       // Before anything is made for QUIC: a platform without the QUIC library is a startup error that says so.

@@ -15,6 +15,10 @@ export interface ClusterBus {
   publish(subject: string, data: Uint8Array): void;
   /** `subject` may end in `>` or hold `*` tokens; returns the unsubscribe. */
   subscribe(subject: string, handler: BusHandler): () => void;
+  /** Asks the other peers; the first answer, or undefined when none answers within `timeoutMs`. */
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array | undefined>;
+  /** Answers requests on `subject`; a handler returning undefined leaves the answer to another peer. */
+  serve(subject: string, handler: (data: Uint8Array) => Uint8Array | undefined): () => void;
   /**
    * Called after the bus came back from an outage: notices sent meanwhile were lost, so every cache
    * registered here reloads from the database.
@@ -31,6 +35,12 @@ export class InProcessBus implements ClusterBus {
   constructor(readonly instanceId: string) {}
   publish(): void {}
   subscribe(): () => void {
+    return () => {};
+  }
+  async request(): Promise<Uint8Array | undefined> {
+    return undefined;
+  }
+  serve(): () => void {
     return () => {};
   }
   onResync(): void {}

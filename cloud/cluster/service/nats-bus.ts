@@ -79,6 +79,25 @@ export class NatsBus implements ClusterBus {
     return () => sub.unsubscribe();
   }
 
+  async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array | undefined> {
+    // No responders, a timeout or a lost connection all mean the same here: nobody answered.
+    return this.nc.request(subject, data, { timeout: timeoutMs }).then(
+      (m) => m.data,
+      () => undefined,
+    );
+  }
+
+  serve(subject: string, handler: (data: Uint8Array) => Uint8Array | undefined): () => void {
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return;
+        const answer = handler(msg.data);
+        if (answer) msg.respond(answer);
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
   onResync(fn: () => void): void {
     this.resync.push(fn);
   }

@@ -2,7 +2,7 @@
 // (and A itself) with the same filters, order and sequence numbers, through NATS; and stored once.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";
@@ -50,6 +50,15 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     for (const p of cluster?.peers ?? []) if (p.log()) console.log(`peer ${p.port}:\n${p.log()}`);
     await cluster?.stop();
   }, 60_000);
+
+  it("takes a ticket issued by one peer on another, once", async () => {
+    const issued = await call("/iscp/tickets", { method: "POST" });
+    expect(issued.status).toBe(201);
+    const c = await connect(cluster.peers[1]!.url, issued.body.ticket, randomUUID());
+    expect(c.state).toBe("open");
+    const again = await connect(cluster.peers[2]!.url, issued.body.ticket, randomUUID()).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(IscpRequestError);
+  });
 
   it("relays an upstream on A to filtered downstreams on A, B and C alike, and stores it once", async () => {
     const [a, b, c] = cluster.peers.map((p) => p.url) as [string, string, string];
