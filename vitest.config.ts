@@ -2,13 +2,56 @@ import { defineConfig } from "vitest/config";
 
 // Tests start real servers, child processes and browsers: give them room, and run files
 // in forked workers so a crashing native addon (sqlite3, lmdb) cannot take the runner down.
+//
+// Two projects: every test on the default backend (SQLite), and the cloud tests again with their peers on
+// PostgreSQL (CLOUD_TEST_DATABASE=postgres; one server for the run, a database per peer). Left out of the
+// second: tests of what only SQLite has (its files, pragmas, the one-script chunk path, payload files and the
+// full disks simulated through them, backup/restore of the data directory).
+const SQLITE_ONLY = [
+  "tests/cloud/storage/db.test.ts",
+  "tests/cloud/storage/durability.test.ts",
+  "tests/cloud/storage/mode.test.ts",
+  "tests/cloud/storage/backup-cli.test.ts",
+  "tests/cloud/measurements/chunk-script.test.ts",
+  "tests/cloud/measurements/payload-files.test.ts",
+  "tests/cloud/measurements/payload-crash.test.ts",
+  "tests/cloud/measurements/payload-migration.test.ts",
+  "tests/cloud/measurements/storage-full-log.test.ts",
+  "tests/cloud/measurements/stream-known-rows.test.ts",
+  "tests/cloud/ops/health.test.ts",
+  // Maintenance commands on a data directory, and their refusal of a wrong one.
+  "tests/cloud/accounts/cli.test.ts",
+  "tests/cloud/accounts/admin-recovery.test.ts",
+  "tests/cloud/oauth/keys-cli.test.ts",
+  // Starts a PostgreSQL of its own: once is enough.
+  "tests/cloud/storage/postgres.test.ts",
+  "tests/cloud/storage/migrate-store.test.ts",
+];
+
+const common = {
+  pool: "forks" as const,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
-    globalSetup: ["tests/support/build-global-setup.ts", "tests/support/postgres-global-setup.ts"],
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    globalSetup: ["tests/support/build-global-setup.ts"],
     maxWorkers: 2,
+    projects: [
+      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"] } },
+      {
+        test: {
+          ...common,
+          name: "postgres",
+          include: ["tests/cloud/**/*.test.ts"],
+          exclude: SQLITE_ONLY,
+          env: { CLOUD_TEST_DATABASE: "postgres" },
+          globalSetup: ["tests/support/postgres-global-setup.ts"],
+          // Each query is a round trip to another process: on a loaded machine a request takes several times longer.
+          testTimeout: 90_000,
+        },
+      },
+    ],
   },
 });

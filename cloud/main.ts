@@ -15,7 +15,7 @@ const program = new Command("cloud-peer")
 addSettingOptions(program);
 
 // Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).
-const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js", "./cli/config-show.js"];
+const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js", "./cli/config-show.js", "./cli/migrate-store.js"];
 for (const file of commandFiles) {
   try {
     const mod = (await import(file)) as { register?: (p: Command) => void };

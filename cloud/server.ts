@@ -69,7 +69,11 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
     svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
     logRequest(r);
   });
-  svc.metrics.setSources({ storage: async () => ({ ...(await storageBytes(config.dataDir)), freeBytes: (await svc.storageRoom.check()).freeBytes }) });
+  const storage = async () => {
+    const files = await storageBytes(config.dataDir);
+    return { ...files, databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes, freeBytes: (await svc.storageRoom.check()).freeBytes };
+  };
+  svc.metrics.setSources({ storage });
   const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -39,6 +39,8 @@ export interface Db extends Queryable {
   /** Runs fn while no other instance on the same database runs it (migrations). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** The database's size where it is not files in the data directory (PostgreSQL). */
+  databaseBytes?(): Promise<number>;
   checkpoint(): Promise<void>;
   close(): Promise<void>;
 }

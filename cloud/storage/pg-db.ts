@@ -5,6 +5,7 @@
 // writes inside a transaction counting on it. Here every transaction first takes one transaction-scoped
 // advisory lock, so writers are serialised across every instance on the database, and each statement after the
 // lock sees what the writers before committed (READ COMMITTED).
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Db, Params, Queryable, SqlParam } from "./db.js";
 import { toPostgres } from "./pg-sql.js";
@@ -32,7 +33,13 @@ function values(params: Params | undefined): unknown[] {
 }
 
 interface PgRunner {
-  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+  query(q: string | pg.QueryConfig): Promise<pg.QueryResult>;
+}
+
+/** A named statement: each connection parses and plans it once (the name is the text's digest). */
+function statement(sql: string, params: Params | undefined): pg.QueryConfig {
+  const text = toPostgres(sql);
+  return { name: `s${createHash("sha1").update(text).digest("base64url")}`, text, values: values(params) };
 }
 
 function noLastId(): never {
@@ -45,7 +52,7 @@ class PgStatements implements Queryable {
   constructor(protected readonly runner: PgRunner) {}
 
   async run(sql: string, params?: Params) {
-    const r = await this.runner.query(toPostgres(sql), values(params));
+    const r = await this.runner.query(statement(sql, params));
     return {
       changes: r.rowCount ?? 0,
       get lastID(): number {
@@ -57,7 +64,7 @@ class PgStatements implements Queryable {
     return (await this.all<T>(sql, params))[0];
   }
   async all<T = Record<string, unknown>>(sql: string, params?: Params) {
-    return (await this.runner.query(toPostgres(sql), values(params))).rows as T[];
+    return (await this.runner.query(statement(sql, params))).rows as T[];
   }
   /** Statements without parameters, several separated by `;` (the simple query protocol), untranslated. */
   async exec(sql: string) {
@@ -89,7 +96,7 @@ export class PgDb extends PgStatements implements Db {
     try {
       await client.query("BEGIN");
       try {
-        await client.query("SELECT pg_advisory_xact_lock($1)", [WRITER_LOCK]);
+        await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
         const result = await fn(new PgStatements(client));
         await client.query("COMMIT");
         return result;
@@ -107,11 +114,11 @@ export class PgDb extends PgStatements implements Db {
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+      await client.query({ text: "SELECT pg_advisory_lock($1)", values: [MIGRATION_LOCK] });
       try {
         return await fn();
       } finally {
-        await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+        await client.query({ text: "SELECT pg_advisory_unlock($1)", values: [MIGRATION_LOCK] });
       }
     } finally {
       client.release();
@@ -120,6 +127,10 @@ export class PgDb extends PgStatements implements Db {
 
   async ping(): Promise<void> {
     await this.pool.query("SELECT 1");
+  }
+
+  async databaseBytes(): Promise<number> {
+    return (await this.get<{ n: number }>("SELECT pg_database_size(current_database()) AS n"))!.n;
   }
 
   /** PostgreSQL checkpoints by itself. */

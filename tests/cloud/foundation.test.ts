@@ -12,6 +12,7 @@ import { migrate } from "../../cloud/storage/migrate.js";
 import { adminToken } from "./accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
 import { spawnPeerAt } from "./iscp/peer-process.js";
+import { withPeerDatabaseEnv } from "../support/test-database.js";
 
 const run = promisify(execFile);
 const BIN = path.resolve("bin/cloud-peer.mjs");
@@ -143,7 +144,7 @@ describe("the cloud-peer process", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
     try {
       const first = await spawnPeer(dataDir);
-      const token = await createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" });
+      const token = await withPeerDatabaseEnv(dataDir, () => createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" }));
       const body = JSON.stringify({ name: "inflight", role_uuids: [] });
       const { hostname: host, port } = new URL(first.url);
       // A request whose body is still arriving when the signal comes. `Expect: 100-continue` tells

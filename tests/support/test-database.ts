@@ -46,3 +46,20 @@ export async function dropTestDatabase(dataDir: string): Promise<void> {
   if (!onPostgres()) return;
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${nameOf(dataDir)} WITH (FORCE)`));
 }
+
+/**
+ * Runs fn (a maintenance command called in-process, which reads CLOUD_DATABASE like the real one) with the
+ * database of the peer on dataDir in CLOUD_DATABASE; nothing changes on SQLite.
+ */
+export async function withPeerDatabaseEnv<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const url = await testDatabaseFor(dataDir);
+  if (url === undefined) return fn();
+  const before = process.env.CLOUD_DATABASE;
+  process.env.CLOUD_DATABASE = url;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.CLOUD_DATABASE;
+    else process.env.CLOUD_DATABASE = before;
+  }
+}

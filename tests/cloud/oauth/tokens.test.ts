@@ -4,6 +4,7 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateKeysCommand } from "../../../cloud/cli/keys.js";
+import { withPeerDatabaseEnv } from "../../support/test-database.js";
 import { keysRepo } from "../../../cloud/oauth/repo/keys.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
@@ -131,7 +132,7 @@ describe("token lifecycle", () => {
     expect(set.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig", kid: protectedHeader.kid });
     for (const k of set.keys) for (const priv of ["d", "p", "q", "dp", "dq", "qi"]) expect(k[priv]).toBeUndefined();
 
-    const { kid } = await rotateKeysCommand(peer.dataDir);
+    const { kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand(peer.dataDir));
     await peer.svc.oauth.keys.reload();
     const fresh = (await passwordToken(peer, user.name, user.password)).access_token;
     expect(decodeJwt(fresh).header.kid).toBe(kid);
@@ -208,7 +209,7 @@ describe("access-token lifetime (CLOUD_ACCESS_TOKEN_TTL)", () => {
     process.env.CLOUD_ACCESS_TOKEN_TTL = "3600"; // the operator's shell lacks the server's setting
     let kid: string;
     try {
-      ({ kid } = await rotateKeysCommand(peer.dataDir));
+      ({ kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand(peer.dataDir)));
     } finally {
       if (saved === undefined) delete process.env.CLOUD_ACCESS_TOKEN_TTL;
       else process.env.CLOUD_ACCESS_TOKEN_TTL = saved;
