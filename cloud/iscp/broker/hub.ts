@@ -25,6 +25,8 @@ export interface HubRemote {
   metadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void;
   /** Local downstreams now want (true) or no longer want (false) this source node. */
   interest(projectUuid: string, sourceNodeId: string, wanted: boolean): void;
+  /** An E2E call for a node connected to no local connection: delivered by the instance that has it. */
+  call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
 }
 
 const nodeKey = (project: string, node: string) => `${project}\n${node}`;

@@ -16,6 +16,8 @@ import type { RelayGroup, UpstreamRef } from "../broker/downstream.js";
 import { dataIdKey } from "../broker/upstream.js";
 
 const PREFIX = "cloud.iscp";
+/** How long an E2E call waits for the instance holding its destination (none answers when none holds it). */
+const CALL_ASK_MS = 1_000;
 const nodeSubject = (project: string, node: string) => `${PREFIX}.${subjectToken(project)}.${subjectToken(node)}`;
 
 interface ChunkHeader {
@@ -61,6 +63,10 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
     metadata(projectUuid, sourceNodeId, meta) {
       bus.publish(`${nodeSubject(projectUuid, sourceNodeId)}.meta`, frame({ p: projectUuid, n: sourceNodeId } satisfies MetaHeader, iscp2.DownstreamMetadata.encode(meta).finish()));
     },
+    async call(projectUuid, destinationNodeId, call) {
+      const answer = await bus.request(`${nodeSubject(projectUuid, destinationNodeId)}.call`, frame({ p: projectUuid, n: destinationNodeId } satisfies MetaHeader, iscp2.DownstreamCall.encode(call).finish()), CALL_ASK_MS);
+      return answer ? (JSON.parse(Buffer.from(answer).toString()) as { found: number; delivered: number }) : { found: 0, delivered: 0 };
+    },
     interest(projectUuid, sourceNodeId, wanted) {
       const subject = `${nodeSubject(projectUuid, sourceNodeId)}.chunk`;
       if (wanted && !chunkSubs.has(subject)) chunkSubs.set(subject, bus.subscribe(subject, receiveChunk));
@@ -97,11 +103,23 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
       warn("iscp metadata from another instance not relayed", e);
     }
   });
+  // E2E calls: only the instance where the destination is connected answers.
+  const unsubCalls = bus.serve(`${PREFIX}.*.*.call`, (data) => {
+    try {
+      const { header: h, body } = unframe<MetaHeader>(data);
+      const r = hub.deliverCall(h.p, h.n, iscp2.DownstreamCall.decode(body));
+      return r.found > 0 ? Buffer.from(JSON.stringify(r)) : undefined;
+    } catch (e) {
+      warn("iscp call from another instance not delivered", e);
+      return undefined;
+    }
+  });
   hub.remote = remote;
   for (const [p, n] of hub.wantedNodes()) remote.interest(p, n, true);
   return () => {
     hub.remote = undefined;
     unsubMeta();
+    unsubCalls();
     for (const unsub of chunkSubs.values()) unsub();
     chunkSubs.clear();
   };

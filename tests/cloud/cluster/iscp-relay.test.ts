@@ -60,6 +60,19 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     expect(again).toBeInstanceOf(IscpRequestError);
   });
 
+  it("relays an E2E call to a node connected to another peer, and says so when no peer has it", async () => {
+    const [a, b] = cluster.peers.map((p) => p.url) as [string, string];
+    const tok = (await edgeToken(cluster.peers[0]!.peer, edge)).body.access_token as string;
+    const target = await connect(b, tok, edge.uuid);
+    const got: Array<{ name: string; text: string; from: string }> = [];
+    target.onCall((c) => got.push({ name: c.name, text: Buffer.from(c.payload).toString(), from: c.sourceNodeId }));
+    const caller = await connect(a, admin, randomUUID());
+    await caller.call({ destinationNodeId: edge.uuid, name: "reboot", type: "string", payload: Buffer.from("now") });
+    await eventually(async () => got.length === 1, 5_000, "the call on peer B");
+    expect(got[0]).toMatchObject({ name: "reboot", text: "now" });
+    await expect(caller.call({ destinationNodeId: randomUUID(), name: "x", type: "string", payload: Buffer.from("") })).rejects.toThrow();
+  });
+
   it("relays an upstream on A to filtered downstreams on A, B and C alike, and stores it once", async () => {
     const [a, b, c] = cluster.peers.map((p) => p.url) as [string, string, string];
     const filters = [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "sensor/+", type: "#" }] }];
