@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresInstalled } from "../../support/postgres.js";
 import { natsInstalled } from "../../support/nats.js";
 import { caller, type Call } from "../accounts/helpers.js";
-import { adminToken, createUser, form, MEMBER_ROLE, passwordToken } from "../oauth/helpers.js";
+import { adminToken, createUser, form, MEMBER_ROLE, passwordToken, registerClient } from "../oauth/helpers.js";
+import { CookieJar, hiddenField } from "../oauth/browser.js";
 import { eventually, startCluster, type Cluster } from "./helpers.js";
 
 const ready = postgresInstalled() && natsInstalled();
@@ -71,6 +72,32 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
     expect((await as(0, t)("/auth/users/me")).status).toBe(200);
   });
 
+
+  it("counts sign-in attempts made on every peer against one limit", async () => {
+    const admin = await adminToken(peer(0));
+    const owner = await createUser(peer(0), admin);
+    const ownerToken = (await passwordToken(peer(0), owner.name, owner.password)).access_token as string;
+    const redirect = "https://app.example/cb";
+    const pub = await registerClient(peer(0), ownerToken, { name: "pub", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [redirect] });
+    const victim = await createUser(peer(0), admin);
+    const jar = new CookieJar();
+    const query = new URLSearchParams({ client_id: pub.client_id, response_type: "code", redirect_uri: redirect, state: "st", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" });
+    const first = await jar.fetch(`${cluster.peers[0]!.url}/api/auth/oauth2/authorization?${query}`);
+    const page = new URL(first.headers.get("location")!, cluster.peers[0]!.url);
+    const csrf = hiddenField(await (await jar.fetch(page.toString())).text(), "csrf")!;
+    const statuses: number[] = [];
+    // Eleven wrong passwords, spread over the three peers: the eleventh is over the limit of ten per name,
+    // which no single peer would see (each took at most four).
+    for (let i = 0; i < 11; i++) {
+      const at = `${cluster.peers[i % 3]!.url}${page.pathname}${page.search}`;
+      const r = await jar.fetch(at, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, username: victim.name, password: `Wrong-password-${i}` }).toString() });
+      statuses.push(r.status);
+      await r.text();
+      await new Promise((ok) => setTimeout(ok, 50)); // the notice travels
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses[10]).toBe(429);
+  });
 
   // Last: it stops NATS for a while.
   it("reports NATS away as not ready, and catches up on what changed meanwhile once it is back", async () => {
