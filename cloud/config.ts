@@ -92,9 +92,21 @@ export function showSettings(settings: Settings): Record<string, unknown> {
   for (const name of SETTING_NAMES) {
     const v = encoded[name];
     if (v === undefined) continue;
-    out[SETTINGS[name].flag] = SETTINGS[name].secret ? "********" : v;
+    out[SETTINGS[name].flag] = SETTINGS[name].secret ? "********" : name === "database" ? maskPassword(String(v)) : v;
   }
   return out;
+}
+
+/** A database URL with its password (if the operator put one there) masked. */
+function maskPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password === "") return url;
+    u.password = "********";
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** CLOUD_DURABILITY alone (the bench reads it): a typo must not silently weaken (or strengthen) what an ack promises. */

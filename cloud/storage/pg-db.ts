@@ -78,7 +78,8 @@ export class PgDb extends PgStatements implements Db {
   }
 
   static async open(url: string, opts: { max?: number } = {}): Promise<PgDb> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types });
+    // A server that cannot be reached fails a query within 10 s instead of the OS's TCP timeout (readiness reports it).
+    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000 });
     // An idle client losing its connection (a restarted server) must not crash the process; the next query reconnects.
     pool.on("error", () => undefined);
     try {

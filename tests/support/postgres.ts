@@ -22,6 +22,10 @@ export interface PgServer {
   /** A new empty database (name: letters, digits, underscores); returns its URL. */
   createDatabase(name?: string): Promise<string>;
   dropDatabase(name: string): Promise<void>;
+  /** Stops the server (fast shutdown: clients are cut), keeping its data, to be started again by resume(). */
+  halt(): void;
+  /** Starts the halted server again on the same port. */
+  resume(): void;
   stop(): void;
 }
 
@@ -54,15 +58,17 @@ export async function startPostgres(): Promise<PgServer> {
   const data = path.join(dir, "data");
   if (asRoot) execFileSync("chown", [SUPERUSER, dir]);
   let port = 0;
+  let opts = "";
+  const start = () => runPg("pg_ctl", ["start", "-w", "-t", "60", "-D", data, "-l", path.join(dir, "log"), "-o", `-p ${port} -c listen_addresses=127.0.0.1 ${opts}`]);
   try {
     // C locale: text sorts by bytes, as SQLite's BINARY collation does.
     runPg("initdb", ["-D", data, "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
     // A test server: durability is not what is tested here, speed is.
-    const opts = `-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c unix_socket_directories=${dir}`;
+    opts = `-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c unix_socket_directories=${dir}`;
     for (let attempt = 0; ; attempt++) {
       port = await freePort();
       try {
-        runPg("pg_ctl", ["start", "-w", "-t", "60", "-D", data, "-l", path.join(dir, "log"), "-o", `-p ${port} -c listen_addresses=127.0.0.1 ${opts}`]);
+        start();
         break;
       } catch (e) {
         // Another process took the port between our probe and the server's bind.
@@ -97,11 +103,15 @@ export async function startPostgres(): Promise<PgServer> {
       if (!/^\w+$/.test(name)) throw new Error(`bad database name ${name}`);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
+    halt() {
+      runPg("pg_ctl", ["stop", "-w", "-m", "fast", "-D", data]);
+    },
+    resume: start,
     stop() {
       if (stopped) return;
       stopped = true;
       try {
-        runPg("pg_ctl", ["stop", "-w", "-m", "immediate", "-D", data]);
+        if (fs.existsSync(path.join(data, "postmaster.pid"))) runPg("pg_ctl", ["stop", "-w", "-m", "immediate", "-D", data]);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }

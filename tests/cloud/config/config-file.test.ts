@@ -86,8 +86,18 @@ describe("cloud-peer config show", () => {
       "log-level": "warn",
       "body-limit": 4096,
       durability: "power-loss",
+      database: "sqlite:",
     });
-  }, 30_000);
+    const pg = await run(["config", "show", "--data", path.join(dir, "data")], { CLOUD_DATABASE: "postgres://cloud:db-secret@db.example.com:5432/cloud" });
+    expect(pg.stdout).not.toContain("db-secret");
+    expect(YAML.parse(pg.stdout)).toMatchObject({ database: "postgres://cloud:********@db.example.com:5432/cloud" });
+  }, 60_000);
+
+  it("takes sqlite: or a postgres:// URL as the database, and nothing else", () => {
+    expect(loadConfig({ database: "postgres://u@h:5432/d" }, {}).database).toBe("postgres://u@h:5432/d");
+    expect(loadConfig({}, { CLOUD_DATABASE: "sqlite:" }).database).toBe("sqlite:");
+    expect(errorOf(() => loadConfig({}, { CLOUD_DATABASE: "mysql://u:pw-secret@h/d" }))).toMatch(/^invalid CLOUD_DATABASE expected sqlite: or a postgres:\/\/ URL$/);
+  });
 
   it("fails like the start on a bad value: one line, exit 2", async () => {
     const out = (await run(["config", "show", "--durability", "fast"])) as { code: number; stderr: string };

@@ -6,6 +6,8 @@ import { migrate, type Migration } from "../../../cloud/storage/migrate.js";
 import { PgDb } from "../../../cloud/storage/pg-db.js";
 import { toPostgres } from "../../../cloud/storage/pg-sql.js";
 import { startPostgres, type PgServer } from "../../support/postgres.js";
+import { adminToken } from "../accounts/helpers.js";
+import { startTestPeer } from "../harness.js";
 
 describe("SQLite statements in PostgreSQL's dialect", () => {
   it("numbers placeholders outside quoted text and names only", () => {
@@ -70,6 +72,30 @@ describe("PgDb on a real PostgreSQL", () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("reports the database not ready while PostgreSQL is away, and serves again once it is back", async () => {
+    const peer = await startTestPeer({ config: { database: await server.createDatabase() } });
+    const ready = async () => {
+      const r = await fetch(`${peer.url}/api/health/ready`);
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    let halted = false;
+    try {
+      const token = await adminToken(peer);
+      expect(await ready()).toMatchObject({ status: 200, body: { checks: { database: "ok" } } });
+      server.halt();
+      halted = true;
+      expect(await ready()).toMatchObject({ status: 503, body: { title: expect.stringMatching(/^not ready: database: /) } });
+      server.resume();
+      halted = false;
+      // The pool drops the connections the restart cut and opens new ones.
+      await expect.poll(async () => (await ready()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+      expect((await peer.api("/auth/users/me", { headers: { "X-Intdash-Token": token } })).status).toBe(200);
+    } finally {
+      if (halted) server.resume();
+      await peer.stop();
     }
   });
 
