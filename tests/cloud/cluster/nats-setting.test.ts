@@ -3,6 +3,7 @@
 // URL never appears in either message.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../cloud/config.js";
+import { configShow } from "../../../cloud/cli/config-show.js";
 import { startTestPeer } from "../harness.js";
 import { freePort, natsInstalled, startNats } from "../../support/nats.js";
 
@@ -12,6 +13,12 @@ describe("--nats (CLOUD_NATS)", () => {
     expect(() => loadConfig({}, { CLOUD_NATS: "nats://ok:4222,redis://no:6379" })).toThrow(/CLOUD_NATS/);
     expect(loadConfig({}, { CLOUD_NATS: "nats://a:4222, nats://b:4222" }).nats).toBe("nats://a:4222, nats://b:4222");
     expect(loadConfig({}, {}).nats).toBeUndefined();
+  });
+
+  it("masks a password in the NATS URLs in config show", () => {
+    const shown = configShow({}, { CLOUD_NATS: "nats://peer:s3cret-pass@a:4222,nats://b:4222" });
+    expect(shown).toContain("nats://peer:********@a:4222,nats://b:4222");
+    expect(shown).not.toContain("s3cret");
   });
 
   it("stops the start when NATS cannot be reached, without echoing a password", async () => {
