@@ -26,6 +26,15 @@ module.exports = {
       to: { path: "^cloud/" },
     },
     {
+      name: "agent-not-to-sqlite3",
+      comment:
+        "sqlite3 is the cloud's optional native module (not installable on every device): the agent and the " +
+        "code it loads (runtime/, machines/, proto/, lib/) never import it, not even its types.",
+      severity: "error",
+      from: { path: "^(runtime|machines|proto|lib)/" },
+      to: { path: "(^|node_modules/)sqlite3(/|$)" },
+    },
+    {
       name: "machines-not-to-runtime-values",
       comment:
         "Machines are pure definitions; the runtime provides their actors. Only type-only imports " +
@@ -47,6 +56,20 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/" },
       to: { path: "^(cloud|runtime|machines|proto|bench|bin|tests)/" },
+    },
+    {
+      name: "console-web-not-imported",
+      comment: "cloud/console/web is browser code bundled by Vite: server code (and everything else) never imports it.",
+      severity: "error",
+      from: { pathNot: "^cloud/console/web/" },
+      to: { path: "^cloud/console/web/" },
+    },
+    {
+      name: "console-web-stands-alone",
+      comment: "The browser console speaks to the peer over its REST API only: it imports nothing of ours outside cloud/console/web.",
+      severity: "error",
+      from: { path: "^cloud/console/web/" },
+      to: { path: "^(cloud/(?!console/web/)|runtime|machines|proto|lib|bin|bench|tests)/" },
     },
   ],
   options: {

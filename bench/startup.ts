@@ -1,7 +1,8 @@
 // `npm run bench -- startup` (or: npx tsx bench/startup.ts): how fast the commands start as installed
 // (compiled code, no TypeScript loader): wall time of `agentctl version` against a running agent, and of
-// the edge agent from spawn until its command socket answers. Printed, not asserted; the targets on a
-// device are agentctl under 0.4 s and the socket under 1 s.
+// the edge agent from spawn until its command socket answers (GET /version, answered while the agent still
+// loads) and until it serves its settings (GET /connection, once the whole agent is open). Printed, not
+// asserted; the targets on a device are agentctl under 0.4 s and the socket under 1 s.
 import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,11 +20,15 @@ async function agentUntilSocket(socket: string, data: string) {
   const t0 = process.hrtime.bigint();
   const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", data, "--log-level", "warn"], { stdio: ["ignore", "ignore", "inherit"] });
   const api = new ApiClient(socket);
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
-    if ((await api.get("/version").catch(() => undefined))?.status === 200) return { child, s: seconds(t0) };
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const until = async (p: string) => {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
+      if ((await api.get(p).catch(() => undefined))?.status === 200) return seconds(t0);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const s = await until("/version");
+  return { child, s, loadedS: await until("/connection") };
 }
 
 function summary(what: string, times: number[], target: number): Row {
@@ -35,6 +40,7 @@ export async function run(): Promise<Row[]> {
   execFileSync(process.execPath, [path.join(ROOT, "scripts/build.mjs"), "--quiet"], { stdio: "inherit" });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-startup-"));
   const socketTimes: number[] = [];
+  const loadedTimes: number[] = [];
   const ctlTimes: number[] = [];
   const nodeTimes: number[] = [];
   try {
@@ -44,8 +50,9 @@ export async function run(): Promise<Row[]> {
       await promisify(execFile)(process.execPath, ["-e", ""]);
       nodeTimes.push(seconds(t0));
       const socket = path.join(dir, "agent.sock");
-      const { child, s } = await agentUntilSocket(socket, path.join(dir, "data"));
+      const { child, s, loadedS } = await agentUntilSocket(socket, path.join(dir, "data"));
       socketTimes.push(s);
+      loadedTimes.push(loadedS);
       try {
         const t0 = process.hrtime.bigint();
         await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/agentctl.mjs"), "--socket", socket, "version"]);
@@ -57,7 +64,7 @@ export async function run(): Promise<Row[]> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  return [summary("node -e '' (floor)", nodeTimes, 0), summary("agentctl version", ctlTimes, 0.4), summary("edge-agent socket answers", socketTimes, 1)];
+  return [summary("node -e '' (floor)", nodeTimes, 0), summary("agentctl version", ctlTimes, 0.4), summary("edge-agent socket answers", socketTimes, 1), summary("edge-agent serves settings", loadedTimes, 0)];
 }
 
 if (isMain(import.meta.url)) report("startup", await run());

@@ -108,7 +108,7 @@ async function main() {
     dest_ids: ["demo"],
     data_name_prefix: "sample/",
     ipc: { type: "fifo", path: path.join(agentData, "sample.fifo") },
-    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--rate", "100", "--size", "16"] },
+    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--type", "int64", "--size", "8", "--rate", "100"] },
   } as { id: string });
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.
@@ -121,6 +121,7 @@ async function main() {
 
   console.log(`
 Demo running (data in ${root}):
+  console           ${cloud.url}/console/   (sign in as "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"})
   cloud peer        ${cloud.url}/api   (OpenAPI: ${cloud.url}/api/openapi.json)
   admin             user "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"}, API token in ${show(tokenFile)}
   project           ${demo.projectUuid}

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { Schema } from "effect";
 import YAML from "yaml";
 import { decodeInput } from "../lib/http/decode.js";
+import { QUIC_NAMES, readTlsPair, TLS_NAMES } from "./http/tls-files.js";
 import { SETTING_NAMES, SETTINGS, Settings, meta, type SettingName } from "./config-schema.js";
 
 
@@ -125,12 +126,16 @@ function hostPort(name: string, listen: string): { host: string; port: number } 
 
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const { listen, publicUrl, ...rest } = resolveSettings(flags, env);
-  if ((rest.iscpQuicCert === undefined) !== (rest.iscpQuicKey === undefined))
-    throw new Error("--iscp-quic-cert / CLOUD_ISCP_QUIC_CERT and --iscp-quic-key / CLOUD_ISCP_QUIC_KEY go together: set both or neither");
+  for (const [names, cert, key] of [[TLS_NAMES, rest.tlsCert, rest.tlsKey], [QUIC_NAMES, rest.iscpQuicCert, rest.iscpQuicKey]] as const) {
+    if ((cert === undefined) !== (key === undefined)) throw new Error(`${names.cert} and ${names.key} go together: set both or neither`);
+    // A key of another certificate (say, one renewal behind) stops the start, not the first handshake.
+    if (cert !== undefined && key !== undefined) readTlsPair({ cert, key }, names);
+  }
+  const scheme = rest.tlsCert ? "https" : "http";
   return {
     ...rest,
     listenHost: listen.host,
     listenPort: listen.port,
-    publicUrl: (publicUrl ?? `http://${listen.host}:${listen.port}`).replace(/\/$/, ""),
+    publicUrl: (publicUrl ?? `${scheme}://${listen.host}:${listen.port}`).replace(/\/$/, ""),
   };
 }

@@ -7,5 +7,6 @@ import { orgModule } from "./org/module.js";
 import { measurementsModule } from "./measurements/module.js";
 import { brokerModule } from "./iscp/module.js";
 import { opsModule } from "./ops/module.js";
+import { consoleModule } from "./console/module.js";
 
-export const modules: CloudModule[] = [clusterModule, accountsModule, oauthModule, orgModule, measurementsModule, brokerModule, opsModule];
+export const modules: CloudModule[] = [clusterModule, accountsModule, oauthModule, orgModule, measurementsModule, brokerModule, opsModule, consoleModule];

@@ -1,6 +1,7 @@
 // Builds and runs a cloud peer: database, migrations, modules, HTTP server, graceful shutdown.
 import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import path from "node:path";
 import type pino from "pino";
 import type { CloudConfig } from "./config.js";
@@ -20,6 +21,7 @@ import { superUserOnly } from "./auth/principal.js";
 import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
+import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
 
 export const VERSION = "0.1.0";
 
@@ -30,6 +32,8 @@ export interface CloudPeer {
   routes: AnyRoute[];
   /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
   metricsUrl?: string;
+  /** Reads --tls-cert / --tls-key again for new connections (SIGHUP); false when they failed (the old pair stays). */
+  reloadTls(): boolean;
   close(): Promise<void>;
 }
 
@@ -41,7 +45,7 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [] } as unknown as Services;
+  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [], onTlsReload: [] } as unknown as Services;
   try {
     for (const m of modules) await m.init?.(svc);
   } catch (e) {
@@ -52,6 +56,8 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   }
   return { svc, modules };
 }
+
+const tlsOptions = ({ cert, key }: { cert: string; key: string }): https.ServerOptions => ({ cert, key });
 
 export async function startCloudPeer(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
   const { svc, modules } = await openServices(config, opts);
@@ -67,7 +73,10 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   });
   routes.push(openapi);
   const app = createApp(routes, svc);
-  const server = http.createServer(app.callback());
+  // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
+  // changed since the settings were read).
+  const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
+  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), app.callback()) : http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
   // After the modules: the token fast path answers some requests before the application sees them.
@@ -91,7 +100,7 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
   });
   const addr = server.address() as { port: number; address: string };
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const url = `${tls ? "https" : "http"}://${host}:${addr.port}`;
   if (config.listenPort === 0 && svc.config.publicUrl.endsWith(":0")) svc.config.publicUrl = url;
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -110,5 +119,10 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       await metricsListener?.close();
       await svc.db.close();
     })());
-  return { url, server, svc, routes, metricsUrl: metricsListener?.url, close };
+  const reload = () => {
+    const pair = tls && reloadTls(server as https.Server, tls, svc.log);
+    if (pair) for (const fn of svc.onTlsReload) fn(pair);
+    return Boolean(pair);
+  };
+  return { url, server, svc, routes, metricsUrl: metricsListener?.url, reloadTls: reload, close };
 }

@@ -20,4 +20,6 @@ export interface Services {
   access: AccessDecider;
   /** Called on shutdown, in reverse order of registration. */
   onClose: Array<() => Promise<void> | void>;
+  /** Called with the new pair when the --tls-cert / --tls-key files were reloaded (SIGHUP) and passed the checks. */
+  onTlsReload: Array<(pair: { cert: string; key: string }) => void>;
 }

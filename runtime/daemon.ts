@@ -1,39 +1,18 @@
 // The edge agent daemon: settings store, supervisor, command API on a Unix socket. Its command line
 // (`edge-agent`, options, environment) is runtime/cli/edge-agent.ts. Production paths:
-// /var/run/edge-agent/agent.sock and /var/lib/edge-agent (see docs/agent-api.md).
+// /var/run/edge-agent/agent.sock and /var/lib/edge-agent (see docs/agent-api.md). The socket listens
+// before the rest of the agent (runtime/agent-core.ts) is loaded, so it answers soon after start.
 import path from "node:path";
 import type http from "node:http";
 import pino, { type Logger } from "pino";
-import { verifyConnection } from "./deferred/cloud-auth.js";
-import { createApp } from "./api/app.js";
-import type { ApiContext } from "./api/route.js";
-import { collectionRoutes } from "./api/routes/collections.js";
-import { singletonRoutes } from "./api/routes/singletons.js";
-import { claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
-import { QueueMeasurementCatalog } from "./datapath/catalog.js";
-import { DataPath } from "./datapath/datapath.js";
-import { dataPathOpeners } from "./datapath/openers.js";
-import { deferredUploaderOpener } from "./deferred/uploader.js";
-import { DurableQueue } from "./queue/store.js";
+import type { AgentCore } from "./agent-core.js";
 import type { MeasurementCatalog } from "./settings/measurements.js";
-import { SettingsService } from "./settings/service.js";
-import { SettingsStore } from "./settings/store.js";
-import { Supervisor, type Openers } from "./supervisor.js";
-import { launchPolicy } from "./ipc/launch-policy.js";
-import { makeDir, narrowOwnDir } from "./private-files.js";
-import { AgentMetrics } from "./api/agent-metrics.js";
-import { AgentError, NOT_FOUND_TITLE } from "./api/errors.js";
-import { startMetricsListener, type MetricsListener } from "../lib/metrics-listener.js";
-
-/** An answer of the metrics listener other than the metrics, in the command API's error shape. */
-const problem = (status: number, detail: string, instance: string) => ({
-  contentType: "application/json; charset=UTF-8",
-  body: JSON.stringify(new AgentError(status, status === 404 ? NOT_FOUND_TITLE : status === 405 ? "Method not allowed" : "Internal error", detail).body(instance)),
-});
-
-/** How long stopping waits for the measurement in progress to end in the cloud (stream closes acknowledged). */
-const END_ON_STOP_MS = 5000;
-export const routes = [...singletonRoutes, ...collectionRoutes];
+import type { SettingsStore } from "./settings/store.js";
+import type { Supervisor, Openers } from "./supervisor.js";
+import type { DataPath } from "./datapath/datapath.js";
+import { StartGate } from "./api/start-gate.js";
+import { claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
+import { makeDir } from "./private-files.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -60,6 +39,8 @@ export interface AgentOptions {
   allowEnv?: readonly string[];
   /** Also serve GET /metrics on this address, to anyone who reaches it (the socket serves GET /api/v1/metrics). */
   metricsListen?: { host: string; port: number };
+  /** false: no Prometheus registry at all (AGENT_METRICS=off), so a benchmark can tell what metrics cost. */
+  metrics?: boolean;
 }
 
 export interface RunningAgent {
@@ -81,83 +62,36 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   await claimSocket(socketPath);
   const dataDir = path.resolve(opts.dataDir);
   // Private unless it also holds the socket, whose folder the agent's group must be able to enter.
-  if (dataDir !== path.dirname(socketPath)) {
-    makeDir(dataDir, 0o700);
-    narrowOwnDir(dataDir, "settings", 0o700);
-  }
-  const store = SettingsStore.open(dataDir, {
-    onListenerError: (err) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack } }, "applying a settings change failed"),
-  });
-  const du = store.getSingleton("deferred_upload");
-  const queue = await DurableQueue.open({
-    dir: path.join(path.resolve(opts.dataDir), "queue"),
-    capacityMiB: du.data_storage_capacity,
-    limitDataStorage: du.limit_data_storage,
-    onEvict: (chunks, bytes) => log.warn({ chunks, bytes }, "storage capacity reached: oldest data deleted"),
-  });
-  const dataPath = new DataPath({ queue, settings: store.all(), log });
-  const unwatch = store.onChange((all) => dataPath.apply(all));
-  const measurements = new QueueMeasurementCatalog(dataPath);
-  const ipcDir = path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc"));
-  const policy = launchPolicy({ dataDir, ipcDir }, opts.allowDirs, opts.allowEnv);
-  const settings = new SettingsService(store, ipcDir, policy);
-  const guard = { pidDir: path.join(dataDir, "connectors"), notice: (message: string) => log.warn(message) };
-  const openers: Openers = {
-    ...dataPathOpeners(dataPath, { log, quicCa: opts.quicCa, launchPolicy: policy, guard }),
-    uploader: deferredUploaderOpener({
-      queue,
-      log,
-      realtime: { busy: () => dataPath.realtimeBusy(), setHoldRealtime: (h) => dataPath.setHoldRealtime(h) },
-    }),
-    ...opts.openers,
-  };
-  const supervisor = new Supervisor(store, openers).start();
-  dataPath.onPending = (bytes) => supervisor.pending(bytes);
-  const shutdown = async () => {
-    unwatch();
-    // Before the links close: the cloud hears the measurement end now, not at the agent's next start.
-    await dataPath.stopMeasuring(END_ON_STOP_MS);
-    await supervisor.stop();
-    await dataPath.close();
-    await queue.close();
-    await store.close();
-  };
-  const metrics = new AgentMetrics(dataPath);
-  const api: ApiContext = {
-    settings,
-    states: supervisor,
-    measurements,
-    verifyConnection: () => verifyConnection(store.getSingleton("connection")),
-    metrics: () => metrics.exposition(),
-  };
-  const app = createApp(routes, api, {
-    onError: (err, ctx) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error"),
-  });
-  let server: http.Server;
-  let metricsListener: MetricsListener | undefined;
+  if (dataDir !== path.dirname(socketPath)) makeDir(dataDir, 0o700);
+  // The socket listens first (only this file's small imports are loaded by now); requests that need the
+  // rest wait for it in the gate (api/start-gate.ts).
+  const gate = new StartGate();
+  const server = await listenUnix(gate.handler, socketPath);
+  log.debug({ socket: socketPath }, "socket listening; loading the agent");
+  let core: AgentCore;
   try {
-    metricsListener = opts.metricsListen && (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
-    server = await listenUnix(app.callback(), socketPath);
+    const { openAgentCore } = await import("./agent-core.js");
+    core = await openAgentCore(opts, { socketPath, dataDir, log });
   } catch (e) {
-    await metricsListener?.close();
-    await shutdown();
+    gate.fail();
+    await closeUnix(server, socketPath);
     throw e;
   }
-  log.info({ socket: socketPath, data: dataDir, launch_dirs: policy.dirs, ...(metricsListener ? { metrics: metricsListener.url } : {}) }, "edge agent listening");
+  gate.open(core.handler);
+  log.info({ socket: socketPath, data: dataDir, launch_dirs: core.launchDirs, ...(core.metricsUrl ? { metrics: core.metricsUrl } : {}) }, "edge agent listening");
   let closed: Promise<void> | undefined;
   return {
     socketPath,
-    store,
-    supervisor,
-    measurements,
-    dataPath,
+    store: core.store,
+    supervisor: core.supervisor,
+    measurements: core.measurements,
+    dataPath: core.dataPath,
     server,
-    metricsUrl: metricsListener?.url,
+    metricsUrl: core.metricsUrl,
     close: () =>
       (closed ??= (async () => {
-        await metricsListener?.close();
         await closeUnix(server, socketPath);
-        await shutdown();
+        await core.close();
       })()),
   };
 }

@@ -2,6 +2,7 @@
 // maps), so installed bins run plain node without a TypeScript loader. One file in, one file out, no
 // bundling: esbuild only strips the types (tsc stays the type-checker, `npm run typecheck`).
 // The generated protobuf codecs (proto/gen/*.js) are JavaScript already and are copied as they are.
+// The web console (cloud/console/web, browser code) is bundled by Vite into dist/console/.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,8 @@ const SOURCES = ["bin", "cloud", "runtime", "machines", "proto", "lib"];
 
 const filesUnder = (dir) =>
   fs.existsSync(path.join(root, dir)) ? fs.readdirSync(path.join(root, dir), { recursive: true }).map((f) => path.join(dir, String(f))) : [];
-const all = SOURCES.flatMap(filesUnder);
+const WEB = path.join("cloud", "console", "web");
+const all = SOURCES.flatMap(filesUnder).filter((f) => !f.startsWith(WEB + path.sep));
 const entryPoints = all.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).map((f) => path.join(root, f));
 const copied = all.filter((f) => f.startsWith(path.join("proto", "gen")) && f.endsWith(".js"));
 
@@ -34,8 +36,22 @@ await build({
   logLevel: "warning",
 });
 for (const f of copied) fs.cpSync(path.join(root, f), path.join(next, f));
+await buildConsole(path.join(next, "console"));
 const old = `${out}.old-${process.pid}`;
 if (fs.existsSync(out)) fs.renameSync(out, old);
 fs.renameSync(next, out);
 fs.rmSync(old, { recursive: true, force: true });
 if (!process.argv.includes("--quiet")) console.log(`build: ${entryPoints.length} files compiled to dist/ in ${Date.now() - t0} ms`);
+
+/** The browser console: one Vite build (Preact JSX, uPlot) with hashed asset names under /console/. */
+async function buildConsole(outDir) {
+  const { build: viteBuild } = await import("vite");
+  await viteBuild({
+    root: path.join(root, WEB),
+    base: "/console/",
+    configFile: false,
+    logLevel: "warn",
+    oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+    build: { outDir, emptyOutDir: true, sourcemap: true, target: "es2022", reportCompressedSize: false, chunkSizeWarningLimit: 1024 },
+  });
+}

@@ -2,7 +2,7 @@
 // under the given folders, except generated code (proto/gen) and run output.
 import { existsSync, readdirSync } from "node:fs";
 
-const EXTENSIONS = /\.(ts|mts|cts|js|mjs|cjs)$/;
+const EXTENSIONS = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SKIPPED = new Set(["node_modules", "proto/gen", "bench/results", "data"]);
 
 /** Relative paths, with forward slashes, sorted. Folders that do not exist are skipped. */

@@ -14,12 +14,15 @@ export interface PeerBroker {
   stop(): Promise<void>;
 }
 
-/** A broker client: QoS 1 / acked publishes and a subscription that counts what is delivered. */
+/**
+ * A broker client: QoS 1 / acked publishes, and a subscription whose handler may return a promise: the
+ * client takes no further message until it settles (the consumer's back-pressure while its store is full).
+ */
 export interface PeerClient {
   /** Publishes one message; `done` is called when the broker acknowledged it. */
   publish(payload: Uint8Array, done: (err?: Error) => void): void;
   /** Resolves once the subscription is in place. */
-  subscribe(onMessage: (payload: Uint8Array) => void): Promise<void>;
+  subscribe(onMessage: (payload: Uint8Array) => void | Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 

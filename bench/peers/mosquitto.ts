@@ -63,7 +63,12 @@ export async function connectMosquitto(url: string, clientId: string): Promise<P
       client.publish(TOPIC, b, { qos: 1 }, (err) => done(err ?? undefined));
     },
     async subscribe(onMessage) {
-      client.on("message", (_topic, payload) => onMessage(payload));
+      // handleMessage, not the "message" event: the PUBACK and the next message wait for its callback.
+      client.handleMessage = (packet, done) => {
+        const wait = onMessage(packet.payload as Buffer);
+        if (wait) wait.then(() => done(), (e: Error) => done(e));
+        else done();
+      };
       await client.subscribeAsync(TOPIC, { qos: 1 });
     },
     close: () => client.endAsync(),

@@ -44,7 +44,7 @@ export async function connectNats(url: string, name: string): Promise<PeerClient
       const consumer = await js.consumers.get(STREAM);
       const messages = await consumer.consume();
       void (async () => {
-        for await (const m of messages) onMessage(m.data);
+        for await (const m of messages) await onMessage(m.data);
       })();
     },
     async close() {

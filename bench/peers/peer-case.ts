@@ -1,6 +1,7 @@
 // One case through a peer broker, the same data path shape as ours: sample connector (child) -> FIFO ->
-// producer (child: the agent's FIFO reader, one QoS 1 / acked publish per point, 256 in flight) -> broker
-// (child, persistence on) -> consumer (child) counting what is delivered. Same payloads, rates and clock.
+// producer (child: the agent's FIFO reader, QoS 1 / acked publishes of one point each or of `batch` points
+// packed, 256 in flight) -> broker (child, persistence on) -> consumer (child) storing what is delivered with
+// the cloud's storage code and settings (sink.ts) and counting at the commit. Same payloads, rates and clock.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { startConnector, startIpcChild, waitForFifo, type IpcChild } from "../..
 import { drive, type Progress } from "../../runtime/bench/drive.js";
 import type { LatencySummary } from "../../runtime/bench/latency.js";
 import { ProcWatch } from "../../runtime/bench/proc-stats.js";
+import type { Durability } from "../../cloud/storage/db.js";
 import type { PeerBroker } from "./broker.js";
 import { startMosquitto } from "./mosquitto.js";
 import { startNats } from "./nats.js";
@@ -18,6 +20,8 @@ interface DeliveryStats {
   points: number;
   firstStampNs: number;
   lastCommitNs: number;
+  failed: number;
+  error: string;
   latency?: LatencySummary;
 }
 
@@ -26,6 +30,10 @@ export type PeerName = "mosquitto" | "nats";
 export interface PeerCaseOptions {
   peer: PeerName;
   payload: number;
+  /** Points per message: 1 (a publish per point), or more packed by the producer (batch.ts). */
+  batch?: number;
+  /** The consumer's store, as the cloud's CLOUD_DURABILITY. */
+  durability: Durability;
   rate: number;
   durationS: number;
   maxPoints?: number;
@@ -52,10 +60,14 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
   let connector: ReturnType<typeof startConnector> | undefined;
   try {
     broker = o.peer === "nats" ? await startNats(dir) : await startMosquitto(dir, window);
+    const batch = o.batch ?? 1;
     const common = ["--peer", o.peer, "--url", broker.url];
-    consumer = await startIpcChild("bench/peers/consumer.ts", [...common, ...(o.latency ? ["--latency"] : [])], `${o.peer} consumer`);
+    const store = path.join(dir, "store");
+    fs.mkdirSync(store);
+    const consumerArgs = [...common, "--dir", store, "--durability", o.durability, ...(batch > 1 ? ["--batched"] : []), ...(o.latency ? ["--latency"] : [])];
+    consumer = await startIpcChild("bench/peers/consumer.ts", consumerArgs, `${o.peer} consumer`);
     const fifo = path.join(dir, "up.fifo");
-    producer = await startIpcChild("bench/peers/producer.ts", [...common, "--fifo", fifo, "--window", String(window)], `${o.peer} producer`);
+    producer = await startIpcChild("bench/peers/producer.ts", [...common, "--fifo", fifo, "--window", String(window), "--batch", String(batch)], `${o.peer} producer`);
     await waitForFifo(fifo);
     const cap = o.maxPoints ?? 0;
     const count = o.rate > 0 ? Math.max(1, Math.round(o.rate * o.durationS)) : 0;
@@ -85,12 +97,13 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
     const prod = await producer.stats();
     const notes: string[] = [];
     if (prod.failed) notes.push(`${prod.failed} publishes failed`);
-    if (run.stored < report.sent) notes.push(`incomplete: ${report.sent - run.stored} of ${report.sent} points not delivered within ${run.drainMs / 1000} s`);
+    if (got.failed) notes.push(`${got.failed} points not stored: ${got.error}`);
+    if (run.stored < report.sent) notes.push(`incomplete: ${report.sent - run.stored} of ${report.sent} points not stored by the consumer within ${run.drainMs / 1000} s`);
     const last = got.points >= report.sent ? got.lastCommitNs : run.doneAt || got.lastCommitNs;
     const seconds = Math.max(1e-9, (last - report.first_ns) / 1e9);
     const points = Math.min(run.stored, report.sent);
     return {
-      path: o.peer,
+      path: batch > 1 ? `${o.peer}/batched` : o.peer,
       payloadB: o.payload,
       rate: o.rate,
       sent: report.sent,
@@ -98,7 +111,7 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
       seconds: +seconds.toFixed(3),
       pointsPerS: Math.round(points / seconds),
       MBPerS: +((points * o.payload) / seconds / 1e6).toFixed(2),
-      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to delivery to the consumer" } : undefined,
+      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to the consumer's SQLite commit" } : undefined,
       procs,
       note: notes.join("; "),
     };

@@ -20,12 +20,7 @@ export async function serve(flags: ConfigInput): Promise<void> {
     if (fs.existsSync(file)) throw new Error(`${(err as Error).message}\n${recoveryHint(config.dataDir, file)}`);
     throw err;
   }
-  peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
-  // One write: a reader that waits for the "listening" line gets the lines that belong with it at once.
-  const banner = [`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)`];
-  if (fs.existsSync(file)) banner.push(recoveryHint(config.dataDir, file));
-  if (peer.metricsUrl) banner.push(`cloud-peer metrics on ${peer.metricsUrl}`);
-  process.stdout.write(banner.join("\n") + "\n");
+  // Handlers before the banner: a supervisor that signals as soon as it reads the banner finds them in place.
   const stop = (signal: string) => {
     peer.svc.log.info({ signal }, "shutting down");
     peer.close().then(
@@ -33,6 +28,18 @@ export async function serve(flags: ConfigInput): Promise<void> {
       () => process.exit(1),
     );
   };
+  // Renewed certificate files take effect for new connections; open ones (iSCP streams) are not dropped.
+  // (Always handled: `systemctl reload` of a peer without TLS must not end it, SIGHUP's default.)
+  process.on("SIGHUP", () => {
+    if (config.tlsCert) peer.reloadTls();
+    else peer.svc.log.info("SIGHUP: nothing to reload (no --tls-cert)");
+  });
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+  peer.svc.log.info({ url: peer.url, data: config.dataDir, durability: config.durability }, "cloud peer listening");
+  // One write: a reader that waits for the "listening" line gets the lines that belong with it at once.
+  const banner = [`cloud-peer listening on ${peer.url} (API ${peer.url}/api, OpenAPI ${peer.url}/api/openapi.json)`];
+  if (fs.existsSync(file)) banner.push(recoveryHint(config.dataDir, file));
+  if (peer.metricsUrl) banner.push(`cloud-peer metrics on ${peer.metricsUrl}`);
+  process.stdout.write(banner.join("\n") + "\n");
 }

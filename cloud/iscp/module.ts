@@ -9,6 +9,7 @@ import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
 import { errorBodyJson } from "../http/error-reply.js";
 import { Invalid } from "../errors.js";
 import { defineRoute } from "../http/route.js";
+import { edgeConnectionsRoute } from "./routes/edge-connections.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
@@ -58,7 +59,7 @@ function parseListen(listen: string): { host: string; port: number } {
 
 export const brokerModule: CloudModule = {
   name: "broker",
-  routes: [issueTicket, connect],
+  routes: [issueTicket, connect, edgeConnectionsRoute],
   async attach(server, svc) {
     const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
@@ -77,9 +78,13 @@ export const brokerModule: CloudModule = {
       await loadQuicServer().catch((e: unknown) => {
         throw e instanceof QuicUnavailableError ? new Error(`--iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): ${e.message}; leave it unset to serve iSCP over WebSocket only`) : e;
       });
-      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), { cert: svc.config.iscpQuicCert, key: svc.config.iscpQuicKey });
+      // QUIC's own pair if given, else the HTTPS one (loadConfig checked both pairs), else a self-signed one.
+      const { iscpQuicCert, iscpQuicKey, tlsCert, tlsKey } = svc.config;
+      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey });
       const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;
+      // Serving the HTTPS pair: a renewal reloaded on SIGHUP applies to QUIC's new connections too.
+      if (!iscpQuicCert && tlsCert) svc.onTlsReload.push((pair) => quic.setCertificate(pair));
       svc.onClose.push(() => quic.close());
       svc.log.info({ host, port: quic.port }, "iSCP over QUIC listening");
     }

@@ -171,3 +171,29 @@ export const ChunksResult = Schema.Struct({
 });
 
 export const SequenceSummary = Schema.Struct({ status: Schema.String });
+
+/** The reduced series (min/max per time bucket) of one data ID, for plots. */
+export const SeriesQuery = Schema.Struct({
+  data_type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  data_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  field: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))),
+  start: TimeQuery,
+  end: TimeQuery,
+  buckets: Schema.optionalWith(IntFromQuery(1, 10_000), { default: () => 1000 }),
+});
+
+const Numbers = Schema.Array(Schema.Number);
+export const SeriesResponse = Schema.Struct({
+  measurement_uuid: Schema.String,
+  data_type: Schema.String,
+  data_id: Schema.String,
+  basetime: Schema.String,
+  start: Schema.String,
+  end: Schema.String,
+  bucket_count: Schema.Int,
+  point_count: Schema.Int,
+  skipped_count: Schema.Int,
+  buckets: Schema.Struct({ time_min: Numbers, min: Numbers, time_max: Numbers, max: Numbers, count: Numbers }).annotations({
+    description: "Columns, one entry per non-empty bucket in time order; times are seconds since the base time",
+  }),
+});

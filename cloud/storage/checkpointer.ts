@@ -4,7 +4,8 @@
 // checkpoint beside the writer (it blocks no one), then a second one under the writer's lock, which copies
 // only what was committed meanwhile: the WAL is then fully checkpointed, so the next write starts it over
 // (a WAL checkpointed only beside a busy writer is never complete and would grow without end).
-import sqlite3 from "sqlite3";
+import type sqlite3 from "sqlite3";
+import { loadSqlite3 } from "./sqlite-module.js";
 
 /** How often a round runs while the database is used. */
 const INTERVAL_MS = 200;
@@ -29,8 +30,9 @@ export class Checkpointer {
 
   /** `synchronous`: the writer's level (db.ts), so a checkpoint syncs as the writer's commits do. */
   static async open(file: string, underLock: WriterLock, synchronous: "FULL" | "NORMAL"): Promise<Checkpointer> {
+    const { Database, OPEN_READWRITE } = await loadSqlite3();
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-      const c = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
+      const c = new Database(file, OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
     });
     await new Promise<void>((resolve, reject) => conn.exec(`PRAGMA synchronous = ${synchronous}`, (err) => (err ? reject(err) : resolve())));
     return new Checkpointer(conn, underLock);

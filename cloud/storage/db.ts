@@ -1,8 +1,9 @@
 // A small promise wrapper over one sqlite3 connection. SQLite serialises writers anyway; we keep
 // one connection and a lock so that a transaction's statements never interleave with others'.
 import fs from "node:fs";
-import sqlite3 from "sqlite3";
+import type sqlite3 from "sqlite3";
 import { Checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer.js";
+import { loadSqlite3 } from "./sqlite-module.js";
 
 /**
  * What an acknowledged write survives. power-loss: every commit fsyncs the WAL (`synchronous = FULL`), so a
@@ -118,8 +119,9 @@ export class SqliteDb implements Db {
 
   static async open(file: string, opts: { durability?: Durability } = {}): Promise<SqliteDb> {
     const synchronous = synchronousOf(opts.durability ?? "power-loss");
+    const { Database } = await loadSqlite3();
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-      const c = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(c)));
+      const c = new Database(file, (err) => (err ? reject(err) : resolve(c)));
     });
     // Hashes, keys and tokens live here: owner-only, whatever the data directory's mode (the WAL and
     // shared-memory files SQLite creates next take the database file's permissions).

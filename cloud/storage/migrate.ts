@@ -28,7 +28,17 @@ export function migrate(db: Db, migrations: Migration[]): Promise<number[]> {
     await db.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
     );
-    const done = new Set((await db.all<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => r.version));
+    const rows = await db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
+    const done = new Set(rows.map((r) => r.version));
+    // A downgrade: this code would run on tables it does not know (and a later upgrade would skip nothing it
+    // needs to redo), so it refuses before touching anything.
+    const known = new Set(migrations.map((m) => m.version));
+    const newer = rows.filter((r) => !known.has(r.version));
+    if (newer.length > 0)
+      throw new Error(
+        `the database was migrated by a newer cloud-peer: it has ${newer.map((r) => `${r.version} (${r.name})`).join(", ")}, which this version does not know ` +
+          `(it knows up to ${Math.max(0, ...known)}); run the newer version again, or restore a backup taken before the upgrade`,
+      );
     const seen = new Set<number>();
     const applied: number[] = [];
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {

@@ -3,12 +3,14 @@
 // transaction's start, whatever the writers commit meanwhile, and it never restarts (the online backup
 // API, stepped page by page, starts over whenever another connection writes between steps).
 import fs from "node:fs";
-import sqlite3 from "sqlite3";
+import type sqlite3 from "sqlite3";
+import { loadSqlite3 } from "./sqlite-module.js";
 
-function openExisting(file: string): Promise<sqlite3.Database> {
+async function openExisting(file: string): Promise<sqlite3.Database> {
+  const { Database, OPEN_READWRITE } = await loadSqlite3();
   // No OPEN_CREATE: a wrong path is an error, never a new empty database.
   return new Promise((resolve, reject) => {
-    const c = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
+    const c = new Database(file, OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
   });
 }
 

@@ -17,6 +17,7 @@ const ENV_VARS: [string, string][] = [
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
   ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
   ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
+  ["AGENT_METRICS", "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost"],
   ["AGENT_METRICS_LISTEN", "host:port serving GET /metrics (Prometheus) to anyone who reaches it (default: off; the socket serves GET /api/v1/metrics)"],
 ];
 
@@ -84,41 +85,52 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level)) throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
   const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
+  const metricsSetting = process.env.AGENT_METRICS ?? "on";
+  if (metricsSetting !== "on" && metricsSetting !== "off") throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
+  if (metricsSetting === "off" && metricsListen) throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
   const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([import("pino"), import("../daemon.js"), import("../api/unix-socket.js")]);
   const log = pino({ level, base: { svc: "edge-agent" } });
-  let agent: Awaited<ReturnType<typeof startAgent>>;
-  try {
-    const caPath = flags.quicCa ?? process.env.AGENT_QUIC_CA;
-    agent = await startAgent({
+  const caPath = flags.quicCa ?? process.env.AGENT_QUIC_CA;
+  // Async, so an unreadable CA file is a failed start like any other.
+  const started = (async () =>
+    startAgent({
       quicCa: caPath ? fs.readFileSync(caPath, "utf8") : undefined,
       socketPath: flags.socket ?? process.env.AGENT_SOCKET ?? DEFAULT_SOCKET,
       dataDir: flags.data ?? process.env.AGENT_DATA ?? DEFAULT_DATA,
       allowDirs: flags.allowDir ?? process.env.AGENT_ALLOW_DIRS?.split(":").filter(Boolean),
       allowEnv: flags.allowEnv ?? process.env.AGENT_ALLOW_ENV?.split(",").filter(Boolean),
       metricsListen,
+      metrics: metricsSetting === "on",
       log,
-    });
-  } catch (e) {
-    const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
-    process.stderr.write(`edge-agent: ${msg}\n`);
-    process.exitCode = 1;
-    return;
-  }
+    }))();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping");
-    agent.close().then(
-      () => process.exit(0),
-      (e) => {
-        log.error({ err: (e as Error).message }, "error while stopping");
-        process.exit(1);
-      },
+    // The socket answers while the agent is still loading: a signal then stops it once it has started
+    // (a start that fails is reported below).
+    started.then(
+      (agent) =>
+        agent.close().then(
+          () => process.exit(0),
+          (e) => {
+            log.error({ err: (e as Error).message }, "error while stopping");
+            process.exit(1);
+          },
+        ),
+      () => undefined,
     );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  try {
+    await started;
+  } catch (e) {
+    const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
+    process.stderr.write(`edge-agent: ${msg}\n`);
+    process.exitCode = 1;
+  }
 }
 
 /** A usage error is a one-line message and exit code 2, never a stack trace. */

@@ -7,6 +7,10 @@ import type { DataPoint } from "../datapoint.js";
 import { ChunkBuilder } from "./chunk-codec.js";
 import { CHUNK_HEADER, type DurableQueue } from "./store.js";
 
+/** A chunk's limits unless told otherwise: it is flushed when it reaches either. */
+export const CHUNK_MAX_POINTS = 8192;
+export const CHUNK_MAX_BYTES = 1024 * 1024;
+
 export interface BatcherOptions {
   flushPolicy: "interval" | "immediately";
   /** Milliseconds (flush_interval). */
@@ -38,8 +42,8 @@ export class ChunkBatcher {
     private seqOrd: number,
     private readonly opts: BatcherOptions,
   ) {
-    this.maxPoints = opts.maxPoints ?? 8192;
-    this.maxBytes = opts.maxBytes ?? 1024 * 1024;
+    this.maxPoints = opts.maxPoints ?? CHUNK_MAX_POINTS;
+    this.maxBytes = opts.maxBytes ?? CHUNK_MAX_BYTES;
   }
 
   get sequence(): number {

@@ -298,7 +298,7 @@ export const Measurement = Schema.Struct({
 export type Measurement = typeof Measurement.Type;
 
 export const Version = Schema.Struct({ version: Schema.String }).annotations({ identifier: "Version" });
-export const API_VERSION = "1.2.1";
+export { API_VERSION } from "../api/version.js";
 
 export const ErrorBody = Schema.Struct({
   title: Schema.String,

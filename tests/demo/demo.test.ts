@@ -41,6 +41,13 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
   await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain("Ctrl-C stops everything.");
 
+  // The console comes first, with the admin's user name and where its password is; it serves the page.
+  const first = out.split("\n").find((l) => /^\s+\S/.test(l));
+  expect(first).toMatch(new RegExp(`^\\s+console\\s+http://127\\.0\\.0\\.1:${port}/console/\\s+\\(sign in as "admin", password in \\S*admin-password\\)$`));
+  const page = await fetch(`http://127.0.0.1:${port}/console/`);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<div id="app">');
+
   // The data-point URL names the running measurement; with the printed token it serves points, named by the
   // channel's prefix and the connector's name.
   const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];

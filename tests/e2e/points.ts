@@ -25,7 +25,7 @@ export async function writeNumbered(fh: FileHandle, from: number, to: number, o:
 export const indexOf = (p: CloudPoint) => p.payload.readUInt32BE(0);
 
 /** Every numbered point the cloud holds, over all measurements, in index order. */
-export async function cloudIndices(s: Stack, name?: string): Promise<number[]> {
+export async function cloudIndices(s: Pick<Stack, "measurements" | "points">, name?: string): Promise<number[]> {
   const out: number[] = [];
   for (const m of await s.measurements()) {
     for (const p of await s.points(m.uuid)) if (name === undefined || p.name.endsWith(name)) out.push(indexOf(p));

@@ -77,11 +77,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (r.status >= 400) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const cloudGet = async (p: string) => {
-    const r = await fetch(`${s.peer.url}/api${p}`, { headers: { "X-Intdash-Token": token } });
-    if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
-    return r;
-  };
 
   const s: Stack = {
     dir,
@@ -135,22 +130,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (existing.status === 200) await call("PATCH", `${collection}/${encodeURIComponent(String(item.id))}`, rest);
       else await call("POST", collection, item);
     },
-    async measurements() {
-      const r = await cloudGet(`/v1/projects/${demo.projectUuid}/measurements?per_page=200`);
-      return ((await r.json()) as { items: never[] }).items;
-    },
-    async points(uuid) {
-      const r = await cloudGet(`/v1/projects/${demo.projectUuid}/data?name=${uuid}&time_format=ns`);
-      const out: CloudPoint[] = [];
-      for (const line of (await r.text()).split("\n")) {
-        if (line === "") continue;
-        const p = JSON.parse(line) as { data_type: string; data_id: string; data: { d: string } };
-        // Nanosecond epoch times exceed 2^53: read the digits, not JSON.parse's double.
-        const time = BigInt(/^\{"time":"?(-?\d+)/.exec(line)![1]!);
-        out.push({ time, type: p.data_type, name: p.data_id, payload: Buffer.from(p.data.d, "base64") });
-      }
-      return out;
-    },
+    ...cloudData(() => s.peer.url, token, demo.projectUuid),
     async close() {
       await s.stopAgent("SIGKILL").catch(() => undefined);
       await s.peer.close().catch(() => undefined);
@@ -164,6 +144,33 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     throw e;
   }
   return s;
+}
+
+/** A project's measurements and their points, read back through the cloud's REST API (`url` may change on restart). */
+export function cloudData(url: () => string, token: string, projectUuid: string): Pick<Stack, "measurements" | "points"> {
+  const cloudGet = async (p: string) => {
+    const r = await fetch(`${url()}/api${p}`, { headers: { "X-Intdash-Token": token } });
+    if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
+    return r;
+  };
+  return {
+    async measurements() {
+      const r = await cloudGet(`/v1/projects/${projectUuid}/measurements?per_page=200`);
+      return ((await r.json()) as { items: never[] }).items;
+    },
+    async points(uuid) {
+      const r = await cloudGet(`/v1/projects/${projectUuid}/data?name=${uuid}&time_format=ns`);
+      const out: CloudPoint[] = [];
+      for (const line of (await r.text()).split("\n")) {
+        if (line === "") continue;
+        const p = JSON.parse(line) as { data_type: string; data_id: string; data: { d: string } };
+        // Nanosecond epoch times exceed 2^53: read the digits, not JSON.parse's double.
+        const time = BigInt(/^\{"time":"?(-?\d+)/.exec(line)![1]!);
+        out.push({ time, type: p.data_type, name: p.data_id, payload: Buffer.from(p.data.d, "base64") });
+      }
+      return out;
+    },
+  };
 }
 
 /** Opens a FIFO for writing once the agent has created it (as a device connector does). */

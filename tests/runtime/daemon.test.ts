@@ -34,8 +34,9 @@ function runDaemon(args: string[], env: Record<string, string> = {}): Daemon {
   return { child, stderr: () => err, exited };
 }
 
+/** The agent has opened its data: a settings read waits for that (GET /version is answered before). */
 async function ready(api: ApiClient) {
-  await eventually(async () => (await api.get("/version")).status === 200, 30_000);
+  await eventually(async () => (await api.get("/connection")).status === 200, 30_000);
 }
 
 /** True while a process with exactly this command line (`sleep <marker>`) exists. */

@@ -88,7 +88,7 @@ describe("check-imports", () => {
     ...files,
   });
 
-  it("flags value cycles, runtime -> cloud, machines -> runtime values, proto and lib reaching out", () => {
+  it("flags value cycles, runtime -> cloud, machines -> runtime values, proto and lib reaching out, the agent's sqlite3", () => {
     const r = runOn(
       "check-imports.mjs",
       withConfig({
@@ -98,9 +98,13 @@ describe("check-imports", () => {
         "machines/m.ts": 'import { r } from "../runtime/r.js";\nexport const m = r;\n',
         "proto/p.ts": 'import { m } from "../machines/m.js";\nexport const p = m;\n',
         "lib/l.ts": 'import { p } from "../proto/p.js";\nexport const l = p;\n',
+        "runtime/s.ts": 'import type sqlite3 from "sqlite3";\nexport type S = typeof sqlite3;\n',
+        "cloud/s.ts": 'import sqlite3 from "sqlite3";\nexport const s = sqlite3;\n',
       }),
     );
     expect(r.code).toBe(1);
+    expect(r.out).toContain("agent-not-to-sqlite3: runtime/s.ts → sqlite3");
+    expect(r.out).not.toContain("cloud/s.ts →");
     expect(r.out).toMatch(/no-value-cycle: cloud\/a\.ts/);
     expect(r.out).toContain("runtime-not-to-cloud: runtime/r.ts → cloud/a.ts");
     expect(r.out).toContain("machines-not-to-runtime-values: machines/m.ts → runtime/r.ts");

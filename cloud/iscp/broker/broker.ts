@@ -97,7 +97,7 @@ export interface IscpQuicOptions extends IscpBrokerOptions {
  * Listens for iSCP over QUIC; every negotiated connection runs the broker's protocol. The QUIC library is
  * loaded here, on demand (QuicUnavailableError where it cannot load).
  */
-export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; close(): Promise<void> }> {
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; setCertificate(pem: { key: string; cert: string }): void; close(): Promise<void> }> {
   const broker = opts.broker ?? new IscpBroker(opts);
   const L = broker.hub.limits;
   const log = broker.hub.logger;
@@ -117,5 +117,5 @@ export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: numb
     onError: (err) => log.warn({ err: String(err) }, "iscp quic server error"),
   });
   broker.onClose(quic.close);
-  return { port: quic.port, broker, close: quic.close };
+  return { port: quic.port, broker, setCertificate: quic.setCertificate, close: quic.close };
 }

@@ -15,6 +15,8 @@ import * as down from "./downstream-handlers.js";
 
 type State = "connecting" | "authenticating" | "open" | "closed";
 const NIL_PROJECT = "00000000-0000-0000-0000-000000000000";
+/** What a kept message costs beyond its bytes (its object and list slot): a flood of tiny ones counts too. */
+const BACKLOG_OVERHEAD_BYTES = 64;
 const CLIENT_ONLY = new Set([
   "upstreamOpenRequest", "upstreamResumeRequest", "upstreamCloseRequest", "upstreamChunk", "upstreamMetadata",
   "downstreamOpenRequest", "downstreamResumeRequest", "downstreamCloseRequest", "downstreamChunkAck", "downstreamMetadataAck",
@@ -34,6 +36,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private serverRequestId = 1;
   private nextUpAlias = 1;
   private backlog: Uint8Array[] = [];
+  private backlogBytes = 0;
   private connectTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
@@ -52,6 +55,11 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
 
   get isOpen(): boolean {
     return this.state === "open";
+  }
+
+  /** Bytes (with a per-message overhead) of the messages kept while the ConnectRequest is authenticated. */
+  get connectBacklogBytes(): number {
+    return this.backlogBytes;
   }
 
   start(): void {
@@ -128,6 +136,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private onFrame(frame: Uint8Array): void {
     if (this.state === "closed") return;
     if (this.state === "authenticating") {
+      this.backlogBytes += frame.length + BACKLOG_OVERHEAD_BYTES;
+      const limit = this.hub.limits.maxConnectBacklogBytes;
+      if (this.backlogBytes > limit) return this.disconnect(ResultCode.RATE_LIMIT_REACHED, `more than ${limit} bytes of messages before the ConnectResponse`);
       this.backlog.push(frame);
       return;
     }
@@ -259,6 +270,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     const project = (req.extensionFields?.intdash?.projectUuid || NIL_PROJECT).toLowerCase();
     const nodeId = req.nodeId ?? "";
     this.state = "authenticating";
+    // Nothing is read while the token is checked (a slow check must not let a client fill memory): what the
+    // transport read already is kept in the backlog, the rest waits in the socket (TCP backpressure).
+    this.transport.pauseInput?.();
     let auth;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -286,7 +300,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     this.startPing(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
     const backlog = this.backlog;
     this.backlog = [];
+    this.backlogBytes = 0;
     for (const f of backlog) this.onFrame(f);
+    // Unless the backlog's chunks paused the input for storage meanwhile (storeStarted).
+    if (!this.inputPaused && this.state === "open") this.transport.resumeInput?.();
   }
 
   private startPing(intervalSec: number, timeoutSec: number): void {
@@ -354,6 +371,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     }
     this.upstreams.clear();
     this.downstreams.clear();
+    this.backlog = [];
     this.hub.logger.debug({ remote: this.remote, nodeId: this.nodeId, reason }, "iscp connection closed");
   }
 }

@@ -88,6 +88,12 @@ export interface IscpLimits {
    * the network bounds memory instead of growing it.
    */
   maxPendingStoreChunks: number;
+  /**
+   * Messages a client sends after its ConnectRequest, kept until the token check answers (bytes, plus a
+   * fixed overhead per message). The broker stops reading the connection meanwhile, so only what was read
+   * already lands here; beyond it the client is disconnected (RATE_LIMIT_REACHED).
+   */
+  maxConnectBacklogBytes: number;
 }
 
 export const DEFAULT_LIMITS: IscpLimits = {
@@ -111,6 +117,7 @@ export const DEFAULT_LIMITS: IscpLimits = {
   reliableUnackedChunks: 10_000,
   transportHighWaterBytes: 1024 * 1024,
   maxPendingStoreChunks: 256,
+  maxConnectBacklogBytes: 8 * 1024 * 1024,
 };
 
 export interface Logger {

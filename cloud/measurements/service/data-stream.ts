@@ -188,7 +188,7 @@ async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, m
 }
 
 /** Each row's payload: held in the row (written before payload files), or read from its sequence's file. */
-async function payloadsOf(files: PayloadFiles, rows: readonly ChunkRow[]): Promise<Array<PromiseSettledResult<Buffer>>> {
+export async function payloadsOf(files: PayloadFiles, rows: readonly ChunkRow[]): Promise<Array<PromiseSettledResult<Buffer>>> {
   const inFiles = rows.filter((r): r is ChunkRow & PayloadRef => r.file_length !== null);
   const read = inFiles.length > 0 ? await files.read(inFiles) : [];
   let i = 0;

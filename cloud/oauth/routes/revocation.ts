@@ -12,6 +12,7 @@ import { grantsRepo } from "../repo/grants.js";
 import { hashSecret } from "../service/secrets.js";
 import { verifyAccessToken } from "../tokens/access-token.js";
 import { NO_STORE, requireForm } from "./token.js";
+import { endSessionOf } from "../signin/session.js";
 
 const RevokeTokenRequest = Schema.Struct({
   client_id: Schema.optional(Schema.String),
@@ -59,7 +60,10 @@ export const revocationRoute = defineRoute({
       const row = await grantsRepo.getRefresh(svc.db, hashSecret(token));
       if (!row) return false;
       // Only the client a refresh token was issued to may revoke it (RFC 7009 2.1).
-      if (row.client_id === clientId) await svc.oauth.issuer.revokeFamily(row.family_id);
+      if (row.client_id !== clientId) return true;
+      await svc.oauth.issuer.revokeFamily(row.family_id);
+      // A browser app signing its user out (the console) also ends the user's sign-in session here.
+      if (row.subject_kind === "user") await endSessionOf(ctx, svc, row.subject_uuid);
       return true;
     }
     async function revokeAccess(token: string): Promise<boolean> {

@@ -27,3 +27,17 @@ export async function sessionUser(ctx: Context, svc: Services): Promise<AccountU
   const user = await svc.oauth.accounts.user(row.user_uuid);
   return user && !user.disabled ? user : undefined;
 }
+
+/**
+ * Ends this browser's sign-in session when it belongs to `userUuid` (signing out of an app that
+ * revokes the user's refresh token must not leave the next authorization request signed in).
+ */
+export async function endSessionOf(ctx: Context, svc: Services, userUuid: string): Promise<void> {
+  const id = ctx.cookies.get(SESSION_COOKIE);
+  if (!id || id.length > 128) return;
+  const digest = hashSecret(id);
+  const row = await sessionsRepo.get(svc.db, digest);
+  if (!row || row.user_uuid !== userUuid) return;
+  await sessionsRepo.delete(svc.db, digest);
+  setCookie(ctx, SESSION_COOKIE, "", { path: SESSION_PATH, sameSite: "Lax", secure: isHttps(svc.config.publicUrl), maxAgeSeconds: 0 });
+}

@@ -106,7 +106,7 @@ function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: 
 }
 
 /** Listens for iSCP QUIC connections; each negotiated one goes to `opts.onTransport`. */
-export async function listenQuic(opts: QuicListenOptions): Promise<{ port: number; close(): Promise<void> }> {
+export async function listenQuic(opts: QuicListenOptions): Promise<{ port: number; setCertificate(pem: { key: string; cert: string }): void; close(): Promise<void> }> {
   const hmacKey = randomBytes(32);
   const server = new QUICServer({
     logger: quietLogger(),
@@ -141,5 +141,6 @@ export async function listenQuic(opts: QuicListenOptions): Promise<{ port: numbe
   const close = async () => {
     await server.stop({ isApp: true, errorCode: 0, force: true }).catch(() => {});
   };
-  return { port: server.port, close };
+  // Each new connection copies the server's config, so a new pair applies to new connections only.
+  return { port: server.port, setCertificate: ({ key, cert }) => server.updateConfig({ key, cert }), close };
 }

@@ -19,10 +19,13 @@ export interface PeerProcess {
   stop(): Promise<void>;
 }
 
-/** `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens. */
-export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
+/**
+ * `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens.
+ * `bin` is this checkout's by default (an installed package's for the install tests).
+ */
+export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}, bin = BIN): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
   const database = await testDatabaseFor(dataDir);
-  const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", dataDir], {
+  const child = spawn(process.execPath, [bin, "--listen", "127.0.0.1:0", "--data", dataDir], {
     env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...(database ? { CLOUD_DATABASE: database } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -31,7 +34,7 @@ export async function spawnPeerAt(dataDir: string, env: Record<string, string> =
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (c) => {
       out += String(c);
-      const m = out.match(/listening on (http:\/\/\S+)/);
+      const m = out.match(/listening on (https?:\/\/\S+)/);
       if (m) resolve(m[1]!);
     });
     child.stderr!.on("data", (c) => (out += String(c)));

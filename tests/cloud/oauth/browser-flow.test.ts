@@ -1,17 +1,13 @@
 // The full authorization-code + PKCE flow in a real browser (Debian chromium via playwright-core):
 // a small client web app (openid-client) sends the browser to the peer, the user signs in on the
 // page by its labelled fields, and the app exchanges the code and calls the API with the token.
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
 import * as oidc from "openid-client";
-import { chromium, type BrowserContext } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { adminToken, bearer, createUser, oidcConfig, passwordToken, registerClient } from "./helpers.js";
-
-const CHROMIUM = "/usr/bin/chromium";
+import { launchChromium, type TestBrowser } from "../../support/browser.js";
 
 /** The relying party: /login starts the flow, /cb finishes it and shows who signed in. */
 async function startClientApp(getConfig: () => oidc.Configuration, peer: () => TestPeer) {
@@ -60,7 +56,7 @@ describe("authorization code + PKCE in a real browser", () => {
   let config: oidc.Configuration;
   let app: { server: http.Server; origin: string };
   let context: BrowserContext;
-  let profile: string;
+  let browser: TestBrowser;
 
   beforeAll(async () => {
     peer = await startTestPeer();
@@ -71,19 +67,14 @@ describe("authorization code + PKCE in a real browser", () => {
       name: "Browser Test App", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [`${app.origin}/cb`],
     });
     config = oidcConfig(peer, client.client_id, oidc.ClientSecretBasic(client.client_secret));
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), "chromium-profile-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await new Promise((r) => app?.server.close(r));
     await peer?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   it("signs in through the page, then reuses the session without asking again", async () => {

@@ -8,6 +8,7 @@ import { numberedFrame, writeNumbered } from "../../e2e/points.js";
 import { openFifoWriter, startStack, streamThroughRt, until, type Stack } from "../../e2e/stack.js";
 import { metric } from "../../support/prometheus.js";
 import { tempDir } from "../../support/agent.js";
+import { ApiClient } from "../../../runtime/cli/client.js";
 
 let s: Stack;
 beforeAll(async () => {
@@ -106,5 +107,32 @@ describe("--metrics-listen", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
     expect(code).toBe(2);
     expect(err).toContain('--metrics-listen / AGENT_METRICS_LISTEN "localhost:http": expected host:port');
+  }, 60_000);
+
+  it("AGENT_METRICS=off: no metrics at all (the bench's comparison), and no --metrics-listen with it", async () => {
+    const dir = await tempDir("agent-metrics-off-");
+    const bin = path.resolve(import.meta.dirname, "../../../bin/edge-agent.mjs");
+    const socket = path.join(dir, "agent.sock");
+    const child = spawn(process.execPath, [bin, "--socket", socket, "--data", path.join(dir, "data")], { stdio: "ignore", env: { ...process.env, AGENT_METRICS: "off" } });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+      const api = new ApiClient(socket);
+      await until(async () => (await api.request("GET", "/version").catch(() => undefined))?.status === 200, 30_000, "the agent's socket");
+      expect((await api.request("GET", "/metrics")).status).toBe(404);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    for (const [env, message] of [
+      [{ AGENT_METRICS: "off", AGENT_METRICS_LISTEN: "127.0.0.1:0" }, "AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve"],
+      [{ AGENT_METRICS: "no" }, 'AGENT_METRICS "no": expected on or off'],
+    ] as const) {
+      const bad = spawn(process.execPath, [bin, "--socket", "/nonexistent/x.sock"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+      let err = "";
+      bad.stderr!.on("data", (c) => (err += String(c)));
+      expect(await new Promise<number | null>((resolve) => bad.once("exit", (c) => resolve(c)))).toBe(2);
+      expect(err).toContain(message);
+    }
   }, 60_000);
 });

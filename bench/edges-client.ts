@@ -1,0 +1,146 @@
+// The many-edges bench's client side, a child process: one iSCP connection over WebSocket per edge of its
+// slice (--edges-file: [{uuid, secret}]), each with one persisted upstream (QoS partial, as the agent sends)
+// writing --rate points/s of --payload bytes, flushed every --flush-ms (the agent's default flush_interval is
+// 5 ms). A point's latency is from the time it was due (the rate's schedule) to its chunk's ack, which the cloud
+// sends after the chunk's SQLite commit. Speaks the bench children's IPC protocol (runtime/bench/children.ts):
+// {type: "stats", reset: true} answers and starts a new measured window.
+//   node --import tsx bench/edges-client.ts --url URL --project UUID --edges-file F --rate R [--payload 16] [--flush-ms 5]
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import { connectWebSocket } from "../proto/transport/ws/client.js";
+import { QoS } from "../proto/wire/message.js";
+import { monoNs } from "../runtime/bench/latency.js";
+import { fetchToken } from "../runtime/deferred/cloud-auth.js";
+import { IscpClient } from "../runtime/iscp/conn.js";
+import type { ClientUpstream } from "../runtime/iscp/upstream.js";
+
+const { values } = parseArgs({
+  options: {
+    url: { type: "string" },
+    project: { type: "string" },
+    "edges-file": { type: "string" },
+    rate: { type: "string" },
+    payload: { type: "string", default: "16" },
+    "flush-ms": { type: "string", default: "5" },
+  },
+});
+const url = values.url!;
+const rate = Number(values.rate);
+const payloadB = Math.max(16, Number(values.payload));
+const flushMs = Number(values["flush-ms"]);
+const edges = JSON.parse(fs.readFileSync(values["edges-file"]!, "utf8")) as Array<{ uuid: string; secret: string }>;
+const DATA_ID = { name: "bench/edge", type: "bytes" };
+/** Connections set up at once (token, WebSocket, iSCP connect, upstream open). */
+const CONNECT_CONCURRENCY = 16;
+
+interface Edge {
+  client: IscpClient;
+  up: ClientUpstream;
+  sent: number;
+  /** Per chunk sequence number: the index of its first point and how many it holds. */
+  chunks: Map<number, [number, number]>;
+}
+
+const stats = { connected: 0, connectErrors: 0, connectS: 0, sent: 0, acked: 0, ackErrors: 0, stateChanges: 0, firstError: "" };
+/** Latency samples (ms) of the measured window, handed to the parent whole so it can merge the clients'. */
+let samples = new Float32Array(1 << 16);
+let nSamples = 0;
+function addSample(ms: number): void {
+  if (nSamples === samples.length) {
+    const grown = new Float32Array(samples.length * 2);
+    grown.set(samples);
+    samples = grown;
+  }
+  samples[nSamples++] = ms;
+}
+const note = (e: unknown) => (stats.firstError ||= (e as Error).message ?? String(e));
+/** When every edge's schedule started (set once all are connected): point k of an edge is due at startNs + k/rate. */
+let startNs = 0;
+const dueAt = (k: number) => startNs + (k * 1e9) / rate;
+
+async function open(e: { uuid: string; secret: string }): Promise<Edge> {
+  const token = await fetchToken({ server_url: url, project_uuid: values.project!, edge_uuid: e.uuid, client_secret: e.secret });
+  const client = await IscpClient.connect({
+    transport: () => connectWebSocket({ url: `${url.replace(/^http/, "ws")}/api/iscp/connect` }),
+    token: token.accessToken,
+    nodeId: e.uuid,
+    projectUuid: values.project!,
+    reconnect: false,
+  });
+  client.onStateChange((s, why) => {
+    if (s === "closed" && stopping) return;
+    stats.stateChanges++;
+    note(new Error(`connection ${s}${why ? `: ${why}` : ""}`));
+  });
+  const up = await client.openUpstream({ sessionId: randomUUID(), qos: QoS.PARTIAL, persist: true });
+  const edge: Edge = { client, up, sent: 0, chunks: new Map() };
+  up.onAck((results) => {
+    const now = monoNs();
+    for (const r of results) {
+      const c = edge.chunks.get(r.sequenceNumber);
+      edge.chunks.delete(r.sequenceNumber);
+      if (r.resultCode !== 0) {
+        stats.ackErrors++;
+        note(new Error(`chunk refused: ${r.resultString} (${r.resultCode})`));
+        continue;
+      }
+      if (!c) continue;
+      stats.acked += c[1];
+      for (let k = c[0]; k < c[0] + c[1]; k++) addSample((now - dueAt(k)) / 1e6);
+    }
+  });
+  return edge;
+}
+
+const live: Edge[] = [];
+let stopping = false;
+const started = monoNs();
+for (let i = 0; i < edges.length; i += CONNECT_CONCURRENCY) {
+  const got = await Promise.allSettled(edges.slice(i, i + CONNECT_CONCURRENCY).map(open));
+  for (const g of got) {
+    if (g.status === "fulfilled") live.push(g.value);
+    else {
+      stats.connectErrors++;
+      note(g.reason);
+    }
+  }
+}
+stats.connected = live.length;
+stats.connectS = +((monoNs() - started) / 1e9).toFixed(2);
+
+// Every edge's schedule starts now; each flush sends the points that fell due since the last one (the chunk is
+// encoded at flush, so all points may share one payload buffer).
+const payload = Buffer.alloc(payloadB, 0x5a);
+startNs = monoNs();
+const timer = setInterval(() => {
+  const due = Math.floor(((monoNs() - startNs) / 1e9) * rate);
+  for (const e of live) {
+    if (e.sent >= due) continue;
+    const pts = [];
+    for (let k = e.sent; k < due; k++) pts.push({ elapsedTime: Math.round((k * 1e9) / rate), payload });
+    e.up.write(DATA_ID, pts);
+    e.chunks.set(e.up.flush(), [e.sent, due - e.sent]);
+    stats.sent += due - e.sent;
+    e.sent = due;
+  }
+}, flushMs);
+
+process.send!({ type: "ready", connected: stats.connected, connectErrors: stats.connectErrors });
+process.on("message", (m: { type: string; reset?: boolean }) => {
+  if (m.type === "stats") {
+    const latency = Buffer.from(samples.buffer, 0, nSamples * 4).toString("base64");
+    process.send!({ type: "stats", ...stats, unacked: live.reduce((n, e) => n + e.chunks.size, 0), latency });
+    if (m.reset) {
+      nSamples = 0;
+      stats.acked = 0;
+      stats.sent = 0;
+    }
+  }
+  if (m.type === "stop") {
+    stopping = true;
+    clearInterval(timer);
+    void Promise.allSettled(live.map((e) => e.client.close())).finally(() => process.exit(0));
+  }
+});
+process.on("disconnect", () => process.exit(0));

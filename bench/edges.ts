@@ -1,0 +1,162 @@
+// Many edges into one cloud peer: N iSCP connections over WebSocket (one edge each, each with one persisted
+// upstream) sending R points/s each, flushed every 5 ms as the agent does, into one cloud peer (child,
+// `bin/cloud-peer.mjs` on a temp dir). Reports the latency from each point's due time to its chunk's ack (the
+// cloud acks after the SQLite commit), the cloud's CPU and peak RSS, and every error (refused connections,
+// refused chunks, dropped connections, points not acked). The clients run in --clients child processes
+// (bench/edges-client.ts), so their CPU is not the cloud's.
+//   npm run bench -- edges [--edges N --rate R] [--duration S] [--clients K] [--payload B]
+// Without --edges and --rate it runs 100 edges × 1,000 points/s and 1,000 edges × 100 points/s.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startIpcChild, sleep, type IpcChild } from "../runtime/bench/children.js";
+import { startCloudPeer, type CloudPeer } from "../runtime/bench/cloud-peer.js";
+import { LatencySamples } from "../runtime/bench/latency.js";
+import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
+import { arg, isMain, report, type Row } from "./lib.js";
+
+const WARMUP_S = 1;
+/** Edges set up at once through the cloud's REST API. */
+const SETUP_CONCURRENCY = 8;
+
+interface ClientStats {
+  connected: number;
+  connectErrors: number;
+  connectS: number;
+  sent: number;
+  acked: number;
+  ackErrors: number;
+  stateChanges: number;
+  firstError: string;
+  unacked: number;
+  /** The window's latency samples (ms), a Float32Array in base64. */
+  latency: string;
+}
+
+function positive(name: string, fallback: number): number {
+  const v = Number(arg(name) ?? fallback);
+  if (!(Number.isFinite(v) && v > 0)) throw new Error(`--${name} must be a positive number, not ${arg(name)}`);
+  return v;
+}
+
+export interface EdgesCase {
+  edges: number;
+  rate: number;
+  durationS: number;
+  clients: number;
+  payload: number;
+}
+
+/** N edges of the bench's project, made through the cloud's REST API with its admin token. */
+async function makeEdges(cloud: CloudPeer, n: number): Promise<Array<{ uuid: string; secret: string }>> {
+  const { url, token, projectUuid } = cloud.info;
+  const post = async (p: string, json: unknown) => {
+    const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
+    if (res.status >= 400) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, string>;
+  };
+  const out: Array<{ uuid: string; secret: string }> = [];
+  for (let i = 0; i < n; i += SETUP_CONCURRENCY) {
+    const made = await Promise.all(
+      Array.from({ length: Math.min(SETUP_CONCURRENCY, n - i) }, async (_, j) => {
+        const name = `bench-edge-${i + j}`;
+        const e = await post("/auth/edges", { name, nickname: name });
+        await post(`/auth/projects/${projectUuid}/edges`, { edge_name: e.name, nickname: name });
+        return { uuid: e.uuid!, secret: e.client_secret! };
+      }),
+    );
+    out.push(...made);
+  }
+  return out;
+}
+
+const sum = (xs: ClientStats[], f: (s: ClientStats) => number) => xs.reduce((n, s) => n + f(s), 0);
+
+export async function runEdgesCase(o: EdgesCase): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-edges-"));
+  let cloud: CloudPeer | undefined;
+  const clients: Array<IpcChild<unknown, ClientStats>> = [];
+  try {
+    cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: false });
+    const edges = await makeEdges(cloud, o.edges);
+    const k = Math.min(o.clients, o.edges);
+    for (let c = 0; c < k; c++) {
+      const file = path.join(dir, `edges-${c}.json`);
+      fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
+      const args = ["--url", cloud.info.url, "--project", cloud.info.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload)];
+      clients.push(await startIpcChild("bench/edges-client.ts", args, `edges client ${c}`, 600_000));
+    }
+    await sleep(WARMUP_S * 1000);
+    const watch = new ProcWatch("cloud", cloud.child.pid!).begin();
+    const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
+    const load1 = loadAverage()[0];
+    const begin = await Promise.all(clients.map((c) => c.stats({ reset: true })));
+    const t0 = process.hrtime.bigint();
+    await sleep(o.durationS * 1000);
+    const end = await Promise.all(clients.map((c) => c.stats({ reset: false })));
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpu = watch.end();
+    const clientCpuS = clientWatches.reduce((n, w) => n + (w.end()?.cpuS ?? 0), 0);
+    const samples = new LatencySamples();
+    for (const s of end) {
+      const b = Uint8Array.from(Buffer.from(s.latency, "base64")); // a copy: aligned for the Float32Array view
+      for (const v of new Float32Array(b.buffer)) samples.add(v);
+    }
+    const lat = samples.summary();
+    const connected = sum(begin, (s) => s.connected);
+    const errors = sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges);
+    const offered = o.edges * o.rate;
+    const acked = sum(end, (s) => s.acked);
+    const unacked = sum(end, (s) => s.unacked);
+    const notes = end.map((s) => s.firstError).filter(Boolean);
+    const row: Row = {
+      edges: o.edges,
+      rate_per_edge: o.rate,
+      payload_B: o.payload,
+      connected,
+      connect_s: Math.max(...begin.map((s) => s.connectS)),
+      seconds: +seconds.toFixed(2),
+      offered_points_per_s: offered,
+      acked_points_per_s: Math.round(acked / seconds),
+      p50_ms: lat.p50Ms,
+      p99_ms: lat.p99Ms,
+      max_ms: lat.maxMs,
+      unacked_chunks_at_end: unacked,
+      errors,
+      "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined,
+      rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined,
+      // All client processes together, % of one core: near 100 × --clients, the clients (not the cloud) limit.
+      "cpu_clients_%": Math.round((clientCpuS / seconds) * 100),
+      load1,
+    };
+    if (notes.length) row.note = notes.join("; ");
+    return row;
+  } finally {
+    await Promise.allSettled(clients.map((c) => c.stop()));
+    await cloud?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function cases(): EdgesCase[] {
+  const durationS = positive("duration", 10);
+  const clients = Math.round(positive("clients", 2));
+  const payload = Math.max(16, Math.round(positive("payload", 16)));
+  if (arg("edges") === undefined && arg("rate") === undefined)
+    return [
+      { edges: 100, rate: 1000, durationS, clients, payload },
+      { edges: 1000, rate: 100, durationS, clients, payload },
+    ];
+  return [{ edges: Math.round(positive("edges", 100)), rate: positive("rate", 1000), durationS, clients, payload }];
+}
+
+export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const c of cases()) {
+    process.stderr.write(`edges bench: ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`);
+    rows.push(await runEdgesCase(c));
+  }
+  return rows;
+}
+
+if (isMain(import.meta.url)) console.log(`results: ${report("edges", await run())}`);

@@ -1,0 +1,160 @@
+// One measurement: what it is, the data IDs it holds, its numeric series plotted (reduced by the
+// server to the plot's width, finer when zoomed, following a running measurement live), the other
+// data in tables, and downloads.
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { api, q } from "../api";
+import { ErrorNote, Section } from "../common";
+import { fmtCount, fmtDuration, fmtTime } from "../format";
+import { useLoad } from "../hooks";
+import { followMeasurement } from "../live";
+import { isNumericType } from "../values";
+import type { Measurement } from "./measurements";
+import { useEdgeNames } from "./measurements";
+import { Plot, type PlotSeries } from "./plot";
+import { DataTable, Downloads } from "./data-table";
+
+interface DataId {
+  data_type: string;
+  data_id: string;
+}
+
+interface Reduced {
+  basetime: string;
+  point_count: number;
+  buckets: { time_min: number[]; min: number[]; time_max: number[]; max: number[] };
+}
+
+const MAX_PLOTTED = 8;
+const idKey = (d: DataId) => `${d.data_type}:${d.data_id}`;
+
+/** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
+function toSeries(label: string, r: Reduced): PlotSeries {
+  const base = Date.parse(r.basetime) / 1000;
+  const times: number[] = [];
+  const values: number[] = [];
+  const b = r.buckets;
+  for (let i = 0; i < b.min.length; i++) {
+    const pair: [number, number][] = [[b.time_min[i]!, b.min[i]!], [b.time_max[i]!, b.max[i]!]];
+    if (pair[0][0] > pair[1][0]) pair.reverse();
+    for (const [t, v] of pair) {
+      if (times.length && times[times.length - 1] === base + t) continue;
+      times.push(base + t);
+      values.push(v);
+    }
+  }
+  return { label, times, values };
+}
+
+export function MeasurementPage({ project, uuid }: { project: string; uuid: string }) {
+  const meas = useLoad(() => api<Measurement>(`/v1/projects/${project}/measurements/${uuid}`), [project, uuid], { pollMs: 2000, poll: (m) => m?.status !== "finished" });
+  const ids = useLoad(() => api<{ items: DataId[] }>(`/v1/projects/${project}/data_ids${q({ name: uuid })}`).then((r) => r.items), [project, uuid], {
+    pollMs: 3000,
+    poll: () => meas.data?.status === "measuring",
+  });
+  const edges = useEdgeNames(project);
+  const numeric = (ids.data ?? []).filter((d) => isNumericType(d.data_type) && d.data_type !== "json");
+  const others = (ids.data ?? []).filter((d) => !numeric.includes(d));
+  const [hidden, setHidden] = useState<Set<string>>(new Set());
+  const plotted = numeric.filter((d) => !hidden.has(idKey(d))).slice(0, MAX_PLOTTED);
+  const [zoom, setZoom] = useState<[number, number] | undefined>();
+  const [tick, setTick] = useState(0);
+  const running = meas.data?.status === "measuring";
+
+  const m = meas.data;
+  const base = m ? Date.parse(m.basetime) / 1000 : 0;
+  const fullEnd = m ? base + Math.max(m.duration / 1e6, 0.001) : 1;
+  const range: [number, number] = zoom ?? [base, running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd];
+
+  // Live: refetch on each measurement event, and at least every 2 s while measuring.
+  useEffect(() => {
+    if (!running || zoom) return;
+    const stop = followMeasurement(project, uuid, () => setTick((t) => t + 1));
+    const poll = setInterval(() => setTick((t) => t + 1), 2000);
+    return () => {
+      stop();
+      clearInterval(poll);
+    };
+  }, [running, zoom, project, uuid]);
+
+  const plotKey = plotted.map(idKey).join("|");
+  const series = useLoad(
+    async () => {
+      if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>() };
+      const buckets = Math.min(4000, Math.max(200, Math.round(window.innerWidth)));
+      const toIso = (s: number) => new Date(s * 1000).toISOString();
+      const window_ = zoom ? { start: toIso(zoom[0]), end: toIso(zoom[1] + 0.001) } : {};
+      const all = await Promise.all(
+        plotted.map((d) => api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, buckets, ...window_ })}`)),
+      );
+      return { series: all.map((r, i) => toSeries(idKey(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
+    },
+    [plotKey, m?.basetime, zoom?.[0], zoom?.[1], tick, !!m],
+  );
+  const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
+  const span = range[1] - range[0];
+  const total = [...(series.data?.counts.values() ?? [])].reduce((a, b) => a + b, 0);
+
+  return (
+    <>
+      <Section title={m ? `Measurement ${m.name || m.uuid}` : "Measurement"} actions={<a href={`#/measurements?project=${project}`}>All measurements</a>}>
+        <ErrorNote error={meas.error} />
+        {m && (
+          <dl class="facts">
+            <dt>Edge</dt><dd>{edges.data?.get(m.edge_uuid) ?? m.edge_uuid}</dd>
+            <dt>Base time</dt><dd>{fmtTime(m.basetime)}</dd>
+            <dt>Duration</dt><dd>{fmtDuration(m.duration / 1e6)}</dd>
+            <dt>Status</dt><dd><span class={`badge ${m.status}`}>{m.status}</span></dd>
+            <dt>Points</dt><dd>{fmtCount(m.received_data_points)} / {fmtCount(m.sequences.expected_data_points)}</dd>
+          </dl>
+        )}
+        {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
+      </Section>
+      <Section title="Data IDs">
+        <ErrorNote error={ids.error} />
+        <table class="list" aria-label="Data IDs">
+          <thead>
+            <tr><th scope="col">Plot</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col" class="num">Points</th></tr>
+          </thead>
+          <tbody>
+            {(ids.data ?? []).map((d) => (
+              <tr key={idKey(d)}>
+                <td>
+                  {numeric.includes(d) && (
+                    <input type="checkbox" aria-label={`Plot ${d.data_id}`} checked={!hidden.has(idKey(d))}
+                      onChange={() => setHidden((h) => { const n = new Set(h); n.has(idKey(d)) ? n.delete(idKey(d)) : n.add(idKey(d)); return n; })} />
+                  )}
+                </td>
+                <td>{d.data_id}</td>
+                <td>{d.data_type}</td>
+                <td class="num">{fmtCount(series.data?.counts.get(idKey(d)))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+      {plotted.length > 0 && (
+        <Section
+          title="Plot"
+          actions={
+            <div class="toolbar">
+              <button type="button" onClick={() => setZoom([range[0] - span / 4, range[1] - span / 4])}>Pan left</button>
+              <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] + span / 4])}>Pan right</button>
+              <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] - span / 4])}>Zoom in</button>
+              <button type="button" onClick={() => setZoom([range[0] - span / 2, range[1] + span / 2])}>Zoom out</button>
+              <button type="button" disabled={!zoom} onClick={() => setZoom(undefined)}>{running ? "Follow live" : "Show all"}</button>
+            </div>
+          }
+        >
+          <ErrorNote error={series.error} />
+          <p class="hint">{running && !zoom ? "Live: following the running measurement. " : ""}Drag across the plot to zoom in.</p>
+          <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
+            {series.data && series.data.series.length > 0 && <Plot series={series.data.series} range={range} onZoom={onZoom} label={`Plot of ${plotted.map((d) => d.data_id).join(", ")}`} />}
+          </div>
+        </Section>
+      )}
+      {others.map((d) => (
+        <DataTable key={idKey(d)} project={project} uuid={uuid} dataType={d.data_type} dataId={d.data_id} refresh={running ? tick : 0} />
+      ))}
+    </>
+  );
+}

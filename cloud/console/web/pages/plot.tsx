@@ -1,0 +1,71 @@
+// A uPlot chart of several series on one time axis. Dragging across it selects a range to zoom into
+// (the page then asks the server for that finer slice); the legend reads the values at the cursor.
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+
+export interface PlotSeries {
+  label: string;
+  /** Epoch seconds, ascending. */
+  times: number[];
+  values: number[];
+}
+
+const COLORS = ["#1f6fd1", "#d1401f", "#2a9d4b", "#8e44ad", "#c98a00", "#00838f", "#b0306a", "#5d6d7e"];
+
+/** One x column for all series (the union of their times), each series null where it has no point. */
+export function align(series: PlotSeries[]): uPlot.AlignedData {
+  const xs = [...new Set(series.flatMap((s) => s.times))].sort((a, b) => a - b);
+  const index = new Map(xs.map((x, i) => [x, i]));
+  const ys = series.map((s) => {
+    const col: (number | null)[] = new Array(xs.length).fill(null);
+    s.times.forEach((t, i) => (col[index.get(t)!] = s.values[i]!));
+    return col;
+  });
+  return [xs, ...ys] as uPlot.AlignedData;
+}
+
+export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | undefined>(undefined);
+  const zoom = useRef(onZoom);
+  zoom.current = onZoom;
+  const rangeNow = useRef(range);
+  rangeNow.current = range;
+  const key = series.map((s) => s.label).join("\n");
+
+  useEffect(() => {
+    const el = box.current!;
+    const opts: uPlot.Options = {
+      width: Math.max(300, el.clientWidth),
+      height: 360,
+      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, points: { show: false } }))],
+      scales: { x: { time: true, range: () => rangeNow.current } },
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      legend: { live: true },
+      hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 3) return;
+            const r: [number, number] = [u.posToVal(u.select.left, "x"), u.posToVal(u.select.left + u.select.width, "x")];
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            zoom.current(r);
+          },
+        ],
+      },
+    };
+    const u = new uPlot(opts, align(series), el);
+    plot.current = u;
+    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(300, el.clientWidth), height: 360 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      u.destroy();
+    };
+  }, [key]);
+
+  useEffect(() => {
+    plot.current?.setData(align(series), true);
+  }, [series, range[0], range[1]]);
+
+  return <div class="plot" ref={box} role="img" aria-label={label} />;
+}

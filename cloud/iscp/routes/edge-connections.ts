@@ -1,0 +1,30 @@
+// GET /v1/projects/{project_uuid}/edge_connections (intdash REST API: listProjectEdgeConnections): the
+// iSCP connections open now in the project, one per connected node (an edge's node ID is its UUID).
+import { Schema } from "effect";
+import { defineRoute } from "../../http/route.js";
+import { Uuid } from "../../measurements/schemas.js";
+
+const EdgeConnection = Schema.Struct({
+  edge_uuid: Schema.String,
+  transport: Schema.String,
+  upstreams: Schema.Int,
+  downstreams: Schema.Int,
+});
+
+export const edgeConnectionsRoute = defineRoute({
+  operationId: "listProjectEdgeConnections",
+  method: "GET",
+  path: "/v1/projects/{project_uuid}/edge_connections",
+  tag: "broker_ISCP",
+  summary: "The edges connected to the iSCP broker in the project now, with their transport and open streams",
+  params: Schema.Struct({ project_uuid: Uuid }),
+  success: 200,
+  response: Schema.Struct({ items: Schema.Array(EdgeConnection), page: Schema.Struct({ total_count: Schema.Int }) }),
+  handler: ({ params }, svc) => {
+    const project = params.project_uuid.toLowerCase();
+    const items = (svc.iscp?.broker.connections() ?? [])
+      .filter((c) => c.isOpen && c.nodeId !== "" && c.projectUuid === project)
+      .map((c) => ({ edge_uuid: c.nodeId, transport: c.transport.kind, upstreams: c.upstreams.size, downstreams: c.downstreams.size }));
+    return { items, page: { total_count: items.length } };
+  },
+});

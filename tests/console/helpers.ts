@@ -1,0 +1,71 @@
+// The console's browser tests: a connected stack whose agent streams the sample connector (an int64
+// counter), Chromium signing in through the peer's sign-in page, and screenshots of each page.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "vitest";
+import type { Page } from "playwright-core";
+import { addRtUpstream, startConnectedStack, type Stack } from "../e2e/stack.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** The agent launches the compiled sample connector on its own FIFO with these arguments. */
+function sampleConnector(s: Stack, id: string, args: string[]) {
+  return s.put("/device-connectors/upstream", {
+    id,
+    format: "iscp-v2-compat",
+    dest_ids: ["rt"],
+    data_name_prefix: "sample/",
+    ipc: { type: "fifo", path: s.fifo(id) },
+    launch: { command: process.execPath, args: [path.join(ROOT, "dist/runtime/connectors/sample-connector.js"), "--path", "${ipc.path}", ...args], working_dir: ROOT },
+  });
+}
+
+/** A stack streaming `sample/counter` (int64, big-endian, counting up) at `rate` points per second, and a few `sample/raw` bytes. */
+export function startSampleStack(rate = 200): Promise<Stack> {
+  return startConnectedStack({}, async (s) => {
+    await addRtUpstream(s);
+    await sampleConnector(s, "sample", ["--name", "counter", "--type", "int64", "--size", "8", "--rate", String(rate)]);
+    await sampleConnector(s, "raw", ["--name", "raw", "--type", "bytes", "--size", "12", "--rate", "5"]);
+  });
+}
+
+/** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
+export async function signIn(page: Page, baseUrl: string, user: string, password: string, shot?: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
+  await page.getByLabel("User name").fill(user);
+  if (shot) await screenshot(page, shot);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/console\/(#.*)?$/);
+  await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe(user);
+}
+
+/** Screenshots go to CONSOLE_SCREENSHOTS (scripts/console-screenshots.mjs sets it) or a temp dir. */
+export function screenshotDir(): string {
+  const dir = process.env.CONSOLE_SCREENSHOTS ?? path.join(os.tmpdir(), "console-screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(screenshotDir(), `console-${name}.png`), fullPage: true });
+}
+
+/** Pixels of the plot's canvas drawn in the first series' colour (#1f6fd1), i.e. the line itself. */
+export function seriesPixels(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>("[data-testid=plot] canvas");
+    if (!canvas) return 0;
+    const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - 31) < 40 && Math.abs(data[i + 1]! - 111) < 40 && Math.abs(data[i + 2]! - 209) < 40 && data[i + 3]! > 100) n++;
+    return n;
+  });
+}
+
+/** How many points the plotted series hold (the reduced series' point counts, as the page shows them). */
+export async function plottedPoints(page: Page): Promise<number> {
+  return Number((await page.getByTestId("plot").getAttribute("data-points")) ?? "0");
+}
