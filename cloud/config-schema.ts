@@ -81,6 +81,20 @@ const DatabaseUrl = parsed(Schema.String, (v) => {
   return v;
 });
 
+/** One or more `nats://` (or `tls://`) server URLs, comma-separated: the cluster bus of several peers. */
+const NatsUrl = parsed(Schema.String, (v) => {
+  if (typeof v !== "string" || v.trim() === "") return { problem: "expected nats://host:port" };
+  for (const u of v.split(",").map((x) => x.trim())) {
+    if (!/^(nats|tls|ws|wss):\/\//.test(u)) return { problem: "expected nats://host:port (several comma-separated)" };
+    try {
+      new URL(u);
+    } catch {
+      return { problem: "expected nats://host:port" };
+    }
+  }
+  return v.trim();
+});
+
 const LogLevel = expecting(Schema.Literal("fatal", "error", "warn", "info", "debug", "trace", "silent"), "expected fatal, error, warn, info, debug, trace or silent");
 
 const Durability = expecting(Schema.Literal(...DURABILITIES), `expected ${DURABILITIES.join(" or ")}`);
@@ -143,6 +157,7 @@ export const SETTINGS = {
   listen: withDefault(Listen, { host: "127.0.0.1", port: 8080 }, { flag: "listen", env: "CLOUD_LISTEN", arg: "host:port", help: "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)" }),
   dataDir: withDefault(Directory, () => path.resolve("./data/cloud"), { flag: "data", env: "CLOUD_DATA", arg: "dir", help: "data directory (default ./data/cloud)" }),
   database: withDefault(DatabaseUrl, "sqlite:", { flag: "database", env: "CLOUD_DATABASE", arg: "url", noEcho: true, help: "where cloud state lives: sqlite: (default: cloud.db in the data directory) or postgres://user@host:port/db (PostgreSQL; a password is better given in PGPASSWORD than in the URL)" }),
+  nats: optional(NatsUrl, { flag: "nats", env: "CLOUD_NATS", arg: "url", noEcho: true, help: "nats://host:4222[,nats://...]: several cloud peers on one PostgreSQL database tell each other changes and relay iSCP over this NATS (default: off, one peer on its own)" }),
   publicUrl: optional(Text, { flag: "public-url", env: "CLOUD_PUBLIC_URL", arg: "url", help: "base URL in mails and tokens (default http://<listen>)" }),
   tlsCert: optional(PemFile, { flag: "tls-cert", env: "CLOUD_TLS_CERT", arg: "file", help: "PEM file of the certificate (chain) to serve HTTPS and WSS on --listen, reloaded on SIGHUP; also QUIC's without --iscp-quic-cert (default: plain HTTP)" }),
   tlsKey: optional(PemFile, { flag: "tls-key", env: "CLOUD_TLS_KEY", arg: "file", help: "PEM file of the --tls-cert certificate's private key" }),

@@ -93,7 +93,7 @@ export function showSettings(settings: Settings): Record<string, unknown> {
   for (const name of SETTING_NAMES) {
     const v = encoded[name];
     if (v === undefined) continue;
-    out[SETTINGS[name].flag] = SETTINGS[name].secret ? "********" : name === "database" ? maskPassword(String(v)) : v;
+    out[SETTINGS[name].flag] = SETTINGS[name].secret ? "********" : name === "database" ? maskPassword(String(v)) : name === "nats" ? String(v).split(",").map((u) => maskPassword(u.trim())).join(",") : v;
   }
   return out;
 }

@@ -46,7 +46,14 @@ export async function openServices(config: CloudConfig, opts: { modules?: CloudM
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
   // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
   const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [], onTlsReload: [] } as unknown as Services;
-  for (const m of modules) await m.init?.(svc);
+  try {
+    for (const m of modules) await m.init?.(svc);
+  } catch (e) {
+    // A module that cannot start (say, NATS unreachable) leaves nothing open behind it.
+    for (const fn of [...svc.onClose].reverse()) await Promise.resolve(fn()).catch(() => undefined);
+    await db.close();
+    throw e;
+  }
   return { svc, modules };
 }
 

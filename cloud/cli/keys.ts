@@ -5,12 +5,15 @@ import type { Command } from "commander";
 import { keysRepo } from "../oauth/repo/keys.js";
 import { KEY_RELOAD_MS, rotateKeys } from "../oauth/tokens/keystore.js";
 import { withServices } from "./data-dir.js";
+import { notify } from "../cluster/service/notices.js";
 
 /** Rotates the signing key of the peer whose data lives in `data`; returns the new kid. */
 export async function rotateKeysCommand(data?: string): Promise<{ kid: string; keepSeconds: number }> {
   return withServices(data, async (svc) => {
     const keepSeconds = svc.config.accessTokenTtl + Math.ceil((2 * KEY_RELOAD_MS) / 1000);
     const row = await rotateKeys(svc.db, keepSeconds);
+    // With CLOUD_NATS the running peers reload at once, not at their next poll.
+    notify(svc.cluster.bus, "keys");
     return { kid: row.kid, keepSeconds };
   });
 }

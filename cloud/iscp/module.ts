@@ -13,6 +13,7 @@ import { edgeConnectionsRoute } from "./routes/edge-connections.js";
 import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
+import { attachClusterRelay } from "./service/cluster-relay.js";
 import { ensureQuicCertificate } from "./service/quic-cert.js";
 import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 
@@ -67,6 +68,10 @@ export const brokerModule: CloudModule = {
       iscp: () => ({ connections: broker.connections().map((c) => ({ transport: c.transport.kind })), upstreams: broker.hub.upstreams.size, downstreams: broker.hub.downstreams.size }),
     });
     svc.onClose.push(() => broker.close());
+    // With --nats, streams relay across the peers (after the broker in onClose, so it stops first).
+    const stopRelay = attachClusterRelay(broker.hub, svc.cluster.bus, (msg, err) => svc.log.warn({ err: String(err) }, msg));
+    svc.onClose.push(stopRelay);
+    svc.onClose.push(tickets.share(svc.cluster.bus));
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);
       // Before anything is made for QUIC: a platform without the QUIC library is a startup error that says so.

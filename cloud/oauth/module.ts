@@ -12,6 +12,8 @@ import { createOAuthService } from "./service/oauth-service.js";
 import { Denylist } from "./tokens/denylist.js";
 import { TokenIssuer } from "./tokens/issue.js";
 import { KeyStore } from "./tokens/keystore.js";
+import { notify, onNotice } from "../cluster/service/notices.js";
+import { limiterOf } from "./routes/sign-in.js";
 
 const PURGE_MS = 10 * 60_000;
 
@@ -21,10 +23,15 @@ export const oauthModule: CloudModule = {
   routes: oauthRoutes,
   async init(svc) {
     const warn = (what: string) => (err: unknown) => svc.log.warn({ err: String(err) }, what);
-    const keys = await KeyStore.open(svc.db, () => svc.config.accessTokenTtl);
-    const denylist = new Denylist(svc.db);
+    const bus = svc.cluster.bus;
+    const keys = await KeyStore.open(svc.db, () => svc.config.accessTokenTtl, () => notify(bus, "keys"));
+    const denylist = new Denylist(svc.db, (entries) => notify(bus, "revoked", { entries }));
     await denylist.load();
-    const ownClients = new OwnClients(svc.db);
+    const ownClients = new OwnClients(svc.db, (clientId) => notify(bus, "client", { clientId }));
+    // What another peer changed: its notices drop or fill our caches at once (the polls stay as a fallback).
+    onNotice<{ entries: Array<{ jti: string; expiresAt: number }> }>(bus, "revoked", (p) => denylist.remember(Array.isArray(p.entries) ? p.entries : []), () => void denylist.poll().catch(warn("denylist poll failed")));
+    onNotice(bus, "keys", () => void keys.reload().catch(warn("signing key reload failed")));
+    onNotice<{ clientId: string }>(bus, "client", (p) => typeof p.clientId === "string" && ownClients.forget(p.clientId), () => {});
     const issuer = new TokenIssuer(svc.db, keys, denylist, {
       issuer: () => svc.config.publicUrl,
       accessTtl: () => svc.config.accessTokenTtl,
@@ -32,6 +39,7 @@ export const oauthModule: CloudModule = {
     });
     svc.oauth = createOAuthService(svc, { keys, denylist, issuer, ownClients, accounts: accountsAdapter(svc) });
     svc.authenticators.push(bearerAuthenticator(svc));
+    limiterOf(svc);
     keys.startReloading(warn("signing key reload failed"));
     denylist.start(warn("denylist poll failed"));
     ownClients.start(warn("client secret use flush failed"));

@@ -12,7 +12,43 @@ import { edgeSecretRoutes } from "./routes/edge-secrets.js";
 import { groupRoutes } from "./routes/groups.js";
 import { groupMemberRoutes, projectMemberRoutes } from "./routes/members.js";
 import { projectRoutes } from "./routes/projects.js";
+import { notify, onNotice } from "../cluster/service/notices.js";
+import type { Services } from "../services.js";
 import { createOrgService } from "./service/org-service.js";
+
+/**
+ * With --nats: a local update tells the other peers (one notice per tick however many updates), and a
+ * notice from another peer reloads the whole index from the database (reloads coalesce).
+ */
+function shareOrgIndex(svc: Services, index: OrgIndex): void {
+  const bus = svc.cluster.bus;
+  if (bus.kind === "in-process") return;
+  let told = false;
+  index.onUpdate = () => {
+    if (told) return;
+    told = true;
+    queueMicrotask(() => {
+      told = false;
+      notify(bus, "org");
+    });
+  };
+  let running: Promise<void> | undefined;
+  let again = false;
+  const reload = (): void => {
+    if (running) return void (again = true);
+    running = index
+      .reload(svc.db)
+      .catch((e: unknown) => svc.log.warn({ err: String(e) }, "organisation index reload failed"))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          reload();
+        }
+      });
+  };
+  onNotice(bus, "org", reload);
+}
 
 export const orgModule: CloudModule = {
   name: "org",
@@ -21,6 +57,7 @@ export const orgModule: CloudModule = {
   async init(svc) {
     const index = new OrgIndex();
     await index.load(svc.db);
+    shareOrgIndex(svc, index);
     const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
     // Every client resolver is asked; the edges' own resolver knows only existing edges, whose
     // UUIDs the edge service refuses before asking this.

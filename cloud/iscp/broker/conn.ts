@@ -242,7 +242,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
         case "downstreamCloseRequest": return down.close(this, m.downstreamCloseRequest!);
         case "downstreamChunkAck": return down.chunkAck(this, m.downstreamChunkAck!);
         case "downstreamMetadataAck": return;
-        case "upstreamCall": return down.call(this, m.upstreamCall!);
+        case "upstreamCall": return void down.call(this, m.upstreamCall!).catch(fail);
       }
     } catch (e) {
       fail(e);

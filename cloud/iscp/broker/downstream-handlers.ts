@@ -113,13 +113,14 @@ export function close(c: ServerConn, req: iscp2.IDownstreamCloseRequest): void {
 }
 
 /** UpstreamCall: always acked (iscp-ts waits without a timeout), relayed with call_id unchanged. */
-export function call(c: ServerConn, req: iscp2.IUpstreamCall): void {
+export async function call(c: ServerConn, req: iscp2.IUpstreamCall): Promise<void> {
   const callId = req.callId ?? "";
   const ack = (code: iscp2.ResultCode, str: string) => c.sendMessage({ upstreamCallAck: { callId, resultCode: code, resultString: str } });
   if (!callId) return ack(ResultCode.PROTOCOL_ERROR, "call_id is empty");
-  const { found, delivered } = c.hub.deliverCall(c.projectUuid, req.destinationNodeId ?? "", {
-    callId, requestCallId: req.requestCallId ?? "", sourceNodeId: c.nodeId, name: req.name ?? "", type: req.type ?? "", payload: req.payload ?? new Uint8Array(0),
-  });
+  const out = { callId, requestCallId: req.requestCallId ?? "", sourceNodeId: c.nodeId, name: req.name ?? "", type: req.type ?? "", payload: req.payload ?? new Uint8Array(0) };
+  let { found, delivered } = c.hub.deliverCall(c.projectUuid, req.destinationNodeId ?? "", out);
+  // Not connected here: maybe to another instance of the cloud.
+  if (found === 0 && c.hub.remote) ({ found, delivered } = await c.hub.remote.call(c.projectUuid, req.destinationNodeId ?? "", out));
   if (found === 0) return ack(ResultCode.PROCESS_FAILED, "destination node is not connected");
   if (delivered === 0) return ack(ResultCode.TOO_LARGE_MESSAGE_SIZE, "the call does not fit in the destination's frames");
   ack(ResultCode.SUCCEEDED, "OK");

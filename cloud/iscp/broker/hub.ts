@@ -15,6 +15,20 @@ export interface HubConn {
   deliverCall(call: iscp2.IDownstreamCall): boolean;
 }
 
+/**
+ * The other broker instances, when several cloud peers share the work (cloud/iscp/service/cluster-relay.ts):
+ * what this hub relays or announces goes to them too, and they are told which source nodes local
+ * downstreams want, so they hear only about those.
+ */
+export interface HubRemote {
+  chunk(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void;
+  metadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void;
+  /** Local downstreams now want (true) or no longer want (false) this source node. */
+  interest(projectUuid: string, sourceNodeId: string, wanted: boolean): void;
+  /** An E2E call for a node connected to no local connection: delivered by the instance that has it. */
+  call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
+}
+
 const nodeKey = (project: string, node: string) => `${project}\n${node}`;
 
 /** Nodes whose last base times are remembered for new downstreams (least recently updated go first). */
@@ -27,6 +41,8 @@ export class IscpHub {
   private readonly byNode = new Map<string, Set<DownstreamStream>>();
   private readonly lastBaseTimes = new Map<string, Map<string, iscp2.IBaseTime>>();
   private closed = false;
+  /** Set once by the cluster relay; absent for one peer alone. */
+  remote: HubRemote | undefined;
 
   constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {}
 
@@ -39,7 +55,10 @@ export class IscpHub {
     for (const node of ds.sourceNodeIds) {
       const k = nodeKey(ds.projectUuid, node);
       let set = this.byNode.get(k);
-      if (!set) this.byNode.set(k, (set = new Set()));
+      if (!set) {
+        this.byNode.set(k, (set = new Set()));
+        this.remote?.interest(ds.projectUuid, node, true);
+      }
       set.add(ds);
     }
   }
@@ -50,7 +69,10 @@ export class IscpHub {
       const k = nodeKey(ds.projectUuid, node);
       const set = this.byNode.get(k);
       set?.delete(ds);
-      if (set?.size === 0) this.byNode.delete(k);
+      if (set?.size === 0) {
+        this.byNode.delete(k);
+        this.remote?.interest(ds.projectUuid, node, false);
+      }
     }
     ds.dispose();
   }
@@ -74,6 +96,12 @@ export class IscpHub {
 
   /** Fan-out of one new upstream chunk to every matching downstream in the same project. */
   relay(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
+    this.remote?.chunk(up, projectUuid, seq, groups);
+    this.relayHere(up, projectUuid, seq, groups);
+  }
+
+  /** Fan-out to this instance's downstreams only (a chunk another instance received). */
+  relayHere(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
     const set = this.byNode.get(nodeKey(projectUuid, up.nodeId));
     if (!set) return;
     let queued = false;
@@ -90,6 +118,12 @@ export class IscpHub {
 
   /** Sends metadata about `sourceNodeId` to every downstream whose filters name that node. */
   publishMetadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void {
+    this.remote?.metadata(projectUuid, sourceNodeId, meta);
+    this.publishMetadataHere(projectUuid, sourceNodeId, meta);
+  }
+
+  /** Metadata to this instance's downstreams only (another instance's upstream). */
+  publishMetadataHere(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void {
     if (meta.baseTime) {
       const k = nodeKey(projectUuid, sourceNodeId);
       let m = this.lastBaseTimes.get(k);
@@ -104,6 +138,11 @@ export class IscpHub {
     const set = this.byNode.get(nodeKey(projectUuid, sourceNodeId));
     if (!set) return;
     for (const ds of set) ds.sendMetadata({ ...meta, sourceNodeId });
+  }
+
+  /** Source nodes local downstreams want, as `[project, node]` (a relay that starts late subscribes to them). */
+  wantedNodes(): Array<[string, string]> {
+    return [...this.byNode.keys()].map((k) => k.split("\n") as [string, string]);
   }
 
   /** A new downstream learns the base times already known for its nodes. */

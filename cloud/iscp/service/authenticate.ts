@@ -29,7 +29,7 @@ function kindsFor(types: ReadonlySet<string>): Set<string> {
 }
 
 async function principalOf(svc: Services, tickets: TicketStore, token: string): Promise<Principal | undefined> {
-  const fromTicket = tickets.consume(token);
+  const fromTicket = await tickets.consumeAnywhere(token);
   if (fromTicket) return fromTicket;
   const claims = svc.oauth.verifyAccessToken(token);
   if (!claims || claims.restricted) return undefined;

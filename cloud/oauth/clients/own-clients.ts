@@ -19,10 +19,20 @@ export class OwnClients {
   private readonly used = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Db) {}
+  /** `onInvalidated` tells the other peers (cluster notice) to drop their copy too. */
+  constructor(
+    private readonly db: Db,
+    private readonly onInvalidated: (clientId: string) => void = () => {},
+  ) {}
 
-  /** Drops a cached client after it or its secrets changed. */
+  /** Drops a cached client after it or its secrets changed, here and on the other peers. */
   invalidate(clientId: string): void {
+    this.forget(clientId);
+    this.onInvalidated(clientId);
+  }
+
+  /** Drops a cached client here only (another peer changed it). */
+  forget(clientId: string): void {
     this.cache.delete(clientId);
   }
 

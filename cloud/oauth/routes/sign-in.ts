@@ -14,14 +14,24 @@ import { isHttps, setCookie } from "../signin/cookies.js";
 import { htmlReply, signInPage } from "../signin/html.js";
 import { clientAddress } from "../../http/client-address.js";
 import { RateLimiter } from "../signin/rate-limit.js";
+import { notify, onNotice } from "../../cluster/service/notices.js";
 import { startSession } from "../signin/session.js";
 import { SIGN_IN_PATH } from "./authorization.js";
 
 const CSRF_COOKIE = "oauth_csrf";
 const limiters = new WeakMap<Services, { byAddress: RateLimiter; byName: RateLimiter }>();
-const limiterOf = (svc: Services) => {
+/** The peer's sign-in limiters; with --nats every attempt counts on every peer. Made at start by the module. */
+export const limiterOf = (svc: Services) => {
   let l = limiters.get(svc);
-  if (!l) limiters.set(svc, (l = { byAddress: new RateLimiter(20), byName: new RateLimiter(10) }));
+  if (!l) {
+    const bus = svc.cluster.bus;
+    const tell = (limiter: "byAddress" | "byName") => (key: string) => notify(bus, "signInAttempt", { limiter, key });
+    const made = { byAddress: new RateLimiter(20, 60_000, tell("byAddress")), byName: new RateLimiter(10, 60_000, tell("byName")) };
+    onNotice<{ limiter: string; key: string }>(bus, "signInAttempt", (p) => {
+      if ((p.limiter === "byAddress" || p.limiter === "byName") && typeof p.key === "string") made[p.limiter].count(p.key);
+    }, () => {});
+    limiters.set(svc, (l = made));
+  }
   return l;
 };
 

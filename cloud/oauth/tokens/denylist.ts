@@ -1,6 +1,6 @@
 // The jti denylist that makes access-token revocation effective before expiry. Checked in memory on
 // every bearer request; persisted so it survives a restart, and polled so that several peers sharing
-// one database see each other's revocations within DENYLIST_POLL_MS.
+// one database see each other's revocations within DENYLIST_POLL_MS; with --nats a notice tells them at once.
 import type { Db } from "../../storage/db.js";
 import { revokedRepo } from "../repo/revoked.js";
 
@@ -11,7 +11,11 @@ export class Denylist {
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Db) {}
+  /** `onAdded` tells the other peers (cluster notice) once the entries are committed. */
+  constructor(
+    private readonly db: Db,
+    private readonly onAdded: (entries: Array<{ jti: string; expiresAt: number }>) => void = () => {},
+  ) {}
 
   async load(): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
@@ -27,7 +31,15 @@ export class Denylist {
     const now = Math.floor(Date.now() / 1000);
     const live = entries.filter((e) => e.expiresAt > now);
     for (const e of live) this.jtis.set(e.jti, e.expiresAt);
-    if (live.length) await revokedRepo.add(this.db, live);
+    if (!live.length) return;
+    await revokedRepo.add(this.db, live);
+    this.onAdded(live);
+  }
+
+  /** Entries another peer committed (its notice): denied here too, without a write. */
+  remember(entries: Array<{ jti: string; expiresAt: number }>): void {
+    const now = Math.floor(Date.now() / 1000);
+    for (const e of entries) if (typeof e.jti === "string" && typeof e.expiresAt === "number" && e.expiresAt > now) this.jtis.set(e.jti, e.expiresAt);
   }
 
   async poll(): Promise<void> {

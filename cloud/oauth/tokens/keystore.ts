@@ -1,6 +1,7 @@
 // Signing keys: the newest unsuperseded key signs; all published keys verify and appear in the JWKS.
 // Keys are cached in memory (signing must not touch the database) and reloaded now and then so a
-// `cloud-peer keys rotate` run against the same database is picked up without a restart.
+// `cloud-peer keys rotate` run against the same database is picked up without a restart (at once with
+// --nats: the rotating process sends a notice and every peer reloads).
 import crypto from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import type { Db, Queryable } from "../../storage/db.js";
@@ -85,11 +86,12 @@ export class KeyStore {
   private constructor(
     private readonly db: Db,
     private readonly accessTtl: () => number,
+    private readonly onRotated: () => void,
   ) {}
 
   /** Loads the keys, creating the first one on an empty database. */
-  static async open(db: Db, accessTtl: () => number = () => 3600): Promise<KeyStore> {
-    const store = new KeyStore(db, accessTtl);
+  static async open(db: Db, accessTtl: () => number = () => 3600, onRotated: () => void = () => {}): Promise<KeyStore> {
+    const store = new KeyStore(db, accessTtl, onRotated);
     let rows = await keysRepo.published(db);
     if (!rows.length) {
       await keysRepo.insert(db, await newKeyRow());
@@ -124,6 +126,7 @@ export class KeyStore {
   async rotate(keepSeconds: number): Promise<string> {
     const row = await rotateKeys(this.db, keepSeconds);
     await this.reload();
+    this.onRotated();
     return row.kid;
   }
 

@@ -7,7 +7,7 @@ import { readiness, type CheckName } from "../service/readiness.js";
 
 export const TAG = "operations";
 
-const Checks = Schema.Struct({ database: Schema.String, broker: Schema.String, storage: Schema.String });
+const Checks = Schema.Struct({ database: Schema.String, broker: Schema.String, storage: Schema.String, cluster: Schema.String });
 
 export const aliveRoute = defineRoute({
   operationId: "getHealthAlive",
@@ -26,7 +26,7 @@ export const readyRoute = defineRoute({
   method: "GET",
   path: "/health/ready",
   tag: TAG,
-  summary: "200 when the database answers, the iSCP broker accepts and storage has room; else 503 naming what is not ready",
+  summary: "200 when the database answers, the iSCP broker accepts and storage has room and (with --nats) NATS is connected; else 503 naming what is not ready",
   auth: "none",
   success: 200,
   response: Schema.Struct({ status: Schema.Literal("ready"), checks: Checks }),

@@ -1,11 +1,12 @@
-// Readiness of the peer: the database answers, the iSCP broker accepts, and storage has room. Each check
-// is cheap enough to poll every second: one trivial statement, a flag, one statfs call.
+// Readiness of the peer: the database answers, the iSCP broker accepts, storage has room, and (with --nats)
+// the other peers can be reached. Each check is cheap enough to poll every second: one trivial statement,
+// a flag, one statfs call.
 import type { Services } from "../../services.js";
 
 /** A database that does not answer within this is reported not ready (a long transaction holds it). */
 const DB_TIMEOUT_MS = 2_000;
 
-export type CheckName = "database" | "broker" | "storage";
+export type CheckName = "database" | "broker" | "storage" | "cluster";
 export interface Readiness {
   ready: boolean;
   /** "ok", or why the part is not ready. */
@@ -37,8 +38,13 @@ async function storage(svc: Services): Promise<string> {
   return room.ok ? "ok" : room.reason;
 }
 
+/** The other peers can be told of changes (always "ok" for a peer on its own). */
+function cluster(svc: Services): string {
+  return (svc as Partial<Services>).cluster?.bus.status() ?? "ok";
+}
+
 export async function readiness(svc: Services): Promise<Readiness> {
   const [db, st] = await Promise.all([database(svc), storage(svc)]);
-  const checks = { database: db, broker: broker(svc), storage: st };
+  const checks = { database: db, broker: broker(svc), storage: st, cluster: cluster(svc) };
   return { ready: Object.values(checks).every((c) => c === "ok"), checks };
 }

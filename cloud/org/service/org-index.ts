@@ -34,8 +34,47 @@ export class OrgIndex {
   readonly edges = new Map<string, { owner: string | null }>();
   readonly projectEdges = new Map<string, Set<string>>();
 
+  /** Called after each local update (not while loading): the org module tells the other peers. */
+  onUpdate: () => void = () => {};
+  private loading = false;
+
+  private changed() {
+    this.epoch++;
+    if (!this.loading) this.onUpdate();
+  }
+
   async load(db: Queryable): Promise<void> {
     const snapshot = await readOrgSnapshot(db);
+    this.loading = true;
+    try {
+      this.fill(snapshot);
+    } finally {
+      this.loading = false;
+    }
+    this.epoch++;
+  }
+
+  /**
+   * Reads the whole organisation again (another peer changed it) and swaps it in synchronously, so no
+   * access check sees half of it. A local update made during the read means the read may predate it: read again.
+   */
+  async reload(db: Queryable): Promise<void> {
+    for (;;) {
+      const before = this.epoch;
+      const fresh = new OrgIndex();
+      await fresh.load(db);
+      if (this.epoch !== before) continue;
+      for (const k of ["groups", "projects", "groupMembers", "projectMembers", "userGroups", "userProjects", "edges", "projectEdges"] as const) {
+        const m = this[k] as Map<string, unknown>;
+        m.clear();
+        for (const [key, v] of fresh[k] as Map<string, unknown>) m.set(key, v);
+      }
+      this.epoch++;
+      return;
+    }
+  }
+
+  private fill(snapshot: Awaited<ReturnType<typeof readOrgSnapshot>>): void {
     for (const g of snapshot.groups) this.groups.set(g.uuid, { parent: g.parent_uuid });
     for (const p of snapshot.projects) this.projects.set(p.uuid, { group: p.group_uuid });
     for (const m of snapshot.groupMembers)
@@ -44,50 +83,49 @@ export class OrgIndex {
       this.setProjectMember(m.scope, m.user_uuid, { roles: JSON.parse(m.role_uuids), owner: !!m.is_owner });
     for (const e of snapshot.edges) this.edges.set(e.uuid, { owner: e.owner_uuid });
     for (const pe of snapshot.projectEdges) addTo(this.projectEdges, pe.project_uuid, pe.edge_uuid);
-    this.epoch++;
   }
 
   // --- updates (called after the database write committed) ---
   setGroup(uuid: string, parent: string | null) {
     this.groups.set(uuid, { parent });
-    this.epoch++;
+    this.changed();
   }
   removeGroup(uuid: string) {
     this.groups.delete(uuid);
     for (const u of this.groupMembers.get(uuid)?.keys() ?? []) this.userGroups.get(u)?.delete(uuid);
     this.groupMembers.delete(uuid);
-    this.epoch++;
+    this.changed();
   }
   setProject(uuid: string, group: string) {
     this.projects.set(uuid, { group });
-    this.epoch++;
+    this.changed();
   }
   removeProject(uuid: string) {
     this.projects.delete(uuid);
     for (const u of this.projectMembers.get(uuid)?.keys() ?? []) this.userProjects.get(u)?.delete(uuid);
     this.projectMembers.delete(uuid);
     this.projectEdges.delete(uuid);
-    this.epoch++;
+    this.changed();
   }
   setGroupMember(group: string, user: string, entry: MemberEntry) {
     (this.groupMembers.get(group) ?? this.groupMembers.set(group, new Map()).get(group)!).set(user, entry);
     addTo(this.userGroups, user, group);
-    this.epoch++;
+    this.changed();
   }
   removeGroupMember(group: string, user: string) {
     this.groupMembers.get(group)?.delete(user);
     this.userGroups.get(user)?.delete(group);
-    this.epoch++;
+    this.changed();
   }
   setProjectMember(project: string, user: string, entry: MemberEntry) {
     (this.projectMembers.get(project) ?? this.projectMembers.set(project, new Map()).get(project)!).set(user, entry);
     addTo(this.userProjects, user, project);
-    this.epoch++;
+    this.changed();
   }
   removeProjectMember(project: string, user: string) {
     this.projectMembers.get(project)?.delete(user);
     this.userProjects.get(user)?.delete(project);
-    this.epoch++;
+    this.changed();
   }
   /** A deleted user leaves every group and project. */
   forgetUser(user: string) {
@@ -96,24 +134,24 @@ export class OrgIndex {
     this.userGroups.delete(user);
     this.userProjects.delete(user);
     for (const e of this.edges.values()) if (e.owner === user) e.owner = null;
-    this.epoch++;
+    this.changed();
   }
   setEdge(uuid: string, owner: string | null) {
     this.edges.set(uuid, { owner });
-    this.epoch++;
+    this.changed();
   }
   removeEdge(uuid: string) {
     this.edges.delete(uuid);
     for (const set of this.projectEdges.values()) set.delete(uuid);
-    this.epoch++;
+    this.changed();
   }
   addProjectEdge(project: string, edge: string) {
     addTo(this.projectEdges, project, edge);
-    this.epoch++;
+    this.changed();
   }
   removeProjectEdge(project: string, edge: string) {
     this.projectEdges.get(project)?.delete(edge);
-    this.epoch++;
+    this.changed();
   }
 
   // --- queries ---

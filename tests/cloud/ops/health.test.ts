@@ -25,7 +25,7 @@ const probe = async (which: "alive" | "ready") => {
 describe("health probes", () => {
   it("answers alive and ready without credentials, listed in the OpenAPI document as public", async () => {
     expect(await probe("alive")).toEqual({ status: 200, body: { status: "alive" } });
-    expect(await probe("ready")).toEqual({ status: 200, body: { status: "ready", checks: { database: "ok", broker: "ok", storage: "ok" } } });
+    expect(await probe("ready")).toEqual({ status: 200, body: { status: "ready", checks: { database: "ok", broker: "ok", storage: "ok", cluster: "ok" } } });
     const doc = (await (await fetch(`${peer.url}/api/openapi.json`)).json()) as any;
     expect(doc.paths["/health/alive"].get).toMatchObject({ operationId: "getHealthAlive", security: [] });
     expect(doc.paths["/health/ready"].get).toMatchObject({ operationId: "getHealthReady", security: [] });
