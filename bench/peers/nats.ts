@@ -3,6 +3,7 @@
 // loopback port with JetStream's store in a temp dir, and a file-storage stream for the benchmark's subject.
 // nats-server 2.9 refuses `sync_interval`, so an ack does not mean the message reached the disk.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { connect, StorageType, type NatsConnection } from "nats";
 import { stopChild } from "../../runtime/bench/children.js";
@@ -14,8 +15,11 @@ const SUBJECT = "bench.sample.counter";
 export async function startNats(dir: string): Promise<PeerBroker> {
   const program = ensureDebianPackage("nats-server", "nats-server");
   const port = await freeTcpPort();
-  // Its log (informational lines on stderr) goes to the temp dir.
-  const child = spawn(program, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "jetstream"), "-l", path.join(dir, "nats.log")], { stdio: "ignore" });
+  // Its log (informational lines on stderr) goes to the temp dir. The batched case at 64 KiB sends 16 points
+  // (1 MiB and a little) per message, past NATS's default 1 MiB max_payload: the server is allowed 8 MiB.
+  const conf = path.join(dir, "nats.conf");
+  fs.writeFileSync(conf, "max_payload: 8388608\n");
+  const child = spawn(program, ["-c", conf, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "jetstream"), "-l", path.join(dir, "nats.log")], { stdio: "ignore" });
   await waitForPort(port, child, "nats-server");
   const url = `nats://127.0.0.1:${port}`;
   // JetStream answers once it is enabled; the stream keeps everything (no limits) in files.
