@@ -4,7 +4,7 @@
 // last writer closes we get EOF, drop any partial frame (counted) and reopen, so a connector may close and
 // reopen the FIFO, or restart, as often as it likes. Reads go into one buffer the reader reuses (no
 // allocation per read): the points of a read are views into it, handed over synchronously.
-import { close, constants, open, openSync } from "node:fs";
+import { close, constants, open, openSync, readSync } from "node:fs";
 import { promisify } from "node:util";
 import net from "node:net";
 import type { DataPoint } from "../datapoint.js";
@@ -135,18 +135,39 @@ export class FifoReader {
     else this.attach(fd);
   }
 
+  private consume(n: number): boolean {
+    this.bytes += n;
+    this.lastDataAt = Date.now();
+    this.opts.onRead?.(n);
+    const out: DataPoint[] = [];
+    this.decoder.push(this.readBuffer.subarray(0, n), out);
+    if (out.length > 0) this.opts.onPoints(out);
+    return true;
+  }
+
+  /**
+   * After an EOF event, whether the FIFO really has no writer: a read on the old descriptor returns 0 only
+   * then (EAGAIN or data while one is writing). Data read here is decoded; the reads are bounded, and what a
+   * busy writer adds after them comes through the next descriptor.
+   */
+  private writerGone(fd: number): boolean {
+    for (let i = 0; i < 16; i++) {
+      let n: number;
+      try {
+        n = readSync(fd, this.readBuffer, 0, this.readBuffer.length, null);
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code !== "EAGAIN";
+      }
+      if (n === 0) return true;
+      this.consume(n);
+    }
+    return false;
+  }
+
   private attach(fd: number): void {
     const onread = {
       buffer: this.readBuffer,
-      callback: (n: number) => {
-        this.bytes += n;
-        this.lastDataAt = Date.now();
-        this.opts.onRead?.(n);
-        const out: DataPoint[] = [];
-        this.decoder.push(this.readBuffer.subarray(0, n), out);
-        if (out.length > 0) this.opts.onPoints(out);
-        return true;
-      },
+      callback: (n: number) => this.consume(n),
     };
     const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true, onread } as net.SocketConstructorOpts);
     this.socket = s;
@@ -154,7 +175,9 @@ export class FifoReader {
     s.on("end", () => {
       // The last writer closed. Open the next descriptor before closing this one: while no reader has
       // the FIFO open, the kernel would discard what a reconnecting connector writes.
-      this.decoder.end();
+      // libuv reports EOF on a stale POLLHUP after a partial read, even when a connector that closed and
+      // reopened the FIFO meanwhile is writing again: only a real EOF ends the frame in progress.
+      if (this.writerGone(fd)) this.decoder.end();
       this.socket = undefined;
       this.opts.onEof?.();
       if (!this.stopped) {

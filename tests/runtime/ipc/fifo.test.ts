@@ -72,6 +72,24 @@ describe("upstream FIFO reader", () => {
     expect(r.stats.corrupt).toBe(0);
   });
 
+  // libuv may report EOF on a stale POLLHUP while a connector that reopened the FIFO is writing again; the
+  // frame then in progress must not be dropped. The race is rare per reopen, so the scenario runs many times.
+  it("keeps every frame when connectors close and reopen the FIFO mid-stream, many times over", async () => {
+    const lost: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const path = join(dir, `up${i}.fifo`);
+      const got: DataPoint[] = [];
+      const r = reader(path, "iscp-v2-compat", got);
+      await r.start();
+      expect(await exited(startSampleConnector(["--path", path, "--rate", "0", "--count", "3000", "--reopen-every", "700"]))).toBe(0);
+      await waitFor(() => got.length >= 3000 || r.stats.truncated > 0, 10_000, `run ${i}'s points`).catch(() => undefined);
+      if (got.length !== 3000 || r.stats.truncated > 0 || !got.every((p, k) => seqOf(p) === k))
+        lost.push(`run ${i}: ${got.length} points, ${r.stats.truncated} truncated, ${r.stats.corrupt} corrupt`);
+      await r.stop();
+    }
+    expect(lost).toEqual([]);
+  }, 300_000);
+
   it("counts garbage and a truncated frame, and never stops reading", async () => {
     const path = join(dir, "up.fifo");
     const got: DataPoint[] = [];
