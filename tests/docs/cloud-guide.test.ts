@@ -13,13 +13,12 @@ import tls from "node:tls";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
+import { guideBlocks } from "./guide-blocks.js";
 import { execStart, ROOT, unitText } from "../deploy/unit-file.js";
 import { makeTestCa, type TestCa } from "../support/test-ca.js";
 
 const run = promisify(execFile);
-const guide = fs.readFileSync(path.join(ROOT, "docs/guide/cloud.md"), "utf8");
-const blocks = [...guide.matchAll(/^```sh( \w+)?\n([\s\S]*?)^```$/gm)].map((m) => ({ kind: m[1]?.trim() ?? "", text: m[2]! }));
-const testBlocks = blocks.filter((b) => b.kind === "test").map((b) => b.text);
+const { guide, blocks, testBlocks } = guideBlocks("cloud.md");
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-guide-"));
 const download = path.join(dir, "download");

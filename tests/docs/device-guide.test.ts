@@ -11,13 +11,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
+import { guideBlocks } from "./guide-blocks.js";
 import { ROOT } from "../deploy/unit-file.js";
 import { mapPaths, startCloudWithEdge, startUnitAgent, systemPaths, type CloudWithEdge, type UnitAgent } from "../deploy/unit-agent.js";
 
 const run = promisify(execFile);
-const guide = fs.readFileSync(path.join(ROOT, "docs/guide/device.md"), "utf8");
-const blocks = [...guide.matchAll(/^```sh( \w+)?\n([\s\S]*?)^```$/gm)].map((m) => ({ kind: m[1]?.trim() ?? "", text: m[2]! }));
-const testBlocks = blocks.filter((b) => b.kind === "test").map((b) => b.text);
+const { guide, blocks, testBlocks } = guideBlocks("device.md");
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "device-guide-"));
 const download = path.join(dir, "download");
