@@ -97,18 +97,19 @@ function AddMember({ base, members, roles, onAdded }: { base: string; members: M
       onAdded();
     });
   };
+  if (users.data && candidates.length === 0) return <p class="hint">Every user is a member already.</p>;
   return (
     <form class="inline" onSubmit={add} aria-label="Add a member">
       <ErrorNote error={users.error ?? act.error} />
       <label>
         User{" "}
-        <select value={chosenUser} onChange={(e) => setUser(selected(e))}>
+        <select aria-label="User" value={chosenUser} onChange={(e) => setUser(selected(e))}>
           {candidates.map((u) => <option key={u.uuid} value={u.uuid}>{u.name}</option>)}
         </select>
       </label>
       <label>
         Role{" "}
-        <select value={chosenRole} onChange={(e) => setRole(selected(e))}>
+        <select aria-label="Role" value={chosenRole} onChange={(e) => setRole(selected(e))}>
           <option value="">(no role)</option>
           {roles.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
         </select>
