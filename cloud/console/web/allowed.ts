@@ -3,7 +3,8 @@
 import { api } from "./api";
 import { useLoad } from "./hooks";
 
-export function useAllowed(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string): boolean {
+/** undefined while the peer is being asked; false also when it cannot be asked. */
+export function useAllowed(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string): boolean | undefined {
   const r = useLoad(() => api<{ result: boolean }>("/auth/users/me/authorize/http", { method: "POST", json: { method, path } }), [method, path]);
-  return r.data?.result === true;
+  return r.data ? r.data.result : r.error ? false : undefined;
 }

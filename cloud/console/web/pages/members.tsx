@@ -35,8 +35,11 @@ export function Members({ base, title }: { base: string; title: string }) {
   const assignable = (roles.data ?? []).filter((r) => !NOT_ASSIGNED.has(r.name));
   const change = (fn: () => Promise<unknown>) =>
     void act.run(async () => {
-      await fn();
-      members.reload();
+      try {
+        await fn();
+      } finally {
+        members.reload(); // a refused change too: show what the server holds now
+      }
     });
   const memberPath = (m: Member) => `${base}/members/${m.user_uuid}`;
   const setRole = (m: Member, role: string) => change(() => api(memberPath(m), { method: "PATCH", json: { role_uuids: role ? [role] : [] } }));
@@ -46,7 +49,7 @@ export function Members({ base, title }: { base: string; title: string }) {
     <>
       <h3>Members</h3>
       <ErrorNote error={members.error ?? act.error} />
-      <table class="list" aria-label={`Members of ${title}`}>
+      <table class="list" aria-label={`Members of ${title}`} data-can-edit={String(canEdit ?? "asking")}>
         <thead>
           <tr><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">Owner</th>{canEdit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr>
         </thead>

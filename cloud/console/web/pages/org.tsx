@@ -2,6 +2,7 @@
 // project's members with their roles; a project's edges; users (for those allowed); edges.
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { useAllowed } from "../allowed";
 import type { Me } from "../app";
 import { ErrorNote, Section, useAction } from "../common";
 import { useLoad } from "../hooks";
@@ -37,6 +38,7 @@ function ProjectDetails({ project, me }: { project: Node; me: Me }) {
   const base = `/auth/projects/${project.uuid}`;
   const edges = useLoad(() => api<{ items: { edge_uuid: string; name: string; nickname: string }[] }>(`${base}/edges?per_page=200`).then((r) => r.items), [project.uuid]);
   const known = useEdges(me);
+  const canAdd = useAllowed("POST", `${base}/edges`);
   const [edgeName, setEdgeName] = useState("");
   const act = useAction();
   // Suggested: the edges the user manages that are not in the project yet.
@@ -58,7 +60,7 @@ function ProjectDetails({ project, me }: { project: Node; me: Me }) {
         {edges.data?.map((e) => <li key={e.edge_uuid}>{e.nickname || e.name}</li>)}
         {edges.data?.length === 0 && <li class="empty">No edges.</li>}
       </ul>
-      <form class="inline" onSubmit={add} aria-label="Add an edge to the project">
+      {canAdd && <form class="inline" onSubmit={add} aria-label="Add an edge to the project">
         <label>
           Edge name <input value={edgeName} required list="addable-edges" onInput={(e) => setEdgeName((e.target as HTMLInputElement).value)} />
         </label>
@@ -66,7 +68,7 @@ function ProjectDetails({ project, me }: { project: Node; me: Me }) {
           {addable.map((k) => <option key={k.uuid} value={k.name} />)}
         </datalist>
         <button type="submit" disabled={act.busy}>Add to project</button>
-      </form>
+      </form>}
     </Section>
   );
 }
