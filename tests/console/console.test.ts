@@ -116,6 +116,10 @@ describe("web console", () => {
     const secret = page.getByTestId("secret");
     await expect.poll(() => secret.count(), { timeout: 30_000 }).toBe(1);
     const token = (await secret.textContent())!;
+    // The picture shows the token once and the list that already holds it (without the token itself).
+    const tokens = page.getByRole("table", { name: "API tokens" });
+    await expect.poll(() => tokens.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    expect(await tokens.textContent()).not.toContain(token);
     await screenshot(page, "tokens");
     const me = await fetch(`${s.peer.url}/api/auth/users/me`, { headers: { "X-Intdash-Token": token } });
     expect(me.status).toBe(200);

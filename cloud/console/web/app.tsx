@@ -8,6 +8,7 @@ import { MeasurementPage } from "./pages/measurement";
 import { EdgesPage } from "./pages/edges";
 import { OrgPage } from "./pages/org";
 import { AccountPage } from "./pages/account";
+import { ClientsPage } from "./pages/clients";
 
 export interface Me {
   uuid: string;
@@ -21,6 +22,7 @@ const NAV = [
   ["edges", "Edges"],
   ["org", "Organisation"],
   ["account", "API tokens"],
+  ["clients", "OAuth2 clients"],
 ] as const;
 
 async function doSignOut() {
@@ -63,6 +65,8 @@ function Page({ page, parts, query, me }: { page: string; parts: string[]; query
       return <OrgPage me={me} />;
     case "account":
       return <AccountPage me={me} />;
+    case "clients":
+      return <ClientsPage me={me} />;
     default:
       return <MeasurementsPage me={me} query={query} />;
   }

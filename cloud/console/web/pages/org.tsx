@@ -1,19 +1,19 @@
-// The organisation: groups, sub-groups and projects as a tree; a project's members and edges;
-// users (for those allowed); edges (create with the secret shown once, add to a project).
+// The organisation: groups, sub-groups and projects as a tree (new ones made from it); a group's or
+// project's members with their roles; a project's edges; users (for those allowed); edges.
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { useAllowed } from "../allowed";
 import type { Me } from "../app";
-import { ErrorNote, Section, ShownOnce, useAction } from "../common";
+import { ErrorNote, Section, useAction } from "../common";
 import { useLoad } from "../hooks";
+import { Members } from "./members";
+import { EdgesSection, useEdges } from "./org-edges";
+import { GroupDetails, NameForm, type OrgNode as Node } from "./org-groups";
 import { UsersSection } from "./users";
 
-interface Node {
-  uuid: string;
-  name: string;
-  parent_group_uuid: string | null;
-}
+type Selected = { kind: "group" | "project"; node: Node };
 
-function Tree({ groups, projects, parent, selected, onSelect }: { groups: Node[]; projects: Node[]; parent: string | null; selected?: string; onSelect(p: Node): void }) {
+function Tree({ groups, projects, parent, selected, onSelect }: { groups: Node[]; projects: Node[]; parent: string | null; selected?: string; onSelect(s: Selected): void }) {
   const subGroups = groups.filter((g) => g.parent_group_uuid === parent);
   const own = projects.filter((p) => p.parent_group_uuid === parent);
   if (subGroups.length === 0 && own.length === 0) return null;
@@ -21,77 +21,54 @@ function Tree({ groups, projects, parent, selected, onSelect }: { groups: Node[]
     <ul class="tree">
       {subGroups.map((g) => (
         <li key={g.uuid}>
-          <span class="group">▾ {g.name}</span>
+          <button type="button" class="link group" aria-pressed={selected === g.uuid} onClick={() => onSelect({ kind: "group", node: g })}>▾ {g.name}</button>
           <Tree groups={groups} projects={projects} parent={g.uuid} selected={selected} onSelect={onSelect} />
         </li>
       ))}
       {own.map((p) => (
         <li key={p.uuid}>
-          <button type="button" class="link" aria-pressed={selected === p.uuid} onClick={() => onSelect(p)}>{p.name}</button>
+          <button type="button" class="link" aria-pressed={selected === p.uuid} onClick={() => onSelect({ kind: "project", node: p })}>{p.name}</button>
         </li>
       ))}
     </ul>
   );
 }
 
-function ProjectDetails({ project }: { project: Node }) {
-  const members = useLoad(() => api<{ items: { user_uuid: string; name: string; is_owner: boolean; role_uuids: string[] }[] }>(`/auth/projects/${project.uuid}/members?per_page=200`).then((r) => r.items), [project.uuid]);
-  const edges = useLoad(() => api<{ items: { edge_uuid: string; name: string; nickname: string }[] }>(`/auth/projects/${project.uuid}/edges?per_page=200`).then((r) => r.items), [project.uuid]);
+function ProjectDetails({ project, me }: { project: Node; me: Me }) {
+  const base = `/auth/projects/${project.uuid}`;
+  const edges = useLoad(() => api<{ items: { edge_uuid: string; name: string; nickname: string }[] }>(`${base}/edges?per_page=200`).then((r) => r.items), [project.uuid]);
+  const known = useEdges(me);
+  const canAdd = useAllowed("POST", `${base}/edges`);
   const [edgeName, setEdgeName] = useState("");
   const act = useAction();
+  // Suggested: the edges the user manages that are not in the project yet.
+  const addable = (known.data ?? []).filter((k) => !edges.data?.some((e) => e.edge_uuid === k.uuid));
   const add = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      await api(`/auth/projects/${project.uuid}/edges`, { method: "POST", json: { edge_name: edgeName } });
+      await api(`${base}/edges`, { method: "POST", json: { edge_name: edgeName } });
       setEdgeName("");
       edges.reload();
     });
   };
   return (
     <Section title={`Project ${project.name}`}>
-      <ErrorNote error={members.error ?? edges.error ?? act.error} />
-      <h3>Members</h3>
-      <ul>
-        {members.data?.map((m) => <li key={m.user_uuid}>{m.name}{m.is_owner ? " (owner)" : ""}</li>)}
-        {members.data?.length === 0 && <li class="empty">No members.</li>}
-      </ul>
+      <Members key={base} base={base} title={project.name} />
       <h3>Edges</h3>
+      <ErrorNote error={edges.error ?? act.error} />
       <ul>
         {edges.data?.map((e) => <li key={e.edge_uuid}>{e.nickname || e.name}</li>)}
         {edges.data?.length === 0 && <li class="empty">No edges.</li>}
       </ul>
-      <form class="inline" onSubmit={add} aria-label="Add an edge to the project">
+      {canAdd && <form class="inline" onSubmit={add} aria-label="Add an edge to the project">
         <label>
-          Edge name <input value={edgeName} required onInput={(e) => setEdgeName((e.target as HTMLInputElement).value)} />
+          Edge name <input value={edgeName} required list="addable-edges" onInput={(e) => setEdgeName((e.target as HTMLInputElement).value)} />
         </label>
+        <datalist id="addable-edges">
+          {addable.map((k) => <option key={k.uuid} value={k.name} />)}
+        </datalist>
         <button type="submit" disabled={act.busy}>Add to project</button>
-      </form>
-    </Section>
-  );
-}
-
-function NewEdge() {
-  const [name, setName] = useState("");
-  const [secret, setSecret] = useState<{ label: string; value: string }>();
-  const act = useAction();
-  const create = (e: Event) => {
-    e.preventDefault();
-    void act.run(async () => {
-      const edge = await api<{ uuid: string; name: string; client_secret?: string }>("/auth/edges", { method: "POST", json: { name } });
-      if (edge.client_secret) setSecret({ label: `Secret of edge ${edge.name} (client ID ${edge.uuid})`, value: edge.client_secret });
-      setName("");
-    });
-  };
-  return (
-    <Section title="New edge">
-      <ErrorNote error={act.error} />
-      {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
-      <form class="inline" onSubmit={create} aria-label="New edge">
-        <label>
-          Edge name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
-        <button type="submit" disabled={act.busy}>Create edge</button>
-      </form>
+      </form>}
     </Section>
   );
 }
@@ -102,22 +79,26 @@ export function OrgPage({ me }: { me: Me }) {
     const projects = await api<{ items: Node[] }>(me.is_super ? "/auth/projects?per_page=200" : "/auth/users/me/projects?per_page=200");
     return { groups: groups.items, projects: projects.items };
   }, [me.is_super]);
-  const [selected, setSelected] = useState<Node>();
+  const [selected, setSelected] = useState<Selected>();
   // Groups whose parent is not visible to this user are shown at the top level.
   const visible = new Set(tree.data?.groups.map((g) => g.uuid));
   const groups = (tree.data?.groups ?? []).map((g) => (g.parent_group_uuid && !visible.has(g.parent_group_uuid) ? { ...g, parent_group_uuid: null } : g));
   const projects = (tree.data?.projects ?? []).map((p) => (p.parent_group_uuid && !visible.has(p.parent_group_uuid) ? { ...p, parent_group_uuid: null } : p));
+  const made = () => tree.reload();
   return (
     <>
       <div class="columns">
         <Section title="Groups and projects">
           <ErrorNote error={tree.error} />
-          <Tree groups={groups} projects={projects} parent={null} selected={selected?.uuid} onSelect={setSelected} />
+          <Tree groups={groups} projects={projects} parent={null} selected={selected?.node.uuid} onSelect={setSelected} />
+          <NameForm path="/auth/groups" label="Group name" button="Create group" onMade={made} />
         </Section>
-        {selected ? <ProjectDetails project={selected} /> : <Section title="Project"><p class="hint">Choose a project to see its members and edges.</p></Section>}
+        {selected?.kind === "project" && <ProjectDetails key={selected.node.uuid} project={selected.node} me={me} />}
+        {selected?.kind === "group" && <GroupDetails key={selected.node.uuid} group={selected.node} onMade={made} />}
+        {!selected && <Section title="Project"><p class="hint">Choose a group or a project to see its members, and a project's edges.</p></Section>}
       </div>
       <UsersSection />
-      <NewEdge />
+      <EdgesSection me={me} />
     </>
   );
 }

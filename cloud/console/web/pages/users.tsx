@@ -2,6 +2,7 @@
 // and enable, reset the password to a temporary one, unlock after failed attempts.
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { useAllowed } from "../allowed";
 import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
@@ -23,6 +24,7 @@ export function UsersSection() {
   const [role, setRole] = useState("");
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const act = useAction();
+  const canManage = useAllowed("POST", "/auth/users"); // else the list is read-only
   if (users.error) return null; // not allowed to manage users: the section is left out
   const defaultRole = roles.data?.find((r) => r.name === "member")?.uuid ?? "";
   const roleName = (uuid: string) => roles.data?.find((r) => r.uuid === uuid)?.name ?? uuid.slice(0, 8);
@@ -46,7 +48,7 @@ export function UsersSection() {
     <Section title="Users">
       <ErrorNote error={act.error} />
       {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
-      <form class="inline" onSubmit={create} aria-label="New user">
+      {canManage && <form class="inline" onSubmit={create} aria-label="New user">
         <label>
           User name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </label>
@@ -57,10 +59,10 @@ export function UsersSection() {
           </select>
         </label>
         <button type="submit" disabled={act.busy || !roles.data}>Create user</button>
-      </form>
+      </form>}
       <table class="list" aria-label="Users">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">State</th><th scope="col">Last sign-in</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">State</th><th scope="col">Last sign-in</th>{canManage && <th scope="col"><span class="sr-only">Actions</span></th>}</tr>
         </thead>
         <tbody>
           {users.data?.map((u) => (
@@ -69,11 +71,11 @@ export function UsersSection() {
               <td>{u.roles.map(roleName).join(", ")}</td>
               <td>{u.disabled ? "disabled" : "active"}</td>
               <td>{fmtTime(u.last_sign_in_at)}</td>
-              <td class="actions">
+              {canManage && <td class="actions">
                 <button type="button" onClick={() => call(`/auth/users/${u.uuid}/${u.disabled ? "enable" : "disable"}`)}>{u.disabled ? "Enable" : "Disable"}</button>
                 <button type="button" onClick={() => call(`/auth/users/${u.uuid}/password`, "PUT", `Temporary password of ${u.name}`)}>Reset password</button>
                 <button type="button" onClick={() => call(`/auth/users/${u.uuid}/password/unlock`)}>Unlock</button>
-              </td>
+              </td>}
             </tr>
           ))}
         </tbody>
