@@ -53,16 +53,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(screenshotDir(), `console-${name}.png`), fullPage: true });
 }
 
-/** Pixels of the plot's canvas drawn in the first series' colour (#1f6fd1), i.e. the line itself. */
-export function seriesPixels(page: Page): Promise<number> {
-  return page.evaluate(() => {
+/** Pixels of the plot's canvas drawn in a series' colour (the first series' #1f6fd1 unless told), i.e. the line itself. */
+export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+  return page.evaluate(([r, g, b]) => {
     const canvas = document.querySelector<HTMLCanvasElement>("[data-testid=plot] canvas");
     if (!canvas) return 0;
     const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
     let n = 0;
-    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - 31) < 40 && Math.abs(data[i + 1]! - 111) < 40 && Math.abs(data[i + 2]! - 209) < 40 && data[i + 3]! > 100) n++;
+    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r) < 40 && Math.abs(data[i + 1]! - g) < 40 && Math.abs(data[i + 2]! - b) < 40 && data[i + 3]! > 100) n++;
     return n;
-  });
+  }, rgb);
 }
 
 /** How many points the plotted series hold (the reduced series' point counts, as the page shows them). */
