@@ -1,25 +1,14 @@
 // The console's main flow in both browsers a user may bring: Debian's chromium (CDP) and firefox-esr
 // (WebDriver BiDi): sign in through the sign-in page, the running measurement listed, its plot drawn,
 // sign out.
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { BROWSERS, launchBrowser } from "../support/browser.js";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { until, type Stack } from "../e2e/stack.js";
-import { screenshot, signIn, startSampleStack } from "./helpers.js";
+import { screenshot, signIn, withRunningSampleStack } from "./helpers.js";
 import { expectListed, expectPlotted, expectSignedOut, nextRefreshToken } from "./main-flow.js";
 
 describe("web console in each browser", () => {
-  let s: Stack;
-  let measurement: string;
-
-  beforeAll(async () => {
-    s = await startSampleStack();
-    measurement = (await until(async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
-  }, 120_000);
-
-  afterAll(async () => {
-    await s?.close();
-  }, 120_000);
+  const ctx = withRunningSampleStack();
 
   for (const name of BROWSERS) {
     it(`signs in, lists and plots the running measurement, and signs out in ${name}`, async () => {
@@ -27,6 +16,7 @@ describe("web console in each browser", () => {
       try {
         const page = await browser.context.newPage();
         const refresh = nextRefreshToken(page);
+        const { s, measurement } = ctx;
         await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
         await expectListed(page, s, measurement);
         await expectPlotted(page, s, measurement);

@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { addRtUpstream, startConnectedStack, type Stack } from "../e2e/stack.js";
+import { addRtUpstream, startConnectedStack, until, type Stack } from "../e2e/stack.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -28,6 +28,19 @@ export function startSampleStack(rate = 200): Promise<Stack> {
     await sampleConnector(s, "sample", ["--name", "counter", "--type", "int64", "--size", "8", "--rate", String(rate)]);
     await sampleConnector(s, "raw", ["--name", "raw", "--type", "bytes", "--size", "12", "--rate", "5"]);
   });
+}
+
+/** For a describe block: a sample stack started before its tests (with its measurement running) and closed after. */
+export function withRunningSampleStack(rate = 200): { s: Stack; measurement: string } {
+  const ctx = {} as { s: Stack; measurement: string };
+  beforeAll(async () => {
+    ctx.s = await startSampleStack(rate);
+    ctx.measurement = (await until(async () => (await ctx.s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.s?.close();
+  }, 120_000);
+  return ctx;
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */

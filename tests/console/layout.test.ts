@@ -1,11 +1,10 @@
 // The console's pages at a tablet's width (768×1024, portrait) and a laptop's (1366×768): nothing is
 // wider than the window (no sideways scrolling), and every navigation link is on screen and works.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { until, type Stack } from "../e2e/stack.js";
-import { screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
+import { screenshot, seriesPixels, signIn, withRunningSampleStack } from "./helpers.js";
 
 const VIEWPORTS = [
   { name: "tablet", width: 768, height: 1024 },
@@ -19,7 +18,7 @@ function overflow(page: Page): Promise<{ by: number; culprit: string }> {
     const root = document.scrollingElement!;
     let culprit = "";
     let right = innerWidth;
-    for (const el of document.querySelectorAll("body *")) {
+    for (const el of Array.from(document.querySelectorAll("body *"))) {
       const r = el.getBoundingClientRect();
       if (r.right > right + 0.5) (right = r.right), (culprit = `${el.tagName.toLowerCase()}.${el.className}`);
     }
@@ -28,23 +27,14 @@ function overflow(page: Page): Promise<{ by: number; culprit: string }> {
 }
 
 describe("console layout on a tablet and a laptop", () => {
-  let s: Stack;
-  let measurement: string;
-
-  beforeAll(async () => {
-    s = await startSampleStack();
-    measurement = (await until(async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
-  }, 120_000);
-
-  afterAll(async () => {
-    await s?.close();
-  }, 120_000);
+  const ctx = withRunningSampleStack();
 
   for (const vp of VIEWPORTS) {
     it(`fits ${vp.width}×${vp.height} (${vp.name}) without sideways scrolling, the navigation on screen`, async () => {
       const browser = await launchChromium({ viewport: { width: vp.width, height: vp.height } });
       try {
         const page = await browser.context.newPage();
+        const { s, measurement } = ctx;
         await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
         const pages: [string, () => Promise<unknown>][] = [
           [`#/measurements?project=${s.cloud.projectUuid}`, () => expect.poll(() => page.locator(`a[href$="${measurement}"]`).count(), { timeout: 30_000 }).toBe(1)],

@@ -12,7 +12,7 @@ import type { Measurement } from "./measurements";
 import { useEdgeNames } from "./measurements";
 import { Plot, type PlotSeries } from "./plot";
 import { DataTable, Downloads } from "./data-table";
-import { plotKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
+import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
 type DataId = Plottable;
 
@@ -23,7 +23,6 @@ interface Reduced {
 }
 
 const MAX_PLOTTED = 8;
-const idKey = plotKey;
 
 /** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
 function toSeries(label: string, r: Reduced): PlotSeries {
