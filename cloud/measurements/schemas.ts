@@ -172,11 +172,17 @@ export const ChunksResult = Schema.Struct({
 
 export const SequenceSummary = Schema.Struct({ status: Schema.String });
 
+/** A JSON pointer (RFC 6901): "" or `/`-separated tokens, `~` only as `~0` (~) or `~1` (/). */
+export const JsonPointer = Schema.String.pipe(
+  Schema.maxLength(256),
+  Schema.pattern(/^(\/([^~/]|~[01])*)*$/, { message: () => "must be a JSON pointer such as /a/b (RFC 6901: ~0 for ~, ~1 for /)" }),
+).annotations({ description: "JSON pointer (RFC 6901) of a numeric field in json payloads (or string payloads holding JSON), e.g. /a/b or /list/0" });
+
 /** The reduced series (min/max per time bucket) of one data ID, for plots. */
 export const SeriesQuery = Schema.Struct({
   data_type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   data_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
-  field: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))),
+  field: Schema.optional(JsonPointer),
   start: TimeQuery,
   end: TimeQuery,
   buckets: Schema.optionalWith(IntFromQuery(1, 10_000), { default: () => 1000 }),

@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { addRtUpstream, startConnectedStack, type Stack } from "../e2e/stack.js";
+import { addRtUpstream, startConnectedStack, until, type Stack } from "../e2e/stack.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -28,6 +28,19 @@ export function startSampleStack(rate = 200): Promise<Stack> {
     await sampleConnector(s, "sample", ["--name", "counter", "--type", "int64", "--size", "8", "--rate", String(rate)]);
     await sampleConnector(s, "raw", ["--name", "raw", "--type", "bytes", "--size", "12", "--rate", "5"]);
   });
+}
+
+/** For a describe block: a sample stack started before its tests (with its measurement running) and closed after. */
+export function withRunningSampleStack(rate = 200): { s: Stack; measurement: string } {
+  const ctx = {} as { s: Stack; measurement: string };
+  beforeAll(async () => {
+    ctx.s = await startSampleStack(rate);
+    ctx.measurement = (await until(async () => (await ctx.s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.s?.close();
+  }, 120_000);
+  return ctx;
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
@@ -53,16 +66,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(screenshotDir(), `console-${name}.png`), fullPage: true });
 }
 
-/** Pixels of the plot's canvas drawn in the first series' colour (#1f6fd1), i.e. the line itself. */
-export function seriesPixels(page: Page): Promise<number> {
-  return page.evaluate(() => {
+/** Pixels of the plot's canvas drawn in a series' colour (the first series' #1f6fd1 unless told), i.e. the line itself. */
+export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+  return page.evaluate(([r, g, b]) => {
     const canvas = document.querySelector<HTMLCanvasElement>("[data-testid=plot] canvas");
     if (!canvas) return 0;
     const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
     let n = 0;
-    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - 31) < 40 && Math.abs(data[i + 1]! - 111) < 40 && Math.abs(data[i + 2]! - 209) < 40 && data[i + 3]! > 100) n++;
+    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r) < 40 && Math.abs(data[i + 1]! - g) < 40 && Math.abs(data[i + 2]! - b) < 40 && data[i + 3]! > 100) n++;
     return n;
-  });
+  }, rgb);
 }
 
 /** How many points the plotted series hold (the reduced series' point counts, as the page shows them). */

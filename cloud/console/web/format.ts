@@ -14,6 +14,14 @@ export function fmtDuration(s: number): string {
 
 export const fmtCount = (n: number | undefined) => (n === undefined ? "—" : n.toLocaleString("en-US"));
 
+/** Bytes with a binary unit: `512 B`, `1.5 KiB`, `12.0 MiB`. */
+export function fmtBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  return i === 0 ? `${Math.round(n)} ${units[0]}` : `${n.toFixed(1)} ${units[i]}`;
+}
+
 export function hex(bytes: Uint8Array, max = 64): string {
   const shown = Array.from(bytes.subarray(0, max), (b) => b.toString(16).padStart(2, "0")).join(" ");
   return bytes.length > max ? `${shown} … (${bytes.length} bytes)` : shown;

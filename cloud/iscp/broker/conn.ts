@@ -9,6 +9,7 @@ import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
 import type { Authenticate, AuthResult, Subject } from "./options.js";
 import { refusalFor } from "./refusals.js";
+import { RateMeter } from "./rate-meter.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
 import * as up from "./upstream-handlers.js";
 import * as down from "./downstream-handlers.js";
@@ -31,6 +32,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private allowed: Set<string> | undefined;
   readonly upstreams = new Map<number, UpstreamStream>();
   readonly downstreams = new Map<number, DownstreamStream>();
+  /** Points and payload bytes received on its upstreams lately (the edges page shows it). */
+  readonly received = new RateMeter();
   /** Upstream opens past their checks and waiting for the open hook: each holds a slot of maxUpstreamsPerConn. */
   upstreamOpensPending = 0;
   private serverRequestId = 1;

@@ -126,6 +126,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   }
   const groups: RelayGroup[] = [];
   let points = 0;
+  let payloadBytes = 0;
   for (const g of msg.groups) {
     let ref: DataIdRef | undefined;
     if (g.dataId) {
@@ -140,6 +141,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
       return u.addResult(seq, ResultCode.INVALID_DATA_ID, "group without data id");
     }
     points += g.count;
+    payloadBytes += g.payloadBytes;
     groups.push(relayGroup(ref, g));
   }
   const hook = c.hub.hooks.onUpstreamChunk;
@@ -152,6 +154,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
   }
   u.totalDataPoints += BigInt(points);
+  c.received.add(points, payloadBytes);
   if (seq > u.lastSequenceNumber) u.lastSequenceNumber = seq;
   c.hub.relay(refOf(u), c.projectUuid, seq, groups);
   if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");

@@ -3,12 +3,21 @@
 import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
 import { Uuid } from "../../measurements/schemas.js";
+import { RATE_WINDOW_SECONDS } from "../broker/rate-meter.js";
 
 const EdgeConnection = Schema.Struct({
   edge_uuid: Schema.String,
   transport: Schema.String,
   upstreams: Schema.Int,
   downstreams: Schema.Int,
+  data_rate: Schema.Struct({
+    points_per_second: Schema.Number,
+    bytes_per_second: Schema.Number.annotations({ description: "Payload bytes of the data points (not the protocol's framing)" }),
+  }).annotations({
+    description:
+      `Received on this connection's upstreams over the last ${RATE_WINDOW_SECONDS} seconds, measured by the peer the edge is connected to ` +
+      "(an edge is connected to one peer of a cluster; each peer lists its own connections)",
+  }),
 });
 
 export const edgeConnectionsRoute = defineRoute({
@@ -24,7 +33,13 @@ export const edgeConnectionsRoute = defineRoute({
     const project = params.project_uuid.toLowerCase();
     const items = (svc.iscp?.broker.connections() ?? [])
       .filter((c) => c.isOpen && c.nodeId !== "" && c.projectUuid === project)
-      .map((c) => ({ edge_uuid: c.nodeId, transport: c.transport.kind, upstreams: c.upstreams.size, downstreams: c.downstreams.size }));
+      .map((c) => ({
+        edge_uuid: c.nodeId,
+        transport: c.transport.kind,
+        upstreams: c.upstreams.size,
+        downstreams: c.downstreams.size,
+        data_rate: c.received.rate(),
+      }));
     return { items, page: { total_count: items.length } };
   },
 });

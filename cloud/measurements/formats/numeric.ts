@@ -1,6 +1,7 @@
 // Numbers out of stored payloads, for the reduced series: iSCP v2's numeric primitive types are
 // big-endian (float64 is IEEE 754 `>d`, int64 `>q`), and a `json` payload counts when it is a number
-// or when the named field of an object is one.
+// or when the field a JSON pointer (RFC 6901, `/a/b`, `/list/0`) names in it is one; a `string` payload
+// holding JSON counts the same way when a field is named.
 
 /** Reads the value of the payload at buf[off, off + len), or undefined when it is not a number of this type. */
 export type NumericReader = (buf: Uint8Array, off: number, len: number) => number | undefined;
@@ -23,8 +24,11 @@ export const NUMERIC_TYPES = [...Object.keys(FIXED), "json"] as const;
 
 const decoder = new TextDecoder();
 
+/** The reference tokens of a JSON pointer (`/a~1b/c` -> ["a/b", "c"]); "" is the whole document. */
+export const pointerTokens = (pointer: string): string[] => (pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")));
+
 function jsonReader(field: string | undefined): NumericReader {
-  const path = field ? field.split(".") : [];
+  const path = pointerTokens(field ?? "");
   return (buf, off, len) => {
     let v: unknown;
     try {
@@ -32,14 +36,14 @@ function jsonReader(field: string | undefined): NumericReader {
     } catch {
       return undefined;
     }
-    for (const k of path) v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
+    for (const k of path) v = v !== null && typeof v === "object" && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
     return typeof v === "number" && Number.isFinite(v) ? v : undefined;
   };
 }
 
 /** The reader for a data type, or undefined when the type is not numeric. */
 export function numericReader(dataType: string, jsonField?: string): NumericReader | undefined {
-  if (dataType === "json") return jsonReader(jsonField);
+  if (dataType === "json" || (dataType === "string" && jsonField !== undefined)) return jsonReader(jsonField);
   const t = FIXED[dataType];
   if (!t) return undefined;
   // One view per chunk buffer, not per point.

@@ -16,7 +16,7 @@ export interface SeriesQuery {
   measurement: string;
   dataType: string;
   dataId: string;
-  /** JSON payloads: the dotted path of the numeric field; absent = the payload itself is a number. */
+  /** JSON payloads (json, or string holding JSON): the JSON pointer of the numeric field; absent = the payload itself. */
   field?: string;
   startNs?: bigint;
   endNs?: bigint;
@@ -45,7 +45,7 @@ export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<R
   const m = (await measurementsForName(src.db, q.project, q.measurement)).find((r) => r.uuid === q.measurement.toLowerCase());
   if (!m) throw new NotFound("measurement not found");
   const read = numericReader(q.dataType, q.field);
-  if (!read) throw new Invalid(`data_type ${q.dataType} is not numeric`, { data_type: "a numeric type (float64, int64, ...) or json" });
+  if (!read) throw new Invalid(`data_type ${q.dataType} is not numeric`, { data_type: "a numeric type (float64, int64, ...), json, or string with a field" });
   const base = basetimeNs(m);
   const startNs = q.startNs ?? base;
   const endNs = q.endNs ?? base + BigInt(m.max_elapsed_ns) + 1n;

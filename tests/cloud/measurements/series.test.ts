@@ -67,7 +67,7 @@ describe("reduced series", () => {
     ]);
     const n = await ctx.call(`${P}/measurements/${m}/series?data_type=int64&data_id=n&buckets=1`);
     expect(n.body).toMatchObject({ point_count: 2, skipped_count: 1, buckets: { min: [-5], max: [7], time_min: [0], time_max: [0.001], count: [2] } });
-    const j = await ctx.call(`${P}/measurements/${m}/series?data_type=json&data_id=j&field=a.b&buckets=5`);
+    const j = await ctx.call(`${P}/measurements/${m}/series?data_type=json&data_id=j&field=/a/b&buckets=5`);
     expect(j.body).toMatchObject({ point_count: 1, skipped_count: 1, buckets: { min: [3], max: [3], count: [1] } });
   });
 

@@ -12,11 +12,9 @@ import type { Measurement } from "./measurements";
 import { useEdgeNames } from "./measurements";
 import { Plot, type PlotSeries } from "./plot";
 import { DataTable, Downloads } from "./data-table";
+import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
-interface DataId {
-  data_type: string;
-  data_id: string;
-}
+type DataId = Plottable;
 
 interface Reduced {
   basetime: string;
@@ -25,7 +23,6 @@ interface Reduced {
 }
 
 const MAX_PLOTTED = 8;
-const idKey = (d: DataId) => `${d.data_type}:${d.data_id}`;
 
 /** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
 function toSeries(label: string, r: Reduced): PlotSeries {
@@ -52,8 +49,12 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
     poll: () => meas.data?.status === "measuring",
   });
   const edges = useEdgeNames(project);
-  const numeric = (ids.data ?? []).filter((d) => isNumericType(d.data_type) && d.data_type !== "json");
-  const others = (ids.data ?? []).filter((d) => !numeric.includes(d));
+  const fields = useJsonFields(project, uuid, ids.data ?? []);
+  const plainNumeric = (ids.data ?? []).filter((d) => isNumericType(d.data_type) && d.data_type !== "json");
+  const others = (ids.data ?? []).filter((d) => !plainNumeric.includes(d));
+  // Numeric data IDs, and each numeric field of the JSON ones (listed under their data ID).
+  const rows = (ids.data ?? []).flatMap((d) => [d, ...(fields.data ?? []).filter((f) => f.data_type === d.data_type && f.data_id === d.data_id)]);
+  const numeric = rows.filter((d) => d.field !== undefined || plainNumeric.includes(d));
   const [hidden, setHidden] = useState<Set<string>>(new Set());
   const plotted = numeric.filter((d) => !hidden.has(idKey(d))).slice(0, MAX_PLOTTED);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
@@ -84,9 +85,9 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
       const toIso = (s: number) => new Date(s * 1000).toISOString();
       const window_ = zoom ? { start: toIso(zoom[0]), end: toIso(zoom[1] + 0.001) } : {};
       const all = await Promise.all(
-        plotted.map((d) => api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, buckets, ...window_ })}`)),
+        plotted.map((d) => api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, field: d.field, buckets, ...window_ })}`)),
       );
-      return { series: all.map((r, i) => toSeries(idKey(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
+      return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
     },
     [plotKey, m?.basetime, zoom?.[0], zoom?.[1], tick, !!m],
   );
@@ -110,22 +111,22 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
       </Section>
       <Section title="Data IDs">
-        <ErrorNote error={ids.error} />
+        <ErrorNote error={ids.error ?? fields.error} />
         <table class="list" aria-label="Data IDs">
           <thead>
             <tr><th scope="col">Plot</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col" class="num">Points</th></tr>
           </thead>
           <tbody>
-            {(ids.data ?? []).map((d) => (
-              <tr key={idKey(d)}>
+            {rows.map((d) => (
+              <tr key={idKey(d)} class={d.field === undefined ? undefined : "field"}>
                 <td>
                   {numeric.includes(d) && (
-                    <input type="checkbox" aria-label={`Plot ${d.data_id}`} checked={!hidden.has(idKey(d))}
+                    <input type="checkbox" aria-label={`Plot ${plotLabel(d)}`} checked={!hidden.has(idKey(d))}
                       onChange={() => setHidden((h) => { const n = new Set(h); n.has(idKey(d)) ? n.delete(idKey(d)) : n.add(idKey(d)); return n; })} />
                   )}
                 </td>
-                <td>{d.data_id}</td>
-                <td>{d.data_type}</td>
+                <td>{d.field === undefined ? d.data_id : `${d.data_id} ${d.field}`}</td>
+                <td>{d.field === undefined ? d.data_type : "number field"}</td>
                 <td class="num">{fmtCount(series.data?.counts.get(idKey(d)))}</td>
               </tr>
             ))}
@@ -148,7 +149,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           <ErrorNote error={series.error} />
           <p class="hint">{running && !zoom ? "Live: following the running measurement. " : ""}Drag across the plot to zoom in.</p>
           <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
-            {series.data && series.data.series.length > 0 && <Plot series={series.data.series} range={range} onZoom={onZoom} label={`Plot of ${plotted.map((d) => d.data_id).join(", ")}`} />}
+            {series.data && series.data.series.length > 0 && <Plot series={series.data.series} range={range} onZoom={onZoom} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />}
           </div>
         </Section>
       )}

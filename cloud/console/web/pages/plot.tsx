@@ -24,6 +24,16 @@ export function align(series: PlotSeries[]): uPlot.AlignedData {
   return [xs, ...ys] as uPlot.AlignedData;
 }
 
+/** The value axis as wide as its longest label (uPlot's fixed default cuts `10,000` to `0,000`). */
+const valueAxisSize: uPlot.Axis.Size = (u, values, axisIdx, cycleNum) => {
+  const axis = u.axes[axisIdx]!;
+  // uPlot sizes axes in a few passes; after the second, keep what was found.
+  if (cycleNum > 1) return (axis as { _size?: number })._size ?? 50;
+  const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), "");
+  u.ctx.font = Array.isArray(axis.font) ? String(axis.font[0]) : "12px system-ui";
+  return Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + u.ctx.measureText(longest).width / devicePixelRatio) + 4;
+};
+
 export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
@@ -40,6 +50,7 @@ export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; r
       height: 360,
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, points: { show: false } }))],
       scales: { x: { time: true, range: () => rangeNow.current } },
+      axes: [{}, { size: valueAxisSize }],
       cursor: { drag: { x: true, y: false, setScale: false } },
       legend: { live: true },
       hooks: {
