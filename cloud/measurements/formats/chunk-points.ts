@@ -14,13 +14,13 @@ const utf8 = new TextDecoder();
 const TWO32 = 4294967296;
 
 /**
- * The field last read by nextField (module scratch: no object per field): its key, where its value
- * starts, and where the field ends. A varint field's value is also left in `rv` (varint.ts).
+ * The field last read by nextField (module scratch: no object per field): where its value starts and
+ * where the field ends. A varint field's value is also left in `rv` (varint.ts).
  */
-const f = { key: 0, start: 0, end: 0 };
+const f = { start: 0, end: 0 };
 
-/** Reads the field at p within [p, end) into `f`; throws on a truncated or malformed field. */
-function nextField(buf: Uint8Array, p: number, end: number): void {
+/** Reads the field at p within [p, end) into `f` and returns its key; throws on a truncated or malformed field. */
+function nextField(buf: Uint8Array, p: number, end: number): number {
   // One-byte keys and lengths (the common case) skip the general varint reader.
   let key = p < end ? buf[p]! : 0x80;
   if (key < 0x80) p++;
@@ -55,9 +55,9 @@ function nextField(buf: Uint8Array, p: number, end: number): void {
       throw new Error(`wire type ${key & 7}`);
   }
   if (q > end) throw new Error("truncated field");
-  f.key = key;
   f.start = p;
   f.end = q;
+  return key;
 }
 
 /** Whether the group in [start, end) has the data ID (name, type). */
@@ -65,14 +65,14 @@ function groupIs(buf: Uint8Array, start: number, end: number, type: string, name
   let n = "";
   let t = "";
   for (let p = start; p < end; ) {
-    nextField(buf, p, end);
+    const key = nextField(buf, p, end);
     p = f.end;
-    if (f.key !== 0x0a) continue;
+    if (key !== 0x0a) continue;
     for (let q = f.start; q < p; ) {
-      nextField(buf, q, p);
+      const k = nextField(buf, q, p);
       q = f.end;
-      if (f.key === 0x0a) n = utf8.decode(buf.subarray(f.start, f.end));
-      else if (f.key === 0x12) t = utf8.decode(buf.subarray(f.start, f.end));
+      if (k === 0x0a) n = utf8.decode(buf.subarray(f.start, f.end));
+      else if (k === 0x12) t = utf8.decode(buf.subarray(f.start, f.end));
     }
   }
   return n === name && t === type;
@@ -81,17 +81,17 @@ function groupIs(buf: Uint8Array, start: number, end: number, type: string, name
 /** Visits the points of the group in [start, end). */
 function visitPoints(buf: Uint8Array, start: number, end: number, visit: PointVisitor): void {
   for (let p = start; p < end; ) {
-    nextField(buf, p, end);
+    const key = nextField(buf, p, end);
     p = f.end;
-    if (f.key !== 0x12) continue;
+    if (key !== 0x12) continue;
     let elapsed = 0;
     let off = f.start;
     let len = 0;
     for (let q = f.start; q < p; ) {
-      nextField(buf, q, p);
+      const k = nextField(buf, q, p);
       q = f.end;
-      if (f.key === 0x08) elapsed = unzigzag(rv.lo, rv.hi);
-      else if (f.key === 0x12) (off = f.start), (len = q - f.start);
+      if (k === 0x08) elapsed = unzigzag(rv.lo, rv.hi);
+      else if (k === 0x12) (off = f.start), (len = q - f.start);
     }
     visit(elapsed, buf, off, len);
   }
@@ -100,9 +100,9 @@ function visitPoints(buf: Uint8Array, start: number, end: number, visit: PointVi
 /** Visits the points of (type, name) in a chunk; throws on a truncated or malformed message. */
 export function forEachPoint(buf: Uint8Array, type: string, name: string, visit: PointVisitor): void {
   for (let p = 0; p < buf.length; ) {
-    nextField(buf, p, buf.length);
+    const key = nextField(buf, p, buf.length);
     p = f.end;
-    if (f.key !== 0x12) continue;
+    if (key !== 0x12) continue;
     const start = f.start;
     if (groupIs(buf, start, p, type, name)) visitPoints(buf, start, p, visit);
   }
