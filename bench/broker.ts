@@ -5,14 +5,14 @@
 // into each payload (hrtime ns, first 8 bytes) and the receive time share one clock.
 // The sender keeps at most WINDOW chunks sent but not yet delivered to the downstream (closed loop),
 // so the relay runs at the speed of the slowest stage without overrunning the broker's queues.
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { isMain, report, type Row } from "./lib.js";
+import { isMain, procCpuSeconds, report, type Row } from "./lib.js";
 
 type Transport = "websocket" | "quic";
 
@@ -111,21 +111,6 @@ async function startBroker(transport: Transport): Promise<Broker> {
     await stop();
     throw e;
   }
-}
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU seconds of a process, from /proc/<pid>/stat (fields 14 and 15). */
-function procCpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
 /** Peak resident set of a process (VmHWM), MiB. */

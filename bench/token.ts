@@ -10,7 +10,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { isMain, report, type Row } from "./lib.js";
+import { isMain, procCpuSeconds, report, type Row } from "./lib.js";
 
 const CONNECTIONS = 32;
 const DURATION_S = Number(process.env.BENCH_TOKEN_SECONDS ?? 10);
@@ -104,6 +104,8 @@ interface Tally {
   mean: number[];
   non2xx: number;
   errors: number;
+  /** The server process's user + system CPU seconds over the measured slices. */
+  cpuS: number;
 }
 
 async function slice(target: Target, seconds: number) {
@@ -135,11 +137,14 @@ export async function run(): Promise<Row[]> {
     const targets = started.map((s) => s.target);
     const algs = await Promise.all(targets.map(probe));
     for (const t of targets) await slice(t, 1); // warm-up: JIT and caches
-    const tally: Tally[] = targets.map(() => ({ requests: 0, seconds: 0, p99: [], mean: [], non2xx: 0, errors: 0 }));
+    const tally: Tally[] = targets.map(() => ({ requests: 0, seconds: 0, p99: [], mean: [], non2xx: 0, errors: 0, cpuS: 0 }));
     for (let i = 0; i < SLICES; i++) {
       for (const [k, t] of targets.entries()) {
+        const pid = started[k]!.child.pid!;
+        const cpu0 = procCpuSeconds(pid);
         const r = await slice(t, DURATION_S / SLICES);
         const s = tally[k]!;
+        s.cpuS += procCpuSeconds(pid) - cpu0;
         s.requests += r.requests.total;
         s.seconds += r.duration;
         s.p99.push(r.latency.p99);
@@ -156,11 +161,17 @@ export async function run(): Promise<Row[]> {
         "tokens/s": Math.round(s.requests / s.seconds),
         "p99 ms (worst slice)": Math.max(...s.p99),
         "mean ms": +(s.mean.reduce((a, b) => a + b, 0) / s.mean.length).toFixed(2),
+        // CPU per token does not depend on how busy the shared machine is, unlike the rate.
+        "server CPU µs/token": Math.round((s.cpuS * 1e6) / Math.max(1, s.requests)),
         non2xx: s.non2xx,
         errors: s.errors,
       };
     });
-    rows.push({ server: "ratio cloud-peer / node-oidc-provider", "tokens/s": +((rows[0]!["tokens/s"] as number) / (rows[1]!["tokens/s"] as number)).toFixed(2) });
+    const ratio = (col: string, inverse = false) => {
+      const [a, b] = [rows[0]![col] as number, rows[1]![col] as number];
+      return +(inverse ? b / a : a / b).toFixed(2);
+    };
+    rows.push({ server: "ratio cloud-peer / node-oidc-provider", "tokens/s": ratio("tokens/s"), "server CPU µs/token": ratio("server CPU µs/token", true) });
     return rows;
   } finally {
     for (const s of started) s.child.kill("SIGTERM");

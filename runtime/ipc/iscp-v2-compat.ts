@@ -18,6 +18,11 @@ export const MAX_TYPE_LENGTH = MAX_DATA_TYPE_LENGTH;
 export class IscpV2CompatDecoder extends StreamDecoder {
   private readonly types = new StringCache();
   private readonly names: StringCache;
+  /** The type and name bytes of the last accepted frame and their strings: a stream repeats them frame after frame. */
+  private lastId: Buffer = Buffer.alloc(0);
+  private lastTl = -1;
+  private lastType = "";
+  private lastName = "";
 
   constructor(opts: DecoderOptions) {
     super(opts);
@@ -39,6 +44,14 @@ export class IscpV2CompatDecoder extends StreamDecoder {
       const ns = ts + tl;
       const ps = ns + nl;
       const end = ps + pl;
+      // The same type and name as the last frame (checked and decoded then): only the header's numbers are checked.
+      if (tl === this.lastTl && ps <= n && nsec < 1e9 && pl <= this.maxPayload && end <= n && this.sameId(buf, ts, ps)) {
+        this.inGarbage = false;
+        off = end;
+        out.push(new FramePoint(this.lastName, this.lastType, buf, ps, pl, elapsedFrom(sec, nsec, base), srcId));
+        this.stats.frames++;
+        continue;
+      }
       if (
         nsec >= 1e9 ||
         tl === 0 ||
@@ -62,11 +75,27 @@ export class IscpV2CompatDecoder extends StreamDecoder {
         this.stats.invalidNames++;
         continue;
       }
-      out.push(new FramePoint(name, this.types.get(buf, ts, ns)!, buf, ps, pl, elapsedFrom(sec, nsec, base), srcId));
+      const type = this.types.get(buf, ts, ns)!;
+      this.remember(buf, ts, ps, tl, type, name);
+      out.push(new FramePoint(name, type, buf, ps, pl, elapsedFrom(sec, nsec, base), srcId));
       this.stats.frames++;
     }
     this.need = ISCP_V2_HEADER;
     return off;
+  }
+
+  private sameId(buf: Buffer, start: number, end: number): boolean {
+    const id = this.lastId;
+    if (end - start !== id.length) return false;
+    for (let i = 0; i < id.length; i++) if (id[i] !== buf[start + i]) return false;
+    return true;
+  }
+
+  private remember(buf: Buffer, start: number, end: number, tl: number, type: string, name: string): void {
+    this.lastId = Buffer.from(buf.subarray(start, end));
+    this.lastTl = tl;
+    this.lastType = type;
+    this.lastName = name;
   }
 }
 

@@ -150,4 +150,16 @@ describe("iscp-v2-compat", () => {
     // Without a prefix an empty name is invalid too.
     expect(decodeAll([f("")]).dec.stats.invalidNames).toBe(1);
   });
+
+  it("checks every frame that repeats the last type and name: its split, its header and its payload size", () => {
+    const f = (type: string, name: string, nsec = 0, payload = Buffer.from("v")) => encodeIscpV2Frame(1, nsec, type, name, payload);
+    const bad = f("float", "64x"); // a header with nanoseconds of 1e9 or more is no frame, whatever its name
+    bad.writeUInt32LE(1_000_000_000, 4);
+    const stream = [f("float", "64x"), f("float", "64x"), f("float6", "4x"), bad, f("float", "64x", 7), f("float", "64x", 0, Buffer.alloc(100))];
+    const dec = new IscpV2CompatDecoder({ srcId: "src", maxPayload: 64 });
+    const out: DataPoint[] = [];
+    decodeInto(dec, Buffer.concat(stream), out);
+    expect(out.map((p) => `${p.type} ${p.name} ${p.elapsedNs}`)).toEqual(["float 64x 1000000000", "float 64x 1000000000", "float6 4x 1000000000", "float 64x 1000000007"]);
+    expect(dec.stats.corrupt).toBeGreaterThan(0);
+  });
 });
