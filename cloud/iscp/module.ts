@@ -14,12 +14,13 @@ import type { CloudModule } from "../module.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
 import { attachClusterRelay } from "./service/cluster-relay.js";
+import { shareConnections, type ClusterConnections } from "./service/cluster-connections.js";
 import { ensureQuicCertificate } from "./service/quic-cert.js";
 import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 
 declare module "../services.js" {
   interface Services {
-    iscp: { broker: IscpBroker; tickets: TicketStore; quicPort?: number };
+    iscp: { broker: IscpBroker; tickets: TicketStore; connections: ClusterConnections; quicPort?: number };
   }
 }
 
@@ -63,7 +64,9 @@ export const brokerModule: CloudModule = {
   async attach(server, svc) {
     const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
-    svc.iscp = { broker, tickets };
+    const connections = shareConnections(broker, svc.cluster.bus);
+    svc.iscp = { broker, tickets, connections };
+    svc.onClose.push(() => connections.stop());
     svc.metrics.setSources({
       iscp: () => ({ connections: broker.connections().map((c) => ({ transport: c.transport.kind })), upstreams: broker.hub.upstreams.size, downstreams: broker.hub.downstreams.size }),
     });

@@ -16,7 +16,7 @@ const EdgeConnection = Schema.Struct({
   }).annotations({
     description:
       `Received on this connection's upstreams over the last ${RATE_WINDOW_SECONDS} seconds, measured by the peer the edge is connected to ` +
-      "(an edge is connected to one peer of a cluster; each peer lists its own connections)",
+      "(in a cluster every peer lists the connections of all peers; another peer's figures are up to about a second old)",
   }),
 });
 
@@ -30,16 +30,7 @@ export const edgeConnectionsRoute = defineRoute({
   success: 200,
   response: Schema.Struct({ items: Schema.Array(EdgeConnection), page: Schema.Struct({ total_count: Schema.Int }) }),
   handler: ({ params }, svc) => {
-    const project = params.project_uuid.toLowerCase();
-    const items = (svc.iscp?.broker.connections() ?? [])
-      .filter((c) => c.isOpen && c.nodeId !== "" && c.projectUuid === project)
-      .map((c) => ({
-        edge_uuid: c.nodeId,
-        transport: c.transport.kind,
-        upstreams: c.upstreams.size,
-        downstreams: c.downstreams.size,
-        data_rate: c.received.rate(),
-      }));
+    const items = svc.iscp?.connections.list(params.project_uuid.toLowerCase()) ?? [];
     return { items, page: { total_count: items.length } };
   },
 });

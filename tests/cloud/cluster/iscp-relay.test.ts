@@ -122,4 +122,23 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     }, 10_000, "stored points");
     expect(lines.length).toBe(50);
   });
+
+  it("lists an edge connected to one peer, with its data rate, through every peer, and forgets it once it leaves", async () => {
+    const edge = await makeEdge(call, "rate-edge"); // its own: the other tests' connections stay open
+    const tok = (await edgeToken(cluster.peers[0]!.peer, edge)).body.access_token as string;
+    const conn = await connect(cluster.peers[0]!.url, tok, edge.uuid);
+    const up = await conn.openUpstream({ sessionId: randomUUID(), persist: false });
+    for (let i = 0; i < 10; i++) up.write({ name: "rate", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from("12345678") }]);
+    up.flush();
+    expect(await up.waitAcked(10_000)).toBe(true);
+    type Item = { edge_uuid: string; upstreams: number; data_rate: { points_per_second: number; bytes_per_second: number } };
+    const listed = (i: number) => caller(cluster.peers[i]!.peer, `Bearer ${admin}`, "Authorization")(`/v1/projects/${PROJECT}/edge_connections`).then((r) => (r.body.items as Item[]).filter((x) => x.edge_uuid === edge.uuid));
+    for (const i of [1, 2]) {
+      await eventually(async () => (await listed(i)).some((x) => x.upstreams === 1 && x.data_rate.points_per_second > 0), 5_000, `the edge listed by peer ${i}`);
+      const [item] = await listed(i);
+      expect(item!.data_rate.bytes_per_second).toBeCloseTo(item!.data_rate.points_per_second * 8, 6);
+    }
+    await conn.close();
+    await eventually(async () => (await listed(1)).length === 0 && (await listed(2)).length === 0, 6_000, "the edge gone from every peer's list");
+  });
 });
