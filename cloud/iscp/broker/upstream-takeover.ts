@@ -25,7 +25,8 @@ export async function takeOver(c: ServerConn, streamId: Uint8Array | null | unde
   } catch {
     return undefined;
   }
-  if (!states) return undefined;
+  // Held here but not this connection's (findOwn said so): nothing to take over.
+  if (!states || c.hub.upstreams.has(id)) return undefined;
   if ((await c.hub.remote?.release(id)) === "attached") return "attached";
   const mine = (info: UpstreamInfo) => info.projectUuid === c.projectUuid && info.subject.uuid === c.subject.uuid && info.nodeId === c.nodeId;
   const snap = await states.takeOver(id, mine);
