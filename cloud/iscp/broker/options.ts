@@ -71,6 +71,11 @@ export interface IscpHooks {
   onUpstreamChunk?(info: UpstreamInfo, chunk: UpstreamChunkData): HookResult | Promise<HookResult>;
   /** Every base time; UpstreamMetadataAck waits for it. */
   onUpstreamMetadata?(info: MetadataInfo, baseTime: BaseTimeData): HookResult | Promise<HookResult>;
+  /**
+   * The highest sequence numbers (at most `limit`) already stored for an upstream taken over from another
+   * instance: chunks re-sent with them are acknowledged without being stored or relayed again.
+   */
+  storedSequenceNumbers?(info: UpstreamInfo, limit: number): Promise<number[]>;
   /** A closed or expired upstream. */
   onUpstreamClose?(info: UpstreamInfo, close: UpstreamCloseData): void | Promise<void>;
 }

@@ -8,6 +8,9 @@ import type { ServerConn } from "./conn.js";
 import type { UpstreamInfo, UpstreamSnapshot } from "./options.js";
 import { UpstreamStream } from "./upstream.js";
 
+/** Stored chunk numbers read at a takeover: the client re-sends only what is unacknowledged, a window of recent ones. */
+const STORED_WINDOW = 4096;
+
 /** What the shared state keeps of an upstream. */
 export function snapshotOf(u: UpstreamStream): UpstreamSnapshot {
   return { info: u.info, ackIntervalMs: u.ackIntervalMs, expiryMs: u.expiryMs, streamAlias: u.alias, aliases: u.aliasList() };
@@ -30,6 +33,8 @@ export async function takeOver(c: ServerConn, streamId: Uint8Array | null | unde
   if ((await c.hub.remote?.release(id)) === "attached") return "attached";
   const mine = (info: UpstreamInfo) => info.projectUuid === c.projectUuid && info.subject.uuid === c.subject.uuid && info.nodeId === c.nodeId;
   const snap = await states.takeOver(id, mine);
+  // What the other instance stored counts as received here: its re-sent copies are acknowledged, not relayed twice.
+  const stored = snap ? ((await c.hub.hooks.storedSequenceNumbers?.(snap.info, STORED_WINDOW)) ?? []) : [];
   // Resumed here meanwhile (a second request of the same client): that one stands.
   const here = c.hub.upstreams.get(id);
   if (here) return mine(here.info) ? here : undefined;
@@ -38,6 +43,9 @@ export async function takeOver(c: ServerConn, streamId: Uint8Array | null | unde
   const u = new UpstreamStream(id, uuidToBytes(id), snap.info, snap.ackIntervalMs, snap.expiryMs, L.maxDataIdAliases, L.maxOutgoingFrameBytes);
   u.restoreAliases(snap.aliases);
   u.alias = snap.streamAlias;
+  stored.sort((x, y) => x - y);
+  for (const n of stored) u.seqs.add(n);
+  u.lastSequenceNumber = stored.at(-1) ?? 0;
   c.hub.addUpstream(u);
   // Detached until the resume attaches it (which stops this clock); expires like any stream otherwise.
   c.hub.scheduleUpstreamExpiry(u);
