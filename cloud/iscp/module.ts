@@ -16,6 +16,8 @@ import { TicketStore } from "./service/tickets.js";
 import { attachClusterRelay } from "./service/cluster-relay.js";
 import { shareConnections, type ClusterConnections } from "./service/cluster-connections.js";
 import { ensureQuicCertificate } from "./service/quic-cert.js";
+import { SharedUpstreamStates } from "./service/upstream-states.js";
+import { iscpMigrations } from "./repo/migrations.js";
 import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 
 declare module "../services.js" {
@@ -60,9 +62,14 @@ function parseListen(listen: string): { host: string; port: number } {
 
 export const brokerModule: CloudModule = {
   name: "broker",
+  migrations: iscpMigrations,
   routes: [issueTicket, connect, edgeConnectionsRoute],
   async attach(server, svc) {
-    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: svc.log.child({ area: "iscp" }), limits: svc.config.iscpLimits, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
+    const log = svc.log.child({ area: "iscp" });
+    const upstreamStates = new SharedUpstreamStates(svc.db, svc.cluster.bus.instanceId, (msg, err) => log.warn({ err: String(err) }, msg));
+    upstreamStates.start();
+    svc.onClose.push(() => upstreamStates.stop());
+    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: log, limits: svc.config.iscpLimits, upstreamStates, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
     const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
     const connections = shareConnections(broker, svc.cluster.bus);
     svc.iscp = { broker, tickets, connections };

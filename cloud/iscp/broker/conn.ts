@@ -236,7 +236,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
           this.transport.close();
           return this.onClosed("client disconnect");
         case "upstreamOpenRequest": return void up.open(this, m.upstreamOpenRequest!).catch(fail);
-        case "upstreamResumeRequest": return up.resume(this, m.upstreamResumeRequest!);
+        case "upstreamResumeRequest": return void up.resume(this, m.upstreamResumeRequest!).catch(fail);
         case "upstreamCloseRequest": return void up.close(this, m.upstreamCloseRequest!).catch(fail);
         case "upstreamChunk": return up.chunk(this, up.chunkIn(m.upstreamChunk!));
         case "upstreamMetadata": return void up.metadata(this, m.upstreamMetadata!).catch(fail);

@@ -25,6 +25,11 @@ export interface HubRemote {
   metadata(projectUuid: string, sourceNodeId: string, meta: iscp2.IDownstreamMetadata): void;
   /** Local downstreams now want (true) or no longer want (false) this source node. */
   interest(projectUuid: string, sourceNodeId: string, wanted: boolean): void;
+  /**
+   * Asks the instance holding this upstream (if any still runs) to let it go: "released" when it did,
+   * "attached" when a live connection still uses it there, undefined when no instance answered.
+   */
+  release(streamId: string): Promise<"released" | "attached" | undefined>;
   /** An E2E call for a node connected to no local connection: delivered by the instance that has it. */
   call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
 }
@@ -84,6 +89,7 @@ export class IscpHub {
   removeUpstream(up: UpstreamStream, close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean }): Promise<void> {
     if (!this.upstreams.delete(up.id)) return Promise.resolve();
     up.dispose();
+    this.hooks.upstreamStates?.removed(up.id).catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp upstream state not removed"));
     const meta: iscp2.IDownstreamMetadata = close.normal
       ? { upstreamNormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId, totalDataPoints: toLong(close.totalDataPoints, true), finalSequenceNumber: close.finalSequenceNumber } }
       : { upstreamAbnormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId } };
@@ -92,6 +98,20 @@ export class IscpHub {
     return Promise.resolve()
       .then(() => this.hooks.onUpstreamClose!(up.info, close))
       .catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp onUpstreamClose hook failed"));
+  }
+
+  /**
+   * Another instance resumes this upstream: a detached one is let go here (no close: the stream goes on
+   * there); undefined when it is not held here.
+   */
+  releaseUpstream(streamId: string): "released" | "attached" | undefined {
+    const up = this.upstreams.get(streamId);
+    if (!up) return undefined;
+    if (up.owner) return "attached";
+    this.upstreams.delete(streamId);
+    up.dispose();
+    this.logger.info({ streamId }, "iscp upstream handed to another instance");
+    return "released";
   }
 
   /** Fan-out of one new upstream chunk to every matching downstream in the same project. */

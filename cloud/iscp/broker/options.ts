@@ -38,13 +38,44 @@ export interface UpstreamCloseData { totalDataPoints: bigint; finalSequenceNumbe
 /** A hook may refuse with an iSCP result code (e.g. SESSION_NOT_FOUND); throwing means PROCESS_FAILED. */
 export type HookResult = void | { resultCode: iscp2.ResultCode; resultString?: string };
 
+/** What a peer keeps of an upstream so that another peer sharing its database can resume it. */
+export interface UpstreamSnapshot {
+  info: UpstreamInfo;
+  ackIntervalMs: number;
+  expiryMs: number;
+  /** The stream alias it had on its connection (iscp-ts keeps using it after a resume). */
+  streamAlias: number;
+  aliases: Array<{ alias: number; name: string; type: string }>;
+}
+
+/**
+ * Shared upstream state (cloud/iscp/service/upstream-states.ts): written at open, at each new data-id alias
+ * and at the end, never per chunk. Chunks re-sent after a takeover are told apart by the storage hook
+ * (a sequence number already stored is acknowledged, not stored again).
+ */
+export interface UpstreamStates {
+  opened(s: UpstreamSnapshot): Promise<void>;
+  aliasAdded(streamId: string, alias: { alias: number; name: string; type: string }): Promise<void>;
+  /** Closed or expired: no peer may resume it any more. */
+  removed(streamId: string): Promise<void>;
+  /** Takes over a stream that a gone (or releasing) peer held, if `mine`; undefined when there is none to take. */
+  takeOver(streamId: string, mine: (info: UpstreamInfo) => boolean): Promise<UpstreamSnapshot | undefined>;
+}
+
 export interface IscpHooks {
+  /** Upstreams resumable on other peers; absent: only on this broker, from memory. */
+  upstreamStates?: UpstreamStates;
   /** Before an upstream open is accepted. */
   onUpstreamOpen?(info: UpstreamInfo): HookResult | Promise<HookResult>;
   /** Every new (non-duplicate) chunk of every upstream; the chunk is acked when this settles. */
   onUpstreamChunk?(info: UpstreamInfo, chunk: UpstreamChunkData): HookResult | Promise<HookResult>;
   /** Every base time; UpstreamMetadataAck waits for it. */
   onUpstreamMetadata?(info: MetadataInfo, baseTime: BaseTimeData): HookResult | Promise<HookResult>;
+  /**
+   * The highest sequence numbers (at most `limit`) already stored for an upstream taken over from another
+   * instance: chunks re-sent with them are acknowledged without being stored or relayed again.
+   */
+  storedSequenceNumbers?(info: UpstreamInfo, limit: number): Promise<number[]>;
   /** A closed or expired upstream. */
   onUpstreamClose?(info: UpstreamInfo, close: UpstreamCloseData): void | Promise<void>;
 }

@@ -9,6 +9,7 @@ import type { RelayGroup, UpstreamRef } from "./downstream.js";
 import type { ChunkGroup, HookResult, IscpHooks, UpstreamInfo } from "./options.js";
 import { refusalFor } from "./refusals.js";
 import { UpstreamStream, type DataIdRef } from "./upstream.js";
+import { snapshotOf, takeOver } from "./upstream-takeover.js";
 
 const refs = new WeakMap<UpstreamStream, UpstreamRef>();
 function refOf(u: UpstreamStream): UpstreamRef {
@@ -66,6 +67,20 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   const u = new UpstreamStream(uuid, bytes, info, req.ackInterval ?? 0, c.hub.expiryMs(req.expiryInterval ?? 0), L.maxDataIdAliases, L.maxOutgoingFrameBytes);
   for (const d of dataIds) u.assignAlias(d.name!, d.type!);
   u.alias = c.allocUpstreamAlias();
+  const states = c.hub.hooks.upstreamStates;
+  if (states) {
+    // Recorded before the client learns the stream, so that another instance can resume it from the first chunk.
+    // Without the record the stream still works here; only a resume elsewhere would not find it.
+    c.upstreamOpensPending++;
+    try {
+      await states.opened(snapshotOf(u));
+    } catch (e) {
+      c.hub.logger.warn({ err: String(e), streamId: uuid }, "iscp upstream state not recorded: it can be resumed on this instance only");
+    } finally {
+      c.upstreamOpensPending--;
+    }
+    if (!c.isOpen) return void states.removed(uuid).catch(() => undefined);
+  }
   u.owner = c;
   c.upstreams.set(u.alias, u);
   c.hub.addUpstream(u);
@@ -121,8 +136,10 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds) {
     if (dataIdError(d.name, d.type)) continue; // no alias: a group using this data id is refused below
+    const known = u.aliasCount;
     const a = u.assignAlias(d.name, d.type);
-    if (a) u.announceAlias(a);
+    if (a && u.aliasCount > known && c.hub.hooks.upstreamStates) announceRecorded(c, u, a, d);
+    else if (a) u.announceAlias(a);
   }
   const groups: RelayGroup[] = [];
   let points = 0;
@@ -159,6 +176,17 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   c.hub.relay(refOf(u), c.projectUuid, seq, groups);
   if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
   store(c, u, seq, groups, hook);
+}
+
+/** A new alias is told to the client once recorded: an instance taking the stream over then knows it too. */
+function announceRecorded(c: ServerConn, u: UpstreamStream, alias: number, d: { name: string; type: string }): void {
+  c.hub.hooks.upstreamStates!.aliasAdded(u.id, { alias, name: d.name, type: d.type }).then(
+    () => {
+      u.announceAlias(alias);
+      u.scheduleAck();
+    },
+    (e: unknown) => c.hub.logger.warn({ err: String(e), streamId: u.id }, "iscp data-id alias not recorded: not announced"),
+  );
 }
 
 /** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
@@ -246,10 +274,23 @@ export async function close(c: ServerConn, req: iscp2.IUpstreamCloseRequest): Pr
   reply(ResultCode.SUCCEEDED, "OK");
 }
 
-export function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): void {
+export async function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): Promise<void> {
   const reply = (alias: number, code: iscp2.ResultCode, str: string) =>
     c.sendMessage({ upstreamResumeResponse: { requestId: req.requestId ?? 0, assignedStreamIdAlias: alias, resultCode: code, resultString: str } });
-  const u = findOwn(c, req.streamId);
+  let u = findOwn(c, req.streamId);
+  if (!u) {
+    // Not held here: another instance held it (or this one before a restart).
+    let taken: Awaited<ReturnType<typeof takeOver>>;
+    try {
+      taken = await takeOver(c, req.streamId);
+    } catch (e) {
+      c.hub.logger.warn({ err: String(e) }, "iscp upstream state not readable");
+      return reply(0, ResultCode.PROCESS_FAILED, "the upstream's state could not be read");
+    }
+    if (taken === "attached") return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to a live connection on another instance");
+    if (!c.isOpen) return;
+    u = taken;
+  }
   if (!u) return reply(0, ResultCode.STREAM_NOT_FOUND, "no such upstream (or it expired)");
   if (u.owner === c) return reply(u.alias, ResultCode.SUCCEEDED, "OK");
   if (u.owner) return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to another live connection");

@@ -110,6 +110,21 @@ export class UpstreamStream {
     return alias;
   }
 
+  /** Aliases as another peer assigned them (a stream taken over): the next one assigned comes after them. */
+  restoreAliases(aliases: ReadonlyArray<{ alias: number; name: string; type: string }>): void {
+    for (const { alias, name, type } of aliases) {
+      const key = dataIdKey(name, type);
+      this.byAlias.set(alias, { name, type, key });
+      this.byKey.set(key, alias);
+      if (alias >= this.nextAlias) this.nextAlias = alias + 1;
+    }
+  }
+
+  /** Every alias, for the shared state (upstream-states.ts). */
+  aliasList(): Array<{ alias: number; name: string; type: string }> {
+    return [...this.byAlias].map(([alias, d]) => ({ alias, name: d.name, type: d.type }));
+  }
+
   /**
    * Aliases assigned at open go in the open response, as many as fit in one frame; the rest are
    * announced in the next acks (clients merge ack aliases into the same table).

@@ -18,6 +18,8 @@ import { dataIdKey } from "../broker/upstream.js";
 const PREFIX = "cloud.iscp";
 /** How long an E2E call waits for the instance holding its destination (none answers when none holds it). */
 const CALL_ASK_MS = 1_000;
+/** How long a resume waits for the instance holding the upstream (none answers when it died). */
+const RELEASE_ASK_MS = 1_000;
 const nodeSubject = (project: string, node: string) => `${PREFIX}.${subjectToken(project)}.${subjectToken(node)}`;
 
 interface ChunkHeader {
@@ -67,6 +69,10 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
       const answer = await bus.request(`${nodeSubject(projectUuid, destinationNodeId)}.call`, frame({ p: projectUuid, n: destinationNodeId } satisfies MetaHeader, iscp2.DownstreamCall.encode(call).finish()), CALL_ASK_MS);
       return answer ? (JSON.parse(Buffer.from(answer).toString()) as { found: number; delivered: number }) : { found: 0, delivered: 0 };
     },
+    async release(streamId) {
+      const answer = await bus.request(`${PREFIX}.release`, Buffer.from(streamId), RELEASE_ASK_MS);
+      return answer ? (Buffer.from(answer).toString() as "released" | "attached") : undefined;
+    },
     interest(projectUuid, sourceNodeId, wanted) {
       const subject = `${nodeSubject(projectUuid, sourceNodeId)}.chunk`;
       if (wanted && !chunkSubs.has(subject)) chunkSubs.set(subject, bus.subscribe(subject, receiveChunk));
@@ -114,12 +120,18 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
       return undefined;
     }
   });
+  // An upstream resumed on another instance: only the instance holding it answers.
+  const unsubRelease = bus.serve(`${PREFIX}.release`, (data) => {
+    const r = hub.releaseUpstream(Buffer.from(data).toString());
+    return r ? Buffer.from(r) : undefined;
+  });
   hub.remote = remote;
   for (const [p, n] of hub.wantedNodes()) remote.interest(p, n, true);
   return () => {
     hub.remote = undefined;
     unsubMeta();
     unsubCalls();
+    unsubRelease();
     for (const unsub of chunkSubs.values()) unsub();
     chunkSubs.clear();
   };

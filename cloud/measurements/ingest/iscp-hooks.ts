@@ -17,7 +17,7 @@ const refusal = (e: unknown) => {
 };
 
 /** `onFull`: told when a write failed for lack of space (the readiness probe reports it). */
-export function measurementHooks(m: MeasurementsService, onFull?: () => void): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose">> {
+export function measurementHooks(m: MeasurementsService, onFull?: () => void): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose" | "storedSequenceNumbers">> {
   const refused = (e: unknown) => {
     if (isStorageFull(e)) {
       m.storageFull.refused();
@@ -52,5 +52,6 @@ export function measurementHooks(m: MeasurementsService, onFull?: () => void): R
       }
     },
     onUpstreamClose: (info, close) => m.closeUpstream(info, close),
+    storedSequenceNumbers: (info, limit) => m.upstream.storedSequenceNumbers(info, limit),
   };
 }

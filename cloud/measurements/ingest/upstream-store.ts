@@ -12,7 +12,7 @@ import { KnownRows } from "./known-rows.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
-import { ensureSequence, setExpectations } from "../repo/sequences.js";
+import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso, nowNs } from "../formats/time.js";
@@ -299,6 +299,12 @@ export class UpstreamStore {
     if (!isUuid(up.sessionId)) throw new SessionRefused("a persisted upstream needs a UUID session id");
     const m = await repo.findMeasurement(this.store.db, up.sessionId.toLowerCase());
     if (m) checkOwner(m, up);
+  }
+
+  /** Chunk numbers of this upstream already stored (the highest `limit`): a stream taken over by another peer. */
+  storedSequenceNumbers(up: UpstreamRef, limit: number): Promise<number[]> {
+    if (!up.persist || !isUuid(up.sessionId)) return Promise.resolve([]);
+    return storedChunkNumbers(this.store.db, up.sessionId.toLowerCase(), up.streamId.toLowerCase(), limit);
   }
 
   /** A base time sent as upstream metadata (persist=true) lands on the session's measurement. */

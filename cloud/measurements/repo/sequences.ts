@@ -20,6 +20,14 @@ export const payloadFileEnds = async (q: Queryable) =>
 export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
   q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
 
+/** The highest chunk numbers stored for a sequence, at most `limit`, highest first. */
+export const storedChunkNumbers = async (q: Queryable, measUuid: string, uuid: string, limit: number) =>
+  (await q.all<{ n: number }>(
+    `SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
+     WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?`,
+    [measUuid, uuid, limit],
+  )).map((r) => Number(r.n));
+
 /** The sequence, created when missing: one statement (on conflict a no-op update returns the existing row). */
 export async function ensureSequence(q: Queryable, measUuid: string, uuid: string, now: string): Promise<SequenceRow> {
   const [row] = await q.all<SequenceRow>(
