@@ -30,6 +30,8 @@ const SQLITE_ONLY = [
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",
+  // Stops and starts a PostgreSQL of its own.
+  "tests/cloud/cluster/postgres-outage.test.ts",
 ];
 
 const common = {
