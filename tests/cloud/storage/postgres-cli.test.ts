@@ -1,8 +1,8 @@
 // The maintenance commands on a peer whose store is PostgreSQL, as real child processes: the database named by
 // --database, by CLOUD_DATABASE, or by the program's --database before the sub-command; no data directory of the
 // peer needed. backup and restore refuse PostgreSQL and point to pg_dump; a database without a store is refused
-// rather than given a new one.
-import { execFile } from "node:child_process";
+// rather than given a new one. A first start's banner names the recovery command without repeating the URL.
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -87,5 +87,32 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     expect(r.stderr).not.toContain(empty);
     const again = await cli(["keys", "list", "--database", empty]);
     expect(again.stderr).toMatch(/holds no cloud-peer store/);
+  }, 90_000);
+
+  it("a first start on PostgreSQL points to reset-password with the same --database, without the URL", async () => {
+    const fresh = await pg.createDatabase();
+    const { CLOUD_ADMIN_PASSWORD: _, ...env } = process.env;
+    const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", path.join(cwd, "first"), "--database", fresh], {
+      env: { ...env, CLOUD_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (c) => {
+          out += String(c);
+          if (out.includes("reset-password")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`cloud-peer exited (${code}): ${out}`)));
+      });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await gone;
+      }
+    }
+    expect(out).toContain("cloud-peer admin reset-password --user admin with the same --database (or CLOUD_DATABASE)");
+    expect(out).not.toContain(fresh);
   }, 90_000);
 });
