@@ -27,9 +27,12 @@ const SQLITE_ONLY = [
   // Starts a PostgreSQL of its own: once is enough.
   "tests/cloud/storage/postgres.test.ts",
   "tests/cloud/storage/migrate-store.test.ts",
+  "tests/cloud/storage/postgres-cli.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",
+  // Stops and starts a PostgreSQL of its own.
+  "tests/cloud/cluster/postgres-outage.test.ts",
 ];
 
 const common = {

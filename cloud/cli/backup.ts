@@ -8,13 +8,13 @@ import path from "node:path";
 import type { Command } from "commander";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
 import { ADMIN_PASSWORD_FILE } from "../accounts/service/admin-password-file.js";
-import { loadConfig } from "../config.js";
 import { payloadFileEnds } from "../measurements/repo/sequences.js";
 import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storage/payload-copy.js";
 import { VERSION } from "../server.js";
 import { SqliteDb as Db } from "../storage/db.js";
 import { snapshotDatabase } from "../storage/snapshot.js";
-import { DATA_CHUNKS, DATA_DB, DATA_QUIC, requireDatabase } from "./data-dir.js";
+import { DATA_CHUNKS, DATA_DB, DATA_QUIC } from "./data-dir.js";
+import { refusePostgres, storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 
 /** Describes a backup; restore checks it is there (a backup is complete) and reads the payload ends. */
 export const MANIFEST = "backup.json";
@@ -46,9 +46,10 @@ async function snapshotInto(dataDir: string, stage: string): Promise<Record<stri
   return Object.fromEntries([...ends].map(([id, end]) => [String(id), end]));
 }
 
-export async function backupCommand(opts: { data?: string; to: string }): Promise<{ path: string; manifest: Manifest }> {
-  const dataDir = loadConfig({ dataDir: opts.data, logLevel: "warn" }).dataDir;
-  requireDatabase(dataDir);
+export async function backupCommand(opts: { to: string } & StoreFlags): Promise<{ path: string; manifest: Manifest }> {
+  const config = storeConfig(opts);
+  refusePostgres(config, "back it up with pg_dump (chunk payloads are in the database too); backup copies an SQLite data directory");
+  const dataDir = config.dataDir;
   const target = path.resolve(opts.to);
   if (!isEmptyDir(target)) throw new Error(`${target} exists and is not empty: give a new path for the backup`);
   if (target === dataDir || target.startsWith(dataDir + path.sep)) throw new Error("the backup cannot go inside the data directory it copies");
@@ -82,20 +83,14 @@ export async function backupCommand(opts: { data?: string; to: string }): Promis
 }
 
 export function register(program: Command): void {
-  program
+  const backup = program
     .command("backup")
-    .description("copy a peer's data (database, payload files, QUIC certificate) consistently, while it runs")
-    .requiredOption("--to <path>", "new directory for the backup (must not exist, or be empty)")
-    .option("--data <dir>", "data directory (env CLOUD_DATA)")
-    .action(async (opts: { to: string; data?: string }) => {
-      try {
-        const r = await backupCommand({ to: opts.to, data: opts.data ?? program.opts().data });
-        const files = Object.values(r.manifest.payload_files);
-        const bytes = files.reduce((a, b) => a + b, 0);
-        process.stdout.write(`backup written to ${r.path} (database and ${files.length} payload files, ${bytes} payload bytes)\n`);
-      } catch (err) {
-        process.stderr.write(`cloud-peer backup: ${(err as Error).message}\n`);
-        process.exitCode = 1;
-      }
-    });
+    .description("copy a peer's data (database, payload files, QUIC certificate) consistently, while it runs (SQLite; on PostgreSQL use pg_dump)")
+    .requiredOption("--to <path>", "new directory for the backup (must not exist, or be empty)");
+  storeCommand<{ to: string }>(backup, async (opts) => {
+    const r = await backupCommand(opts);
+    const files = Object.values(r.manifest.payload_files);
+    const bytes = files.reduce((a, b) => a + b, 0);
+    process.stdout.write(`backup written to ${r.path} (database and ${files.length} payload files, ${bytes} payload bytes)\n`);
+  });
 }

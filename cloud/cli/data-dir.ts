@@ -3,9 +3,6 @@
 // end up in the output a script reads as the token).
 import fs from "node:fs";
 import path from "node:path";
-import type pino from "pino";
-import { loadConfig } from "../config.js";
-import { openServices } from "../server.js";
 import { isPostgresUrl } from "../storage/open.js";
 
 /** What a data directory holds (besides outbox/, mails already sent when no SMTP server is set). */
@@ -20,19 +17,4 @@ export function requireDatabase(dataDir: string, database = "sqlite:"): void {
   if (isPostgresUrl(database)) return;
   const file = path.join(dataDir, DATA_DB);
   if (!fs.existsSync(file)) throw new Error(`no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`);
-}
-
-type Svc = Awaited<ReturnType<typeof openServices>>["svc"];
-
-/** Runs fn on the services of the existing peer data in `data` (beside a running peer: SQLite WAL), then closes them. */
-export async function withServices<T>(data: string | undefined, fn: (svc: Svc) => Promise<T>): Promise<T> {
-  const config = loadConfig({ dataDir: data, logLevel: "warn" });
-  requireDatabase(config.dataDir, config.database);
-  const { svc } = await openServices(config, { logDestination: process.stderr as unknown as pino.DestinationStream });
-  try {
-    return await fn(svc);
-  } finally {
-    for (const close of [...svc.onClose].reverse()) await close();
-    await svc.db.close();
-  }
 }

@@ -7,11 +7,11 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { Schema } from "effect";
-import { loadConfig } from "../config.js";
 import { payloadFileName } from "../measurements/storage/payload-files.js";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
 import { MANIFEST, PLAIN_ENTRIES } from "./backup.js";
 import { DATA_CHUNKS, DATA_DB } from "./data-dir.js";
+import { refusePostgres, storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 
 const ManifestSchema = Schema.Struct({
   format: Schema.Literal(1),
@@ -47,9 +47,11 @@ function readBackup(from: string): typeof ManifestSchema.Type {
 /** The peer's own entries in a data directory, removed by --force (the WAL of an old database above all). */
 const OWN_ENTRIES = [DATA_DB, `${DATA_DB}-wal`, `${DATA_DB}-shm`, `${DATA_DB}-journal`, DATA_CHUNKS, ...PLAIN_ENTRIES];
 
-export async function restoreCommand(opts: { from: string; data?: string; force?: boolean }): Promise<{ dataDir: string; createdAt: string }> {
+export async function restoreCommand(opts: { from: string; force?: boolean } & StoreFlags): Promise<{ dataDir: string; createdAt: string }> {
   const from = path.resolve(opts.from);
-  const dataDir = loadConfig({ dataDir: opts.data, logLevel: "warn" }).dataDir;
+  const config = storeConfig(opts, { mustExist: false });
+  refusePostgres(config, "restore a pg_dump with pg_restore or psql; restore puts an SQLite backup in a data directory");
+  const dataDir = config.dataDir;
   if (from === dataDir) throw new Error("--from and --data name the same directory");
   const manifest = readBackup(from);
   if (!isEmptyDir(dataDir)) {
@@ -71,19 +73,17 @@ export async function restoreCommand(opts: { from: string; data?: string; force?
 }
 
 export function register(program: Command): void {
-  program
+  const restore = program
     .command("restore")
-    .description("put a backup in place as a peer's data directory (stop the peer first)")
+    .description("put a backup in place as a peer's data directory (stop the peer first; SQLite only)")
     .requiredOption("--from <path>", "the backup directory (made by cloud-peer backup)")
-    .option("--data <dir>", "data directory to restore into (env CLOUD_DATA); must be empty unless --force")
-    .option("--force", "replace the peer data in a non-empty data directory")
-    .action(async (opts: { from: string; data?: string; force?: boolean }) => {
-      try {
-        const r = await restoreCommand({ ...opts, data: opts.data ?? program.opts().data });
-        process.stdout.write(`restored the backup of ${r.createdAt} into ${r.dataDir}\n`);
-      } catch (err) {
-        process.stderr.write(`cloud-peer restore: ${(err as Error).message}\n`);
-        process.exitCode = 1;
-      }
-    });
+    .option("--force", "replace the peer data in a non-empty data directory");
+  storeCommand<{ from: string; force?: boolean }>(
+    restore,
+    async (opts) => {
+      const r = await restoreCommand(opts);
+      process.stdout.write(`restored the backup of ${r.createdAt} into ${r.dataDir}\n`);
+    },
+    "data directory to restore into (env CLOUD_DATA); must be empty unless --force",
+  );
 }

@@ -31,10 +31,19 @@ export interface Queryable {
 
 export type Dialect = "sqlite" | "postgres";
 
+export interface TxOptions {
+  /**
+   * The resources (say `meas:<uuid>`) the transaction reads and writes, where it touches no other writer's
+   * rows: on PostgreSQL transactions with disjoint resources then run side by side, those sharing one run one
+   * after the other, and a transaction without resources runs alone (pg-db.ts). SQLite has one writer anyway.
+   */
+  locks?: readonly string[];
+}
+
 /** The database of a cloud peer: embedded SQLite (this file) or PostgreSQL (pg-db.ts). */
 export interface Db extends Queryable {
-  /** Runs fn in one transaction; its statements go through `tx` only. Writers are serialised, as in SQLite. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs fn in one transaction; its statements go through `tx` only. Writers are serialised, as in SQLite (see TxOptions). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TxOptions): Promise<T>;
   /** Literal statements as one transaction in one round trip (SQLite only; callers fall back to transaction()). */
   script?(statements: readonly string[]): Promise<void>;
   /** Runs fn while no other instance on the same database runs it (migrations). */
@@ -164,8 +173,8 @@ export class SqliteDb implements Db {
     return this.serial(() => this.direct.exec(sql));
   }
 
-  /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; its statements go through `tx` only. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; its statements go through `tx` only (one writer: no locks to name). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, _opts?: TxOptions): Promise<T> {
     return this.serial(async () => {
       await this.direct.exec("BEGIN IMMEDIATE");
       try {

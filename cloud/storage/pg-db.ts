@@ -1,13 +1,17 @@
 // The cloud's database on PostgreSQL (`--database postgres://...`): a connection pool behind the same Db
 // interface as SQLite's (db.ts). Statements are written in SQLite's dialect and translated (pg-sql.ts).
 //
-// Transactions keep SQLite's semantics: SQLite has one writer at a time (BEGIN IMMEDIATE), and code reads then
-// writes inside a transaction counting on it. Here every transaction first takes one transaction-scoped
-// advisory lock, so writers are serialised across every instance on the database, and each statement after the
-// lock sees what the writers before committed (READ COMMITTED).
+// Transactions keep SQLite's semantics where code counts on them: SQLite has one writer at a time (BEGIN
+// IMMEDIATE), and code reads then writes inside a transaction. Here a transaction first takes transaction-scoped
+// advisory locks, so writers that might touch the same rows are serialised across every instance on the
+// database, and each statement after the locks sees what the writers before committed (READ COMMITTED):
+// - one naming its resources (TxOptions.locks: chunk ingest, a measurement's writes) takes the writer lock
+//   shared and one lock per resource exclusive: transactions on disjoint resources run side by side;
+// - any other takes the writer lock exclusive: it runs alone, as every transaction did before (organisation,
+//   accounts, OAuth2 clients and keys: rare writes that read then write across tables).
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { Db, Params, Queryable, SqlParam } from "./db.js";
+import type { Db, Params, Queryable, SqlParam, TxOptions } from "./db.js";
 import { toPostgres } from "./pg-sql.js";
 
 /** Advisory lock keys (one 64-bit space per database): the writer lock and the migration lock. */
@@ -16,6 +20,12 @@ const MIGRATION_LOCK = 0x6d69677261; // "migra"
 
 const INT8 = 20;
 const NUMERIC = 1700;
+
+/** A resource's advisory lock key: 64 bits of its name's digest (a collision only serialises two resources). */
+const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
+
+/** Shared writer lock, then each resource's lock in one order (no two transactions wait for each other's). */
+const RESOURCE_LOCKS = "SELECT pg_advisory_xact_lock_shared($1), (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($2::bigint[]) AS k)";
 
 /** int8 (COUNT, BIGINT columns) and numeric (SUM of BIGINT) as JS numbers, as sqlite3 gives them. */
 const types = {
@@ -91,13 +101,15 @@ export class PgDb extends PgStatements implements Db {
     return new PgDb(pool);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+    const resources = [...new Set(opts.locks ?? [])].sort();
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
       try {
-        await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
+        if (resources.length > 0) await client.query({ text: RESOURCE_LOCKS, values: [WRITER_LOCK, resources.map(lockKey)] });
+        else await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
         const result = await fn(new PgStatements(client));
         await client.query("COMMIT");
         return result;

@@ -7,7 +7,7 @@
 //   persist: false -> straight to the iSCP upstream's buffer (volatile-upstream.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { QoS } from "../../proto/wire/message.js";
+import { QoS, ResultCode } from "../../proto/wire/message.js";
 import type { DataPoint } from "../datapoint.js";
 import type { IscpClient } from "../iscp/conn.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
@@ -32,6 +32,9 @@ const MAX_CHUNK_BYTES = 512 * 1024;
 const FINISH_WAIT_MS = 5000;
 /** Chunks stored before the first stream opens wait this long to go in real time, then to the deferred upload. */
 const FIRST_ATTACH_WAIT_MS = 3000;
+/** First pause before chunks the cloud could not store just now are sent again; it doubles up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5000;
 /** Base-time metadata priority for the system clock (edge_rtc), as the former agent sends it. */
 const EDGE_RTC_PRIORITY = 20;
 
@@ -80,6 +83,10 @@ interface Live {
   bytes: number;
   /** The connection is reconnecting: nothing goes out until the stream is resumed. */
   paused: boolean;
+  /** Set while sending pauses before chunks the cloud failed to store go again. */
+  backoff?: NodeJS.Timeout;
+  /** The last such pause (0 once a chunk is stored again). */
+  retryMs: number;
 }
 
 export class PersistentUpstream implements UpstreamDestination {
@@ -136,7 +143,7 @@ export class PersistentUpstream implements UpstreamDestination {
       }
       this.adoptable = undefined;
       clearTimeout(this.adoptTimer);
-      const live: Live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0, paused: false };
+      const live: Live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0, paused: false, retryMs: 0 };
       up.onAck((results) => this.acked(live, results));
       up.onLost((chunkNos) => this.lost(live, chunkNos));
       up.onError((e) => this.streamLost(live, e));
@@ -258,9 +265,12 @@ export class PersistentUpstream implements UpstreamDestination {
   private acked(live: Live, results: AckResult[]): void {
     const ok: number[] = [];
     const failed: number[] = [];
-    for (const r of results) (r.resultCode === 0 ? ok : failed).push(r.sequenceNumber);
+    const again: number[] = [];
+    for (const r of results) (r.resultCode === 0 ? ok : r.resultCode === ResultCode.PROCESS_FAILED ? again : failed).push(r.sequenceNumber);
     this.totals.chunksAcked += ok.length;
     this.release(live, ok);
+    if (ok.length > 0) live.retryMs = 0;
+    if (again.length > 0) this.retryLater(live, again, results.find((r) => r.resultCode === ResultCode.PROCESS_FAILED)!.resultString);
     if (failed.length > 0) {
       // Not stored by the server: leave them for the deferred upload (they stay in this sequence).
       this.release(live, failed);
@@ -268,6 +278,24 @@ export class PersistentUpstream implements UpstreamDestination {
       this.log?.warn({ upstream: this.settings.id, chunks: failed.length, reason: results.find((r) => r.resultCode !== 0)?.resultString }, "chunks refused in real time");
     }
     void live.cursor.ack(ok).then(() => this.pump());
+  }
+
+  /**
+   * Chunks the cloud could not store just now (PROCESS_FAILED: its database away, its disk full) go again on this
+   * stream under their own numbers after a pause, as the broker stores a re-sent copy of a chunk whose storage
+   * failed. Left for the deferred upload instead, they would wait for the stream's end, however long it lasts.
+   */
+  private retryLater(live: Live, chunkNos: number[], reason: string): void {
+    this.release(live, chunkNos);
+    live.cursor.requeue(chunkNos);
+    if (live.backoff !== undefined) return;
+    live.retryMs = Math.min(RETRY_MAX_MS, live.retryMs * 2 || RETRY_FIRST_MS);
+    this.log?.warn({ upstream: this.settings.id, chunks: chunkNos.length, reason, retry_ms: live.retryMs }, "chunks not stored by the cloud; sending them again");
+    live.backoff = setTimeout(() => {
+      live.backoff = undefined;
+      this.pump();
+    }, live.retryMs);
+    live.backoff.unref();
   }
 
   /**
@@ -292,7 +320,7 @@ export class PersistentUpstream implements UpstreamDestination {
   /** Sends stored chunks while the window (send_queue_size chunks, and the byte bounds) has room. */
   private pump(): void {
     const live = this.live;
-    if (live === undefined || this.hold || live.paused) return;
+    if (live === undefined || this.hold || live.paused || live.backoff !== undefined) return;
     try {
       // Stopped by either bound, the pump runs again on the next ack: unsent bytes mean acks are still to come.
       while (live.bytes < MAX_UNACKED_BYTES && (live.link.client.transport?.bufferedBytes() ?? 0) < MAX_UNSENT_BYTES) {

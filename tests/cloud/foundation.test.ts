@@ -100,7 +100,7 @@ describe("the cloud-peer command", () => {
       run(process.execPath, [BIN, "--data", "/nonexistent/never-created"], { env: { ...env, CLOUD_LOCKOUT_THRESHOLD: "five" }, timeout: 60_000 }).catch((e) => e),
     ]);
     for (const opt of ["--listen <host:port>", "--data <dir>", "--public-url <url>"]) expect(help.stdout).toContain(opt);
-    expect(help.stdout).toContain("cloud-peer token create --user <name> --name <label> [--data <dir>]");
+    expect(help.stdout).toContain("cloud-peer token create --user <name> --name <label> [--expires-at <date-time>] [--data <dir>] [--database <url>]");
     expect(help.stdout).toContain("cloud-peer keys rotate");
     // Every CLOUD_* variable the code reads is listed.
     const files = fs.readdirSync("cloud", { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));

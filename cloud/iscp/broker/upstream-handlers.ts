@@ -167,7 +167,7 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     // it waits for a store still running, and a store that failed is tried again with this copy.
     const running = u.storing.get(seq);
     if (running) return void running.then((r) => u.addResult(seq, r.code, r.str));
-    if (hook && u.failedStores.delete(seq)) return store(c, u, seq, groups, hook);
+    if (hook && u.storeAgain(seq)) return store(c, u, seq, groups, hook);
     return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
   }
   u.totalDataPoints += BigInt(points);

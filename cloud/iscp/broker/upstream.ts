@@ -66,10 +66,23 @@ export class UpstreamStream {
   readonly storing = new Map<number, Promise<{ code: iscp2.ResultCode; str: string }>>();
   /** Recent chunks whose storage hook failed: a re-sent copy is stored instead of merely acked. */
   readonly failedStores = new Set<number>();
+  /**
+   * More failures than failedStores keeps (a long database outage): from then on every re-sent copy is stored
+   * again, as one forgotten failure acked without storing would lose the chunk (storing twice skips).
+   */
+  failuresForgotten = false;
 
   storeFailed(seq: number): void {
     this.failedStores.add(seq);
-    if (this.failedStores.size > 4096) this.failedStores.delete(this.failedStores.values().next().value!);
+    if (this.failedStores.size > 4096) {
+      this.failedStores.delete(this.failedStores.values().next().value!);
+      this.failuresForgotten = true;
+    }
+  }
+
+  /** Whether a re-sent copy of `seq` (not being stored now) must be stored: its storage failed, or may have. */
+  storeAgain(seq: number): boolean {
+    return this.failedStores.delete(seq) || this.failuresForgotten;
   }
 
   constructor(

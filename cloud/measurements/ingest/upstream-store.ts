@@ -10,7 +10,7 @@ import { chunkScript, type ScriptGroup } from "../repo/chunk-script.js";
 import { writeChunks, type ChunkResult } from "../storage/chunk-write.js";
 import { KnownRows } from "./known-rows.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
-import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "../service/model.js";
+import { DEFAULT_PRIORITY, measurementLock, splitNs, type MeasRow } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
 import type { BaseTimeService } from "../service/basetimes.js";
@@ -232,6 +232,7 @@ export class UpstreamStore {
     const learned: Array<() => void> = [];
     const keys: string[] = [];
     try {
+      const locks = groups.flatMap((items) => measurementLock(items[0]!.up.sessionId).locks);
       const results = await this.store.db.transaction(async (tx) => {
         const now = nowIso();
         const out = new Map<Pending, ChunkResult | Error>();
@@ -261,7 +262,7 @@ export class UpstreamStore {
             });
         }
         return out;
-      });
+      }, { locks });
       for (const f of learned) f();
       return { results, touched };
     } catch (err) {
@@ -322,7 +323,7 @@ export class UpstreamStore {
       const elapsedNs = Number(bt.elapsedTime);
       await this.baseTimes.upsertByName(tx, uuid, { name: bt.name, priority: bt.priority, baseTimeNs: bt.baseTime, elapsedNs }, now);
       await repo.touchMeasurement(tx, uuid, now);
-    });
+    }, measurementLock(bt.sessionId));
     this.store.events.publish(uuid, info.projectUuid);
   }
 
@@ -344,7 +345,7 @@ export class UpstreamStore {
       if (close.closeSession) await repo.patchMeasurement(tx, uuid, { ended: true }, now);
       await repo.refreshStatus(tx, uuid, now);
       return true;
-    });
+    }, measurementLock(uuid));
     if (found) this.store.events.publish(uuid, up.projectUuid);
   }
 

@@ -2,7 +2,7 @@
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Queryable } from "../../storage/db.js";
 import { isUniqueViolation } from "../../storage/db.js";
-import { DEFAULT_PRIORITY, isBaseTimeType, renderBaseTime, splitNs, typeOfName, type BaseTimeRow } from "./model.js";
+import { DEFAULT_PRIORITY, isBaseTimeType, measurementLock, renderBaseTime, splitNs, typeOfName, type BaseTimeRow } from "./model.js";
 import * as repo from "../repo/measurements.js";
 import type { MeasurementStore } from "./measurement-store.js";
 import { nowIso } from "../formats/time.js";
@@ -44,7 +44,7 @@ export class BaseTimeService {
         await repo.refreshBaseTime(tx, id);
         await repo.touchMeasurement(tx, id, now);
         return r;
-      });
+      }, measurementLock(measUuid));
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
       throw err;

@@ -6,7 +6,7 @@ import type { Db, Queryable } from "../../storage/db.js";
 import { isUniqueViolation } from "../../storage/db.js";
 import { MeasurementEvents } from "./events.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
-import { DEFAULT_PRIORITY, renderMeasurement, splitNs, type MeasRow } from "./model.js";
+import { DEFAULT_PRIORITY, measurementLock, renderMeasurement, splitNs, type MeasRow } from "./model.js";
 import * as repo from "../repo/measurements.js";
 import { listMeasurements, type MeasurementFilter } from "../repo/measurement-list.js";
 import { listSequences } from "../repo/sequences.js";
@@ -92,7 +92,7 @@ export class MeasurementStore {
           now,
         );
         await repo.refreshBaseTime(tx, id);
-      });
+      }, measurementLock(id));
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
       throw err;
@@ -123,7 +123,7 @@ export class MeasurementStore {
         await repo.refreshBaseTime(tx, id);
       }
       await repo.patchMeasurement(tx, id, { name: input.name, description: input.description }, now);
-    });
+    }, measurementLock(uuid));
     this.events.publish(id, project);
   }
 
@@ -142,7 +142,7 @@ export class MeasurementStore {
       id = m.uuid;
       sequences = (await listSequences(tx, id)).map((s) => s.id);
       await repo.deleteMeasurementRow(tx, id);
-    });
+    }, measurementLock(uuid));
     // Once the delete committed (a crash before this leaves files the next start sweeps).
     await this.files.remove(sequences).catch((err: unknown) => this.log.warn({ err, measurement: id }, "payload files of a deleted measurement stay on disk"));
     this.events.publish(id, project);
@@ -158,7 +158,7 @@ export class MeasurementStore {
       const now = nowIso();
       await repo.patchMeasurement(tx, id, { ended: true }, now);
       status = (await repo.refreshStatus(tx, id, now))!.after;
-    });
+    }, measurementLock(uuid));
     this.events.publish(id, project);
     return { status };
   }
@@ -171,7 +171,7 @@ export class MeasurementStore {
       const now = nowIso();
       await repo.patchMeasurement(tx, id, { ended: true, completed: true }, now);
       await repo.refreshStatus(tx, id, now);
-    });
+    }, measurementLock(uuid));
     this.events.publish(id, project);
     return this.get(project, id);
   }

@@ -4,6 +4,12 @@ import { formatNs } from "../formats/time.js";
 
 export const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";
 
+/**
+ * The lock of a measurement's writes (TxOptions.locks): its row, base times, sequences, chunks and data ids are
+ * its own, so on PostgreSQL writes to different measurements (several edges' ingest) run side by side.
+ */
+export const measurementLock = (uuid: string): { locks: string[] } => ({ locks: [`meas:${uuid.toLowerCase()}`] });
+
 export const BASETIME_TYPES = ["edge_rtc", "ntp", "gps", "api_first_received", "volatile", "manual"] as const;
 export type BaseTimeType = (typeof BASETIME_TYPES)[number];
 export const isBaseTimeType = (s: string): s is BaseTimeType => (BASETIME_TYPES as readonly string[]).includes(s);

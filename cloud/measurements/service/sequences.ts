@@ -2,7 +2,7 @@
 import { NotFound } from "../../errors.js";
 import type { ChunkUpload } from "../formats/codec.js";
 import { writeChunks } from "../storage/chunk-write.js";
-import { renderSequence } from "./model.js";
+import { measurementLock, renderSequence } from "./model.js";
 import { refreshStatus } from "../repo/measurements.js";
 import { ensureSequence, findSequence, listSequences, setExpectations, type SequenceExpectations } from "../repo/sequences.js";
 import type { MeasurementStore } from "./measurement-store.js";
@@ -46,7 +46,7 @@ export class SequenceService {
       await setExpectations(tx, s.id, values, now);
       await refreshStatus(tx, id, now);
       return renderSequence((await findSequence(tx, id, uuid))!);
-    });
+    }, measurementLock(measUuid));
     this.store.events.publish(id, project);
     return out;
   }
@@ -60,7 +60,7 @@ export class SequenceService {
       const w = await writeChunks(tx, this.store.files, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
       if (w.stored > 0) await refreshStatus(tx, upload.measUuid, now);
       return w;
-    });
+    }, measurementLock(upload.measUuid));
     if (stored > 0) this.store.commits?.committed(stored, points, (performance.now() - started) / 1000);
     if (results.includes("ok")) this.store.events.publishThrottled(upload.measUuid, project);
     const items = upload.chunks.map((c, i) => ({ sequence_number: c.sequenceNumber, result: results[i]! }));

@@ -132,7 +132,7 @@ describe("token lifecycle", () => {
     expect(set.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig", kid: protectedHeader.kid });
     for (const k of set.keys) for (const priv of ["d", "p", "q", "dp", "dq", "qi"]) expect(k[priv]).toBeUndefined();
 
-    const { kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand(peer.dataDir));
+    const { kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand({ data: peer.dataDir }));
     await peer.svc.oauth.keys.reload();
     const fresh = (await passwordToken(peer, user.name, user.password)).access_token;
     expect(decodeJwt(fresh).header.kid).toBe(kid);
@@ -209,7 +209,7 @@ describe("access-token lifetime (CLOUD_ACCESS_TOKEN_TTL)", () => {
     process.env.CLOUD_ACCESS_TOKEN_TTL = "3600"; // the operator's shell lacks the server's setting
     let kid: string;
     try {
-      ({ kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand(peer.dataDir)));
+      ({ kid } = await withPeerDatabaseEnv(peer.dataDir, () => rotateKeysCommand({ data: peer.dataDir })));
     } finally {
       if (saved === undefined) delete process.env.CLOUD_ACCESS_TOKEN_TTL;
       else process.env.CLOUD_ACCESS_TOKEN_TTL = saved;

@@ -1,5 +1,6 @@
 // The PostgreSQL database layer on a real PostgreSQL 15 (started here, removed afterwards): SQLite's SQL
-// translated, numbers and bytes as SQLite gives them, writers serialised across instances, migrations once.
+// translated, numbers and bytes as SQLite gives them, writers serialised across instances (those on disjoint
+// resources side by side), migrations once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isUniqueViolation } from "../../../cloud/storage/db.js";
 import { migrate, type Migration } from "../../../cloud/storage/migrate.js";
@@ -69,6 +70,40 @@ describe("PgDb on a real PostgreSQL", () => {
       // A failed transaction leaves nothing behind.
       await expect(a.transaction(async (tx) => { await tx.run("UPDATE counter SET n = 0"); throw new Error("no"); })).rejects.toThrow("no");
       expect(await b.get("SELECT n FROM counter")).toEqual({ n: 20 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("runs transactions on disjoint resources side by side; one on the same resource, or naming none, waits", async () => {
+    const url = await server.createDatabase();
+    const [a, b] = [await PgDb.open(url), await PgDb.open(url)];
+    try {
+      await a.exec("CREATE TABLE r (k TEXT PRIMARY KEY, n BIGINT NOT NULL)");
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => (entered = r));
+      const first = a.transaction(async (tx) => {
+        await tx.run("INSERT INTO r (k, n) VALUES (?, ?)", ["m1", 1]);
+        entered();
+        await held;
+      }, { locks: ["meas:1", "meas:2"] });
+      await inside;
+      const done: string[] = [];
+      const write = (k: string, locks?: string[]) =>
+        b.transaction((tx) => tx.run("INSERT INTO r (k, n) VALUES (?, ?)", [k, 1]), { locks }).then(() => void done.push(k));
+      const other = write("other", ["meas:3"]);
+      const same = write("same", ["meas:2", "meas:4"]);
+      const global = write("global");
+      // On another instance, while the first holds meas:1 and meas:2: only the disjoint one commits.
+      await other;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(done).toEqual(["other"]);
+      release();
+      await Promise.all([first, same, global]);
+      expect((await a.all<{ k: string }>("SELECT k FROM r ORDER BY k")).map((r) => r.k)).toEqual(["global", "m1", "other", "same"]);
     } finally {
       await a.close();
       await b.close();

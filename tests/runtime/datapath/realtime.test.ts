@@ -2,7 +2,8 @@
 // time back, also for upstream destinations made while it holds (a new measurement, changed settings); a
 // measurement that ends while its stream is gone owes the cloud its end; persist: false keeps at most
 // send_queue_size chunks unacknowledged; a stored chunk that cannot be read is skipped, with a warning; real
-// time stops sending while the transport holds 16 MiB not yet written to the socket.
+// time stops sending while the transport holds 16 MiB not yet written to the socket; a chunk the cloud could not
+// store (PROCESS_FAILED) is sent again after a pause.
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -45,7 +46,7 @@ const settings = (upstreams: UpstreamSettings[]): AllSettings => ({
 const points = (n: number): DataPoint[] => Array.from({ length: n }, (_, i) => ({ name: "n", type: "bytes", payload: Buffer.from([i]), elapsedNs: i, srcId: "dc" }));
 
 /** A stream link whose upstreams record the chunks written to them (never acked). */
-function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {}): StreamLink {
+function fakeLink(written: number[], o: { ack?: boolean; closed?: string[]; code?: (no: number) => number } = {}): StreamLink {
   let n = 0;
   const client = {
     onStateChange() {},
@@ -55,7 +56,7 @@ function fakeLink(written: number[], o: { ack?: boolean; closed?: string[] } = {
       let onAck: (r: { sequenceNumber: number; resultCode: number }[]) => void = () => {};
       const write = (no: number) => {
         written.push(no);
-        if (o.ack) queueMicrotask(() => onAck([{ sequenceNumber: no, resultCode: 0 }]));
+        if (o.ack) queueMicrotask(() => onAck([{ sequenceNumber: no, resultCode: o.code?.(no) ?? 0 }]));
       };
       return {
         streamId,
@@ -188,4 +189,19 @@ it("stops sending while the transport holds 16 MiB not yet written to the socket
   ack([{ sequenceNumber: 1, resultCode: 0 }]);
   await waitFor(() => written.length === 3);
   expect(written).toEqual([1, 2, 3]);
+});
+
+it("sends a chunk the cloud could not store (PROCESS_FAILED) again after a pause, until it is stored", async () => {
+  queue = await DurableQueue.open({ dir: join(dir, "q"), capacityMiB: 16, limitDataStorage: true });
+  dp = new DataPath({ queue, settings: settings([up]) });
+  const written: number[] = [];
+  let failures = 3; // the cloud's database is away for the first three attempts
+  await dp.upstreamLinked(up, fakeLink(written, { ack: true, code: () => (failures-- > 0 ? 77 : 0) }));
+  await dp.sink(points(5), ["up"]);
+  const run = dp.current!;
+  await waitFor(() => written.length === 4, 10_000);
+  expect(written).toEqual([1, 1, 1, 1]);
+  // Stored at the fourth attempt: released from the queue, nothing left for the deferred upload.
+  await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 0);
+  expect(dp.realtimeBusy()).toBe(false);
 });
