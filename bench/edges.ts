@@ -11,15 +11,15 @@ import os from "node:os";
 import path from "node:path";
 import { startIpcChild, sleep, type IpcChild } from "../runtime/bench/children.js";
 import { startCloudPeer, type CloudPeer } from "../runtime/bench/cloud-peer.js";
-import { LatencySamples } from "../runtime/bench/latency.js";
+import { LatencySamples, monoNs } from "../runtime/bench/latency.js";
 import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
 import { arg, isMain, report, type Row } from "./lib.js";
 
 const WARMUP_S = 1;
 /** Edges set up at once through the cloud's REST API. */
-const SETUP_CONCURRENCY = 8;
+const SETUP_CONCURRENCY = 32;
 
-interface ClientStats {
+export interface ClientStats {
   connected: number;
   connectErrors: number;
   connectS: number;
@@ -47,15 +47,30 @@ export interface EdgesCase {
   payload: number;
 }
 
+/** Where the edges go: a cloud's URL (or a balancer's), its admin token and the bench's project. */
+export interface EdgesTarget {
+  url: string;
+  token: string;
+  projectUuid: string;
+}
+
+/** An edge of the bench; `url` sends it elsewhere than the target's URL, `stamp` puts due times in its payloads. */
+export interface EdgeSpec {
+  uuid: string;
+  secret: string;
+  url?: string;
+  stamp?: boolean;
+}
+
 /** N edges of the bench's project, made through the cloud's REST API with its admin token. */
-async function makeEdges(cloud: CloudPeer, n: number): Promise<Array<{ uuid: string; secret: string }>> {
-  const { url, token, projectUuid } = cloud.info;
+export async function makeEdges(target: EdgesTarget, n: number): Promise<EdgeSpec[]> {
+  const { url, token, projectUuid } = target;
   const post = async (p: string, json: unknown) => {
     const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
     if (res.status >= 400) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };
-  const out: Array<{ uuid: string; secret: string }> = [];
+  const out: EdgeSpec[] = [];
   for (let i = 0; i < n; i += SETUP_CONCURRENCY) {
     const made = await Promise.all(
       Array.from({ length: Math.min(SETUP_CONCURRENCY, n - i) }, async (_, j) => {
@@ -72,30 +87,42 @@ async function makeEdges(cloud: CloudPeer, n: number): Promise<Array<{ uuid: str
 
 const sum = (xs: ClientStats[], f: (s: ClientStats) => number) => xs.reduce((n, s) => n + f(s), 0);
 
-export async function runEdgesCase(o: EdgesCase): Promise<Row> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-edges-"));
-  let cloud: CloudPeer | undefined;
+/** What the caller measures over the window: begin() as it opens, end() as it closes (its fields go on the row). */
+export interface WindowHooks {
+  begin(): void | Promise<void>;
+  end(seconds: number, ackedPoints: number): Row | Promise<Row>;
+}
+
+/**
+ * The edges' traffic: --clients child processes connect the edges (all before any sends), then all start at
+ * once; after the warm-up, the window of --duration seconds is measured. Returns the row's common fields.
+ */
+export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeSpec[], o: EdgesCase, hooks: WindowHooks): Promise<Row> {
   const clients: Array<IpcChild<unknown, ClientStats>> = [];
   try {
-    cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: false });
-    const edges = await makeEdges(cloud, o.edges);
-    const k = Math.min(o.clients, o.edges);
-    for (let c = 0; c < k; c++) {
-      const file = path.join(dir, `edges-${c}.json`);
-      fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
-      const args = ["--url", cloud.info.url, "--project", cloud.info.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload)];
-      clients.push(await startIpcChild("bench/edges-client.ts", args, `edges client ${c}`, 600_000));
-    }
+    const k = Math.min(o.clients, edges.length);
+    const started = await Promise.allSettled(
+      Array.from({ length: k }, (_, c) => {
+        const file = path.join(dir, `edges-${c}.json`);
+        fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
+        const args = ["--url", target.url, "--project", target.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload)];
+        return startIpcChild<unknown, ClientStats>("bench/edges-client.ts", args, `edges client ${c}`, 600_000).then((child) => (clients.push(child), child));
+      }),
+    );
+    const failed = started.find((s) => s.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    for (const c of clients) c.child.send({ type: "go" });
     await sleep(WARMUP_S * 1000);
-    const watch = new ProcWatch("cloud", cloud.child.pid!).begin();
     const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
     const load1 = loadAverage()[0];
     const begin = await Promise.all(clients.map((c) => c.stats({ reset: true })));
+    await hooks.begin();
     const t0 = process.hrtime.bigint();
     await sleep(o.durationS * 1000);
     const end = await Promise.all(clients.map((c) => c.stats({ reset: false })));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    const cpu = watch.end();
+    const acked = sum(end, (s) => s.acked);
+    const measured = await hooks.end(seconds, acked);
     const clientCpuS = clientWatches.reduce((n, w) => n + (w.end()?.cpuS ?? 0), 0);
     const samples = new LatencySamples();
     for (const s of end) {
@@ -103,28 +130,23 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
       for (const v of new Float32Array(b.buffer)) samples.add(v);
     }
     const lat = samples.summary();
-    const connected = sum(begin, (s) => s.connected);
-    const errors = sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges);
-    const offered = o.edges * o.rate;
-    const acked = sum(end, (s) => s.acked);
-    const unacked = sum(end, (s) => s.unacked);
     const notes = end.map((s) => s.firstError).filter(Boolean);
     const row: Row = {
-      edges: o.edges,
+      edges: edges.length,
       rate_per_edge: o.rate,
       payload_B: o.payload,
-      connected,
+      connected: sum(begin, (s) => s.connected),
       connect_s: Math.max(...begin.map((s) => s.connectS)),
       seconds: +seconds.toFixed(2),
-      offered_points_per_s: offered,
+      offered_points_per_s: edges.length * o.rate,
       acked_points_per_s: Math.round(acked / seconds),
       p50_ms: lat.p50Ms,
       p99_ms: lat.p99Ms,
       max_ms: lat.maxMs,
-      unacked_chunks_at_end: unacked,
-      errors,
-      "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined,
-      rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined,
+      unacked_chunks_at_end: sum(end, (s) => s.unacked),
+      // Refused connections, refused chunks, connections that ended, upstreams written to after they ended.
+      errors: sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges),
+      ...measured,
       // All client processes together, % of one core: near 100 × --clients, the clients (not the cloud) limit.
       "cpu_clients_%": Math.round((clientCpuS / seconds) * 100),
       load1,
@@ -133,6 +155,28 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
     return row;
   } finally {
     await Promise.allSettled(clients.map((c) => c.stop()));
+  }
+}
+
+export async function runEdgesCase(o: EdgesCase): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-edges-"));
+  let cloud: CloudPeer | undefined;
+  try {
+    cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: false });
+    const setup = monoNs();
+    const edges = await makeEdges(cloud.info, o.edges);
+    const setupS = +((monoNs() - setup) / 1e9).toFixed(2);
+    let watch: ProcWatch | undefined;
+    const pid = cloud.child.pid!;
+    const row = await runEdgeLoad(dir, cloud.info, edges, o, {
+      begin: () => void (watch = new ProcWatch("cloud", pid).begin()),
+      end: (seconds) => {
+        const cpu = watch!.end();
+        return { "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined, rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined };
+      },
+    });
+    return { ...row, setup_s: setupS };
+  } finally {
     await cloud?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
