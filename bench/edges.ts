@@ -33,7 +33,7 @@ export interface ClientStats {
   latency: string;
 }
 
-function positive(name: string, fallback: number): number {
+export function positive(name: string, fallback: number): number {
   const v = Number(arg(name) ?? fallback);
   if (!(Number.isFinite(v) && v > 0)) throw new Error(`--${name} must be a positive number, not ${arg(name)}`);
   return v;
@@ -63,7 +63,7 @@ export interface EdgeSpec {
 }
 
 /** N edges of the bench's project, made through the cloud's REST API with its admin token. */
-export async function makeEdges(target: EdgesTarget, n: number): Promise<EdgeSpec[]> {
+export async function makeEdges(target: EdgesTarget, n: number, prefix = "bench-edge"): Promise<EdgeSpec[]> {
   const { url, token, projectUuid } = target;
   const post = async (p: string, json: unknown) => {
     const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
@@ -74,7 +74,7 @@ export async function makeEdges(target: EdgesTarget, n: number): Promise<EdgeSpe
   for (let i = 0; i < n; i += SETUP_CONCURRENCY) {
     const made = await Promise.all(
       Array.from({ length: Math.min(SETUP_CONCURRENCY, n - i) }, async (_, j) => {
-        const name = `bench-edge-${i + j}`;
+        const name = `${prefix}-${i + j}`;
         const e = await post("/auth/edges", { name, nickname: name });
         await post(`/auth/projects/${projectUuid}/edges`, { edge_name: e.name, nickname: name });
         return { uuid: e.uuid!, secret: e.client_secret! };
