@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   agent: "./agent.js",
   edges: "./edges.js",
   "scale-out": "./scale-out.js",
+  steady: "./steady.js",
   startup: "./startup.js",
   console: "./console.js",
 };

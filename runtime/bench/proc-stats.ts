@@ -26,6 +26,16 @@ export function sampleProc(pid: number): ProcSample | undefined {
   }
 }
 
+/** The current resident set size (VmRSS) of a process, MiB, or undefined when it is gone. */
+export function currentRssMiB(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resets the peak RSS (VmHWM) to the current RSS, so a reused process reports the peak of this case only. */
 export function resetPeakRss(pid: number): void {
   try {
