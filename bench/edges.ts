@@ -139,6 +139,8 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
       connect_s: Math.max(...begin.map((s) => s.connectS)),
       seconds: +seconds.toFixed(2),
       offered_points_per_s: edges.length * o.rate,
+      // What the clients wrote: below the offer when they (or their sockets, full while the cloud does not read) fall behind.
+      sent_points_per_s: Math.round(sum(end, (s) => s.sent) / seconds),
       acked_points_per_s: Math.round(acked / seconds),
       p50_ms: lat.p50Ms,
       p99_ms: lat.p99Ms,
