@@ -5,7 +5,7 @@
 // sends after the chunk's SQLite commit. Speaks the bench children's IPC protocol (runtime/bench/children.ts):
 // {type: "stats", reset: true} answers and starts a new measured window.
 //   node --import tsx bench/edges-client.ts --url URL --project UUID --edges-file F --rate R [--payload 16] [--flush-ms 5]
-//     [--ping-timeout 10]; the edges start sending at the parent's {type: "go"}.
+//     [--ping-timeout 10]; {type: "prime"} sends each edge's first point, {type: "go"} starts the schedule.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -56,11 +56,13 @@ interface Edge {
   dead: boolean;
   up: ClientUpstream;
   sent: number;
+  /** Whether a chunk of this edge was acked yet (its measurement exists in the cloud). */
+  firstAcked: boolean;
   /** Per chunk sequence number: the index of its first point and how many it holds. */
   chunks: Map<number, [number, number]>;
 }
 
-const stats = { connected: 0, deadUpstreams: 0, connectErrors: 0, connectS: 0, sent: 0, acked: 0, ackErrors: 0, stateChanges: 0, firstError: "" };
+const stats = { connected: 0, firstAcked: 0, deadUpstreams: 0, connectErrors: 0, connectS: 0, sent: 0, acked: 0, ackErrors: 0, stateChanges: 0, firstError: "" };
 /** Latency samples (ms) of the measured window, handed to the parent whole so it can merge the clients'. */
 let samples = new Float32Array(1 << 16);
 let nSamples = 0;
@@ -89,7 +91,7 @@ async function open(e0: EdgeSpec): Promise<Edge> {
     pingTimeoutSec: pingTimeoutS,
   });
   const up = await client.openUpstream({ sessionId: randomUUID(), qos: QoS.PARTIAL, persist: true });
-  const edge: Edge = { client, stamp: !!e0.stamp, dead: false, up, sent: 0, chunks: new Map() };
+  const edge: Edge = { client, stamp: !!e0.stamp, dead: false, firstAcked: false, up, sent: 0, chunks: new Map() };
   client.onStateChange((s, why) => {
     if (s === "closed" && stopping) return;
     stats.stateChanges++;
@@ -109,6 +111,10 @@ async function open(e0: EdgeSpec): Promise<Edge> {
         continue;
       }
       if (!c) continue;
+      if (!edge.firstAcked) {
+        edge.firstAcked = true;
+        stats.firstAcked++;
+      }
       stats.acked += c[1];
       for (let k = c[0]; k < c[0] + c[1]; k++) addSample((now - dueAt(k)) / 1e6);
     }
@@ -168,6 +174,14 @@ function tick(): void {
 
 process.send!({ type: "ready", connected: stats.connected, connectErrors: stats.connectErrors });
 process.on("message", (m: { type: string; reset?: boolean }) => {
+  if (m.type === "prime") {
+    // One point per edge ahead of the schedule: its ack says the edge's measurement exists in the cloud.
+    for (const e of live) {
+      e.up.write(DATA_ID, [{ elapsedTime: 0, payload: e.stamp ? stamped(0) : payload }]);
+      e.chunks.set(e.up.flush(), [0, 1]);
+      e.sent = 1;
+    }
+  }
   if (m.type === "go") {
     startNs = monoNs();
     go();

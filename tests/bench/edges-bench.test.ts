@@ -16,6 +16,8 @@ it("runs N edges at R points/s each into one cloud peer and reports latency, the
   expect(row.p99_ms as number).toBeGreaterThanOrEqual(row.p50_ms as number);
   expect(row["cpu_cloud_%"]).toEqual(expect.any(Number));
   expect(row.rss_cloud_MiB as number).toBeGreaterThan(10);
+  // Every edge had its first point acked (its measurement made) before the schedule started.
+  expect(row.first_ack_s).toEqual(expect.any(Number));
 }, 300_000);
 
 it("counts connections that end mid-run as errors with their reason, and the clients keep answering", async () => {
