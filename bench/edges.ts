@@ -11,16 +11,20 @@ import os from "node:os";
 import path from "node:path";
 import { startIpcChild, sleep, type IpcChild } from "../runtime/bench/children.js";
 import { startCloudPeer, type CloudPeer } from "../runtime/bench/cloud-peer.js";
-import { LatencySamples } from "../runtime/bench/latency.js";
+import { LatencySamples, monoNs } from "../runtime/bench/latency.js";
 import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
 import { arg, isMain, report, type Row } from "./lib.js";
 
 const WARMUP_S = 1;
+/** How long the edges' first chunks may take to be acked (the cloud makes one measurement per edge then). */
+const FIRST_ACK_S = 180;
 /** Edges set up at once through the cloud's REST API. */
-const SETUP_CONCURRENCY = 8;
+const SETUP_CONCURRENCY = 32;
 
-interface ClientStats {
+export interface ClientStats {
   connected: number;
+  /** Edges with at least one chunk acked (their measurement was made). */
+  firstAcked: number;
   connectErrors: number;
   connectS: number;
   sent: number;
@@ -33,7 +37,7 @@ interface ClientStats {
   latency: string;
 }
 
-function positive(name: string, fallback: number): number {
+export function positive(name: string, fallback: number): number {
   const v = Number(arg(name) ?? fallback);
   if (!(Number.isFinite(v) && v > 0)) throw new Error(`--${name} must be a positive number, not ${arg(name)}`);
   return v;
@@ -47,19 +51,34 @@ export interface EdgesCase {
   payload: number;
 }
 
+/** Where the edges go: a cloud's URL (or a balancer's), its admin token and the bench's project. */
+export interface EdgesTarget {
+  url: string;
+  token: string;
+  projectUuid: string;
+}
+
+/** An edge of the bench; `url` sends it elsewhere than the target's URL, `stamp` puts due times in its payloads. */
+export interface EdgeSpec {
+  uuid: string;
+  secret: string;
+  url?: string;
+  stamp?: boolean;
+}
+
 /** N edges of the bench's project, made through the cloud's REST API with its admin token. */
-async function makeEdges(cloud: CloudPeer, n: number): Promise<Array<{ uuid: string; secret: string }>> {
-  const { url, token, projectUuid } = cloud.info;
+export async function makeEdges(target: EdgesTarget, n: number, prefix = "bench-edge"): Promise<EdgeSpec[]> {
+  const { url, token, projectUuid } = target;
   const post = async (p: string, json: unknown) => {
     const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
     if (res.status >= 400) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };
-  const out: Array<{ uuid: string; secret: string }> = [];
+  const out: EdgeSpec[] = [];
   for (let i = 0; i < n; i += SETUP_CONCURRENCY) {
     const made = await Promise.all(
       Array.from({ length: Math.min(SETUP_CONCURRENCY, n - i) }, async (_, j) => {
-        const name = `bench-edge-${i + j}`;
+        const name = `${prefix}-${i + j}`;
         const e = await post("/auth/edges", { name, nickname: name });
         await post(`/auth/projects/${projectUuid}/edges`, { edge_name: e.name, nickname: name });
         return { uuid: e.uuid!, secret: e.client_secret! };
@@ -72,30 +91,54 @@ async function makeEdges(cloud: CloudPeer, n: number): Promise<Array<{ uuid: str
 
 const sum = (xs: ClientStats[], f: (s: ClientStats) => number) => xs.reduce((n, s) => n + f(s), 0);
 
-export async function runEdgesCase(o: EdgesCase): Promise<Row> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-edges-"));
-  let cloud: CloudPeer | undefined;
+/** What the caller measures over the window: begin() as it opens, end() as it closes (its fields go on the row). */
+export interface WindowHooks {
+  begin(): void | Promise<void>;
+  end(seconds: number, ackedPoints: number): Row | Promise<Row>;
+}
+
+/**
+ * The edges' traffic: --clients child processes connect the edges (all before any sends), then all start at
+ * once; after the warm-up, the window of --duration seconds is measured. Returns the row's common fields.
+ */
+export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeSpec[], o: EdgesCase, hooks: WindowHooks): Promise<Row> {
   const clients: Array<IpcChild<unknown, ClientStats>> = [];
   try {
-    cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: false });
-    const edges = await makeEdges(cloud, o.edges);
-    const k = Math.min(o.clients, o.edges);
-    for (let c = 0; c < k; c++) {
-      const file = path.join(dir, `edges-${c}.json`);
-      fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
-      const args = ["--url", cloud.info.url, "--project", cloud.info.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload)];
-      clients.push(await startIpcChild("bench/edges-client.ts", args, `edges client ${c}`, 600_000));
+    const k = Math.min(o.clients, edges.length);
+    const started = await Promise.allSettled(
+      Array.from({ length: k }, (_, c) => {
+        const file = path.join(dir, `edges-${c}.json`);
+        fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
+        const args = ["--url", target.url, "--project", target.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload)];
+        return startIpcChild<unknown, ClientStats>("bench/edges-client.ts", args, `edges client ${c}`, 600_000).then((child) => (clients.push(child), child));
+      }),
+    );
+    const failed = started.find((s) => s.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    // Each edge's first chunk makes its measurement in the cloud (tens of ms each on a busy machine, seconds for
+    // hundreds of edges): every edge sends one point first, and the schedule starts once every connected edge had
+    // its ack (or after FIRST_ACK_S); the row says how long that took.
+    for (const c of clients) c.child.send({ type: "prime" });
+    const go = monoNs();
+    for (;;) {
+      const now = await Promise.all(clients.map((c) => c.stats({ reset: false })));
+      if (sum(now, (s) => s.firstAcked) >= sum(now, (s) => s.connected)) break;
+      if (monoNs() - go > FIRST_ACK_S * 1e9) break; // the row shows the edges still without an ack as unacked chunks
+      await sleep(200);
     }
+    const firstAckS = +((monoNs() - go) / 1e9).toFixed(2);
+    for (const c of clients) c.child.send({ type: "go" });
     await sleep(WARMUP_S * 1000);
-    const watch = new ProcWatch("cloud", cloud.child.pid!).begin();
     const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
     const load1 = loadAverage()[0];
     const begin = await Promise.all(clients.map((c) => c.stats({ reset: true })));
+    await hooks.begin();
     const t0 = process.hrtime.bigint();
     await sleep(o.durationS * 1000);
     const end = await Promise.all(clients.map((c) => c.stats({ reset: false })));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    const cpu = watch.end();
+    const acked = sum(end, (s) => s.acked);
+    const measured = await hooks.end(seconds, acked);
     const clientCpuS = clientWatches.reduce((n, w) => n + (w.end()?.cpuS ?? 0), 0);
     const samples = new LatencySamples();
     for (const s of end) {
@@ -103,28 +146,27 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
       for (const v of new Float32Array(b.buffer)) samples.add(v);
     }
     const lat = samples.summary();
-    const connected = sum(begin, (s) => s.connected);
-    const errors = sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges);
-    const offered = o.edges * o.rate;
-    const acked = sum(end, (s) => s.acked);
-    const unacked = sum(end, (s) => s.unacked);
     const notes = end.map((s) => s.firstError).filter(Boolean);
     const row: Row = {
-      edges: o.edges,
+      edges: edges.length,
       rate_per_edge: o.rate,
       payload_B: o.payload,
-      connected,
+      connected: sum(begin, (s) => s.connected),
       connect_s: Math.max(...begin.map((s) => s.connectS)),
+      // From each edge's first point until all were acked (their measurements made), before the schedule started.
+      first_ack_s: firstAckS,
       seconds: +seconds.toFixed(2),
-      offered_points_per_s: offered,
+      offered_points_per_s: edges.length * o.rate,
+      // What the clients wrote: below the offer when they (or their sockets, full while the cloud does not read) fall behind.
+      sent_points_per_s: Math.round(sum(end, (s) => s.sent) / seconds),
       acked_points_per_s: Math.round(acked / seconds),
       p50_ms: lat.p50Ms,
       p99_ms: lat.p99Ms,
       max_ms: lat.maxMs,
-      unacked_chunks_at_end: unacked,
-      errors,
-      "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined,
-      rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined,
+      unacked_chunks_at_end: sum(end, (s) => s.unacked),
+      // Refused connections, refused chunks, connections that ended, upstreams written to after they ended.
+      errors: sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges),
+      ...measured,
       // All client processes together, % of one core: near 100 × --clients, the clients (not the cloud) limit.
       "cpu_clients_%": Math.round((clientCpuS / seconds) * 100),
       load1,
@@ -133,6 +175,28 @@ export async function runEdgesCase(o: EdgesCase): Promise<Row> {
     return row;
   } finally {
     await Promise.allSettled(clients.map((c) => c.stop()));
+  }
+}
+
+export async function runEdgesCase(o: EdgesCase): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-edges-"));
+  let cloud: CloudPeer | undefined;
+  try {
+    cloud = await startCloudPeer(path.join(dir, "cloud"), { quic: false });
+    const setup = monoNs();
+    const edges = await makeEdges(cloud.info, o.edges);
+    const setupS = +((monoNs() - setup) / 1e9).toFixed(2);
+    let watch: ProcWatch | undefined;
+    const pid = cloud.child.pid!;
+    const row = await runEdgeLoad(dir, cloud.info, edges, o, {
+      begin: () => void (watch = new ProcWatch("cloud", pid).begin()),
+      end: (seconds) => {
+        const cpu = watch!.end();
+        return { "cpu_cloud_%": cpu ? Math.round((cpu.cpuS / seconds) * 100) : undefined, rss_cloud_MiB: cpu ? Math.round(cpu.peakRssMiB) : undefined };
+      },
+    });
+    return { ...row, setup_s: setupS };
+  } finally {
     await cloud?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,8 @@ const benches: Record<string, string> = {
   broker: "./broker.js",
   agent: "./agent.js",
   edges: "./edges.js",
+  "scale-out": "./scale-out.js",
+  steady: "./steady.js",
   startup: "./startup.js",
   console: "./console.js",
 };

@@ -45,6 +45,8 @@ export interface AgentCaseOptions {
   /** The upstream's flush_policy: `interval` (default, every 5 ms as the spec's default) or `immediately`. */
   flush?: "interval" | "immediately";
   onProgress?: (p: Progress) => void;
+  /** Called once the points flow, with the pid of each process the case watches (connector, agent, cloud). */
+  onWatching?: (pids: Record<string, number>) => void;
 }
 
 export interface ProcFigures {
@@ -168,7 +170,10 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       drainMs: (o.drainTimeoutS ?? Math.max(30, o.durationS * 5)) * 1000,
       pollMs: remoteLatency ? 20 : 250,
       flowing: async () => !!(measurement = (await api.get<{ items: Array<{ uuid: string }> }>("/measurements")).body.items?.[0]?.uuid ?? ""),
-      onFlowing: () => watches.forEach((w) => w.begin()),
+      onFlowing: () => {
+        watches.forEach((w) => w.begin());
+        o.onWatching?.(Object.fromEntries(watches.map((w) => [w.label, w.pid])));
+      },
       stored: async (report) => {
         if (!cloud) return storedIn(measurement);
         let n = cloud.trace().points;

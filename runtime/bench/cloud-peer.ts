@@ -91,17 +91,31 @@ export function readCommitTrace(file: string): CommitTrace {
   return { points, lastCommitNs: commits[commits.length - 1]?.[0] ?? 0, commits };
 }
 
-export async function startCloudPeer(dir: string, opts: { quic: boolean }): Promise<CloudPeer> {
+export interface CloudPeerOptions {
+  quic: boolean;
+  /** More environment (e.g. CLOUD_DATABASE, CLOUD_NATS, CLOUD_PUBLIC_URL for one instance of several). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Make the API token, the bench's group, project and edge (default true). Further instances on a shared
+   * database skip it: their info has only the URL.
+   */
+  setup?: boolean;
+}
+
+export async function startCloudPeer(dir: string, opts: CloudPeerOptions): Promise<CloudPeer> {
   fs.mkdirSync(dir, { recursive: true });
   const listen = `127.0.0.1:${await freePort()}`;
   const traceFile = path.join(dir, "commits.trace");
   // A known admin password: the peer does not print a temporary one; the run signs in with a token instead.
-  const env = { ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}` };
+  const env = { ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`, ...opts.env };
   const args = [CLI, "--listen", listen, "--data", dir, "--log-level", "warn", "--commit-trace", traceFile, ...(opts.quic ? ["--iscp-quic-listen", listen] : [])];
   const child = spawn(process.execPath, [...nodeArgs(), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"], env });
   try {
     const url = await banner(child);
     child.stdout!.resume(); // later output is not read; it must not fill the pipe
+    const trace = () => readCommitTrace(traceFile);
+    const stop = () => stopChild(child, "SIGTERM", 10_000);
+    if (opts.setup === false) return { child, info: { url, token: "", projectUuid: "", edgeUuid: "", edgeSecret: "" }, trace, stop };
     const made = spawnSync(process.execPath, [CLI, "token", "create", "--user", "admin", "--name", "bench", "--data", dir], { cwd: ROOT, env, encoding: "utf8" });
     if (made.status !== 0) throw new Error(`cloud-peer token create failed: ${made.stderr.trim()}`);
     const token = made.stdout.trim();
@@ -117,8 +131,8 @@ export async function startCloudPeer(dir: string, opts: { quic: boolean }): Prom
     return {
       child,
       info: { url, token, projectUuid: project.uuid!, edgeUuid: edge.uuid!, edgeSecret: edge.client_secret! },
-      trace: () => readCommitTrace(traceFile),
-      stop: () => stopChild(child, "SIGTERM", 10_000),
+      trace,
+      stop,
     };
   } catch (e) {
     await stopChild(child, "SIGKILL");

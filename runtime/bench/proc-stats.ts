@@ -26,6 +26,16 @@ export function sampleProc(pid: number): ProcSample | undefined {
   }
 }
 
+/** The current resident set size (VmRSS) of a process, MiB, or undefined when it is gone. */
+export function currentRssMiB(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resets the peak RSS (VmHWM) to the current RSS, so a reused process reports the peak of this case only. */
 export function resetPeakRss(pid: number): void {
   try {
@@ -73,3 +83,44 @@ export class ProcWatch {
 }
 
 export const loadAverage = () => os.loadavg().map((l) => +l.toFixed(2));
+
+/** A process and its children (e.g. PostgreSQL's postmaster and its backends), from /proc. */
+export function processTree(root: number): number[] {
+  const out = [root];
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === root) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU seconds of a process tree over a window: processes started meanwhile count whole, ones that ended are lost. */
+export class TreeCpuWatch {
+  private start = new Map<number, number>();
+  constructor(readonly root: number) {}
+
+  private sample(): Map<number, number> {
+    const m = new Map<number, number>();
+    for (const pid of processTree(this.root)) {
+      const s = sampleProc(pid);
+      if (s) m.set(pid, s.cpuS);
+    }
+    return m;
+  }
+
+  begin(): this {
+    this.start = this.sample();
+    return this;
+  }
+
+  end(): number {
+    let cpuS = 0;
+    for (const [pid, s] of this.sample()) cpuS += s - (this.start.get(pid) ?? 0);
+    return cpuS;
+  }
+}

@@ -5,8 +5,13 @@
 // itself is remembered too (while neither ended nor completed), for the one-script transaction (chunk-script.ts).
 import type { KnownMeasurement } from "../repo/chunk-script.js";
 
-/** Measurements remembered at most (least recently used dropped). */
-const MAX_MEASUREMENTS = 256;
+/**
+ * Measurements remembered at most (least recently used dropped). Every live persisted upstream is one
+ * measurement, and the chunks of all of them come round in turn: with fewer entries than live upstreams the
+ * LRU misses on every batch, and every batch falls back to the per-statement transaction (at 256, 300 edges at
+ * 100 points/s got no ack within seconds). An entry is a few hundred bytes with a stream and a data id.
+ */
+const MAX_MEASUREMENTS = 16_384;
 /** Data ids remembered per measurement at most (beyond, the insert-or-ignore simply runs). */
 const MAX_IDS = 4096;
 

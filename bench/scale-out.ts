@@ -1,0 +1,104 @@
+// Scale-out: the many-edges case (bench/edges.ts: N iSCP connections, one edge each, R points/s each) on 1, 2
+// and 3 cloud-peer instances over one PostgreSQL and one nats-server behind a TCP balancer, and on one instance
+// on SQLite for reference. Per case: points/s acked, p50/p99 (due time to ack), CPU and peak RSS per instance,
+// PostgreSQL's CPU (all its processes), the cost per stored point (CPU-seconds of the instances and PostgreSQL
+// per million points acked) and the cross-instance latency (a sample of edges, their downstream on another
+// instance: due time to arrival). PostgreSQL runs as the tests run it: fsync off, on a free port in a temp dir.
+//   npm run bench -- scale-out [--edges 1000 --rate 100] [--duration 10] [--instances 1,2,3] [--no-sqlite]
+//     [--clients 2] [--payload 16] [--sample 10]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadAverage, ProcWatch, TreeCpuWatch } from "../runtime/bench/proc-stats.js";
+import { sampleCrossInstance, type DownstreamSampler } from "./edges-downstream.js";
+import { makeEdges, positive, runEdgeLoad, type EdgesCase } from "./edges.js";
+import { startBenchCluster, type Backend, type BenchCluster } from "./infra/cluster.js";
+import { arg, isMain, report, type Row } from "./lib.js";
+
+export interface ScaleOutCase extends EdgesCase {
+  backend: Backend;
+  instances: number;
+  /** Edges whose points are also timed downstream on another instance. */
+  sample: number;
+}
+
+const pct = (cpuS: number, seconds: number) => Math.round((cpuS / seconds) * 100);
+
+export async function runScaleOutCase(o: ScaleOutCase): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-scale-out-"));
+  let cluster: BenchCluster | undefined;
+  let sampler: DownstreamSampler | undefined;
+  try {
+    cluster = await startBenchCluster(dir, o.backend, o.instances);
+    const c = cluster;
+    const setup = Date.now();
+    const edges = await makeEdges(c.info, o.edges);
+    const viewers = await makeEdges(c.info, o.instances, "bench-viewer");
+    const setupS = +((Date.now() - setup) / 1000).toFixed(2);
+    sampler = await sampleCrossInstance({ instanceUrls: c.instances.map((p) => p.info.url), projectUuid: c.info.projectUuid, edges, sample: o.sample, viewers });
+    const s = sampler;
+    let watches: ProcWatch[] = [];
+    let pgWatch: TreeCpuWatch | undefined;
+    const row = await runEdgeLoad(dir, c.info, edges, o, {
+      begin: () => {
+        watches = c.instances.map((p, i) => new ProcWatch(`instance ${i}`, p.child.pid!).begin());
+        pgWatch = c.postgresPid ? new TreeCpuWatch(c.postgresPid).begin() : undefined;
+        s.reset();
+      },
+      end: (seconds, acked) => {
+        const figures = watches.map((w) => w.end());
+        const cross = s.summary();
+        const pgCpuS = pgWatch?.end();
+        const cpuS = figures.reduce((n, f) => n + (f?.cpuS ?? 0), 0) + (pgCpuS ?? 0);
+        return {
+          "cpu_%_per_instance": figures.map((f) => (f ? pct(f.cpuS, seconds) : null)),
+          rss_MiB_per_instance: figures.map((f) => (f ? Math.round(f.peakRssMiB) : null)),
+          "cpu_postgres_%": pgCpuS === undefined ? null : pct(pgCpuS, seconds),
+          // CPU-seconds of every instance and PostgreSQL per million points acked in the window.
+          cpu_s_per_M_points: acked > 0 ? +((cpuS / acked) * 1e6).toFixed(2) : null,
+          downstream: o.instances > 1 ? "other instance" : "same instance",
+          downstream_samples: cross.samples,
+          downstream_p50_ms: cross.p50Ms,
+          downstream_p99_ms: cross.p99Ms,
+        };
+      },
+    });
+    return { backend: o.backend, instances: o.instances, ...row, setup_s: setupS };
+  } finally {
+    await sampler?.close();
+    await cluster?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function cases(): ScaleOutCase[] {
+  const base = {
+    edges: Math.round(positive("edges", 1000)),
+    rate: positive("rate", 100),
+    durationS: positive("duration", 10),
+    clients: Math.round(positive("clients", 2)),
+    payload: Math.max(16, Math.round(positive("payload", 16))),
+    sample: Math.round(positive("sample", 10)),
+  };
+  const instances = (arg("instances") ?? "1,2,3").split(",").map(Number);
+  if (instances.some((n) => !(Number.isInteger(n) && n >= 1 && n <= 16))) throw new Error(`--instances: whole numbers from 1 to 16, not ${arg("instances")}`);
+  const out: ScaleOutCase[] = instances.map((n) => ({ ...base, backend: "postgres", instances: n }));
+  if (!process.argv.includes("--no-sqlite")) out.push({ ...base, backend: "sqlite", instances: 1 });
+  return out;
+}
+
+export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const c of cases()) {
+    process.stderr.write(`scale-out bench: ${c.backend} × ${c.instances}, ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`);
+    try {
+      rows.push(await runScaleOutCase(c));
+    } catch (e) {
+      process.stderr.write(`scale-out bench: ${c.backend} × ${c.instances} failed: ${(e as Error).message}\n`);
+      rows.push({ backend: c.backend, instances: c.instances, edges: c.edges, rate_per_edge: c.rate, note: `failed: ${(e as Error).message}` });
+    }
+  }
+  return rows;
+}
+
+if (isMain(import.meta.url)) console.log(`results: ${report("scale-out", await run())}`);
