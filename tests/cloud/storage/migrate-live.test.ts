@@ -4,13 +4,13 @@
 // sign in, and the demo's agent, started again and pointed at the new peer, streams on into it.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../../runtime/cli/client.js";
 import { spawnPeerAt } from "../iscp/peer-process.js";
+import { freePort } from "../../support/nats.js";
 import { startPostgres, type PgServer } from "../../support/postgres.js";
 
 const run = promisify(execFile);
@@ -26,14 +26,6 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Pr
   const gone = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   child.kill(signal);
   return gone;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** The sample counter's points in the project, per measurement, as `measurement time value` lines (sorted). */
