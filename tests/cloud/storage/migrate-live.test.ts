@@ -20,12 +20,17 @@ const COUNTER = "sample/counter";
 
 const children: ChildProcess[] = [];
 
-/** Sends `signal` to a child and waits for it to end; returns its exit code. */
-async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+/** Stops a child as an operator does (SIGTERM; SIGKILL if it is still there after `graceMs`); returns its exit code. */
+async function stop(child: ChildProcess, graceMs = 60_000): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const gone = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  child.kill(signal);
-  return gone;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  try {
+    return await gone;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The sample counter's points in the project, per measurement, as `measurement time value` lines (sorted). */
@@ -60,10 +65,11 @@ describe("cloud-peer migrate-store on a live demo", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "migrate-live-"));
   }, 120_000);
   afterAll(async () => {
-    for (const c of children) await stop(c, "SIGKILL");
+    // SIGTERM first: the demo and the agent stop the processes they started, which a SIGKILL would leave behind.
+    for (const c of children) await stop(c, 10_000);
     server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it("moves the demo's streamed points, admin and edge to PostgreSQL, where the agent streams on", async () => {
     // The demo as `npm start` runs it, on a data directory of its own.
