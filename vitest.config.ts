@@ -27,6 +27,7 @@ const SQLITE_ONLY = [
   // Starts a PostgreSQL of its own: once is enough.
   "tests/cloud/storage/postgres.test.ts",
   "tests/cloud/storage/migrate-store.test.ts",
+  "tests/cloud/storage/migrate-live.test.ts",
   "tests/cloud/storage/postgres-cli.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
