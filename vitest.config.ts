@@ -26,6 +26,7 @@ const SQLITE_ONLY = [
   "tests/cloud/oauth/keys-cli.test.ts",
   // Starts a PostgreSQL of its own: once is enough.
   "tests/cloud/storage/postgres.test.ts",
+  "tests/cloud/storage/pg-serial.test.ts",
   "tests/cloud/storage/migrate-store.test.ts",
   "tests/cloud/storage/migrate-live.test.ts",
   "tests/cloud/storage/postgres-cli.test.ts",

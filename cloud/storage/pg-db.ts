@@ -46,6 +46,20 @@ interface PgRunner {
   query(q: string | pg.QueryConfig): Promise<pg.QueryResult>;
 }
 
+/**
+ * A transaction's statements one after another on its connection. Callers may start several at once
+ * (allStatements); pg would queue them itself, but that is deprecated and goes in pg 9.
+ */
+class SerialRunner implements PgRunner {
+  private tail: Promise<unknown> = Promise.resolve();
+  constructor(private readonly client: pg.PoolClient) {}
+  query(q: string | pg.QueryConfig): Promise<pg.QueryResult> {
+    const next = this.tail.then(() => this.client.query(q));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
 /** A named statement: each connection parses and plans it once (the name is the text's digest). */
 function statement(sql: string, params: Params | undefined): pg.QueryConfig {
   const text = toPostgres(sql);
@@ -110,7 +124,7 @@ export class PgDb extends PgStatements implements Db {
       try {
         if (resources.length > 0) await client.query({ text: RESOURCE_LOCKS, values: [WRITER_LOCK, resources.map(lockKey)] });
         else await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
-        const result = await fn(new PgStatements(client));
+        const result = await fn(new PgStatements(new SerialRunner(client)));
         await client.query("COMMIT");
         return result;
       } catch (err) {
