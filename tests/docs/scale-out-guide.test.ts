@@ -2,7 +2,8 @@
 // as one shell session would (each block starts from the variables the earlier ones exported), with a real
 // PostgreSQL 15 and nats-server that the test starts, and the example addresses of the guide replaced by theirs
 // and by free ports (the table below; each entry must apply, so the guide and this test stay in step). The
-// commands are the package's bins (package.json "bin") on PATH. The SQLite peer the guide moves is made here first,
+// commands are the package's bins (package.json "bin") linked on PATH, and PostgreSQL's createuser and createdb,
+// which the guide runs as the `postgres` user, connect as the test server's superuser. The SQLite peer the guide moves is made here first,
 // with an edge the peers must then serve. The peers the blocks start in the background are stopped by the last
 // block; whatever is still running at the end is killed by the PID the blocks wrote.
 import { execFile } from "node:child_process";
@@ -27,16 +28,19 @@ const work = path.join(dir, "work");
 const bin = path.join(dir, "bin");
 const sqlitePeer = path.join(dir, "var", "lib", "cloud-peer");
 const state = path.join(dir, "shell-state.sh");
+/** Where Debian's postgresql-15 puts createuser and createdb (as tests/support/postgres.ts finds the server). */
+const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 /** The admin password startTestPeer gives the SQLite peer the guide moves. */
 const ADMIN_PASSWORD = "Admin-password-1";
 let pgServer: PgServer | undefined;
 let nats: NatsServer | undefined;
-let database = "";
 const ports: number[] = [];
 
 function substitutions(): Array<[string, string]> {
   return [
-    ["postgres://cloud@127.0.0.1:5432/cloud", database],
+    // createuser and createdb of PostgreSQL's binaries, run as the server's superuser over TCP (it trusts local connections).
+    ["sudo -u postgres ", `env PGHOST=127.0.0.1 PGPORT=${pgServer!.port} PGUSER=postgres `],
+    ["postgres://cloud@127.0.0.1:5432/cloud", `postgres://cloud@127.0.0.1:${pgServer!.port}/cloud`],
     ["nats://127.0.0.1:4222", nats!.url],
     ["/var/lib/cloud-peer", sqlitePeer],
     ...ports.map((p, i): [string, string] => [`127.0.0.1:808${i + 1}`, `127.0.0.1:${p}`]),
@@ -54,7 +58,7 @@ async function nextBlock(): Promise<string> {
       text = text.replaceAll(from, to);
     }
   const script = `${fs.existsSync(state) ? `source ${state}\n` : ""}set -euo pipefail\n${text}\nexport -p > ${state}\n`;
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, CLOUD_LOG_LEVEL: "warn" };
+  const env = { ...process.env, PATH: `${bin}:${PG_BIN}:${process.env.PATH}`, CLOUD_LOG_LEVEL: "warn" };
   // A bound on the blocks' `until` loops: a peer that never gets ready fails the test instead of hanging it.
   const r = await run("bash", ["-c", script], { cwd: work, env, maxBuffer: 16 << 20, timeout: 120_000, killSignal: "SIGKILL" }).catch(
     (e: { code: number; stdout: string; stderr: string }) => {
@@ -106,7 +110,6 @@ beforeAll(async () => {
   const { bin: bins } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
   for (const [name, file] of Object.entries(bins)) fs.symlinkSync(path.join(ROOT, file), path.join(bin, name));
   pgServer = await startPostgres();
-  database = await pgServer.createDatabase("cloud");
   nats = await startNats();
   for (let i = 0; i < 3; i++) ports.push(await freePort());
   await makeSqlitePeer();
@@ -124,10 +127,11 @@ describe.sequential("docs/guide/scale-out.md", () => {
   it("marks every sh block: test (run here), hosts (several machines), bench (the benchmark)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
     expect(blocks.every((b) => ["test", "hosts", "bench"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
-    expect(testBlocks.length).toBe(8);
+    expect(testBlocks.length).toBe(9);
   });
 
-  it("sets the database and NATS, and moves an SQLite peer's data into the database", async () => {
+  it("makes the peers' role and its database, sets the database and NATS, and moves an SQLite peer's data there", async () => {
+    await nextBlock();
     expect(await nextBlock()).toBe("");
     const rows = Number((await nextBlock()).trim());
     expect(rows).toBeGreaterThan(0);
