@@ -13,7 +13,7 @@ import tls from "node:tls";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
-import { guideBlocks } from "./guide-blocks.js";
+import { blockRunner, guideBlocks } from "./guide-blocks.js";
 import { execStart, ROOT, unitText } from "../deploy/unit-file.js";
 import { makeTestCa, type TestCa } from "../support/test-ca.js";
 
@@ -53,23 +53,14 @@ function substitutions(): Array<[string, string]> {
     ["cloud.example.com:8080", `localhost:${port}`],
   ];
 }
-const used = new Set<string>();
-
 /** Runs the guide's next `sh test` block (`set -euo pipefail`, the variables the earlier blocks exported). */
-async function nextBlock(): Promise<string> {
-  let text = testBlocks.shift()!;
-  for (const [from, to] of substitutions())
-    if (text.includes(from)) {
-      used.add(from);
-      text = text.replaceAll(from, to);
-    }
-  const script = `${fs.existsSync(state) ? `source ${state}\n` : ""}set -euo pipefail\n${text}\nexport -p > ${state}\n`;
-  const env = { ...process.env, PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`, CURL_CA_BUNDLE: ca.caFile, npm_config_update_notifier: "false" };
-  const r = await run("bash", ["-c", script], { cwd: download, env, maxBuffer: 16 << 20 }).catch((e: { code: number; stdout: string; stderr: string }) => {
-    throw new Error(`block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}`);
-  });
-  return r.stdout;
-}
+const { nextBlock, unused } = blockRunner({
+  testBlocks,
+  substitutions,
+  state,
+  cwd: download,
+  env: () => ({ ...process.env, PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`, CURL_CA_BUNDLE: ca.caFile, npm_config_update_notifier: "false" }),
+});
 
 /** Runs `command` in the guide's shell session (its exported variables), trusting the test CA. */
 async function inSession(command: string): Promise<string> {
@@ -257,6 +248,6 @@ describe.sequential("docs/guide/cloud.md", () => {
 
   it("ran every test block, with every substitution", () => {
     expect(testBlocks).toEqual([]);
-    expect(substitutions().map(([from]) => from).filter((f) => !used.has(f))).toEqual([]);
+    expect(unused()).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
-import { guideBlocks } from "./guide-blocks.js";
+import { blockRunner, guideBlocks } from "./guide-blocks.js";
 import { ROOT } from "../deploy/unit-file.js";
 import { startPostgres, type PgServer } from "../support/postgres.js";
 import { freePort, startNats, type NatsServer } from "../support/nats.js";
@@ -47,26 +47,17 @@ function substitutions(): Array<[string, string]> {
     ["Correct-horse-battery-42", ADMIN_PASSWORD],
   ];
 }
-const used = new Set<string>();
-
 /** Runs the guide's next `sh test` block (`set -euo pipefail`, the variables the earlier blocks exported). */
-async function nextBlock(): Promise<string> {
-  let text = testBlocks.shift()!;
-  for (const [from, to] of substitutions())
-    if (text.includes(from)) {
-      used.add(from);
-      text = text.replaceAll(from, to);
-    }
-  const script = `${fs.existsSync(state) ? `source ${state}\n` : ""}set -euo pipefail\n${text}\nexport -p > ${state}\n`;
-  const env = { ...process.env, PATH: `${bin}:${PG_BIN}:${process.env.PATH}`, CLOUD_LOG_LEVEL: "warn" };
+const { nextBlock, unused } = blockRunner({
+  testBlocks,
+  substitutions,
+  state,
+  cwd: work,
+  env: () => ({ ...process.env, PATH: `${bin}:${PG_BIN}:${process.env.PATH}`, CLOUD_LOG_LEVEL: "warn" }),
   // A bound on the blocks' `until` loops: a peer that never gets ready fails the test instead of hanging it.
-  const r = await run("bash", ["-c", script], { cwd: work, env, maxBuffer: 16 << 20, timeout: 120_000, killSignal: "SIGKILL" }).catch(
-    (e: { code: number; stdout: string; stderr: string }) => {
-      throw new Error(`block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}\npeer logs:\n${peerLogs()}`);
-    },
-  );
-  return r.stdout;
-}
+  timeoutMs: 120_000,
+  onFailure: () => `peer logs:\n${peerLogs()}`,
+});
 
 const peerLogs = () =>
   [1, 2, 3]
@@ -167,6 +158,6 @@ describe.sequential("docs/guide/scale-out.md", () => {
 
   it("ran every test block, with every substitution", () => {
     expect(testBlocks).toEqual([]);
-    expect(substitutions().map(([from]) => from).filter((f) => !used.has(f))).toEqual([]);
+    expect(unused()).toEqual([]);
   });
 });
