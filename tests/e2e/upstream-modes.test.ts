@@ -3,12 +3,24 @@
 // `recover: false` drops (and counts) what an outage kept from the cloud instead of uploading it later.
 // The agent's own downstream, filtered on its own edge, shows what went out live.
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { decodeInto } from "../support/datapath.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { cloudIndices, indexOf, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
+import { SqliteDb } from "../../cloud/storage/db.js";
+
+/** The stopped cloud's record of its resumable upstreams, removed. */
+async function forgetUpstreams(file: string): Promise<void> {
+  const db = await SqliteDb.open(file);
+  try {
+    await db.run("DELETE FROM iscp_upstreams");
+  } finally {
+    await db.close();
+  }
+}
 
 let s: Stack;
 const live: DataPoint[] = [];
@@ -79,6 +91,9 @@ it("recover: false drops and counts what an outage kept from the cloud; nothing 
     await until(async () => !["connected", "quiet"].includes((await state("norecover")).code), 15_000, "upstream notices the outage");
     await writeNumbered(fh, 300, 800, { name: "r" });
     await new Promise((r) => setTimeout(r, 1000));
+    // A cloud restarted within the stream's expiry takes its upstream back (the resume goes on in real time);
+    // here it comes back without it, as after the expiry, so sending has failed and nothing is recovered.
+    await forgetUpstreams(path.join(s.dir, "cloud", "cloud.db"));
     await s.startCloud();
     await until(async () => ["connected", "quiet"].includes((await state("norecover")).code), 30_000, "upstream back");
     await until(() => s.agent!.dataPath.queue.stats.droppedChunks > dropped0, 15_000, "dropped chunks counted");

@@ -36,7 +36,8 @@ describe("chunk payload migration (402)", () => {
       );
     await db.exec("PRAGMA foreign_keys = ON");
 
-    expect(await migrate(db, all)).toEqual([402, 403]);
+    // 402 and 403 first; later areas' migrations (450 on) follow them.
+    expect((await migrate(db, all)).slice(0, 2)).toEqual([402, 403]);
     const cols = await db.all<{ name: string }>("PRAGMA table_info(meas_chunks)");
     expect(cols.map((c) => c.name)).not.toContain("payload");
     const rows = await chunkPage(db, { measUuid: M, desc: false, limit: 10 });
