@@ -24,7 +24,7 @@ export class NatsBus implements ClusterBus {
     private readonly nc: NatsConnection,
     readonly instanceId: string,
     private readonly servers: string,
-    onWarn: (msg: string) => void,
+    private readonly onWarn: (msg: string) => void,
   ) {
     void (async () => {
       for await (const s of nc.status()) {
@@ -70,10 +70,19 @@ export class NatsBus implements ClusterBus {
     }
   }
 
+  /** A message a handler cannot read (another version's, or garbled) is dropped with a warning, never thrown into the client. */
+  private guard(subject: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.onWarn(`NATS message on ${subject} not understood, dropped: ${(e as Error).message}`);
+    }
+  }
+
   subscribe(subject: string, handler: BusHandler): () => void {
     const sub = this.nc.subscribe(subject, {
       callback: (err, msg) => {
-        if (!err) handler(msg.data, msg.subject);
+        if (!err) this.guard(subject, () => handler(msg.data, msg.subject));
       },
     });
     return () => sub.unsubscribe();
@@ -91,8 +100,10 @@ export class NatsBus implements ClusterBus {
     const sub = this.nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return;
-        const answer = handler(msg.data);
-        if (answer) msg.respond(answer);
+        this.guard(subject, () => {
+          const answer = handler(msg.data);
+          if (answer) msg.respond(answer);
+        });
       },
     });
     return () => sub.unsubscribe();
