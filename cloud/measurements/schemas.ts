@@ -3,6 +3,7 @@ import { ParseResult, Schema } from "effect";
 import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
 import { BASETIME_TYPES } from "./service/model.js";
 import { parseTimeNs } from "./formats/time.js";
+import { dataIdFilterProblem } from "./service/data-id-filter.js";
 
 export const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
@@ -90,9 +91,21 @@ export const ListMeasurementsQuery = Schema.Struct({
   order: Order,
 });
 
+/** `data_id_filter` entries (`<data_type>:<data_name>`, iSCP wildcards), each checked before any data is read. */
+const DataIdFilter = Schema.optional(
+  Schema.Array(
+    Schema.String.pipe(
+      Schema.maxLength(1024),
+      Schema.filter((e) => dataIdFilterProblem(e) ?? true),
+    ),
+  ).annotations({ description: "<data_type>:<data_name>; `#` (a whole last level) matches the rest, `+` one level, `*` any characters within a level" }),
+);
+
 export const DataQuery = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   "idq[]": StringArrayQuery,
+  data_id_filter: DataIdFilter,
+  "data_id_filter[]": DataIdFilter,
   start: TimeQuery,
   end: TimeQuery,
   since: TimeQuery,
