@@ -29,6 +29,15 @@ export const MeasParams = { measurement_uuid: Uuid };
 export const SeqParams = { measurement_uuid: Uuid, sequences_uuid: Uuid };
 export const BaseTimeParams = { measurement_uuid: Uuid, type: Schema.String.pipe(Schema.maxLength(64)) };
 
+/**
+ * Fields of the read model a client sends back when it creates from what it read (the intdash SDK's
+ * import lesson passes an exported measurement, base time or marker whole): accepted and ignored.
+ */
+export function readOnlyFields<const K extends string>(...names: K[]): { [P in K]: Schema.optional<typeof Schema.Unknown> } {
+  const ignored = Schema.optional(Schema.Unknown.annotations({ description: "read-only field of the model: ignored" }));
+  return Object.fromEntries(names.map((n) => [n, ignored])) as { [P in K]: typeof ignored };
+}
+
 export const MeasCreate = Schema.Struct({
   name: Schema.optional(Text),
   description: Schema.optional(Text),
@@ -39,6 +48,7 @@ export const MeasCreate = Schema.Struct({
   basetime_elapsed_time: Schema.optional(Uint),
   edge_uuid: Uuid,
   protected: Schema.optional(Schema.Boolean),
+  ...readOnlyFields("uuid", "duration", "sequences", "markers", "created_at", "updated_at", "processed_ratio", "ended", "status", "received_data_points", "max_priority_basetime_id", "max_elapsed_time", "completed"),
 });
 
 export const ReplaceMeas = Schema.Struct({
@@ -57,6 +67,7 @@ export const CreateMeasBaseTime = Schema.Struct({
   priority: Priority,
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   elapsed_time: Uint,
+  ...readOnlyFields("id", "type", "created_at", "updated_at"),
 });
 
 export const UpdateMeasBaseTime = Schema.Struct({
