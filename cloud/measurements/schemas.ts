@@ -77,6 +77,60 @@ export const UpdateMeasBaseTime = Schema.Struct({
   elapsed_time: Schema.optional(Uint),
 });
 
+// ---- measurement markers (intdash MeasurementMarker*, elapsed times in µs after the base time) ----
+
+export const MarkerParams = { measurement_uuid: Uuid, measurement_marker_uuid: Uuid };
+export const MarkerUuidParams = { measurement_marker_uuid: Uuid };
+const ElapsedUs = Schema.Int.pipe(Schema.between(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+
+/** POST and PUT share it; what POST requires (type, detail) is checked by the service. */
+export const MarkerBody = Schema.Struct({
+  name: Schema.optional(Text),
+  description: Schema.optional(Text),
+  type: Schema.optional(Schema.Literal("point", "range")),
+  tag: Schema.optional(
+    Schema.Record({ key: Schema.String.pipe(Schema.maxLength(256)), value: Schema.String.pipe(Schema.maxLength(4096)) }).annotations({
+      description: "string keys and string values, not nested",
+    }),
+  ),
+  detail: Schema.optional(
+    Schema.Struct({
+      occurred_elapsed_time: Schema.optional(ElapsedUs),
+      start_elapsed_time: Schema.optional(ElapsedUs),
+      end_elapsed_time: Schema.optional(ElapsedUs),
+    }).annotations({ description: "point: occurred_elapsed_time; range: start_elapsed_time and end_elapsed_time (µs after the base time)" }),
+  ),
+  ...readOnlyFields("uuid", "created_at", "created_by", "updated_at", "updated_by"),
+});
+
+export const MarkerResponse = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  type: Schema.Literal("point", "range"),
+  detail: Schema.Struct({
+    occurred_elapsed_time: Schema.optional(Schema.Number),
+    start_elapsed_time: Schema.optional(Schema.Number),
+    end_elapsed_time: Schema.optional(Schema.Number),
+  }),
+  tag: Schema.Record({ key: Schema.String, value: Schema.String }),
+  created_at: Schema.String,
+  created_by: Schema.String,
+  updated_at: Schema.String,
+  updated_by: Schema.String,
+});
+
+export const ProjectMarkersQuery = Schema.Struct({
+  uuid: Schema.optional(Schema.String.annotations({ description: "repeatable" })),
+  name: Schema.optional(Schema.String.annotations({ description: "repeatable; exact names" })),
+  start_unix_micro: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+  end_unix_micro: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+  limit: Schema.optional(IntFromQuery(0, 100_000)),
+  page: Schema.optional(IntFromQuery(1)),
+  sort: Schema.optional(Schema.Literal("name", "base_time", "created_at", "updated_at")),
+  order: Schema.optional(Schema.Literal("asc", "desc")),
+});
+
 const Order = Schema.optional(Schema.Literal("asc", "desc"));
 const TimeQuery = Schema.optional(TimeNs);
 
