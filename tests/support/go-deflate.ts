@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { MessageTransport } from "../../proto/transport/message-transport.js";
+import { decodeMessage, encodeMessage, type iscp2, type Message } from "../../proto/wire/message.js";
+import { waitFor } from "./iscp-broker.js";
 
 const SOURCE = fileURLToPath(new URL("./go-deflate/main.go", import.meta.url));
 
@@ -63,5 +66,43 @@ export function goDeflatePeer(bin: string, o: GoDeflateOptions): GoDeflatePeer {
     compress: (m) => ask("c", m),
     decompress: (b) => ask("d", b),
     close: () => child.kill(),
+  };
+}
+
+/** An iSCP peer whose messages are compressed and decompressed by Go, over a transport that sends frames as they are. */
+export interface GoFramedPeer {
+  send(m: Message): void;
+  next(kind: string, timeoutMs?: number): Promise<iscp2.Message>;
+  /** Frames received so far, as they came off the wire (compressed). */
+  frames: Uint8Array[];
+  close(): void;
+}
+
+export function goFramedPeer(t: MessageTransport, go: GoDeflatePeer): GoFramedPeer {
+  const msgs: iscp2.Message[] = [];
+  const frames: Uint8Array[] = [];
+  // One chain per direction keeps the contexts in message order.
+  let out = Promise.resolve();
+  let inn = Promise.resolve();
+  t.onMessage((frame) => {
+    const copy = Buffer.from(frame);
+    frames.push(copy);
+    inn = inn.then(async () => void msgs.push(decodeMessage(await go.decompress(copy), "proto")));
+  });
+  return {
+    frames,
+    send(m) {
+      out = out.then(async () => t.send(await go.compress(encodeMessage(m, "proto"))));
+    },
+    async next(kind, timeoutMs = 5000) {
+      let m: iscp2.Message | undefined;
+      await waitFor(() => (m = msgs.find((x) => x.message === kind)) !== undefined, timeoutMs, kind);
+      msgs.splice(msgs.indexOf(m!), 1);
+      return m!;
+    },
+    close() {
+      t.close();
+      go.close();
+    },
   };
 }
