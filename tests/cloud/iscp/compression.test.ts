@@ -88,6 +88,11 @@ describe("compression negotiation", () => {
     }
   });
 
+  it("closes a QUIC connection whose negotiation asks for a compression no client sends", async () => {
+    const bad = overQuic({ extraNegotiation: { comp: "gzip", clevel: "6" } });
+    await expect(IscpClient.connect({ transport: bad, token: TOKEN, nodeId: "edge-bad", reconnect: false, requestTimeoutMs: 3000 })).rejects.toThrow();
+  });
+
   it("our client compresses when asked: WebSocket with context takeover, QUIC per message (stream and datagrams)", async () => {
     const level = { level: 6, contextTakeover: true, windowBits: 12 };
     await relays(() => connectWebSocket({ url: b.url, compression: level }), overQuic({ compression: level }), "edge-ours");
