@@ -12,22 +12,57 @@ import { parseArgs } from "node:util";
 import { encodeIscpV2Frame } from "../ipc/iscp-v2-compat.js";
 import { encodeLoggerMsgRaw } from "../ipc/logger-msg.js";
 
-const { values: a } = parseArgs({
-  options: {
-    path: { type: "string", default: process.env.EDGE_AGENT_IPC_PATH ?? "" },
-    format: { type: "string", default: process.env.EDGE_AGENT_IPC_FORMAT ?? "iscp-v2-compat" },
-    rate: { type: "string", default: "1000" }, // points per second; 0 = as fast as the pipe takes them
-    size: { type: "string", default: "16" }, // payload bytes
-    count: { type: "string", default: "0" }, // stop after this many points; 0 = run until killed
-    name: { type: "string", default: "sample/counter" },
-    type: { type: "string", default: "bytes" },
-    "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
-    "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
-    stamp: { type: "boolean", default: false },
-    report: { type: "boolean", default: false },
-    "write-log": { type: "string" },
-  },
-});
+const USAGE = `Usage: sample-connector --path FIFO [options]
+
+Writes data points into an edge agent's upstream FIFO at a given rate: a counter in each payload, so a receiver
+can check order and loss. Run it against a device connector channel the agent has created.
+
+Options:
+  --path FIFO          the upstream FIFO (env EDGE_AGENT_IPC_PATH; required)
+  --format NAME        iscp-v2-compat or logger-msg (env EDGE_AGENT_IPC_FORMAT; default iscp-v2-compat)
+  --rate N             points per second; 0 = as fast as the FIFO takes them (default 1000)
+  --size N             payload bytes (default 16)
+  --count N            stop after N points; 0 = run until stopped (default 0)
+  --name NAME          the data name (default sample/counter)
+  --type TYPE          the data type (default bytes; logger-msg always sends string)
+  --stamp              put the write time (CLOCK_MONOTONIC ns) after the counter, for latency (16 B or more)
+  --report             print {"sent", "first_ns", "last_ns"} as one JSON line when it stops
+  --write-log FILE     write "<first seq> <points> <stamp ns>" per write into FILE when it stops
+  --reopen-every N     close and reopen the FIFO every N points (default 0: never)
+  --exit-code N        exit code after --count points (default 0)
+  -h, --help           this help
+`;
+
+const OPTIONS = {
+  path: { type: "string", default: process.env.EDGE_AGENT_IPC_PATH ?? "" },
+  format: { type: "string", default: process.env.EDGE_AGENT_IPC_FORMAT ?? "iscp-v2-compat" },
+  rate: { type: "string", default: "1000" }, // points per second; 0 = as fast as the pipe takes them
+  size: { type: "string", default: "16" }, // payload bytes
+  count: { type: "string", default: "0" }, // stop after this many points; 0 = run until killed
+  name: { type: "string", default: "sample/counter" },
+  type: { type: "string", default: "bytes" },
+  "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
+  "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
+  stamp: { type: "boolean", default: false },
+  report: { type: "boolean", default: false },
+  "write-log": { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (e) {
+    process.stderr.write(`sample-connector: ${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values: a } = parseOptions();
+if (a.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 const path = a.path!;
 if (path === "") {
