@@ -1,8 +1,9 @@
 // Entry: finish or start signing in, then show the console. No token is ever stored outside memory.
 import "uplot/dist/uPlot.min.css";
 import { render } from "preact";
-import { finishSignIn, startSignIn } from "./auth";
+import { finishSignIn, mustChangePassword, startSignIn } from "./auth";
 import { App } from "./app";
+import { FirstPasswordPage } from "./pages/password";
 import { SignedOut } from "./pages/signed-out";
 
 const root = document.getElementById("app")!;
@@ -22,7 +23,10 @@ async function boot(): Promise<void> {
   } else {
     await startSignIn();
   }
-  render(<App />, root);
+  const showConsole = () => render(<App />, root);
+  // A temporary or expired password: the token allows only choosing a new one, so that comes first.
+  if (mustChangePassword()) render(<FirstPasswordPage onDone={showConsole} />, root);
+  else showConsole();
 }
 
 void boot();
