@@ -62,7 +62,13 @@ async function main() {
   if (!process.env.CLOUD_ADMIN_PASSWORD && !fs.existsSync(path.join(cloudData, "cloud.db")) && !fs.existsSync(pwFile))
     fs.writeFileSync(pwFile, `Demo-${randomBytes(12).toString("base64url")}\n`, { mode: 0o600 });
   const adminPassword = process.env.CLOUD_ADMIN_PASSWORD ?? (fs.existsSync(pwFile) ? fs.readFileSync(pwFile, "utf8").trim() : undefined);
-  const cloud = await startCloudPeer(loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" }));
+  const cloud = await startCloudPeer(loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" })).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === "EADDRINUSE")
+        throw new Error(`${listen} is in use by another program: stop it, or give the demo another address, e.g. CLOUD_LISTEN=127.0.0.1:8081 npm start`);
+      throw err;
+    },
+  );
   const admin = await cloud.svc.accounts.findUserByName("admin");
   const token = (await createToken(cloud.svc, admin!.uuid, { name: `demo ${new Date().toISOString()}` })).token!;
   const demo = await ensureDemoCloud(root, apiClient(cloud.url, token));
@@ -74,7 +80,9 @@ async function main() {
 
   // The sample connector is launched with this node: its folder is allowed as the administrator would allow it.
   const agentArgs = [path.join(PACKAGE_ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
-  const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"] });
+  // Warnings and errors only (as the cloud's), so the banner below is what a visitor reads first.
+  const agentEnv = { ...process.env, AGENT_LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? "warn" };
+  const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"], env: agentEnv });
   let stopping = false;
   const stop = async (code = 0) => {
     if (stopping) return;

@@ -41,7 +41,9 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
   await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain("Ctrl-C stops everything.");
 
-  // The console comes first, with the admin's user name and where its password is; it serves the page.
+  // Nothing (no log line) before the banner; the console comes first, with the admin's user name and where its
+  // password is; it serves the page.
+  expect(out.slice(0, out.indexOf("Demo running")).trim()).toBe("");
   const first = out.split("\n").find((l) => /^\s+\S/.test(l));
   expect(first).toMatch(new RegExp(`^\\s+console\\s+http://127\\.0\\.0\\.1:${port}/console/\\s+\\(sign in as "admin", password in \\S*admin-password\\)$`));
   const page = await fetch(`http://127.0.0.1:${port}/console/`);
@@ -80,3 +82,22 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   const left = await promisify(execFile)("pgrep", ["-f", dir]).then((r) => r.stdout.trim(), () => "");
   expect(left).toBe("");
 }, 120_000);
+
+it("names the address and CLOUD_LISTEN when the port is taken", async () => {
+  const busy = net.createServer();
+  await new Promise<void>((r) => busy.listen(0, "127.0.0.1", r));
+  const port = (busy.address() as net.AddressInfo).port;
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), "demo-busy-"));
+  try {
+    const r = await promisify(execFile)(process.execPath, ["dist/bin/demo.js"], { cwd: ROOT, env: { ...process.env, DEMO_DATA: other, CLOUD_LISTEN: `127.0.0.1:${port}` }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`127.0.0.1:${port} is in use`);
+    expect(r.stderr).toContain("CLOUD_LISTEN=");
+  } finally {
+    await new Promise((r) => busy.close(r));
+    fs.rmSync(other, { recursive: true, force: true });
+  }
+}, 60_000);
