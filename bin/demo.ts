@@ -110,14 +110,16 @@ async function main() {
   const conn = await agentCall("PATCH", "/connection", { server_url: cloud.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
   if (conn.status !== 200) throw new Error(`connection settings: ${JSON.stringify(conn.body)}`);
   await put("/upstreams", { id: "demo", persist: true, qos: "partial" } as { id: string });
+  // The sample connector plays a vehicle on a test track: position, speed, IMU, temperature, a CAN frame, a log.
   await put("/device-connectors/upstream", {
-    id: "sample",
+    id: "vehicle",
     format: "iscp-v2-compat",
     dest_ids: ["demo"],
-    data_name_prefix: "sample/",
-    ipc: { type: "fifo", path: path.join(agentData, "sample.fifo") },
-    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--type", "int64", "--size", "8", "--rate", "100"] },
+    ipc: { type: "fifo", path: path.join(agentData, "vehicle.fifo") },
+    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--play", "vehicle"] },
   } as { id: string });
+  // A demo data directory from before keeps a channel of its own; only the vehicle plays now.
+  if ((await agentCall("GET", "/device-connectors/upstream/sample")).status === 200) await agentCall("DELETE", "/device-connectors/upstream/sample");
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.
   let measurement = "<measurement uuid>";
@@ -126,10 +128,20 @@ async function main() {
     if (started) measurement = started.uuid;
     else await new Promise((r) => setTimeout(r, 200));
   }
+  // Named as a team would name a run, so the console lists it by name. The agent's first chunk makes it in the
+  // cloud: wait for that before naming it.
+  const name = `Test track run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const api = apiClient(cloud.url, token);
+  for (let i = 0; i < 50 && !measurement.startsWith("<"); i++) {
+    const named = await api(`/v1/projects/${demo.projectUuid}/measurements/${measurement}`, { method: "PUT", json: { name } }).then(() => true, () => false);
+    if (named) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 
   console.log(`
 Demo running (data in ${root}):
   console           ${cloud.url}/console/   (sign in as "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"})
+  the vehicle's run ${cloud.url}/console/#/measurement/${demo.projectUuid}/${measurement}   ("${name}")
   cloud peer        ${cloud.url}/api   (OpenAPI: ${cloud.url}/api/openapi.json)
   admin             user "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"}, API token in ${show(tokenFile)}
   project           ${demo.projectUuid}

@@ -11,6 +11,7 @@ import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { encodeIscpV2Frame } from "../ipc/iscp-v2-compat.js";
 import { encodeLoggerMsgRaw } from "../ipc/logger-msg.js";
+import { VehicleSim } from "./vehicle.js";
 
 const USAGE = `Usage: sample-connector --path FIFO [options]
 
@@ -30,6 +31,9 @@ Options:
   --write-log FILE     write "<first seq> <points> <stamp ns>" per write into FILE when it stops
   --reopen-every N     close and reopen the FIFO every N points (default 0: never)
   --exit-code N        exit code after --count points (default 0)
+  --play vehicle       instead of the counter, play a vehicle on a test track: GNSS position (json), speed,
+                       engine rpm, IMU accelerations, coolant temperature (float64), a CAN frame (bytes) and
+                       a log line on gear changes and laps (string), about 430 points/s in all
   -h, --help           this help
 `;
 
@@ -46,6 +50,7 @@ const OPTIONS = {
   stamp: { type: "boolean", default: false },
   report: { type: "boolean", default: false },
   "write-log": { type: "string" },
+  play: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -67,6 +72,10 @@ if (a.help) {
 const path = a.path!;
 if (path === "") {
   process.stderr.write("sample-connector: --path (or EDGE_AGENT_IPC_PATH) is required\n");
+  process.exit(2);
+}
+if (a.play !== undefined && a.play !== "vehicle") {
+  process.stderr.write(`sample-connector: --play takes "vehicle", not "${a.play}"\n`);
   process.exit(2);
 }
 const rate = Number(a.rate);
@@ -192,8 +201,28 @@ function report(): void {
   if (a.report) writeSync(1, `${JSON.stringify({ sent: seq, first_ns: firstNs, last_ns: lastNs })}\n`);
 }
 
+/** --play vehicle: every 10 ms, the simulation's points due by now, each stamped with its own due time. */
+function playVehicle(): void {
+  const sim = new VehicleSim();
+  const encode = logger ? encodeLoggerMsgRaw : encodeIscpV2Frame;
+  const step = () => {
+    const [sec, nsec] = process.hrtime();
+    const frames: Buffer[] = [];
+    for (const p of sim.advance((sec * 1e9 + nsec - startNs) / 1e9)) {
+      const ns = startNs + Math.round(p.t * 1e9);
+      const frame = encode(Math.floor(ns / 1e9), ns % 1e9, p.type, p.name, p.payload);
+      if (frame) frames.push(frame);
+    }
+    if (frames.length > 0) writeAll(Buffer.concat(frames));
+    seq += frames.length;
+    setTimeout(step, 10);
+  };
+  step();
+}
+
 process.on("SIGTERM", () => {
   report();
   process.exit(0);
 });
-tick();
+if (a.play === "vehicle") playVehicle();
+else tick();

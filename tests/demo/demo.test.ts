@@ -50,17 +50,21 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<div id="app">');
 
-  // The data-point URL names the running measurement; with the printed token it serves points, named by the
-  // channel's prefix and the connector's name.
+  // The vehicle's run: a console link to the measurement, named.
+  const run = new RegExp(`the vehicle's run\\s+http://127\\.0\\.0\\.1:${port}/console/#/measurement/([0-9a-f-]{36})/([0-9a-f-]{36})\\s+\\("(Test track run [^"]+)"\\)`).exec(out);
+  expect(run, out).not.toBeNull();
+
+  // The data-point URL names the running measurement; with the printed token it serves the vehicle's points:
+  // numbers, a position, a CAN frame.
   const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];
   expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`));
   const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
-  await expect
-    .poll(async () => (await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").filter((l) => l.includes('"data_id":"sample/counter"')).length, {
-      timeout: 20_000,
-      interval: 500,
-    })
-    .toBeGreaterThan(10);
+  const names = async () => new Set((await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").map((l) => /"data_id":"([^"]+)"/.exec(l)?.[1]));
+  for (const name of ["vehicle/speed", "gnss/position", "imu/acc_x", "can/0x1A0", "engine/coolant_temp"])
+    await expect.poll(async () => (await names()).has(name), { timeout: 20_000, interval: 500 }).toBe(true);
+  expect(url).toContain(run![2]!);
+  const measurement = await (await fetch(`http://127.0.0.1:${port}/api/v1/projects/${run![1]}/measurements/${run![2]}`, { headers: { "X-Intdash-Token": token } })).json();
+  expect(measurement.name).toBe(run![3]);
   // No secret on the console.
   expect(out).not.toContain(token);
 
