@@ -87,6 +87,12 @@ describe("console data pages", () => {
     await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await seriesPixels(page, SECOND_SERIES)).toBeGreaterThan(100);
     expect(await page.locator(".u-legend").textContent()).toContain("imu /acc/y");
+    // Each series on its own scale: the first's axis on the left, the second's on the right (and the time axis).
+    expect(await page.locator("[data-testid=plot] .u-axis").count()).toBe(3);
+    // The cursor reads the time to the millisecond.
+    const box = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.locator(".u-legend .u-series").first().textContent(), { timeout: 30_000 }).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/);
     // The JSON itself is still in a table.
     expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain('"acc"');
     await screenshot(page, "json-fields");
