@@ -21,7 +21,7 @@ const NAV = [
   ["measurements", "Measurements"],
   ["edges", "Edges"],
   ["org", "Organisation"],
-  ["account", "API tokens"],
+  ["account", "Account"],
   ["clients", "OAuth2 clients"],
 ] as const;
 

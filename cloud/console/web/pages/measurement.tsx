@@ -142,7 +142,11 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] + span / 4])}>Pan right</button>
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] - span / 4])}>Zoom in</button>
               <button type="button" onClick={() => setZoom([range[0] - span / 2, range[1] + span / 2])}>Zoom out</button>
-              <button type="button" disabled={!zoom} onClick={() => setZoom(undefined)}>{running ? "Follow live" : "Show all"}</button>
+              {running && !zoom ? (
+                <button type="button" class="live" aria-pressed="true" title="Following the running measurement">● Live</button>
+              ) : (
+                <button type="button" disabled={!zoom} onClick={() => setZoom(undefined)}>{running ? "Follow live" : "Show all"}</button>
+              )}
             </div>
           }
         >
