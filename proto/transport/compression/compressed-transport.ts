@@ -9,7 +9,14 @@ import type { CompressionParams } from "./negotiation.js";
 export function compressedTransport(inner: MessageTransport, params: CompressionParams, maxMessageBytes: number): MessageTransport {
   const deflater = new MessageDeflater(params);
   const inflater = new MessageInflater(params, maxMessageBytes);
-  let broken = false;
+  let closed = false;
+  const closeCbs: ((reason: string) => void)[] = [];
+  const fireClose = (reason: string) => {
+    if (closed) return;
+    closed = true;
+    for (const cb of closeCbs) cb(reason);
+  };
+  inner.onClose(fireClose);
   const send = (frame: Uint8Array, written?: () => void) => {
     // Compressed at once: the caller's bytes are no longer needed.
     const out = deflater.deflate(frame);
@@ -29,12 +36,12 @@ export function compressedTransport(inner: MessageTransport, params: Compression
     bufferedBytes: () => inner.bufferedBytes(),
     onMessage(cb) {
       inner.onMessage((frame, unreliable) => {
-        if (broken) return;
+        if (closed) return;
         let plain: Buffer;
         try {
           plain = inflater.inflate(frame);
-        } catch {
-          broken = true;
+        } catch (e) {
+          fireClose(`a compressed message could not be decompressed: ${e instanceof Error ? e.message : String(e)}`);
           inner.terminate();
           return;
         }
@@ -42,7 +49,7 @@ export function compressedTransport(inner: MessageTransport, params: Compression
       });
     },
     onDrain: (cb) => inner.onDrain(cb),
-    onClose: (cb) => inner.onClose(cb),
+    onClose: (cb) => void closeCbs.push(cb),
     close: () => inner.close(),
     terminate: () => inner.terminate(),
   };

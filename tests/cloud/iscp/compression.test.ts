@@ -88,6 +88,15 @@ describe("compression negotiation", () => {
     }
   });
 
+  it("ends a connection whose message does not decompress", async () => {
+    const ws = new WebSocket(`${b.url}?comp=per-message&clevel=6`);
+    ws.on("error", () => {});
+    await new Promise((r) => ws.once("open", r));
+    const closed = new Promise<number>((r) => ws.once("close", (code) => r(code)));
+    ws.send(Buffer.from([0xff, 0xff, 0xff, 0x00, 0x01])); // not a DEFLATE stream
+    expect(await closed).toBe(1006);
+  });
+
   it("closes a QUIC connection whose negotiation asks for a compression no client sends", async () => {
     const bad = overQuic({ extraNegotiation: { comp: "gzip", clevel: "6" } });
     await expect(IscpClient.connect({ transport: bad, token: TOKEN, nodeId: "edge-bad", reconnect: false, requestTimeoutMs: 3000 })).rejects.toThrow();
