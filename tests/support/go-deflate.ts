@@ -30,7 +30,8 @@ export function buildGoDeflate(): { bin: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), "go-deflate-"));
   const bin = join(dir, "go-deflate");
   execFileSync("go", ["build", "-o", bin, SOURCE], {
-    env: { ...process.env, GOCACHE: join(dir, "cache"), GO111MODULE: "off", GOFLAGS: "" },
+    // Go's own build cache where there is a home for it (a newer Go compiles its standard library into it once).
+    env: { ...process.env, ...(process.env.HOME || process.env.GOCACHE ? {} : { GOCACHE: join(dir, "cache") }), GO111MODULE: "off", GOFLAGS: "" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   return { bin, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
