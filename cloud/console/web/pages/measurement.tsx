@@ -11,36 +11,14 @@ import { isNumericType } from "../values";
 import type { Measurement } from "./measurements";
 import { useEdgeNames } from "./measurements";
 import { Plot, type PlotSeries } from "./plot";
+import { fetchReduced, toSeries } from "./reduced";
+import { MapPanel, positionSources } from "./map";
 import { DataTable, Downloads } from "./data-table";
 import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
 type DataId = Plottable;
 
-interface Reduced {
-  basetime: string;
-  point_count: number;
-  buckets: { time_min: number[]; min: number[]; time_max: number[]; max: number[] };
-}
-
 const MAX_PLOTTED = 8;
-
-/** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
-function toSeries(label: string, r: Reduced): PlotSeries {
-  const base = Date.parse(r.basetime) / 1000;
-  const times: number[] = [];
-  const values: number[] = [];
-  const b = r.buckets;
-  for (let i = 0; i < b.min.length; i++) {
-    const pair: [number, number][] = [[b.time_min[i]!, b.min[i]!], [b.time_max[i]!, b.max[i]!]];
-    if (pair[0][0] > pair[1][0]) pair.reverse();
-    for (const [t, v] of pair) {
-      if (times.length && times[times.length - 1] === base + t) continue;
-      times.push(base + t);
-      values.push(v);
-    }
-  }
-  return { label, times, values };
-}
 
 export function MeasurementPage({ project, uuid }: { project: string; uuid: string }) {
   const meas = useLoad(() => api<Measurement>(`/v1/projects/${project}/measurements/${uuid}`), [project, uuid], { pollMs: 2000, poll: (m) => m?.status !== "finished" });
@@ -82,16 +60,14 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
     async () => {
       if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>() };
       const buckets = Math.min(4000, Math.max(200, Math.round(window.innerWidth)));
-      const toIso = (s: number) => new Date(s * 1000).toISOString();
-      const window_ = zoom ? { start: toIso(zoom[0]), end: toIso(zoom[1] + 0.001) } : {};
-      const all = await Promise.all(
-        plotted.map((d) => api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, field: d.field, buckets, ...window_ })}`)),
-      );
+      const all = await Promise.all(plotted.map((d) => fetchReduced(project, uuid, d, buckets, zoom)));
       return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
     },
     [plotKey, m?.basetime, zoom?.[0], zoom?.[1], tick, !!m],
   );
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
+  const [cursor, setCursor] = useState<number | undefined>();
+  const positions = positionSources(fields.data ?? []);
   const span = range[1] - range[0];
   const total = [...(series.data?.counts.values() ?? [])].reduce((a, b) => a + b, 0);
 
@@ -153,10 +129,15 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           <ErrorNote error={series.error} />
           <p class="hint">{running && !zoom ? "Live: following the running measurement. " : ""}Drag across the plot to zoom in.</p>
           <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
-            {series.data && series.data.series.length > 0 && <Plot series={series.data.series} range={range} onZoom={onZoom} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />}
+            {series.data && series.data.series.length > 0 && (
+              <Plot series={series.data.series} range={range} onZoom={onZoom} onCursor={setCursor} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />
+            )}
           </div>
         </Section>
       )}
+      {positions.map((p) => (
+        <MapPanel key={`${p.data_type}:${p.data_id}`} project={project} uuid={uuid} source={p} window={zoom} refresh={running ? tick : 0} cursor={cursor} />
+      ))}
       {others.map((d) => (
         <DataTable key={idKey(d)} project={project} uuid={uuid} dataType={d.data_type} dataId={d.data_id} refresh={running ? tick : 0} />
       ))}
