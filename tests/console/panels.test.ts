@@ -53,6 +53,20 @@ describe("console panels of a recorded drive", () => {
     await screenshot(page, "map");
   }, 120_000);
 
+  it("shows the last seconds of the measurement, and the whole of it again", async () => {
+    const plot = page.getByTestId("plot");
+    const points = async () => Number(await plot.getAttribute("data-points"));
+    await expect.poll(points, { timeout: 30_000 }).toBe(2400); // speed, lat, lon and alt: 600 each
+    const range = page.getByRole("region", { name: "Plot" }).getByLabel("Time range");
+    await range.selectOption({ label: "Last 10 s" });
+    // 10 s of a 60 s drive at 10 Hz: about 100 points a series.
+    await expect.poll(points, { timeout: 30_000 }).toBeLessThan(500);
+    expect(await points()).toBeGreaterThan(300);
+    await expect.poll(async () => Number(await page.getByTestId("map").getAttribute("data-points")), { timeout: 30_000 }).toBeLessThan(120);
+    await range.selectOption({ label: "Whole measurement" });
+    await expect.poll(points, { timeout: 30_000 }).toBe(2400);
+  }, 120_000);
+
   it("searches the log lines", async () => {
     const log = page.getByRole("region", { name: "log/event (string)" });
     await expect.poll(() => log.locator("td.value").count(), { timeout: 30_000 }).toBe(10);

@@ -19,6 +19,14 @@ import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./js
 type DataId = Plottable;
 
 const MAX_PLOTTED = 8;
+/** The time ranges offered: the whole measurement, or its last seconds (sliding while it runs). */
+const RANGES: Array<[number | undefined, string]> = [
+  [undefined, "Whole measurement"],
+  [10, "Last 10 s"],
+  [60, "Last 1 min"],
+  [300, "Last 5 min"],
+  [3600, "Last 1 h"],
+];
 
 export function MeasurementPage({ project, uuid }: { project: string; uuid: string }) {
   const meas = useLoad(() => api<Measurement>(`/v1/projects/${project}/measurements/${uuid}`), [project, uuid], { pollMs: 2000, poll: (m) => m?.status !== "finished" });
@@ -42,7 +50,11 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   const m = meas.data;
   const base = m ? Date.parse(m.basetime) / 1000 : 0;
   const fullEnd = m ? base + Math.max(m.duration / 1e6, 0.001) : 1;
-  const range: [number, number] = zoom ?? [base, running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd];
+  // A relative range ("last 5 min") ends at the measurement's end, or at now while it runs: then it slides.
+  const [last, setLast] = useState<number | undefined>();
+  const endNow = () => (running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd);
+  const windowNow = (): [number, number] | undefined => zoom ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
+  const range: [number, number] = windowNow() ?? [base, endNow()];
 
   // Live: refetch on each measurement event, and at least every 2 s while measuring.
   useEffect(() => {
@@ -58,12 +70,13 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   const plotKey = plotted.map(idKey).join("|");
   const series = useLoad(
     async () => {
-      if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>() };
+      const shown = windowNow();
+      if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>(), window: shown };
       const buckets = Math.min(4000, Math.max(200, Math.round(window.innerWidth)));
-      const all = await Promise.all(plotted.map((d) => fetchReduced(project, uuid, d, buckets, zoom)));
-      return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
+      const all = await Promise.all(plotted.map((d) => fetchReduced(project, uuid, d, buckets, shown)));
+      return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])), window: shown };
     },
-    [plotKey, m?.basetime, zoom?.[0], zoom?.[1], tick, !!m],
+    [plotKey, m?.basetime, zoom?.[0], zoom?.[1], last, tick, !!m],
   );
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
   const [cursor, setCursor] = useState<number | undefined>();
@@ -114,6 +127,21 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           title="Plot"
           actions={
             <div class="toolbar">
+              <label>
+                Time range{" "}
+                <select
+                  value={String(last ?? "")}
+                  onChange={(e) => {
+                    const v = (e.target as HTMLSelectElement).value;
+                    setLast(v ? Number(v) : undefined);
+                    setZoom(undefined);
+                  }}
+                >
+                  {RANGES.map(([seconds, label]) => (
+                    <option key={label} value={String(seconds ?? "")}>{label}</option>
+                  ))}
+                </select>
+              </label>
               <button type="button" onClick={() => setZoom([range[0] - span / 4, range[1] - span / 4])}>Pan left</button>
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] + span / 4])}>Pan right</button>
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] - span / 4])}>Zoom in</button>
@@ -127,7 +155,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           }
         >
           <ErrorNote error={series.error} />
-          <p class="hint">{running && !zoom ? "Live: following the running measurement. " : ""}Drag across the plot to zoom in.</p>
+          <p class="hint">{running && !zoom ? `Live: following the running measurement${last ? ", the window sliding" : ""}. ` : ""}Drag across the plot to zoom in.</p>
           <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
             {series.data && series.data.series.length > 0 && (
               <Plot series={series.data.series} range={range} onZoom={onZoom} onCursor={setCursor} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />
@@ -136,7 +164,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         </Section>
       )}
       {positions.map((p) => (
-        <MapPanel key={`${p.data_type}:${p.data_id}`} project={project} uuid={uuid} source={p} window={zoom} refresh={running ? tick : 0} cursor={cursor} />
+        <MapPanel key={`${p.data_type}:${p.data_id}`} project={project} uuid={uuid} source={p} window={series.data?.window} refresh={running ? tick : 0} cursor={cursor} />
       ))}
       {others.map((d) => (
         <DataTable key={idKey(d)} project={project} uuid={uuid} dataType={d.data_type} dataId={d.data_id} refresh={running ? tick : 0} />
