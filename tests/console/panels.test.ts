@@ -45,11 +45,14 @@ describe("console panels of a recorded drive", () => {
     const marker = page.getByTestId("map-cursor");
     const latest = await marker.getAttribute("cx");
 
-    // The cursor at the first quarter of the plot: the lap's first quarter, far from its end.
+    // The cursor at the first quarter of the plot (once every series is on it): the lap's first quarter, far
+    // from its end.
+    await expect.poll(async () => Number(await page.getByTestId("plot").getAttribute("data-points")), { timeout: 30_000 }).toBe(2400);
     const plot = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
-    await page.mouse.move(plot.x + plot.width * 0.25, plot.y + plot.height / 2);
+    await page.mouse.move(plot.x + plot.width * 0.2, plot.y + plot.height / 2);
+    await page.mouse.move(plot.x + plot.width * 0.25, plot.y + plot.height / 2, { steps: 5 });
     await expect.poll(() => position.textContent(), { timeout: 30_000 }).toMatch(/^At the cursor: /);
-    expect(await marker.getAttribute("cx")).not.toBe(latest);
+    await expect.poll(() => marker.getAttribute("cx"), { timeout: 30_000 }).not.toBe(latest);
     await screenshot(page, "map");
   }, 120_000);
 
@@ -78,5 +81,15 @@ describe("console panels of a recorded drive", () => {
   it("shows a string of binary data as hex", async () => {
     const raw = page.getByRole("table", { name: "Data of raw/serial" });
     await expect.poll(() => raw.locator("td.value").first().textContent(), { timeout: 30_000 }).toBe("00 01 fe 41");
+  });
+
+  it("renames the measurement, and the list shows it by that name", async () => {
+    await page.getByRole("button", { name: "Rename" }).click();
+    const form = page.getByRole("form", { name: "Rename measurement" });
+    await form.getByLabel("Name").fill("Lap test, dry track");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent(), { timeout: 30_000 }).toBe("Measurement Lap test, dry track");
+    await page.goto(`${ctx.peer.url}/console/#/measurements?project=${DEFAULT_PROJECT}`);
+    await expect.poll(() => page.getByRole("table", { name: "Measurements" }).getByRole("link", { name: "Lap test, dry track" }).count(), { timeout: 30_000 }).toBe(1);
   });
 });

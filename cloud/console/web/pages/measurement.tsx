@@ -13,6 +13,7 @@ import { useEdgeNames } from "./measurements";
 import { Plot, type PlotSeries } from "./plot";
 import { fetchReduced, toSeries } from "./reduced";
 import { MapPanel, positionSources } from "./map";
+import { RenameMeasurement } from "./measurement-name";
 import { DataTable, Downloads } from "./data-table";
 import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
@@ -94,10 +95,15 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
             <dt>Base time</dt><dd>{fmtTime(m.basetime)}</dd>
             <dt>Duration</dt><dd>{fmtDuration(m.duration / 1e6)}</dd>
             <dt>Status</dt><dd><span class={`badge ${m.status}`}>{m.status}</span></dd>
-            <dt>Points</dt><dd>{fmtCount(m.received_data_points)} / {fmtCount(m.sequences.expected_data_points)}</dd>
+            <dt>Points</dt>
+            <dd>
+              {fmtCount(m.received_data_points)}
+              {running && !m.sequences.expected_data_points ? " (receiving)" : ` / ${fmtCount(m.sequences.expected_data_points)}`}
+            </dd>
           </dl>
         )}
         {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
+        {m && <RenameMeasurement project={project} uuid={uuid} name={m.name} onRenamed={meas.reload} />}
       </Section>
       <Section title="Data IDs">
         <ErrorNote error={ids.error ?? fields.error} />
