@@ -62,6 +62,10 @@ describe("console data pages", () => {
     await expect.poll(() => follow.isEnabled(), { timeout: 30_000 }).toBe(true);
     await follow.click();
     await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(1);
+    // A relative range on a running measurement slides with it, live.
+    await toolbar.getByLabel("Time range").selectOption({ label: "Last 10 s" });
+    await expect.poll(() => toolbar.getByText("the window sliding").count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.getByTestId("plot").getAttribute("data-live")).toBe("true");
   }, 120_000);
 
   it("lists the numeric fields of JSON data and plots several on one plot", async () => {

@@ -50,11 +50,13 @@ function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
   return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
 }
 
-export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; label: string }) {
+export function Plot({ series, range, onZoom, onCursor, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; onCursor?(t: number | undefined): void; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
+  const cursorTo = useRef(onCursor);
+  cursorTo.current = onCursor;
   const rangeNow = useRef(range);
   rangeNow.current = range;
   const key = series.map((s) => s.label).join("\n");
@@ -73,6 +75,8 @@ export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; r
       cursor: { drag: { x: true, y: false, setScale: false } },
       legend: { live: true },
       hooks: {
+        // The time under the cursor, for the panels that follow it (the map's position).
+        setCursor: [(u) => cursorTo.current?.(u.cursor.idx == null ? undefined : (u.data[0][u.cursor.idx] as number))],
         setSelect: [
           (u) => {
             if (u.select.width < 3) return;
