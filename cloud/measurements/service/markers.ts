@@ -140,7 +140,7 @@ export class MarkerService {
     const row = await repo.findMarker(this.db, markerUuid.toLowerCase());
     if (!row || (measUuid !== undefined && row.measurement_uuid !== measUuid.toLowerCase())) throw markerNotFound();
     // A marker of a measurement outside the project is not found either.
-    await this.store.require(this.db, project, row.measurement_uuid).catch(() => Promise.reject(markerNotFound()));
+    await this.store.require(this.db, project, row.measurement_uuid).catch((err: unknown) => Promise.reject(err instanceof NotFound ? markerNotFound() : err));
     return renderMarker(row);
   }
 
