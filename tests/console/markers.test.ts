@@ -2,32 +2,16 @@
 // the API listed, point and range markers added from the form (checked through the API), one deleted;
 // and the CSV download carrying data_name.
 import fs from "node:fs";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPeer, type TestPeer } from "../cloud/harness.js";
+import { describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { adminCall, chunksMessage, createMeasurement, P, uploadProto, uuid, type Call } from "../cloud/measurements/helpers.js";
-import { launchChromium, type TestBrowser } from "../support/browser.js";
-import { screenshot, signIn } from "./helpers.js";
+import { chunksMessage, createMeasurement, P, uploadProto, uuid } from "../cloud/measurements/helpers.js";
+import { screenshot, signIn, withPeerAndBrowser } from "./helpers.js";
 
 describe("web console: measurement markers", () => {
-  let peer: TestPeer;
-  let call: Call;
-  let browser: TestBrowser;
-  let page: Page;
-
-  beforeAll(async () => {
-    peer = await startTestPeer();
-    call = await adminCall(peer);
-    browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
-    page = await browser.context.newPage();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await peer?.stop();
-  }, 120_000);
+  const ctx = withPeerAndBrowser();
 
   it("lists markers, adds point and range markers from the form, and deletes one", async () => {
+    const { peer, call, page } = ctx;
     const m = (await createMeasurement(call, { name: "with markers" })).uuid as string;
     const api = `${P}/measurements/${m}/markers`;
     expect((await call(api, { method: "POST", json: { type: "point", name: "from the API", detail: { occurred_elapsed_time: 2_500_000 }, tag: { source: "api" } } })).status).toBe(201);
