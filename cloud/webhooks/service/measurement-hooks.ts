@@ -21,6 +21,8 @@ const MAX_SEEN = 100_000;
  */
 export function watchMeasurements(svc: Services): (active: boolean) => void {
   const seen = new Map<string, Seen>();
+  /** Measurements already told as deleted: a late change event of theirs must not tell it twice. */
+  const gone = new Set<string>();
   const queues = new Map<string, Promise<void>>();
 
   async function examine(meas: string, project: string): Promise<void> {
@@ -32,6 +34,9 @@ export function watchMeasurements(svc: Services): (active: boolean) => void {
     } catch (err) {
       if (!(err instanceof NotFound)) throw err;
       seen.delete(meas);
+      if (gone.has(meas)) return;
+      if (gone.size >= MAX_SEEN) gone.clear();
+      gone.add(meas);
       svc.webhooks.dispatch(project, { resource_type: "measurement", action: "deleted", fields, kind: "measurements_event" });
       return;
     }
