@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadAverage, ProcWatch, TreeCpuWatch } from "../runtime/bench/proc-stats.js";
 import { sampleCrossInstance, type DownstreamSampler } from "./edges-downstream.js";
-import { makeEdges, positive, runEdgeLoad, type EdgesCase } from "./edges.js";
+import { makeEdges, positive, runEdgeLoad, type EdgesCase } from "./edges-load.js";
 import { startBenchCluster, type Backend, type BenchCluster } from "./infra/cluster.js";
 import { arg, isMain, report, type Row } from "./lib.js";
 
@@ -45,7 +45,7 @@ export async function runScaleOutCase(o: ScaleOutCase): Promise<Row> {
         pgWatch = c.postgresPid ? new TreeCpuWatch(c.postgresPid).begin() : undefined;
         s.reset();
       },
-      end: (seconds, acked) => {
+      end: (seconds, { ackedPoints: acked }) => {
         const figures = watches.map((w) => w.end());
         const cross = s.summary();
         const pgCpuS = pgWatch?.end();

@@ -2,7 +2,8 @@
 // messages, groups the points into chunks as our agent does, and stores them with the cloud's own storage code
 // (sink.ts) in --dir; a point counts once its chunk committed, as ours count at the cloud's commit. With
 // --latency, each point's latency from its FIFO write (the connector's --stamp, CLOCK_MONOTONIC like ours) to
-// that commit, after a 1 s warm-up.
+// that commit, after a 1 s warm-up. {type: "stats", reset: true} also starts a new measured window: the answer's
+// `window` counts the points committed since the last reset, and the latency is that window's (bench/edges.ts).
 //   node --import tsx bench/peers/consumer.ts --peer mosquitto|nats --url URL --dir DIR [--durability D] [--batched] [--latency]
 import { parseArgs } from "node:util";
 import { parseDurability } from "../../cloud/config.js";
@@ -30,8 +31,8 @@ const client: PeerClient = values.peer === "nats" ? await connectNats(values.url
 const WARMUP_NS = 1e9;
 /** Received but not committed: above this the consumer takes no more messages until half of it committed. */
 const HIGH_BYTES = 64 * 1024 * 1024;
-const latency = new LatencySamples();
-const stats = { points: 0, messages: 0, firstStampNs: 0, lastCommitNs: 0, failed: 0, error: "" };
+let latency = new LatencySamples();
+const stats = { points: 0, window: 0, messages: 0, firstStampNs: 0, lastCommitNs: 0, failed: 0, error: "" };
 const t0 = monoNs();
 let pendingBytes = 0;
 let wakeUp: (() => void) | undefined;
@@ -47,6 +48,7 @@ function settled(bytes: number): void {
 function committed(points: readonly Uint8Array[]): void {
   const now = monoNs();
   stats.points += points.length;
+  stats.window += points.length;
   stats.lastCommitNs = now;
   for (const p of points) {
     const st = stampOf(p);
@@ -113,8 +115,12 @@ await client.subscribe((payload) => {
 });
 
 process.send!({ type: "ready" });
-process.on("message", (m: { type: string; latency?: boolean }) => {
+process.on("message", (m: { type: string; latency?: boolean; reset?: boolean }) => {
   if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: m.latency ? latency.summary() : undefined });
+  if (m.type === "stats" && m.reset) {
+    latency = new LatencySamples();
+    stats.window = 0;
+  }
   if (m.type === "stop") void client.close().then(() => sink.close()).finally(() => process.exit(0));
 });
 process.on("disconnect", () => process.exit(0));
