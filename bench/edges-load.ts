@@ -180,7 +180,7 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
       p99_ms: lat.p99Ms,
       max_ms: lat.maxMs,
       // Chunks, frames or messages sent and not acknowledged when the window closed.
-      unacked_at_end: sum(end, (s) => s.unacked),
+      unacked_chunks_at_end: sum(end, (s) => s.unacked),
       // Refused connections, refused chunks, connections that ended, upstreams written to after they ended.
       errors: sum(end, (s) => s.connectErrors + s.ackErrors + s.stateChanges),
       ...measured,

@@ -48,7 +48,7 @@ export function formatEdgesTable(rows: Row[]): string {
     p99_ms: num(r.p99_ms),
     max_ms: num(r.max_ms),
     errors: num(r.errors),
-    unacked: num(r.unacked_at_end),
+    unacked: num(r.unacked_chunks_at_end),
     "cpu_%": perProcess(r["cpu_%"]),
     cpu_us_per_chunk: num(r.cpu_us_per_chunk),
     "clients_%": num(r["cpu_clients_%"]),

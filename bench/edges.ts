@@ -89,7 +89,7 @@ export async function runSystemCase(system: System, o: EdgesCase): Promise<Row> 
               const c = await sut.counter.end();
               chunks = c.points;
               const sentTotal = counts.clients.reduce((n, s) => n + s.sentTotal, 0);
-              counted = { acked_points_per_s: Math.round(c.points / seconds), acked_chunks_per_s: Math.round(c.points / seconds), p50_ms: c.latency.p50Ms, p99_ms: c.latency.p99Ms, max_ms: c.latency.maxMs, unacked_at_end: sentTotal - c.total };
+              counted = { acked_points_per_s: Math.round(c.points / seconds), acked_chunks_per_s: Math.round(c.points / seconds), p50_ms: c.latency.p50Ms, p99_ms: c.latency.p99Ms, max_ms: c.latency.maxMs, unacked_chunks_at_end: sentTotal - c.total };
             }
             return {
               ...counted,
