@@ -6,7 +6,8 @@
 // children's IPC protocol (runtime/bench/children.ts): {type: "stats", reset: true} answers and starts a new
 // measured window; {type: "prime"} sends each edge's first point, {type: "go"} starts the schedule.
 //   node --import tsx bench/edges-client.ts --system ours|mosquitto|nats|node --url URL --edges-file F --rate R
-//     [--project UUID] [--payload 16] [--flush-ms 5] [--ping-timeout 10]
+//     [--project UUID] [--payload 16] [--flush-ms 5] [--ping-timeout 10]; each edge keeps at most 4,096 chunks or
+//     frames, or 256 messages, unacknowledged.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { monoNs } from "../runtime/bench/latency.js";
@@ -45,6 +46,14 @@ interface EdgeSpec {
 const edges = JSON.parse(fs.readFileSync(values["edges-file"]!, "utf8")) as EdgeSpec[];
 /** Connections set up at once. */
 const CONNECT_CONCURRENCY = 16;
+/** Whether the system takes one message per point (the window then counts points). */
+const perPoint = system === "mosquitto" || system === "nats";
+/**
+ * Sends an edge keeps unacknowledged: chunks or frames as the agent keeps at most its send_queue_size (default
+ * 4,096) in flight; messages as the agent bench's peer producers keep QoS 1 publishes (256). Points due beyond
+ * it wait in the edge, and their latency from the due time grows, instead of the generator's memory.
+ */
+const WINDOW = perPoint ? 256 : 4096;
 
 interface Edge {
   sender: Sender;
@@ -137,8 +146,10 @@ function stamped(k: number): Buffer {
   return b;
 }
 
-function send(e: Edge, upto: number): void {
-  if (e.dead || e.sent >= upto) return;
+function send(e: Edge, due: number): void {
+  const room = WINDOW - e.sender.unacked;
+  if (e.dead || e.sent >= due || room <= 0) return;
+  const upto = perPoint ? Math.min(due, e.sent + room) : due;
   const pts: Uint8Array[] = [];
   for (let k = e.sent; k < upto; k++) pts.push(e.stamp ? stamped(k) : payload);
   try {

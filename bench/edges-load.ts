@@ -96,6 +96,15 @@ export async function makeEdges(target: EdgesTarget, n: number, prefix = "bench-
   return out;
 }
 
+/** How long a client may take to answer for its figures before the case fails (one swamped by its own backlog). */
+const STATS_TIMEOUT_MS = 60_000;
+
+function statsOf(c: IpcChild<unknown, ClientStats>, i: number, reset: boolean): Promise<ClientStats> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`edges client ${i} did not answer for its figures within ${STATS_TIMEOUT_MS / 1000} s`)), STATS_TIMEOUT_MS)));
+  return Promise.race([c.stats({ reset }), late]).finally(() => clearTimeout(timer));
+}
+
 const sum = (xs: ClientStats[], f: (s: ClientStats) => number) => xs.reduce((n, s) => n + f(s), 0);
 
 /** What the clients counted over the window. */
@@ -135,7 +144,7 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
     for (const c of clients) c.child.send({ type: "prime" });
     const go = monoNs();
     for (;;) {
-      const now = await Promise.all(clients.map((c) => c.stats({ reset: false })));
+      const now = await Promise.all(clients.map((c, i) => statsOf(c, i, false)));
       if (sum(now, (s) => s.firstAcked) >= sum(now, (s) => s.connected)) break;
       if (monoNs() - go > FIRST_ACK_S * 1e9) break; // the row shows the edges still without an ack as unacked chunks
       await sleep(200);
@@ -145,11 +154,11 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
     await sleep(WARMUP_S * 1000);
     const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
     const load1 = loadAverage()[0];
-    const begin = await Promise.all(clients.map((c) => c.stats({ reset: true })));
+    const begin = await Promise.all(clients.map((c, i) => statsOf(c, i, true)));
     await hooks.begin();
     const t0 = process.hrtime.bigint();
     await sleep(o.durationS * 1000);
-    const end = await Promise.all(clients.map((c) => c.stats({ reset: false })));
+    const end = await Promise.all(clients.map((c, i) => statsOf(c, i, false)));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const acked = sum(end, (s) => s.acked);
     const ackedChunks = sum(end, (s) => s.ackedChunks);

@@ -93,7 +93,7 @@ async function startMosquittoSystem(dir: string, edgeCount: number, durability: 
     broker = await startMosquitto(dir, MQTT_WINDOW);
     const store = path.join(dir, "store");
     fs.mkdirSync(store);
-    consumer = await startIpcChild("bench/peers/consumer.ts", ["--peer", "mosquitto", "--url", broker.url, "--dir", store, "--durability", durability, "--latency"], "mosquitto consumer");
+    consumer = await startIpcChild("bench/peers/consumer.ts", ["--peer", "mosquitto", "--url", broker.url, "--dir", store, "--durability", durability, "--latency", "--warmup-s", "0"], "mosquitto consumer");
     const c = consumer;
     const target = { url: broker.url, token: "", projectUuid: "" };
     return {

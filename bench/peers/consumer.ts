@@ -2,9 +2,10 @@
 // messages, groups the points into chunks as our agent does, and stores them with the cloud's own storage code
 // (sink.ts) in --dir; a point counts once its chunk committed, as ours count at the cloud's commit. With
 // --latency, each point's latency from its FIFO write (the connector's --stamp, CLOCK_MONOTONIC like ours) to
-// that commit, after a 1 s warm-up. {type: "stats", reset: true} also starts a new measured window: the answer's
+// that commit, after a warm-up (--warmup-s). {type: "stats", reset: true} also starts a new measured window: the answer's
 // `window` counts the points committed since the last reset, and the latency is that window's (bench/edges.ts).
 //   node --import tsx bench/peers/consumer.ts --peer mosquitto|nats --url URL --dir DIR [--durability D] [--batched] [--latency]
+//     [--warmup-s 1]
 import { parseArgs } from "node:util";
 import { parseDurability } from "../../cloud/config.js";
 import { LatencySamples, monoNs, stampOf } from "../../runtime/bench/latency.js";
@@ -23,12 +24,14 @@ const { values } = parseArgs({
     durability: { type: "string" },
     batched: { type: "boolean", default: false },
     latency: { type: "boolean", default: false },
+    "warmup-s": { type: "string", default: "1" },
   },
 });
 const sink = await openSink(values.dir!, parseDurability(values.durability));
 const client: PeerClient = values.peer === "nats" ? await connectNats(values.url!, "bench-consumer") : await connectMosquitto(values.url!, "bench-consumer");
 
-const WARMUP_NS = 1e9;
+/** Points stamped this soon after the first are left out of the latency (the edges bench measures a window instead: 0). */
+const WARMUP_NS = Number(values["warmup-s"]) * 1e9;
 /** Received but not committed: above this the consumer takes no more messages until half of it committed. */
 const HIGH_BYTES = 64 * 1024 * 1024;
 let latency = new LatencySamples();
