@@ -114,9 +114,13 @@ export interface WindowCounts {
   clients: ClientStats[];
 }
 
-/** What the caller measures over the window: begin() as it opens, end() as it closes (its fields go on the row, last). */
+/**
+ * What the caller measures over the window: begin() as it opens (at the same time as the clients' counts start),
+ * closing() as it closes (at the same time as the clients' counts are taken), then end() (its fields go on the row, last).
+ */
 export interface WindowHooks {
   begin(): void | Promise<void>;
+  closing?(): Promise<void>;
   end(seconds: number, counts: WindowCounts): Row | Promise<Row>;
 }
 
@@ -154,11 +158,10 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
     await sleep(WARMUP_S * 1000);
     const clientWatches = clients.map((c, i) => new ProcWatch(`client ${i}`, c.child.pid!).begin());
     const load1 = loadAverage()[0];
-    const begin = await Promise.all(clients.map((c, i) => statsOf(c, i, true)));
-    await hooks.begin();
+    const [begin] = await Promise.all([Promise.all(clients.map((c, i) => statsOf(c, i, true))), hooks.begin()]);
     const t0 = process.hrtime.bigint();
     await sleep(o.durationS * 1000);
-    const end = await Promise.all(clients.map((c, i) => statsOf(c, i, false)));
+    const [end] = await Promise.all([Promise.all(clients.map((c, i) => statsOf(c, i, false))), hooks.closing?.()]);
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const acked = sum(end, (s) => s.acked);
     const ackedChunks = sum(end, (s) => s.ackedChunks);

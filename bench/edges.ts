@@ -69,6 +69,7 @@ export async function runSystemCase(system: System, o: EdgesCase): Promise<Row> 
     const sut = await startSystem(system, dir, o.edges);
     try {
       let watches: ProcWatch[] = [];
+      let counted: Awaited<ReturnType<NonNullable<typeof sut.counter>["end"]>> | undefined;
       const row = await runEdgeLoad(
         dir,
         sut.target,
@@ -79,20 +80,21 @@ export async function runSystemCase(system: System, o: EdgesCase): Promise<Row> 
             watches = sut.processes.map((p) => new ProcWatch(p.name, p.pid).begin());
             await sut.counter?.begin();
           },
-          end: async (seconds, counts) => {
+          closing: async () => void (counted = await sut.counter?.end()),
+          end: (seconds, counts) => {
             const figures = watches.map((w) => [w.label, w.end()] as const);
             const cpuS = figures.reduce((n, [, f]) => n + (f?.cpuS ?? 0), 0);
             let chunks = counts.ackedChunks;
-            let counted: Row = {};
-            if (sut.counter) {
+            let own: Row = {};
+            if (counted) {
               // The system's own count replaces the clients' acknowledgments (one point per message: chunks = points).
-              const c = await sut.counter.end();
+              const c = counted;
               chunks = c.points;
               const sentTotal = counts.clients.reduce((n, s) => n + s.sentTotal, 0);
-              counted = { acked_points_per_s: Math.round(c.points / seconds), acked_chunks_per_s: Math.round(c.points / seconds), p50_ms: c.latency.p50Ms, p99_ms: c.latency.p99Ms, max_ms: c.latency.maxMs, unacked_chunks_at_end: sentTotal - c.total };
+              own = { acked_points_per_s: Math.round(c.points / seconds), acked_chunks_per_s: Math.round(c.points / seconds), p50_ms: c.latency.p50Ms, p99_ms: c.latency.p99Ms, max_ms: c.latency.maxMs, unacked_chunks_at_end: sentTotal - c.total };
             }
             return {
-              ...counted,
+              ...own,
               "cpu_%": Object.fromEntries(figures.map(([name, f]) => [name, f ? pct(f.cpuS, seconds) : null])),
               rss_MiB: Object.fromEntries(figures.map(([name, f]) => [name, f ? Math.round(f.peakRssMiB) : null])),
               // The system's CPU time (all its processes) per chunk, frame or message acknowledged in the window.
