@@ -28,7 +28,10 @@ export function comparisons(rows: Row[]): string[] {
     const best = peers.sort((a, b) => num(b.acked_points_per_s)! - num(a.acked_points_per_s)!)[0];
     if (best) parts.push(`acked points/s ${ratio(ours.acked_points_per_s, best.acked_points_per_s)}× and p99 ${ratio(ours.p99_ms, best.p99_ms) ?? "?"}× the better peer's (${best.system})`);
     const node = at("node");
-    if (node) parts.push(`CPU per chunk ${ratio(ours.cpu_us_per_chunk, node.cpu_us_per_chunk) ?? "?"}× the Node receiver's`);
+    // A row that acked almost nothing has a CPU per chunk of its whole CPU over a handful of chunks: no cost to compare.
+    const fewAcked = (r: Row) => num(r.acked_points_per_s)! < 0.1 * (num(r.offered_points_per_s) ?? 0);
+    if (node && (fewAcked(ours) || fewAcked(node))) parts.push("CPU per chunk not compared with the Node receiver's (one of them acked under 10 % of the offer)");
+    else if (node) parts.push(`CPU per chunk ${ratio(ours.cpu_us_per_chunk, node.cpu_us_per_chunk) ?? "?"}× the Node receiver's`);
     if (parts.length) out.push(`${load}: ours ${parts.join("; ")}`);
   }
   return out;

@@ -68,6 +68,11 @@ it("prints where each system counts, ours against the better peer and the Node r
   expect(text).toMatch(/^counts_at, mosquitto: the consumer, at its SQLite commit/m);
   expect(text).toContain("10×100: ours acked points/s 0.9× and p99 2× the better peer's (mosquitto); CPU per chunk 3× the Node receiver's");
   expect(text).toContain("note (row 5): failed: nats-server not found");
+  const none = formatEdgesTable([
+    { system: "ours", ...at, acked_points_per_s: 0, cpu_us_per_chunk: 700000 },
+    { system: "node", ...at, acked_points_per_s: 1000, cpu_us_per_chunk: 10 },
+  ]);
+  expect(none).toContain("10×100: ours CPU per chunk not compared with the Node receiver's (one of them acked under 10 % of the offer)");
 });
 
 it("runs the five fleet loads on every system unless told the loads (--configs, or --edges and --rate) or --systems", () => {
