@@ -8,6 +8,8 @@ import type { MessageTransport } from "../../../proto/transport/message-transpor
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
 import type { Authenticate, AuthResult, Subject } from "./options.js";
+import { ConnIntake, type HeldMessage } from "./intake.js";
+import { PingKeeper } from "./ping-keeper.js";
 import { refusalFor } from "./refusals.js";
 import { RateMeter } from "./rate-meter.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
@@ -41,16 +43,29 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private backlog: Uint8Array[] = [];
   private backlogBytes = 0;
   private connectTimer: NodeJS.Timeout | undefined;
-  private pingTimer: NodeJS.Timeout | undefined;
-  private pongTimer: NodeJS.Timeout | undefined;
-  private awaitingPong: number | undefined;
   private wakeScheduled = false;
   private rr = 0;
-  /** Persisted chunks waiting for their storage commit, and whether that paused the input. */
+  /** Persisted chunks waiting for their storage commit. */
   private pendingStores = 0;
-  private inputPaused = false;
+  /** What is read while storage is behind on this connection (Pings and Pongs are answered meanwhile). */
+  private readonly intake: ConnIntake;
+  private readonly ping: PingKeeper;
 
-  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {}
+  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {
+    this.intake = new ConnIntake(transport, () => hub.limits.maxHeldBytesPerConn, (m) => this.handleHeld(m));
+    const intake = this.intake;
+    this.ping = new PingKeeper({
+      sendPing: (requestId) => this.sendMessage({ ping: { requestId } }),
+      nextServerRequestId: () => this.nextServerRequestId(),
+      get inputStopped() {
+        return intake.socketPaused;
+      },
+      get inputResumedAt() {
+        return intake.socketResumedAt;
+      },
+      pingTimedOut: () => this.disconnect(ResultCode.PING_TIMEOUT, "no pong"),
+    });
+  }
 
   get encoding() {
     return this.transport.encoding;
@@ -81,20 +96,14 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     return id;
   }
 
-  /** A persisted chunk went to storage; too many at once pause this connection's input. */
+  /** A persisted chunk went to storage; too many at once hold this connection's intake. */
   storeStarted(): void {
-    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks && !this.inputPaused && this.transport.pauseInput) {
-      this.inputPaused = true;
-      this.transport.pauseInput();
-    }
+    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks) this.intake.pause();
   }
 
   storeSettled(): void {
     this.pendingStores--;
-    if (this.inputPaused && this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1) {
-      this.inputPaused = false;
-      this.transport.resumeInput?.();
-    }
+    if (this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1 && this.state === "open") this.intake.resume();
   }
 
   /** Upstreams open on this connection plus those reserved by opens still running. */
@@ -151,6 +160,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     }
     const scanned = this.state === "open" ? this.scan(frame) : undefined;
     if (scanned) {
+      // A held chunk's frame is never reused: it outlives this callback.
+      if (this.intake.holding) return this.intake.hold({ chunk: scanned }, frame.length);
       markReusable(frame); // its readers hold it as long as they need (received-frames.ts)
       return this.dispatchChunk(scanned);
     }
@@ -167,7 +178,16 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       void this.handleConnect(m.connectRequest!);
       return;
     }
+    // Pings and Pongs go ahead of held messages: a client waits for its Pong about a second.
+    if (this.intake.holding && kind !== "ping" && kind !== "pong") return this.intake.hold({ msg: m }, frame.length);
     this.dispatch(kind, m);
+  }
+
+  /** A message held while storage was behind, now handled in its turn. */
+  private handleHeld(m: HeldMessage): void {
+    if (this.state !== "open") return;
+    if (m.chunk) return this.dispatchChunk(m.chunk);
+    this.dispatch(m.msg.message!, m.msg);
   }
 
   /**
@@ -231,7 +251,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     try {
       switch (kind) {
         case "ping": return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
-        case "pong": return this.onPong(m.pong!.requestId ?? 0);
+        case "pong": return this.ping.onPong(m.pong!.requestId ?? 0);
         case "disconnect":
           this.transport.close();
           return this.onClosed("client disconnect");
@@ -300,29 +320,13 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     this.hub.conns.add(this);
     this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
     this.hub.logger.info({ remote: this.remote, nodeId, project, subject: auth.subject.uuid }, "iscp connected");
-    this.startPing(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
+    this.ping.start(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
     const backlog = this.backlog;
     this.backlog = [];
     this.backlogBytes = 0;
     for (const f of backlog) this.onFrame(f);
-    // Unless the backlog's chunks paused the input for storage meanwhile (storeStarted).
-    if (!this.inputPaused && this.state === "open") this.transport.resumeInput?.();
-  }
-
-  private startPing(intervalSec: number, timeoutSec: number): void {
-    this.pingTimer = setInterval(() => {
-      if (this.awaitingPong !== undefined) return;
-      const id = this.nextServerRequestId();
-      this.awaitingPong = id;
-      this.sendMessage({ ping: { requestId: id } });
-      this.pongTimer = setTimeout(() => this.disconnect(ResultCode.PING_TIMEOUT, "no pong"), timeoutSec * 1000);
-    }, intervalSec * 1000);
-  }
-
-  private onPong(requestId: number): void {
-    if (requestId !== this.awaitingPong) return;
-    this.awaitingPong = undefined;
-    clearTimeout(this.pongTimer);
+    // Unless the backlog's held messages stopped the input meanwhile (ConnIntake).
+    if (!this.intake.socketPaused && this.state === "open") this.transport.resumeInput?.();
   }
 
   /** Runs the relay pump now when the transport has room, else once it drains. */
@@ -361,8 +365,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     if (this.state === "closed") return;
     this.state = "closed";
     clearTimeout(this.connectTimer);
-    clearInterval(this.pingTimer);
-    clearTimeout(this.pongTimer);
+    this.ping.stop();
+    this.intake.clear();
     this.hub.conns.delete(this);
     for (const u of this.upstreams.values()) {
       u.detach();

@@ -120,6 +120,12 @@ export interface IscpLimits {
    */
   maxPendingStoreChunks: number;
   /**
+   * Messages read from a connection while storage is behind on it, held until it catches up (bytes, plus a fixed
+   * overhead per message): the broker keeps reading so that Pings and Pongs are answered meanwhile, and stops
+   * reading only past this bound.
+   */
+  maxHeldBytesPerConn: number;
+  /**
    * Messages a client sends after its ConnectRequest, kept until the token check answers (bytes, plus a
    * fixed overhead per message). The broker stops reading the connection meanwhile, so only what was read
    * already lands here; beyond it the client is disconnected (RATE_LIMIT_REACHED).
@@ -148,6 +154,7 @@ export const DEFAULT_LIMITS: IscpLimits = {
   reliableUnackedChunks: 10_000,
   transportHighWaterBytes: 1024 * 1024,
   maxPendingStoreChunks: 256,
+  maxHeldBytesPerConn: 512 * 1024,
   maxConnectBacklogBytes: 8 * 1024 * 1024,
 };
 
