@@ -12,6 +12,7 @@ import { ConnIntake, type HeldMessage } from "./intake.js";
 import { PingKeeper } from "./ping-keeper.js";
 import { refusalFor } from "./refusals.js";
 import { RateMeter } from "./rate-meter.js";
+import type { BudgetMember } from "./store-budget.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
 import * as up from "./upstream-handlers.js";
 import * as down from "./downstream-handlers.js";
@@ -26,7 +27,7 @@ const CLIENT_ONLY = new Set([
   "upstreamCall", "ping", "pong", "disconnect",
 ]);
 
-export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
+export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, BudgetMember {
   state: State = "connecting";
   nodeId = "";
   projectUuid = NIL_PROJECT;
@@ -45,8 +46,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private connectTimer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
   private rr = 0;
-  /** Persisted chunks waiting for their storage commit. */
-  private pendingStores = 0;
+  /** Cost of this connection's chunks waiting for their storage commit (hub.storeBudget), and whether past its share. */
+  pendingStoreCost = 0;
+  overStoreShare = false;
   /** What is read while storage is behind on this connection (Pings and Pongs are answered meanwhile). */
   private readonly intake: ConnIntake;
   private readonly ping: PingKeeper;
@@ -96,14 +98,13 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     return id;
   }
 
-  /** A persisted chunk went to storage; too many at once hold this connection's intake. */
-  storeStarted(): void {
-    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks) this.intake.pause();
+  /** Past its share of the store budget: what is read from now on is held (Pings and Pongs still answered). */
+  storeBehind(): void {
+    this.intake.pause();
   }
 
-  storeSettled(): void {
-    this.pendingStores--;
-    if (this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1 && this.state === "open") this.intake.resume();
+  storeCaughtUp(): void {
+    if (this.state === "open") this.intake.resume();
   }
 
   /** Upstreams open on this connection plus those reserved by opens still running. */

@@ -6,6 +6,7 @@ import { keepFrame } from "../../../proto/transport/received-frames.js";
 import type { IscpHooks, IscpLimits, Logger } from "./options.js";
 import type { DownstreamStream, RelayGroup, UpstreamRef } from "./downstream.js";
 import type { UpstreamStream } from "./upstream.js";
+import { StoreBudget } from "./store-budget.js";
 
 /** What the hub needs from a live connection. */
 export interface HubConn {
@@ -48,8 +49,12 @@ export class IscpHub {
   private closed = false;
   /** Set once by the cluster relay; absent for one peer alone. */
   remote: HubRemote | undefined;
+  /** Chunks waiting for their storage commit, shared between connections. */
+  readonly storeBudget: StoreBudget;
 
-  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {}
+  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {
+    this.storeBudget = new StoreBudget(limits);
+  }
 
   addUpstream(up: UpstreamStream): void {
     this.upstreams.set(up.id, up);

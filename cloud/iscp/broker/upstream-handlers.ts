@@ -192,13 +192,17 @@ function announceRecorded(c: ServerConn, u: UpstreamStream, alias: number, d: { 
 /** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
 function store(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[], hook: NonNullable<IscpHooks["onUpstreamChunk"]>): void {
   const data = { sequenceNumber: seq, dataPointGroups: groups.map(hookGroup) };
+  const budget = c.hub.storeBudget;
+  let bytes = 0;
+  for (const g of groups) bytes += g.bytes;
+  const cost = budget.cost(bytes);
   u.inFlight++;
-  c.storeStarted();
+  budget.started(c, cost);
   const result = runHook(() => hook(u.info, data));
   u.storing.set(seq, result);
   void result.then((r) => {
     u.inFlight--;
-    c.storeSettled();
+    budget.settled(c, cost);
     u.storing.delete(seq);
     if (r.code !== ResultCode.SUCCEEDED) u.storeFailed(seq);
     u.addResult(seq, r.code, r.str);

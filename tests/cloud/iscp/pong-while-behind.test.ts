@@ -45,7 +45,7 @@ async function behind(limits: Partial<IscpLimits>, pingIntervalSec = 10) {
 }
 
 it("answers a Ping sent behind chunks that wait for storage within a second", async () => {
-  const s = await behind({ maxPendingStoreChunks: 4 });
+  const s = await behind({ maxPendingStoreBytes: 8 * 1024, minPendingStoreBytesPerConn: 1024 });
   s.send(1, 200);
   await waitFor(() => s.waiting.length >= 4, 5000, "the store to fill up");
   r!.send({ ping: { requestId: 100 } });
@@ -61,7 +61,7 @@ it("answers a Ping sent behind chunks that wait for storage within a second", as
 
 it("does not drop a client whose Pong waits in input the broker stopped reading", async () => {
   // Held messages past 8 KiB stop the reading: the client's Pongs wait behind its chunks in the socket.
-  const s = await behind({ maxPendingStoreChunks: 4, maxHeldBytesPerConn: 8 * 1024 }, 1);
+  const s = await behind({ maxPendingStoreBytes: 8 * 1024, minPendingStoreBytesPerConn: 1024, maxHeldBytesPerConn: 8 * 1024 }, 1);
   r!.ws.on("message", (d) => {
     const m = decodeMessage(d as Buffer, "proto");
     if (m.ping) r!.send({ pong: { requestId: m.ping.requestId ?? 0 } });
