@@ -27,6 +27,9 @@ const CLIENT_ONLY = new Set([
   "upstreamCall", "ping", "pong", "disconnect",
 ]);
 
+/** What a refusal needs of an upstream chunk, in the decoded message's shape (made only for a refusal). */
+const chunkBody = (chunk: ScannedUpstreamChunk) => ({ streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } });
+
 export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, BudgetMember {
   state: State = "connecting";
   nodeId = "";
@@ -220,13 +223,11 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   }
 
   private dispatchChunk(chunk: ScannedUpstreamChunk): void {
-    // What a refusal needs of the request, in the decoded message's shape.
-    const body = { streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } };
-    if (!this.permitted("upstreamChunk", body)) return;
+    if (this.allowed && !this.permitted("upstreamChunk", chunkBody(chunk))) return;
     try {
       up.chunk(this, chunk);
     } catch (e) {
-      this.failed("upstreamChunk", body, e);
+      this.failed("upstreamChunk", chunkBody(chunk), e);
     }
   }
 

@@ -35,7 +35,7 @@ export interface HubRemote {
   call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
 }
 
-const nodeKey = (project: string, node: string) => `${project}\n${node}`;
+export const nodeKey = (project: string, node: string) => `${project}\n${node}`;
 
 /** Nodes whose last base times are remembered for new downstreams (least recently updated go first). */
 export const MAX_BASE_TIME_NODES = 4096;
@@ -127,7 +127,7 @@ export class IscpHub {
 
   /** Fan-out to this instance's downstreams only (a chunk another instance received). */
   relayHere(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
-    const set = this.byNode.get(nodeKey(projectUuid, up.nodeId));
+    const set = this.byNode.get(up.nodeKey ?? nodeKey(projectUuid, up.nodeId));
     if (!set) return;
     let queued = false;
     for (const ds of set) {

@@ -2,6 +2,7 @@
 // The stream outlives its connection for the expiry interval so that it can be resumed.
 import { iscp2, ResultCode } from "../../../proto/wire/message.js";
 import type { UpstreamInfo } from "./options.js";
+import type { StoreWaiters } from "./chunk-store.js";
 
 export interface DataIdRef { name: string; type: string; key: string }
 
@@ -52,7 +53,8 @@ export class UpstreamStream {
   alias = 0;
   expiryTimer: NodeJS.Timeout | undefined;
   readonly seqs = new SeqWindow();
-  totalDataPoints = 0n;
+  /** Points received (a number per chunk: no BigInt on the hot path). */
+  private points = 0;
   lastSequenceNumber = 0;
   private readonly byAlias = new Map<number, DataIdRef>();
   private readonly byKey = new Map<string, number>();
@@ -63,7 +65,7 @@ export class UpstreamStream {
   /** Hook calls still running; close waits for them so acks are not lost. */
   inFlight = 0;
   /** Chunks whose storage hook is running, by sequence number (a duplicate waits for its result). */
-  readonly storing = new Map<number, Promise<{ code: iscp2.ResultCode; str: string }>>();
+  readonly storing = new Map<number, StoreWaiters>();
   /** Recent chunks whose storage hook failed: a re-sent copy is stored instead of merely acked. */
   readonly failedStores = new Set<number>();
   /**
@@ -95,6 +97,14 @@ export class UpstreamStream {
     /** Largest frame the client takes; acks and the open response are split or trimmed to fit. */
     private readonly maxFrameBytes = 1024 * 1024,
   ) {}
+
+  get totalDataPoints(): bigint {
+    return BigInt(this.points);
+  }
+
+  addPoints(n: number): void {
+    this.points += n;
+  }
 
   get aliasCount(): number {
     return this.byAlias.size;
