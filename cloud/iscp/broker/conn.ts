@@ -1,13 +1,15 @@
 // One client connection on the broker: handshake, ping/pong, dispatch of requests, the outgoing
 // relay pump, and detaching its streams (kept for resume) when the transport goes away.
 // States: connecting -> authenticating -> open -> closed.
-import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
+import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
 import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../../proto/wire/chunk-scan.js";
 import { markReusable } from "../../../proto/transport/received-frames.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
 import type { Authenticate, AuthResult, Subject } from "./options.js";
+import { encodeResultsAck } from "./ack-frame.js";
+import { ConnOutput } from "./conn-output.js";
 import { ConnIntake, type HeldMessage } from "./intake.js";
 import { PingKeeper } from "./ping-keeper.js";
 import { refusalFor } from "./refusals.js";
@@ -47,8 +49,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   private backlog: Uint8Array[] = [];
   private backlogBytes = 0;
   private connectTimer: NodeJS.Timeout | undefined;
-  private wakeScheduled = false;
-  private rr = 0;
+  private readonly output: ConnOutput;
   /** Cost of this connection's chunks waiting for their storage commit (hub.storeBudget), and whether past its share. */
   pendingStoreCost = 0;
   overStoreShare = false;
@@ -59,6 +60,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {
     this.intake = new ConnIntake(transport, () => hub.limits.maxHeldBytesPerConn, (m) => this.handleHeld(m));
     const intake = this.intake;
+    this.output = new ConnOutput(this);
     this.ping = new PingKeeper({
       sendPing: (requestId) => this.sendMessage({ ping: { requestId } }),
       nextServerRequestId: () => this.nextServerRequestId(),
@@ -78,6 +80,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
 
   get isOpen(): boolean {
     return this.state === "open";
+  }
+
+  get highWaterBytes(): number {
+    return this.hub.limits.transportHighWaterBytes;
   }
 
   /** Bytes (with a per-message overhead) of the messages kept while the ConnectRequest is authenticated. */
@@ -331,35 +337,20 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     if (!this.intake.socketPaused && this.state === "open") this.transport.resumeInput?.();
   }
 
-  /** Runs the relay pump now when the transport has room, else once it drains. */
+  /** Relay data was queued, or the transport drained: sent in this turn's write (ConnOutput). */
   wake(): void {
-    if (this.wakeScheduled || this.state !== "open") return;
-    if (this.transport.bufferedBytes() < this.hub.limits.transportHighWaterBytes) return this.pump();
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.pump();
-    });
+    if (this.state === "open") this.output.wake();
   }
 
-  /** Moves queued relay chunks to the transport, round-robin over downstreams, while it has room. */
-  private pump(): void {
-    const hw = this.hub.limits.transportHighWaterBytes;
-    let progress = true;
-    while (this.state === "open" && progress && this.transport.bufferedBytes() < hw) {
-      progress = false;
-      const list = [...this.downstreams.values()];
-      for (let i = 0; i < list.length && this.transport.bufferedBytes() < hw; i++) {
-        const ds = list[(this.rr + i) % list.length]!;
-        const frames = ds.takeFrames();
-        if (!frames) continue;
-        progress = true;
-        // UNRELIABLE downstreams go on datagrams where the transport has them (iscp-go reads them only there).
-        if (ds.qos === QoS.UNRELIABLE) for (const f of frames) this.transport.sendUnreliable(f);
-        else for (const f of frames) this.transport.send(f);
-      }
-      this.rr++;
-    }
+  /** A stream's ack is due now: sent in this turn's write, with the connection's other acks. */
+  ackSoon(u: UpstreamStream): void {
+    this.output.ackSoon(u);
+  }
+
+  /** An UpstreamChunkAck; results alone are encoded by hand (enc=proto). */
+  sendAck(ack: iscp2.IUpstreamChunkAck, hasAliases: boolean): void {
+    if (hasAliases || this.encoding !== "proto") return this.sendMessage({ upstreamChunkAck: ack });
+    if (this.state !== "closed") this.transport.send(encodeResultsAck(ack.streamIdAlias ?? 0, ack.results ?? []));
   }
 
   /** The transport is gone: streams detach and start their expiry clocks. */
