@@ -1,6 +1,8 @@
-// What a broker connection sends of its own accord, once per turn of the event loop: the acks due now (streams
-// with ack_interval 0) and the relay data its downstreams queued. Both are written with the transport corked,
-// so a turn's acks and relayed chunks leave in one socket write per connection instead of one per message.
+// What a broker connection sends of its own accord: the acks due now (streams with ack_interval 0), written
+// once per turn of the event loop with the transport corked, so a turn's acks leave in one socket write per
+// connection; and the relay data its downstreams queued, pulled at once while the transport has room. Relayed
+// chunks are not held for the turn: a corked write counts as unsent until all of it is written, so the
+// transport looked full for longer and a reader's queue overflowed where it did not before.
 import { QoS } from "../../../proto/wire/message.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import type { DownstreamStream } from "./downstream.js";
@@ -29,8 +31,10 @@ export class ConnOutput {
     this.schedule();
   }
 
-  /** Relay data was queued, or the transport drained: pull in this turn's write. */
+  /** Relay data was queued, or the transport drained: pulled now when the transport has room, else next turn. */
   wake(): void {
+    if (!this.conn.isOpen) return;
+    if (this.conn.transport.bufferedBytes() < this.conn.highWaterBytes) return this.pump();
     this.pumpWanted = true;
     this.schedule();
   }
@@ -43,15 +47,17 @@ export class ConnOutput {
 
   private run(): void {
     this.scheduled = false;
-    const t = this.conn.transport;
-    if (t.corked) t.corked(() => this.write());
-    else this.write();
-  }
-
-  private write(): void {
     const due = this.acksDue;
     this.acksDue = [];
-    for (const u of due) u.flushAck(); // a stream detached meanwhile keeps its results for a resume
+    // A stream detached meanwhile keeps its results for a resume.
+    if (due.length > 0) {
+      const t = this.conn.transport;
+      const flush = () => {
+        for (const u of due) u.flushAck();
+      };
+      if (t.corked) t.corked(flush);
+      else flush();
+    }
     if (this.pumpWanted && this.conn.isOpen) {
       this.pumpWanted = false;
       this.pump();

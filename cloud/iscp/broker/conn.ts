@@ -337,7 +337,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     if (!this.intake.socketPaused && this.state === "open") this.transport.resumeInput?.();
   }
 
-  /** Relay data was queued, or the transport drained: sent in this turn's write (ConnOutput). */
+  /** Relay data was queued, or the transport drained (ConnOutput). */
   wake(): void {
     if (this.state === "open") this.output.wake();
   }
