@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { json } from "../org/helpers.js";
+import { json, makeUser, MEMBER } from "../org/helpers.js";
 import { adminCall, chunksMessage, createMeasurement, expectError, uploadProto, uuid, type Call } from "../measurements/helpers.js";
 
 interface Received {
@@ -78,6 +78,25 @@ describe("webhooks", () => {
     expectError(await admin(H, { method: "POST", json: { url: rx.url("/d"), colour: "red" } }), 400, "invalid_request");
     expectError(await admin(`/projects/${uuid()}/hooks`), 404, "not_found");
     expect((await admin(`${H}/${made.body.uuid}`, { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("lets a project's owners manage its hooks, and refuses its other members and outsiders", async () => {
+    const owner = await makeUser(peer, admin, "hook-owner");
+    const member = await makeUser(peer, admin, "hook-member");
+    const outsider = await makeUser(peer, admin, "hook-outsider");
+    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: owner.uuid, role_uuids: [] } }), 200);
+    await json(admin(`/auth/projects/${project}/members/${owner.uuid}/owner`, { method: "PUT" }), 200);
+    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: member.uuid, role_uuids: [MEMBER] } }), 200);
+    const made = await owner.call(H, { method: "POST", json: { url: rx.url("/owner"), measurements_events: true } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect((await owner.call(`${H}/${made.body.uuid}/disable`, { method: "PUT" })).status).toBe(200);
+    expectError(await member.call(H), 403, "forbidden");
+    expectError(await member.call(H, { method: "POST", json: { url: rx.url("/member") } }), 403, "forbidden");
+    expectError(await outsider.call(`${H}/${made.body.uuid}`, { method: "DELETE" }), 403, "forbidden");
+    // The owner's rights stop at the project.
+    const other = (await json(admin(`/auth/groups/${(await json(admin("/auth/groups", { method: "POST", json: { name: "WG2" } }), 201)).uuid}/projects`, { method: "POST", json: { name: "WP2" } }), 201)).uuid;
+    expectError(await owner.call(`/projects/${other}/hooks`), 403, "forbidden");
+    expect((await owner.call(`${H}/${made.body.uuid}`, { method: "DELETE" })).status).toBe(204);
   });
 
   it("sends a signed test delivery and records it", async () => {
