@@ -47,14 +47,19 @@ export const findMarker = (q: Queryable, uuid: string) => q.get<MarkerRow>("SELE
 export const markersOf = (q: Queryable, measUuid: string) =>
   q.all<MarkerRow>("SELECT * FROM meas_markers WHERE measurement_uuid = ? ORDER BY COALESCE(occurred_us, start_us), created_at, uuid", [measUuid]);
 
+/** Measurements per statement: a list page may hold up to 100,000, beyond SQLite's bound-parameter limit. */
+const BATCH = 500;
+
 export async function markersOfMany(q: Queryable, measUuids: readonly string[]): Promise<Map<string, MarkerRow[]>> {
   const out = new Map<string, MarkerRow[]>(measUuids.map((u) => [u, []]));
-  if (measUuids.length === 0) return out;
-  const rows = await q.all<MarkerRow>(
-    `SELECT * FROM meas_markers WHERE measurement_uuid IN (${measUuids.map(() => "?").join(", ")}) ORDER BY COALESCE(occurred_us, start_us), created_at, uuid`,
-    [...measUuids],
-  );
-  for (const r of rows) out.get(r.measurement_uuid)!.push(r);
+  for (let i = 0; i < measUuids.length; i += BATCH) {
+    const batch = measUuids.slice(i, i + BATCH);
+    const rows = await q.all<MarkerRow>(
+      `SELECT * FROM meas_markers WHERE measurement_uuid IN (${batch.map(() => "?").join(", ")}) ORDER BY COALESCE(occurred_us, start_us), created_at, uuid`,
+      batch,
+    );
+    for (const r of rows) out.get(r.measurement_uuid)!.push(r);
+  }
   return out;
 }
 
