@@ -18,6 +18,7 @@ const SQLITE_ONLY = [
   "tests/cloud/measurements/payload-crash.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
   "tests/cloud/measurements/storage-full-log.test.ts",
+  "tests/cloud/measurements/storage-full-batch.test.ts",
   "tests/cloud/measurements/stream-known-rows.test.ts",
   "tests/cloud/ops/health.test.ts",
   // Maintenance commands on a data directory, and their refusal of a wrong one.

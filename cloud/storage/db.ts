@@ -242,6 +242,16 @@ export async function allStatements(ps: ReadonlyArray<Promise<unknown>>): Promis
   if (failed) throw failed.reason;
 }
 
+/**
+ * The same promise, marked as heard: a write started now and awaited later (allStatements) may fail while
+ * the caller awaits something else, and a rejection nobody listens to yet ends the process (SQLITE_FULL on a
+ * full disk). Its failure still reaches whoever awaits it.
+ */
+export function heard<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** UNIQUE constraint failures become 409s in repositories (PostgreSQL: SQLSTATE 23505 unique_violation). */
 export const isUniqueViolation = (err: unknown) =>
   err instanceof Error && (/SQLITE_CONSTRAINT: UNIQUE/.test(err.message) || (err as { code?: unknown }).code === "23505");
