@@ -44,8 +44,6 @@ export interface TxOptions {
 export interface Db extends Queryable {
   /** Runs fn in one transaction; its statements go through `tx` only. Writers are serialised, as in SQLite (see TxOptions). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TxOptions): Promise<T>;
-  /** Literal statements as one transaction in one round trip (SQLite only; callers fall back to transaction()). */
-  script?(statements: readonly string[]): Promise<void>;
   /** Runs fn while no other instance on the same database runs it (migrations). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -181,21 +179,6 @@ export class SqliteDb implements Db {
         const result = await fn(this.direct);
         await this.direct.exec("COMMIT");
         return result;
-      } catch (err) {
-        await this.direct.exec("ROLLBACK").catch(() => undefined);
-        throw err;
-      }
-    });
-  }
-
-  /**
-   * Runs literal statements (sql-literal.ts) as one BEGIN IMMEDIATE ... COMMIT in a single thread-pool round
-   * trip, where transaction() costs one per statement. Rolled back on any failure, which is rethrown.
-   */
-  script(statements: readonly string[]): Promise<void> {
-    return this.serial(async () => {
-      try {
-        await this.direct.exec(`BEGIN IMMEDIATE;\n${statements.join(";\n")};\nCOMMIT;`);
       } catch (err) {
         await this.direct.exec("ROLLBACK").catch(() => undefined);
         throw err;

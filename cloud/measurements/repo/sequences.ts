@@ -63,7 +63,7 @@ export interface ChunkRowInput {
   createdAtMs: number;
 }
 
-/** A chunk row's columns and values: the parameter-bound insert and the one-script one (chunk-script.ts) share them. */
+/** A chunk row's columns and values (insertChunks). */
 export const CHUNK_COLUMNS = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
 export const chunkValues = (c: ChunkRowInput) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs];
 
