@@ -1,8 +1,8 @@
 // One group commit for the chunks of every stream that arrived while the last one ran: a fixed handful of
 // multi-row statements (repo/chunk-batch.ts) whatever the number of streams and chunks, inside the caller's
-// transaction. Only a session seen for the first time costs statements of its own (its measurement is made).
+// transaction, sessions seen for the first time included (their measurements are made together).
 //
-// In order: the batch's measurement rows (one read), measurements made for new sessions, sequence rows not
+// In order: the batch's measurement rows (one read), the measurements of new sessions (three), sequence rows not
 // known from earlier commits (one upsert), the chunk rows (one insert that skips keys stored before and says
 // which it inserted), then side by side the payloads (rows, and files for large ones), data ids, sequence
 // counters and the measurements' status. A measurement ended or completed before its chunks arrived has its
@@ -12,12 +12,14 @@ import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkRows, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
-import type { MeasRow } from "../service/model.js";
 import * as batch from "../repo/chunk-batch.js";
 import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
-import { checkOwner, createSessionMeasurement, NodeNotUuid, SessionRefused, type SessionOwner } from "./session-measurement.js";
+import { checkOwner, FIRST_BASETIME, NodeNotUuid, SessionRefused, type SessionOwner } from "./session-measurement.js";
+import { isUuid } from "../formats/codec.js";
+import { nowNs } from "../formats/time.js";
+import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "../service/model.js";
 
 /** The chunks of one stream in this commit. */
 export interface StreamChunks {
@@ -55,23 +57,23 @@ const rowKey = (m: MeasRow) => `${m.uuid} ${m.created_at}`;
 /** PostgreSQL's text holds no NUL character: such a stream is refused alone, not the whole commit with it. */
 const hasNul = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups).some((g) => g.name.includes("\u0000") || g.type.includes("\u0000"));
 
-/** The rows of the batch's measurements, making those of sessions seen for the first time. */
+/** The rows of the batch's measurements, making those of sessions seen for the first time (together). */
 async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], now: string, refused: Map<number, Error>): Promise<Map<string, MeasRow>> {
   const uuids = [...new Set(streams.map((s) => s.up.sessionId.toLowerCase()))];
   const rows = new Map((await batch.findMeasurements(tx, uuids)).map((m) => [m.uuid, m]));
-  const made: string[] = [];
-  for (const [i, s] of streams.entries()) {
-    const uuid = s.up.sessionId.toLowerCase();
-    if (rows.has(uuid) || made.includes(uuid)) continue;
-    try {
-      await createSessionMeasurement(tx, s.up, now);
-      made.push(uuid);
-    } catch (e) {
-      if (!(e instanceof NodeNotUuid)) throw e;
-      refused.set(i, e);
-    }
+  const made = new Map<string, batch.NewSession>();
+  const { s, nanos } = splitNs(nowNs());
+  for (const [i, st] of streams.entries()) {
+    const uuid = st.up.sessionId.toLowerCase();
+    if (rows.has(uuid) || made.has(uuid)) continue;
+    // The node becomes the measurement's edge_uuid; the first stream of a new session in the batch owns it.
+    if (isUuid(st.up.nodeId)) made.set(uuid, { uuid, projectUuid: st.up.projectUuid, edgeUuid: st.up.nodeId.toLowerCase(), s, nanos });
+    else refused.set(i, new NodeNotUuid("a persisted session needs an edge UUID as node id"));
   }
-  if (made.length > 0) for (const m of await batch.findMeasurements(tx, made)) rows.set(m.uuid, m);
+  if (made.size > 0) {
+    await batch.insertSessionMeasurements(tx, [...made.values()], FIRST_BASETIME, DEFAULT_PRIORITY[FIRST_BASETIME]!, now);
+    for (const m of await batch.findMeasurements(tx, [...made.keys()])) rows.set(m.uuid, m);
+  }
   return rows;
 }
 
@@ -124,7 +126,7 @@ export async function commitStreams(
     (inserted.get(id) ?? inserted.set(id, new Set()).get(id)!).add(Number(r.sequence_number));
   }
   for (const p of planned) p.fresh = p.rows.filter((r) => inserted.get(p.seqId)?.has(r.sequenceNumber));
-  return write(tx, files, streams, planned, refused, now, known);
+  return write(tx, files, streams, planned, inserted, refused, now, known);
 }
 
 async function write(
@@ -132,6 +134,8 @@ async function write(
   files: PayloadFiles,
   streams: readonly StreamChunks[],
   planned: readonly Planned[],
+  /** Per sequence id, the numbers the chunk insert stored. */
+  inserted: ReadonlyMap<number, ReadonlySet<number>>,
   refused: ReadonlyMap<number, Error>,
   now: string,
   known: KnownRows,
@@ -153,7 +157,8 @@ async function write(
       const t = tally(p.fresh, known.of(p.key));
       learned.push([p.key, p.streamId, p.seqId, [...t.dataIds]]);
       if (p.fresh.length === 0) continue;
-      const filed = await fileLargePayloads(files, p.fresh);
+      // Most chunks of a fleet are small: no call (and no await) per stream for payload files then.
+      const filed = p.fresh.some((r) => r.payload.length > files.inlineMax) ? await fileLargePayloads(files, p.fresh) : NOT_FILED;
       if (filed.synced) writes.push(heard(filed.synced));
       for (const r of p.fresh) {
         const at = filed.at.get(r);
@@ -196,8 +201,8 @@ async function write(
   }
   const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
   for (const p of planned) {
-    const fresh = new Set(p.fresh.map((r) => r.sequenceNumber));
-    results[p.index] = streams[p.index]!.chunks.map((c, i) => (fresh.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
+    const fresh = inserted.get(p.seqId);
+    results[p.index] = streams[p.index]!.chunks.map((c, i) => (fresh?.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
   }
   return {
     results,
@@ -212,3 +217,4 @@ async function write(
 }
 
 const NO_BYTES = Buffer.alloc(0);
+const NOT_FILED: { at: ReadonlyMap<ChunkRow, number>; synced?: Promise<void> } = { at: new Map() };

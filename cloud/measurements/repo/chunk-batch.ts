@@ -112,3 +112,39 @@ export async function markMeasuring(q: Queryable, rows: ReadonlyArray<{ uuid: st
          completed = 0, updated_at = ? FROM json_each(?) AS v WHERE meas_measurements.uuid = v.value->>0`;
   await q.run(sql, [now, ...rowsParam(q, values, 2)]);
 }
+
+export interface NewSession {
+  uuid: string;
+  projectUuid: string;
+  edgeUuid: string;
+  /** The first base time (the server's receive time, type `api_first_received`): seconds and nanos. */
+  s: number;
+  nanos: number;
+}
+
+/**
+ * Makes the measurements of sessions seen for the first time, each with its first base time as the current one
+ * (as insertMeasurement, insertBaseTime and refreshBaseTime would, in three statements for all of them).
+ */
+export async function insertSessionMeasurements(q: Queryable, rows: readonly NewSession[], type: string, priority: number, now: string): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map((r) => [r.uuid, r.projectUuid, r.edgeUuid, r.s, r.nanos]);
+  const from = isPg(q) ? "FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(u, p, e, s, n)" : "FROM json_each(?)";
+  const [u, p, e, s, n] = isPg(q) ? ["v.u", "v.p", "v.e", "v.s", "v.n"] : ["value->>0", "value->>1", "value->>2", "value->>3", "value->>4"];
+  await q.run(
+    `INSERT INTO meas_measurements (uuid, project_uuid, name, description, edge_uuid, protected, basetime_type, basetime_s, basetime_nanos, created_at, updated_at)
+     SELECT ${u}, ${p}, '', '', ${e}, 0, ?, ${s}, ${n}, ?, ? ${from}`,
+    [type, now, now, ...rowsParam(q, values, 5)],
+  );
+  await q.run(
+    `INSERT INTO meas_basetimes (measurement_uuid, type, name, priority, basetime_s, basetime_nanos, elapsed_time_ns, created_at, updated_at)
+     SELECT ${u}, ?, ?, CAST(? AS INTEGER), ${s}, ${n}, 0, ?, ? ${from}`,
+    [type, type, priority, now, now, ...rowsParam(q, values, 5)],
+  );
+  const uuids = rows.map((r) => r.uuid);
+  await q.run(
+    `UPDATE meas_measurements SET basetime_id = (SELECT b.id FROM meas_basetimes b WHERE b.measurement_uuid = meas_measurements.uuid AND b.name = ?)
+     WHERE uuid ${isPg(q) ? "= ANY(?::text[])" : "IN (SELECT value FROM json_each(?))"}`,
+    [type, isPg(q) ? (uuids as unknown as SqlParam) : JSON.stringify(uuids)],
+  );
+}

@@ -125,6 +125,31 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     expect(many).toEqual(few);
   });
 
+  it("makes the measurements of 60 new sessions in as many statements as of 3, each owned by its edge with its first base time", async () => {
+    const firstCommit = async (n: number) => {
+      const ups = Array.from({ length: n }, () => stream());
+      const counted = countCommits(t.peer.svc.db);
+      try {
+        const { value, release } = await whileHeld(() => ups.map((up) => store(up, small(1))));
+        await release();
+        expect(await Promise.all(value)).toEqual(Array(n).fill("ok"));
+        return { ups, statements: counted.commits.slice(1) };
+      } finally {
+        counted.restore();
+      }
+    };
+    const few = await firstCommit(3);
+    const many = await firstCommit(60);
+    expect(many.statements).toEqual(few.statements);
+    for (const up of [few.ups[0]!, many.ups[59]!]) {
+      const m = await measurement(up.sessionId);
+      expect(m).toMatchObject({ uuid: up.sessionId, edge_uuid: EDGE, basetime_type: "api_first_received", sequences: { status: "measuring", received_data_points: 1 } });
+      const bts = (await call(`${P}/measurements/${up.sessionId}/basetimes`)).body.items as Array<Record<string, unknown>>;
+      expect(bts).toMatchObject([{ type: "api_first_received", name: "api_first_received", priority: 10 }]);
+      expect(m.basetime).toBe(bts[0]!.basetime);
+    }
+  });
+
   it("skips a number stored in an earlier commit and counts it once, in a commit with other numbers", async () => {
     const up = stream();
     expect(await Promise.all([1, 2, 3].map((n) => store(up, small(n))))).toEqual(["ok", "ok", "ok"]);
