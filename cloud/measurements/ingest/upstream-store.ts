@@ -59,6 +59,8 @@ class Batch {
   readonly results: Array<ChunkResult | Error> = [];
   /** Lets go of the received frames the chunks' views read (received-frames.ts), once the batch settled. */
   readonly releases: Array<() => void> = [];
+  /** About the bytes of its chunks (bytesOf). */
+  bytes = 0;
   settle!: (failure?: unknown) => void;
   readonly done = new Promise<void>((resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))));
   constructor() {
@@ -73,8 +75,24 @@ class Batch {
   }
 }
 
-/** Chunks in one commit at most (a backlog is then committed in several). */
-const MAX_BATCH = 1024;
+/**
+ * A commit's chunks at most, by bytes and by count (a backlog beyond is committed in several). Bounded by bytes
+ * rather than by a small count on purpose: a commit costs about a page write per stream in each index whatever
+ * the stream's chunks in it (a stream's new rows share its index pages), so when storage falls behind, larger
+ * commits store a backlog with less work per chunk instead of falling further behind.
+ */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+const MAX_BATCH_CHUNKS = 16_384;
+
+/** About what a chunk adds to its commit (payload bytes, and a little per point). */
+const bytesOf = (chunk: UpstreamChunkIn) => {
+  let n = 64;
+  for (const g of chunk.dataPointGroups) {
+    if (g.raw !== undefined) n += g.raw.payloadBytes + 16 * g.raw.count;
+    else for (const p of g.dataPoints) n += p.payload.length + 16;
+  }
+  return n;
+};
 
 /** Buffers for received chunks' stored payloads, reused batch after batch (buffer-pool.ts). */
 const payloadBuffers = new BufferPool();
@@ -132,10 +150,11 @@ export class UpstreamStore {
           })),
         };
     let b = this.waiting[this.waiting.length - 1];
-    if (b === undefined || b.chunks.length >= MAX_BATCH) {
+    if (b === undefined || b.chunks.length >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
       b = new Batch();
       this.waiting.push(b);
     }
+    b.bytes += bytesOf(chunk);
     const i = b.chunks.push(c) - 1;
     b.ups.push(up);
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.

@@ -150,6 +150,20 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     }
   });
 
+  it("commits a backlog of thousands of chunks that queued behind a slow commit in one commit", async () => {
+    const ups = Array.from({ length: 10 }, () => stream());
+    const counted = countCommits(t.peer.svc.db);
+    try {
+      const { value, release } = await whileHeld(() => ups.flatMap((up) => Array.from({ length: 300 }, (_, i) => store(up, small(i + 1)))));
+      await release();
+      expect(await Promise.all(value)).toEqual(Array(3000).fill("ok"));
+      expect(counted.commits.length).toBe(2); // the holder, and one commit for the backlog
+    } finally {
+      counted.restore();
+    }
+    expect(await sequences(ups[9]!.sessionId)).toMatchObject([{ received_chunks_count: 300, received_data_points: 300 }]);
+  });
+
   it("skips a number stored in an earlier commit and counts it once, in a commit with other numbers", async () => {
     const up = stream();
     expect(await Promise.all([1, 2, 3].map((n) => store(up, small(n))))).toEqual(["ok", "ok", "ok"]);
