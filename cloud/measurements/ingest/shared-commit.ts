@@ -19,7 +19,7 @@ import { dataIdKey, type KnownRows } from "./known-rows.js";
 import { checkOwner, FIRST_BASETIME, NodeNotUuid, SessionRefused, type SessionOwner } from "./session-measurement.js";
 import { isUuid } from "../formats/codec.js";
 import { nowNs } from "../formats/time.js";
-import { DEFAULT_PRIORITY, splitNs, type MeasRow } from "../service/model.js";
+import { DEFAULT_PRIORITY, splitNs } from "../service/model.js";
 
 /** The chunks of one stream in this commit. */
 export interface StreamChunks {
@@ -44,7 +44,7 @@ interface Planned {
   index: number;
   measUuid: string;
   streamId: string;
-  row: MeasRow;
+  row: batch.SessionRow;
   key: string;
   seqId: number;
   rows: ChunkRow[];
@@ -52,13 +52,13 @@ interface Planned {
   fresh: ChunkRow[];
 }
 
-const rowKey = (m: MeasRow) => `${m.uuid} ${m.created_at}`;
+const rowKey = (m: batch.SessionRow) => `${m.uuid} ${m.created_at}`;
 
 /** PostgreSQL's text holds no NUL character: such a stream is refused alone, not the whole commit with it. */
 const hasNul = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups).some((g) => g.name.includes("\u0000") || g.type.includes("\u0000"));
 
 /** The rows of the batch's measurements, making those of sessions seen for the first time (together). */
-async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], now: string, refused: Map<number, Error>): Promise<Map<string, MeasRow>> {
+async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], now: string, refused: Map<number, Error>): Promise<Map<string, batch.SessionRow>> {
   const uuids = [...new Set(streams.map((s) => s.up.sessionId.toLowerCase()))];
   const rows = new Map((await batch.findMeasurements(tx, uuids)).map((m) => [m.uuid, m]));
   const made = new Map<string, batch.NewSession>();
@@ -197,7 +197,7 @@ async function write(
     const row = rowOf.get(uuid)!;
     if (!row.ended && !row.completed) continue;
     if (max !== null) await raiseMaxElapsed(tx, uuid, max, now);
-    await refreshStatus(tx, uuid, now, row);
+    await refreshStatus(tx, uuid, now);
   }
   const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
   for (const p of planned) {

@@ -17,10 +17,14 @@ function rowsParam(q: Queryable, rows: ReadonlyArray<readonly unknown[]>, width:
 
 const isPg = (q: Queryable) => q.dialect === "postgres";
 
+/** What a commit needs of a measurement row: its key, its owner, and whether it still measures. */
+export type SessionRow = Pick<MeasRow, "uuid" | "created_at" | "project_uuid" | "edge_uuid" | "ended" | "completed">;
+const SESSION_COLUMNS = "uuid, created_at, project_uuid, edge_uuid, ended, completed";
+
 /** The measurement rows of these uuids (those that exist). */
-export function findMeasurements(q: Queryable, uuids: readonly string[]): Promise<MeasRow[]> {
-  if (isPg(q)) return q.all<MeasRow>("SELECT * FROM meas_measurements WHERE uuid = ANY(?::text[])", [uuids as unknown as SqlParam]);
-  return q.all<MeasRow>("SELECT * FROM meas_measurements WHERE uuid IN (SELECT value FROM json_each(?))", [JSON.stringify(uuids)]);
+export function findMeasurements(q: Queryable, uuids: readonly string[]): Promise<SessionRow[]> {
+  if (isPg(q)) return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid = ANY(?::text[])`, [uuids as unknown as SqlParam]);
+  return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid IN (SELECT value FROM json_each(?))`, [JSON.stringify(uuids)]);
 }
 
 export interface SequenceKey {
