@@ -135,9 +135,11 @@ export class SqliteDb implements Db {
     if (file !== ":memory:" && !file.startsWith("file:")) fs.chmodSync(file, 0o600);
     const db = new SqliteDb(conn);
     // 16 KiB pages (new databases only; an existing file keeps its size): chunk payloads of hundreds of KiB
-    // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite.
+    // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite. A 64 MiB page
+    // cache (SQLite's default is 2 MiB): a commit of many streams' chunks touches a few index pages per stream,
+    // which the default cache cannot hold from one commit to the next, so each was read back from the file.
     await db.direct.exec(
-      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`,
+      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536;`,
     );
     if (file !== ":memory:" && !file.startsWith("file:")) {
       // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.
