@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
+import { freePort } from "../support/nats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "demo-"));
@@ -20,14 +21,6 @@ afterAll(async () => {
   }
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 it("runs the cloud, the agent and a connector, prints working pointers, and stops on Ctrl-C", async () => {
   const port = await freePort();

@@ -58,5 +58,6 @@ export function compressedTransport(inner: MessageTransport, params: Compression
     t.resumeInput = () => inner.resumeInput!();
   }
   if (inner.datagramStats) t.datagramStats = () => inner.datagramStats!();
+  if (inner.corked) t.corked = (fn) => inner.corked!(fn);
   return t;
 }
