@@ -9,7 +9,7 @@ import { AuthorizationError, SignInFormRejected } from "../oauth/checks/context.
 import { redirectTo } from "../oauth/service/authorize.js";
 import { CORS, OAuthError } from "../oauth/service/errors.js";
 import { errorPage } from "../oauth/signin/html.js";
-import { isStorageFull } from "../storage/db.js";
+import { isDatabaseUnavailable, isStorageFull } from "../storage/db.js";
 import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./route.js";
 
@@ -62,6 +62,10 @@ export function errorReply(err: unknown, log: Logger, path: string): Reply {
     // A server condition the client may retry, never a 500.
     log.error({ err: (err as Error).message, path }, "storage full");
     return problem(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
+  }
+  if (isDatabaseUnavailable(err)) {
+    log.warn({ err: (err as Error).message, path }, "database unavailable");
+    return problem(503, "service_unavailable", "the database cannot be reached: try again later", undefined, { "Retry-After": "5" });
   }
   log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path }, "unhandled error");
   return problem(500, "internal_error", "unexpected server error");
