@@ -7,7 +7,7 @@ import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
 import { AuthorizationError, SignInFormRejected } from "../oauth/checks/context.js";
 import { redirectTo } from "../oauth/service/authorize.js";
-import { CORS, OAuthError } from "../oauth/service/errors.js";
+import { CORS, OAuthError, Throttled } from "../oauth/service/errors.js";
 import { errorPage } from "../oauth/signin/html.js";
 import { isDatabaseUnavailable, isStorageFull } from "../storage/db.js";
 import { ApiError } from "./errors.js";
@@ -29,11 +29,13 @@ const problem = (status: number, type: ErrorType, title: string, properties?: Re
 
 const KIT_TYPES: Record<number, ErrorType> = { 400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large" };
 
-/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400. */
+/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400; Throttled 429. */
 function oauthReply(err: OAuthError): Reply {
   const challenge: Record<string, string> = err.basicChallenge ? { "WWW-Authenticate": 'Basic realm="oauth2", charset="UTF-8"' } : {};
+  // A sign-in that must wait (RFC 6585 429): not a protocol error, a pause the client can read.
+  if (err instanceof Throttled) challenge["Retry-After"] = String(err.retryAfterSeconds);
   return new Reply(
-    err.error === "invalid_client" ? 401 : 400,
+    err instanceof Throttled ? 429 : err.error === "invalid_client" ? 401 : 400,
     { error: err.error, error_description: err.description, type: err.error, title: err.description },
     { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS, ...challenge },
     JSON_TYPE,
