@@ -12,6 +12,7 @@ const SQLITE_ONLY = [
   "tests/cloud/storage/durability.test.ts",
   "tests/cloud/storage/mode.test.ts",
   "tests/cloud/storage/backup-cli.test.ts",
+  "tests/cloud/storage/restore-checks.test.ts",
   "tests/cloud/storage/downgrade.test.ts",
   "tests/cloud/measurements/chunk-script.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
