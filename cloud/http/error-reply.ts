@@ -9,7 +9,7 @@ import { AuthorizationError, SignInFormRejected } from "../oauth/checks/context.
 import { redirectTo } from "../oauth/service/authorize.js";
 import { CORS, OAuthError, Throttled } from "../oauth/service/errors.js";
 import { errorPage } from "../oauth/signin/html.js";
-import { isDatabaseUnavailable, isStorageFull } from "../storage/db.js";
+import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../storage/db.js";
 import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./route.js";
 
@@ -65,6 +65,7 @@ export function errorReply(err: unknown, log: Logger, path: string): Reply {
     log.error({ err: (err as Error).message, path }, "storage full");
     return problem(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
   }
+  if (isUnstorableText(err)) return problem(400, "invalid_request", "the request holds a character that cannot be stored (such as U+0000)");
   if (isDatabaseUnavailable(err)) {
     log.warn({ err: (err as Error).message, path }, "database unavailable");
     return problem(503, "service_unavailable", "the database cannot be reached: try again later", undefined, { "Retry-After": "5" });

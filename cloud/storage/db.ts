@@ -268,6 +268,15 @@ export const isDatabaseUnavailable = (err: unknown): boolean => {
   return typeof message === "string" && CONNECTION_MESSAGES.test(message);
 };
 
+/**
+ * Whether `err` is PostgreSQL refusing a text value (22021 character_not_in_repertoire: a NUL character, which its
+ * text cannot hold; 22P05 untranslatable_character): the request's fault, as SQLite would have stored it.
+ */
+export const isUnstorableText = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "22021" || code === "22P05";
+};
+
 /** Inserts one row and returns its AUTOINCREMENT / identity `id` (both engines speak RETURNING). */
 export async function insertId(q: Queryable, sql: string, params: Params): Promise<number> {
   const row = await q.get<{ id: number }>(`${sql} RETURNING id`, params);
