@@ -12,6 +12,7 @@ const SQLITE_ONLY = [
   "tests/cloud/storage/durability.test.ts",
   "tests/cloud/storage/mode.test.ts",
   "tests/cloud/storage/backup-cli.test.ts",
+  "tests/cloud/storage/restore-checks.test.ts",
   "tests/cloud/storage/downgrade.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
@@ -30,6 +31,7 @@ const SQLITE_ONLY = [
   "tests/cloud/storage/migrate-store.test.ts",
   "tests/cloud/storage/migrate-live.test.ts",
   "tests/cloud/storage/postgres-cli.test.ts",
+  "tests/cloud/storage/pg-connection-loss.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",

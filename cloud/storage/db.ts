@@ -248,6 +248,30 @@ export const isStorageFull = (err: unknown): boolean => {
   return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL" || code === "53100";
 };
 
+/** PostgreSQL's SQLSTATEs of a lost or refused connection: class 08, and the server shutting down or starting. */
+const CONNECTION_STATES = /^(08...|57P0[1-3])$/;
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** node-postgres reports a lost connection and a connect timeout by message only. */
+const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/** Whether `err` says the database server cannot be reached right now (a condition to retry, not a fault of the request). */
+export const isDatabaseUnavailable = (err: unknown): boolean => {
+  if (typeof err !== "object" || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && (CONNECTION_STATES.test(code) || CONNECTION_CODES.has(code))) return true;
+  if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  return typeof message === "string" && CONNECTION_MESSAGES.test(message);
+};
+
+/**
+ * Whether `err` is PostgreSQL refusing a text value (22021 character_not_in_repertoire: a NUL character, which its
+ * text cannot hold; 22P05 untranslatable_character): the request's fault, as SQLite would have stored it.
+ */
+export const isUnstorableText = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "22021" || code === "22P05";
+};
+
 /** Inserts one row and returns its AUTOINCREMENT / identity `id` (both engines speak RETURNING). */
 export async function insertId(q: Queryable, sql: string, params: Params): Promise<number> {
   const row = await q.get<{ id: number }>(`${sql} RETURNING id`, params);
