@@ -7,9 +7,9 @@ import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
 import { AuthorizationError, SignInFormRejected } from "../oauth/checks/context.js";
 import { redirectTo } from "../oauth/service/authorize.js";
-import { CORS, OAuthError } from "../oauth/service/errors.js";
+import { CORS, OAuthError, Throttled } from "../oauth/service/errors.js";
 import { errorPage } from "../oauth/signin/html.js";
-import { isStorageFull } from "../storage/db.js";
+import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../storage/db.js";
 import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./route.js";
 
@@ -29,11 +29,13 @@ const problem = (status: number, type: ErrorType, title: string, properties?: Re
 
 const KIT_TYPES: Record<number, ErrorType> = { 400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large" };
 
-/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400. */
+/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400; Throttled 429. */
 function oauthReply(err: OAuthError): Reply {
   const challenge: Record<string, string> = err.basicChallenge ? { "WWW-Authenticate": 'Basic realm="oauth2", charset="UTF-8"' } : {};
+  // A sign-in that must wait (RFC 6585 429): not a protocol error, a pause the client can read.
+  if (err instanceof Throttled) challenge["Retry-After"] = String(err.retryAfterSeconds);
   return new Reply(
-    err.error === "invalid_client" ? 401 : 400,
+    err instanceof Throttled ? 429 : err.error === "invalid_client" ? 401 : 400,
     { error: err.error, error_description: err.description, type: err.error, title: err.description },
     { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS, ...challenge },
     JSON_TYPE,
@@ -62,6 +64,11 @@ export function errorReply(err: unknown, log: Logger, path: string): Reply {
     // A server condition the client may retry, never a 500.
     log.error({ err: (err as Error).message, path }, "storage full");
     return problem(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
+  }
+  if (isUnstorableText(err)) return problem(400, "invalid_request", "the request holds a character that cannot be stored (such as U+0000)");
+  if (isDatabaseUnavailable(err)) {
+    log.warn({ err: (err as Error).message, path }, "database unavailable");
+    return problem(503, "service_unavailable", "the database cannot be reached: try again later", undefined, { "Retry-After": "5" });
   }
   log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path }, "unhandled error");
   return problem(500, "internal_error", "unexpected server error");
