@@ -6,7 +6,8 @@ import { oauthModule } from "./oauth/module.js";
 import { orgModule } from "./org/module.js";
 import { measurementsModule } from "./measurements/module.js";
 import { brokerModule } from "./iscp/module.js";
+import { webhooksModule } from "./webhooks/module.js";
 import { opsModule } from "./ops/module.js";
 import { consoleModule } from "./console/module.js";
 
-export const modules: CloudModule[] = [clusterModule, accountsModule, oauthModule, orgModule, measurementsModule, brokerModule, opsModule, consoleModule];
+export const modules: CloudModule[] = [clusterModule, accountsModule, oauthModule, orgModule, measurementsModule, webhooksModule, brokerModule, opsModule, consoleModule];

@@ -9,6 +9,7 @@ import { allSequenceIds } from "./repo/sequences.js";
 import { baseTimeRoutes } from "./routes/basetimes.js";
 import { dataRoutes } from "./routes/data.js";
 import { eventRoutes } from "./routes/events.js";
+import { markerRoutes } from "./routes/markers.js";
 import { measurementRoutes } from "./routes/measurements.js";
 import { sequenceRoutes } from "./routes/sequences.js";
 import { seriesRoutes } from "./routes/series.js";
@@ -17,7 +18,7 @@ import { versionRoute } from "./routes/version.js";
 export const measurementsModule: CloudModule = {
   name: "measurements",
   migrations,
-  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
+  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...markerRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
   async init(svc) {
     // On PostgreSQL every payload stays in its row (bytea), so that every instance reads it (docs/decisions.md).
     const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"), svc.db.dialect === "postgres" ? { inlineMax: Infinity } : {});

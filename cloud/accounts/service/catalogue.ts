@@ -186,6 +186,7 @@ export const SCOPES: readonly ScopeDef[] = [
       "/auth/projects/*/**",
       "/v1/projects/*/**",
       "/iscp/projects/*/**",
+      "/projects/*/**",
     ),
     denied_endpoints: [],
     allowed_iscp_messages: iscp(...ISCP_MESSAGE_TYPES),

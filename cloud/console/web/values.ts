@@ -7,6 +7,7 @@ export interface DataPoint {
   time: string;
   data_type: string;
   data_id: string;
+  data_name?: string;
   data: { d?: string } & Record<string, unknown>;
 }
 
@@ -61,8 +62,8 @@ export async function fetchPoints(project: string, meas: string, opts: { idq?: s
 const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 export function toCsv(points: DataPoint[]): string {
-  const lines = ["time,data_type,data_id,value"];
-  for (const p of points) lines.push([p.time, p.data_type, p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)].map(csvCell).join(","));
+  const lines = ["time,data_type,data_id,data_name,value"];
+  for (const p of points) lines.push([p.time, p.data_type, p.data_id, p.data_name ?? p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)].map(csvCell).join(","));
   return `${lines.join("\n")}\n`;
 }
 

@@ -43,6 +43,7 @@ export const dataRoutes = [
           project,
           name: await resolveName(svc, q.name),
           idq: q["idq[]"],
+          dataIdFilter: [...(q.data_id_filter ?? []), ...(q["data_id_filter[]"] ?? [])],
           startNs: q.start,
           endNs: q.end,
           since: q.since !== undefined ? new Date(Number(q.since / 1_000_000n)).toISOString() : undefined,

@@ -10,7 +10,7 @@ import type { Services } from "../../services.js";
 import { noteRoute } from "../../http/request-observer.js";
 import { FORM_LIMIT, FORM_TYPE, mediaType, tokenEndpoint, tokenRoute } from "./token.js";
 import { invalidRequest } from "../service/errors.js";
-import { authorizationServerMetadata, METADATA_PATH, metadataHeaders } from "./metadata.js";
+import { metadataHeaders, wellKnownDocument } from "./metadata.js";
 
 export const TOKEN_PATH = "/api/auth/oauth2/token";
 
@@ -51,7 +51,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, svc: 
   }
 }
 
-/** Puts the fast path (and the RFC 8414 metadata, which lives outside /api) in front of the application. */
+/** Puts the fast path (and the discovery documents, which live outside /api) in front of the application. */
 export function installTokenFastPath(server: http.Server, svc: Services): void {
   const app = server.listeners("request") as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   server.removeAllListeners("request");
@@ -62,9 +62,10 @@ export function installTokenFastPath(server: http.Server, svc: Services): void {
       void handle(req, res, svc);
       return;
     }
-    if (req.method === "GET" && req.url === METADATA_PATH) {
-      noteRoute(req, METADATA_PATH);
-      res.writeHead(200, metadataHeaders).end(JSON.stringify(authorizationServerMetadata(svc)));
+    const document = req.method === "GET" ? wellKnownDocument(req.url, svc) : undefined;
+    if (document) {
+      noteRoute(req, req.url!);
+      res.writeHead(200, metadataHeaders).end(JSON.stringify(document));
       return;
     }
     for (const listener of app) listener.call(server, req, res);

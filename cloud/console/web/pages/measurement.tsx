@@ -1,6 +1,6 @@
 // One measurement: what it is, the data IDs it holds, its numeric series plotted (reduced by the
 // server to the plot's width, finer when zoomed, following a running measurement live), the other
-// data in tables, and downloads.
+// data in tables, its markers, and downloads.
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, q } from "../api";
 import { ErrorNote, Section } from "../common";
@@ -15,6 +15,7 @@ import { fetchReduced, toSeries } from "./reduced";
 import { MapPanel, positionSources } from "./map";
 import { RenameMeasurement } from "./measurement-name";
 import { DataTable, Downloads } from "./data-table";
+import { MarkersPanel } from "./markers";
 import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
 type DataId = Plottable;
@@ -105,6 +106,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
         {m && <RenameMeasurement project={project} uuid={uuid} name={m.name} onRenamed={meas.reload} />}
       </Section>
+      <MarkersPanel project={project} uuid={uuid} />
       <Section title="Data IDs">
         <ErrorNote error={ids.error ?? fields.error} />
         <table class="list" aria-label="Data IDs">
