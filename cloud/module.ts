@@ -4,11 +4,14 @@ import type { AnyRoute } from "./http/route.js";
 import type { Migration } from "./storage/migrate.js";
 import type { Services } from "./services.js";
 import type http from "node:http";
+import type { FastPath } from "./http/pre-routing.js";
 
 export interface CloudModule {
   name: string;
   migrations?: Migration[];
   routes?: AnyRoute[];
+  /** Answered before routing, for every spelling the router gives their path (cloud/http/pre-routing.ts). */
+  fastPaths?: FastPath[];
   /** Runs after migrations, in module order; may add members to svc. */
   init?(svc: Services): Promise<void> | void;
   /** Runs once the HTTP server exists (WebSocket upgrades, UDP listeners). */

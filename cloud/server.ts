@@ -11,7 +11,9 @@ import { defineRoute, type AnyRoute } from "./http/route.js";
 import { createLogger } from "./logger.js";
 import { CloudMetrics, storageBytes, UNMATCHED } from "./metrics.js";
 import { startMetricsListener } from "../lib/metrics-listener.js";
-import { errorBodyJson } from "./http/error-reply.js";
+import { errorBodyJson, errorReply } from "./http/error-reply.js";
+import { preRouting } from "./http/pre-routing.js";
+import { isStorageFull } from "./storage/db.js";
 import { observeRequests } from "./http/request-observer.js";
 import { accessLog } from "./http/access-log.js";
 import type { CloudModule } from "./module.js";
@@ -72,14 +74,19 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
     handler: () => buildOpenApi(routes, { title: "cloud-peer", version: VERSION, serverUrl: config.publicUrl }),
   });
   routes.push(openapi);
-  const app = createApp(routes, svc);
+  const renderError = (err: unknown, path: string) => {
+    // The readiness probe reports a full disk until a write succeeds again.
+    if (isStorageFull(err)) svc.storageRoom.noteFull();
+    return errorReply(err, svc.log, path);
+  };
+  const app = createApp(routes, svc, renderError);
+  const listener = preRouting(modules.flatMap((m) => m.fastPaths ?? []), app.callback(), { svc, renderError });
   // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
   // changed since the settings were read).
   const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
-  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), app.callback()) : http.createServer(app.callback());
+  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), listener) : http.createServer(listener);
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
-  // After the modules: the token fast path answers some requests before the application sees them.
   const logRequest = accessLog(svc.log);
   observeRequests(server, (r) => {
     svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);

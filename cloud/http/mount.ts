@@ -52,7 +52,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
     let body: unknown = undefined;
     if (route.body) {
       const kind = route.bodyKind ?? "json";
-      const raw = await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
+      const raw = route.readBody ? await route.readBody(ctx.req) : await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
       // Form bodies are OAuth endpoints, whose RFCs say unknown parameters are ignored.
       body = kind === "raw" ? raw : decodeOrThrow(route.body, raw, "body", { refuseUnknown: kind === "json" });
     }

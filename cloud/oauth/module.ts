@@ -2,7 +2,7 @@
 // OAuth2 client registration, and the bearer-token authenticator of the resource server.
 import type { CloudModule } from "../module.js";
 import { accountsAdapter } from "./service/accounts-adapter.js";
-import { installTokenFastPath } from "./routes/token-fast-path.js";
+import { metadataFastPath, tokenFastPath } from "./routes/token-fast-path.js";
 import { oauthRoutes } from "./routes/index.js";
 import { bearerAuthenticator } from "./service/bearer.js";
 import { OwnClients } from "./clients/own-clients.js";
@@ -21,6 +21,7 @@ export const oauthModule: CloudModule = {
   name: "oauth",
   migrations: oauthMigrations,
   routes: oauthRoutes,
+  fastPaths: [tokenFastPath, metadataFastPath],
   async init(svc) {
     const warn = (what: string) => (err: unknown) => svc.log.warn({ err: String(err) }, what);
     const bus = svc.cluster.bus;
@@ -51,8 +52,5 @@ export const oauthModule: CloudModule = {
       denylist.stop();
       await ownClients.stop();
     });
-  },
-  attach(server, svc) {
-    installTokenFastPath(server, svc);
   },
 };
