@@ -15,7 +15,8 @@ export interface FastPathContext {
   renderError(err: unknown, path: string): Reply;
 }
 
-export interface FastPath {
+/** A fast path for one method and path, matched as the application's router matches it. */
+export interface RouteFastPath {
   method: "GET" | "POST";
   /** `/api` for a route of the API; the route is reported to metrics and logs without it, as the application does. */
   prefix?: string;
@@ -23,6 +24,14 @@ export interface FastPath {
   path: string;
   handle(req: http.IncomingMessage, res: http.ServerResponse, ctx: FastPathContext): void | Promise<void>;
 }
+
+/** A fast path for a whole tree outside the API (the console's files): every method, its own 405 and route label. */
+export interface TreeFastPath {
+  owns(pathname: string): boolean;
+  handle(req: http.IncomingMessage, res: http.ServerResponse, ctx: FastPathContext): void | Promise<void>;
+}
+
+export type FastPath = RouteFastPath | TreeFastPath;
 
 /** Writes a reply as JSON (the fast paths answer JSON only). */
 export function sendJson(res: http.ServerResponse, r: Reply): void {
@@ -39,21 +48,25 @@ export function sendJson(res: http.ServerResponse, r: Reply): void {
 /** The server's request listener: the fast path the router matches, else the application. */
 export function preRouting(fastPaths: FastPath[], app: http.RequestListener, ctx: FastPathContext): http.RequestListener {
   if (fastPaths.length === 0) return app;
+  const routes = fastPaths.filter((f): f is RouteFastPath => "path" in f);
+  const trees = fastPaths.filter((f): f is TreeFastPath => "owns" in f);
   const router = createRouter();
-  fastPaths.forEach((f, i) => router.register(routerPath(f.prefix ?? "", f.path), [f.method], async () => {}, { name: String(i) }));
+  routes.forEach((f, i) => router.register(routerPath(f.prefix ?? "", f.path), [f.method], async () => {}, { name: String(i) }));
   return (req, res) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
-    const matched = router.match(q < 0 ? url : url.slice(0, q), req.method ?? "GET");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const matched = router.match(pathname, req.method ?? "GET");
     const layer = matched.route ? matched.pathAndMethod[0] : undefined;
-    const fast = layer?.name === undefined ? undefined : fastPaths[Number(layer.name)];
+    const route = layer?.name === undefined ? undefined : routes[Number(layer.name)];
+    const fast = route ?? trees.find((t) => t.owns(pathname));
     if (!fast) return void app(req, res);
-    noteRoute(req, fast.path);
+    if (route) noteRoute(req, route.path);
     Promise.resolve()
       .then(() => fast.handle(req, res, ctx))
       .catch((err: unknown) => {
         if (res.headersSent) res.end();
-        else sendJson(res, ctx.renderError(err, fast.path));
+        else sendJson(res, ctx.renderError(err, pathname));
       });
   };
 }

@@ -2,7 +2,8 @@
 // the pre-routing fast path takes every spelling the router gives to the token route, and the route
 // itself (reached when no fast path is installed) reads the form with the same reader.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { modules } from "../../../cloud/modules.js";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { ADMIN_PASSWORD } from "./helpers.js";
 
@@ -52,10 +53,19 @@ describe("token endpoint spellings through the fast path", () => {
 });
 
 describe("token endpoint spellings through the route alone", () => {
+  // The same peer's Koa application served without the fast paths in front of it.
   let peer: TestPeer;
+  let app: http.Server;
+  let url: string;
   beforeAll(async () => {
-    peer = await startTestPeer({ modules: modules.map((m) => (m.fastPaths ? { ...m, fastPaths: [] } : m)) });
+    peer = await startTestPeer();
+    app = http.createServer(peer.application);
+    await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   });
-  afterAll(async () => peer.stop());
-  expectOneEndpoint(() => peer);
+  afterAll(async () => {
+    await new Promise((r) => app.close(r));
+    await peer.stop();
+  });
+  expectOneEndpoint(() => ({ ...peer, api: (p, init) => peer.api(p, init, url) }));
 });
