@@ -62,11 +62,14 @@ export function preRouting(fastPaths: FastPath[], app: http.RequestListener, ctx
     const fast = route ?? trees.find((t) => t.owns(pathname));
     if (!fast) return void app(req, res);
     if (route) noteRoute(req, route.path);
-    Promise.resolve()
-      .then(() => fast.handle(req, res, ctx))
-      .catch((err: unknown) => {
-        if (res.headersSent) res.end();
-        else sendJson(res, ctx.renderError(err, pathname));
-      });
+    const failed = (err: unknown) => {
+      if (res.headersSent) res.end();
+      else sendJson(res, ctx.renderError(err, pathname));
+    };
+    try {
+      void Promise.resolve(fast.handle(req, res, ctx)).catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   };
 }
