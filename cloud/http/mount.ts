@@ -49,7 +49,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
     const principal = await guard(route, ctx, svc);
     const params = route.params ? decodeOrThrow(route.params, ctx.params, "path parameter") : {};
     const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};
-    let body: unknown = undefined;
+    let body: unknown;
     if (route.body) {
       const kind = route.bodyKind ?? "json";
       const raw = route.readBody ? await route.readBody(ctx.req) : await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);

@@ -4,7 +4,7 @@
 import type { Principal } from "../../auth/principal.js";
 import type { Services } from "../../services.js";
 import type { Mailer } from "../../mail/mailer.js";
-import { ROLE_UUIDS, SCOPES, ROLES, scopeNamesOfRoles } from "./catalogue.js";
+import { ROLE_UUIDS, scopeNamesOfRoles } from "./catalogue.js";
 import { dummyPasswordHash, verifyPassword } from "./password-rules.js";
 import { ApiTokensRepo } from "../repo/tokens.js";
 import { CatalogueRepo } from "../repo/catalogue.js";
@@ -173,4 +173,3 @@ export function createAccountsService(svc: Pick<Services, "db" | "config" | "log
 }
 
 /** Every catalogue uuid the service knows (roles and scopes). */
-export const catalogueUuids = () => [...SCOPES.map((s) => s.uuid), ...ROLES.map((r) => r.uuid)];

@@ -79,7 +79,6 @@ export function refresh(): Promise<void> {
 }
 
 export const accessToken = () => tokens?.access;
-export const signedIn = () => tokens !== undefined;
 
 /** Revokes the refresh token (its whole family, with the access tokens it issued) and forgets both. */
 export async function signOut(): Promise<void> {
