@@ -1,5 +1,5 @@
 // The Koa application: one error renderer, routes, and 404/405 for the rest (request logs and metrics:
-// access-log.ts and request-observer.ts, which also see the token fast path).
+// access-log.ts and request-observer.ts, which also see the pre-routing fast paths).
 import Koa from "koa";
 import { notRouted, renderErrors } from "../../lib/http/mount.js";
 import type { Services } from "../services.js";

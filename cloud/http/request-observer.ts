@@ -1,5 +1,5 @@
 // Sees every HTTP request the peer answers, whichever listener answers it (the Koa application or the
-// token fast path), once its answer is done: for the request metrics and the access log. Handlers note
+// pre-routing fast paths), once its answer is done: for the request metrics and the access log. Handlers note
 // the route template and the principal on the request; the raw URL is never reported (a query string
 // may hold a secret, and raw paths would make a metric series per URL).
 import type http from "node:http";
