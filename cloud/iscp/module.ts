@@ -61,7 +61,7 @@ function parseListen(listen: string): { host: string; port: number } {
   return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
 }
 
-type Needs = Pick<Services, "config" | "log" | "db" | "metrics" | "storageRoom" | "onClose" | "cluster" | "oauth" | "org" | "measurements">;
+type Needs = Pick<Services, "config" | "log" | "db" | "metrics" | "storageRoom" | "onClose" | "cluster" | "accounts" | "oauth" | "org" | "measurements">;
 
 export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
   name: "broker",

@@ -27,6 +27,8 @@ const FIXED: Record<string, [number, (v: DataView) => number | bigint]> = {
 export const isNumericType = (t: string) => t in FIXED || t === "json";
 
 const utf8 = new TextDecoder();
+// C0 controls other than tab, line feed and carriage return; DEL; the replacement character of invalid UTF-8.
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 /** The point's value as text: a number, the text of string/json, or hex bytes. */
 export function valueText(p: DataPoint, maxBytes = 64): string {
@@ -34,7 +36,11 @@ export function valueText(p: DataPoint, maxBytes = 64): string {
   const bytes = fromBase64(p.data.d);
   const fixed = FIXED[p.data_type];
   if (fixed && bytes.length === fixed[0]) return String(fixed[1](new DataView(bytes.buffer)));
-  if (p.data_type === "string" || p.data_type === "json") return utf8.decode(bytes);
+  if (p.data_type === "string" || p.data_type === "json") {
+    const text = utf8.decode(bytes);
+    // A string of binary data (control characters, bytes that are not UTF-8) reads as hex, not as boxes.
+    if (!NOT_TEXT.test(text)) return text;
+  }
   return hex(bytes, maxBytes);
 }
 

@@ -1,7 +1,7 @@
 // Measurement resources: create (also with a given UUID), list, get, update, delete, end, complete, protect.
 import type { Context } from "koa";
 import { parseNameFilter } from "../../http/query.js";
-import { dual } from "./common.js";
+import { dual, requireEdgeOfProject } from "./common.js";
 import {
   ListMeasurementsQuery,
   MeasCreate,
@@ -36,7 +36,10 @@ export const measurementRoutes = [
     body: MeasCreate,
     success: 201,
     response: MeasurementResponse,
-    handler: ({ project, body }, svc) => svc.measurements.measurements.create(project, toInput(body)),
+    handler: ({ project, body }, svc) => {
+      requireEdgeOfProject(svc, project, body.edge_uuid);
+      return svc.measurements.measurements.create(project, toInput(body));
+    },
   }),
   ...dual({
     projectOp: "createProjectMeasurementWithUUID",
@@ -48,7 +51,10 @@ export const measurementRoutes = [
     success: 201,
     response: MeasurementResponse,
     errors: [409],
-    handler: ({ project, params, body }, svc) => svc.measurements.measurements.create(project, toInput(body), params.measurement_uuid),
+    handler: ({ project, params, body }, svc) => {
+      requireEdgeOfProject(svc, project, body.edge_uuid);
+      return svc.measurements.measurements.create(project, toInput(body), params.measurement_uuid);
+    },
   }),
   ...dual({
     projectOp: "listProjectMeasurements",

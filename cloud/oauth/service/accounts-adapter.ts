@@ -29,8 +29,8 @@ export function accountsAdapter(svc: Pick<Services, "accounts">): AccountsPort {
       const user = await standing(r.user.uuid);
       return user ? { ok: true, user } : { ok: false, reason: "disabled" };
     },
-    async user(uuid) {
-      const hit = cache.get(uuid);
+    async user(uuid, opts) {
+      const hit = opts?.fresh ? undefined : cache.get(uuid);
       if (hit && Date.now() - hit.at < STANDING_CACHE_MS) return hit.user;
       const user = await standing(uuid);
       if (cache.size > 10_000) cache.clear();

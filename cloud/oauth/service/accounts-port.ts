@@ -16,5 +16,9 @@ export type SignInResult = { ok: true; user: AccountUser } | { ok: false; reason
 
 export interface AccountsPort {
   signIn(username: string, password: string, tenantUuid: string): Promise<SignInResult>;
-  user(uuid: string): Promise<AccountUser | undefined>;
+  /**
+   * The user's standing. Bearer checks may take one cached for a second; a grant that issues a token asks for
+   * `fresh` standing, so a token made right after a change (password, roles, disabled) reflects it.
+   */
+  user(uuid: string, opts?: { fresh?: boolean }): Promise<AccountUser | undefined>;
 }
