@@ -126,7 +126,7 @@ export class VehicleSim {
     const v = this.speedKmh(t) / 3.6;
     // Curvature of the ellipse at the current angle gives the lateral acceleration v²·κ.
     const a = this.angle();
-    const kappa = (A * B) / Math.pow(A * A * Math.sin(a) ** 2 + B * B * Math.cos(a) ** 2, 1.5);
+    const kappa = (A * B) / (A * A * Math.sin(a) ** 2 + B * B * Math.cos(a) ** 2) ** 1.5;
     const vibration = (k: number) => 0.15 * Math.sin(t * 157 + k) + 0.08 * Math.sin(t * 311 + 2 * k);
     return [f64("imu/acc_x", accel + vibration(1)), f64("imu/acc_y", v * v * kappa + vibration(2)), f64("imu/acc_z", 9.81 + vibration(3))];
   }
