@@ -95,18 +95,17 @@ export async function startCloudPeer(config: CloudConfig, opts: { logDestination
   };
   const app = createApp(routes, svc, renderError);
   const application = app.callback();
-  const listener = preRouting(modules.flatMap((m) => m.fastPaths ?? []), application, { svc, renderError });
+  const logRequest = accessLog(svc.log);
+  const listener = observeRequests(preRouting(modules.flatMap((m) => m.fastPaths ?? []), application, { svc, renderError }), (r) => {
+    svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
+    logRequest(r);
+  });
   // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
   // changed since the settings were read).
   const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
   const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), listener) : http.createServer(listener);
   server.keepAliveTimeout = 5_000;
   for (const m of modules) await m.attach?.(server, svc);
-  const logRequest = accessLog(svc.log);
-  observeRequests(server, (r) => {
-    svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
-    logRequest(r);
-  });
   const storage = async () => {
     const files = await storageBytes(config.dataDir);
     return { ...files, databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes, freeBytes: (await svc.storageRoom.check()).freeBytes };

@@ -39,11 +39,9 @@ export interface ObservedRequest {
   aborted: boolean;
 }
 
-/** Wraps the server's request listeners (install after every module added its own) and reports each request. */
-export function observeRequests(server: http.Server, done: (r: ObservedRequest) => void): void {
-  const listeners = server.listeners("request") as http.RequestListener[];
-  server.removeAllListeners("request");
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+/** Wraps the server's request listener (fast paths and application) so that each request is reported. */
+export function observeRequests(listener: http.RequestListener, done: (r: ObservedRequest) => void): http.RequestListener {
+  return (req, res) => {
     const started = performance.now();
     res.once("close", () => {
       const n = noted.get(req);
@@ -56,6 +54,6 @@ export function observeRequests(server: http.Server, done: (r: ObservedRequest) 
         aborted: !res.writableFinished,
       });
     });
-    for (const l of listeners) l.call(server, req, res);
-  });
+    listener(req, res);
+  };
 }
