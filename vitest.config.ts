@@ -5,19 +5,20 @@ import { defineConfig } from "vitest/config";
 //
 // Two projects: every test on the default backend (SQLite), and the cloud tests again with their peers on
 // PostgreSQL (CLOUD_TEST_DATABASE=postgres; one server for the run, a database per peer). Left out of the
-// second: tests of what only SQLite has (its files, pragmas, the one-script chunk path, payload files and the
+// second: tests of what only SQLite has (its files, pragmas, payload files and the
 // full disks simulated through them, backup/restore of the data directory).
 const SQLITE_ONLY = [
   "tests/cloud/storage/db.test.ts",
   "tests/cloud/storage/durability.test.ts",
   "tests/cloud/storage/mode.test.ts",
   "tests/cloud/storage/backup-cli.test.ts",
+  "tests/cloud/storage/restore-checks.test.ts",
   "tests/cloud/storage/downgrade.test.ts",
-  "tests/cloud/measurements/chunk-script.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
   "tests/cloud/measurements/storage-full-log.test.ts",
+  "tests/cloud/measurements/storage-full-batch.test.ts",
   "tests/cloud/measurements/stream-known-rows.test.ts",
   "tests/cloud/ops/health.test.ts",
   // Maintenance commands on a data directory, and their refusal of a wrong one.
@@ -30,6 +31,7 @@ const SQLITE_ONLY = [
   "tests/cloud/storage/migrate-store.test.ts",
   "tests/cloud/storage/migrate-live.test.ts",
   "tests/cloud/storage/postgres-cli.test.ts",
+  "tests/cloud/storage/pg-connection-loss.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",

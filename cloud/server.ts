@@ -28,6 +28,7 @@ import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
 import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
+import { limitConnections, serverTimeouts } from "./http/connection-limits.js";
 
 export const VERSION = "0.1.0";
 
@@ -103,8 +104,10 @@ export async function startCloudPeer(config: CloudConfig, opts: { logDestination
   // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
   // changed since the settings were read).
   const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
-  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), listener) : http.createServer(listener);
+  const timeouts = serverTimeouts(config);
+  const server: http.Server = tls ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, listener) : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
+  limitConnections(server, config, svc.log);
   for (const m of modules) await m.attach?.(server, svc);
   const storage = async () => {
     const files = await storageBytes(config.dataDir);

@@ -19,7 +19,7 @@ declare module "../services.js" {
 
 const TOKEN_USE_FLUSH_MS = 5_000;
 
-export const accountsModule: ProvidingModule<CoreServices, Pick<Services, "accounts" | "mailer">> = {
+export const accountsModule: ProvidingModule<CoreServices & Pick<Services, "cluster">, Pick<Services, "accounts" | "mailer">> = {
   name: "accounts",
   migrations: accountsMigrations,
   routes: accountsRoutes,

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
 import type { AreaErrorRenderer } from "../module-contract.js";
-import { isStorageFull } from "../storage/db.js";
+import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../storage/db.js";
 import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./route.js";
 
@@ -43,6 +43,11 @@ export function errorReply(err: unknown, log: Logger, path: string, areaRenderer
     // A server condition the client may retry, never a 500.
     log.error({ err: (err as Error).message, path }, "storage full");
     return problem(507, "insufficient_storage", "the server's storage is full: nothing of this request was stored", undefined, { "Retry-After": "60" });
+  }
+  if (isUnstorableText(err)) return problem(400, "invalid_request", "the request holds a character that cannot be stored (such as U+0000)");
+  if (isDatabaseUnavailable(err)) {
+    log.warn({ err: (err as Error).message, path }, "database unavailable");
+    return problem(503, "service_unavailable", "the database cannot be reached: try again later", undefined, { "Retry-After": "5" });
   }
   log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path }, "unhandled error");
   return problem(500, "internal_error", "unexpected server error");

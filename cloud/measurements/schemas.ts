@@ -13,7 +13,7 @@ export const TimeNs = Schema.transformOrFail(Schema.String, Schema.BigIntFromSel
   strict: true,
   decode: (s, _, ast) => {
     const ns = parseTimeNs(s);
-    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time")) : ParseResult.succeed(ns);
+    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time (or integer Unix microseconds) from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z")) : ParseResult.succeed(ns);
   },
   encode: (ns) => ParseResult.succeed(ns.toString()),
 }).annotations({ jsonSchema: { type: "string", format: "date-time" } });

@@ -94,9 +94,10 @@ export const signInSubmitRoute = defineRoute({
     const address = clientAddress(ctx.req, svc.config.trustedProxies);
     if (!limits.byAddress.take(address) || !limits.byName.take(username.toLowerCase()))
       return again(429, "Too many sign-in attempts. Wait a minute and try again.");
-    const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid);
-    if (!result.ok)
-      return again(401, result.reason === "locked" ? "This account is locked after too many failed sign-ins. Ask an administrator to unlock it." : "Wrong user name or password.");
+    const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid, address);
+    if (!result.ok && result.reason === "throttled")
+      return again(429, `Too many failed sign-ins. Wait ${Math.ceil(result.retryAfterMs / 1000)} seconds and try again.`);
+    if (!result.ok) return again(401, "Wrong user name or password.");
     await startSession(ctx, svc, result.user.uuid);
     return emptyReply(303, { Location: `/api/auth/oauth2/authorization?${ctx.querystring}`, "Cache-Control": "no-store" });
   },

@@ -21,9 +21,9 @@ export function accountsAdapter(svc: Pick<Services, "accounts">): AccountsPort {
     };
   };
   return {
-    async signIn(username, password, tenantUuid) {
+    async signIn(username, password, tenantUuid, from) {
       if (tenantUuid !== svc.accounts.tenantUuid) return { ok: false, reason: "invalid" };
-      const r = await svc.accounts.signIn(username, password);
+      const r = await svc.accounts.signIn(username, password, from);
       if (!r.ok) return r;
       cache.delete(r.user.uuid);
       const user = await standing(r.user.uuid);

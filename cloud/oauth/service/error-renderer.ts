@@ -6,13 +6,15 @@ import type { AreaErrorRenderer } from "../../module-contract.js";
 import { AuthorizationError, SignInFormRejected } from "../checks/context.js";
 import { errorPage } from "../signin/html.js";
 import { redirectTo } from "./authorize.js";
-import { CORS, OAuthError } from "./errors.js";
+import { CORS, OAuthError, Throttled } from "./errors.js";
 
-/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400. */
+/** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400; Throttled 429. */
 function oauthReply(err: OAuthError): Reply {
   const challenge: Record<string, string> = err.basicChallenge ? { "WWW-Authenticate": 'Basic realm="oauth2", charset="UTF-8"' } : {};
+  // A sign-in that must wait (RFC 6585 429): not a protocol error, a pause the client can read.
+  if (err instanceof Throttled) challenge["Retry-After"] = String(err.retryAfterSeconds);
   return new Reply(
-    err.error === "invalid_client" ? 401 : 400,
+    err instanceof Throttled ? 429 : err.error === "invalid_client" ? 401 : 400,
     { error: err.error, error_description: err.description, type: err.error, title: err.description },
     { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS, ...challenge },
     JSON_TYPE,
