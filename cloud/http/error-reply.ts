@@ -2,7 +2,7 @@
 // pre-routing fast paths both call errorReply (through cloud/server.ts). The areas' own renderers (their
 // modules' `errorRenderers`, e.g. oauth's RFC 6749 bodies and sign-in pages) are asked first; domain
 // errors, ApiErrors and the route kit's problems get the intdash `{type, title}` body (with `properties`
-// naming fields), a full disk a 507, anything else a logged 500.
+// naming fields), a full disk a 507, an unreachable database a 503, anything else a logged 500.
 import type { Logger } from "pino";
 import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
