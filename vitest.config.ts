@@ -39,6 +39,22 @@ const SQLITE_ONLY = [
   "tests/cloud/cluster/postgres-outage.test.ts",
 ];
 
+// The quick loop (`npm run test:quick`): unit tests that start no child process, browser or database and
+// need no build. Everything else needs the build (tests/support/build-global-setup.ts, once per run).
+const QUICK = [
+  "tests/proto/wire/*.test.ts",
+  "tests/proto/transport/ws/*.test.ts",
+  "tests/machines/{connection,filter-deferred,stream}.test.ts",
+  "tests/runtime/filters/*.test.ts",
+  "tests/runtime/throttled-data.test.ts",
+  "tests/cloud/iscp/{filter,rate-meter}.test.ts",
+  "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
+  "tests/cloud/measurements/ingest/known-rows.test.ts",
+  "tests/cloud/ops/access-log.test.ts",
+  "tests/scripts/build-fingerprint.test.ts",
+];
+const BUILD = "tests/support/build-global-setup.ts";
+
 const common = {
   pool: "forks" as const,
   testTimeout: 30_000,
@@ -47,10 +63,9 @@ const common = {
 
 export default defineConfig({
   test: {
-    globalSetup: ["tests/support/build-global-setup.ts"],
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"] } },
+      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], globalSetup: [BUILD] } },
       {
         test: {
           ...common,
@@ -58,11 +73,13 @@ export default defineConfig({
           include: ["tests/cloud/**/*.test.ts"],
           exclude: SQLITE_ONLY,
           env: { CLOUD_TEST_DATABASE: "postgres" },
-          globalSetup: ["tests/support/postgres-global-setup.ts"],
+          globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
           // Each query is a round trip to another process: on a loaded machine a request takes several times longer.
           testTimeout: 90_000,
         },
       },
+      // One worker module cache for these small files (no isolation needed: they start nothing).
+      { test: { ...common, name: "quick", include: QUICK, pool: "threads", isolate: false } },
     ],
   },
 });

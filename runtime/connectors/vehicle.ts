@@ -29,7 +29,7 @@ const STREAMS: Array<{ hz: number; make: (s: VehicleSim, t: number) => VehiclePo
   { hz: 10, make: (s, t) => [s.position(t)] },
   { hz: 50, make: (s, t) => [f64("vehicle/speed", s.speedKmh(t)), f64("vehicle/engine_rpm", s.rpm(t))] },
   { hz: 100, make: (s, t) => s.imu(t) },
-  { hz: 1, make: (s, t) => [f64("engine/coolant_temp", 20 + 68 * (1 - Math.exp(-t / 150)) + 1.5 * Math.sin(t / 9))] },
+  { hz: 1, make: (_s, t) => [f64("engine/coolant_temp", 20 + 68 * (1 - Math.exp(-t / 150)) + 1.5 * Math.sin(t / 9))] },
   { hz: 20, make: (s, t) => [s.canFrame(t)] },
 ];
 
@@ -126,7 +126,7 @@ export class VehicleSim {
     const v = this.speedKmh(t) / 3.6;
     // Curvature of the ellipse at the current angle gives the lateral acceleration v²·κ.
     const a = this.angle();
-    const kappa = (A * B) / Math.pow(A * A * Math.sin(a) ** 2 + B * B * Math.cos(a) ** 2, 1.5);
+    const kappa = (A * B) / (A * A * Math.sin(a) ** 2 + B * B * Math.cos(a) ** 2) ** 1.5;
     const vibration = (k: number) => 0.15 * Math.sin(t * 157 + k) + 0.08 * Math.sin(t * 311 + 2 * k);
     return [f64("imu/acc_x", accel + vibration(1)), f64("imu/acc_y", v * v * kappa + vibration(2)), f64("imu/acc_z", 9.81 + vibration(3))];
   }

@@ -206,7 +206,6 @@ export const DownstreamIpcSettings = Schema.Struct({ id: Id, ...ipcFields }).ann
   identifier: "DownstreamIpcSettings",
 });
 export type DownstreamIpcSettings = typeof DownstreamIpcSettings.Type;
-export type IpcSettings = UpstreamIpcSettings | DownstreamIpcSettings;
 
 /** `ipc` may be omitted on create: the daemon then fills in a FIFO path of its own (see docs/agent-api.md). */
 const ipcCreateFields = {

@@ -25,6 +25,7 @@ const ODD_STRINGS = [
   "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", "not-a-uuid", "{}", "[]", "null", "-1", "1e309",
 ];
 const ODD_TIMES = ["9223372036854775807", "-9223372036854775808", "0000-01-01T00:00:00Z", "0099-12-31T23:59:59Z", "9999-12-31T23:59:60Z", "2026-02-30T00:00:00Z", "1970-01-01T00:00:00+25:00", "-1"];
+// biome-ignore lint/correctness/noPrecisionLoss: a number past 2^53 is one of the odd values sent
 const ODD_NUMBERS = [-1, 0, 2 ** 53, -(2 ** 63), 1e308, 0.5, -0.0, 4294967296, 9007199254740993];
 
 function randomUuid(rng: Rng): string {
@@ -42,6 +43,7 @@ function resolve(doc: Json, schema: Json | undefined): Json {
  * A value of the schema's shape, each part bent with probability `bend`: a request mostly well-formed reaches the
  * code past its first checks, where a single bad field does its harm.
  */
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module function, never called on an object
 export function valueOf(doc: Json, schema: Json | undefined, rng: Rng, bend: number, depth = 0): unknown {
   const s = resolve(doc, schema);
   if (rng.chance(bend)) return bent(rng, depth);

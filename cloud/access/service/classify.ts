@@ -34,9 +34,9 @@ export function normalisePath(path: string): string {
   return p;
 }
 
-function decodeUnreserved(escape: string, hex: string): string {
+function decodeUnreserved(escaped: string, hex: string): string {
   const c = String.fromCharCode(parseInt(hex, 16));
-  return /[A-Za-z0-9\-._~]/.test(c) ? c : escape;
+  return /[A-Za-z0-9\-._~]/.test(c) ? c : escaped;
 }
 
 function removeDotSegments(p: string): string {

@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal.js";
 import type { Services } from "../../services.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { notify, onNotice } from "../../cluster/service/notices.js";
-import { ROLE_UUIDS, SCOPES, ROLES, scopeNamesOfRoles } from "./catalogue.js";
+import { ROLE_UUIDS, scopeNamesOfRoles } from "./catalogue.js";
 import { dummyPasswordHash, verifyPassword } from "./password-rules.js";
 import { ApiTokensRepo } from "../repo/tokens.js";
 import { CatalogueRepo } from "../repo/catalogue.js";
@@ -60,9 +60,9 @@ export interface AccountsService {
   userResource(userUuid: string, temporaryPassword?: string): Promise<ReturnType<typeof userView> | undefined>;
   /** created_at/updated_at of a catalogue role or scope. */
   catalogueTimes(uuid: string): Timestamps;
-  /** Registers work to do after a user is deleted (memberships, clients, sessions of other areas). */
+  /** Subscribes to the userDeleted domain event (cloud/events.ts); modules use their `on.userDeleted` instead. */
   onUserDeleted(fn: (userUuid: string) => Promise<void> | void): void;
-  /** Runs the onUserDeleted hooks (called by deleteUser). */
+  /** Emits the userDeleted domain event (called by deleteUser). */
   userDeleted(userUuid: string): Promise<void>;
   /** Remembers an API token use; written to the database in batches. */
   noteTokenUse(tokenId: number): void;
@@ -71,13 +71,12 @@ export interface AccountsService {
 
 export const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
-export function createAccountsService(svc: Services, mailer: Mailer, times: Map<string, Timestamps>): AccountsService {
+export function createAccountsService(svc: Pick<Services, "db" | "config" | "log" | "events" | "cluster">, mailer: Mailer, times: Map<string, Timestamps>): AccountsService {
   const users = new UsersRepo(svc.db);
   const emails = new EmailsRepo(svc.db);
   const tokens = new ApiTokensRepo(svc.db);
   const catalogue = new CatalogueRepo(svc.db);
   const pendingUse = new Map<number, string>();
-  const deletedHooks: Array<(userUuid: string) => Promise<void> | void> = [];
   const epoch = { created_at: "1970-01-01T00:00:00Z", updated_at: "1970-01-01T00:00:00Z" };
 
   const state = (p: PasswordRow): PasswordState => ({
@@ -177,17 +176,9 @@ export function createAccountsService(svc: Services, mailer: Mailer, times: Map<
     },
     catalogueTimes: (uuid) => times.get(uuid) ?? epoch,
     onUserDeleted(fn) {
-      deletedHooks.push(fn);
+      svc.events.on("userDeleted", fn);
     },
-    async userDeleted(userUuid) {
-      for (const fn of deletedHooks) {
-        try {
-          await fn(userUuid);
-        } catch (err) {
-          svc.log.error({ err: { message: (err as Error).message }, user: userUuid }, "user-deleted hook failed");
-        }
-      }
-    },
+    userDeleted: (userUuid) => svc.events.emit("userDeleted", userUuid),
     noteTokenUse(tokenId) {
       pendingUse.set(tokenId, nowIso());
     },
@@ -201,4 +192,3 @@ export function createAccountsService(svc: Services, mailer: Mailer, times: Map<
 }
 
 /** Every catalogue uuid the service knows (roles and scopes). */
-export const catalogueUuids = () => [...SCOPES.map((s) => s.uuid), ...ROLES.map((r) => r.uuid)];

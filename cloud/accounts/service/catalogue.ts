@@ -237,16 +237,13 @@ export const ROLES: readonly RoleDef[] = [
 const scopeByName = new Map(SCOPES.map((s) => [s.name, s]));
 const scopeByUuid = new Map(SCOPES.map((s) => [s.uuid, s]));
 const roleByUuid = new Map(ROLES.map((r) => [r.uuid, r]));
-const roleByName = new Map(ROLES.map((r) => [r.name, r]));
 
 /** Scope definitions for scope names; unknown names are skipped. */
 export function resolveScopes(names: readonly string[]): ScopeDef[] {
   return names.flatMap((n) => scopeByName.get(n) ?? []);
 }
 export const findScope = (uuid: string) => scopeByUuid.get(uuid);
-export const findScopeByName = (name: string) => scopeByName.get(name);
 export const findRole = (uuid: string) => roleByUuid.get(uuid);
-export const findRoleByName = (name: string) => roleByName.get(name);
 
 /** Scope names held through the given roles, without duplicates, in catalogue order. */
 export function scopeNamesOfRoles(roleUuids: readonly string[]): string[] {

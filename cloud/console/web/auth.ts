@@ -81,7 +81,6 @@ export function refresh(): Promise<void> {
 }
 
 export const accessToken = () => tokens?.access;
-export const signedIn = () => tokens !== undefined;
 /** True while the signed-in user must choose a new password before anything else. */
 export const mustChangePassword = () => tokens?.passwordChangeOnly === true;
 

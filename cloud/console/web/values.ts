@@ -29,6 +29,7 @@ export const isNumericType = (t: string) => t in FIXED || t === "json";
 
 const utf8 = new TextDecoder();
 // C0 controls other than tab, line feed and carriage return; DEL; the replacement character of invalid UTF-8.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for
 const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 /** The point's value as text: a number, the text of string/json, or hex bytes. */

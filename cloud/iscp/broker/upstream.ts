@@ -1,6 +1,6 @@
 // Server-side state of one upstream: its data-ID aliases, duplicate detection and batched acks.
 // The stream outlives its connection for the expiry interval so that it can be resumed.
-import { iscp2, ResultCode } from "../../../proto/wire/message.js";
+import { iscp2 } from "../../../proto/wire/message.js";
 import type { UpstreamInfo } from "./options.js";
 import type { StoreWaiters } from "./chunk-store.js";
 
@@ -238,5 +238,3 @@ export class UpstreamStream {
     clearTimeout(this.expiryTimer);
   }
 }
-
-export const OK = { resultCode: ResultCode.SUCCEEDED, resultString: "OK" };

@@ -30,7 +30,7 @@ function kindsFor(types: ReadonlySet<string>): Set<string> {
   return allowed;
 }
 
-async function principalOf(svc: Services, tickets: TicketStore, token: string): Promise<Principal | undefined> {
+async function principalOf(svc: Pick<Services, "oauth" | "accounts">, tickets: TicketStore, token: string): Promise<Principal | undefined> {
   const fromTicket = await tickets.consumeAnywhere(token);
   if (fromTicket) return fromTicket;
   const claims = svc.oauth.verifyAccessToken(token);
@@ -47,7 +47,7 @@ async function principalOf(svc: Services, tickets: TicketStore, token: string): 
   return { kind: claims.sub_kind, uuid: claims.sub, isSuper, scopes, via: "bearer", clientId: claims.client_id, credentialId: claims.jti };
 }
 
-export function brokerAuthenticator(svc: Services, tickets: TicketStore): Authenticate {
+export function brokerAuthenticator(svc: Pick<Services, "oauth" | "accounts" | "org" | "metrics">, tickets: TicketStore): Authenticate {
   return async (accessToken, projectUuid, nodeId) => {
     const principal = accessToken ? await principalOf(svc, tickets, accessToken.replace(/^bearer\s+/i, "")) : undefined;
     if (!principal) return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "invalid, expired or revoked access token" };

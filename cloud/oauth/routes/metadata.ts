@@ -1,6 +1,6 @@
 // GET /.well-known/oauth-authorization-server (RFC 8414) and /.well-known/openid-configuration (OpenID
 // Connect Discovery 1.0), so that OAuth libraries can discover the endpoints. They live outside /api (the
-// issuer is the public URL), so the module's request listener serves them rather than routes.
+// issuer is the public URL), so they are fast paths (token-fast-path.ts) rather than routes.
 import type { Services } from "../../services.js";
 import { AUTH_METHODS } from "../schemas.js";
 import { CORS } from "../service/errors.js";
@@ -43,13 +43,6 @@ export function openIdConfiguration(svc: Services) {
     access_token_signing_alg_values_supported: ["ES256"],
     claims_supported: ["iss", "sub", "sub_kind", "client_id", "scope", "iat", "exp", "jti"],
   };
-}
-
-/** The document served at a well-known path, or undefined. */
-export function wellKnownDocument(url: string | undefined, svc: Services): object | undefined {
-  if (url === METADATA_PATH) return authorizationServerMetadata(svc);
-  if (url === OPENID_PATH) return openIdConfiguration(svc);
-  return undefined;
 }
 
 export const metadataHeaders = {

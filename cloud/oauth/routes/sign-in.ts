@@ -19,9 +19,9 @@ import { startSession } from "../signin/session.js";
 import { SIGN_IN_PATH } from "./authorization.js";
 
 const CSRF_COOKIE = "oauth_csrf";
-const limiters = new WeakMap<Services, { byAddress: RateLimiter; byName: RateLimiter }>();
+const limiters = new WeakMap<object, { byAddress: RateLimiter; byName: RateLimiter }>();
 /** The peer's sign-in limiters; with --nats every attempt counts on every peer. Made at start by the module. */
-export const limiterOf = (svc: Services) => {
+export const limiterOf = (svc: Pick<Services, "cluster">) => {
   let l = limiters.get(svc);
   if (!l) {
     const bus = svc.cluster.bus;

@@ -5,7 +5,7 @@ import type { AccountsPort, AccountUser } from "./accounts-port.js";
 
 const STANDING_CACHE_MS = 1_000;
 
-export function accountsAdapter(svc: Services): AccountsPort {
+export function accountsAdapter(svc: Pick<Services, "accounts">): AccountsPort {
   const cache = new Map<string, { at: number; user: AccountUser | undefined }>();
   const standing = async (uuid: string): Promise<AccountUser | undefined> => {
     const p = await svc.accounts.principalForUser(uuid, "bearer");

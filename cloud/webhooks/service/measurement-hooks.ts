@@ -19,7 +19,7 @@ const MAX_SEEN = 100_000;
  * Listens to the measurements' events only while some enabled hook wants them (so an idle peer adds
  * no listener); call the returned function whenever the hooks change, and with false at shutdown.
  */
-export function watchMeasurements(svc: Services): (active: boolean) => void {
+export function watchMeasurements(svc: Pick<Services, "log" | "measurements" | "webhooks">): (active: boolean) => void {
   const seen = new Map<string, Seen>();
   /** Measurements already told as deleted: a late change event of theirs must not tell it twice. */
   const gone = new Set<string>();
