@@ -5,19 +5,20 @@ import { defineConfig } from "vitest/config";
 //
 // Two projects: every test on the default backend (SQLite), and the cloud tests again with their peers on
 // PostgreSQL (CLOUD_TEST_DATABASE=postgres; one server for the run, a database per peer). Left out of the
-// second: tests of what only SQLite has (its files, pragmas, the one-script chunk path, payload files and the
+// second: tests of what only SQLite has (its files, pragmas, payload files and the
 // full disks simulated through them, backup/restore of the data directory).
 const SQLITE_ONLY = [
   "tests/cloud/storage/db.test.ts",
   "tests/cloud/storage/durability.test.ts",
   "tests/cloud/storage/mode.test.ts",
   "tests/cloud/storage/backup-cli.test.ts",
+  "tests/cloud/storage/restore-checks.test.ts",
   "tests/cloud/storage/downgrade.test.ts",
-  "tests/cloud/measurements/chunk-script.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
   "tests/cloud/measurements/storage-full-log.test.ts",
+  "tests/cloud/measurements/storage-full-batch.test.ts",
   "tests/cloud/measurements/stream-known-rows.test.ts",
   "tests/cloud/ops/health.test.ts",
   // Maintenance commands on a data directory, and their refusal of a wrong one.
@@ -30,12 +31,29 @@ const SQLITE_ONLY = [
   "tests/cloud/storage/migrate-store.test.ts",
   "tests/cloud/storage/migrate-live.test.ts",
   "tests/cloud/storage/postgres-cli.test.ts",
+  "tests/cloud/storage/pg-connection-loss.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",
   // Stops and starts a PostgreSQL of its own.
   "tests/cloud/cluster/postgres-outage.test.ts",
 ];
+
+// The quick loop (`npm run test:quick`): unit tests that start no child process, browser or database and
+// need no build. Everything else needs the build (tests/support/build-global-setup.ts, once per run).
+const QUICK = [
+  "tests/proto/wire/*.test.ts",
+  "tests/proto/transport/ws/*.test.ts",
+  "tests/machines/{connection,filter-deferred,stream}.test.ts",
+  "tests/runtime/filters/*.test.ts",
+  "tests/runtime/throttled-data.test.ts",
+  "tests/cloud/iscp/{filter,rate-meter}.test.ts",
+  "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
+  "tests/cloud/measurements/ingest/known-rows.test.ts",
+  "tests/cloud/ops/access-log.test.ts",
+  "tests/scripts/build-fingerprint.test.ts",
+];
+const BUILD = "tests/support/build-global-setup.ts";
 
 const common = {
   pool: "forks" as const,
@@ -45,10 +63,9 @@ const common = {
 
 export default defineConfig({
   test: {
-    globalSetup: ["tests/support/build-global-setup.ts"],
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"] } },
+      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], globalSetup: [BUILD] } },
       {
         test: {
           ...common,
@@ -56,11 +73,13 @@ export default defineConfig({
           include: ["tests/cloud/**/*.test.ts"],
           exclude: SQLITE_ONLY,
           env: { CLOUD_TEST_DATABASE: "postgres" },
-          globalSetup: ["tests/support/postgres-global-setup.ts"],
+          globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
           // Each query is a round trip to another process: on a loaded machine a request takes several times longer.
           testTimeout: 90_000,
         },
       },
+      // One worker module cache for these small files (no isolation needed: they start nothing).
+      { test: { ...common, name: "quick", include: QUICK, pool: "threads", isolate: false } },
     ],
   },
 });

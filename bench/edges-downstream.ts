@@ -7,7 +7,7 @@ import { connectWebSocket } from "../proto/transport/ws/client.js";
 import { LatencySamples, monoNs, stampOf } from "../runtime/bench/latency.js";
 import { fetchToken } from "../runtime/deferred/cloud-auth.js";
 import { IscpClient } from "../runtime/iscp/conn.js";
-import type { EdgeSpec } from "./edges.js";
+import type { EdgeSpec } from "./edges-load.js";
 
 export interface DownstreamSampler {
   /** Starts a new window (samples so far are dropped). */

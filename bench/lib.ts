@@ -52,3 +52,17 @@ export function procCpuSeconds(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
+
+/** Whether a row is a case that failed: the benchmarks put "failed: <why>" in its note. */
+export const rowFailed = (r: Row): boolean => typeof r.note === "string" && r.note.startsWith("failed:");
+
+/** A case's name from its row's identifying fields (e.g. "ours, 100 × 1000", "postgres, 2 instances", "throughput, nats, 16 B"). */
+export function caseLabel(r: Row): string {
+  const parts: string[] = [];
+  for (const k of ["case", "system", "path", "backend"]) if (r[k] !== undefined) parts.push(String(r[k]));
+  if (r.instances !== undefined) parts.push(`${String(r.instances)} instance(s)`);
+  if (r.edges !== undefined) parts.push(`${String(r.edges)} × ${String(r.rate_per_edge)}`);
+  if (r.payload_B !== undefined) parts.push(`${String(r.payload_B)} B`);
+  if (r.rate !== undefined) parts.push(`at ${String(r.rate)}`);
+  return parts.join(", ") || JSON.stringify(r).slice(0, 80);
+}

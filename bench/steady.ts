@@ -7,7 +7,7 @@
 //   npm run bench -- steady [--duration 60] [--rate R | --max-duration 5]
 import { runAgentCase } from "../runtime/bench/agent-case.js";
 import { currentRssMiB, loadAverage } from "../runtime/bench/proc-stats.js";
-import { positive } from "./edges.js";
+import { positive } from "./edges-load.js";
 import { arg, isMain, report, type ReportExtras, type Row } from "./lib.js";
 
 const SHARE = 0.8;

@@ -62,7 +62,13 @@ async function main() {
   if (!process.env.CLOUD_ADMIN_PASSWORD && !fs.existsSync(path.join(cloudData, "cloud.db")) && !fs.existsSync(pwFile))
     fs.writeFileSync(pwFile, `Demo-${randomBytes(12).toString("base64url")}\n`, { mode: 0o600 });
   const adminPassword = process.env.CLOUD_ADMIN_PASSWORD ?? (fs.existsSync(pwFile) ? fs.readFileSync(pwFile, "utf8").trim() : undefined);
-  const cloud = await startCloudPeer(loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" }));
+  const cloud = await startCloudPeer(loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" })).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === "EADDRINUSE")
+        throw new Error(`${listen} is in use by another program: stop it, or give the demo another address, e.g. CLOUD_LISTEN=127.0.0.1:8081 npm start`);
+      throw err;
+    },
+  );
   const admin = await cloud.svc.accounts.findUserByName("admin");
   const token = (await createToken(cloud.svc, admin!.uuid, { name: `demo ${new Date().toISOString()}` })).token!;
   const demo = await ensureDemoCloud(root, apiClient(cloud.url, token));
@@ -74,7 +80,9 @@ async function main() {
 
   // The sample connector is launched with this node: its folder is allowed as the administrator would allow it.
   const agentArgs = [path.join(PACKAGE_ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
-  const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"] });
+  // Warnings and errors only (as the cloud's), so the banner below is what a visitor reads first.
+  const agentEnv = { ...process.env, AGENT_LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? "warn" };
+  const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"], env: agentEnv });
   let stopping = false;
   const stop = async (code = 0) => {
     if (stopping) return;
@@ -102,14 +110,16 @@ async function main() {
   const conn = await agentCall("PATCH", "/connection", { server_url: cloud.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
   if (conn.status !== 200) throw new Error(`connection settings: ${JSON.stringify(conn.body)}`);
   await put("/upstreams", { id: "demo", persist: true, qos: "partial" } as { id: string });
+  // The sample connector plays a vehicle on a test track: position, speed, IMU, temperature, a CAN frame, a log.
   await put("/device-connectors/upstream", {
-    id: "sample",
+    id: "vehicle",
     format: "iscp-v2-compat",
     dest_ids: ["demo"],
-    data_name_prefix: "sample/",
-    ipc: { type: "fifo", path: path.join(agentData, "sample.fifo") },
-    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--name", "counter", "--type", "int64", "--size", "8", "--rate", "100"] },
+    ipc: { type: "fifo", path: path.join(agentData, "vehicle.fifo") },
+    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--play", "vehicle"] },
   } as { id: string });
+  // A demo data directory from before keeps a channel of its own; only the vehicle plays now.
+  if ((await agentCall("GET", "/device-connectors/upstream/sample")).status === 200) await agentCall("DELETE", "/device-connectors/upstream/sample");
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.
   let measurement = "<measurement uuid>";
@@ -118,10 +128,20 @@ async function main() {
     if (started) measurement = started.uuid;
     else await new Promise((r) => setTimeout(r, 200));
   }
+  // Named as a team would name a run, so the console lists it by name. The agent's first chunk makes it in the
+  // cloud: wait for that before naming it.
+  const name = `Test track run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const api = apiClient(cloud.url, token);
+  for (let i = 0; i < 50 && !measurement.startsWith("<"); i++) {
+    const named = await api(`/v1/projects/${demo.projectUuid}/measurements/${measurement}`, { method: "PUT", json: { name } }).then(() => true, () => false);
+    if (named) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 
   console.log(`
 Demo running (data in ${root}):
   console           ${cloud.url}/console/   (sign in as "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"})
+  the vehicle's run ${cloud.url}/console/#/measurement/${demo.projectUuid}/${measurement}   ("${name}")
   cloud peer        ${cloud.url}/api   (OpenAPI: ${cloud.url}/api/openapi.json)
   admin             user "admin", password in ${fs.existsSync(pwFile) ? show(pwFile) : "CLOUD_ADMIN_PASSWORD"}, API token in ${show(tokenFile)}
   project           ${demo.projectUuid}

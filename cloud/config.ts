@@ -116,15 +116,6 @@ export function parseDurability(v: string | undefined): Settings["durability"] {
   return resolveSettings({}, { CLOUD_DURABILITY: v }).durability;
 }
 
-/** `host:port` (the host defaults to 127.0.0.1; port 0 picks a free one). */
-function hostPort(name: string, listen: string): { host: string; port: number } {
-  const idx = listen.lastIndexOf(":");
-  const host = idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1";
-  const port = Number(idx >= 0 ? listen.slice(idx + 1) : listen);
-  if (!/^\d+$/.test(listen.slice(idx + 1)) || port > 65535) throw new Error(`invalid ${name} "${listen}": expected host:port`);
-  return { host, port };
-}
-
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const { listen, publicUrl, ...rest } = resolveSettings(flags, env);
   for (const [names, cert, key] of [[TLS_NAMES, rest.tlsCert, rest.tlsKey], [QUIC_NAMES, rest.iscpQuicCert, rest.iscpQuicKey]] as const) {

@@ -72,10 +72,21 @@ export class CloudMetrics {
         this.set({ direction: "downstream" }, s?.downstreams ?? 0);
       },
     });
-    // Both storage gauges are collected in one scrape: the directory walk runs once for them.
-    let pending: Promise<StorageFigures> | undefined;
-    const storageNow = (): Promise<StorageFigures> =>
-      (pending ??= (sources().storage?.() ?? Promise.resolve({ databaseBytes: 0, payloadBytes: 0 })).finally(() => setImmediate(() => (pending = undefined))));
+    // The storage gauges are collected in one scrape: the directory walk runs once for them. A database that
+    // cannot be reached leaves the byte gauges out of the scrape and marks cloud_database_up 0; the rest is served.
+    let pending: Promise<StorageFigures | undefined> | undefined;
+    const storageNow = (): Promise<StorageFigures | undefined> =>
+      (pending ??= (sources().storage?.() ?? Promise.resolve({ databaseBytes: 0, payloadBytes: 0 }))
+        .catch(() => undefined)
+        .finally(() => setImmediate(() => (pending = undefined))));
+    new Gauge({
+      name: "cloud_database_up",
+      help: "1 when the database answered this scrape's storage query, 0 when it could not be reached",
+      registers,
+      async collect() {
+        this.set((await storageNow()) ? 1 : 0);
+      },
+    });
     new Gauge({
       name: "cloud_storage_bytes",
       help: "Bytes the peer's data takes on disk, by part (database: SQLite file, WAL and shared memory; payload_files: chunk payload files)",
@@ -83,6 +94,8 @@ export class CloudMetrics {
       registers,
       async collect() {
         const s = await storageNow();
+        this.reset();
+        if (!s) return;
         this.set({ part: "database" }, s.databaseBytes);
         this.set({ part: "payload_files" }, s.payloadBytes);
       },
@@ -93,7 +106,8 @@ export class CloudMetrics {
       registers,
       async collect() {
         const s = await storageNow();
-        if (s.freeBytes !== undefined) this.set(s.freeBytes);
+        this.reset();
+        if (s?.freeBytes !== undefined) this.set(s.freeBytes);
       },
     });
   }

@@ -1,8 +1,13 @@
-// Builds and runs a cloud peer: database, migrations, modules, HTTP server, graceful shutdown.
+// Builds and runs a cloud peer. The whole wiring, in the order it runs:
+//  1. storage: the data directory, the database, every module's migrations (cloud/modules.ts order);
+//  2. Services: the core members, then each module's `provide` (cloud/modules.ts, provideServices);
+//  3. extension points, each in module order: `authenticators`, `clientResolvers` (oauth), `on` (domain events);
+//  4. HTTP: routes (+ the OpenAPI document), the error renderer (areas' `errorRenderers`, then
+//     cloud/http/error-reply.ts), the pre-routing `fastPaths` in front of the Koa application, `attach`;
+//  5. listen; on close: `serverClosing`, in-flight requests, close hooks (`svc.onClose`, reversed), database.
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import path from "node:path";
 import type pino from "pino";
 import type { CloudConfig } from "./config.js";
 import { createApp } from "./http/app.js";
@@ -11,17 +16,19 @@ import { defineRoute, type AnyRoute } from "./http/route.js";
 import { createLogger } from "./logger.js";
 import { CloudMetrics, storageBytes, UNMATCHED } from "./metrics.js";
 import { startMetricsListener } from "../lib/metrics-listener.js";
-import { errorBodyJson } from "./http/error-reply.js";
+import { errorBodyJson, errorReply } from "./http/error-reply.js";
+import { preRouting } from "./http/pre-routing.js";
+import { isStorageFull } from "./storage/db.js";
 import { observeRequests } from "./http/request-observer.js";
 import { accessLog } from "./http/access-log.js";
-import type { CloudModule } from "./module.js";
-import { modules as defaultModules } from "./modules.js";
-import type { Services } from "./services.js";
-import { superUserOnly } from "./auth/principal.js";
+import { modules, provideServices } from "./modules.js";
+import type { CoreServices, Services } from "./services.js";
+import { DomainEvents } from "./events.js";
 import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
 import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
+import { limitConnections, serverTimeouts } from "./http/connection-limits.js";
 
 export const VERSION = "0.1.0";
 
@@ -30,6 +37,8 @@ export interface CloudPeer {
   server: http.Server;
   svc: Services;
   routes: AnyRoute[];
+  /** The Koa application's listener, behind the pre-routing fast paths (tests serve it alone). */
+  application: http.RequestListener;
   /** `http://host:port/metrics` of the --metrics-listen listener, when configured. */
   metricsUrl?: string;
   /** Reads --tls-cert / --tls-key again for new connections (SIGHUP); false when they failed (the old pair stays). */
@@ -37,30 +46,37 @@ export interface CloudPeer {
   close(): Promise<void>;
 }
 
-/** Opens storage and runs every module's migrations and init, without listening. */
-export async function openServices(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}) {
+/** Opens storage, runs every module's migrations and provide, and wires the extension points, without listening. */
+export async function openServices(config: CloudConfig, opts: { logDestination?: pino.DestinationStream } = {}): Promise<{ svc: Services }> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, opts.logDestination);
   const db = await openDatabase(config);
-  const modules = opts.modules ?? defaultModules;
   await migrate(db, modules.flatMap((m) => m.migrations ?? []));
-  // Each module's init fills in the members it declares (accounts, oauth, org, ...), in module order.
-  const svc = { config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(), authenticators: [], access: superUserOnly, onClose: [], onTlsReload: [] } as unknown as Services;
+  const core: CoreServices = {
+    config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(),
+    authenticators: [], events: new DomainEvents(log), onClose: [], onTlsReload: [],
+  };
+  let svc: Services;
   try {
-    for (const m of modules) await m.init?.(svc);
+    svc = await provideServices(core);
   } catch (e) {
     // A module that cannot start (say, NATS unreachable) leaves nothing open behind it.
-    for (const fn of [...svc.onClose].reverse()) await Promise.resolve(fn()).catch(() => undefined);
+    for (const fn of [...core.onClose].reverse()) await Promise.resolve(fn()).catch(() => undefined);
     await db.close();
     throw e;
   }
-  return { svc, modules };
+  for (const m of modules) svc.authenticators.push(...(m.authenticators?.(svc) ?? []));
+  for (const m of modules) svc.oauth.clientResolvers.push(...(m.clientResolvers?.(svc) ?? []));
+  for (const m of modules) {
+    for (const [name, listener] of Object.entries(m.on ?? {})) svc.events.on(name as "userDeleted", (payload) => listener(svc, payload));
+  }
+  return { svc };
 }
 
 const tlsOptions = ({ cert, key }: { cert: string; key: string }): https.ServerOptions => ({ cert, key });
 
-export async function startCloudPeer(config: CloudConfig, opts: { modules?: CloudModule[]; logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
-  const { svc, modules } = await openServices(config, opts);
+export async function startCloudPeer(config: CloudConfig, opts: { logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
+  const { svc } = await openServices(config, opts);
   const routes: AnyRoute[] = modules.flatMap((m) => m.routes ?? []);
   const openapi = defineRoute({
     operationId: "getOpenApiDocument",
@@ -72,19 +88,27 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
     handler: () => buildOpenApi(routes, { title: "cloud-peer", version: VERSION, serverUrl: config.publicUrl }),
   });
   routes.push(openapi);
-  const app = createApp(routes, svc);
-  // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
-  // changed since the settings were read).
-  const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
-  const server: http.Server = tls ? https.createServer(tlsOptions(readTlsPair(tls, TLS_NAMES)), app.callback()) : http.createServer(app.callback());
-  server.keepAliveTimeout = 5_000;
-  for (const m of modules) await m.attach?.(server, svc);
-  // After the modules: the token fast path answers some requests before the application sees them.
+  const areaRenderers = modules.flatMap((m) => m.errorRenderers ?? []);
+  const renderError = (err: unknown, path: string) => {
+    // The readiness probe reports a full disk until a write succeeds again.
+    if (isStorageFull(err)) svc.storageRoom.noteFull();
+    return errorReply(err, svc.log, path, areaRenderers);
+  };
+  const app = createApp(routes, svc, renderError);
+  const application = app.callback();
   const logRequest = accessLog(svc.log);
-  observeRequests(server, (r) => {
+  const listener = observeRequests(preRouting(modules.flatMap((m) => m.fastPaths ?? []), application, { svc, renderError }), (r) => {
     svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
     logRequest(r);
   });
+  // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
+  // changed since the settings were read).
+  const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
+  const timeouts = serverTimeouts(config);
+  const server: http.Server = tls ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, listener) : http.createServer(timeouts, listener);
+  server.keepAliveTimeout = 5_000;
+  limitConnections(server, config, svc.log);
+  for (const m of modules) await m.attach?.(server, svc);
   const storage = async () => {
     const files = await storageBytes(config.dataDir);
     return { ...files, databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes, freeBytes: (await svc.storageRoom.check()).freeBytes };
@@ -108,6 +132,7 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
       // Stop accepting and let in-flight requests finish; upgraded connections (iSCP over WebSocket)
       // end only when their module closes them, so modules close after a grace period, then the DB.
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const m of modules) m.serverClosing?.(svc);
       server.closeIdleConnections();
       // A request still running after the grace period (say, a client that never finishes its
       // body) is cut, so a stuck client cannot hold the shutdown for the 5 min of requestTimeout.
@@ -124,5 +149,5 @@ export async function startCloudPeer(config: CloudConfig, opts: { modules?: Clou
     if (pair) for (const fn of svc.onTlsReload) fn(pair);
     return Boolean(pair);
   };
-  return { url, server, svc, routes, metricsUrl: metricsListener?.url, reloadTls: reload, close };
+  return { url, server, svc, routes, application, metricsUrl: metricsListener?.url, reloadTls: reload, close };
 }

@@ -1,14 +1,16 @@
-// The service container handed to every handler. Areas (accounts, oauth, organisation, iscp...)
-// add their own members by declaration merging (`declare module "../services.js"`), so this
-// file never needs to know them and modules import downward only.
+// The service container handed to every handler. The core members below exist before any module
+// runs (cloud/server.ts makes them); each area adds its own members by declaration merging
+// (`declare module "../services.js"`) and provides them from its module's `provide`, in the order of
+// cloud/modules.ts, whose types check that every module gets what it needs.
 import type { Logger } from "pino";
 import type { CloudConfig } from "./config.js";
 import type { Db } from "./storage/db.js";
 import type { AccessDecider, Authenticator } from "./auth/principal.js";
 import type { StorageRoom } from "./storage/room.js";
 import type { CloudMetrics } from "./metrics.js";
+import type { DomainEvents } from "./events.js";
 
-export interface Services {
+export interface CoreServices {
   config: CloudConfig;
   log: Logger;
   db: Db;
@@ -16,10 +18,17 @@ export interface Services {
   storageRoom: StorageRoom;
   /** This peer's Prometheus registry and metrics (cloud/metrics.ts). */
   metrics: CloudMetrics;
+  /** Extension point: asked in order for a request's principal; filled from the modules' `authenticators`. */
   authenticators: Authenticator[];
-  access: AccessDecider;
-  /** Called on shutdown, in reverse order of registration. */
+  /** Extension point: domain events (cloud/events.ts); modules subscribe with their `on`. */
+  events: DomainEvents;
+  /** Extension point (close hooks): called on shutdown, in reverse order of registration. */
   onClose: Array<() => Promise<void> | void>;
-  /** Called with the new pair when the --tls-cert / --tls-key files were reloaded (SIGHUP) and passed the checks. */
+  /** Extension point: called with the new pair when the --tls-cert / --tls-key files were reloaded (SIGHUP) and passed the checks. */
   onTlsReload: Array<(pair: { cert: string; key: string }) => void>;
+}
+
+export interface Services extends CoreServices {
+  /** The guard's access decision (provided by the access module). */
+  access: AccessDecider;
 }

@@ -4,7 +4,6 @@
 // when the filter stops being a sampling filter.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { Filter } from "../runtime/settings/schemas.js";
-import type { Report } from "./common.js";
 
 /** Mutable on purpose: the data path writes it per point; the machine only decides its lifetime. */
 export interface FilterMemory {
@@ -49,8 +48,3 @@ export const filterMachine = setup({
   },
 });
 export type FilterSnapshot = SnapshotFrom<typeof filterMachine>;
-
-/** Filters have no state object in the API; this is for logs: none when disabled or removed. */
-export function reportFilter(s: FilterSnapshot): Report {
-  return { code: s.matches("enabled") ? "connected" : "none", error: "", bitrate: 0 };
-}

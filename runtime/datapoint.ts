@@ -23,14 +23,6 @@ export interface DataPoint {
   srcId: string;
 }
 
-export const NS_PER_SEC = 1_000_000_000;
-
-/** Splits elapsed nanoseconds into (seconds, nanoseconds) with 0 <= ns < 1e9; seconds may be negative. */
-export function splitNs(ns: number): [sec: number, nsec: number] {
-  const sec = Math.floor(ns / NS_PER_SEC);
-  return [sec, ns - sec * NS_PER_SEC];
-}
-
 /** Data id key used for per-data-id state (sampling, grouping): type and name joined by `:` (iSCP text form). */
 export function dataIdKey(p: Pick<DataPoint, "type" | "name">): string {
   return p.type + ":" + p.name;

@@ -11,6 +11,8 @@ export interface TcpBalancer {
   setBackends(ports: number[]): void;
   /** Connections made so far, per backend port. */
   counts(): Map<number, number>;
+  /** Cuts every open connection, both ways (a network failure); new connections are still taken. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,9 @@ export async function startTcpBalancer(backends: number[]): Promise<TcpBalancer>
     only: (ports) => void (chosen = ports),
     setBackends: (ports) => void (all = [...ports]),
     counts: () => new Map(counts),
+    cut: () => {
+      for (const s of sockets) s.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -34,8 +34,18 @@ function findProgram(program: string): string | undefined {
   return dirs.map((d) => path.join(d, program)).find((f) => fs.existsSync(f));
 }
 
-/** Installs `pkg` from Debian's packages unless `program` is there (apt-get update first if the install fails); returns its path. */
+/**
+ * Installs `pkg` from Debian's packages unless `program` is there (apt-get update first if the install fails);
+ * returns its path. An environment variable named after the program (MOSQUITTO, NATS_SERVER) gives its path
+ * instead: then nothing is installed, and a path that is not there fails the case at once.
+ */
 export function ensureDebianPackage(pkg: string, program: string): string {
+  const variable = program.toUpperCase().replace(/-/g, "_");
+  const given = process.env[variable];
+  if (given !== undefined) {
+    if (!fs.existsSync(given)) throw new Error(`${program} not found: ${variable}=${given} is not there`);
+    return given;
+  }
   const found = findProgram(program);
   if (found) return found;
   console.error(`bench: installing the Debian package ${pkg} (for ${program})`);

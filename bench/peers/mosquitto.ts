@@ -10,7 +10,7 @@ import mqtt from "mqtt";
 import { stopChild } from "../../runtime/bench/children.js";
 import { ensureDebianPackage, freeTcpPort, waitForPort, type PeerBroker, type PeerClient } from "./broker.js";
 
-const TOPIC = "bench/sample/counter";
+export const MQTT_TOPIC = "bench/sample/counter";
 
 export async function startMosquitto(dir: string, window: number): Promise<PeerBroker> {
   const program = ensureDebianPackage("mosquitto", "mosquitto");
@@ -60,7 +60,7 @@ export async function connectMosquitto(url: string, clientId: string): Promise<P
   return {
     publish(payload, done) {
       const b = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-      client.publish(TOPIC, b, { qos: 1 }, (err) => done(err ?? undefined));
+      client.publish(MQTT_TOPIC, b, { qos: 1 }, (err) => done(err ?? undefined));
     },
     async subscribe(onMessage) {
       // handleMessage, not the "message" event: the PUBACK and the next message wait for its callback.
@@ -69,7 +69,7 @@ export async function connectMosquitto(url: string, clientId: string): Promise<P
         if (wait) wait.then(() => done(), (e: Error) => done(e));
         else done();
       };
-      await client.subscribeAsync(TOPIC, { qos: 1 });
+      await client.subscribeAsync(MQTT_TOPIC, { qos: 1 });
     },
     close: () => client.endAsync(),
   };

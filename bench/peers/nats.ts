@@ -10,7 +10,7 @@ import { stopChild } from "../../runtime/bench/children.js";
 import { ensureDebianPackage, freeTcpPort, waitForPort, type PeerBroker, type PeerClient } from "./broker.js";
 
 const STREAM = "BENCH";
-const SUBJECT = "bench.sample.counter";
+export const NATS_SUBJECT = "bench.sample.counter";
 
 export async function startNats(dir: string): Promise<PeerBroker> {
   const program = ensureDebianPackage("nats-server", "nats-server");
@@ -26,7 +26,7 @@ export async function startNats(dir: string): Promise<PeerBroker> {
   const nc = await connect({ servers: url });
   try {
     const jsm = await nc.jetstreamManager({ timeout: 20_000 });
-    await jsm.streams.add({ name: STREAM, subjects: [SUBJECT], storage: StorageType.File });
+    await jsm.streams.add({ name: STREAM, subjects: [NATS_SUBJECT], storage: StorageType.File });
   } finally {
     await nc.close();
   }
@@ -38,7 +38,7 @@ export async function connectNats(url: string, name: string): Promise<PeerClient
   const js = nc.jetstream();
   return {
     publish(payload, done) {
-      js.publish(SUBJECT, payload).then(
+      js.publish(NATS_SUBJECT, payload).then(
         () => done(),
         (e: Error) => done(e),
       );

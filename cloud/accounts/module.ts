@@ -1,7 +1,7 @@
 // The accounts area: users, passwords, e-mails, API tokens, roles and scopes.
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { CoreServices, Services } from "../services.js";
 import { createMailer, type Mailer } from "../mail/mailer.js";
-import { scopeAccess } from "./service/access.js";
 import { apiTokenAuthenticator } from "./service/authenticator.js";
 import { accountsMigrations } from "./repo/migrations.js";
 import { accountsRoutes } from "./routes/index.js";
@@ -19,23 +19,23 @@ declare module "../services.js" {
 
 const TOKEN_USE_FLUSH_MS = 5_000;
 
-export const accountsModule: CloudModule = {
+export const accountsModule: ProvidingModule<CoreServices & Pick<Services, "cluster">, Pick<Services, "accounts" | "mailer">> = {
   name: "accounts",
   migrations: accountsMigrations,
   routes: accountsRoutes,
-  async init(svc) {
+  async provide(svc) {
     const times = await seedCatalogue(svc);
     await seedAdmin(svc);
-    svc.mailer = createMailer({ smtpUrl: svc.config.smtpUrl, from: svc.config.mailFrom, dataDir: svc.config.dataDir, log: svc.log });
-    svc.accounts = createAccountsService(svc, svc.mailer, times);
-    svc.authenticators.push(apiTokenAuthenticator(svc.accounts));
-    svc.access = scopeAccess;
-    const timer = setInterval(() => void svc.accounts.flushTokenUse().catch((err) => svc.log.warn({ err: String(err) }, "token use flush failed")), TOKEN_USE_FLUSH_MS);
+    const mailer = createMailer({ smtpUrl: svc.config.smtpUrl, from: svc.config.mailFrom, dataDir: svc.config.dataDir, log: svc.log });
+    const accounts = createAccountsService(svc, mailer, times);
+    const timer = setInterval(() => void accounts.flushTokenUse().catch((err) => svc.log.warn({ err: String(err) }, "token use flush failed")), TOKEN_USE_FLUSH_MS);
     timer.unref();
     svc.onClose.push(async () => {
       clearInterval(timer);
-      await svc.accounts.flushTokenUse();
-      svc.mailer.close();
+      await accounts.flushTokenUse();
+      mailer.close();
     });
+    return { accounts, mailer };
   },
+  authenticators: (svc) => [apiTokenAuthenticator(svc.accounts)],
 };

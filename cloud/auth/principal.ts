@@ -23,6 +23,3 @@ export interface AccessDecider {
   /** path is relative to the API base, e.g. `/auth/users/me` (no `/api` prefix). */
   allows(principal: Principal, method: string, path: string): Promise<boolean> | boolean;
 }
-
-/** Until a scope-aware decider is installed only super users pass the guard. */
-export const superUserOnly: AccessDecider = { allows: (p) => p.isSuper };

@@ -18,3 +18,43 @@ export function requireDatabase(dataDir: string, database = "sqlite:"): void {
   const file = path.join(dataDir, DATA_DB);
   if (!fs.existsSync(file)) throw new Error(`no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`);
 }
+
+/**
+ * Processes with one of `files` open (a running peer holds its database open), found through /proc on Linux:
+ * no lock file to go stale after a crash. Other users' processes are seen only by root (who can also write
+ * any data directory); elsewhere the list is empty.
+ */
+export function processesHolding(files: string[]): number[] {
+  const real = (dir: string) => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return path.resolve(dir);
+    }
+  };
+  // /proc shows the real path; the files may not exist, their directory does.
+  const wanted = new Set(files.map((f) => path.join(real(path.dirname(f)), path.basename(f))));
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (fds.some((fd) => {
+      try {
+        return wanted.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        return false;
+      }
+    })) found.push(Number(pid));
+  }
+  return found;
+}

@@ -1,8 +1,9 @@
 // The cluster area: how this peer talks to the other peers on the same database (--nats). Without
 // --nats the bus is in-process and delivers nothing: one peer, today's behaviour. First in module
-// order, so every later area can subscribe to the notices it needs during its own init.
+// order, so every later area can subscribe to the notices it needs in its own provide.
 import crypto from "node:crypto";
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { CoreServices, Services } from "../services.js";
 import { InProcessBus, type ClusterBus } from "./service/bus.js";
 import { NatsBus } from "./service/nats-bus.js";
 
@@ -12,14 +13,14 @@ declare module "../services.js" {
   }
 }
 
-export const clusterModule: CloudModule = {
+export const clusterModule: ProvidingModule<CoreServices, Pick<Services, "cluster">> = {
   name: "cluster",
-  async init(svc) {
+  async provide(svc) {
     const instanceId = crypto.randomUUID();
     const log = svc.log.child({ area: "cluster" });
     const bus = svc.config.nats ? await NatsBus.open({ servers: svc.config.nats, instanceId, onWarn: (m) => log.warn(m) }) : new InProcessBus(instanceId);
-    svc.cluster = { bus };
     svc.onClose.push(() => bus.close());
     if (bus.kind === "nats") log.info({ instanceId }, "cluster bus on NATS");
+    return { cluster: { bus } };
   },
 };

@@ -4,46 +4,38 @@
 // computes it at each use; the stored row says the same for anyone listing clients.
 import type { Services } from "../services.js";
 import type { ClientResolver } from "../oauth/clients/model.js";
-import { clientsRepo, type ClientRecord } from "../oauth/repo/clients.js";
+import { ensureFixedClient } from "../oauth/service/fixed-clients.js";
 import { CONSOLE_PATH } from "./static-files.js";
 
 export const CONSOLE_CLIENT_ID = "console";
 
-export const consoleRedirectUri = (svc: Services) => `${svc.config.publicUrl}${CONSOLE_PATH}`;
+export const consoleRedirectUri = (svc: Pick<Services, "config">) => `${svc.config.publicUrl}${CONSOLE_PATH}`;
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** Inserts the client when missing, and keeps its stored redirect URI in step with the public URL. */
-export async function registerConsoleClient(svc: Services): Promise<void> {
+export async function registerConsoleClient(svc: Pick<Services, "config" | "db" | "oauth">): Promise<void> {
   const at = nowIso();
   const uri = consoleRedirectUri(svc);
-  await svc.db.transaction(async (tx) => {
-    const existing = await clientsRepo.get(tx, CONSOLE_CLIENT_ID);
-    if (existing) {
-      if (existing.redirect_uris.length !== 1 || existing.redirect_uris[0] !== uri) await clientsRepo.update(tx, CONSOLE_CLIENT_ID, { redirect_uris: [uri] }, at);
-      return;
-    }
-    const record: ClientRecord = {
-      client_id: CONSOLE_CLIENT_ID,
-      name: "Console",
-      grant_types: ["authorization_code", "refresh_token"],
-      token_endpoint_auth_method: "none",
-      redirect_uris: [uri],
-      response_types: ["code"],
-      // No cap: the console acts with exactly the signed-in user's scopes.
-      scopes: [],
-      audiences: [],
-      tls_client_auth_subject_dn: "",
-      user_uuid: null,
-      created_at: at,
-      updated_at: at,
-    };
-    await clientsRepo.insert(tx, record);
+  await ensureFixedClient(svc.db, {
+    client_id: CONSOLE_CLIENT_ID,
+    name: "Console",
+    grant_types: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_method: "none",
+    redirect_uris: [uri],
+    response_types: ["code"],
+    // No cap: the console acts with exactly the signed-in user's scopes.
+    scopes: [],
+    audiences: [],
+    tls_client_auth_subject_dn: "",
+    user_uuid: null,
+    created_at: at,
+    updated_at: at,
   });
   svc.oauth.ownClients.invalidate(CONSOLE_CLIENT_ID);
 }
 
-/** Resolves `console` before the user-owned clients: the stored client with today's redirect URI and no scope cap. */
+/** Resolves `console` (a client resolver, asked before the user-owned clients): the stored client with today's redirect URI and no scope cap. */
 export function consoleClientResolver(svc: Services): ClientResolver {
   return async (clientId) => {
     if (clientId !== CONSOLE_CLIENT_ID) return undefined;

@@ -1,16 +1,16 @@
 // The web console: its OAuth client, and its built files served under /console/ (the browser
 // sources are in web/, bundled by `npm run build`; no server code imports them).
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { Services } from "../services.js";
 import { consoleClientResolver, registerConsoleClient } from "./console-client.js";
-import { installConsole } from "./static-files.js";
+import { consoleFastPath } from "./static-files.js";
 
-export const consoleModule: CloudModule = {
+export const consoleModule: ProvidingModule<Pick<Services, "config" | "db" | "oauth">, {}> = {
   name: "console",
-  async init(svc) {
+  async provide(svc) {
     await registerConsoleClient(svc);
-    svc.oauth.clientResolvers.unshift(consoleClientResolver(svc));
+    return {};
   },
-  attach(server) {
-    installConsole(server);
-  },
+  clientResolvers: (svc) => [consoleClientResolver(svc)],
+  fastPaths: [consoleFastPath()],
 };

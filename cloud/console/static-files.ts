@@ -8,6 +8,7 @@ import path from "node:path";
 import { errorBodyJson } from "../http/error-reply.js";
 import { noteRoute } from "../http/request-observer.js";
 import { JSON_TYPE } from "../http/route.js";
+import type { TreeFastPath } from "../http/pre-routing.js";
 
 export const CONSOLE_PATH = "/console/";
 
@@ -80,13 +81,11 @@ export function serveConsole(req: http.IncomingMessage, res: http.ServerResponse
   return true;
 }
 
-/** Puts the console in front of the application (after the token fast path, which keeps its paths). */
-export function installConsole(server: http.Server): void {
-  const dir = consoleDir();
-  const app = server.listeners("request") as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
-  server.removeAllListeners("request");
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (serveConsole(req, res, dir)) return;
-    for (const listener of app) listener.call(server, req, res);
-  });
+/** The console's files, `/` and `/console`: a pre-routing fast path of the console module. */
+export function consoleFastPath(): TreeFastPath {
+  let dir: string | undefined;
+  return {
+    owns: (pathname) => pathname === "/" || pathname === "/console" || pathname.startsWith(CONSOLE_PATH),
+    handle: (req, res) => void serveConsole(req, res, (dir ??= consoleDir())),
+  };
 }

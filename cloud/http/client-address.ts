@@ -42,6 +42,9 @@ function isTrusted(list: BlockList, address: string): boolean {
   return family !== 0 && list.check(a, family === 6 ? "ipv6" : "ipv4");
 }
 
+/** Whether `address` (a socket's peer) is one of the trusted proxies. */
+export const isTrustedProxy = (entries: readonly string[], address: string): boolean => entries.length > 0 && isTrusted(trustedList(entries), address);
+
 export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[] | undefined): string {
   const peer = req.socket.remoteAddress ?? "unknown";
   if (!trustedProxies?.length) return peer;

@@ -49,10 +49,10 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
     const principal = await guard(route, ctx, svc);
     const params = route.params ? decodeOrThrow(route.params, ctx.params, "path parameter") : {};
     const query = route.query ? decodeOrThrow(route.query, normaliseQuery(ctx.query), "query") : {};
-    let body: unknown = undefined;
+    let body: unknown;
     if (route.body) {
       const kind = route.bodyKind ?? "json";
-      const raw = await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
+      const raw = route.readBody ? await route.readBody(ctx.req) : await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
       // Form bodies are OAuth endpoints, whose RFCs say unknown parameters are ignored.
       body = kind === "raw" ? raw : decodeOrThrow(route.body, raw, "body", { refuseUnknown: kind === "json" });
     }

@@ -32,12 +32,18 @@ export const sortQuery = <K extends string>(keys: readonly K[]) =>
     }),
   );
 
+/**
+ * Lists sent as a repeated key without brackets: intdash's data_id_filter, which generated clients
+ * send as `data_id_filter=a&data_id_filter=b`.
+ */
+const REPEATED_KEYS = new Set(["data_id_filter"]);
+
 /** Koa gives `string | string[]`; keys ending in [] always become arrays, others keep their first value. */
 export function normaliseQuery(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(query)) {
     if (v === undefined) continue;
-    if (k.endsWith("[]")) out[k] = Array.isArray(v) ? v : [v];
+    if (k.endsWith("[]") || REPEATED_KEYS.has(k)) out[k] = Array.isArray(v) ? v : [v];
     else out[k] = Array.isArray(v) ? v[0] : v;
   }
   // An unencoded `+` in `sort=name+` arrives as a space: restore it.

@@ -1,5 +1,5 @@
 // Sees every HTTP request the peer answers, whichever listener answers it (the Koa application or the
-// token fast path), once its answer is done: for the request metrics and the access log. Handlers note
+// pre-routing fast paths), once its answer is done: for the request metrics and the access log. Handlers note
 // the route template and the principal on the request; the raw URL is never reported (a query string
 // may hold a secret, and raw paths would make a metric series per URL).
 import type http from "node:http";
@@ -39,11 +39,9 @@ export interface ObservedRequest {
   aborted: boolean;
 }
 
-/** Wraps the server's request listeners (install after every module added its own) and reports each request. */
-export function observeRequests(server: http.Server, done: (r: ObservedRequest) => void): void {
-  const listeners = server.listeners("request") as http.RequestListener[];
-  server.removeAllListeners("request");
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+/** Wraps the server's request listener (fast paths and application) so that each request is reported. */
+export function observeRequests(listener: http.RequestListener, done: (r: ObservedRequest) => void): http.RequestListener {
+  return (req, res) => {
     const started = performance.now();
     res.once("close", () => {
       const n = noted.get(req);
@@ -56,6 +54,6 @@ export function observeRequests(server: http.Server, done: (r: ObservedRequest) 
         aborted: !res.writableFinished,
       });
     });
-    for (const l of listeners) l.call(server, req, res);
-  });
+    listener(req, res);
+  };
 }

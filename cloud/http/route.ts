@@ -1,5 +1,6 @@
 // A cloud route: the kit's route definition plus who may call it (auth mode), how its body is read,
 // and a handler that gets the caller's principal, the Koa context and the services.
+import type { IncomingMessage } from "node:http";
 import type { Context } from "koa";
 import type { BodyKind } from "../../lib/http/body.js";
 import type { RouteBase } from "../../lib/http/route.js";
@@ -30,6 +31,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> extends RouteBa
   /** Media types documented for the request body (defaults by bodyKind). */
   bodyMediaTypes?: string[];
   bodyLimit?: number;
+  /** Reads the body instead of the kit's reader for bodyKind (the token endpoint's form reader refuses repeats). */
+  readBody?: (req: IncomingMessage) => Promise<unknown>;
   /** Other success statuses the handler may answer with (e.g. 304 when nothing changed). */
   alsoSuccess?: number[];
   handler: (req: Req<P, Q, B>, svc: Services) => Promise<unknown> | unknown;

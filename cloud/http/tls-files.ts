@@ -21,7 +21,7 @@ export interface TlsPair {
 }
 
 /**
- * Reads both files and checks that the first certificate parses and the key is its private key. Errors name the
+ * Reads both files and checks that the first certificate parses, is valid now, and the key is its private key. Errors name the
  * setting and the file's fault, never the file's content (it holds a private key).
  */
 export function readTlsPair(files: { cert: string; key: string }, names: PairNames): TlsPair {
@@ -47,6 +47,11 @@ export function readTlsPair(files: { cert: string; key: string }, names: PairNam
     throw new Error(`${names.key} "${files.key}": no unencrypted PEM private key in the file`);
   }
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`${names.key} "${files.key}": the key does not belong to the certificate in ${names.cert} "${files.cert}"`);
+  // Every client would refuse it: better a clear refusal at start, or the pair in use kept on a reload.
+  const iso = (d: string) => new Date(d).toISOString().replace(/\.000Z$/, "Z");
+  const now = Date.now();
+  if (now > Date.parse(x509.validTo)) throw new Error(`${names.cert} "${files.cert}": the certificate expired on ${iso(x509.validTo)}`);
+  if (now < Date.parse(x509.validFrom)) throw new Error(`${names.cert} "${files.cert}": the certificate is not valid before ${iso(x509.validFrom)}`);
   return { cert, key, serial: x509.serialNumber, fingerprint256: x509.fingerprint256, validTo: x509.validTo };
 }
 

@@ -4,13 +4,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Schema } from "effect";
-import { attachIscpBroker, startIscpQuic, type IscpBroker } from "./broker/broker.js";
-import { measurementHooks } from "../measurements/ingest/iscp-hooks.js";
+import { attachIscpBroker, IscpBroker, startIscpQuic } from "./broker/broker.js";
+import { measurementHooks } from "../measurements/module.js";
 import { errorBodyJson } from "../http/error-reply.js";
 import { Invalid } from "../errors.js";
 import { defineRoute } from "../http/route.js";
 import { edgeConnectionsRoute } from "./routes/edge-connections.js";
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { Services } from "../services.js";
 import { brokerAuthenticator } from "./service/authenticate.js";
 import { TicketStore } from "./service/tickets.js";
 import { attachClusterRelay } from "./service/cluster-relay.js";
@@ -22,7 +23,7 @@ import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic
 
 declare module "../services.js" {
   interface Services {
-    iscp: { broker: IscpBroker; tickets: TicketStore; connections: ClusterConnections; quicPort?: number };
+    iscp: { broker: IscpBroker; tickets: TicketStore; connections: ClusterConnections; upstreamStates: SharedUpstreamStates; quicPort?: number };
   }
 }
 
@@ -60,24 +61,35 @@ function parseListen(listen: string): { host: string; port: number } {
   return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
 }
 
-export const brokerModule: CloudModule = {
+type Needs = Pick<Services, "config" | "log" | "db" | "metrics" | "storageRoom" | "onClose" | "cluster" | "accounts" | "oauth" | "org" | "measurements">;
+
+export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
   name: "broker",
   migrations: iscpMigrations,
   routes: [issueTicket, connect, edgeConnectionsRoute],
-  async attach(server, svc) {
+  provide(svc) {
     const log = svc.log.child({ area: "iscp" });
     const upstreamStates = new SharedUpstreamStates(svc.db, svc.cluster.bus.instanceId, (msg, err) => log.warn({ err: String(err) }, msg));
-    upstreamStates.start();
-    svc.onClose.push(() => upstreamStates.stop());
-    const options = { authenticate: brokerAuthenticator(svc, tickets), logger: log, limits: svc.config.iscpLimits, upstreamStates, ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()) };
-    const broker = attachIscpBroker(server, { ...options, refusalBody: errorBodyJson });
+    const broker = new IscpBroker({
+      authenticate: brokerAuthenticator(svc, tickets),
+      logger: log,
+      limits: svc.config.iscpLimits,
+      upstreamStates,
+      ...measurementHooks(svc.measurements, () => svc.storageRoom.noteFull()),
+    });
     const connections = shareConnections(broker, svc.cluster.bus);
-    svc.iscp = { broker, tickets, connections };
     svc.onClose.push(() => connections.stop());
     svc.metrics.setSources({
       iscp: () => ({ connections: broker.connections().map((c) => ({ transport: c.transport.kind })), upstreams: broker.hub.upstreams.size, downstreams: broker.hub.downstreams.size }),
     });
     svc.onClose.push(() => broker.close());
+    return { iscp: { broker, tickets, connections, upstreamStates } };
+  },
+  async attach(server, svc) {
+    const { broker, upstreamStates } = svc.iscp;
+    upstreamStates.start();
+    svc.onClose.push(() => upstreamStates.stop());
+    attachIscpBroker(server, { ...broker.options, broker, refusalBody: errorBodyJson });
     // With --nats, streams relay across the peers (after the broker in onClose, so it stops first).
     const stopRelay = attachClusterRelay(broker.hub, svc.cluster.bus, (msg, err) => svc.log.warn({ err: String(err) }, msg));
     svc.onClose.push(stopRelay);
@@ -91,7 +103,7 @@ export const brokerModule: CloudModule = {
       // QUIC's own pair if given, else the HTTPS one (loadConfig checked both pairs), else a self-signed one.
       const { iscpQuicCert, iscpQuicKey, tlsCert, tlsKey } = svc.config;
       const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey });
-      const quic = await startIscpQuic({ ...options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
+      const quic = await startIscpQuic({ ...broker.options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
       svc.iscp.quicPort = quic.port;
       // Serving the HTTPS pair: a renewal reloaded on SIGHUP applies to QUIC's new connections too.
       if (!iscpQuicCert && tlsCert) svc.onTlsReload.push((pair) => quic.setCertificate(pair));

@@ -1,6 +1,7 @@
 // The measurements area: persisted iSCP data and the measurement REST API (the intdash REST API's measurement operations).
 import path from "node:path";
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { CoreServices, Services } from "../services.js";
 import { openCommitTrace } from "./ingest/commit-trace.js";
 import { MeasurementsService } from "./service/measurements-service.js";
 import { PayloadFiles } from "./storage/payload-files.js";
@@ -9,16 +10,20 @@ import { allSequenceIds } from "./repo/sequences.js";
 import { baseTimeRoutes } from "./routes/basetimes.js";
 import { dataRoutes } from "./routes/data.js";
 import { eventRoutes } from "./routes/events.js";
+import { markerRoutes } from "./routes/markers.js";
 import { measurementRoutes } from "./routes/measurements.js";
 import { sequenceRoutes } from "./routes/sequences.js";
 import { seriesRoutes } from "./routes/series.js";
 import { versionRoute } from "./routes/version.js";
 
-export const measurementsModule: CloudModule = {
+/** What the iSCP broker stores persisted streams with (the broker's IscpHooks over svc.measurements). */
+export { measurementHooks } from "./ingest/iscp-hooks.js";
+
+export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "measurements">> = {
   name: "measurements",
   migrations,
-  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
-  async init(svc) {
+  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...markerRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
+  async provide(svc) {
     // On PostgreSQL every payload stays in its row (bytea), so that every instance reads it (docs/decisions.md).
     const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"), svc.db.dialect === "postgres" ? { inlineMax: Infinity } : {});
     // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
@@ -31,17 +36,12 @@ export const measurementsModule: CloudModule = {
         svc.metrics.stored(chunks, points, seconds);
       },
     };
-    svc.measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
-    svc.onClose.push(() => svc.measurements.close());
+    const measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
+    svc.onClose.push(() => measurements.close());
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
+    return { measurements };
   },
-  attach(server, svc) {
-    // server.close() waits for every open connection; event streams never end by themselves,
-    // so they are ended when the server starts closing.
-    const close = server.close.bind(server);
-    server.close = ((cb?: (err?: Error) => void) => {
-      svc.measurements.events.shutdownSubscribers();
-      return close(cb);
-    }) as typeof server.close;
-  },
+  // server.close() waits for every open connection; event streams never end by themselves,
+  // so they are ended when the server starts closing.
+  serverClosing: (svc) => svc.measurements.events.shutdownSubscribers(),
 };

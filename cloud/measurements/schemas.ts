@@ -3,6 +3,7 @@ import { ParseResult, Schema } from "effect";
 import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
 import { BASETIME_TYPES } from "./service/model.js";
 import { parseTimeNs } from "./formats/time.js";
+import { dataIdFilterProblem } from "./service/data-id-filter.js";
 
 export const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
@@ -13,7 +14,7 @@ export const TimeNs = Schema.transformOrFail(Schema.String, Schema.BigIntFromSel
   strict: true,
   decode: (s, _, ast) => {
     const ns = parseTimeNs(s);
-    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time")) : ParseResult.succeed(ns);
+    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time (or integer Unix microseconds) from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z")) : ParseResult.succeed(ns);
   },
   encode: (ns) => ParseResult.succeed(ns.toString()),
 }).annotations({ jsonSchema: { type: "string", format: "date-time" } });
@@ -28,6 +29,15 @@ export const MeasParams = { measurement_uuid: Uuid };
 export const SeqParams = { measurement_uuid: Uuid, sequences_uuid: Uuid };
 export const BaseTimeParams = { measurement_uuid: Uuid, type: Schema.String.pipe(Schema.maxLength(64)) };
 
+/**
+ * Fields of the read model a client sends back when it creates from what it read (the intdash SDK's
+ * import lesson passes an exported measurement, base time or marker whole): accepted and ignored.
+ */
+export function readOnlyFields<const K extends string>(...names: K[]): { [P in K]: Schema.optional<typeof Schema.Unknown> } {
+  const ignored = Schema.optional(Schema.Unknown.annotations({ description: "read-only field of the model: ignored" }));
+  return Object.fromEntries(names.map((n) => [n, ignored])) as { [P in K]: typeof ignored };
+}
+
 export const MeasCreate = Schema.Struct({
   name: Schema.optional(Text),
   description: Schema.optional(Text),
@@ -38,6 +48,7 @@ export const MeasCreate = Schema.Struct({
   basetime_elapsed_time: Schema.optional(Uint),
   edge_uuid: Uuid,
   protected: Schema.optional(Schema.Boolean),
+  ...readOnlyFields("uuid", "duration", "sequences", "markers", "created_at", "updated_at", "processed_ratio", "ended", "status", "received_data_points", "max_priority_basetime_id", "max_elapsed_time", "completed"),
 });
 
 export const ReplaceMeas = Schema.Struct({
@@ -56,6 +67,7 @@ export const CreateMeasBaseTime = Schema.Struct({
   priority: Priority,
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   elapsed_time: Uint,
+  ...readOnlyFields("id", "type", "created_at", "updated_at"),
 });
 
 export const UpdateMeasBaseTime = Schema.Struct({
@@ -63,6 +75,60 @@ export const UpdateMeasBaseTime = Schema.Struct({
   priority: Schema.optional(Priority),
   name: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))),
   elapsed_time: Schema.optional(Uint),
+});
+
+// ---- measurement markers (intdash MeasurementMarker*, elapsed times in µs after the base time) ----
+
+export const MarkerParams = { measurement_uuid: Uuid, measurement_marker_uuid: Uuid };
+export const MarkerUuidParams = { measurement_marker_uuid: Uuid };
+const ElapsedUs = Schema.Int.pipe(Schema.between(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+
+/** POST and PUT share it; what POST requires (type, detail) is checked by the service. */
+export const MarkerBody = Schema.Struct({
+  name: Schema.optional(Text),
+  description: Schema.optional(Text),
+  type: Schema.optional(Schema.Literal("point", "range")),
+  tag: Schema.optional(
+    Schema.Record({ key: Schema.String.pipe(Schema.maxLength(256)), value: Schema.String.pipe(Schema.maxLength(4096)) }).annotations({
+      description: "string keys and string values, not nested",
+    }),
+  ),
+  detail: Schema.optional(
+    Schema.Struct({
+      occurred_elapsed_time: Schema.optional(ElapsedUs),
+      start_elapsed_time: Schema.optional(ElapsedUs),
+      end_elapsed_time: Schema.optional(ElapsedUs),
+    }).annotations({ description: "point: occurred_elapsed_time; range: start_elapsed_time and end_elapsed_time (µs after the base time)" }),
+  ),
+  ...readOnlyFields("uuid", "created_at", "created_by", "updated_at", "updated_by"),
+});
+
+export const MarkerResponse = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  type: Schema.Literal("point", "range"),
+  detail: Schema.Struct({
+    occurred_elapsed_time: Schema.optional(Schema.Number),
+    start_elapsed_time: Schema.optional(Schema.Number),
+    end_elapsed_time: Schema.optional(Schema.Number),
+  }),
+  tag: Schema.Record({ key: Schema.String, value: Schema.String }),
+  created_at: Schema.String,
+  created_by: Schema.String,
+  updated_at: Schema.String,
+  updated_by: Schema.String,
+});
+
+export const ProjectMarkersQuery = Schema.Struct({
+  uuid: Schema.optional(Schema.String.annotations({ description: "repeatable" })),
+  name: Schema.optional(Schema.String.annotations({ description: "repeatable; exact names" })),
+  start_unix_micro: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+  end_unix_micro: Schema.optional(Schema.NumberFromString.pipe(Schema.int())),
+  limit: Schema.optional(IntFromQuery(0, 100_000)),
+  page: Schema.optional(IntFromQuery(1)),
+  sort: Schema.optional(Schema.Literal("name", "base_time", "created_at", "updated_at")),
+  order: Schema.optional(Schema.Literal("asc", "desc")),
 });
 
 const Order = Schema.optional(Schema.Literal("asc", "desc"));
@@ -90,9 +156,21 @@ export const ListMeasurementsQuery = Schema.Struct({
   order: Order,
 });
 
+/** `data_id_filter` entries (`<data_type>:<data_name>`, iSCP wildcards), each checked before any data is read. */
+const DataIdFilter = Schema.optional(
+  Schema.Array(
+    Schema.String.pipe(
+      Schema.maxLength(1024),
+      Schema.filter((e) => dataIdFilterProblem(e) ?? true),
+    ),
+  ).annotations({ description: "<data_type>:<data_name>; `#` (a whole last level) matches the rest, `+` one level, `*` any characters within a level" }),
+);
+
 export const DataQuery = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   "idq[]": StringArrayQuery,
+  data_id_filter: DataIdFilter,
+  "data_id_filter[]": DataIdFilter,
   start: TimeQuery,
   end: TimeQuery,
   since: TimeQuery,

@@ -1,10 +1,12 @@
 // The OAuth 2.0 authorization server: token, authorization + sign-in page, revocation, JWKS,
 // OAuth2 client registration, and the bearer-token authenticator of the resource server.
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
+import type { Services } from "../services.js";
 import { accountsAdapter } from "./service/accounts-adapter.js";
-import { installTokenFastPath } from "./routes/token-fast-path.js";
+import { metadataFastPath, openIdFastPath, tokenFastPath } from "./routes/token-fast-path.js";
 import { oauthRoutes } from "./routes/index.js";
 import { bearerAuthenticator } from "./service/bearer.js";
+import { oauthErrorRenderer } from "./service/error-renderer.js";
 import { OwnClients } from "./clients/own-clients.js";
 import { oauthMigrations } from "./repo/migrations.js";
 import { grantsRepo } from "./repo/grants.js";
@@ -17,11 +19,15 @@ import { limiterOf } from "./routes/sign-in.js";
 
 const PURGE_MS = 10 * 60_000;
 
-export const oauthModule: CloudModule = {
+type Needs = Pick<Services, "config" | "log" | "db" | "onClose" | "cluster" | "accounts">;
+
+export const oauthModule: ProvidingModule<Needs, Pick<Services, "oauth">> = {
   name: "oauth",
   migrations: oauthMigrations,
   routes: oauthRoutes,
-  async init(svc) {
+  fastPaths: [tokenFastPath, metadataFastPath, openIdFastPath],
+  errorRenderers: [oauthErrorRenderer],
+  async provide(svc) {
     const warn = (what: string) => (err: unknown) => svc.log.warn({ err: String(err) }, what);
     const bus = svc.cluster.bus;
     const keys = await KeyStore.open(svc.db, () => svc.config.accessTokenTtl, () => notify(bus, "keys"));
@@ -37,8 +43,7 @@ export const oauthModule: CloudModule = {
       accessTtl: () => svc.config.accessTokenTtl,
       refreshTtl: () => svc.config.refreshTokenTtl,
     });
-    svc.oauth = createOAuthService(svc, { keys, denylist, issuer, ownClients, accounts: accountsAdapter(svc) });
-    svc.authenticators.push(bearerAuthenticator(svc));
+    const oauth = createOAuthService(svc, { keys, denylist, issuer, ownClients, accounts: accountsAdapter(svc) });
     limiterOf(svc);
     keys.startReloading(warn("signing key reload failed"));
     denylist.start(warn("denylist poll failed"));
@@ -51,8 +56,7 @@ export const oauthModule: CloudModule = {
       denylist.stop();
       await ownClients.stop();
     });
+    return { oauth };
   },
-  attach(server, svc) {
-    installTokenFastPath(server, svc);
-  },
+  authenticators: (svc) => [bearerAuthenticator(svc)],
 };

@@ -1,9 +1,8 @@
 // The organisation area: edges (OAuth2 clients), groups, sub-groups, projects, members, project
-// edges, and the access engine that replaces the accounts area's scope-only decider.
+// edges, and the in-memory index the access engine (cloud/access, its own module) decides on.
 import { ISCP_MESSAGE_TYPES, ROLE_UUIDS, ROLES, SCOPES } from "../accounts/service/catalogue.js";
-import { accessRoutes } from "../access/routes/check-access.js";
 import { Policy } from "../access/service/policy.js";
-import type { CloudModule } from "../module.js";
+import type { ProvidingModule } from "../module-contract.js";
 import { edgeClientResolver } from "./service/edge-clients.js";
 import { orgMigrations } from "./repo/migrations.js";
 import { OrgIndex } from "./service/org-index.js";
@@ -20,7 +19,7 @@ import { createOrgService } from "./service/org-service.js";
  * With --nats: a local update tells the other peers (one notice per tick however many updates), and a
  * notice from another peer reloads the whole index from the database (reloads coalesce).
  */
-function shareOrgIndex(svc: Services, index: OrgIndex): void {
+function shareOrgIndex(svc: Pick<Services, "db" | "log" | "cluster">, index: OrgIndex): void {
   const bus = svc.cluster.bus;
   if (bus.kind === "in-process") return;
   let told = false;
@@ -50,32 +49,24 @@ function shareOrgIndex(svc: Services, index: OrgIndex): void {
   onNotice(bus, "org", reload);
 }
 
-export const orgModule: CloudModule = {
+type Needs = Pick<Services, "db" | "log" | "cluster" | "accounts" | "oauth">;
+
+export const orgModule: ProvidingModule<Needs, Pick<Services, "org">> = {
   name: "org",
   migrations: orgMigrations,
-  routes: [...accessRoutes, ...edgeRoutes, ...edgeSecretRoutes, ...groupRoutes, ...groupMemberRoutes, ...projectRoutes, ...projectMemberRoutes],
-  async init(svc) {
+  routes: [...edgeRoutes, ...edgeSecretRoutes, ...groupRoutes, ...groupMemberRoutes, ...projectRoutes, ...projectMemberRoutes],
+  async provide(svc) {
     const index = new OrgIndex();
     await index.load(svc.db);
     shareOrgIndex(svc, index);
     const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
     // Every client resolver is asked; the edges' own resolver knows only existing edges, whose
     // UUIDs the edge service refuses before asking this.
-    const clientIdInUse = async (uuid: string) => (await svc.oauth?.resolveClient(uuid)) !== undefined;
-    svc.org = createOrgService(svc.db, index, policy, clientIdInUse);
-    svc.access = svc.org.engine;
-    // A deleted user leaves every group and project, and its edges lose their owner. The accounts
-    // area has no deletion hook, so its repository's delete is wrapped here.
-    const users = svc.accounts?.users;
-    if (users) {
-      const remove = users.delete.bind(users);
-      users.delete = async (uuid: string) => {
-        const result = await remove(uuid);
-        await svc.org.forgetUser(uuid);
-        return result;
-      };
-    }
-    // Edges authenticate at the token endpoint when the OAuth2 area is present.
-    svc.oauth?.clientResolvers.push(edgeClientResolver(index, svc.org.edges));
+    const clientIdInUse = async (uuid: string) => (await svc.oauth.resolveClient(uuid)) !== undefined;
+    return { org: createOrgService(svc.db, index, policy, svc.accounts, clientIdInUse) };
   },
+  // Edges authenticate at the token endpoint.
+  clientResolvers: (svc) => [edgeClientResolver(svc.org.index, svc.org.edges)],
+  // A deleted user leaves every group and project, and its edges lose their owner.
+  on: { userDeleted: (svc, userUuid) => svc.org.forgetUser(userUuid) },
 };

@@ -44,8 +44,6 @@ export interface TxOptions {
 export interface Db extends Queryable {
   /** Runs fn in one transaction; its statements go through `tx` only. Writers are serialised, as in SQLite (see TxOptions). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TxOptions): Promise<T>;
-  /** Literal statements as one transaction in one round trip (SQLite only; callers fall back to transaction()). */
-  script?(statements: readonly string[]): Promise<void>;
   /** Runs fn while no other instance on the same database runs it (migrations). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -137,9 +135,11 @@ export class SqliteDb implements Db {
     if (file !== ":memory:" && !file.startsWith("file:")) fs.chmodSync(file, 0o600);
     const db = new SqliteDb(conn);
     // 16 KiB pages (new databases only; an existing file keeps its size): chunk payloads of hundreds of KiB
-    // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite.
+    // take a quarter of the overflow pages 4 KiB needs, and small rows stay cheap to rewrite. A 64 MiB page
+    // cache (SQLite's default is 2 MiB): a commit of many streams' chunks touches a few index pages per stream,
+    // which the default cache cannot hold from one commit to the next, so each was read back from the file.
     await db.direct.exec(
-      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`,
+      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536;`,
     );
     if (file !== ":memory:" && !file.startsWith("file:")) {
       // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.
@@ -188,21 +188,6 @@ export class SqliteDb implements Db {
     });
   }
 
-  /**
-   * Runs literal statements (sql-literal.ts) as one BEGIN IMMEDIATE ... COMMIT in a single thread-pool round
-   * trip, where transaction() costs one per statement. Rolled back on any failure, which is rethrown.
-   */
-  script(statements: readonly string[]): Promise<void> {
-    return this.serial(async () => {
-      try {
-        await this.direct.exec(`BEGIN IMMEDIATE;\n${statements.join(";\n")};\nCOMMIT;`);
-      } catch (err) {
-        await this.direct.exec("ROLLBACK").catch(() => undefined);
-        throw err;
-      }
-    });
-  }
-
   /** One process owns an SQLite database: nothing to exclude. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return fn();
@@ -242,6 +227,16 @@ export async function allStatements(ps: ReadonlyArray<Promise<unknown>>): Promis
   if (failed) throw failed.reason;
 }
 
+/**
+ * The same promise, marked as heard: a write started now and awaited later (allStatements) may fail while
+ * the caller awaits something else, and a rejection nobody listens to yet ends the process (SQLITE_FULL on a
+ * full disk). Its failure still reaches whoever awaits it.
+ */
+export function heard<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** UNIQUE constraint failures become 409s in repositories (PostgreSQL: SQLSTATE 23505 unique_violation). */
 export const isUniqueViolation = (err: unknown) =>
   err instanceof Error && (/SQLITE_CONSTRAINT: UNIQUE/.test(err.message) || (err as { code?: unknown }).code === "23505");
@@ -251,6 +246,30 @@ export const isStorageFull = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code;
   // 53100: PostgreSQL's disk_full.
   return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL" || code === "53100";
+};
+
+/** PostgreSQL's SQLSTATEs of a lost or refused connection: class 08, and the server shutting down or starting. */
+const CONNECTION_STATES = /^(08...|57P0[1-3])$/;
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** node-postgres reports a lost connection and a connect timeout by message only. */
+const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/** Whether `err` says the database server cannot be reached right now (a condition to retry, not a fault of the request). */
+export const isDatabaseUnavailable = (err: unknown): boolean => {
+  if (typeof err !== "object" || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && (CONNECTION_STATES.test(code) || CONNECTION_CODES.has(code))) return true;
+  if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  return typeof message === "string" && CONNECTION_MESSAGES.test(message);
+};
+
+/**
+ * Whether `err` is PostgreSQL refusing a text value (22021 character_not_in_repertoire: a NUL character, which its
+ * text cannot hold; 22P05 untranslatable_character): the request's fault, as SQLite would have stored it.
+ */
+export const isUnstorableText = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "22021" || code === "22P05";
 };
 
 /** Inserts one row and returns its AUTOINCREMENT / identity `id` (both engines speak RETURNING). */

@@ -115,9 +115,28 @@ export class PgDb extends PgStatements implements Db {
     return new PgDb(pool);
   }
 
+  /**
+   * A client of the pool, with an `error` listener while it is checked out: a connection lost then (a cut network,
+   * a stopped server) fails its queries and marks it broken instead of an unhandled 'error' ending the process.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release(err?: Error): void }> {
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (e: Error) => void (lost ??= e);
+    client.on("error", onError);
+    return {
+      client,
+      release(err?: Error) {
+        client.removeListener("error", onError);
+        // A broken client is not given back to the pool.
+        client.release(err ?? lost);
+      },
+    };
+  }
+
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, opts: TxOptions = {}): Promise<T> {
     const resources = [...new Set(opts.locks ?? [])].sort();
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
@@ -132,14 +151,13 @@ export class PgDb extends PgStatements implements Db {
         throw err;
       }
     } finally {
-      // A client whose ROLLBACK failed is not given back to the pool.
-      client.release(broken);
+      release(broken);
     }
   }
 
   /** Runs fn holding a session advisory lock: instances starting together migrate one after the other. */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, release } = await this.checkout();
     try {
       await client.query({ text: "SELECT pg_advisory_lock($1)", values: [MIGRATION_LOCK] });
       try {
@@ -148,7 +166,7 @@ export class PgDb extends PgStatements implements Db {
         await client.query({ text: "SELECT pg_advisory_unlock($1)", values: [MIGRATION_LOCK] });
       }
     } finally {
-      client.release();
+      release();
     }
   }
 

@@ -10,7 +10,6 @@ export interface Issue {
 export type Decoded<A> = { ok: true; value: A } | { ok: false; issues: Issue[] };
 
 /** A function each API gives: decodes or throws its own error, naming `where` (path, query, body). */
-export type Decoder = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown, where: string) => A;
 
 export function decodeInput<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, onExcessProperty: "ignore" | "error"): Decoded<A> {
   const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty })(input);

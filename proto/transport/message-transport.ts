@@ -31,6 +31,8 @@ export interface MessageTransport {
   resumeInput?(): void;
   /** Datagram counters; absent on transports without an unreliable path. */
   datagramStats?(): DatagramStats;
+  /** Runs `fn` with the transport's writes held, then writes what it sent at once (one syscall); absent where it cannot. */
+  corked?(fn: () => void): void;
   /** Fired when bufferedBytes() falls back below the transport's low-water mark. */
   onDrain(cb: () => void): void;
   /** Fired once, when the transport is gone for whatever reason. */

@@ -136,7 +136,7 @@ class Scan {
       half += (x & 0x7f) * 2 ** shift;
     }
     const n = negative ? -(half + 1) : half;
-    return n > MAX_SAFE ? MAX_SAFE : n < -MAX_SAFE ? -MAX_SAFE : n;
+    return Math.min(Math.max(n, -MAX_SAFE), MAX_SAFE);
   }
 
   /** A length-delimited field's end; the position is then at its first byte. */

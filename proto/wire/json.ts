@@ -64,7 +64,7 @@ export function messageToJson(type: protobuf.Type, msg: Obj): Obj {
     } else {
       // Decoded instances carry defaults on the prototype; only own or oneof-selected values count.
       if (field.partOf) {
-        if ((msg as Record<string, unknown>)[field.partOf.name] !== field.name && !Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
+        if ((msg as Record<string, unknown>)[field.partOf.name] !== field.name && !Object.hasOwn(msg, field.name)) continue;
       } else if (isDefaultScalar(field, v)) continue;
       out[name] = scalarToJson(field, v);
     }

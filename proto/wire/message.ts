@@ -5,12 +5,10 @@ import { JsonCodecError, loadRoot, messageFromJson, messageToJson } from "./json
 
 export { iscp2 };
 export type Encoding = "proto" | "json";
-export const ENCODINGS: readonly Encoding[] = ["proto", "json"];
 
 /** A message as accepted by the encoders (plain object or decoded instance). */
 export type Message = iscp2.IMessage;
 /** The name of the member set in `Message.message`, e.g. "upstreamChunk". */
-export type MessageKind = NonNullable<iscp2.Message["message"]>;
 
 export const ResultCode = iscp2.ResultCode;
 export type ResultCode = iscp2.ResultCode;
@@ -47,11 +45,6 @@ export function decodeMessage(bytes: Uint8Array, enc: Encoding): iscp2.Message {
   }
   if (!m.message) throw new MalformedMessageError("empty message");
   return m;
-}
-
-/** Which member of the oneof is set. */
-export function messageKind(m: iscp2.Message): MessageKind | undefined {
-  return m.message;
 }
 
 const resultNames = new Map<number, string>();

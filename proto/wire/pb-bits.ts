@@ -5,7 +5,7 @@ import Long from "long";
 import { len32, readVarint64, rv } from "./varint.js";
 
 const TWO32 = 4294967296;
-const TWO63 = 9223372036854775808;
+const TWO63 = 2 ** 63;
 
 /** The halves of the last zigzag() result (module scratch: no object per call). */
 export const zz = { lo: 0, hi: 0 };

@@ -45,13 +45,6 @@ export function stampOf(payload: Uint8Array): number | undefined {
   return v.getUint32(0) * 4294967296 + v.getUint32(4);
 }
 
-/** The sequence number at the start of a payload (u64 BE), or undefined. */
-export function seqOf(payload: Uint8Array): number | undefined {
-  if (payload.length < 8) return undefined;
-  const v = new DataView(payload.buffer, payload.byteOffset, 8);
-  return v.getUint32(0) * 4294967296 + v.getUint32(4);
-}
-
 /** The connector's write log (--write-log): first sequence number, points and stamp (ns) of each write. */
 export function readWriteLog(file: string): Array<[number, number, number]> {
   const out: Array<[number, number, number]> = [];

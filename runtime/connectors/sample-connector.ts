@@ -11,27 +11,71 @@ import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { encodeIscpV2Frame } from "../ipc/iscp-v2-compat.js";
 import { encodeLoggerMsgRaw } from "../ipc/logger-msg.js";
+import { VehicleSim } from "./vehicle.js";
 
-const { values: a } = parseArgs({
-  options: {
-    path: { type: "string", default: process.env.EDGE_AGENT_IPC_PATH ?? "" },
-    format: { type: "string", default: process.env.EDGE_AGENT_IPC_FORMAT ?? "iscp-v2-compat" },
-    rate: { type: "string", default: "1000" }, // points per second; 0 = as fast as the pipe takes them
-    size: { type: "string", default: "16" }, // payload bytes
-    count: { type: "string", default: "0" }, // stop after this many points; 0 = run until killed
-    name: { type: "string", default: "sample/counter" },
-    type: { type: "string", default: "bytes" },
-    "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
-    "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
-    stamp: { type: "boolean", default: false },
-    report: { type: "boolean", default: false },
-    "write-log": { type: "string" },
-  },
-});
+const USAGE = `Usage: sample-connector --path FIFO [options]
+
+Writes data points into an edge agent's upstream FIFO at a given rate: a counter in each payload, so a receiver
+can check order and loss. Run it against a device connector channel the agent has created.
+
+Options:
+  --path FIFO          the upstream FIFO (env EDGE_AGENT_IPC_PATH; required)
+  --format NAME        iscp-v2-compat or logger-msg (env EDGE_AGENT_IPC_FORMAT; default iscp-v2-compat)
+  --rate N             points per second; 0 = as fast as the FIFO takes them (default 1000)
+  --size N             payload bytes (default 16)
+  --count N            stop after N points; 0 = run until stopped (default 0)
+  --name NAME          the data name (default sample/counter)
+  --type TYPE          the data type (default bytes; logger-msg always sends string)
+  --stamp              put the write time (CLOCK_MONOTONIC ns) after the counter, for latency (16 B or more)
+  --report             print {"sent", "first_ns", "last_ns"} as one JSON line when it stops
+  --write-log FILE     write "<first seq> <points> <stamp ns>" per write into FILE when it stops
+  --reopen-every N     close and reopen the FIFO every N points (default 0: never)
+  --exit-code N        exit code after --count points (default 0)
+  --play vehicle       instead of the counter, play a vehicle on a test track: GNSS position (json), speed,
+                       engine rpm, IMU accelerations, coolant temperature (float64), a CAN frame (bytes) and
+                       a log line on gear changes and laps (string), about 430 points/s in all
+  -h, --help           this help
+`;
+
+const OPTIONS = {
+  path: { type: "string", default: process.env.EDGE_AGENT_IPC_PATH ?? "" },
+  format: { type: "string", default: process.env.EDGE_AGENT_IPC_FORMAT ?? "iscp-v2-compat" },
+  rate: { type: "string", default: "1000" }, // points per second; 0 = as fast as the pipe takes them
+  size: { type: "string", default: "16" }, // payload bytes
+  count: { type: "string", default: "0" }, // stop after this many points; 0 = run until killed
+  name: { type: "string", default: "sample/counter" },
+  type: { type: "string", default: "bytes" },
+  "exit-code": { type: "string", default: "0" }, // exit code after --count points (tests of restart)
+  "reopen-every": { type: "string", default: "0" }, // close and reopen the FIFO every N points
+  stamp: { type: "boolean", default: false },
+  report: { type: "boolean", default: false },
+  "write-log": { type: "string" },
+  play: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (e) {
+    process.stderr.write(`sample-connector: ${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values: a } = parseOptions();
+if (a.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 const path = a.path!;
 if (path === "") {
   process.stderr.write("sample-connector: --path (or EDGE_AGENT_IPC_PATH) is required\n");
+  process.exit(2);
+}
+if (a.play !== undefined && a.play !== "vehicle") {
+  process.stderr.write(`sample-connector: --play takes "vehicle", not "${a.play}"\n`);
   process.exit(2);
 }
 const rate = Number(a.rate);
@@ -157,8 +201,28 @@ function report(): void {
   if (a.report) writeSync(1, `${JSON.stringify({ sent: seq, first_ns: firstNs, last_ns: lastNs })}\n`);
 }
 
+/** --play vehicle: every 10 ms, the simulation's points due by now, each stamped with its own due time. */
+function playVehicle(): void {
+  const sim = new VehicleSim();
+  const encode = logger ? encodeLoggerMsgRaw : encodeIscpV2Frame;
+  const step = () => {
+    const [sec, nsec] = process.hrtime();
+    const frames: Buffer[] = [];
+    for (const p of sim.advance((sec * 1e9 + nsec - startNs) / 1e9)) {
+      const ns = startNs + Math.round(p.t * 1e9);
+      const frame = encode(Math.floor(ns / 1e9), ns % 1e9, p.type, p.name, p.payload);
+      if (frame) frames.push(frame);
+    }
+    if (frames.length > 0) writeAll(Buffer.concat(frames));
+    seq += frames.length;
+    setTimeout(step, 10);
+  };
+  step();
+}
+
 process.on("SIGTERM", () => {
   report();
   process.exit(0);
 });
-tick();
+if (a.play === "vehicle") playVehicle();
+else tick();

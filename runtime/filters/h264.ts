@@ -3,7 +3,6 @@
 // Emulation prevention (00 00 03) guarantees no start code occurs inside a NAL unit, so splitting
 // at start codes is exact. nal_unit_type is the low 5 bits of the byte after the start code.
 
-export const NAL_SLICE_NON_IDR = 1;
 export const NAL_IDR = 5;
 export const NAL_SEI = 6;
 export const NAL_SPS = 7;

@@ -78,7 +78,6 @@ export const FilterChange = Schema.Union(ChangeRename, ChangeSampling, ChangeH26
   identifier: "FilterChange",
 });
 export type FilterChange = typeof FilterChange.Type;
-export type FilterChangeEncoded = typeof FilterChange.Encoded;
 
 /** Filter kinds: a filter's `type` names the change it makes and must equal `change_to.type`. */
 export const FilterKind = Schema.Literal("rename", "sampling", "h264-essential-nal-units");

@@ -15,9 +15,3 @@ export function takeMeasurementClock(): MeasurementClock {
   // Date.now() has ms resolution: add the sub-ms part of the monotonic reading so base times differ per call.
   return { baseTimeNs: epochNs + BigInt(nsec % 1_000_000), clockBase: { sec, nsec } };
 }
-
-/** Monotonic reading as (sec, nsec), as a connector in this process would write it. */
-export function monotonicNow(): ClockBase {
-  const [sec, nsec] = process.hrtime();
-  return { sec, nsec };
-}

@@ -47,7 +47,7 @@ export function exitReason(code: number | null, signal: NodeJS.Signals | null): 
 
 /** Delay before the n-th consecutive restart (n >= 1). */
 export function backoffDelay(policy: Launch["restart"], n: number): number {
-  const d = policy.initial_backoff_ms * Math.pow(policy.multiplier, Math.max(0, n - 1));
+  const d = policy.initial_backoff_ms * policy.multiplier ** Math.max(0, n - 1);
   return Math.min(Math.round(d), policy.max_backoff_ms);
 }
 

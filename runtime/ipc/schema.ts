@@ -38,7 +38,6 @@ export const RestartPolicy = Schema.Struct({
   max_restarts: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1_000_000)), { default: () => 0 }),
 }).annotations({ identifier: "RestartPolicy" });
 export type RestartPolicy = typeof RestartPolicy.Type;
-export type RestartPolicyEncoded = typeof RestartPolicy.Encoded;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // Checked on the whole record: a refined Record key would silently drop non-matching keys instead.
@@ -66,4 +65,3 @@ export const Launch = Schema.Struct({
   stop_timeout_ms: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 600_000)), { default: () => 5_000 }),
 }).annotations({ identifier: "Launch" });
 export type Launch = typeof Launch.Type;
-export type LaunchEncoded = typeof Launch.Encoded;

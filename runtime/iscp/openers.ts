@@ -10,6 +10,7 @@ import { connectWebSocket } from "../../proto/transport/ws/client.js";
 import type { DownstreamSettings, UpstreamSettings } from "../settings/schemas.js";
 import { QoS } from "../../proto/wire/message.js";
 import type { MessageTransport } from "../../proto/transport/message-transport.js";
+import type { CompressionParams } from "../../proto/transport/compression/negotiation.js";
 import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
 import type { Callbacks, Handle, Opener } from "../../machines/link.js";
 import { throttledData } from "../throttled-data.js";
@@ -17,19 +18,28 @@ import type { StreamLinkParams } from "../../machines/stream.js";
 
 export const qosOf = (q: "partial" | "unreliable") => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
 
+/** The transport settings' compression: none at level 0; context takeover where window bits are set. */
+function compressionOf(t: Session["transport"]): CompressionParams | undefined {
+  const level = t.compression_level ?? 0;
+  if (level === 0) return undefined;
+  const bits = t.compression_window_bits ?? 0;
+  return { level, contextTakeover: bits > 0, windowBits: bits };
+}
+
 /**
  * WebSocket: `ws(s)://<host>/api/iscp/connect` (the server URL's path prefix kept); QUIC: the URL's host and
  * port over UDP, with the QUIC library loaded on the first connect (QuicUnavailableError where it cannot load).
  */
 export function transportFor(session: Session, opts: { quicCa?: string } = {}): () => Promise<MessageTransport> {
   const url = new URL(session.connection.server_url);
+  const compression = compressionOf(session.transport);
   if (session.transport.protocol === "quic") {
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    return async () => (await loadQuicClient()).connectQuic({ host, port, serverName: host, ca: opts.quicCa });
+    return async () => (await loadQuicClient()).connectQuic({ host, port, serverName: host, ca: opts.quicCa, compression });
   }
   const ws = `${url.protocol === "https:" ? "wss" : "ws"}://${url.host}${url.pathname.replace(/\/+$/, "")}/api/iscp/connect`;
-  return () => connectWebSocket({ url: ws });
+  return () => connectWebSocket({ url: ws, compression });
 }
 
 export interface IscpOpenerHooks {

@@ -88,15 +88,29 @@ export const Protocol = Schema.Literal("quic", "websocket");
 export const SendQueueSize = Schema.Int.pipe(Schema.between(1, 4294967295)).annotations({
   description: "an integer from 1 to 4294967295",
 });
-export const TransportSettings = Schema.Struct({ protocol: Protocol, send_queue_size: SendQueueSize }).annotations({
-  identifier: "TransportSettings",
+// iSCP's per-message DEFLATE as iscp-rs offers it: a level (0 is off), and a context window (2^bits bytes of the
+// earlier messages; WebSocket only) or none.
+export const CompressionLevel = Schema.Int.pipe(Schema.between(0, 9)).annotations({
+  description: "DEFLATE level of the iSCP connections: 0 (off) to 9",
 });
+export const CompressionWindowBits = Schema.Int.pipe(
+  Schema.filter((n) => n === 0 || (n >= 9 && n <= 15) || "compression_window_bits must be 0, or 9 to 15"),
+).annotations({ description: "0 (each message compressed alone), or 9 to 15: context takeover with a window of 2^bits bytes (WebSocket only)" });
+export const TransportSettings = Schema.Struct({
+  protocol: Protocol,
+  send_queue_size: SendQueueSize,
+  // Optional in the type (settings written before they existed); the store fills in the defaults, so the API always shows them.
+  compression_level: Schema.optional(CompressionLevel),
+  compression_window_bits: Schema.optional(CompressionWindowBits),
+}).annotations({ identifier: "TransportSettings" });
 export type TransportSettings = typeof TransportSettings.Type;
 export const TransportUpdate = Schema.Struct({
   protocol: Schema.optional(Protocol),
   send_queue_size: Schema.optional(SendQueueSize),
+  compression_level: Schema.optional(CompressionLevel),
+  compression_window_bits: Schema.optional(CompressionWindowBits),
 }).annotations({ identifier: "TransportSettingsUpdate" });
-export const defaultTransport = (): TransportSettings => ({ protocol: "websocket", send_queue_size: 4096 });
+export const defaultTransport = (): TransportSettings => ({ protocol: "websocket", send_queue_size: 4096, compression_level: 0, compression_window_bits: 0 });
 
 // ---- upstream ----
 
@@ -192,7 +206,6 @@ export const DownstreamIpcSettings = Schema.Struct({ id: Id, ...ipcFields }).ann
   identifier: "DownstreamIpcSettings",
 });
 export type DownstreamIpcSettings = typeof DownstreamIpcSettings.Type;
-export type IpcSettings = UpstreamIpcSettings | DownstreamIpcSettings;
 
 /** `ipc` may be omitted on create: the daemon then fills in a FIFO path of its own (see docs/agent-api.md). */
 const ipcCreateFields = {

@@ -1,6 +1,6 @@
 // The console's data pages against a real peer whose agent streams the sample connector: each edge's
-// data rate on the edges page, and the numeric fields of JSON data (json, and string holding JSON)
-// listed and plotted together on one plot.
+// data rate on the edges page, the running measurement in the list and its plot's live state, and the
+// numeric fields of JSON data (json, and string holding JSON) listed and plotted together on one plot.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
@@ -41,6 +41,33 @@ describe("console data pages", () => {
     expect(await pointsPerSecond()).toBeLessThan(400);
   }, 120_000);
 
+  it("shows a running measurement as receiving, and its plot's live state as a pressed button, not a greyed one", async () => {
+    await page.goto(`${s.peer.url}/console/#/measurements`);
+    const running = page.getByRole("table", { name: "Measurements" }).locator('tr[data-status="measuring"]').first();
+    await expect.poll(() => running.count(), { timeout: 30_000 }).toBe(1);
+    expect(await running.locator("td.num").last().textContent()).toBe("receiving");
+    expect(await running.getByRole("progressbar").count()).toBe(0);
+    // The page shows no loading text once the console runs, and has an icon.
+    expect(await page.getByText("Loading the console").count()).toBe(0);
+    expect(await page.locator('link[rel="icon"]').count()).toBe(1);
+
+    await running.getByRole("link").click();
+    const toolbar = page.getByRole("region", { name: "Plot" });
+    const live = toolbar.getByRole("button", { name: "● Live" });
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(1);
+    expect(await live.getAttribute("aria-pressed")).toBe("true");
+    expect(await live.isEnabled()).toBe(true);
+    await toolbar.getByRole("button", { name: "Zoom in" }).click();
+    const follow = toolbar.getByRole("button", { name: "Follow live" });
+    await expect.poll(() => follow.isEnabled(), { timeout: 30_000 }).toBe(true);
+    await follow.click();
+    await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(1);
+    // A relative range on a running measurement slides with it, live.
+    await toolbar.getByLabel("Time range").selectOption({ label: "Last 10 s" });
+    await expect.poll(() => toolbar.getByText("the window sliding").count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.getByTestId("plot").getAttribute("data-live")).toBe("true");
+  }, 120_000);
+
   it("lists the numeric fields of JSON data and plots several on one plot", async () => {
     const call = caller(s.peer, s.cloud.token);
     const P = `/v1/projects/${s.cloud.projectUuid}`;
@@ -64,6 +91,12 @@ describe("console data pages", () => {
     await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await seriesPixels(page, SECOND_SERIES)).toBeGreaterThan(100);
     expect(await page.locator(".u-legend").textContent()).toContain("imu /acc/y");
+    // Each series on its own scale: the first's axis on the left, the second's on the right (and the time axis).
+    expect(await page.locator("[data-testid=plot] .u-axis").count()).toBe(3);
+    // The cursor reads the time to the millisecond.
+    const box = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.locator(".u-legend .u-series").first().textContent(), { timeout: 30_000 }).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/);
     // The JSON itself is still in a table.
     expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain('"acc"');
     await screenshot(page, "json-fields");

@@ -1,11 +1,14 @@
 // The console's browser tests: a connected stack whose agent streams the sample connector (an int64
-// counter), Chromium signing in through the peer's sign-in page, and screenshots of each page.
+// counter) or a bare peer, Chromium signing in through the peer's sign-in page, and screenshots of each page.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { Page } from "playwright-core";
 import { addRtUpstream, startConnectedStack, until, type Stack } from "../e2e/stack.js";
+import { startTestPeer, type TestPeer } from "../cloud/harness.js";
+import { adminCall, type Call } from "../cloud/measurements/helpers.js";
+import { launchChromium, type TestBrowser } from "../support/browser.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -81,4 +84,20 @@ export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 11
 /** How many points the plotted series hold (the reduced series' point counts, as the page shows them). */
 export async function plottedPoints(page: Page): Promise<number> {
   return Number((await page.getByTestId("plot").getAttribute("data-points")) ?? "0");
+}
+
+/** For a describe block: a cloud peer, an admin API caller and a Chromium page, started before its tests and closed after. */
+export function withPeerAndBrowser(): { peer: TestPeer; call: Call; browser: TestBrowser; page: Page } {
+  const ctx = {} as { peer: TestPeer; call: Call; browser: TestBrowser; page: Page };
+  beforeAll(async () => {
+    ctx.peer = await startTestPeer();
+    ctx.call = await adminCall(ctx.peer);
+    ctx.browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+    ctx.page = await ctx.browser.context.newPage();
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.peer?.stop();
+  }, 120_000);
+  return ctx;
 }

@@ -10,7 +10,7 @@ const VIEWPORTS = [
   { name: "tablet", width: 768, height: 1024 },
   { name: "laptop", width: 1366, height: 768 },
 ];
-const NAV = ["Measurements", "Edges", "Organisation", "API tokens"];
+const NAV = ["Measurements", "Edges", "Organisation", "Account"];
 
 /** How far the page is wider than the window (0 when it fits), and the widest element that sticks out. */
 function overflow(page: Page): Promise<{ by: number; culprit: string }> {

@@ -148,9 +148,13 @@ describe.sequential("docs/guide/cloud.md", () => {
   it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack), postgres (a PostgreSQL server)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
     expect(blocks.every((b) => ["test", "root", "build", "postgres"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
-    // The PostgreSQL block's commands are run against a real server by tests/cloud/storage/migrate-store.test.ts.
+    // The PostgreSQL block's commands are the scale-out walkthrough's, which tests/docs/scale-out-guide.test.ts runs.
     for (const b of blocks.filter((x) => x.kind === "postgres"))
-      for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(createdb |cloud-peer migrate-store |cloud-peer --data )/);
+      for (const line of b.text.trim().split("\n"))
+        expect(line, line).toMatch(/^(sudo -u postgres createuser cloud$|sudo -u postgres createdb -O cloud cloud$|cloud-peer migrate-store |cloud-peer --data )/);
+    const scaleOut = guideBlocks("scale-out.md").guide;
+    for (const b of blocks.filter((x) => x.kind === "postgres"))
+      for (const line of b.text.split("\n").filter((l) => l.startsWith("sudo -u postgres "))) expect(scaleOut, line).toContain(`${line}\n`);
     expect(blocks.filter((b) => b.kind === "build").map((b) => b.text)).toEqual(["npm ci\nnpm pack\n"]);
     for (const b of blocks.filter((x) => x.kind === "root"))
       for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(sudo |echo .* \| sudo tee -a \/etc\/default\/cloud-peer$)/);

@@ -6,11 +6,9 @@
 // which the guide runs as the `postgres` user, connect as the test server's superuser. The SQLite peer the guide moves is made here first,
 // with an edge the peers must then serve. The peers the blocks start in the background are stopped by the last
 // block; whatever is still running at the end is killed by the PID the blocks wrote.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
 import { blockRunner, guideBlocks } from "./guide-blocks.js";
@@ -20,7 +18,6 @@ import { freePort, startNats, type NatsServer } from "../support/nats.js";
 import { startTestPeer } from "../cloud/harness.js";
 import { adminToken, caller } from "../cloud/accounts/helpers.js";
 
-const run = promisify(execFile);
 const { guide, blocks, testBlocks } = guideBlocks("scale-out.md");
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scale-out-guide-"));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { decodeInto } from "../support/datapath.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
-import { cloudIndices, indexOf, range, writeNumbered } from "./points.js";
+import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
 import { SqliteDb } from "../../cloud/storage/db.js";
 

@@ -112,6 +112,39 @@ describe("check-imports", () => {
     expect(r.out).toContain("lib-stands-alone: lib/l.ts → proto/p.ts");
   });
 
+  it("flags a cloud area reaching into another area's insides, and infrastructure importing an area", () => {
+    const r = runOn(
+      "check-imports.mjs",
+      withConfig({
+        "cloud/oauth/repo/clients.ts": "export const clientsRepo = {};\n",
+        "cloud/console/client.ts": 'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const c = clientsRepo;\n',
+        "cloud/http/error-reply.ts": 'import { e } from "../oauth/service/errors.js";\nexport const r = e;\n',
+        "cloud/oauth/service/errors.ts": "export const e = 1;\n",
+      }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("areas-meet-through-modules: cloud/console/client.ts → cloud/oauth/repo/clients.ts");
+    expect(r.out).toContain("infrastructure-not-to-areas: cloud/http/error-reply.ts → cloud/oauth/service/errors.ts");
+  });
+
+  it("passes an area using another's service/, schemas.ts, module.ts, its own insides, and types from anywhere", () => {
+    const r = runOn(
+      "check-imports.mjs",
+      withConfig({
+        "cloud/oauth/repo/clients.ts": "export type ClientRecord = { id: string };\nexport const clientsRepo = {};\n",
+        "cloud/oauth/service/fixed.ts": 'import { clientsRepo } from "../repo/clients.js";\nexport const fixed = clientsRepo;\n',
+        "cloud/oauth/schemas.ts": "export const Uuid = 1;\n",
+        "cloud/oauth/module.ts": 'export { fixed } from "./service/fixed.js";\n',
+        "cloud/console/client.ts":
+          'import type { ClientRecord } from "../oauth/repo/clients.js";\nimport { fixed } from "../oauth/service/fixed.js";\n' +
+          'import { Uuid } from "../oauth/schemas.js";\nimport * as m from "../oauth/module.js";\nexport const c = (r: ClientRecord) => [r, fixed, Uuid, m];\n',
+        "cloud/cli/admin.ts": 'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const a = clientsRepo;\n',
+      }),
+    );
+    expect(r.out).not.toContain("error");
+    expect(r.code).toBe(0);
+  });
+
   it("passes type-only cycles and type-only imports of runtime settings from machines", () => {
     const r = runOn(
       "check-imports.mjs",

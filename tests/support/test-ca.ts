@@ -10,7 +10,12 @@ export interface TestCa {
   ca: string;
   /** Writes `<name>.pem` and `<name>.key`: a P-256 certificate for localhost and 127.0.0.1 with this serial (hex). */
   issue(name: string, serialHex: string): { cert: string; key: string };
+  /** As issue, valid from `start` to `end` only (openssl's YYYYMMDDHHMMSSZ), e.g. already expired or not yet valid. */
+  issueDated(name: string, serialHex: string, start: string, end: string): { cert: string; key: string };
 }
+
+/** `openssl ca` (the one command that takes any validity dates) with a database of its own in the CA's directory. */
+const CA_CONFIG = "[ca]\ndefault_ca = test\n[test]\ndatabase = index.txt\nnew_certs_dir = .\nserial = serial.txt\ndefault_md = sha256\npolicy = any\nunique_subject = no\n[any]\ncommonName = supplied\n";
 
 const openssl = (dir: string, args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
 const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
@@ -27,6 +32,18 @@ export function makeTestCa(dir: string): TestCa {
       openssl(dir, ["req", "-new", ...EC, "-subj", "/CN=localhost", "-keyout", `${name}.key`, "-out", `${name}.csr`]);
       openssl(dir, ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", `0x${serialHex}`, "-days", "1",
         "-extfile", "server.ext", "-out", `${name}.pem`]);
+      fs.chmodSync(path.join(dir, `${name}.key`), 0o600);
+      return { cert: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
+    },
+    issueDated(name, serialHex, start, end) {
+      if (!fs.existsSync(path.join(dir, "ca.cnf"))) {
+        fs.writeFileSync(path.join(dir, "ca.cnf"), CA_CONFIG);
+        fs.writeFileSync(path.join(dir, "index.txt"), "");
+      }
+      fs.writeFileSync(path.join(dir, "serial.txt"), `${serialHex}\n`);
+      openssl(dir, ["req", "-new", ...EC, "-subj", "/CN=localhost", "-keyout", `${name}.key`, "-out", `${name}.csr`]);
+      openssl(dir, ["ca", "-batch", "-config", "ca.cnf", "-keyfile", "ca.key", "-cert", "ca.pem", "-in", `${name}.csr`, "-out", `${name}.pem`,
+        "-startdate", start, "-enddate", end, "-extfile", "server.ext", "-notext"]);
       fs.chmodSync(path.join(dir, `${name}.key`), 0o600);
       return { cert: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
     },

@@ -9,7 +9,8 @@ export type Target =
 export const DEFAULT_PROJECT_UUID = "00000000-0000-0000-0000-000000000000";
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
-const PROJECT = new RegExp(`^/(?:v1|auth|iscp)/projects/(${UUID})(?:/|$)`);
+// `/projects/{uuid}/...` without a prefix: the intdash webhook API's project operations.
+const PROJECT = new RegExp(`^/(?:(?:v1|auth|iscp)/)?projects/(${UUID})(?:/|$)`);
 const GROUP = new RegExp(`^/auth/groups/(${UUID})(?:/|$)`);
 const NONE: Target = { kind: "none" };
 
@@ -33,9 +34,9 @@ export function normalisePath(path: string): string {
   return p;
 }
 
-function decodeUnreserved(escape: string, hex: string): string {
+function decodeUnreserved(escaped: string, hex: string): string {
   const c = String.fromCharCode(parseInt(hex, 16));
-  return /[A-Za-z0-9\-._~]/.test(c) ? c : escape;
+  return /[A-Za-z0-9\-._~]/.test(c) ? c : escaped;
 }
 
 function removeDotSegments(p: string): string {

@@ -1,7 +1,7 @@
-// The scope-based access decider installed by the accounts module: a super user may do everything;
+// The scope-based access decision: a super user may do everything;
 // a user may use its own account (/auth/users/me/...), as the "signed-in" routes do; anything else
 // needs a scope allowing method + path and no scope denying it (deny wins).
-// The organisation area replaces it with a project/group-aware engine built on the same scopes.
+// The access module's engine (cloud/access) is project/group-aware and built on the same scopes.
 import type { AccessDecider } from "../../auth/principal.js";
 import { resolveScopes } from "./catalogue.js";
 import { isOwnAccountPath, scopesAllow } from "./scopes.js";

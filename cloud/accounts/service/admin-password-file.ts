@@ -11,7 +11,7 @@ export const ADMIN_PASSWORD_FILE = "initial-admin-password";
 export const adminPasswordFile = (dataDir: string) => path.join(dataDir, ADMIN_PASSWORD_FILE);
 
 /** Writes the file (0600 whatever the umask); a failure is logged, the password was printed anyway. */
-export function writeAdminPasswordFile(svc: Services, password: string): string | undefined {
+export function writeAdminPasswordFile(svc: Pick<Services, "config" | "log">, password: string): string | undefined {
   const file = adminPasswordFile(svc.config.dataDir);
   try {
     fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });

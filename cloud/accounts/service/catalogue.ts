@@ -38,9 +38,9 @@ export const SCOPES: readonly ScopeDef[] = [
   {
     uuid: "4ebb1409-6033-47a9-a618-4814554eeb71",
     name: "users:r",
-    description: "Read users, their e-mails and roles (not their API tokens).",
+    description: "Read users, their e-mails and roles (not their API tokens; their OAuth2 clients are clients:r's, their edges edges:r's).",
     allowed_endpoints: rules(["GET"], "/auth/users", "/auth/users/**"),
-    denied_endpoints: rules(["GET"], "/auth/users/*/tokens", "/auth/users/*/tokens/**"),
+    denied_endpoints: rules(["GET"], "/auth/users/*/tokens", "/auth/users/*/tokens/**", "/auth/users/*/clients", "/auth/users/*/clients/**", "/auth/users/*/edges", "/auth/users/*/edges/**"),
     allowed_iscp_messages: [],
   },
   {
@@ -62,8 +62,8 @@ export const SCOPES: readonly ScopeDef[] = [
   {
     uuid: "1b0aeb93-b3d5-45a7-b142-6876993d1644",
     name: "edges:r",
-    description: "Read edges.",
-    allowed_endpoints: rules(["GET"], "/auth/edges", "/auth/edges/**"),
+    description: "Read edges (also a user's, under /auth/users) and their secrets' names, never a secret.",
+    allowed_endpoints: rules(["GET"], "/auth/edges", "/auth/edges/**", "/auth/users/*/edges", "/auth/users/*/edges/**"),
     denied_endpoints: [],
     allowed_iscp_messages: [],
   },
@@ -78,8 +78,8 @@ export const SCOPES: readonly ScopeDef[] = [
   {
     uuid: "956a98c0-d829-44bb-b6cd-a1ae7671c9d8",
     name: "clients:r",
-    description: "Read OAuth2 clients.",
-    allowed_endpoints: rules(["GET"], "/auth/clients", "/auth/clients/**"),
+    description: "Read OAuth2 clients (also a user's, under /auth/users).",
+    allowed_endpoints: rules(["GET"], "/auth/clients", "/auth/clients/**", "/auth/users/*/clients", "/auth/users/*/clients/**"),
     denied_endpoints: [],
     allowed_iscp_messages: [],
   },
@@ -186,6 +186,7 @@ export const SCOPES: readonly ScopeDef[] = [
       "/auth/projects/*/**",
       "/v1/projects/*/**",
       "/iscp/projects/*/**",
+      "/projects/*/**",
     ),
     denied_endpoints: [],
     allowed_iscp_messages: iscp(...ISCP_MESSAGE_TYPES),
@@ -236,16 +237,13 @@ export const ROLES: readonly RoleDef[] = [
 const scopeByName = new Map(SCOPES.map((s) => [s.name, s]));
 const scopeByUuid = new Map(SCOPES.map((s) => [s.uuid, s]));
 const roleByUuid = new Map(ROLES.map((r) => [r.uuid, r]));
-const roleByName = new Map(ROLES.map((r) => [r.name, r]));
 
 /** Scope definitions for scope names; unknown names are skipped. */
 export function resolveScopes(names: readonly string[]): ScopeDef[] {
   return names.flatMap((n) => scopeByName.get(n) ?? []);
 }
 export const findScope = (uuid: string) => scopeByUuid.get(uuid);
-export const findScopeByName = (name: string) => scopeByName.get(name);
 export const findRole = (uuid: string) => roleByUuid.get(uuid);
-export const findRoleByName = (name: string) => roleByName.get(name);
 
 /** Scope names held through the given roles, without duplicates, in catalogue order. */
 export function scopeNamesOfRoles(roleUuids: readonly string[]): string[] {

@@ -66,9 +66,11 @@ export async function resetToTemporary(svc: Services, uuid: string) {
   return passwordView((await svc.accounts.users.password(uuid))!, password);
 }
 
+/** Clears the user's failed sign-ins: its count and its name's back-off (the address's stays). */
 export async function unlock(svc: Services, uuid: string) {
-  await requireUser(svc, uuid);
+  const user = await requireUser(svc, uuid);
   await svc.accounts.users.unlock(uuid, nowIso());
+  svc.accounts.signInBackOff.succeeded(user.name);
   return passwordView((await svc.accounts.users.password(uuid))!);
 }
 

@@ -35,7 +35,7 @@ export function globToRegExp(glob: string): RegExp {
   let src = "^";
   for (const seg of segs) {
     if (seg === "**") src += "(?:/[^/]+)*";
-    else src += "/" + seg.split("*").map(escape).join("[^/]*").replace(/^\[\^\/\]\*$/, "[^/]+");
+    else src += "/" + seg.split("*").map(escapeRegExp).join("[^/]*").replace(/^\[\^\/\]\*$/, "[^/]+");
   }
   src += "/?$";
   re = new RegExp(src);
@@ -43,7 +43,7 @@ export function globToRegExp(glob: string): RegExp {
   return re;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function pathMatches(glob: string, path: string): boolean {
   return globToRegExp(glob).test(path);

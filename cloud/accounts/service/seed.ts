@@ -12,7 +12,7 @@ import { writeAdminPasswordFile } from "./admin-password-file.js";
 
 const defDigest = (def: unknown) => crypto.createHash("sha256").update(JSON.stringify(def)).digest("hex");
 
-export async function seedCatalogue(svc: Services): Promise<Map<string, Timestamps>> {
+export async function seedCatalogue(svc: Pick<Services, "db">): Promise<Map<string, Timestamps>> {
   const now = nowIso();
   await svc.db.transaction(async (tx) => {
     const repo = new CatalogueRepo(tx);
@@ -25,7 +25,7 @@ export async function seedCatalogue(svc: Services): Promise<Map<string, Timestam
 }
 
 /** Creates `admin` when the database has no user at all. Returns the generated password, if any. */
-export async function seedAdmin(svc: Services, out: (line: string) => void = (l) => process.stdout.write(l)): Promise<void> {
+export async function seedAdmin(svc: Pick<Services, "db" | "config" | "log">, out: (line: string) => void = (l) => process.stdout.write(l)): Promise<void> {
   const users = new UsersRepo(svc.db);
   if ((await users.count()) > 0) return;
   const given = svc.config.adminPassword;

@@ -13,6 +13,8 @@ export const NOTICES = {
   client: "cloud.notice.oauth.client",
   /** A sign-in attempt counted against `{limiter, key}`: the rate limits hold for the cluster, not per peer. */
   signInAttempt: "cloud.notice.oauth.sign-in-attempt",
+  /** A failed password sign-in `{of: "name" | "address", key}` (or a name `cleared`): the back-off holds for the cluster. */
+  signInBackOff: "cloud.notice.accounts.sign-in-backoff",
   /** The organisation (groups, projects, members, edges) changed: every peer reloads its access index. */
   org: "cloud.notice.org.changed",
 } as const;

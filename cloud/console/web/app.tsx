@@ -21,7 +21,7 @@ const NAV = [
   ["measurements", "Measurements"],
   ["edges", "Edges"],
   ["org", "Organisation"],
-  ["account", "API tokens"],
+  ["account", "Account"],
   ["clients", "OAuth2 clients"],
 ] as const;
 
@@ -58,7 +58,8 @@ export function App() {
 function Page({ page, parts, query, me }: { page: string; parts: string[]; query: URLSearchParams; me: Me }) {
   switch (page) {
     case "measurement":
-      return <MeasurementPage project={parts[1] ?? ""} uuid={parts[2] ?? ""} />;
+      // Keyed by the measurement: its range, zoom and choices start afresh on another one.
+      return <MeasurementPage key={`${parts[1]}/${parts[2]}`} project={parts[1] ?? ""} uuid={parts[2] ?? ""} />;
     case "edges":
       return <EdgesPage me={me} />;
     case "org":

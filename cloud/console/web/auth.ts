@@ -13,6 +13,8 @@ interface Tokens {
   access: string;
   refresh: string | undefined;
   expiresAt: number;
+  /** The token may only change the password (a temporary or expired one): the peer's scope `temporary`. */
+  passwordChangeOnly: boolean;
 }
 
 let tokens: Tokens | undefined;
@@ -52,9 +54,9 @@ async function tokenRequest(form: Record<string, string>): Promise<void> {
   setTokens(body);
 }
 
-function setTokens(body: { access_token: string; refresh_token?: string; expires_in?: number }): void {
+function setTokens(body: { access_token: string; refresh_token?: string; expires_in?: number; scope?: string }): void {
   const ttl = (body.expires_in ?? 300) * 1000;
-  tokens = { access: body.access_token, refresh: body.refresh_token ?? tokens?.refresh, expiresAt: Date.now() + ttl };
+  tokens = { access: body.access_token, refresh: body.refresh_token ?? tokens?.refresh, expiresAt: Date.now() + ttl, passwordChangeOnly: body.scope === "temporary" };
   clearTimeout(refreshTimer);
   // Refresh at 80% of the lifetime, so requests never carry an expired token on a slow network.
   if (tokens.refresh) refreshTimer = window.setTimeout(() => void refresh().catch(() => undefined), Math.max(1000, ttl * 0.8));
@@ -79,7 +81,8 @@ export function refresh(): Promise<void> {
 }
 
 export const accessToken = () => tokens?.access;
-export const signedIn = () => tokens !== undefined;
+/** True while the signed-in user must choose a new password before anything else. */
+export const mustChangePassword = () => tokens?.passwordChangeOnly === true;
 
 /** Revokes the refresh token (its whole family, with the access tokens it issued) and forgets both. */
 export async function signOut(): Promise<void> {

@@ -7,6 +7,7 @@ export interface DataPoint {
   time: string;
   data_type: string;
   data_id: string;
+  data_name?: string;
   data: { d?: string } & Record<string, unknown>;
 }
 
@@ -27,6 +28,9 @@ const FIXED: Record<string, [number, (v: DataView) => number | bigint]> = {
 export const isNumericType = (t: string) => t in FIXED || t === "json";
 
 const utf8 = new TextDecoder();
+// C0 controls other than tab, line feed and carriage return; DEL; the replacement character of invalid UTF-8.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 /** The point's value as text: a number, the text of string/json, or hex bytes. */
 export function valueText(p: DataPoint, maxBytes = 64): string {
@@ -34,7 +38,11 @@ export function valueText(p: DataPoint, maxBytes = 64): string {
   const bytes = fromBase64(p.data.d);
   const fixed = FIXED[p.data_type];
   if (fixed && bytes.length === fixed[0]) return String(fixed[1](new DataView(bytes.buffer)));
-  if (p.data_type === "string" || p.data_type === "json") return utf8.decode(bytes);
+  if (p.data_type === "string" || p.data_type === "json") {
+    const text = utf8.decode(bytes);
+    // A string of binary data (control characters, bytes that are not UTF-8) reads as hex, not as boxes.
+    if (!NOT_TEXT.test(text)) return text;
+  }
   return hex(bytes, maxBytes);
 }
 
@@ -55,8 +63,8 @@ export async function fetchPoints(project: string, meas: string, opts: { idq?: s
 const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 export function toCsv(points: DataPoint[]): string {
-  const lines = ["time,data_type,data_id,value"];
-  for (const p of points) lines.push([p.time, p.data_type, p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)].map(csvCell).join(","));
+  const lines = ["time,data_type,data_id,data_name,value"];
+  for (const p of points) lines.push([p.time, p.data_type, p.data_id, p.data_name ?? p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)].map(csvCell).join(","));
   return `${lines.join("\n")}\n`;
 }
 

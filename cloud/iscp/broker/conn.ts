@@ -1,15 +1,20 @@
 // One client connection on the broker: handshake, ping/pong, dispatch of requests, the outgoing
 // relay pump, and detaching its streams (kept for resume) when the transport goes away.
 // States: connecting -> authenticating -> open -> closed.
-import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, QoS, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
+import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
 import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../../proto/wire/chunk-scan.js";
 import { markReusable } from "../../../proto/transport/received-frames.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
 import type { Authenticate, AuthResult, Subject } from "./options.js";
+import { encodeResultsAck } from "./ack-frame.js";
+import { ConnOutput } from "./conn-output.js";
+import { ConnIntake, type HeldMessage } from "./intake.js";
+import { PingKeeper } from "./ping-keeper.js";
 import { refusalFor } from "./refusals.js";
 import { RateMeter } from "./rate-meter.js";
+import type { BudgetMember } from "./store-budget.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
 import * as up from "./upstream-handlers.js";
 import * as down from "./downstream-handlers.js";
@@ -24,7 +29,10 @@ const CLIENT_ONLY = new Set([
   "upstreamCall", "ping", "pong", "disconnect",
 ]);
 
-export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
+/** What a refusal needs of an upstream chunk, in the decoded message's shape (made only for a refusal). */
+const chunkBody = (chunk: ScannedUpstreamChunk) => ({ streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } });
+
+export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, BudgetMember {
   state: State = "connecting";
   nodeId = "";
   projectUuid = NIL_PROJECT;
@@ -41,16 +49,30 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   private backlog: Uint8Array[] = [];
   private backlogBytes = 0;
   private connectTimer: NodeJS.Timeout | undefined;
-  private pingTimer: NodeJS.Timeout | undefined;
-  private pongTimer: NodeJS.Timeout | undefined;
-  private awaitingPong: number | undefined;
-  private wakeScheduled = false;
-  private rr = 0;
-  /** Persisted chunks waiting for their storage commit, and whether that paused the input. */
-  private pendingStores = 0;
-  private inputPaused = false;
+  private readonly output: ConnOutput;
+  /** Cost of this connection's chunks waiting for their storage commit (hub.storeBudget), and whether past its share. */
+  pendingStoreCost = 0;
+  overStoreShare = false;
+  /** What is read while storage is behind on this connection (Pings and Pongs are answered meanwhile). */
+  private readonly intake: ConnIntake;
+  private readonly ping: PingKeeper;
 
-  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {}
+  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {
+    this.intake = new ConnIntake(transport, () => hub.limits.maxHeldBytesPerConn, (m) => this.handleHeld(m));
+    const intake = this.intake;
+    this.output = new ConnOutput(this);
+    this.ping = new PingKeeper({
+      sendPing: (requestId) => this.sendMessage({ ping: { requestId } }),
+      nextServerRequestId: () => this.nextServerRequestId(),
+      get inputStopped() {
+        return intake.socketPaused;
+      },
+      get inputResumedAt() {
+        return intake.socketResumedAt;
+      },
+      pingTimedOut: () => this.disconnect(ResultCode.PING_TIMEOUT, "no pong"),
+    });
+  }
 
   get encoding() {
     return this.transport.encoding;
@@ -58,6 +80,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
 
   get isOpen(): boolean {
     return this.state === "open";
+  }
+
+  get highWaterBytes(): number {
+    return this.hub.limits.transportHighWaterBytes;
   }
 
   /** Bytes (with a per-message overhead) of the messages kept while the ConnectRequest is authenticated. */
@@ -81,20 +107,13 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     return id;
   }
 
-  /** A persisted chunk went to storage; too many at once pause this connection's input. */
-  storeStarted(): void {
-    if (++this.pendingStores >= this.hub.limits.maxPendingStoreChunks && !this.inputPaused && this.transport.pauseInput) {
-      this.inputPaused = true;
-      this.transport.pauseInput();
-    }
+  /** Past its share of the store budget: what is read from now on is held (Pings and Pongs still answered). */
+  storeBehind(): void {
+    this.intake.pause();
   }
 
-  storeSettled(): void {
-    this.pendingStores--;
-    if (this.inputPaused && this.pendingStores <= this.hub.limits.maxPendingStoreChunks >> 1) {
-      this.inputPaused = false;
-      this.transport.resumeInput?.();
-    }
+  storeCaughtUp(): void {
+    if (this.state === "open") this.intake.resume();
   }
 
   /** Upstreams open on this connection plus those reserved by opens still running. */
@@ -151,6 +170,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     }
     const scanned = this.state === "open" ? this.scan(frame) : undefined;
     if (scanned) {
+      // A held chunk's frame is never reused: it outlives this callback.
+      if (this.intake.holding) return this.intake.hold({ chunk: scanned }, frame.length);
       markReusable(frame); // its readers hold it as long as they need (received-frames.ts)
       return this.dispatchChunk(scanned);
     }
@@ -167,7 +188,16 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
       void this.handleConnect(m.connectRequest!);
       return;
     }
+    // Pings and Pongs go ahead of held messages: a client waits for its Pong about a second.
+    if (this.intake.holding && kind !== "ping" && kind !== "pong") return this.intake.hold({ msg: m }, frame.length);
     this.dispatch(kind, m);
+  }
+
+  /** A message held while storage was behind, now handled in its turn. */
+  private handleHeld(m: HeldMessage): void {
+    if (this.state !== "open") return;
+    if (m.chunk) return this.dispatchChunk(m.chunk);
+    this.dispatch(m.msg.message!, m.msg);
   }
 
   /**
@@ -199,13 +229,11 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
   }
 
   private dispatchChunk(chunk: ScannedUpstreamChunk): void {
-    // What a refusal needs of the request, in the decoded message's shape.
-    const body = { streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } };
-    if (!this.permitted("upstreamChunk", body)) return;
+    if (this.allowed && !this.permitted("upstreamChunk", chunkBody(chunk))) return;
     try {
       up.chunk(this, chunk);
     } catch (e) {
-      this.failed("upstreamChunk", body, e);
+      this.failed("upstreamChunk", chunkBody(chunk), e);
     }
   }
 
@@ -231,7 +259,7 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     try {
       switch (kind) {
         case "ping": return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
-        case "pong": return this.onPong(m.pong!.requestId ?? 0);
+        case "pong": return this.ping.onPong(m.pong!.requestId ?? 0);
         case "disconnect":
           this.transport.close();
           return this.onClosed("client disconnect");
@@ -300,60 +328,29 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     this.hub.conns.add(this);
     this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
     this.hub.logger.info({ remote: this.remote, nodeId, project, subject: auth.subject.uuid }, "iscp connected");
-    this.startPing(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
+    this.ping.start(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
     const backlog = this.backlog;
     this.backlog = [];
     this.backlogBytes = 0;
     for (const f of backlog) this.onFrame(f);
-    // Unless the backlog's chunks paused the input for storage meanwhile (storeStarted).
-    if (!this.inputPaused && this.state === "open") this.transport.resumeInput?.();
+    // Unless the backlog's held messages stopped the input meanwhile (ConnIntake).
+    if (!this.intake.socketPaused && this.state === "open") this.transport.resumeInput?.();
   }
 
-  private startPing(intervalSec: number, timeoutSec: number): void {
-    this.pingTimer = setInterval(() => {
-      if (this.awaitingPong !== undefined) return;
-      const id = this.nextServerRequestId();
-      this.awaitingPong = id;
-      this.sendMessage({ ping: { requestId: id } });
-      this.pongTimer = setTimeout(() => this.disconnect(ResultCode.PING_TIMEOUT, "no pong"), timeoutSec * 1000);
-    }, intervalSec * 1000);
-  }
-
-  private onPong(requestId: number): void {
-    if (requestId !== this.awaitingPong) return;
-    this.awaitingPong = undefined;
-    clearTimeout(this.pongTimer);
-  }
-
-  /** Runs the relay pump now when the transport has room, else once it drains. */
+  /** Relay data was queued, or the transport drained (ConnOutput). */
   wake(): void {
-    if (this.wakeScheduled || this.state !== "open") return;
-    if (this.transport.bufferedBytes() < this.hub.limits.transportHighWaterBytes) return this.pump();
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.pump();
-    });
+    if (this.state === "open") this.output.wake();
   }
 
-  /** Moves queued relay chunks to the transport, round-robin over downstreams, while it has room. */
-  private pump(): void {
-    const hw = this.hub.limits.transportHighWaterBytes;
-    let progress = true;
-    while (this.state === "open" && progress && this.transport.bufferedBytes() < hw) {
-      progress = false;
-      const list = [...this.downstreams.values()];
-      for (let i = 0; i < list.length && this.transport.bufferedBytes() < hw; i++) {
-        const ds = list[(this.rr + i) % list.length]!;
-        const frames = ds.takeFrames();
-        if (!frames) continue;
-        progress = true;
-        // UNRELIABLE downstreams go on datagrams where the transport has them (iscp-go reads them only there).
-        if (ds.qos === QoS.UNRELIABLE) for (const f of frames) this.transport.sendUnreliable(f);
-        else for (const f of frames) this.transport.send(f);
-      }
-      this.rr++;
-    }
+  /** A stream's ack is due now: sent in this turn's write, with the connection's other acks. */
+  ackSoon(u: UpstreamStream): void {
+    this.output.ackSoon(u);
+  }
+
+  /** An UpstreamChunkAck; results alone are encoded by hand (enc=proto). */
+  sendAck(ack: iscp2.IUpstreamChunkAck, hasAliases: boolean): void {
+    if (hasAliases || this.encoding !== "proto") return this.sendMessage({ upstreamChunkAck: ack });
+    if (this.state !== "closed") this.transport.send(encodeResultsAck(ack.streamIdAlias ?? 0, ack.results ?? []));
   }
 
   /** The transport is gone: streams detach and start their expiry clocks. */
@@ -361,8 +358,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner {
     if (this.state === "closed") return;
     this.state = "closed";
     clearTimeout(this.connectTimer);
-    clearInterval(this.pingTimer);
-    clearTimeout(this.pongTimer);
+    this.ping.stop();
+    this.intake.clear();
     this.hub.conns.delete(this);
     for (const u of this.upstreams.values()) {
       u.detach();

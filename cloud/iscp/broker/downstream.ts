@@ -7,7 +7,14 @@ import { bytesToUuid } from "../../../proto/wire/uuid.js";
 import { DataIdMatcher } from "./filter.js";
 import { dataIdKey, type DataIdRef } from "./upstream.js";
 
-export interface UpstreamRef { id: string; idBytes: Uint8Array; sessionId: string; nodeId: string }
+export interface UpstreamRef {
+  id: string;
+  idBytes: Uint8Array;
+  sessionId: string;
+  nodeId: string;
+  /** The hub's key of its project and node, when known (a local upstream: no string made per chunk). */
+  nodeKey?: string;
+}
 export interface RelayGroup {
   ref: DataIdRef;
   readonly points: iscp2.IDataPoint[];

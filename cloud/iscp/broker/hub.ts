@@ -6,6 +6,7 @@ import { keepFrame } from "../../../proto/transport/received-frames.js";
 import type { IscpHooks, IscpLimits, Logger } from "./options.js";
 import type { DownstreamStream, RelayGroup, UpstreamRef } from "./downstream.js";
 import type { UpstreamStream } from "./upstream.js";
+import { StoreBudget } from "./store-budget.js";
 
 /** What the hub needs from a live connection. */
 export interface HubConn {
@@ -34,7 +35,7 @@ export interface HubRemote {
   call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
 }
 
-const nodeKey = (project: string, node: string) => `${project}\n${node}`;
+export const nodeKey = (project: string, node: string) => `${project}\n${node}`;
 
 /** Nodes whose last base times are remembered for new downstreams (least recently updated go first). */
 export const MAX_BASE_TIME_NODES = 4096;
@@ -48,8 +49,12 @@ export class IscpHub {
   private closed = false;
   /** Set once by the cluster relay; absent for one peer alone. */
   remote: HubRemote | undefined;
+  /** Chunks waiting for their storage commit, shared between connections. */
+  readonly storeBudget: StoreBudget;
 
-  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {}
+  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {
+    this.storeBudget = new StoreBudget(limits);
+  }
 
   addUpstream(up: UpstreamStream): void {
     this.upstreams.set(up.id, up);
@@ -122,7 +127,7 @@ export class IscpHub {
 
   /** Fan-out to this instance's downstreams only (a chunk another instance received). */
   relayHere(up: UpstreamRef, projectUuid: string, seq: number, groups: RelayGroup[]): void {
-    const set = this.byNode.get(nodeKey(projectUuid, up.nodeId));
+    const set = this.byNode.get(up.nodeKey ?? nodeKey(projectUuid, up.nodeId));
     if (!set) return;
     let queued = false;
     for (const ds of set) {

@@ -1,6 +1,7 @@
 // Broker options: pluggable authentication, storage hooks and the protocol limits.
 import type { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import type { iscp2 } from "../../../proto/wire/message.js";
+import type { StoreBudgetLimits } from "./store-budget.js";
 
 export type Subject = { kind: "user" | "edge"; uuid: string };
 
@@ -80,7 +81,7 @@ export interface IscpHooks {
   onUpstreamClose?(info: UpstreamInfo, close: UpstreamCloseData): void | Promise<void>;
 }
 
-export interface IscpLimits {
+export interface IscpLimits extends StoreBudgetLimits {
   /** Streams each connection may have open, per direction (TOO_MANY_STREAMS). */
   maxUpstreamsPerConn: number;
   maxDownstreamsPerConn: number;
@@ -114,11 +115,11 @@ export interface IscpLimits {
   /** A connection stops pulling relay data while its transport holds more than this. */
   transportHighWaterBytes: number;
   /**
-   * Persisted chunks of one connection waiting for their storage commit; beyond it the broker stops
-   * reading that connection (TCP backpressure) until half have committed, so storage slower than
-   * the network bounds memory instead of growing it.
+   * Messages read from a connection while storage is behind on it, held until it catches up (bytes, plus a fixed
+   * overhead per message): the broker keeps reading so that Pings and Pongs are answered meanwhile, and stops
+   * reading only past this bound.
    */
-  maxPendingStoreChunks: number;
+  maxHeldBytesPerConn: number;
   /**
    * Messages a client sends after its ConnectRequest, kept until the token check answers (bytes, plus a
    * fixed overhead per message). The broker stops reading the connection meanwhile, so only what was read
@@ -147,7 +148,13 @@ export const DEFAULT_LIMITS: IscpLimits = {
   downstreamQueueChunks: 10_000,
   reliableUnackedChunks: 10_000,
   transportHighWaterBytes: 1024 * 1024,
-  maxPendingStoreChunks: 256,
+  // Persisted chunks waiting for their commit (store-budget.ts): a chunk counts its bytes plus 1 KiB, about what
+  // the store's work per chunk takes in time at its rate per byte, so 16 MiB is a fraction of a second of commits
+  // whether the chunks are one-point ones or large; at least 8 KiB (a few small chunks) per connection.
+  maxPendingStoreBytes: 16 * 1024 * 1024,
+  minPendingStoreBytesPerConn: 8 * 1024,
+  pendingStoreChunkBytes: 1024,
+  maxHeldBytesPerConn: 512 * 1024,
   maxConnectBacklogBytes: 8 * 1024 * 1024,
 };
 

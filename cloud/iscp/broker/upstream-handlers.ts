@@ -1,12 +1,14 @@
 // Upstream requests on a broker connection: open, chunk, metadata (base time), close, resume.
 import { iscp2, QoS, ResultCode } from "../../../proto/wire/message.js";
 import { nowNanos, toBigInt } from "../../../proto/wire/long.js";
-import { RawPointGroup, type RawDataId } from "../../../proto/wire/chunk-scan.js";
+import type { RawDataId } from "../../../proto/wire/chunk-scan.js";
 import { bytesToUuid, newUuid } from "../../../proto/wire/uuid.js";
 import { dataIdError } from "../../../proto/wire/data-id-rules.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
-import type { ChunkGroup, HookResult, IscpHooks, UpstreamInfo } from "./options.js";
+import type { HookResult, UpstreamInfo } from "./options.js";
+import { ackWithRunningStore, ReceivedGroup, storeChunk } from "./chunk-store.js";
+import { nodeKey } from "./hub.js";
 import { refusalFor } from "./refusals.js";
 import { UpstreamStream, type DataIdRef } from "./upstream.js";
 import { snapshotOf, takeOver } from "./upstream-takeover.js";
@@ -14,7 +16,7 @@ import { snapshotOf, takeOver } from "./upstream-takeover.js";
 const refs = new WeakMap<UpstreamStream, UpstreamRef>();
 function refOf(u: UpstreamStream): UpstreamRef {
   let r = refs.get(u);
-  if (!r) refs.set(u, (r = { id: u.id, idBytes: u.idBytes, sessionId: u.info.sessionId, nodeId: u.info.nodeId }));
+  if (!r) refs.set(u, (r = { id: u.id, idBytes: u.idBytes, sessionId: u.info.sessionId, nodeId: u.info.nodeId, nodeKey: nodeKey(u.info.projectUuid, u.info.nodeId) }));
   return r;
 }
 
@@ -159,23 +161,22 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     }
     points += g.count;
     payloadBytes += g.payloadBytes;
-    groups.push(relayGroup(ref, g));
+    groups.push(new ReceivedGroup(ref, g));
   }
   const hook = c.hub.hooks.onUpstreamChunk;
   if (!u.seqs.add(seq)) {
     // A duplicate is never relayed again. Its ack says no more than the original's storage did:
     // it waits for a store still running, and a store that failed is tried again with this copy.
-    const running = u.storing.get(seq);
-    if (running) return void running.then((r) => u.addResult(seq, r.code, r.str));
-    if (hook && u.storeAgain(seq)) return store(c, u, seq, groups, hook);
+    if (ackWithRunningStore(u, seq)) return;
+    if (hook && u.storeAgain(seq)) return storeChunk(c, u, seq, groups, hook);
     return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
   }
-  u.totalDataPoints += BigInt(points);
+  u.addPoints(points);
   c.received.add(points, payloadBytes);
   if (seq > u.lastSequenceNumber) u.lastSequenceNumber = seq;
   c.hub.relay(refOf(u), c.projectUuid, seq, groups);
   if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
-  store(c, u, seq, groups, hook);
+  storeChunk(c, u, seq, groups, hook);
 }
 
 /** A new alias is told to the client once recorded: an instance taking the stream over then knows it too. */
@@ -187,47 +188,6 @@ function announceRecorded(c: ServerConn, u: UpstreamStream, alias: number, d: { 
     },
     (e: unknown) => c.hub.logger.warn({ err: String(e), streamId: u.id }, "iscp data-id alias not recorded: not announced"),
   );
-}
-
-/** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
-function store(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[], hook: NonNullable<IscpHooks["onUpstreamChunk"]>): void {
-  const data = { sequenceNumber: seq, dataPointGroups: groups.map(hookGroup) };
-  u.inFlight++;
-  c.storeStarted();
-  const result = runHook(() => hook(u.info, data));
-  u.storing.set(seq, result);
-  void result.then((r) => {
-    u.inFlight--;
-    c.storeSettled();
-    u.storing.delete(seq);
-    if (r.code !== ResultCode.SUCCEEDED) u.storeFailed(seq);
-    u.addResult(seq, r.code, r.str);
-  });
-}
-
-/** A relay group: points decoded only when a downstream takes them; the received bytes kept for storage. */
-function relayGroup(ref: DataIdRef, g: GroupIn): RelayGroup {
-  return {
-    ref,
-    bytes: 16 + g.payloadBytes + 12 * g.count,
-    raw: g instanceof RawPointGroup ? g : undefined,
-    get points() {
-      return g.dataPoints;
-    },
-  };
-}
-
-/** What the storage hook sees of a group: the received bytes when there are, points only when asked. */
-function hookGroup(g: RelayGroup): ChunkGroup {
-  let points: ChunkGroup["dataPoints"] | undefined;
-  return {
-    dataId: { name: g.ref.name, type: g.ref.type },
-    raw: g.raw,
-    get dataPoints() {
-      points ??= g.points.map((p) => ({ elapsedTime: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array(0) }));
-      return points;
-    },
-  };
 }
 
 export async function metadata(c: ServerConn, req: iscp2.IUpstreamMetadata): Promise<void> {

@@ -1,7 +1,8 @@
 // Server-side state of one upstream: its data-ID aliases, duplicate detection and batched acks.
 // The stream outlives its connection for the expiry interval so that it can be resumed.
-import { iscp2, ResultCode } from "../../../proto/wire/message.js";
+import { iscp2 } from "../../../proto/wire/message.js";
 import type { UpstreamInfo } from "./options.js";
+import type { StoreWaiters } from "./chunk-store.js";
 
 export interface DataIdRef { name: string; type: string; key: string }
 
@@ -14,7 +15,7 @@ const RESULT_BYTES = 80;
 const ALIAS_BYTES = 40;
 /** Room for the envelope and the other fields of an ack or open response. */
 const ENVELOPE_BYTES = 512;
-const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s));
+const jsonBytes = (s: string) => (s === "OK" ? 4 : Buffer.byteLength(JSON.stringify(s)));
 const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
 
 export function dataIdKey(name: string, type: string): string {
@@ -45,6 +46,9 @@ export class SeqWindow {
 /** The connection an attached stream sends through. */
 export interface StreamOwner {
   sendMessage(msg: iscp2.IMessage): void;
+  sendAck(ack: iscp2.IUpstreamChunkAck, hasAliases: boolean): void;
+  /** Sends this stream's ack in the connection's next write (ack_interval 0). */
+  ackSoon(u: UpstreamStream): void;
 }
 
 export class UpstreamStream {
@@ -52,7 +56,8 @@ export class UpstreamStream {
   alias = 0;
   expiryTimer: NodeJS.Timeout | undefined;
   readonly seqs = new SeqWindow();
-  totalDataPoints = 0n;
+  /** Points received (a number per chunk: no BigInt on the hot path). */
+  private points = 0;
   lastSequenceNumber = 0;
   private readonly byAlias = new Map<number, DataIdRef>();
   private readonly byKey = new Map<string, number>();
@@ -60,10 +65,12 @@ export class UpstreamStream {
   private pendingResults: iscp2.IUpstreamChunkResult[] = [];
   private pendingAliases: Record<number, iscp2.IDataID> = {};
   private ackTimer: NodeJS.Timeout | undefined;
+  /** Handed to the owner's next write (ack_interval 0). */
+  private ackQueued = false;
   /** Hook calls still running; close waits for them so acks are not lost. */
   inFlight = 0;
   /** Chunks whose storage hook is running, by sequence number (a duplicate waits for its result). */
-  readonly storing = new Map<number, Promise<{ code: iscp2.ResultCode; str: string }>>();
+  readonly storing = new Map<number, StoreWaiters>();
   /** Recent chunks whose storage hook failed: a re-sent copy is stored instead of merely acked. */
   readonly failedStores = new Set<number>();
   /**
@@ -95,6 +102,14 @@ export class UpstreamStream {
     /** Largest frame the client takes; acks and the open response are split or trimmed to fit. */
     private readonly maxFrameBytes = 1024 * 1024,
   ) {}
+
+  get totalDataPoints(): bigint {
+    return BigInt(this.points);
+  }
+
+  addPoints(n: number): void {
+    this.points += n;
+  }
 
   get aliasCount(): number {
     return this.byAlias.size;
@@ -166,14 +181,19 @@ export class UpstreamStream {
   }
 
   scheduleAck(): void {
-    if (this.ackTimer || !this.owner) return;
+    if (this.ackTimer || this.ackQueued || !this.owner) return;
     if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
-    this.ackTimer = setTimeout(() => this.flushAck(), this.ackIntervalMs);
+    if (this.ackIntervalMs > 0) this.ackTimer = setTimeout(() => this.flushAck(), this.ackIntervalMs);
+    else {
+      this.ackQueued = true;
+      this.owner.ackSoon(this);
+    }
   }
 
   flushAck(): void {
     clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
+    this.ackQueued = false;
     if (!this.owner) return; // kept until a resume re-attaches the stream
     if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
     const results = this.pendingResults;
@@ -184,9 +204,11 @@ export class UpstreamStream {
     const budget = this.maxFrameBytes - ENVELOPE_BYTES;
     let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
     let used = 0;
+    let hasAliases = false;
     const add = (bytes: number) => {
       if (used > 0 && used + bytes > budget) {
-        this.owner!.sendMessage({ upstreamChunkAck: ack });
+        this.owner!.sendAck(ack, hasAliases);
+        hasAliases = false;
         ack = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
         used = 0;
       }
@@ -199,13 +221,15 @@ export class UpstreamStream {
     for (const [a, d] of aliases) {
       add(aliasBytes({ name: d.name ?? "", type: d.type ?? "" }));
       ack.dataIdAliases![Number(a)] = d;
+      hasAliases = true;
     }
-    this.owner.sendMessage({ upstreamChunkAck: ack });
+    this.owner.sendAck(ack, hasAliases);
   }
 
   detach(): void {
     clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
+    this.ackQueued = false;
     this.owner = null;
   }
 
@@ -214,5 +238,3 @@ export class UpstreamStream {
     clearTimeout(this.expiryTimer);
   }
 }
-
-export const OK = { resultCode: ResultCode.SUCCEEDED, resultString: "OK" };

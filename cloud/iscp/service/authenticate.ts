@@ -1,7 +1,9 @@
-// Decides an iSCP ConnectRequest: the in-band access token is one of our JWTs or a one-time ticket;
-// the subject must be allowed in the requested project; an edge must connect with its own UUID as
-// node_id. Refusals use iSCP result codes iscp-ts knows (AUTH_FAILED, NODE_ID_MISMATCH).
+// Decides an iSCP ConnectRequest: the in-band access token is a one-time ticket, one of our JWTs or a user's API
+// token (as aptpod's SDK lessons send it); the subject must be allowed in the requested project; the node_id must
+// be the subject's own (node-ids.ts). Refusals use iSCP result codes iscp-ts knows (AUTH_FAILED, NODE_ID_MISMATCH).
 import type { Principal } from "../../auth/principal.js";
+import { apiTokenPrincipal } from "../../accounts/service/authenticator.js";
+import { nodeIdRefusal } from "./node-ids.js";
 import { standingScopes } from "../../oauth/service/bearer.js";
 import type { Authenticate } from "../broker/options.js";
 import { ResultCode } from "../../../proto/wire/message.js";
@@ -28,11 +30,13 @@ function kindsFor(types: ReadonlySet<string>): Set<string> {
   return allowed;
 }
 
-async function principalOf(svc: Services, tickets: TicketStore, token: string): Promise<Principal | undefined> {
+async function principalOf(svc: Pick<Services, "oauth" | "accounts">, tickets: TicketStore, token: string): Promise<Principal | undefined> {
   const fromTicket = await tickets.consumeAnywhere(token);
   if (fromTicket) return fromTicket;
   const claims = svc.oauth.verifyAccessToken(token);
-  if (!claims || claims.restricted) return undefined;
+  // Not one of our JWTs: a user's API token, with that user's standing roles (refused once deleted or expired).
+  if (!claims) return apiTokenPrincipal(svc.accounts, token).catch(() => undefined);
+  if (claims.restricted) return undefined;
   let scopes = claims.scope ? claims.scope.split(" ") : [];
   let isSuper = false;
   if (claims.sub_kind === "user") {
@@ -43,12 +47,12 @@ async function principalOf(svc: Services, tickets: TicketStore, token: string): 
   return { kind: claims.sub_kind, uuid: claims.sub, isSuper, scopes, via: "bearer", clientId: claims.client_id, credentialId: claims.jti };
 }
 
-export function brokerAuthenticator(svc: Services, tickets: TicketStore): Authenticate {
+export function brokerAuthenticator(svc: Pick<Services, "oauth" | "accounts" | "org" | "metrics">, tickets: TicketStore): Authenticate {
   return async (accessToken, projectUuid, nodeId) => {
     const principal = accessToken ? await principalOf(svc, tickets, accessToken.replace(/^bearer\s+/i, "")) : undefined;
     if (!principal) return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "invalid, expired or revoked access token" };
-    if (principal.kind === "edge" && nodeId.toLowerCase() !== principal.uuid.toLowerCase())
-      return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: "an edge must connect with its own UUID as node_id" };
+    const badNode = await nodeIdRefusal(svc, principal, nodeId);
+    if (badNode) return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: badNode };
     const project = (projectUuid || DEFAULT_PROJECT_UUID).toLowerCase();
     const subject = { kind: principal.kind, uuid: principal.uuid };
     const allowed = svc.org.canUseProject(principal, project);

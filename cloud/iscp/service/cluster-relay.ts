@@ -5,15 +5,16 @@
 //
 // Subjects: `cloud.iscp.<project>.<source node>.chunk` and `.meta`. An instance subscribes to a node's
 // chunks only while one of its downstreams wants that node; metadata (small, and base times must be known
-// to later downstreams) it takes for every node. One chunk is one message, so a downstream receives it
-// as one DownstreamChunk with the upstream's sequence number, and NATS keeps one publisher's order.
+// to later downstreams) it takes for every node. The chunks of one node received in one turn go in one
+// message (relay-batch.ts); a downstream receives each as one DownstreamChunk with the upstream's sequence
+// number, in order, as NATS keeps one publisher's order per subject.
 import { iscp2 } from "../../../proto/wire/message.js";
-import { uuidToBytes } from "../../../proto/wire/uuid.js";
 import type { ClusterBus } from "../../cluster/service/bus.js";
 import { subjectToken } from "../../cluster/service/bus.js";
 import type { HubRemote, IscpHub } from "../broker/hub.js";
-import type { RelayGroup, UpstreamRef } from "../broker/downstream.js";
+import type { RelayGroup } from "../broker/downstream.js";
 import { dataIdKey } from "../broker/upstream.js";
+import { readBatch, RelayBatcher } from "./relay-batch.js";
 
 const PREFIX = "cloud.iscp";
 /** How long an E2E call waits for the instance holding its destination (none answers when none holds it). */
@@ -22,14 +23,6 @@ const CALL_ASK_MS = 1_000;
 const RELEASE_ASK_MS = 1_000;
 const nodeSubject = (project: string, node: string) => `${PREFIX}.${subjectToken(project)}.${subjectToken(node)}`;
 
-interface ChunkHeader {
-  /** The upstream's stream id (UUID), session id and source node; the project. */
-  u: string;
-  s: string;
-  n: string;
-  p: string;
-  q: number;
-}
 interface MetaHeader {
   p: string;
   n: string;
@@ -54,13 +47,17 @@ function unframe<H>(data: Uint8Array): { header: H; body: Uint8Array } {
 export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: string, err: unknown) => void): () => void {
   if (bus.kind === "in-process") return () => {};
   const chunkSubs = new Map<string, () => void>();
+  const batches = new RelayBatcher((subject, data) => bus.publish(subject, data));
+  const subjects = new Map<string, string>();
   const remote: HubRemote = {
     chunk(up, projectUuid, seq, groups) {
-      const body = iscp2.StreamChunk.encode({
-        sequenceNumber: seq,
-        dataPointGroups: groups.map((g) => ({ dataId: { name: g.ref.name, type: g.ref.type }, dataPoints: g.points })),
-      }).finish();
-      bus.publish(`${nodeSubject(projectUuid, up.nodeId)}.chunk`, frame({ u: up.id, s: up.sessionId, n: up.nodeId, p: projectUuid, q: seq } satisfies ChunkHeader, body));
+      const key = up.nodeKey ?? `${projectUuid}\n${up.nodeId}`;
+      let subject = subjects.get(key);
+      if (subject === undefined) {
+        if (subjects.size >= 65_536) subjects.clear();
+        subjects.set(key, (subject = `${nodeSubject(projectUuid, up.nodeId)}.chunk`));
+      }
+      batches.add(subject, projectUuid, up, seq, groups);
     },
     metadata(projectUuid, sourceNodeId, meta) {
       bus.publish(`${nodeSubject(projectUuid, sourceNodeId)}.meta`, frame({ p: projectUuid, n: sourceNodeId } satisfies MetaHeader, iscp2.DownstreamMetadata.encode(meta).finish()));
@@ -85,17 +82,16 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
 
   function receiveChunk(data: Uint8Array): void {
     try {
-      const { header: h, body } = unframe<ChunkHeader>(data);
-      const chunk = iscp2.StreamChunk.decode(body);
-      const up: UpstreamRef = { id: h.u, idBytes: uuidToBytes(h.u), sessionId: h.s, nodeId: h.n };
-      const groups: RelayGroup[] = chunk.dataPointGroups.map((g) => {
-        const name = g.dataId?.name ?? "";
-        const type = g.dataId?.type ?? "";
-        const points = g.dataPoints ?? [];
-        const bytes = 16 + points.reduce((n, p) => n + 12 + (p.payload?.length ?? 0), 0);
-        return { ref: { name, type, key: dataIdKey(name, type) }, points, bytes };
-      });
-      hub.relayHere(up, h.p, h.q, groups);
+      for (const { up, projectUuid, seq, chunk } of readBatch(data)) {
+        const groups: RelayGroup[] = chunk.dataPointGroups.map((g) => {
+          const name = g.dataId?.name ?? "";
+          const type = g.dataId?.type ?? "";
+          const points = g.dataPoints ?? [];
+          const bytes = 16 + points.reduce((n, p) => n + 12 + (p.payload?.length ?? 0), 0);
+          return { ref: { name, type, key: dataIdKey(name, type) }, points, bytes };
+        });
+        hub.relayHere(up, projectUuid, seq, groups);
+      }
     } catch (e) {
       warn("iscp chunk from another instance not relayed", e);
     }
@@ -128,6 +124,7 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
   hub.remote = remote;
   for (const [p, n] of hub.wantedNodes()) remote.interest(p, n, true);
   return () => {
+    batches.flush();
     hub.remote = undefined;
     unsubMeta();
     unsubCalls();

@@ -125,11 +125,15 @@ const JsonChunks = Schema.Struct({
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).toLowerCase();
 
+/** StoreDataChunks nests 7 levels (chunks, groups, points, ...); far deeper is no upload, and would overflow the stack. */
+const MAX_DEPTH = 32;
+
 /** Renames every key (recursively) to snake_case so both proto3 JSON spellings decode alike. */
-function snakeKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(snakeKeys);
+function snakeKeys(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), snakeKeys(x)]));
+  if (depth >= MAX_DEPTH) throw new Invalid(`the body is nested too deep (more than ${MAX_DEPTH} levels)`);
+  if (Array.isArray(v)) return v.map((x) => snakeKeys(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), snakeKeys(x, depth + 1)]));
 }
 
 export function decodeStoreDataChunksJson(value: unknown): ChunkUpload {

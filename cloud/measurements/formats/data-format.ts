@@ -14,10 +14,11 @@ export interface GroupCtx {
   pbTail?: Buffer;
 }
 
+/** `data_name` repeats `data_id` for iSCP v2 data: the intdash SDK's lessons read that key. */
 export function jsonLine(g: GroupCtx, timeNs: bigint, payload: Uint8Array, tf: TimeFormat): string {
   g.json ??=
     `,"measurement_uuid":"${g.measUuid}","created_at":"${new Date(g.createdAtMs).toISOString()}",` +
-    `"data_type":${JSON.stringify(g.type)},"data_id":${JSON.stringify(g.name)},"data":{"d":"`;
+    `"data_type":${JSON.stringify(g.type)},"data_id":${JSON.stringify(g.name)},"data_name":${JSON.stringify(g.name)},"data":{"d":"`;
   return `{"time":${jsonTime(timeNs, tf)}${g.json}${Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64")}"}}\n`;
 }
 

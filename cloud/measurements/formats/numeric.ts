@@ -20,8 +20,6 @@ const FIXED: Record<string, { size: number; read: (v: DataView, o: number) => nu
   uint8: { size: 1, read: (v, o) => v.getUint8(o) },
 };
 
-export const NUMERIC_TYPES = [...Object.keys(FIXED), "json"] as const;
-
 const decoder = new TextDecoder();
 
 /** The reference tokens of a JSON pointer (`/a~1b/c` -> ["a/b", "c"]); "" is the whole document. */

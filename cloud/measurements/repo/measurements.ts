@@ -151,6 +151,9 @@ export const updateBaseTime = (q: Queryable, id: number, b: BaseTimeValues, now:
 
 export const deleteBaseTimeRow = (q: Queryable, id: number) => q.run("DELETE FROM meas_basetimes WHERE id = ?", [id]);
 
+/** No base time selected; the time and type stay until refreshBaseTime finds one. */
+export const unsetBaseTime = (q: Queryable, measUuid: string) => q.run("UPDATE meas_measurements SET basetime_id = NULL WHERE uuid = ?", [measUuid]);
+
 export async function maxPriority(q: Queryable, measUuid: string): Promise<number> {
   const r = await q.get<{ p: number | null }>("SELECT MAX(priority) AS p FROM meas_basetimes WHERE measurement_uuid = ?", [measUuid]);
   return r?.p ?? 0;

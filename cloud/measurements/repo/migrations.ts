@@ -111,4 +111,28 @@ ALTER TABLE meas_chunk_payloads ADD COLUMN file_offset INTEGER;
 ALTER TABLE meas_chunk_payloads ADD COLUMN file_length INTEGER;
 `,
   },
+  {
+    version: 430,
+    name: "measurement markers",
+    // Elapsed times in microseconds after the measurement's base time, as the API gives them; a point
+    // marker has occurred_us, a range marker start_us and end_us. tag is a JSON object of strings.
+    up: `
+CREATE TABLE meas_markers (
+  uuid TEXT PRIMARY KEY,
+  measurement_uuid TEXT NOT NULL REFERENCES meas_measurements (uuid) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  tag TEXT NOT NULL DEFAULT '{}',
+  occurred_us INTEGER,
+  start_us INTEGER,
+  end_us INTEGER,
+  created_at TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  updated_by TEXT NOT NULL
+);
+CREATE INDEX meas_markers_measurement ON meas_markers (measurement_uuid);
+`,
+  },
 ];

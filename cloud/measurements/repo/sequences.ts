@@ -1,6 +1,6 @@
 // SQL for sequences and their chunks. A chunk row is keyed by (sequence, sequence_number): a
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
-import { allStatements, type Queryable, type SqlParam } from "../../storage/db.js";
+import { allStatements, heard, type Queryable, type SqlParam } from "../../storage/db.js";
 import type { SequenceRow } from "../service/model.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 
@@ -63,7 +63,7 @@ export interface ChunkRowInput {
   createdAtMs: number;
 }
 
-/** A chunk row's columns and values: the parameter-bound insert and the one-script one (chunk-script.ts) share them. */
+/** A chunk row's columns and values (insertChunks). */
 export const CHUNK_COLUMNS = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
 export const chunkValues = (c: ChunkRowInput) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs];
 
@@ -112,11 +112,13 @@ export async function insertChunks(
       const added = new Set(got.map((r) => r.n));
       const fresh = part.filter((c) => added.has(c.sequenceNumber));
       const { at, synced } = await fileLargePayloads(files, fresh);
-      if (synced) payloads.push(synced);
+      if (synced) payloads.push(heard(synced));
       payloads.push(
-        q.run(
-          `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${fresh.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
-          fresh.flatMap((c) => payloadValues(c, at.get(c))),
+        heard(
+          q.run(
+            `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${fresh.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+            fresh.flatMap((c) => payloadValues(c, at.get(c))),
+          ),
         ),
       );
       for (const n of added) inserted.add(n);

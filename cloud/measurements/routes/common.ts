@@ -2,7 +2,7 @@
 // under /v1/... for the default (all-zero) project. `dual` defines both from one description.
 import { Schema } from "effect";
 import { defineRoute, type AnyRoute, type BodyKind, type Method, type Req } from "../../http/route.js";
-import { NotFound } from "../../errors.js";
+import { Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { DEFAULT_PROJECT } from "../service/model.js";
 import { Uuid } from "../schemas.js";
@@ -35,6 +35,18 @@ function requireProject(svc: Services, project: string): void {
   if (project === DEFAULT_PROJECT) return;
   const projects = (svc as Partial<Services>).org?.index.projects;
   if (projects && !projects.has(project)) throw new NotFound("project not found");
+}
+
+/**
+ * A measurement of a named project may name an edge of that project, or a UUID that names no edge (e.g. a user's),
+ * never another project's edge. The default project takes any edge (edges in no project stream there).
+ */
+export function requireEdgeOfProject(svc: Services, project: string, edgeUuid: string): void {
+  if (project === DEFAULT_PROJECT) return;
+  const index = (svc as Partial<Services>).org?.index;
+  const edge = edgeUuid.toLowerCase();
+  if (index?.edges.has(edge) && !index.edgeBelongs(project, edge))
+    throw new Invalid("edge_uuid names an edge outside this project", { edge_uuid: "not an edge of this project" });
 }
 
 export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>(d: DualRoute<F, Q, B>): AnyRoute[] {

@@ -14,7 +14,7 @@ import { DataIdsQuery, DataQuery } from "../schemas.js";
 export function wantsProtobuf(accept: string): boolean {
   const types = accept.split(",").map((t) => t.split(";")[0]!.trim().toLowerCase());
   const pb = types.findIndex((t) => t === "application/protobuf" || t === "application/x-protobuf" || t === "application/vnd.iscp.v2.protobuf");
-  const json = types.findIndex((t) => t === "application/json");
+  const json = types.indexOf("application/json");
   return pb >= 0 && (json < 0 || pb < json);
 }
 
@@ -43,6 +43,7 @@ export const dataRoutes = [
           project,
           name: await resolveName(svc, q.name),
           idq: q["idq[]"],
+          dataIdFilter: [...(q.data_id_filter ?? []), ...(q["data_id_filter[]"] ?? [])],
           startNs: q.start,
           endNs: q.end,
           since: q.since !== undefined ? new Date(Number(q.since / 1_000_000n)).toISOString() : undefined,

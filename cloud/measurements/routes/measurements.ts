@@ -1,7 +1,7 @@
 // Measurement resources: create (also with a given UUID), list, get, update, delete, end, complete, protect.
 import type { Context } from "koa";
 import { parseNameFilter } from "../../http/query.js";
-import { dual } from "./common.js";
+import { dual, requireEdgeOfProject } from "./common.js";
 import {
   ListMeasurementsQuery,
   MeasCreate,
@@ -21,7 +21,7 @@ const nsToUs = (ns: bigint | undefined) => (ns === undefined ? undefined : Numbe
 const nsToIso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
 /** PageDetail.next / previous: the same request with another page, or "". */
-function pageLink(ctx: Context, page: number): string {
+export function pageLink(ctx: Context, page: number): string {
   const params = new URLSearchParams(ctx.querystring);
   params.set("page", String(page));
   return `${ctx.path}?${params.toString()}`;
@@ -36,7 +36,10 @@ export const measurementRoutes = [
     body: MeasCreate,
     success: 201,
     response: MeasurementResponse,
-    handler: ({ project, body }, svc) => svc.measurements.measurements.create(project, toInput(body)),
+    handler: ({ project, body }, svc) => {
+      requireEdgeOfProject(svc, project, body.edge_uuid);
+      return svc.measurements.measurements.create(project, toInput(body));
+    },
   }),
   ...dual({
     projectOp: "createProjectMeasurementWithUUID",
@@ -48,7 +51,10 @@ export const measurementRoutes = [
     success: 201,
     response: MeasurementResponse,
     errors: [409],
-    handler: ({ project, params, body }, svc) => svc.measurements.measurements.create(project, toInput(body), params.measurement_uuid),
+    handler: ({ project, params, body }, svc) => {
+      requireEdgeOfProject(svc, project, body.edge_uuid);
+      return svc.measurements.measurements.create(project, toInput(body), params.measurement_uuid);
+    },
   }),
   ...dual({
     projectOp: "listProjectMeasurements",
@@ -60,7 +66,7 @@ export const measurementRoutes = [
     response: MeasurementsResponse,
     handler: async ({ project, query: q, ctx }, svc) => {
       const limit = q.limit === 0 ? DEFAULT_LIMIT : q.limit;
-      const { items, total } = await svc.measurements.measurements.list({
+      const { items: listed, total } = await svc.measurements.measurements.list({
         project_uuid: project,
         uuids: q["uuid[]"],
         name: q.name !== undefined ? parseNameFilter(q.name) : undefined,
@@ -80,6 +86,8 @@ export const measurementRoutes = [
         offset: (q.page - 1) * limit,
       });
       const last = q.page * limit >= total;
+      const markers = await svc.measurements.markers.ofMeasurements(listed.map((m) => m.uuid));
+      const items = listed.map((m) => ({ ...m, markers: markers.get(m.uuid) ?? [] }));
       return {
         items,
         page: {
@@ -101,7 +109,10 @@ export const measurementRoutes = [
     success: 200,
     response: MeasurementResponse,
     errors: [404],
-    handler: ({ project, params }, svc) => svc.measurements.measurements.get(project, params.measurement_uuid),
+    handler: async ({ project, params }, svc) => {
+      const m = await svc.measurements.measurements.get(project, params.measurement_uuid);
+      return { ...m, markers: (await svc.measurements.markers.ofMeasurements([m.uuid])).get(m.uuid) ?? [] };
+    },
   }),
   ...dual({
     projectOp: "updateProjectMeasurement",

@@ -119,13 +119,17 @@ export class BaseTimeService {
     return repo.insertBaseTime(tx, id, values, now);
   }
 
-  /** The base time currently in use by the measurement cannot be deleted (409). */
+  /**
+   * Deleting the base time in use hands the measurement to the highest-priority one left (write()
+   * refreshes); with none left the measurement keeps that time and type, with no base time selected,
+   * until one is created (the intdash SDK's import deletes them all and creates them again).
+   */
   async remove(project: string, measUuid: string, key: string): Promise<void> {
     await this.write(project, measUuid, async (tx, id) => {
       const row = await find(tx, id, key);
       const m = (await repo.findMeasurement(tx, id))!;
-      if (m.basetime_id === row.id) throw new Conflict("the base time is in use as the measurement's base time");
       await repo.deleteBaseTimeRow(tx, row.id);
+      if (m.basetime_id === row.id) await repo.unsetBaseTime(tx, id);
     });
   }
 

@@ -10,11 +10,14 @@ import type { PayloadFiles, PayloadRef } from "../storage/payload-files.js";
 import { chunkPage, type ChunkKey, type ChunkRow } from "../repo/data.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { jsonTime, type TimeFormat } from "../formats/time.js";
+import { bothMatch, compileDataIdFilter, compileIdq, type DataIdMatch } from "./data-id-filter.js";
 
 export interface DataQuery {
   project: string;
   name: string;
   idq?: readonly string[];
+  /** `<type>:<name>` entries with iSCP wildcards (data-id-filter.ts); with idq[], a point must pass both. */
+  dataIdFilter?: readonly string[];
   startNs?: bigint;
   endNs?: bigint;
   since?: string;
@@ -41,22 +44,6 @@ const PAGE = 128;
 const FLUSH_BYTES = 64 * 1024;
 const SAFE = 9007199254740991n;
 const clampNum = (n: bigint) => Number(n > SAFE ? SAFE : n < -SAFE ? -SAFE : n);
-
-function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-}
-
-/** `idq[]` entries are `<data_type>:<data_name>` with `*` wildcards; a bare `<data_type>` means any name. */
-export function compileIdq(idq: readonly string[] | undefined): ((type: string, name: string) => boolean) | undefined {
-  if (!idq?.length) return undefined;
-  const tests = idq.map((q) => {
-    const i = q.indexOf(":");
-    const type = globToRegExp(i < 0 ? q : q.slice(0, i));
-    const name = globToRegExp(i < 0 ? "*" : q.slice(i + 1));
-    return (t: string, n: string) => type.test(t) && name.test(n);
-  });
-  return (t, n) => tests.some((f) => f(t, n));
-}
 
 /** A heap of runs ordered by their next point; runs are created in read order, which breaks ties. */
 class RunHeap {
@@ -126,7 +113,7 @@ interface Damaged {
  * that cannot be decoded becomes a Damaged entry after the points that precede it; with
  * exit_on_error nothing follows it.
  */
-async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, match: ReturnType<typeof compileIdq>, log: Log): AsyncGenerator<Array<Item | Damaged>> {
+async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, match: DataIdMatch | undefined, log: Log): AsyncGenerator<Array<Item | Damaged>> {
   const base = basetimeNs(m);
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
@@ -215,6 +202,7 @@ function errorLine(m: MeasRow, tf: TimeFormat, description: string): string {
     created_at: new Date().toISOString(),
     data_type: "",
     data_id: "intdash/measurement/get/data/error",
+    data_name: "intdash/measurement/get/data/error",
     data: { error: "unexpected", error_description: description },
   });
   return `{"time":${jsonTime(basetimeNs(m), tf)},${rest.slice(1)}\n`;
@@ -232,7 +220,7 @@ export async function* streamData(src: ChunkSource, qy: DataQuery, log: Log): As
   let measurements = await measurementsForName(src.db, qy.project, qy.name);
   if (qy.since) measurements = measurements.filter((m) => m.updated_at >= qy.since!);
   if (qy.desc) measurements.reverse();
-  const match = compileIdq(qy.idq);
+  const match = bothMatch(compileIdq(qy.idq), compileDataIdFilter(qy.dataIdFilter));
   let left = qy.limit ?? Number.POSITIVE_INFINITY;
   let parts: Buffer[] = [];
   let text = "";

@@ -4,6 +4,7 @@ import type { Db } from "../../storage/db.js";
 import { MeasurementEvents } from "./events.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import { BaseTimeService } from "./basetimes.js";
+import { MarkerService } from "./markers.js";
 import { SequenceService } from "./sequences.js";
 import { MeasurementStore } from "./measurement-store.js";
 import type { CommitTrace } from "../ingest/commit-trace.js";
@@ -16,6 +17,7 @@ export class MeasurementsService {
   readonly measurements: MeasurementStore;
   readonly baseTimes: BaseTimeService;
   readonly sequences: SequenceService;
+  readonly markers: MarkerService;
   readonly upstream: UpstreamStore;
   /** Real-time writes refused by a full disk, logged once per episode. */
   readonly storageFull: StorageFullEpisode;
@@ -25,6 +27,7 @@ export class MeasurementsService {
     this.measurements = new MeasurementStore(db, this.events, log, files, opts.commits);
     this.baseTimes = new BaseTimeService(this.measurements);
     this.sequences = new SequenceService(this.measurements);
+    this.markers = new MarkerService(this.measurements);
     this.upstream = new UpstreamStore(this.measurements, this.baseTimes, opts.commitTrace);
     this.storageFull = new StorageFullEpisode(log);
   }

@@ -32,7 +32,7 @@ export const authorizationCodeGrant: GrantHandler = async (req) => {
     throw invalidGrant("code_verifier sent but the authorization request had no code_challenge");
   }
   if (!(await grantsRepo.markCodeUsed(svc.db, digest, nowSec()))) return replayed(req, code.family_id);
-  const user = await svc.oauth.accounts.user(code.user_uuid);
+  const user = await svc.oauth.accounts.user(code.user_uuid, { fresh: true });
   if (!user || user.disabled) throw invalidGrant("the user is no longer allowed to sign in");
   const scopes = grantedScopes(user.scopes, client, undefined);
   return svc.oauth.issuer.issueWithRefresh(

@@ -11,7 +11,7 @@ export const clientCredentialsGrant: GrantHandler = async (req) => {
   if (who.subject.kind === "user") {
     // A user's client acts for its owner as the owner stands now: a disabled owner's client gets
     // nothing, and scopes the owner lost since registering the client are not granted.
-    const owner = await req.svc.oauth.accounts.user(who.subject.uuid);
+    const owner = await req.svc.oauth.accounts.user(who.subject.uuid, { fresh: true });
     if (!owner || owner.disabled) throw unauthorizedClient("the owner of this client may no longer sign in");
     const current = new Set(owner.scopes);
     held = held.filter((s) => current.has(s));

@@ -1,7 +1,8 @@
-// password (RFC 6749 4.3), kept for intdash compatibility. Failures count into the account lock-out
-// (done by the accounts area); every failure answers invalid_grant with the same message, except a
-// locked account, which says so whether or not the password was right.
-import { invalidGrant, invalidRequest } from "../service/errors.js";
+// password (RFC 6749 4.3), kept for intdash compatibility. Failures count into the sign-in back-off per user
+// name and client address (done by the accounts area); every failure answers invalid_grant with the same
+// message, and an attempt that must wait a 429 with Retry-After, for known and unknown names alike.
+import { clientAddress } from "../../http/client-address.js";
+import { invalidGrant, invalidRequest, Throttled } from "../service/errors.js";
 import { clientFor, FIRST_PARTY_CLIENT, grantedScopes, type GrantHandler } from "./grant.js";
 
 export const ZERO_TENANT = "00000000-0000-0000-0000-000000000000";
@@ -18,9 +19,10 @@ export const passwordGrant: GrantHandler = async (req) => {
   if (form.username.length > 256 || form.password.length > 512) throw invalidGrant("wrong user name or password");
   const tenant = form.tenant_uuid || ZERO_TENANT;
   if (!UUID.test(tenant)) throw invalidRequest("tenant_uuid must be a UUID");
-  const result = await svc.oauth.accounts.signIn(form.username, form.password, tenant.toLowerCase());
+  const from = clientAddress(req.http, svc.config.trustedProxies);
+  const result = await svc.oauth.accounts.signIn(form.username, form.password, tenant.toLowerCase(), from);
   if (!result.ok) {
-    if (result.reason === "locked") throw invalidGrant("the account is locked after too many failed sign-ins; ask an administrator to unlock it");
+    if (result.reason === "throttled") throw new Throttled(Math.ceil(result.retryAfterMs / 1000));
     throw invalidGrant("wrong user name or password");
   }
   const user = result.user;

@@ -25,7 +25,7 @@ export const refreshTokenGrant: GrantHandler = async (req) => {
   let scopes = row.scope ? row.scope.split(" ") : [];
   let restricted: "password_change" | undefined;
   if (row.subject_kind === "user") {
-    const user = await svc.oauth.accounts.user(row.subject_uuid);
+    const user = await svc.oauth.accounts.user(row.subject_uuid, { fresh: true });
     if (!user || user.disabled) {
       await svc.oauth.issuer.revokeFamily(row.family_id);
       throw invalidGrant("the user is no longer allowed to sign in");

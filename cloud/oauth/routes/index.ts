@@ -4,6 +4,7 @@ import { authorizationRoute } from "./authorization.js";
 import { jwksRoute } from "./jwks.js";
 import { signInPageRoute, signInSubmitRoute } from "./sign-in.js";
 import { revocationRoute } from "./revocation.js";
+import { introspectionRoute } from "./introspection.js";
 import { tokenRoute } from "./token.js";
 import { clientRoutes } from "./clients.js";
 
@@ -13,6 +14,7 @@ export const oauthRoutes: AnyRoute[] = [
   signInPageRoute,
   signInSubmitRoute,
   revocationRoute,
+  introspectionRoute,
   jwksRoute,
   ...clientRoutes,
 ];

@@ -19,9 +19,9 @@ import { startSession } from "../signin/session.js";
 import { SIGN_IN_PATH } from "./authorization.js";
 
 const CSRF_COOKIE = "oauth_csrf";
-const limiters = new WeakMap<Services, { byAddress: RateLimiter; byName: RateLimiter }>();
+const limiters = new WeakMap<object, { byAddress: RateLimiter; byName: RateLimiter }>();
 /** The peer's sign-in limiters; with --nats every attempt counts on every peer. Made at start by the module. */
-export const limiterOf = (svc: Services) => {
+export const limiterOf = (svc: Pick<Services, "cluster">) => {
   let l = limiters.get(svc);
   if (!l) {
     const bus = svc.cluster.bus;
@@ -94,9 +94,10 @@ export const signInSubmitRoute = defineRoute({
     const address = clientAddress(ctx.req, svc.config.trustedProxies);
     if (!limits.byAddress.take(address) || !limits.byName.take(username.toLowerCase()))
       return again(429, "Too many sign-in attempts. Wait a minute and try again.");
-    const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid);
-    if (!result.ok)
-      return again(401, result.reason === "locked" ? "This account is locked after too many failed sign-ins. Ask an administrator to unlock it." : "Wrong user name or password.");
+    const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid, address);
+    if (!result.ok && result.reason === "throttled")
+      return again(429, `Too many failed sign-ins. Wait ${Math.ceil(result.retryAfterMs / 1000)} seconds and try again.`);
+    if (!result.ok) return again(401, "Wrong user name or password.");
     await startSession(ctx, svc, result.user.uuid);
     return emptyReply(303, { Location: `/api/auth/oauth2/authorization?${ctx.querystring}`, "Cache-Control": "no-store" });
   },

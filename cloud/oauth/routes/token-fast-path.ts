@@ -1,72 +1,36 @@
 // The token endpoint without Koa. Client-credentials clients (edges above all) ask for tokens often;
 // the Koa stack (routing, authenticators, schema decoding, context objects) costs about as much as
-// signing the ES256 token itself. This listener answers `POST /api/auth/oauth2/token` (with or without
-// a query) with the same tokenEndpoint() the Koa route uses, and hands every other request to the application.
-import type http from "node:http";
-import { readRaw } from "../../../lib/http/body.js";
-import { errorReply } from "../../http/error-reply.js";
-import type { Reply } from "../../http/route.js";
-import type { Services } from "../../services.js";
-import { noteRoute } from "../../http/request-observer.js";
-import { FORM_LIMIT, FORM_TYPE, mediaType, tokenEndpoint, tokenRoute } from "./token.js";
-import { invalidRequest } from "../service/errors.js";
-import { authorizationServerMetadata, METADATA_PATH, metadataHeaders } from "./metadata.js";
+// signing the ES256 token itself. These fast paths run before routing (cloud/http/pre-routing.ts) for
+// every spelling the router gives to the token route, with the route's own form reader and endpoint.
+import { API_PREFIX } from "../../http/mount.js";
+import { sendJson, type FastPath } from "../../http/pre-routing.js";
+import { reply } from "../../http/route.js";
+import { tokenEndpoint, tokenRoute } from "./token.js";
+import { readTokenForm } from "./token-form.js";
+import { authorizationServerMetadata, METADATA_PATH, metadataHeaders, OPENID_PATH, openIdConfiguration } from "./metadata.js";
 
-export const TOKEN_PATH = "/api/auth/oauth2/token";
+export const tokenFastPath: FastPath = {
+  method: tokenRoute.method as "POST",
+  prefix: API_PREFIX,
+  path: tokenRoute.path,
+  async handle(req, res, { svc }) {
+    sendJson(res, await tokenEndpoint(req, await readTokenForm(req), svc));
+  },
+};
 
-function send(res: http.ServerResponse, r: Reply): void {
-  const body = r.body === undefined ? "" : JSON.stringify(r.body);
-  res.writeHead(r.status, {
-    ...r.headers,
-    "Content-Type": "application/json; charset=utf-8",
-    "Content-Length": Buffer.byteLength(body),
-    "X-Content-Type-Options": "nosniff",
-  });
-  res.end(body);
+/** The discovery documents live outside /api (the issuer is the public URL), so no route of the API takes them. */
+function wellKnown(path: string, document: typeof authorizationServerMetadata): FastPath {
+  return {
+    method: "GET",
+    path,
+    handle(_req, res, { svc }) {
+      const { "Content-Type": contentType, ...headers } = metadataHeaders;
+      sendJson(res, reply(200, document(svc), headers, contentType));
+    },
+  };
 }
 
-/** The form fields, and the first field sent more than once (RFC 6749 3.2 forbids repeats). */
-async function readForm(req: http.IncomingMessage): Promise<{ form: Record<string, string>; repeated?: string }> {
-  const form: Record<string, string> = {};
-  let repeated: string | undefined;
-  for (const [k, v] of new URLSearchParams((await readRaw(req, FORM_LIMIT)).toString("utf8"))) {
-    if (Object.hasOwn(form, k)) repeated ??= k;
-    form[k] = v;
-  }
-  return repeated === undefined ? { form } : { form, repeated };
-}
-
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, svc: Services): Promise<void> {
-  try {
-    if (mediaType(req.headers["content-type"]) !== FORM_TYPE) {
-      req.resume();
-      throw invalidRequest("the body must be application/x-www-form-urlencoded");
-    }
-    const { form, repeated } = await readForm(req);
-    if (repeated !== undefined) throw invalidRequest(`parameter ${repeated} is repeated`);
-    send(res, await tokenEndpoint(req, form, svc));
-  } catch (err) {
-    if (res.headersSent) res.end();
-    else send(res, errorReply(err, svc.log, TOKEN_PATH));
-  }
-}
-
-/** Puts the fast path (and the RFC 8414 metadata, which lives outside /api) in front of the application. */
-export function installTokenFastPath(server: http.Server, svc: Services): void {
-  const app = server.listeners("request") as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
-  server.removeAllListeners("request");
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    // Every POST to the token path, with or without a query string (RFC 6749 3.2 allows one).
-    if (req.method === "POST" && (req.url === TOKEN_PATH || req.url?.startsWith(`${TOKEN_PATH}?`))) {
-      noteRoute(req, tokenRoute.path);
-      void handle(req, res, svc);
-      return;
-    }
-    if (req.method === "GET" && req.url === METADATA_PATH) {
-      noteRoute(req, METADATA_PATH);
-      res.writeHead(200, metadataHeaders).end(JSON.stringify(authorizationServerMetadata(svc)));
-      return;
-    }
-    for (const listener of app) listener.call(server, req, res);
-  });
-}
+/** RFC 8414 metadata. */
+export const metadataFastPath = wellKnown(METADATA_PATH, authorizationServerMetadata);
+/** OpenID Connect Discovery 1.0: the same, with the fields OpenID requires. */
+export const openIdFastPath = wellKnown(OPENID_PATH, openIdConfiguration);

@@ -11,6 +11,7 @@ import { clientCredentialsGrant } from "../grants/client-credentials.js";
 import type { GrantHandler } from "../grants/grant.js";
 import { passwordGrant } from "../grants/password.js";
 import { refreshTokenGrant } from "../grants/refresh-token.js";
+import { FORM_LIMIT, FORM_TYPE, mediaType, readTokenForm } from "./token-form.js";
 
 export const GRANTS: Record<string, GrantHandler> = {
   password: passwordGrant,
@@ -47,9 +48,7 @@ export const TokenResponseSchema = Schema.Struct({
 
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache", ...CORS };
 
-export const FORM_TYPE = "application/x-www-form-urlencoded";
-export const FORM_LIMIT = 64 * 1024;
-export const mediaType = (contentType: string | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+export { FORM_LIMIT, FORM_TYPE, mediaType };
 
 /** Form bodies only (RFC 6749 3.2); JSON is refused rather than half-understood. */
 export function requireForm(ctx: Context): void {
@@ -57,8 +56,8 @@ export function requireForm(ctx: Context): void {
 }
 
 /**
- * The token endpoint proper, shared by the Koa route and the fast path (token-fast-path.ts). It throws
- * OAuthErrors; both callers render them with http/error-reply.ts.
+ * The token endpoint proper, shared by the route and its fast path (token-fast-path.ts), which both read
+ * the form with readTokenForm. It throws OAuthErrors; both callers render them with the peer's error renderer.
  */
 export async function tokenEndpoint(http: IncomingMessage, form: Record<string, string>, svc: Services): Promise<Reply> {
   const grant = form.grant_type;
@@ -81,11 +80,9 @@ export const tokenRoute = defineRoute({
   body: TokenRequest,
   bodyKind: "form",
   bodyLimit: FORM_LIMIT,
+  readBody: readTokenForm,
   success: 200,
   response: TokenResponseSchema,
   errors: [401],
-  handler: async ({ ctx, body }, svc) => {
-    requireForm(ctx);
-    return tokenEndpoint(ctx.req, body as Record<string, string>, svc);
-  },
+  handler: ({ ctx, body }, svc) => tokenEndpoint(ctx.req, body as Record<string, string>, svc),
 });

@@ -5,7 +5,7 @@ import type { AccountsPort, AccountUser } from "./accounts-port.js";
 
 const STANDING_CACHE_MS = 1_000;
 
-export function accountsAdapter(svc: Services): AccountsPort {
+export function accountsAdapter(svc: Pick<Services, "accounts">): AccountsPort {
   const cache = new Map<string, { at: number; user: AccountUser | undefined }>();
   const standing = async (uuid: string): Promise<AccountUser | undefined> => {
     const p = await svc.accounts.principalForUser(uuid, "bearer");
@@ -21,16 +21,16 @@ export function accountsAdapter(svc: Services): AccountsPort {
     };
   };
   return {
-    async signIn(username, password, tenantUuid) {
+    async signIn(username, password, tenantUuid, from) {
       if (tenantUuid !== svc.accounts.tenantUuid) return { ok: false, reason: "invalid" };
-      const r = await svc.accounts.signIn(username, password);
+      const r = await svc.accounts.signIn(username, password, from);
       if (!r.ok) return r;
       cache.delete(r.user.uuid);
       const user = await standing(r.user.uuid);
       return user ? { ok: true, user } : { ok: false, reason: "disabled" };
     },
-    async user(uuid) {
-      const hit = cache.get(uuid);
+    async user(uuid, opts) {
+      const hit = opts?.fresh ? undefined : cache.get(uuid);
       if (hit && Date.now() - hit.at < STANDING_CACHE_MS) return hit.user;
       const user = await standing(uuid);
       if (cache.size > 10_000) cache.clear();

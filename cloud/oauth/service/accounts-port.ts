@@ -1,5 +1,5 @@
 // The two things the authorization server needs from the accounts area, behind one narrow port:
-// checking a password (which also counts failures into the lock-out) and reading a user's current
+// checking a password (through the sign-in back-off, which counts failures) and reading a user's current
 // standing (disabled, super, scopes, password-change-only) when issuing or honouring a token.
 export interface AccountUser {
   uuid: string;
@@ -12,9 +12,17 @@ export interface AccountUser {
   restricted?: "password_change";
 }
 
-export type SignInResult = { ok: true; user: AccountUser } | { ok: false; reason: "invalid" | "locked" | "disabled" };
+export type SignInResult =
+  | { ok: true; user: AccountUser }
+  | { ok: false; reason: "invalid" | "disabled" }
+  | { ok: false; reason: "throttled"; retryAfterMs: number };
 
 export interface AccountsPort {
-  signIn(username: string, password: string, tenantUuid: string): Promise<SignInResult>;
-  user(uuid: string): Promise<AccountUser | undefined>;
+  /** `from`: the client address, for its back-off (cloud/accounts/service/sign-in-backoff.ts). */
+  signIn(username: string, password: string, tenantUuid: string, from?: string): Promise<SignInResult>;
+  /**
+   * The user's standing. Bearer checks may take one cached for a second; a grant that issues a token asks for
+   * `fresh` standing, so a token made right after a change (password, roles, disabled) reflects it.
+   */
+  user(uuid: string, opts?: { fresh?: boolean }): Promise<AccountUser | undefined>;
 }

@@ -31,6 +31,13 @@ export class OAuthError extends Error {
   }
 }
 
+/** Too many failed sign-ins: the client waits (429 with Retry-After) before this name or address may try again. */
+export class Throttled extends OAuthError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("temporarily_unavailable", "too many failed sign-ins: wait before trying again");
+  }
+}
+
 export const invalidRequest = (d: string) => new OAuthError("invalid_request", d);
 export const invalidGrant = (d: string) => new OAuthError("invalid_grant", d);
 export const unauthorizedClient = (d: string) => new OAuthError("unauthorized_client", d);

@@ -1,5 +1,5 @@
 // The authorization server's service, reachable as `svc.oauth` by every later area: token issuing,
-// verification and revocation, signing keys, and the registry of client resolvers (edges add theirs).
+// verification and revocation, signing keys, and the client resolvers (the extension point edges and the console use).
 import type { Services } from "../../services.js";
 import type { AccountsPort } from "./accounts-port.js";
 import type { ClientResolver, OAuthClient } from "../clients/model.js";
@@ -16,7 +16,8 @@ export interface OAuthService {
   issuer: TokenIssuer;
   ownClients: OwnClients;
   accounts: AccountsPort;
-  /** Tried in order; the first that knows a client_id wins. User-owned clients come first. */
+  /** Extension point, filled from the modules' `clientResolvers` in module order (cloud/server.ts); tried in
+   * order, the first that knows a client_id wins, and the user-owned clients are asked after them all. */
   clientResolvers: ClientResolver[];
   resolveClient(clientId: string): Promise<OAuthClient | undefined>;
   /** Signs an access token (JWT) for a subject; no refresh token. */
@@ -36,10 +37,10 @@ declare module "../../services.js" {
 }
 
 export function createOAuthService(
-  svc: Services,
+  svc: Pick<Services, "config">,
   parts: { keys: KeyStore; denylist: Denylist; issuer: TokenIssuer; ownClients: OwnClients; accounts: AccountsPort },
 ): OAuthService {
-  const clientResolvers: ClientResolver[] = [parts.ownClients.resolve];
+  const clientResolvers: ClientResolver[] = [];
   // Verified tokens, so a client calling often pays for the ECDSA verification once; expiry and the
   // denylist are still checked on every use.
   const verified = new Map<string, AccessTokenClaims>();
@@ -48,7 +49,7 @@ export function createOAuthService(
     ...parts,
     clientResolvers,
     async resolveClient(clientId) {
-      for (const resolve of clientResolvers) {
+      for (const resolve of [...clientResolvers, parts.ownClients.resolve]) {
         const c = await resolve(clientId);
         if (c) return c;
       }

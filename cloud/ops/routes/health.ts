@@ -1,9 +1,11 @@
 // Liveness and readiness probes for orchestrators and load balancers: public (no credentials, nothing
-// secret in the answers) and cheap, so they can be polled every second.
+// secret in the answers) and cheap, so they can be polled every second. Why a part is not ready is told in
+// full to a super user and to this host (as /metrics is), to others in plain words.
 import { Schema } from "effect";
 import { ApiError } from "../../http/errors.js";
 import { defineRoute } from "../../http/route.js";
-import { readiness, type CheckName } from "../service/readiness.js";
+import { isLocalClient } from "../../http/metrics-endpoint.js";
+import { readiness, withoutDetails, type CheckName } from "../service/readiness.js";
 
 export const TAG = "operations";
 
@@ -31,8 +33,9 @@ export const readyRoute = defineRoute({
   success: 200,
   response: Schema.Struct({ status: Schema.Literal("ready"), checks: Checks }),
   errors: [503],
-  handler: async (_req, svc) => {
-    const r = await readiness(svc);
+  handler: async ({ principal, ctx }, svc) => {
+    const full = await readiness(svc);
+    const r = principal?.isSuper || isLocalClient(ctx.req) ? full : withoutDetails(full);
     if (r.ready) return { status: "ready" as const, checks: r.checks };
     const failing = (Object.entries(r.checks) as Array<[CheckName, string]>).filter(([, v]) => v !== "ok");
     // A full disk alone gets the type of the 507 answers writes then get; anything else is plain unavailability.

@@ -43,6 +43,22 @@ function cluster(svc: Services): string {
   return (svc as Partial<Services>).cluster?.bus.status() ?? "ok";
 }
 
+/**
+ * What a stranger is told of a part that is not ready: what, not the details (the database's host and port in a
+ * connection error, the exact free bytes); a super user, this host, and /metrics have those.
+ */
+const PLAIN: Record<CheckName, string> = {
+  database: "the database is not ready",
+  broker: "the iSCP broker is not ready",
+  storage: "storage is full",
+  cluster: "the other peers cannot be reached",
+};
+
+export function withoutDetails(r: Readiness): Readiness {
+  const checks = Object.fromEntries(Object.entries(r.checks).map(([k, v]) => [k, v === "ok" ? v : PLAIN[k as CheckName]])) as Record<CheckName, string>;
+  return { ready: r.ready, checks };
+}
+
 export async function readiness(svc: Services): Promise<Readiness> {
   const [db, st] = await Promise.all([database(svc), storage(svc)]);
   const checks = { database: db, broker: broker(svc), storage: st, cluster: cluster(svc) };

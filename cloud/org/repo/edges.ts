@@ -17,6 +17,7 @@ export interface EdgeSecretRow {
   edge_uuid: string;
   name: string;
   digest: string;
+  /** Unused: secrets are never shown after creation (the column is kept for stores made before; written empty). */
   hint: string;
   last_used_at: string | null;
   created_at: string;

@@ -81,7 +81,7 @@ export class EdgeService {
       await this.db.transaction(async (tx) => {
         const repo = new EdgeRepo(tx);
         await repo.insert(row);
-        await repo.insertSecret({ edge_uuid: row.uuid, name: "default", digest: hashSecret(secret), hint: secret.slice(0, 4), last_used_at: null, created_at: at });
+        await repo.insertSecret({ edge_uuid: row.uuid, name: "default", digest: hashSecret(secret), hint: "", last_used_at: null, created_at: at });
       });
     } catch (err) {
       throw this.translate(err);
@@ -134,7 +134,7 @@ export class EdgeService {
   async createSecret(uuid: string, name: string, owner?: string) {
     const e = await this.row(uuid, owner);
     const secret = generateSecret();
-    const row = { edge_uuid: e.uuid, name, digest: hashSecret(secret), hint: secret.slice(0, 4), last_used_at: null, created_at: now() };
+    const row = { edge_uuid: e.uuid, name, digest: hashSecret(secret), hint: "", last_used_at: null, created_at: now() };
     const id = await this.repo.insertSecret(row);
     return secretView({ id, ...row }, secret);
   }

@@ -1,5 +1,5 @@
-// svc.org: the organisation area as other areas see it. The access engine (also installed as
-// svc.access), the in-memory org index, and what the iSCP broker asks before a ConnectRequest.
+// svc.org: the organisation area as other areas see it. The access engine (also provided as
+// svc.access by the access module), the in-memory org index, and what the iSCP broker asks before a ConnectRequest.
 import type { Principal } from "../../auth/principal.js";
 import { AccessEngine, type DecisionInput, type Subject } from "../../access/service/engine.js";
 import type { Policy } from "../../access/service/policy.js";
@@ -40,9 +40,15 @@ declare module "../../services.js" {
 }
 
 /** `clientIdInUse`: whether an OAuth2 client (another area) already has a UUID an edge asks for. */
-export function createOrgService(db: Db, index: OrgIndex, policy: Policy, clientIdInUse?: (uuid: string) => Promise<boolean>): OrgService {
+export function createOrgService(
+  db: Db,
+  index: OrgIndex,
+  policy: Policy,
+  accounts: ConstructorParameters<typeof UserDirectory>[0],
+  clientIdInUse?: (uuid: string) => Promise<boolean>,
+): OrgService {
   const engine = new AccessEngine(index, policy);
-  const users = new UserDirectory(db);
+  const users = new UserDirectory(accounts);
   const tree = new TreeService(db, index);
   const groupExists = (uuid: string) => tree.groupRow(uuid);
   const projectExists = (uuid: string) => tree.projectRow(uuid);

@@ -1,10 +1,8 @@
-// What the organisation area needs to know about users, read through the accounts repositories:
+// What the organisation area needs to know about users, read through the accounts service (svc.accounts):
 // existence, name and e-mails (for Member bodies), lookup by e-mail address, super-user status.
 import { ROLE_UUIDS } from "../../accounts/service/catalogue.js";
-import { EmailsRepo } from "../../accounts/repo/emails.js";
-import { UsersRepo } from "../../accounts/repo/users.js";
+import type { AccountsService } from "../../accounts/service/accounts-service.js";
 import { emailView } from "../../accounts/service/views.js";
-import type { Queryable } from "../../storage/db.js";
 
 export interface UserCard {
   uuid: string;
@@ -16,11 +14,11 @@ const SUPER_CACHE_MS = 5_000;
 
 export class UserDirectory {
   private readonly superCache = new Map<string, { value: boolean; until: number }>();
-  private readonly users: UsersRepo;
-  private readonly emails: EmailsRepo;
-  constructor(db: Queryable) {
-    this.users = new UsersRepo(db);
-    this.emails = new EmailsRepo(db);
+  private readonly users: AccountsService["users"];
+  private readonly emails: AccountsService["emails"];
+  constructor(accounts: Pick<AccountsService, "users" | "emails">) {
+    this.users = accounts.users;
+    this.emails = accounts.emails;
   }
 
   async exists(uuid: string): Promise<boolean> {

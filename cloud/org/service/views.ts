@@ -5,11 +5,11 @@ import type { MemberRow } from "../repo/members.js";
 import type { ProjectEdgeRow } from "../repo/project-edges.js";
 import type { UserCard } from "./users.js";
 
-/** A stored secret is shown by its first characters only; the whole secret appears once, at creation. */
+/** A secret appears once, whole, at creation; afterwards by name only, as OAuth2 client secrets (no part of it). */
 export const secretView = (s: EdgeSecretRow, secret?: string) => ({
   id: s.id,
   name: s.name,
-  secret: secret ?? `${s.hint}…`,
+  secret: secret ?? "",
   last_used_at: s.last_used_at,
   created_at: s.created_at,
 });

@@ -10,6 +10,8 @@ import { QUIC_SHARED_CONFIG, quietLogger } from "./tuning.js";
 import { installQuicPatches, udpPayloadConfig } from "./patches/index.js";
 import { encodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
+import { compressedTransport } from "../compression/compressed-transport.js";
+import { compressionQuery, type CompressionParams } from "../compression/negotiation.js";
 
 export interface QuicConnectOptions {
   host: string;
@@ -20,6 +22,10 @@ export interface QuicConnectOptions {
   serverName?: string;
   maxIncomingMessageBytes?: number;
   maxIdleTimeoutMs?: number;
+  /** iSCP's per-message DEFLATE, negotiated as iscp-rs does (no context takeover on QUIC); off when absent. */
+  compression?: CompressionParams;
+  /** Further negotiation parameters, sent as they are (e.g. what another client sends). */
+  extraNegotiation?: Record<string, string>;
 }
 
 const LOW_WATER = 256 * 1024;
@@ -64,8 +70,11 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
   const conn = client.connection;
   installQuicPatches(client, conn);
   const neg = conn.newStream("uni").writable.getWriter();
-  await neg.write(encodeNegotiation({ enc: encoding }));
+  const compression = opts.compression && opts.compression.level > 0 ? { ...opts.compression, contextTakeover: false } : undefined;
+  await neg.write(encodeNegotiation({ enc: encoding, ...compressionQuery(compression), ...opts.extraNegotiation }));
   await neg.close();
   const writer = conn.newStream("uni").writable.getWriter();
-  return new QuicClientTransport(client, writer, encoding, opts.maxIncomingMessageBytes ?? 8 * 1024 * 1024);
+  const maxIn = opts.maxIncomingMessageBytes ?? 8 * 1024 * 1024;
+  const t = new QuicClientTransport(client, writer, encoding, maxIn);
+  return compression ? compressedTransport(t, compression, maxIn) : t;
 }

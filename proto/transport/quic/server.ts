@@ -12,6 +12,8 @@ import { QUIC_SHARED_CONFIG, quietLogger } from "./tuning.js";
 import { installQuicPatches } from "./patches/index.js";
 import { decodeNegotiation, type MessageTransport } from "../message-transport.js";
 import type { Encoding } from "../../wire/message.js";
+import { compressedTransport } from "../compression/compressed-transport.js";
+import { readCompression } from "../compression/negotiation.js";
 
 class QuicServerTransport extends QuicConnectionTransport {
   constructor(conn: QUICConnection, encoding: Encoding, lowWaterBytes: number, maxIncomingMessageBytes: number) {
@@ -81,9 +83,11 @@ function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: 
     void negotiated.then((params) => {
       const enc = params.enc ?? "proto";
       if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
-      if (params.comp) return fail("compression is not supported");
+      // Both published clients compress every QUIC message alone, whatever `comp` says.
+      const { params: compression, error } = readCompression((k) => params[k], false);
+      if (error) return fail(error);
       const t = new QuicServerTransport(conn, enc, opts.lowWaterBytes, opts.maxIncomingMessageBytes);
-      opts.onTransport(t, remote);
+      opts.onTransport(compression ? compressedTransport(t, compression, opts.maxStreamMessageBytes) : t, remote);
       void t.readFrom(stream, opts.maxStreamMessageBytes);
     }, () => {});
   };

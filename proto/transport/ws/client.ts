@@ -4,6 +4,8 @@ import WebSocket from "ws";
 import type { MessageTransport } from "../message-transport.js";
 import { WsSocketTransport } from "./socket-transport.js";
 import type { Encoding } from "../../wire/message.js";
+import { compressedTransport } from "../compression/compressed-transport.js";
+import { compressionQuery, type CompressionParams } from "../compression/negotiation.js";
 
 export interface WsConnectOptions {
   /** e.g. ws://127.0.0.1:8080/api/iscp/connect */
@@ -15,12 +17,17 @@ export interface WsConnectOptions {
   ca?: string;
   timeoutMs?: number;
   lowWaterBytes?: number;
+  /** iSCP's per-message DEFLATE (`comp`, `clevel`, `cwinbits` in the URL); off when absent. */
+  compression?: CompressionParams;
+  /** Largest message accepted from the server once decompressed. */
+  maxIncomingMessageBytes?: number;
 }
 
 export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTransport> {
   const encoding = opts.encoding ?? "proto";
   const url = new URL(opts.url);
   url.searchParams.set("enc", encoding);
+  for (const [k, v] of Object.entries(compressionQuery(opts.compression))) url.searchParams.set(k, v);
   return new Promise((resolve, reject) => {
     // A zero masking key (RFC 6455 5.3 still holds: the MASK bit is set, the key is sent): masking guards
     // intermediaries against scripts in browsers, not an agent's own connection, and ws then sends the
@@ -36,7 +43,8 @@ export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTranspo
     });
     ws.once("open", () => {
       ws.removeListener("error", fail);
-      resolve(new WsSocketTransport(ws, encoding, opts.lowWaterBytes ?? 512 * 1024));
+      const t = new WsSocketTransport(ws, encoding, opts.lowWaterBytes ?? 512 * 1024);
+      resolve(opts.compression && opts.compression.level > 0 ? compressedTransport(t, opts.compression, opts.maxIncomingMessageBytes ?? 64 * 1024 * 1024) : t);
     });
   });
 }

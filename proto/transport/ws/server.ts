@@ -1,12 +1,14 @@
 // Server side of the iSCP WebSocket transport: `GET /api/iscp/connect?enc=proto|json`, one message
-// per binary frame, never text frames. Compression (`comp`) is refused with HTTP 400 because the
-// client would otherwise send DEFLATE bytes the broker cannot read.
+// per binary frame, never text frames. `comp`, `clevel` and `cwinbits` negotiate iSCP's own per-message
+// DEFLATE (compression/negotiation.ts); WebSocket's permessage-deflate extension is not used.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { MessageTransport } from "../message-transport.js";
 import { receivedMessagePooling } from "./pooled-receive.js";
 import { WsSocketTransport } from "./socket-transport.js";
+import { compressedTransport } from "../compression/compressed-transport.js";
+import { readCompression } from "../compression/negotiation.js";
 
 /** The body of an HTTP refusal of an upgrade: the server's error format for `status` and `title`. */
 export type UpgradeRefusalBody = (status: number, title: string) => { contentType: string; body: string };
@@ -59,11 +61,14 @@ export function wsUpgradeHandler(opts: WsAcceptOptions): { handle: (req: Incomin
     const encs = q.getAll("enc");
     const enc = encs[0] ?? "proto";
     if (encs.length > 1 || (enc !== "proto" && enc !== "json")) return refuse(socket, 400, "enc must be proto or json");
-    if (q.has("comp")) return refuse(socket, 400, "compression is not supported");
+    for (const k of ["comp", "clevel", "cwinbits"]) if (q.getAll(k).length > 1) return refuse(socket, 400, `${k} must be given once`);
+    const { params: compression, error } = readCompression((k) => q.get(k) ?? undefined, true);
+    if (error) return refuse(socket, 400, error);
     wss.handleUpgrade(req, socket, head, (ws) => {
       pool(ws);
       const remote = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
-      opts.onTransport(new WsSocketTransport(ws, enc, opts.lowWaterBytes), remote);
+      const t = new WsSocketTransport(ws, enc, opts.lowWaterBytes);
+      opts.onTransport(compression ? compressedTransport(t, compression, opts.maxPayloadBytes) : t, remote);
     });
   };
   return { handle, close: () => wss.close() };

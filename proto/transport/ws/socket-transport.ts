@@ -36,6 +36,18 @@ export class WsSocketTransport implements MessageTransport {
     this.send(frame, written);
   }
 
+  corked(fn: () => void): void {
+    // ws writes each frame to its socket (net.Socket) at once; corked, a turn's frames go in one writev.
+    const socket = (this.ws as unknown as { _socket?: { cork?(): void; uncork?(): void } })._socket;
+    if (!socket?.cork || !socket.uncork) return fn();
+    socket.cork();
+    try {
+      fn();
+    } finally {
+      socket.uncork();
+    }
+  }
+
   pauseInput(): void {
     this.ws.pause();
   }

@@ -22,17 +22,17 @@ describe("accounts core (service, catalogue, matcher)", () => {
     expect(await peer.svc.accounts.isSuper(admin!.uuid)).toBe(true);
     expect(await peer.svc.accounts.verifyPassword(admin!.uuid, "Admin-password-1")).toBe(true);
     expect(await peer.svc.accounts.verifyPassword(admin!.uuid, "Admin-password-2")).toBe(false);
-    expect(await peer.svc.accounts.passwordState(admin!.uuid)).toMatchObject({ isTemporary: false, expired: false, locked: false });
+    expect(await peer.svc.accounts.passwordState(admin!.uuid)).toMatchObject({ isTemporary: false, expired: false, attemptCount: 0 });
   });
 
-  it("locks a user after lockoutThreshold failed sign-ins and then refuses the right password", async () => {
+  it("makes a user name wait after lockoutThreshold failed sign-ins, the right password too, until cleared", async () => {
     const a = peer.svc.accounts;
     expect(await a.signIn("admin", "wrong-1")).toEqual({ ok: false, reason: "invalid" });
     expect(await a.signIn("admin", "wrong-2")).toEqual({ ok: false, reason: "invalid" });
-    expect(await a.signIn("admin", "wrong-3")).toEqual({ ok: false, reason: "locked" });
-    expect(await a.signIn("admin", "Admin-password-1")).toEqual({ ok: false, reason: "locked" });
+    expect(await a.signIn("admin", "wrong-3")).toEqual({ ok: false, reason: "invalid" });
+    expect(await a.signIn("admin", "Admin-password-1")).toEqual({ ok: false, reason: "throttled", retryAfterMs: expect.any(Number) });
     const admin = (await a.findUserByName("admin"))!;
-    await a.users.unlock(admin.uuid, new Date().toISOString());
+    a.signInBackOff.succeeded("admin");
     const ok = await a.signIn("ADMIN", "Admin-password-1");
     expect(ok.ok).toBe(true);
     expect((await a.findUser(admin.uuid))!.last_sign_in_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);

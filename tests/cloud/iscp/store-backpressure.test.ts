@@ -1,5 +1,6 @@
 // Storage slower than the network: the broker stops reading a connection whose persisted chunks wait
-// for their storage commit beyond `maxPendingStoreChunks`, so its memory stays bounded; once storage
+// for their storage commit beyond its share of `maxPendingStoreBytes` and whose held messages pass
+// `maxHeldBytesPerConn`, so its memory stays bounded; once storage
 // catches up every chunk is stored and acked. Over WebSocket the socket is paused (TCP's window holds the
 // client back); over QUIC the stream is no longer read (quiche's flow-control window holds it back).
 import { afterEach, expect, it } from "vitest";
@@ -28,7 +29,8 @@ it.each(["websocket", "quic"])("pauses a %s connection while too many persisted 
   const waiting: (() => void)[] = [];
   const stored = new Set<number>();
   b = await startTestBroker({
-    limits: { maxPendingStoreChunks: LIMIT },
+    // About LIMIT chunks of 16 KiB (each costs its bytes plus pendingStoreChunkBytes).
+    limits: { maxPendingStoreBytes: LIMIT * 17 * 1024 },
     onUpstreamChunk: async (_info, chunk: UpstreamChunkData) => {
       pending++;
       maxPending = Math.max(maxPending, pending);

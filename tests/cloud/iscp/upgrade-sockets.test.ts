@@ -61,7 +61,7 @@ describe("refused upgrades to the broker's path", () => {
     for (const o of bad) o.socket.destroy();
     expect(bad.filter((o) => !o.closedByServer)).toHaveLength(0);
     expect(parseResponse(bad[0]!.response)).toMatchObject({ status: 400, body: { type: "invalid_request", title: "enc must be proto or json" } });
-    expect(parseResponse(bad[1]!.response)).toMatchObject({ status: 400, body: { type: "invalid_request", title: "compression is not supported" } });
+    expect(parseResponse(bad[1]!.response)).toMatchObject({ status: 400, body: { type: "invalid_request", title: "comp must be per-message or context-takeover" } });
     expect(parseResponse(bad[2]!.response)).toMatchObject({ status: 405, body: { type: "method_not_allowed" } });
     expect(after).toBeLessThanOrEqual(baseline + 5);
   }, 60_000);

@@ -35,6 +35,7 @@ describe("measurements: data formats", () => {
       created_at: "2026-01-02T03:04:05.123Z",
       data_type: group.type,
       data_id: group.name,
+      data_name: group.name,
       data: { d: Buffer.from([1, 2, 250]).toString("base64") },
     });
     expect(JSON.parse(jsonLine({ ...group }, 1_767_323_045_123_456_789n, new Uint8Array(), "rfc3339")).time).toBe("2026-01-02T03:04:05.123456789Z");

@@ -30,6 +30,16 @@ const OPS: Array<[string, string, string, string, string]> = [
   ["updateProjectMeasurementBaseTime", "updateMeasurementBaseTime", "put", `${M}/basetimes/{type}`, "200"],
   ["updateProjectMeasurementBaseTimeByID", "", "patch", `${M}/basetimes/{type}`, "200"],
   ["deleteProjectMeasurementBaseTime", "deleteMeasurementBaseTime", "delete", `${M}/basetimes/{type}`, "204"],
+  ["createProjectMeasurementMarker", "createMeasurementMarker", "post", `${M}/markers`, "201"],
+  ["getProjectMeasurementMarkersWithMeasurementUUID", "getMeasurementMarkersWithMeasurementUUID", "get", `${M}/markers`, "200"],
+  ["deleteProjectMeasurementMarkers", "deleteMeasurementMarkers", "delete", `${M}/markers`, "204"],
+  ["getProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "getMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "get", `${M}/markers/{measurement_marker_uuid}`, "200"],
+  ["updateProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "updateMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "put", `${M}/markers/{measurement_marker_uuid}`, "200"],
+  ["deleteProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "deleteMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "delete", `${M}/markers/{measurement_marker_uuid}`, "204"],
+  ["listProjectMeasurementMarkers", "listMeasurementMarkers", "get", "/measurements/markers", "200"],
+  ["getProjectMeasurementMarker", "getMeasurementMarker", "get", "/measurements/markers/{measurement_marker_uuid}", "200"],
+  ["updateProjectMeasurementMarker", "updateMeasurementMarker", "put", "/measurements/markers/{measurement_marker_uuid}", "200"],
+  ["deleteProjectMeasurementMarker", "deleteMeasurementMarker", "delete", "/measurements/markers/{measurement_marker_uuid}", "204"],
 ];
 
 describe("measurements: OpenAPI", () => {

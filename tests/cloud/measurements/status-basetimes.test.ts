@@ -86,8 +86,10 @@ describe("measurements: status transitions, sequences and base times", () => {
     let meas = (await call(`${P}/measurements/${m}`)).body;
     expect(meas).toMatchObject({ basetime_type: "ntp", basetime: "2026-01-02T03:04:06.500000000Z", max_priority_basetime_id: ntp.body.id });
 
-    // The base time in use cannot be deleted.
-    expectError(await call(`${P}/measurements/${m}/basetimes/ntp`, { method: "DELETE" }), 409, "conflict");
+    // Deleting the base time in use hands the measurement to the highest-priority one left.
+    expect((await call(`${P}/measurements/${m}/basetimes/ntp`, { method: "DELETE" })).status).toBe(204);
+    expect((await call(`${P}/measurements/${m}`)).body).toMatchObject({ basetime_type: "edge_rtc", basetime: BASETIME, max_priority_basetime_id: list.body.items[0].id });
+    expect((await call(`${P}/measurements/${m}/basetimes/ntp`, { method: "PUT", json: { basetime: "2026-01-02T03:04:06.5Z", priority: 40 } })).status).toBe(200);
 
     const created = await call(`${P}/measurements/${m}/basetimes`, { method: "POST", json: { basetime: "2026-01-02T03:04:07Z", priority: 90, name: "manual", elapsed_time: 1000 } });
     expect(created.status).toBe(201);

@@ -145,6 +145,32 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
     expect(load({ tlsCert: first.cert, tlsKey: first.cert })).toThrow(/--tls-key \/ CLOUD_TLS_KEY "[^"]*first\.pem": no unencrypted PEM private key in the file/);
   }, 30_000);
 
+  it("refuses to start with an expired or a not yet valid certificate, naming the setting and the dates", async () => {
+    const expired = ca.issueDated("expired", "1003", "20200101000000Z", "20200102000000Z");
+    const early = ca.issueDated("early", "1004", "20990101000000Z", "20990102000000Z");
+    const load = (pair: { cert: string; key: string }) => () => loadConfig({ dataDir: path.join(dir, "refused"), tlsCert: pair.cert, tlsKey: pair.key }, {});
+    expect(load(expired)).toThrow(/--tls-cert \/ CLOUD_TLS_CERT "[^"]*expired\.pem": the certificate expired on 2020-01-02T00:00:00Z/);
+    expect(load(early)).toThrow(/--tls-cert \/ CLOUD_TLS_CERT "[^"]*early\.pem": the certificate is not valid before 2099-01-01T00:00:00Z/);
+    const started = await run(process.execPath, [path.resolve("bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", path.join(dir, "refused")], {
+      env: { ...process.env, CLOUD_TLS_CERT: expired.cert, CLOUD_TLS_KEY: expired.key },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect((started as { code?: number }).code).toBe(2);
+    expect((started as { stderr: string }).stderr).toMatch(/the certificate expired on 2020-01-02T00:00:00Z/);
+  }, 30_000);
+
+  it("on SIGHUP with an expired renewal logs why and keeps serving the pair in use", async () => {
+    const before = await newConnectionSerial();
+    const expired = ca.issueDated("expired-renewal", "1005", "20200101000000Z", "20200102000000Z");
+    fs.copyFileSync(expired.cert, live.cert);
+    fs.copyFileSync(expired.key, live.key);
+    output = "";
+    peer.child.kill("SIGHUP");
+    await until(() => /TLS certificate not reloaded/.test(output), 10_000, "the error logged");
+    expect(output).toMatch(/the certificate expired on 2020-01-02T00:00:00Z/);
+    expect(await newConnectionSerial()).toBe(before);
+    expect((await request(`${peer.url}/api/health/alive`)).status).toBe(200);
+  }, 30_000);
+
   it("serves iSCP over QUIC with the same certificate when no QUIC certificate is given, renewed with it", async () => {
     const files = { cert: path.join(dir, "quic-live.pem"), key: path.join(dir, "quic-live.key") };
     fs.copyFileSync(first.cert, files.cert);

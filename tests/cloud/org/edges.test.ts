@@ -30,7 +30,7 @@ describe("edges", () => {
       nickname: "First",
       description: "d",
       client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      secrets: [{ id: expect.any(Number), name: "default", secret: e.client_secret.slice(0, 4) + "…", last_used_at: null, created_at: expect.stringMatching(TS) }],
+      secrets: [{ id: expect.any(Number), name: "default", secret: "", last_used_at: null, created_at: expect.stringMatching(TS) }],
       created_at: expect.stringMatching(TS),
       updated_at: expect.stringMatching(TS),
     });
@@ -172,7 +172,7 @@ describe("edges", () => {
     expect((await edgeToken(peer, e)).status).toBe(200);
     const listed = await json(admin(`/auth/edges/${e.uuid}/secrets`), 200);
     expect(listed.items.map((x: { name: string }) => x.name)).toEqual(["default", "second", "n".repeat(511)]);
-    expect(listed.items[1]).toMatchObject({ secret: s.secret.slice(0, 4) + "…", last_used_at: expect.stringMatching(TS) });
+    expect(listed.items[1]).toMatchObject({ secret: "", last_used_at: expect.stringMatching(TS) });
     await json(admin(`/auth/edges/${e.uuid}/secrets/${s.id}`, { method: "DELETE" }), 204);
     expect(await admin(`/auth/edges/${e.uuid}/secrets/${s.id}`, { method: "DELETE" })).toMatchObject({ status: 404, body: { type: "not_found", title: "client secret not found" } });
     const refused = await edgeToken(peer, { uuid: e.uuid, secret: s.secret });

@@ -5,7 +5,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteDb as Db, isUniqueViolation } from "../../../cloud/storage/db.js";
-import { NoLiteral, sqlLiteral, sqlRows } from "../../../cloud/storage/sql-literal.js";
 
 let dir: string;
 let db: Db;
@@ -109,40 +108,4 @@ describe("Db checkpoints", () => {
     }
     expect(await db.get("SELECT COUNT(*) AS n FROM blobs")).toEqual({ n: 64 });
   }, 60_000);
-});
-
-describe("Db.script: literal statements as one transaction", () => {
-  it("writes what its literals say, quotes and bytes included", async () => {
-    await db.exec("CREATE TABLE b (k TEXT PRIMARY KEY, v BLOB, n INTEGER)");
-    const bytes = Buffer.from([0, 39, 92, 255]);
-    const key = `it's "quoted"; DROP TABLE b; --`;
-    await db.script([`INSERT INTO b (k, v, n) VALUES ${sqlRows([[key, bytes, Number.MAX_SAFE_INTEGER], ["empty", Buffer.alloc(0), null]])}`]);
-    const rows = await db.all<{ k: string; v: Buffer; n: number | null }>("SELECT k, v, n FROM b ORDER BY k");
-    expect(rows.map((r) => [r.k, Buffer.from(r.v).toString("hex"), r.n])).toEqual([
-      ["empty", "", null],
-      [key, bytes.toString("hex"), Number.MAX_SAFE_INTEGER],
-    ]);
-  });
-
-  it("rolls back every statement when one fails, and the connection goes on", async () => {
-    await db.run("INSERT INTO t (k, v) VALUES ('a', 1)");
-    const failed = await db.script(["UPDATE t SET v = 2 WHERE k = 'a'", "INSERT INTO t (k, v) VALUES ('b', 1)", "INSERT INTO t (k, v) VALUES ('a', 3)"]).catch((e: unknown) => e);
-    expect(isUniqueViolation(failed)).toBe(true);
-    expect(await db.all("SELECT k, v FROM t ORDER BY k")).toEqual([{ k: "a", v: 1 }]);
-    // No transaction was left open: the next ones begin and commit.
-    await db.script(["UPDATE t SET v = 5 WHERE k = 'a'"]);
-    await db.transaction((tx) => tx.run("INSERT INTO t (k, v) VALUES ('c', 1)"));
-    expect(await db.all("SELECT k, v FROM t ORDER BY k")).toEqual([
-      { k: "a", v: 5 },
-      { k: "c", v: 1 },
-    ]);
-  });
-
-  it("has no literal for a NUL character or a number that is not a safe integer", () => {
-    expect(() => sqlLiteral("a\u0000b")).toThrow(NoLiteral);
-    expect(() => sqlLiteral(1.5)).toThrow(NoLiteral);
-    expect(() => sqlLiteral(2 ** 53)).toThrow(NoLiteral);
-    expect(sqlLiteral("o'k")).toBe("'o''k'");
-    expect(sqlLiteral(-7)).toBe("-7");
-  });
 });

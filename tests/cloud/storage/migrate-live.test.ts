@@ -16,7 +16,8 @@ import { startPostgres, type PgServer } from "../../support/postgres.js";
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const BIN = path.join(ROOT, "bin/cloud-peer.mjs");
-const COUNTER = "sample/counter";
+// The demo plays a vehicle: its speed (50 Hz) stands for every stream.
+const COUNTER = "vehicle/speed";
 
 const children: ChildProcess[] = [];
 
@@ -33,7 +34,7 @@ async function stop(child: ChildProcess, graceMs = 60_000): Promise<number | nul
   }
 }
 
-/** The sample counter's points in the project, per measurement, as `measurement time value` lines (sorted). */
+/** The vehicle speed points in the project, per measurement, as `measurement time value` lines (sorted). */
 async function counterPoints(url: string, token: string, project: string): Promise<string[]> {
   const get = async (p: string) => {
     const r = await fetch(`${url}/api/v1/projects/${project}${p}`, { headers: { "X-Intdash-Token": token } });

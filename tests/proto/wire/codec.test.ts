@@ -60,7 +60,7 @@ function fill(type: protobuf.Type, variant: number, depth = 0): Record<string, u
         default: return 7;
       }
     };
-    if (f.map) out[f.name] = { 3: one(), 4_000_000_000: one() };
+    if (f.map) out[f.name] = { 3: one(), 4000000000: one() };
     else if (f.repeated) out[f.name] = [one(), one()];
     else out[f.name] = one();
   }

@@ -55,9 +55,10 @@ describe("command API operations", () => {
   });
 
   it("gets and updates transport settings", async () => {
-    expect((await t.api.get("/transport")).body).toEqual({ protocol: "websocket", send_queue_size: 4096 });
+    const off = { compression_level: 0, compression_window_bits: 0 };
+    expect((await t.api.get("/transport")).body).toEqual({ protocol: "websocket", send_queue_size: 4096, ...off });
     const r = await t.api.patch("/transport", { protocol: "quic" });
-    expect(r.body).toEqual({ protocol: "quic", send_queue_size: 4096 });
+    expect(r.body).toEqual({ protocol: "quic", send_queue_size: 4096, ...off });
   });
 
   it("creates, lists, gets, updates and deletes upstreams, and reports their states", async () => {

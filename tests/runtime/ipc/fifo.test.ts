@@ -9,7 +9,7 @@ import { FifoReader } from "../../../runtime/ipc/fifo-reader.js";
 import { FifoWriter } from "../../../runtime/ipc/fifo-writer.js";
 import { IscpV2CompatEncoder, encodeIscpV2Frame } from "../../../runtime/ipc/iscp-v2-compat.js";
 import { LoggerMsgEncoder } from "../../../runtime/ipc/logger-msg.js";
-import { exited, own, plain, point, seqOf, startSampleConnector, tempDir, waitFor } from "../../support/datapath.js";
+import { exited, own, point, seqOf, startSampleConnector, tempDir, waitFor } from "../../support/datapath.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

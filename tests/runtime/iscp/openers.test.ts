@@ -103,6 +103,23 @@ describe("iSCP links", () => {
     }
   });
 
+  it("compresses its iSCP connections when the transport settings give a compression level", async () => {
+    const queries: string[] = [];
+    const seen = (req: { url?: string }) => queries.push(new URL(req.url ?? "/", "http://x").search);
+    cloud.server.on("upgrade", seen);
+    const before = connects.length;
+    try {
+      await t.api.patch("/transport", { compression_level: 6, compression_window_bits: 12 });
+      await expect.poll(() => queries.some((q) => q.includes("comp=context-takeover&clevel=6&cwinbits=12")), { timeout: 15_000 }).toBe(true);
+      // The broker read the compressed ConnectRequest (authenticate saw it) and the upstream open that followed it.
+      await expect.poll(() => connects.length, { timeout: 15_000 }).toBeGreaterThan(before);
+      await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet", error: "" });
+    } finally {
+      cloud.server.off("upgrade", seen);
+      await t.api.patch("/transport", { compression_level: 0, compression_window_bits: 0 });
+    }
+  });
+
   it("reports a connection the broker refuses as an error with the broker's reason", async () => {
     await t.api.patch("/connection", { project_uuid: REFUSED_PROJECT });
     await expect.poll(() => state("/upstreams/up/state"), { timeout: 10_000 }).toMatchObject({

@@ -1,10 +1,11 @@
-// The signed-in user's own API tokens: create (the token is shown once), list, revoke.
+// The signed-in user's account: the password, and the user's own API tokens (create, shown once; list; revoke).
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { Me } from "../app";
 import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
+import { PasswordForm } from "./password";
 
 interface Token {
   id: number;
@@ -15,6 +16,25 @@ interface Token {
 }
 
 export function AccountPage({ me }: { me: Me }) {
+  return (
+    <>
+      <PasswordSection />
+      <TokensSection me={me} />
+    </>
+  );
+}
+
+function PasswordSection() {
+  const [changed, setChanged] = useState(false);
+  return (
+    <Section title="Password">
+      {changed && <p role="status">Password changed.</p>}
+      <PasswordForm onChanged={() => setChanged(true)} />
+    </Section>
+  );
+}
+
+function TokensSection({ me }: { me: Me }) {
   const tokens = useLoad(() => api<{ items: Token[] }>("/auth/users/me/tokens?per_page=200").then((r) => r.items), []);
   const [name, setName] = useState("");
   const [created, setCreated] = useState<Token>();

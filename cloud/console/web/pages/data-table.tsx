@@ -1,4 +1,4 @@
-// Non-numeric data (strings, JSON, bytes as hex) in a table of its first points, and downloads of
+// Non-numeric data (strings, JSON, bytes as hex) in a searchable table of its first points, and downloads of
 // the whole measurement as NDJSON (what the data endpoint sends) or CSV (decoded values).
 import { useState } from "preact/hooks";
 import { ErrorNote, Section } from "../common";
@@ -6,26 +6,44 @@ import { useLoad } from "../hooks";
 import { fetchPoints, parseNdjson, saveFile, toCsv, valueText } from "../values";
 
 const SHOWN = 50;
+/** Points searched: the first of the measurement's points of this data ID. */
+const SEARCHED = 2000;
 
+/**
+ * Non-numeric data: text where it is text, hex where it is not, with a search over the values (a log line, a
+ * CAN frame's bytes).
+ */
 export function DataTable({ project, uuid, dataType, dataId, refresh }: { project: string; uuid: string; dataType: string; dataId: string; refresh: number }) {
-  const rows = useLoad(() => fetchPoints(project, uuid, { idq: `${dataType}:${dataId}`, limit: SHOWN }).then(parseNdjson), [project, uuid, dataType, dataId, Math.floor(refresh / 5)]);
+  const rows = useLoad(() => fetchPoints(project, uuid, { idq: `${dataType}:${dataId}`, limit: SEARCHED }).then(parseNdjson), [project, uuid, dataType, dataId, Math.floor(refresh / 5)]);
+  const [search, setSearch] = useState("");
+  const needle = search.trim().toLowerCase();
+  const all = (rows.data ?? []).map((p) => ({ time: p.time, text: valueText(p) }));
+  const matching = needle ? all.filter((r) => r.text.toLowerCase().includes(needle)) : all;
+  const shown = matching.slice(0, SHOWN);
   return (
     <Section title={`${dataId} (${dataType})`}>
       <ErrorNote error={rows.error} />
+      <form class="inline" role="search" aria-label={`Search ${dataId}`} onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+        </label>
+        {needle && <span class="hint">{matching.length} of {all.length} points match</span>}
+      </form>
       <table class="list data" aria-label={`Data of ${dataId}`}>
         <thead>
           <tr><th scope="col">Time</th><th scope="col">Value{dataType === "string" || dataType === "json" ? "" : " (hex)"}</th></tr>
         </thead>
         <tbody>
-          {rows.data?.map((p, i) => (
+          {shown.map((r, i) => (
             <tr key={i}>
-              <td class="time">{p.time}</td>
-              <td class="value"><code>{valueText(p)}</code></td>
+              <td class="time">{r.time}</td>
+              <td class="value"><code>{r.text}</code></td>
             </tr>
           ))}
         </tbody>
       </table>
-      {rows.data?.length === SHOWN && <p class="hint">The first {SHOWN} points; download the measurement for all of them.</p>}
+      {matching.length > SHOWN && <p class="hint">The first {SHOWN} of {matching.length}; narrow the search, or download the measurement for all points.</p>}
+      {!needle && all.length === SEARCHED && <p class="hint">Search looks at the first {SEARCHED} points.</p>}
     </Section>
   );
 }

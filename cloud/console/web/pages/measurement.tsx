@@ -1,6 +1,6 @@
 // One measurement: what it is, the data IDs it holds, its numeric series plotted (reduced by the
 // server to the plot's width, finer when zoomed, following a running measurement live), the other
-// data in tables, and downloads.
+// data in tables, its markers, and downloads.
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, q } from "../api";
 import { ErrorNote, Section } from "../common";
@@ -11,36 +11,24 @@ import { isNumericType } from "../values";
 import type { Measurement } from "./measurements";
 import { useEdgeNames } from "./measurements";
 import { Plot, type PlotSeries } from "./plot";
+import { fetchReduced, toSeries } from "./reduced";
+import { MapPanel, positionSources } from "./map";
+import { RenameMeasurement } from "./measurement-name";
 import { DataTable, Downloads } from "./data-table";
+import { MarkersPanel } from "./markers";
 import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
 
 type DataId = Plottable;
 
-interface Reduced {
-  basetime: string;
-  point_count: number;
-  buckets: { time_min: number[]; min: number[]; time_max: number[]; max: number[] };
-}
-
 const MAX_PLOTTED = 8;
-
-/** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
-function toSeries(label: string, r: Reduced): PlotSeries {
-  const base = Date.parse(r.basetime) / 1000;
-  const times: number[] = [];
-  const values: number[] = [];
-  const b = r.buckets;
-  for (let i = 0; i < b.min.length; i++) {
-    const pair: [number, number][] = [[b.time_min[i]!, b.min[i]!], [b.time_max[i]!, b.max[i]!]];
-    if (pair[0][0] > pair[1][0]) pair.reverse();
-    for (const [t, v] of pair) {
-      if (times.length && times[times.length - 1] === base + t) continue;
-      times.push(base + t);
-      values.push(v);
-    }
-  }
-  return { label, times, values };
-}
+/** The time ranges offered: the whole measurement, or its last seconds (sliding while it runs). */
+const RANGES: Array<[number | undefined, string]> = [
+  [undefined, "Whole measurement"],
+  [10, "Last 10 s"],
+  [60, "Last 1 min"],
+  [300, "Last 5 min"],
+  [3600, "Last 1 h"],
+];
 
 export function MeasurementPage({ project, uuid }: { project: string; uuid: string }) {
   const meas = useLoad(() => api<Measurement>(`/v1/projects/${project}/measurements/${uuid}`), [project, uuid], { pollMs: 2000, poll: (m) => m?.status !== "finished" });
@@ -64,7 +52,11 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   const m = meas.data;
   const base = m ? Date.parse(m.basetime) / 1000 : 0;
   const fullEnd = m ? base + Math.max(m.duration / 1e6, 0.001) : 1;
-  const range: [number, number] = zoom ?? [base, running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd];
+  // A relative range ("last 5 min") ends at the measurement's end, or at now while it runs: then it slides.
+  const [last, setLast] = useState<number | undefined>();
+  const endNow = () => (running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd);
+  const windowNow = (): [number, number] | undefined => zoom ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
+  const range: [number, number] = windowNow() ?? [base, endNow()];
 
   // Live: refetch on each measurement event, and at least every 2 s while measuring.
   useEffect(() => {
@@ -80,18 +72,17 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   const plotKey = plotted.map(idKey).join("|");
   const series = useLoad(
     async () => {
-      if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>() };
+      const shown = windowNow();
+      if (!m || plotted.length === 0) return { series: [] as PlotSeries[], counts: new Map<string, number>(), window: shown };
       const buckets = Math.min(4000, Math.max(200, Math.round(window.innerWidth)));
-      const toIso = (s: number) => new Date(s * 1000).toISOString();
-      const window_ = zoom ? { start: toIso(zoom[0]), end: toIso(zoom[1] + 0.001) } : {};
-      const all = await Promise.all(
-        plotted.map((d) => api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, field: d.field, buckets, ...window_ })}`)),
-      );
-      return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])) };
+      const all = await Promise.all(plotted.map((d) => fetchReduced(project, uuid, d, buckets, shown)));
+      return { series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)), counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])), window: shown };
     },
-    [plotKey, m?.basetime, zoom?.[0], zoom?.[1], tick, !!m],
+    [plotKey, m?.basetime, zoom?.[0], zoom?.[1], last, tick, !!m],
   );
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
+  const [cursor, setCursor] = useState<number | undefined>();
+  const positions = positionSources(fields.data ?? []);
   const span = range[1] - range[0];
   const total = [...(series.data?.counts.values() ?? [])].reduce((a, b) => a + b, 0);
 
@@ -105,11 +96,17 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
             <dt>Base time</dt><dd>{fmtTime(m.basetime)}</dd>
             <dt>Duration</dt><dd>{fmtDuration(m.duration / 1e6)}</dd>
             <dt>Status</dt><dd><span class={`badge ${m.status}`}>{m.status}</span></dd>
-            <dt>Points</dt><dd>{fmtCount(m.received_data_points)} / {fmtCount(m.sequences.expected_data_points)}</dd>
+            <dt>Points</dt>
+            <dd>
+              {fmtCount(m.received_data_points)}
+              {running && !m.sequences.expected_data_points ? " (receiving)" : ` / ${fmtCount(m.sequences.expected_data_points)}`}
+            </dd>
           </dl>
         )}
         {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
+        {m && <RenameMeasurement project={project} uuid={uuid} name={m.name} onRenamed={meas.reload} />}
       </Section>
+      <MarkersPanel project={project} uuid={uuid} />
       <Section title="Data IDs">
         <ErrorNote error={ids.error ?? fields.error} />
         <table class="list" aria-label="Data IDs">
@@ -138,21 +135,45 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           title="Plot"
           actions={
             <div class="toolbar">
+              <label>
+                Time range{" "}
+                <select
+                  value={String(last ?? "")}
+                  onChange={(e) => {
+                    const v = (e.target as HTMLSelectElement).value;
+                    setLast(v ? Number(v) : undefined);
+                    setZoom(undefined);
+                  }}
+                >
+                  {RANGES.map(([seconds, label]) => (
+                    <option key={label} value={String(seconds ?? "")}>{label}</option>
+                  ))}
+                </select>
+              </label>
               <button type="button" onClick={() => setZoom([range[0] - span / 4, range[1] - span / 4])}>Pan left</button>
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] + span / 4])}>Pan right</button>
               <button type="button" onClick={() => setZoom([range[0] + span / 4, range[1] - span / 4])}>Zoom in</button>
               <button type="button" onClick={() => setZoom([range[0] - span / 2, range[1] + span / 2])}>Zoom out</button>
-              <button type="button" disabled={!zoom} onClick={() => setZoom(undefined)}>{running ? "Follow live" : "Show all"}</button>
+              {running && !zoom ? (
+                <button type="button" class="live" aria-pressed="true" title="Following the running measurement">● Live</button>
+              ) : (
+                <button type="button" disabled={!zoom} onClick={() => setZoom(undefined)}>{running ? "Follow live" : "Show all"}</button>
+              )}
             </div>
           }
         >
           <ErrorNote error={series.error} />
-          <p class="hint">{running && !zoom ? "Live: following the running measurement. " : ""}Drag across the plot to zoom in.</p>
+          <p class="hint">{running && !zoom ? `Live: following the running measurement${last ? ", the window sliding" : ""}. ` : ""}Drag across the plot to zoom in.</p>
           <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
-            {series.data && series.data.series.length > 0 && <Plot series={series.data.series} range={range} onZoom={onZoom} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />}
+            {series.data && series.data.series.length > 0 && (
+              <Plot series={series.data.series} range={range} onZoom={onZoom} onCursor={setCursor} label={`Plot of ${plotted.map(plotLabel).join(", ")}`} />
+            )}
           </div>
         </Section>
       )}
+      {positions.map((p) => (
+        <MapPanel key={`${p.data_type}:${p.data_id}`} project={project} uuid={uuid} source={p} window={series.data?.window} refresh={running ? tick : 0} cursor={cursor} />
+      ))}
       {others.map((d) => (
         <DataTable key={idKey(d)} project={project} uuid={uuid} dataType={d.data_type} dataId={d.data_id} refresh={running ? tick : 0} />
       ))}

@@ -101,11 +101,19 @@ export function MeasurementsPage({ me, query }: { me: Me; query: URLSearchParams
             <tr key={m.uuid} data-status={m.status}>
               <td><a href={`#/measurement/${project}/${m.uuid}`}>{m.name || m.uuid.slice(0, 8)}</a></td>
               <td>{edges.data?.get(m.edge_uuid) ?? m.edge_uuid.slice(0, 8)}</td>
-              <td>{fmtTime(m.basetime)}</td>
-              <td>{fmtDuration(m.duration / 1e6)}</td>
+              <td class="nowrap">{fmtTime(m.basetime)}</td>
+              <td class="nowrap">{fmtDuration(m.duration / 1e6)}</td>
               <td><span class={`badge ${m.status}`}>{m.status}</span></td>
               <td class="num">{fmtCount(m.received_data_points)} / {fmtCount(m.sequences.expected_data_points)}</td>
-              <td class="num"><progress max={1} value={m.processed_ratio} aria-label="Upload progress" /> {Math.round(m.processed_ratio * 100)} %</td>
+              <td class="num">
+                {m.status === "measuring" ? (
+                  <span class="receiving">receiving</span>
+                ) : (
+                  <>
+                    <progress max={1} value={m.processed_ratio} aria-label="Upload progress" /> {Math.round(m.processed_ratio * 100)} %
+                  </>
+                )}
+              </td>
             </tr>
           ))}
           {list.data?.items.length === 0 && (

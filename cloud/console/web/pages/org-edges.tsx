@@ -65,7 +65,7 @@ export function EdgesSection({ me }: { me: Me }) {
               <td>
                 {e.secrets.map((s) => (
                   <div key={s.id}>
-                    <code>{s.secret}</code> {s.name}, made {fmtTime(s.created_at)}, last used {fmtTime(s.last_used_at)}
+                    {s.name}, made {fmtTime(s.created_at)}, last used {fmtTime(s.last_used_at)}
                   </div>
                 ))}
               </td>

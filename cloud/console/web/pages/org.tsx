@@ -10,6 +10,7 @@ import { Members } from "./members";
 import { EdgesSection, useEdges } from "./org-edges";
 import { GroupDetails, NameForm, type OrgNode as Node } from "./org-groups";
 import { UsersSection } from "./users";
+import { Webhooks } from "./webhooks";
 
 type Selected = { kind: "group" | "project"; node: Node };
 
@@ -69,6 +70,7 @@ function ProjectDetails({ project, me }: { project: Node; me: Me }) {
         </datalist>
         <button type="submit" disabled={act.busy}>Add to project</button>
       </form>}
+      <Webhooks key={`hooks-${project.uuid}`} project={project.uuid} />
     </Section>
   );
 }

@@ -1,5 +1,8 @@
-// A uPlot chart of several series on one time axis. Dragging across it selects a range to zoom into
-// (the page then asks the server for that finer slice); the legend reads the values at the cursor.
+// A uPlot chart of several series on one time axis. Each series has its own value scale, so a speed in km/h
+// and an engine's rpm both fill the height: the first series' axis is on the left and the second's on the
+// right, each in its series' colour; the legend reads every value at the cursor, and the cursor's time to the
+// millisecond. Dragging across it selects a range to zoom into (the page then asks the server for that finer
+// slice).
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 
@@ -34,11 +37,26 @@ const valueAxisSize: uPlot.Axis.Size = (u, values, axisIdx, cycleNum) => {
   return Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + u.ctx.measureText(longest).width / devicePixelRatio) + 4;
 };
 
-export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; label: string }) {
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+/** The cursor's time in local time, to the millisecond (a 100 Hz series needs more than minutes). */
+export function cursorTime(epochSeconds: number | null | undefined): string {
+  if (epochSeconds == null) return "—";
+  const d = new Date(Math.round(epochSeconds * 1000));
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** A value axis on the left (the first series) or the right (the second), in the series' colour. */
+function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
+  return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
+}
+
+export function Plot({ series, range, onZoom, onCursor, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; onCursor?(t: number | undefined): void; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
+  const cursorTo = useRef(onCursor);
+  cursorTo.current = onCursor;
   const rangeNow = useRef(range);
   rangeNow.current = range;
   const key = series.map((s) => s.label).join("\n");
@@ -48,12 +66,17 @@ export function Plot({ series, range, onZoom, label }: { series: PlotSeries[]; r
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth),
       height: 360,
-      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, points: { show: false } }))],
+      series: [
+        { value: (_u, v) => cursorTime(v) },
+        ...series.map((s, i) => ({ label: s.label, scale: `y${i}`, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, points: { show: false } })),
+      ],
       scales: { x: { time: true, range: () => rangeNow.current } },
-      axes: [{}, { size: valueAxisSize }],
+      axes: [{}, ...series.slice(0, 2).map((_s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!))],
       cursor: { drag: { x: true, y: false, setScale: false } },
       legend: { live: true },
       hooks: {
+        // The time under the cursor, for the panels that follow it (the map's position).
+        setCursor: [(u) => cursorTo.current?.(u.cursor.idx == null ? undefined : (u.data[0][u.cursor.idx] as number))],
         setSelect: [
           (u) => {
             if (u.select.width < 3) return;

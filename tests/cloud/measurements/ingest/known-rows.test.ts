@@ -1,5 +1,5 @@
 // The chunk writer's memory of existing rows: thousands of live upstreams (one measurement each) whose chunks
-// come round in turn all stay known, so a steady stream's batch keeps the one-script path.
+// come round in turn all stay known, so a steady stream's commit skips its sequence and data-id statements.
 import { expect, it } from "vitest";
 import { KnownRows } from "../../../../cloud/measurements/ingest/known-rows.js";
 

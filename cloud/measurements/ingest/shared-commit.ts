@@ -1,0 +1,220 @@
+// One group commit for the chunks of every stream that arrived while the last one ran: a fixed handful of
+// multi-row statements (repo/chunk-batch.ts) whatever the number of streams and chunks, inside the caller's
+// transaction, sessions seen for the first time included (their measurements are made together).
+//
+// In order: the batch's measurement rows (one read), the measurements of new sessions (three), sequence rows not
+// known from earlier commits (one upsert), the chunk rows (one insert that skips keys stored before and says
+// which it inserted), then side by side the payloads (rows, and files for large ones), data ids, sequence
+// counters and the measurements' status. A measurement ended or completed before its chunks arrived has its
+// status recomputed from its sequences, as any write does.
+import { allStatements, heard, type Queryable } from "../../storage/db.js";
+import type { Chunk } from "../formats/codec.js";
+import type { RawChunk } from "../formats/raw-chunk.js";
+import { chunkRows, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
+import type { PayloadFiles } from "../storage/payload-files.js";
+import * as batch from "../repo/chunk-batch.js";
+import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
+import { fileLargePayloads } from "../repo/sequences.js";
+import { dataIdKey, type KnownRows } from "./known-rows.js";
+import { checkOwner, FIRST_BASETIME, NodeNotUuid, SessionRefused, type SessionOwner } from "./session-measurement.js";
+import { isUuid } from "../formats/codec.js";
+import { nowNs } from "../formats/time.js";
+import { DEFAULT_PRIORITY, splitNs } from "../service/model.js";
+
+/** The chunks of one stream in this commit. */
+export interface StreamChunks {
+  up: SessionOwner & { streamId: string };
+  chunks: ReadonlyArray<Chunk | RawChunk>;
+}
+
+export interface SharedCommit {
+  /** Per stream, in order: each chunk's answer, or the refusal of the whole stream's chunks. */
+  results: Array<ChunkResult[] | Error>;
+  /** Measurements that took chunks (uuid -> project uuid). */
+  touched: Map<string, string>;
+  stored: number;
+  points: number;
+  /** Remembers what the commit showed to exist (known-rows.ts); call once it committed. */
+  learn(): void;
+  /** The measurement rows' keys the commit relied on (forgotten if it does not commit). */
+  keys: string[];
+}
+
+interface Planned {
+  index: number;
+  measUuid: string;
+  streamId: string;
+  row: batch.SessionRow;
+  key: string;
+  seqId: number;
+  rows: ChunkRow[];
+  firstAt: Map<number, number>;
+  fresh: ChunkRow[];
+}
+
+const rowKey = (m: batch.SessionRow) => `${m.uuid} ${m.created_at}`;
+
+/** PostgreSQL's text holds no NUL character: such a stream is refused alone, not the whole commit with it. */
+const hasNul = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups).some((g) => g.name.includes("\u0000") || g.type.includes("\u0000"));
+
+/** The rows of the batch's measurements, making those of sessions seen for the first time (together). */
+async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], now: string, refused: Map<number, Error>): Promise<Map<string, batch.SessionRow>> {
+  const uuids = [...new Set(streams.map((s) => s.up.sessionId.toLowerCase()))];
+  const rows = new Map((await batch.findMeasurements(tx, uuids)).map((m) => [m.uuid, m]));
+  const made = new Map<string, batch.NewSession>();
+  const { s, nanos } = splitNs(nowNs());
+  for (const [i, st] of streams.entries()) {
+    const uuid = st.up.sessionId.toLowerCase();
+    if (rows.has(uuid) || made.has(uuid)) continue;
+    // The node becomes the measurement's edge_uuid; the first stream of a new session in the batch owns it.
+    if (isUuid(st.up.nodeId)) made.set(uuid, { uuid, projectUuid: st.up.projectUuid, edgeUuid: st.up.nodeId.toLowerCase(), s, nanos });
+    else refused.set(i, new NodeNotUuid("a persisted session needs an edge UUID as node id"));
+  }
+  if (made.size > 0) {
+    await batch.insertSessionMeasurements(tx, [...made.values()], FIRST_BASETIME, DEFAULT_PRIORITY[FIRST_BASETIME]!, now);
+    for (const m of await batch.findMeasurements(tx, [...made.keys()])) rows.set(m.uuid, m);
+  }
+  return rows;
+}
+
+export async function commitStreams(
+  tx: Queryable,
+  files: PayloadFiles,
+  streams: readonly StreamChunks[],
+  now: string,
+  known: KnownRows,
+  alloc?: (n: number) => Buffer,
+): Promise<SharedCommit> {
+  const refused = new Map<number, Error>();
+  const rows = await measurementRows(tx, streams, now, refused);
+  const planned: Planned[] = [];
+  const needSequence: Planned[] = [];
+  for (const [index, s] of streams.entries()) {
+    const measUuid = s.up.sessionId.toLowerCase();
+    const row = rows.get(measUuid);
+    if (refused.has(index)) continue;
+    if (!row) {
+      refused.set(index, new SessionRefused("the session's measurement could not be made"));
+      continue;
+    }
+    try {
+      checkOwner(row, s.up);
+    } catch (e) {
+      refused.set(index, e as Error);
+      continue;
+    }
+    if (tx.dialect === "postgres" && s.chunks.some(hasNul)) {
+      refused.set(index, new Error("a data name or type with a NUL character cannot be stored on PostgreSQL"));
+      continue;
+    }
+    const key = rowKey(row);
+    const streamId = s.up.streamId.toLowerCase();
+    const p: Planned = { index, measUuid, streamId, row, key, seqId: known.of(key)?.seqs.get(streamId) ?? -1, rows: [], firstAt: new Map(), fresh: [] };
+    if (p.seqId < 0) needSequence.push(p);
+    planned.push(p);
+  }
+  if (needSequence.length > 0) {
+    const ids = new Map((await batch.ensureSequences(tx, needSequence.map((p) => ({ measUuid: p.measUuid, uuid: p.streamId })), now)).map((r) => [`${r.measurement_uuid} ${r.uuid}`, r.id]));
+    for (const p of needSequence) p.seqId = ids.get(`${p.measUuid} ${p.streamId}`)!;
+  }
+  const createdAtMs = Date.parse(now);
+  for (const p of planned) ({ rows: p.rows, firstAt: p.firstAt } = chunkRows(p.measUuid, p.seqId, streams[p.index]!.chunks, createdAtMs, alloc));
+  const all = planned.flatMap((p) => p.rows);
+  const inserted = new Map<number, Set<number>>();
+  for (const r of all.length > 0 ? await batch.insertChunkRows(tx, all) : []) {
+    const id = Number(r.sequence_id);
+    (inserted.get(id) ?? inserted.set(id, new Set()).get(id)!).add(Number(r.sequence_number));
+  }
+  for (const p of planned) p.fresh = p.rows.filter((r) => inserted.get(p.seqId)?.has(r.sequenceNumber));
+  return write(tx, files, streams, planned, inserted, refused, now, known);
+}
+
+async function write(
+  tx: Queryable,
+  files: PayloadFiles,
+  streams: readonly StreamChunks[],
+  planned: readonly Planned[],
+  /** Per sequence id, the numbers the chunk insert stored. */
+  inserted: ReadonlyMap<number, ReadonlySet<number>>,
+  refused: ReadonlyMap<number, Error>,
+  now: string,
+  known: KnownRows,
+): Promise<SharedCommit> {
+  // Every write below starts now and is awaited together: each is marked heard at once (a full disk fails
+  // one while the others are still being started).
+  const writes: Array<Promise<unknown>> = [];
+  const payloads: batch.BatchPayloadRow[] = [];
+  const dataIds: Array<{ measUuid: string; type: string; name: string }> = [];
+  const idsSeen = new Set<string>();
+  const received: Array<{ sequenceId: number; points: number; chunks: number }> = [];
+  const maxElapsed = new Map<string, number | null>();
+  const learned: Array<[string, string, number, string[]]> = [];
+  const touched = new Map<string, string>();
+  let stored = 0;
+  let points = 0;
+  try {
+    for (const p of planned) {
+      const t = tally(p.fresh, known.of(p.key));
+      learned.push([p.key, p.streamId, p.seqId, [...t.dataIds]]);
+      if (p.fresh.length === 0) continue;
+      // Most chunks of a fleet are small: no call (and no await) per stream for payload files then.
+      const filed = p.fresh.some((r) => r.payload.length > files.inlineMax) ? await fileLargePayloads(files, p.fresh) : NOT_FILED;
+      if (filed.synced) writes.push(heard(filed.synced));
+      for (const r of p.fresh) {
+        const at = filed.at.get(r);
+        payloads.push({ sequenceId: p.seqId, sequenceNumber: r.sequenceNumber, payload: at === undefined ? r.payload : NO_BYTES, fileOffset: at ?? null, fileLength: at === undefined ? null : r.payload.length });
+      }
+      for (const d of t.newIds) {
+        // Two streams of one measurement may bring the same new data id.
+        const k = `${p.measUuid} ${dataIdKey(d.type, d.name)}`;
+        if (idsSeen.has(k)) continue;
+        idsSeen.add(k);
+        dataIds.push({ measUuid: p.measUuid, type: d.type, name: d.name });
+      }
+      received.push({ sequenceId: p.seqId, points: t.points, chunks: p.fresh.length });
+      const before = maxElapsed.get(p.measUuid);
+      const max = Number.isFinite(t.maxElapsed) ? t.maxElapsed : null;
+      maxElapsed.set(p.measUuid, before === undefined || before === null ? max : max === null ? before : Math.max(before, max));
+      touched.set(p.measUuid, streams[p.index]!.up.projectUuid);
+      stored += p.fresh.length;
+      points += t.points;
+    }
+  } catch (e) {
+    await Promise.allSettled(writes); // nothing still writing once this throws
+    throw e;
+  }
+  const rowOf = new Map(planned.map((p) => [p.measUuid, p.row]));
+  const open = [...maxElapsed].filter(([uuid]) => !rowOf.get(uuid)!.ended && !rowOf.get(uuid)!.completed);
+  writes.push(
+    heard(batch.insertPayloadRows(tx, payloads)),
+    heard(batch.addDataIdRows(tx, dataIds)),
+    heard(batch.addReceivedRows(tx, received, now)),
+    heard(batch.markMeasuring(tx, open.map(([uuid, max]) => ({ uuid, maxElapsedNs: max })), now)),
+  );
+  await allStatements(writes);
+  // Ended or completed before these chunks: the status follows from the sequences' counts just written.
+  for (const [uuid, max] of maxElapsed) {
+    const row = rowOf.get(uuid)!;
+    if (!row.ended && !row.completed) continue;
+    if (max !== null) await raiseMaxElapsed(tx, uuid, max, now);
+    await refreshStatus(tx, uuid, now);
+  }
+  const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
+  for (const p of planned) {
+    const fresh = inserted.get(p.seqId);
+    results[p.index] = streams[p.index]!.chunks.map((c, i) => (fresh?.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
+  }
+  return {
+    results,
+    touched,
+    stored,
+    points,
+    keys: planned.map((p) => p.key),
+    learn: () => {
+      for (const [key, streamId, seqId, ids] of learned) known.learn(key, streamId, seqId, ids);
+    },
+  };
+}
+
+const NO_BYTES = Buffer.alloc(0);
+const NOT_FILED: { at: ReadonlyMap<ChunkRow, number>; synced?: Promise<void> } = { at: new Map() };

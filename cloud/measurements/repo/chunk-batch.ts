@@ -1,0 +1,154 @@
+// SQL of the shared group commit (ingest/shared-commit.ts): the chunks of every stream in one commit go in a
+// few multi-row statements whose number does not grow with the streams or the chunks. Rows travel as one
+// parameter per column: on SQLite a JSON array of rows read with json_each, on PostgreSQL one array per
+// column read with unnest. Either way a statement's text stays the same whatever the row count, so it is
+// parsed and planned once and then only bound.
+import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { MeasRow } from "../service/model.js";
+import type { ChunkRowInput } from "./sequences.js";
+
+/** Rows as SQLite's json_each reads them (`value->>i` is column i); on PostgreSQL an array per column. */
+function rowsParam(q: Queryable, rows: ReadonlyArray<readonly unknown[]>, width: number): SqlParam[] {
+  if (q.dialect === "sqlite") return [JSON.stringify(rows)];
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const r of rows) for (let i = 0; i < width; i++) columns[i]!.push(r[i] ?? null);
+  return columns as unknown as SqlParam[];
+}
+
+const isPg = (q: Queryable) => q.dialect === "postgres";
+
+/** What a commit needs of a measurement row: its key, its owner, and whether it still measures. */
+export type SessionRow = Pick<MeasRow, "uuid" | "created_at" | "project_uuid" | "edge_uuid" | "ended" | "completed">;
+const SESSION_COLUMNS = "uuid, created_at, project_uuid, edge_uuid, ended, completed";
+
+/** The measurement rows of these uuids (those that exist). */
+export function findMeasurements(q: Queryable, uuids: readonly string[]): Promise<SessionRow[]> {
+  if (isPg(q)) return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid = ANY(?::text[])`, [uuids as unknown as SqlParam]);
+  return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid IN (SELECT value FROM json_each(?))`, [JSON.stringify(uuids)]);
+}
+
+export interface SequenceKey {
+  measUuid: string;
+  uuid: string;
+}
+
+/** The sequences, created where missing (each pair once), with their ids. */
+export function ensureSequences(q: Queryable, keys: readonly SequenceKey[], now: string) {
+  const rows = keys.map((k) => [k.measUuid, k.uuid]);
+  const sql = isPg(q)
+    ? `INSERT INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) SELECT u.m, u.s, ?, ? FROM unnest(?::text[], ?::text[]) AS u(m, s)
+       ON CONFLICT (measurement_uuid, uuid) DO UPDATE SET uuid = excluded.uuid RETURNING id, measurement_uuid, uuid`
+    : `INSERT INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) SELECT value->>0, value->>1, ?, ? FROM json_each(?) WHERE true
+       ON CONFLICT (measurement_uuid, uuid) DO UPDATE SET uuid = excluded.uuid RETURNING id, measurement_uuid, uuid`;
+  return q.all<{ id: number; measurement_uuid: string; uuid: string }>(sql, [now, now, ...rowsParam(q, rows, 2)]);
+}
+
+/** A chunk row as insertChunks takes it; its payload goes in insertPayloadRows. */
+export type BatchChunkRow = Omit<ChunkRowInput, "payload">;
+
+/** Inserts the chunk rows whose key is not stored yet; returns the keys inserted (a stored one is left as it was). */
+export function insertChunkRows(q: Queryable, rows: readonly BatchChunkRow[]) {
+  const values = rows.map((r) => [r.measUuid, r.sequenceId, r.sequenceNumber, r.dataPoints, r.minElapsedNs, r.maxElapsedNs, r.createdAtMs]);
+  const cols = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
+  const sql = isPg(q)
+    ? `INSERT INTO meas_chunks ${cols} SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+       ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`
+    : `INSERT OR IGNORE INTO meas_chunks ${cols}
+       SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?) RETURNING sequence_id, sequence_number`;
+  return q.all<{ sequence_id: number; sequence_number: number }>(sql, rowsParam(q, values, 7));
+}
+
+export interface BatchPayloadRow {
+  sequenceId: number;
+  sequenceNumber: number;
+  /** The bytes in the row (empty when they are in the sequence's payload file). */
+  payload: Buffer;
+  fileOffset: number | null;
+  fileLength: number | null;
+}
+
+export async function insertPayloadRows(q: Queryable, rows: readonly BatchPayloadRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const cols = "(sequence_id, sequence_number, payload, file_offset, file_length)";
+  if (isPg(q)) {
+    const values = rows.map((r) => [r.sequenceId, r.sequenceNumber, r.payload, r.fileOffset, r.fileLength]);
+    await q.run(`INSERT INTO meas_chunk_payloads ${cols} SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])`, rowsParam(q, values, 5));
+    return;
+  }
+  const values = rows.map((r) => [r.sequenceId, r.sequenceNumber, r.payload.toString("hex"), r.fileOffset, r.fileLength]);
+  await q.run(`INSERT INTO meas_chunk_payloads ${cols} SELECT value->>0, value->>1, unhex(value->>2), value->>3, value->>4 FROM json_each(?)`, rowsParam(q, values, 5));
+}
+
+/** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */
+export async function addDataIdRows(q: Queryable, rows: ReadonlyArray<{ measUuid: string; type: string; name: string }>): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map((r) => [r.measUuid, r.type, r.name]);
+  const cols = "(measurement_uuid, data_type, data_name)";
+  const sql = isPg(q)
+    ? `INSERT INTO meas_data_ids ${cols} SELECT * FROM unnest(?::text[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING`
+    : `INSERT OR IGNORE INTO meas_data_ids ${cols} SELECT value->>0, value->>1, value->>2 FROM json_each(?)`;
+  await q.run(sql, rowsParam(q, values, 3));
+}
+
+/** Adds received points and chunks to their sequences (each id once). */
+export async function addReceivedRows(q: Queryable, rows: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>, now: string): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map((r) => [r.sequenceId, r.points, r.chunks]);
+  const sql = isPg(q)
+    ? `UPDATE meas_sequences s SET received_data_points = s.received_data_points + v.p, received_chunks_count = s.received_chunks_count + v.c,
+         updated_at = ? FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, p, c) WHERE s.id = v.id`
+    : `UPDATE meas_sequences SET received_data_points = received_data_points + (v.value->>1),
+         received_chunks_count = received_chunks_count + (v.value->>2), updated_at = ? FROM json_each(?) AS v WHERE meas_sequences.id = v.value->>0`;
+  await q.run(sql, [now, ...rowsParam(q, values, 3)]);
+}
+
+/**
+ * Measurements neither ended nor completed that took chunks (each uuid once): measuring, and their highest
+ * elapsed time raised (`maxElapsedNs` null: no point among the chunks). As refreshStatus for chunks stored.
+ */
+export async function markMeasuring(q: Queryable, rows: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>, now: string): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map((r) => [r.uuid, r.maxElapsedNs]);
+  const sql = isPg(q)
+    ? `UPDATE meas_measurements m SET max_elapsed_ns = GREATEST(m.max_elapsed_ns, COALESCE(v.e, m.max_elapsed_ns)), status = 'measuring',
+         completed = 0, updated_at = ? FROM unnest(?::text[], ?::bigint[]) AS v(uuid, e) WHERE m.uuid = v.uuid`
+    : `UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, COALESCE(v.value->>1, max_elapsed_ns)), status = 'measuring',
+         completed = 0, updated_at = ? FROM json_each(?) AS v WHERE meas_measurements.uuid = v.value->>0`;
+  await q.run(sql, [now, ...rowsParam(q, values, 2)]);
+}
+
+export interface NewSession {
+  uuid: string;
+  projectUuid: string;
+  edgeUuid: string;
+  /** The first base time (the server's receive time, type `api_first_received`): seconds and nanos. */
+  s: number;
+  nanos: number;
+}
+
+/**
+ * Makes the measurements of sessions seen for the first time, each with its first base time as the current one
+ * (as insertMeasurement, insertBaseTime and refreshBaseTime would, in three statements for all of them).
+ */
+export async function insertSessionMeasurements(q: Queryable, rows: readonly NewSession[], type: string, priority: number, now: string): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map((r) => [r.uuid, r.projectUuid, r.edgeUuid, r.s, r.nanos]);
+  const from = isPg(q) ? "FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(u, p, e, s, n)" : "FROM json_each(?)";
+  const [u, p, e, s, n] = isPg(q) ? ["v.u", "v.p", "v.e", "v.s", "v.n"] : ["value->>0", "value->>1", "value->>2", "value->>3", "value->>4"];
+  await q.run(
+    `INSERT INTO meas_measurements (uuid, project_uuid, name, description, edge_uuid, protected, basetime_type, basetime_s, basetime_nanos, created_at, updated_at)
+     SELECT ${u}, ${p}, '', '', ${e}, 0, ?, ${s}, ${n}, ?, ? ${from}`,
+    [type, now, now, ...rowsParam(q, values, 5)],
+  );
+  await q.run(
+    `INSERT INTO meas_basetimes (measurement_uuid, type, name, priority, basetime_s, basetime_nanos, elapsed_time_ns, created_at, updated_at)
+     SELECT ${u}, ?, ?, CAST(? AS INTEGER), ${s}, ${n}, 0, ?, ? ${from}`,
+    [type, type, priority, now, now, ...rowsParam(q, values, 5)],
+  );
+  const uuids = rows.map((r) => r.uuid);
+  await q.run(
+    `UPDATE meas_measurements SET basetime_id = (SELECT b.id FROM meas_basetimes b WHERE b.measurement_uuid = meas_measurements.uuid AND b.name = ?)
+     WHERE uuid ${isPg(q) ? "= ANY(?::text[])" : "IN (SELECT value FROM json_each(?))"}`,
+    [type, isPg(q) ? (uuids as unknown as SqlParam) : JSON.stringify(uuids)],
+  );
+}

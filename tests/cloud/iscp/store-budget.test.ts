@@ -1,0 +1,65 @@
+// The store budget: chunks waiting for their commit are bounded in bytes across connections, each connection
+// gets its share, so a connection that floods does not put a long backlog in front of another's chunks.
+import { afterEach, expect, it } from "vitest";
+import { QoS, ResultCode } from "../../../proto/wire/message.js";
+import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
+import { connected, type Raw } from "../../support/iscp-raw-peer.js";
+
+const SESSION = "0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f";
+const NODE_B = "22222222-2222-4222-8222-222222222222";
+let b: TestBroker | undefined;
+const peers: Raw[] = [];
+let pump: NodeJS.Timeout | undefined;
+afterEach(async () => {
+  clearInterval(pump);
+  for (const r of peers.splice(0)) r.ws.terminate();
+  await b?.close();
+});
+
+async function upstream(r: Raw): Promise<(from: number, to: number) => void> {
+  r.send({ upstreamOpenRequest: { requestId: 2, sessionId: SESSION, qos: QoS.RELIABLE, ackInterval: 0, extensionFields: { persist: true } } });
+  const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
+  const payload = new Uint8Array(1024);
+  return (from, to) => {
+    for (let seq = from; seq <= to; seq++) {
+      r.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }] } } });
+    }
+  };
+}
+const acked = (r: Raw) => r.msgs.flatMap((m) => m.upstreamChunkAck?.results ?? []).filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED).length;
+
+it("keeps the chunks waiting for storage within the byte budget, shared between connections", async () => {
+  // A chunk of 1 KiB costs about 2 KiB (its bytes plus 1 KiB): the budget is about 16 chunks.
+  const BUDGET = 32 * 1024;
+  const queue: Array<{ node: string; go: () => void }> = [];
+  let maxWaiting = 0;
+  const aheadOfB: number[] = [];
+  b = await startTestBroker({
+    limits: { maxPendingStoreBytes: BUDGET, minPendingStoreBytesPerConn: 2048, pendingStoreChunkBytes: 1024 },
+    onUpstreamChunk: (info) => new Promise<void>((go) => {
+      if (info.nodeId === NODE_B) aheadOfB.push(queue.filter((e) => e.node !== NODE_B).length);
+      queue.push({ node: info.nodeId, go });
+      maxWaiting = Math.max(maxWaiting, queue.length);
+    }),
+  });
+  // The store commits the oldest four chunks every 5 ms, in arrival order.
+  pump = setInterval(() => {
+    for (const e of queue.splice(0, 4)) e.go();
+  }, 5);
+  const a = await connected(b);
+  peers.push(a);
+  const sendA = await upstream(a);
+  sendA(1, 1000);
+  await waitFor(() => acked(a) >= 50, 10_000, "A's first acks");
+  const bPeer = await connected(b, { nodeId: NODE_B });
+  peers.push(bPeer);
+  const sendB = await upstream(bPeer);
+  sendB(1, 20);
+  await waitFor(() => acked(bPeer) === 20, 10_000, "B's acks");
+  await waitFor(() => acked(a) === 1000, 30_000, "A's acks");
+  // Within the budget: A's share while alone, then B's half share, each plus the chunk that crossed it (A's share
+  // shrinks to half only as its chunks commit). A count of chunks per connection let each have 256 waiting.
+  expect(maxWaiting).toBeLessThanOrEqual((BUDGET * 1.5) / 2000 + 2);
+  // B's chunks waited behind at most the budget's worth of A's, not behind A's whole flood.
+  expect(Math.max(...aheadOfB)).toBeLessThanOrEqual(BUDGET / 2000 + 2);
+}, 60_000);

@@ -1,0 +1,95 @@
+// A recorded drive in the console: positions drawn as a track whose marker follows the plot's cursor, log lines
+// searched, and a string series of binary data shown as hex rather than as control characters.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
+import { DEFAULT_PROJECT, P, chunksMessage, createMeasurement, uploadProto, uuid, withPeer, type TestPoint } from "../cloud/measurements/helpers.js";
+import { launchChromium, type TestBrowser } from "../support/browser.js";
+import { screenshot, signIn } from "./helpers.js";
+
+describe("console panels of a recorded drive", () => {
+  const ctx = withPeer();
+  let browser: TestBrowser;
+  let page: Page;
+  let m: string;
+
+  beforeAll(async () => {
+    m = (await createMeasurement(ctx.call)).uuid as string;
+    const points: TestPoint[] = [];
+    const at = (i: number) => BigInt(i) * 100_000_000n; // 10 Hz
+    for (let i = 0; i < 600; i++) {
+      const a = (2 * Math.PI * i) / 600; // one lap of an ellipse
+      points.push({ name: "gnss/position", type: "json", elapsed: at(i), payload: Buffer.from(JSON.stringify({ lat: 35 + 0.003 * Math.sin(a), lon: 137 + 0.008 * Math.cos(a), alt: 50 })) });
+      points.push({ name: "vehicle/speed", type: "float64", elapsed: at(i), payload: Buffer.from(new Float64Array([60 + 20 * Math.sin(a * 3)]).buffer).reverse() });
+      if (i % 60 === 0) points.push({ name: "log/event", type: "string", elapsed: at(i), payload: Buffer.from(i === 300 ? "lap 1 half way" : `gear change ${i / 60}`) });
+      if (i % 100 === 0) points.push({ name: "raw/serial", type: "string", elapsed: at(i), payload: Buffer.from([0x00, 0x01, 0xfe, 0x41]) });
+    }
+    expect((await uploadProto(ctx.call, chunksMessage(m, uuid(), [points]))).status).toBe(200);
+    for (const step of ["end", "complete"]) expect((await ctx.call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
+    browser = await launchChromium({ viewport: { width: 1366, height: 900 } });
+    page = await browser.context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("draws the positions as a track, its marker at the plot's cursor", async () => {
+    await signIn(page, ctx.peer.url, "admin", ADMIN_PASSWORD);
+    await page.goto(`${ctx.peer.url}/console/#/measurement/${DEFAULT_PROJECT}/${m}`);
+    const map = page.getByTestId("map");
+    await expect.poll(() => map.count(), { timeout: 30_000 }).toBe(1);
+    expect(Number(await map.getAttribute("data-points"))).toBeGreaterThan(100);
+    const position = page.getByTestId("map-position");
+    expect(await position.textContent()).toMatch(/^Latest position: 3[45]\.\d{6}, 13[67]\.\d{6}$/);
+    const marker = page.getByTestId("map-cursor");
+    const latest = await marker.getAttribute("cx");
+
+    // The cursor at the first quarter of the plot (once every series is on it): the lap's first quarter, far
+    // from its end.
+    await expect.poll(async () => Number(await page.getByTestId("plot").getAttribute("data-points")), { timeout: 30_000 }).toBe(2400);
+    const plot = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
+    await page.mouse.move(plot.x + plot.width * 0.2, plot.y + plot.height / 2);
+    await page.mouse.move(plot.x + plot.width * 0.25, plot.y + plot.height / 2, { steps: 5 });
+    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toMatch(/^At the cursor: /);
+    await expect.poll(() => marker.getAttribute("cx"), { timeout: 30_000 }).not.toBe(latest);
+    await screenshot(page, "map");
+  }, 120_000);
+
+  it("shows the last seconds of the measurement, and the whole of it again", async () => {
+    const plot = page.getByTestId("plot");
+    const points = async () => Number(await plot.getAttribute("data-points"));
+    await expect.poll(points, { timeout: 30_000 }).toBe(2400); // speed, lat, lon and alt: 600 each
+    const range = page.getByRole("region", { name: "Plot" }).getByLabel("Time range");
+    await range.selectOption({ label: "Last 10 s" });
+    // 10 s of a 60 s drive at 10 Hz: about 100 points a series.
+    await expect.poll(points, { timeout: 30_000 }).toBeLessThan(500);
+    expect(await points()).toBeGreaterThan(300);
+    await expect.poll(async () => Number(await page.getByTestId("map").getAttribute("data-points")), { timeout: 30_000 }).toBeLessThan(120);
+    await range.selectOption({ label: "Whole measurement" });
+    await expect.poll(points, { timeout: 30_000 }).toBe(2400);
+  }, 120_000);
+
+  it("searches the log lines", async () => {
+    const log = page.getByRole("region", { name: "log/event (string)" });
+    await expect.poll(() => log.locator("td.value").count(), { timeout: 30_000 }).toBe(10);
+    await log.getByRole("searchbox").fill("half way");
+    await expect.poll(() => log.locator("td.value").allTextContents(), { timeout: 30_000 }).toEqual(["lap 1 half way"]);
+    expect(await log.getByText("1 of 10 points match").count()).toBe(1);
+  });
+
+  it("shows a string of binary data as hex", async () => {
+    const raw = page.getByRole("table", { name: "Data of raw/serial" });
+    await expect.poll(() => raw.locator("td.value").first().textContent(), { timeout: 30_000 }).toBe("00 01 fe 41");
+  });
+
+  it("renames the measurement, and the list shows it by that name", async () => {
+    await page.getByRole("button", { name: "Rename" }).click();
+    const form = page.getByRole("form", { name: "Rename measurement" });
+    await form.getByLabel("Name").fill("Lap test, dry track");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent(), { timeout: 30_000 }).toBe("Measurement Lap test, dry track");
+    await page.goto(`${ctx.peer.url}/console/#/measurements?project=${DEFAULT_PROJECT}`);
+    await expect.poll(() => page.getByRole("table", { name: "Measurements" }).getByRole("link", { name: "Lap test, dry track" }).count(), { timeout: 30_000 }).toBe(1);
+  });
+});
