@@ -7,9 +7,9 @@ import net from "node:net";
 import path from "node:path";
 import { SocketInUseError } from "./api/unix-socket.js";
 
-export const LOCK_FILE = "agent.lock";
+const LOCK_FILE = "agent.lock";
 
-export class DataDirInUseError extends SocketInUseError {}
+class DataDirInUseError extends SocketInUseError {}
 
 /** The PID the lock's holder answers with, or undefined when nothing listens there (a stale file). */
 function holder(file: string): Promise<number | undefined> {
