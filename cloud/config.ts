@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import { Schema } from "effect";
 import YAML from "yaml";
+import { yamlErrorLine } from "../lib/yaml-error.js";
 import { decodeInput } from "../lib/http/decode.js";
 import { QUIC_NAMES, readTlsPair, TLS_NAMES } from "./http/tls-files.js";
 import { SETTING_NAMES, SETTINGS, Settings, meta, type SettingName } from "./config-schema.js";
@@ -48,7 +49,7 @@ export function readConfigFile(file: string): Partial<Record<SettingName, unknow
   try {
     doc = YAML.parse(text);
   } catch (e) {
-    throw new Error(`invalid --config "${file}": not YAML (${(e as Error).message.split("\n")[0]})`);
+    throw new Error(`invalid --config "${file}": not YAML (${yamlErrorLine(e, text)})`);
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== "object" || Array.isArray(doc)) throw new Error(`invalid --config "${file}": expected a mapping of settings (key: value)`);

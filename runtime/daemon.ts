@@ -12,6 +12,7 @@ import type { Supervisor, Openers } from "./supervisor.js";
 import type { DataPath } from "./datapath/datapath.js";
 import { StartGate } from "./api/start-gate.js";
 import { claimSocket, closeUnix, listenUnix } from "./api/unix-socket.js";
+import { lockDataDir } from "./data-dir-lock.js";
 import { makeDir } from "./private-files.js";
 
 export interface AgentOptions {
@@ -63,6 +64,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const dataDir = path.resolve(opts.dataDir);
   // Private unless it also holds the socket, whose folder the agent's group must be able to enter.
   if (dataDir !== path.dirname(socketPath)) makeDir(dataDir, 0o700);
+  // Then the data directory: a second agent on it is refused before it opens the queue or the settings.
+  const dataLock = await lockDataDir(dataDir);
   // The socket listens first (only this file's small imports are loaded by now); requests that need the
   // rest wait for it in the gate (api/start-gate.ts).
   const gate = new StartGate();
@@ -75,6 +78,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   } catch (e) {
     gate.fail();
     await closeUnix(server, socketPath);
+    await dataLock.release();
     throw e;
   }
   gate.open(core.handler);
@@ -92,6 +96,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       (closed ??= (async () => {
         await closeUnix(server, socketPath);
         await core.close();
+        await dataLock.release();
       })()),
   };
 }

@@ -10,7 +10,25 @@ export function makeDir(dir: string, mode: number): boolean {
   const existed = fs.existsSync(dir);
   fs.mkdirSync(dir, { recursive: true, mode });
   if (!existed) fs.chmodSync(dir, mode);
+  else narrowExisting(dir, mode);
   return !existed;
+}
+
+/**
+ * A folder made before the agent (by hand, an installer, an old version) keeps whatever mode it had: narrowed to
+ * `mode` (never widened) when the agent's user owns it; another user's (a shared or sticky folder such as /tmp)
+ * is not the agent's to change, so it is left alone with a warning naming it.
+ */
+function narrowExisting(dir: string, mode: number): void {
+  const st = fs.statSync(dir);
+  const now = st.mode & 0o777;
+  if ((now & ~mode) === 0) return;
+  if (st.uid === process.getuid?.() && (st.mode & 0o1000) === 0) return fs.chmodSync(dir, now & mode);
+  const octal = (m: number) => `0${m.toString(8)}`;
+  const whose = st.uid === process.getuid?.() ? "is a shared (sticky) folder" : `belongs to uid ${st.uid}, not this user`;
+  console.warn(
+    `warning: ${dir} has mode ${octal(now)} and ${whose}: others may read or change the agent's files there; make it ${octal(mode)} or choose another folder`,
+  );
 }
 
 /** Narrows an existing directory to `mode` when it is ours and holds `marker` (a file only the agent writes). */

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import YAML from "yaml";
+import { yamlErrorLine } from "../../lib/yaml-error.js";
 import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 import { ApiClient, type ApiResponse } from "./client.js";
 import { ApplyError, applyConfig, showConfig } from "./config-file.js";
@@ -37,7 +38,7 @@ function parseDoc(text: string, flag: string): unknown {
   try {
     return YAML.parse(text);
   } catch (e) {
-    throw new CliError(`${flag}: not valid YAML or JSON: ${(e as Error).message.split("\n")[0]}`, 2);
+    throw new CliError(`${flag}: not valid YAML or JSON: ${yamlErrorLine(e, text)}`, 2);
   }
 }
 

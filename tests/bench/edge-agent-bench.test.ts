@@ -72,8 +72,9 @@ it("runs against a local cloud peer and prints points/s, latency, CPU and memory
   expect(col("p99_ms")).toBeGreaterThanOrEqual(col("p50_ms"));
   for (const p of ["connector", "agent", "cloud"]) expect(col(`rss_${p}_MiB`)).toBeGreaterThan(0);
   for (const p of ["connector", "agent", "cloud"]) expect(col(`cpu_${p}_%`)).toBeGreaterThanOrEqual(0);
-  // A fixed-rate run says whether the device kept up, and what its latency figures measure.
-  expect(out).toMatch(/^this device kept up with 1 k points\/s of 16-byte payloads to a local cloud peer \(websocket\)/m);
+  // A fixed-rate run says whether the device kept up (either answer: on a busy machine it may not), and what its
+  // latency figures measure.
+  expect(out).toMatch(/^this device (kept up|did NOT keep up) with 1 k points\/s of 16-byte payloads to a local cloud peer \(websocket\)/m);
   expect(out).toMatch(wrapped("latency at 1 k points/s: p50 <n> ms, p99 <n> ms, measured from FIFO write to the cloud's commit of the point (SQLite), with flush_policy immediately"));
   // Its temp dir (cloud data, agent data, FIFO) is gone.
   expect([...benchDirs()].filter((d) => !before.has(d))).toEqual([]);
@@ -92,7 +93,8 @@ it("says what the device sustains and whether it meets --target-rate, under a ta
   const verdict = /^this device sustains about (\S+ ?[Mk]?) points\/s of 16-byte payloads to a local cloud peer \(websocket\)$/m.exec(out);
   expect(verdict, out).not.toBeNull();
   expect(verdict![1]!.trim()).toBe(formatRate(col("points_per_s")).trim());
-  expect(out).toMatch(/^target 1 k points\/s: met, with a margin of \d+ % \([\d.]+× the target\)$/m);
+  // Met or not depends on the machine's load; the line says which, with its margin or its share.
+  expect(out).toMatch(/^target 1 k points\/s: (met, with a margin of \d+ % \([\d.]+× the target\)|NOT met: the device reaches \d+ % of it)$/m);
   expect(out).toMatch(wrapped("latency at <rate> points/s: p50 <n> ms, p99 <n> ms, measured from FIFO write to the cloud's commit of the point (SQLite), with flush_policy interval (chunks sent every 5 ms)"));
   expect(out).toMatch(/^note: the cloud peer ran on this device and shared its CPU/m);
 }, 180_000);

@@ -193,6 +193,23 @@ describe("edge-agent daemon", () => {
     expect(third.stderr()).toMatch(/is not a socket/);
   }, 120_000);
 
+  it("refuses a second agent on the same data directory, naming the first one's PID", async () => {
+    const { socket, data, dir } = await setup();
+    const first = runDaemon(["--socket", socket, "--data", data]);
+    await ready(new ApiClient(socket));
+    const second = runDaemon(["--socket", path.join(dir, "run2", "agent.sock"), "--data", data]);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(`another edge agent (PID ${first.child.pid}) is using the data directory ${data}`);
+    expect((await new ApiClient(socket).get("/connection")).status).toBe(200); // the first one is untouched
+    // The lock goes with its process: after kill -9 the next agent takes the directory.
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const third = runDaemon(["--socket", socket, "--data", data]);
+    await ready(new ApiClient(socket));
+    third.child.kill("SIGTERM");
+    expect(await third.exited).toBe(0);
+  }, 120_000);
+
   it("answers a usage error with a message and exit code 2, not a stack trace", async () => {
     const { socket, data } = await setup();
     for (const args of [["--sokcet", socket], ["--socket"], ["--socket", socket, "--data", data, "--log-level", "loud"]]) {

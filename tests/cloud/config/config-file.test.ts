@@ -61,6 +61,14 @@ describe("bad settings", () => {
     expect(errorOf(() => loadConfig({ config: write("list.yaml", "- listen\n") }, {}))).toMatch(/expected a mapping of settings/);
   });
 
+  it("reports a YAML error at the line that is broken", () => {
+    // An over-indented second line: the yaml package points at the value on line 1 that it then tried to extend.
+    const indented = write("indented.yaml", "listen: 127.0.0.1:7001\n  log-level: debug\n");
+    expect(errorOf(() => loadConfig({ config: indented }, {}))).toMatch(/^invalid --config ".*indented\.yaml": not YAML \(.* at line 2, column 12\)$/);
+    const unclosed = write("unclosed.yaml", "listen: 127.0.0.1:7001\nlog-level: [debug\n");
+    expect(errorOf(() => loadConfig({ config: unclosed }, {}))).toMatch(/ at line 3, column 1\)$/);
+  });
+
   it("never echoes a secret from any source", () => {
     const config = write("secret.yaml", "admin-password: [Hunter-secret-2]\n");
     const message = errorOf(() => loadConfig({ config }, {}));

@@ -39,16 +39,27 @@ describe("per-connection stream limits under pipelined opens", () => {
   }, 30_000);
 
   it("an open the hook refuses gives its slot back", async () => {
+    // The hook holds its refusals until every other open of the batch has been answered: a timed pause let a
+    // refusal free its slot before the last opens of the batch arrived on a busy machine (8 refused, not 4).
     let refuse = true;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     b = await startTestBroker({
       limits: { maxUpstreamsPerConn: 4 },
       onUpstreamOpen: async () => {
-        await pause(10);
-        return refuse ? { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "no session" } : undefined;
+        if (!refuse) return undefined;
+        await gate;
+        return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "no session" };
       },
     });
     const r = await connected(b);
-    const first = await pipelineUpstreamOpens(r, 20);
+    const answered = () => r.msgs.filter((m) => m.message === "upstreamOpenResponse").map((m) => m.upstreamOpenResponse!);
+    for (let i = 0; i < 20; i++) r.send({ upstreamOpenRequest: { requestId: 2 + 2 * i, sessionId: "s" } });
+    await waitFor(() => count(answered(), ResultCode.TOO_MANY_STREAMS) >= 16, 20_000, "16 opens refused for the limit");
+    release();
+    await waitFor(() => answered().length >= 20, 20_000, "20 upstream open responses");
+    const first = answered();
+    r.msgs.length = 0;
     expect(count(first, ResultCode.SESSION_NOT_FOUND)).toBe(4);
     expect(count(first, ResultCode.TOO_MANY_STREAMS)).toBe(16);
     refuse = false;

@@ -39,6 +39,14 @@ describe("agentctl", () => {
     expect(nowhere.stderr).toContain("cannot reach the edge agent");
   }, 120_000);
 
+  it("reports a YAML error in a config file at the line that is broken", async () => {
+    const file = path.join(a.dir, "broken.yaml");
+    await writeFile(file, "upstreams:\n  - id: up9\n      qos: partial\n");
+    const r = await agentctl(a.socketPath, ["config-file", "apply", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not valid YAML or JSON: .* at line 3, column 10/);
+  }, 60_000);
+
   it("refuses more than one action flag instead of silently doing one", async () => {
     const both = await agentctl(a.socketPath, ["config", "upstream", "--create", "id: both", "--delete", "up1"]);
     expect(both.code).toBe(2);

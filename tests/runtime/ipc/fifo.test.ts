@@ -160,9 +160,9 @@ describe("downstream FIFO writer", () => {
       return exited(holder);
     });
     await waitFor(() => w.stats.connected, 5000, "connected");
-    const t0 = Date.now();
+    // Writing never waits for the reader (a blocked write would hang here, the holder never reads): the overflow is
+    // dropped and counted.
     for (let i = 0; i < 2000; i++) w.write([big]);
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(w.stats.dropped).toBeGreaterThan(200 - accepted + 1000);
   });
 
