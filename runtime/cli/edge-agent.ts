@@ -15,6 +15,7 @@ const ENV_VARS: [string, string][] = [
   ["AGENT_DATA", `settings and data directory (default ${DEFAULT_DATA}; production /var/lib/edge-agent)`],
   ["AGENT_LOG_LEVEL", `pino log level: ${LOG_LEVELS.join(", ")} (default info)`],
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
+  ["NODE_EXTRA_CA_CERTS", "PEM file of a private CA that signed the cloud's HTTPS certificate (read by Node: HTTPS and WebSocket trust it too)"],
   ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
   ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
   ["AGENT_METRICS", "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost"],
