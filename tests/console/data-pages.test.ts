@@ -8,7 +8,7 @@ import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { caller } from "../cloud/accounts/helpers.js";
 import { chunksMessage, createMeasurement, uploadProto, uuid, type TestPoint } from "../cloud/measurements/helpers.js";
 import { until, type Stack } from "../e2e/stack.js";
-import { plottedPoints, screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
+import { hoverPlot, plottedPoints, screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
 
 const SECOND_SERIES: [number, number, number] = [209, 64, 31]; // #d1401f
 
@@ -94,9 +94,11 @@ describe("console data pages", () => {
     // Each series on its own scale: the first's axis on the left, the second's on the right (and the time axis).
     expect(await page.locator("[data-testid=plot] .u-axis").count()).toBe(3);
     // The cursor reads the time to the millisecond.
-    const box = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await expect.poll(() => page.locator(".u-legend .u-series").first().textContent(), { timeout: 30_000 }).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/);
+    const legendTime = async () => {
+      await hoverPlot(page, 0.5);
+      return page.locator(".u-legend .u-series").first().textContent();
+    };
+    await expect.poll(legendTime, { timeout: 30_000 }).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/);
     // The JSON itself is still in a table.
     expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain('"acc"');
     await screenshot(page, "json-fields");

@@ -101,3 +101,10 @@ export function withPeerAndBrowser(): { peer: TestPeer; call: Call; browser: Tes
   }, 120_000);
   return ctx;
 }
+
+/** Moves the mouse onto the plot at `fraction` of its width (measured at the moment: panels above it may still be loading). */
+export async function hoverPlot(page: Page, fraction: number): Promise<void> {
+  const over = page.locator("[data-testid=plot] .u-over");
+  const box = (await over.boundingBox())!;
+  await over.hover({ position: { x: box.width * fraction, y: box.height / 2 } });
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { DEFAULT_PROJECT, P, chunksMessage, createMeasurement, uploadProto, uuid, withPeer, type TestPoint } from "../cloud/measurements/helpers.js";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
-import { screenshot, signIn } from "./helpers.js";
+import { hoverPlot, screenshot, signIn } from "./helpers.js";
 
 describe("console panels of a recorded drive", () => {
   const ctx = withPeer();
@@ -48,10 +48,11 @@ describe("console panels of a recorded drive", () => {
     // The cursor at the first quarter of the plot (once every series is on it): the lap's first quarter, far
     // from its end.
     await expect.poll(async () => Number(await page.getByTestId("plot").getAttribute("data-points")), { timeout: 30_000 }).toBe(2400);
-    const plot = (await page.locator("[data-testid=plot] .u-over").boundingBox())!;
-    await page.mouse.move(plot.x + plot.width * 0.2, plot.y + plot.height / 2);
-    await page.mouse.move(plot.x + plot.width * 0.25, plot.y + plot.height / 2, { steps: 5 });
-    await expect.poll(() => position.textContent(), { timeout: 30_000 }).toMatch(/^At the cursor: /);
+    const atCursor = async () => {
+      await hoverPlot(page, 0.25);
+      return position.textContent();
+    };
+    await expect.poll(atCursor, { timeout: 30_000 }).toMatch(/^At the cursor: /);
     await expect.poll(() => marker.getAttribute("cx"), { timeout: 30_000 }).not.toBe(latest);
     await screenshot(page, "map");
   }, 120_000);
