@@ -11,28 +11,30 @@ import { caseRow, formatTable, narrowTable } from "./table.js";
 import { loadWarning, verdictLines, wrap } from "./verdict.js";
 
 export const BENCH_USAGE =
-  "usage: edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic]\n" +
-  "                        [--target-rate N] [--wide]\n" +
-  "  Sends points from the sample connector through a FIFO, this agent (LMDB queue) and iSCP into the cloud's\n" +
-  "  storage, and prints points/s, MB/s (payload bytes), latency p50/p99 (FIFO write to storage) and CPU/RSS,\n" +
-  "  then a verdict: the rate this device sustains (and whether it meets --target-rate).\n" +
-  "  --server URL      a configured cloud (default: a cloud peer started on a temp dir for the run)\n" +
-  "  --duration S      seconds the connector writes (default 10)\n" +
-  "  --payload BYTES   payload size (default 16; 16 or more carry a sequence number and the write time)\n" +
-  "  --rate N          points/s; 0 (default) = as fast as possible, then a latency run at 10,000 points/s\n" +
-  "                    (or half the measured rate, when that is lower);\n" +
-  "                    N > 0 = one run at N points/s with latency\n" +
-  "  --transport T     websocket (default) or quic\n" +
-  "  --max-points N    stop the connector after N points (default: no cap)\n" +
-  "  --flush P         the upstream's flush_policy: interval (default, every 5 ms) or immediately\n" +
-  "  --target-rate N   points/s the device must sustain: says whether it does, and with what margin\n" +
-  "  --wide            every column (CPU and memory of each process, points, seconds, notes); by default\n" +
-  "                    the table fits 100 columns\n" +
-  "  With --server the edge's credentials come from --edge-uuid, --client-secret, --project-uuid (env\n" +
-  "  AGENT_BENCH_EDGE_UUID, AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID), or else from the connection\n" +
-  "  settings of the agent's data directory (--data DIR, env AGENT_DATA, default ./data/agent).\n" +
-  "  The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data. With --server\n" +
-  "  the run is a measurement of that edge in the project, and stays there like any other.\n";
+  "Usage: edge-agent bench [options]\n\n" +
+  "Sends points from the sample connector through a FIFO, this agent (LMDB queue) and iSCP into the cloud's\n" +
+  "storage, and prints points/s, MB/s (payload bytes), latency p50/p99 (FIFO write to storage) and CPU/RSS,\n" +
+  "then a verdict: the rate this device sustains (and whether it meets --target-rate).\n\n" +
+  "Options:\n" +
+  "  --server <url>          a configured cloud (default: a cloud peer started on a temp dir for the run)\n" +
+  "  --duration <s>          seconds the connector writes (default: 10)\n" +
+  "  --payload <bytes>       payload size (default: 16; 16 or more carry a sequence number and the write time)\n" +
+  "  --rate <n>              points/s; 0 (default) = as fast as possible, then a latency run at 10,000 points/s\n" +
+  "                          (or half the measured rate, when that is lower); n > 0 = one run at n points/s\n" +
+  "  --transport <t>         websocket (default) or quic\n" +
+  "  --max-points <n>        stop the connector after n points (default: no cap)\n" +
+  "  --flush <policy>        the upstream's flush_policy: interval (default, every 5 ms) or immediately\n" +
+  "  --target-rate <n>       points/s the device must sustain: says whether it does, and with what margin\n" +
+  "  --wide                  every column (CPU and memory of each process, points, seconds, notes); by default\n" +
+  "                          the table fits 100 columns\n" +
+  "  --edge-uuid <uuid>, --client-secret <secret>, --project-uuid <uuid>\n" +
+  "                          with --server: the edge's credentials (env AGENT_BENCH_EDGE_UUID,\n" +
+  "                          AGENT_BENCH_CLIENT_SECRET, AGENT_BENCH_PROJECT_UUID); else the connection settings of\n" +
+  "                          the agent's data directory\n" +
+  '  -d, --data <dir>        that data directory (env AGENT_DATA) (default: "./data/agent")\n' +
+  "  -h, --help              display help for command\n\n" +
+  "The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data. With --server\n" +
+  "the run is a measurement of that edge in the project, and stays there like any other.\n";
 
 /** The connection settings stored by an agent in `dataDir`, read without writing (a daemon may be running). */
 function storedConnection(dataDir: string): Partial<{ server_url: string; project_uuid: string; edge_uuid: string; client_secret: string }> {

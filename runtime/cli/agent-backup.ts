@@ -11,12 +11,14 @@ import { QUEUE_LMDB } from "../queue/queue-env.js";
 import { SETTINGS_LMDB } from "../settings/store.js";
 
 export const backupUsage = (defaultData: string) =>
-  "usage: edge-agent backup [--data DIR] --to PATH\n" +
-  "  Copies the agent's settings (connection, upstreams, channels, filters, ...) and its data queue (data not\n" +
-  "  yet delivered) into PATH, a new directory, while the agent runs. Restore: stop the agent, replace the\n" +
-  "  settings/ and queue/ folders of its data directory with those of PATH, start it.\n" +
-  `  --data DIR   the agent's data directory (env AGENT_DATA, default ${defaultData})\n` +
-  "  --to PATH    where the backup goes (must not exist, or be an empty directory)\n";
+  "Usage: edge-agent backup [options]\n\n" +
+  "Copies the agent's settings (connection, upstreams, channels, filters, ...) and its data queue (data not\n" +
+  "yet delivered) into PATH, a new directory, while the agent runs. Restore: stop the agent, replace the\n" +
+  "settings/ and queue/ folders of its data directory with those of PATH, start it.\n\n" +
+  "Options:\n" +
+  `  -d, --data <dir>  the agent's data directory (env AGENT_DATA) (default: "${defaultData}")\n` +
+  "  --to <path>       where the backup goes (must not exist, or be an empty directory)\n" +
+  "  -h, --help        display help for command\n";
 
 /** The environments a backup copies: folder in the data directory and LMDB file in it. */
 const ENVS = [

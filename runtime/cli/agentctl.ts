@@ -12,6 +12,8 @@ import { ApiClient, type ApiResponse } from "./client.js";
 import { ApplyError, applyConfig, showConfig } from "./config-file.js";
 import { maskSecrets, render, type Format } from "./output.js";
 import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
+import { commandReference, fieldReference } from "./help-reference.js";
+import { UpstreamIpcCreate } from "../settings/schemas.js";
 
 const DEFAULT_SOCKET = "./data/agent/agent.sock";
 
@@ -219,6 +221,13 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       const n = await wrapApply(() => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)), c);
       out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : shown(c, { changes: n }));
     });
+  program.addHelpText(
+    "after",
+    () =>
+      `\nEvery command and its options:\n${commandReference(program)}\n\n` +
+      `Fields of a device connector (config device-connector upstream|downstream -c '{...}'; downstream ones have no dest_ids;\n` +
+      `docs/agent-api.md says what each does):\n${fieldReference(UpstreamIpcCreate)}\n`,
+  );
   return program;
 }
 

@@ -40,8 +40,8 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
   const program = new Command("edge-agent")
     .description("Edge agent: takes data from device connectors, keeps it on disk and streams it to the cloud over iSCP v2")
     .version(PACKAGE_VERSION)
-    .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)")
-    .option("-d, --data <dir>", "settings and data directory (env AGENT_DATA)")
+    .option("-s, --socket <path>", `command API socket (env AGENT_SOCKET) (default: "${DEFAULT_SOCKET}")`)
+    .option("-d, --data <dir>", `settings and data directory (env AGENT_DATA) (default: "${DEFAULT_DATA}")`)
     .addOption(new Option("--log-level <level>", "pino log level (env AGENT_LOG_LEVEL)").choices(LOG_LEVELS))
     .option("--quic-ca <file>", "PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)")
     .option(
