@@ -73,7 +73,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   log.debug({ socket: socketPath }, "socket listening; loading the agent");
   let core: AgentCore;
   try {
-    const { openAgentCore } = await import("./agent-core.js");
+    const { openAgentCore } = await loadCore();
     core = await openAgentCore(opts, { socketPath, dataDir, log });
   } catch (e) {
     gate.fail();
@@ -99,4 +99,17 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         await dataLock.release();
       })()),
   };
+}
+
+/**
+ * Node 22+ loads an import()'s whole module graph without turning the event loop: loaded in one go, the core
+ * would keep the listening socket silent until the end. Its largest packages are loaded first, one at a time,
+ * with the loop turning between, so the gate answers meanwhile (Node 20's loader turns it by itself).
+ */
+async function loadCore(): Promise<typeof import("./agent-core.js")> {
+  for (const load of [() => import("effect"), () => import("lmdb"), () => import("xstate"), () => import("ws"), () => import("protobufjs")]) {
+    await load();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return import("./agent-core.js");
 }

@@ -14,7 +14,7 @@ export const PACKAGES = [
     // The sample connector ships for a first run (docs/guide/device.md).
     entries: ["runtime/cli/edge-agent.js", "runtime/cli/agentctl.js", "runtime/connectors/sample-connector.js"],
     bins: ["edge-agent", "agentctl"],
-    depends: "nodejs (>= 20.17), passwd",
+    depends: "nodejs (>= 20.17), nodejs (<< 25), passwd",
     docs: ["docs/guide/device.md", "docs/agent-api.md"],
     dataMode: "0700",
   },
@@ -30,7 +30,7 @@ export const PACKAGES = [
     distDirs: ["console"],
     packages: ["sqlite3"],
     bins: ["cloud-peer"],
-    depends: "nodejs (>= 20.17), passwd",
+    depends: "nodejs (>= 20.17), nodejs (<< 25), passwd",
     docs: ["docs/guide/cloud.md", "docs/guide/scale-out.md"],
     dataMode: "0700",
   },

@@ -51,7 +51,11 @@ export class QueueEnv {
 
   /** A chunk's stored value; `transient`: lmdb's reused buffer, valid until the next read (no copy). */
   chunkValue(gid: number, transient: boolean): Buffer | undefined {
-    return transient ? this.chunks.getBinaryFast(gid) : this.chunks.getBinary(gid);
+    if (!transient) return this.chunks.getBinary(gid);
+    // lmdb's reused buffer only overrides `length`; Node 22+ slices it by its typed-array length (the whole
+    // buffer), so the value is cut out here as a view with its own length (still no copy).
+    const v = this.chunks.getBinaryFast(gid);
+    return v?.subarray(0, v.length);
   }
 
   /**
