@@ -89,7 +89,8 @@ module.exports = {
     },
     {
       name: "console-web-stands-alone",
-      comment: "The browser console speaks to the peer over its REST API only: it imports nothing of ours outside cloud/console/web.",
+      comment:
+        "The browser console speaks to the peer over its REST API only: it imports nothing of ours outside cloud/console/web.",
       severity: "error",
       from: { path: "^cloud/console/web/" },
       to: { path: "^(cloud/(?!console/web/)|runtime|machines|proto|lib|bin|bench|tests)/" },

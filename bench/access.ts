@@ -15,7 +15,19 @@ import type { CloudPeer } from "../cloud/server.js";
 import type { DecisionInput } from "../cloud/access/service/engine.js";
 
 const N = { users: 1000, topGroups: 10, subGroupsPerTop: 9, projectsPerGroup: 10, projectMembershipsPerUser: 9 };
-const MEMBER_SCOPES = ["me:a", "users:r", "roles:r", "edges:r", "edges:w", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"];
+const MEMBER_SCOPES = [
+  "me:a",
+  "users:r",
+  "roles:r",
+  "edges:r",
+  "edges:w",
+  "groups:r",
+  "projects:r",
+  "measurements:r",
+  "measurements:w",
+  "iscp:r",
+  "iscp:w",
+];
 const IN_PROCESS_MS = Number(process.env.BENCH_ACCESS_MS ?? 2000);
 const HTTP_S = Number(process.env.BENCH_ACCESS_HTTP_SECONDS ?? 5);
 
@@ -47,7 +59,17 @@ async function seed(peer: CloudPeer): Promise<Dataset> {
   await peer.svc.db.transaction(async (tx) => {
     const u = new UsersRepo(tx);
     for (const [i, uuid] of users.entries()) {
-      await u.insert({ uuid, tenant_uuid: peer.svc.accounts.tenantUuid, name: `bench-${i}`, nickname: "", description: "", disabled: 0, last_sign_in_at: null, created_at: at, updated_at: at });
+      await u.insert({
+        uuid,
+        tenant_uuid: peer.svc.accounts.tenantUuid,
+        name: `bench-${i}`,
+        nickname: "",
+        description: "",
+        disabled: 0,
+        last_sign_in_at: null,
+        created_at: at,
+        updated_at: at,
+      });
       await u.assignRole(uuid, ROLE_UUIDS.member, at);
     }
     const g = new GroupRepo(tx);
@@ -72,12 +94,26 @@ async function seed(peer: CloudPeer): Promise<Dataset> {
     const gm = new MemberRepo(tx, "group_members", "group_uuid");
     const pm = new MemberRepo(tx, "project_members", "project_uuid");
     for (const user of users) {
-      await gm.upsert({ scope_uuid: groups[rand(groups.length)]!, user_uuid: user, role_uuids: [roles[rand(2)]!], is_owner: rand(10) === 0, created_at: at, updated_at: at });
+      await gm.upsert({
+        scope_uuid: groups[rand(groups.length)]!,
+        user_uuid: user,
+        role_uuids: [roles[rand(2)]!],
+        is_owner: rand(10) === 0,
+        created_at: at,
+        updated_at: at,
+      });
       memberships++;
       const mine = new Set<string>();
       while (mine.size < N.projectMembershipsPerUser) mine.add(projects[rand(projects.length)]!);
       for (const project of mine) {
-        await pm.upsert({ scope_uuid: project, user_uuid: user, role_uuids: [roles[rand(2)]!], is_owner: rand(10) === 0, created_at: at, updated_at: at });
+        await pm.upsert({
+          scope_uuid: project,
+          user_uuid: user,
+          role_uuids: [roles[rand(2)]!],
+          is_owner: rand(10) === 0,
+          created_at: at,
+          updated_at: at,
+        });
         memberships++;
       }
       userProjects.set(user, [...mine]);
@@ -88,12 +124,22 @@ async function seed(peer: CloudPeer): Promise<Dataset> {
   const queries: DecisionInput[] = [];
   for (let i = 0; i < 20_000; i++) {
     const user = users[rand(users.length)]!;
-    const project = rand(2) ? userProjects.get(user)![rand(N.projectMembershipsPerUser)]! : projects[rand(projects.length)]!;
+    const project = rand(2)
+      ? userProjects.get(user)![rand(N.projectMembershipsPerUser)]!
+      : projects[rand(projects.length)]!;
     const subject = { kind: "user" as const, uuid: user };
     const kind = rand(4);
-    if (kind === 0) queries.push({ subject, scopes: MEMBER_SCOPES, method: "GET", path: `/auth/projects/${project}/members` });
-    else if (kind === 1) queries.push({ subject, scopes: MEMBER_SCOPES, method: "POST", path: `/v1/projects/${project}/measurements` });
-    else if (kind === 2) queries.push({ subject, scopes: MEMBER_SCOPES, method: "GET", path: `/auth/groups/${groupOfProject.get(project)}/members` });
+    if (kind === 0)
+      queries.push({ subject, scopes: MEMBER_SCOPES, method: "GET", path: `/auth/projects/${project}/members` });
+    else if (kind === 1)
+      queries.push({ subject, scopes: MEMBER_SCOPES, method: "POST", path: `/v1/projects/${project}/measurements` });
+    else if (kind === 2)
+      queries.push({
+        subject,
+        scopes: MEMBER_SCOPES,
+        method: "GET",
+        path: `/auth/groups/${groupOfProject.get(project)}/members`,
+      });
     else queries.push({ subject, scopes: MEMBER_SCOPES, method: "GET", path: "/auth/users" });
   }
   return { users, groups, projects, memberships, queries };
@@ -115,7 +161,10 @@ async function startPeer(): Promise<{ peer: CloudPeer; dataDir: string }> {
   const { loadConfig } = await import("../cloud/config.js");
   const { startCloudPeer } = await import("../cloud/server.js");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-access-"));
-  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1" }, {});
+  const config = loadConfig(
+    { listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1" },
+    {},
+  );
   return { peer: await startCloudPeer(config), dataDir };
 }
 
@@ -143,9 +192,24 @@ async function inProcess(): Promise<Row[]> {
     const shape = `${data.users.length} users, ${data.groups.length} groups, ${data.projects.length} projects, ${data.memberships} memberships`;
     return [
       { mode: "in-process, memoised", "checks/s": memo.rate, "allowed %": Math.round(memo.allowed * 100), note: shape },
-      { mode: "in-process, memo defeated", "checks/s": cold.rate, "allowed %": Math.round(cold.allowed * 100), note: "index walk + role-set lookup each call" },
-      { mode: "in-process, scopes only", "checks/s": plain.rate, "allowed %": Math.round(plain.allowed * 100), note: "no subject" },
-      { mode: "index load from SQLite", "checks/s": null, "allowed %": null, note: `${loadMs} ms (seeding took ${seedMs} ms)` },
+      {
+        mode: "in-process, memo defeated",
+        "checks/s": cold.rate,
+        "allowed %": Math.round(cold.allowed * 100),
+        note: "index walk + role-set lookup each call",
+      },
+      {
+        mode: "in-process, scopes only",
+        "checks/s": plain.rate,
+        "allowed %": Math.round(plain.allowed * 100),
+        note: "no subject",
+      },
+      {
+        mode: "index load from SQLite",
+        "checks/s": null,
+        "allowed %": null,
+        note: `${loadMs} ms (seeding took ${seedMs} ms)`,
+      },
     ];
   } finally {
     await peer.close();
@@ -161,13 +225,17 @@ async function serve(): Promise<void> {
   const { createToken } = await import("../cloud/accounts/service/tokens.js");
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
   const token = (await createToken(peer.svc, admin.uuid, { name: "bench" })).token!;
-  const bodies = data.queries.slice(0, 1000).map((x) => JSON.stringify({ subject: x.subject!.uuid, scopes: x.scopes, method: x.method, path: x.path }));
+  const bodies = data.queries
+    .slice(0, 1000)
+    .map((x) => JSON.stringify({ subject: x.subject!.uuid, scopes: x.scopes, method: x.method, path: x.path }));
   process.stdout.write(`TARGET ${JSON.stringify({ url: `${peer.url}/api/auth/authorize/http`, token, bodies })}\n`);
   process.once("SIGTERM", () => void peer.close().then(() => process.exit(0)));
 }
 
 function startChild(): Promise<{ child: ChildProcess; target: { url: string; token: string; bodies: string[] } }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on("line", (line) => {
       if (line.startsWith("TARGET ")) resolve({ child, target: JSON.parse(line.slice(7)) });
@@ -182,10 +250,23 @@ async function overHttp(): Promise<Row[]> {
     const headers = { "content-type": "application/json", "x-intdash-token": target.token };
     const probe = await fetch(target.url, { method: "POST", headers, body: target.bodies[0] });
     if (probe.status !== 200) throw new Error(`check access answered ${probe.status}: ${await probe.text()}`);
-    const opts = { url: target.url, method: "POST" as const, connections: 32, headers, requests: target.bodies.map((body) => ({ body })) };
+    const opts = {
+      url: target.url,
+      method: "POST" as const,
+      connections: 32,
+      headers,
+      requests: target.bodies.map((body) => ({ body })),
+    };
     await autocannon({ ...opts, duration: 1 });
     const r = await autocannon({ ...opts, duration: HTTP_S });
-    return [{ mode: "HTTP POST /api/auth/authorize/http (API token, 32 connections)", "checks/s": Math.round(r.requests.average), "allowed %": null, note: `p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}` }];
+    return [
+      {
+        mode: "HTTP POST /api/auth/authorize/http (API token, 32 connections)",
+        "checks/s": Math.round(r.requests.average),
+        "allowed %": null,
+        note: `p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+      },
+    ];
   } finally {
     child.kill("SIGTERM");
   }

@@ -37,13 +37,21 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : N
  */
 export function medianRow(reps: readonly Row[]): Row {
   if (reps.length === 0) throw new Error("a case without repetitions");
-  const ok = reps.filter((r) => Number.isFinite(num(r.points_per_s))).sort((a, b) => num(a.points_per_s) - num(b.points_per_s));
+  const ok = reps
+    .filter((r) => Number.isFinite(num(r.points_per_s)))
+    .sort((a, b) => num(a.points_per_s) - num(b.points_per_s));
   const failed = reps.length - ok.length;
   if (ok.length === 0) return { ...reps[0]!, reps: reps.length };
   const mid = ok[Math.floor((ok.length - 1) / 2)]!;
   const notes = [...new Set(reps.map((r) => r.note).filter((n): n is string => typeof n === "string" && n !== ""))];
   if (failed) notes.push(`${failed} of ${reps.length} repetitions failed`);
-  const row: Row = { ...mid, reps: reps.length, points_per_s_min: ok[0]!.points_per_s, points_per_s_max: ok[ok.length - 1]!.points_per_s, note: notes.join("; ") || undefined };
+  const row: Row = {
+    ...mid,
+    reps: reps.length,
+    points_per_s_min: ok[0]!.points_per_s,
+    points_per_s_max: ok[ok.length - 1]!.points_per_s,
+    note: notes.join("; ") || undefined,
+  };
   if (!row.note) delete row.note;
   return row;
 }
@@ -74,31 +82,63 @@ export function ratios(rows: readonly Row[]): { ratios: Ratio[]; skipped: Skippe
     if (!String(o.path).startsWith("ours/")) return;
     rows.forEach((t, j) => {
       if (String(t.path).startsWith("ours/") || !sameCase(o, t)) return;
-      if (o.counts_at !== t.counts_at) return void skipped.push({ row: i + 1, versus: j + 1, why: `counts_at ${String(o.counts_at)} vs ${String(t.counts_at)}` });
+      if (o.counts_at !== t.counts_at)
+        return void skipped.push({
+          row: i + 1,
+          versus: j + 1,
+          why: `counts_at ${String(o.counts_at)} vs ${String(t.counts_at)}`,
+        });
       const of = o.case === "latency" ? "p99_ms" : "points/s";
       const key = of === "p99_ms" ? "p99_ms" : "points_per_s";
       const v = num(o[key]) / num(t[key]);
-      if (Number.isFinite(v)) out.push({ of, row: i + 1, versus: j + 1, value: +v.toFixed(2), counts_at: String(o.counts_at) });
+      if (Number.isFinite(v))
+        out.push({ of, row: i + 1, versus: j + 1, value: +v.toFixed(2), counts_at: String(o.counts_at) });
     });
   });
   return { ratios: out, skipped };
 }
 
-const COLUMNS = ["#", "case", "path", "payload_B", "points_per_message", "reps", "seconds", "points_per_s", "min-max", "MB_per_s", "p50_ms", "p99_ms", "counts_at", "ack_means", "load1"];
+const COLUMNS = [
+  "#",
+  "case",
+  "path",
+  "payload_B",
+  "points_per_message",
+  "reps",
+  "seconds",
+  "points_per_s",
+  "min-max",
+  "MB_per_s",
+  "p50_ms",
+  "p99_ms",
+  "counts_at",
+  "ack_means",
+  "load1",
+];
 
 /** The printed table: numbered rows, then each ratio naming the two rows it compares, then the notes. */
 export function formatAgentTable(rows: readonly Row[], r = ratios(rows)): string {
   const shown = rows.map((row, i) => ({
     ...row,
     "#": i + 1,
-    "min-max": row.points_per_s_min !== undefined ? `${String(row.points_per_s_min)}-${String(row.points_per_s_max)}` : undefined,
+    "min-max":
+      row.points_per_s_min !== undefined
+        ? `${String(row.points_per_s_min)}-${String(row.points_per_s_max)}`
+        : undefined,
   })) as Row[];
   const label = (n: number) => {
     const row = rows[n - 1]!;
     return `#${n} ${String(row.path)} ${String(row.payload_B)} B${row.case === "latency" ? ` at ${String(row.rate)} points/s` : ""}`;
   };
-  const lines = [formatTable(shown, COLUMNS.filter((c) => shown.some((s) => s[c] !== undefined))), ""];
-  for (const x of r.ratios) lines.push(`ratio of ${x.of}: ${label(x.row)} ÷ ${label(x.versus)} = ${x.value} (both counted at ${x.counts_at})`);
+  const lines = [
+    formatTable(
+      shown,
+      COLUMNS.filter((c) => shown.some((s) => s[c] !== undefined)),
+    ),
+    "",
+  ];
+  for (const x of r.ratios)
+    lines.push(`ratio of ${x.of}: ${label(x.row)} ÷ ${label(x.versus)} = ${x.value} (both counted at ${x.counts_at})`);
   for (const s of r.skipped) lines.push(`not compared: ${label(s.row)} with ${label(s.versus)}: ${s.why}`);
   rows.forEach((row, i) => row.note && lines.push(`note (#${i + 1}): ${String(row.note)}`));
   return lines.join("\n");

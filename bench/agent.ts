@@ -59,14 +59,23 @@ export function options(): AgentBenchOptions {
   const durationS = Number(arg("duration") ?? process.env.BENCH_DURATION ?? 3);
   if (!(durationS > 0)) throw new Error(`--duration must be a positive number of seconds, not ${arg("duration")}`);
   const reps = Number(arg("reps") ?? 3);
-  if (!(Number.isInteger(reps) && reps >= 1)) throw new Error(`--reps must be a whole number, at least 1, not ${arg("reps")}`);
+  if (!(Number.isInteger(reps) && reps >= 1))
+    throw new Error(`--reps must be a whole number, at least 1, not ${arg("reps")}`);
   const payloads = (arg("payloads")?.split(",") ?? PAYLOADS).map(Number);
-  if (payloads.some((p) => !(Number.isInteger(p) && p >= 16))) throw new Error(`--payloads: whole numbers of bytes, at least 16 (the stamp), not ${arg("payloads")}`);
+  if (payloads.some((p) => !(Number.isInteger(p) && p >= 16)))
+    throw new Error(`--payloads: whole numbers of bytes, at least 16 (the stamp), not ${arg("payloads")}`);
   const paths = arg("paths")?.split(",") ?? PATHS;
   const unknown = paths.filter((p) => !PATHS.includes(p));
   if (unknown.length) throw new Error(`--paths: unknown ${unknown.join(", ")}; known: ${PATHS.join(", ")}`);
   // A bad CLOUD_DURABILITY stops the run before its first case.
-  return { durationS, reps, payloads, paths, latency: !process.argv.includes("--no-latency"), durability: parseDurability(process.env.CLOUD_DURABILITY) };
+  return {
+    durationS,
+    reps,
+    payloads,
+    paths,
+    latency: !process.argv.includes("--no-latency"),
+    durability: parseDurability(process.env.CLOUD_DURABILITY),
+  };
 }
 
 function progress(label: string) {
@@ -96,7 +105,9 @@ interface CaseSpec {
 
 async function attempt(c: CaseSpec, durability: Durability): Promise<Row> {
   const label = c.path;
-  process.stderr.write(`agent bench: ${label}, ${c.payload} B, ${c.rate === 0 ? "as fast as possible" : `${c.rate} points/s`}\n`);
+  process.stderr.write(
+    `agent bench: ${label}, ${c.payload} B, ${c.rate === 0 ? "as fast as possible" : `${c.rate} points/s`}\n`,
+  );
   const meaning = {
     points_per_message: c.pointsPerMessage,
     counts_at: countsAt(durability, c.storedChunkBytes),
@@ -107,13 +118,21 @@ async function attempt(c: CaseSpec, durability: Durability): Promise<Row> {
     if (process.stderr.isTTY) process.stderr.write("\n");
     const row: Row = { case: c.kind, ...caseRow(result, { roles: true }), ...meaning, load1: loadAverage()[0] };
     const notes = [result.note];
-    if (c.guard !== undefined && result.sent >= c.guard) notes.push(`volume guard of ${c.guard} points reached: the connector stopped before the duration`);
+    if (c.guard !== undefined && result.sent >= c.guard)
+      notes.push(`volume guard of ${c.guard} points reached: the connector stopped before the duration`);
     row.note = notes.filter(Boolean).join("; ") || undefined;
     if (!row.note) delete row.note;
     return row;
   } catch (e) {
     process.stderr.write(`\nagent bench: ${label} failed: ${(e as Error).message}\n`);
-    return { case: c.kind, path: label, payload_B: c.payload, rate: c.rate === 0 ? "max" : c.rate, ...meaning, note: `failed: ${(e as Error).message}` };
+    return {
+      case: c.kind,
+      path: label,
+      payload_B: c.payload,
+      rate: c.rate === 0 ? "max" : c.rate,
+      ...meaning,
+      note: `failed: ${(e as Error).message}`,
+    };
   }
 }
 
@@ -123,12 +142,34 @@ function throughputCase(path: string, payload: number, o: AgentBenchOptions): Ca
   const base = { kind: "throughput" as const, path, payload, rate: 0, guard, storedChunkBytes: chunk * payload };
   if (path.startsWith("ours/")) {
     const transport = path === "ours/quic" ? "quic" : "websocket";
-    const ao: AgentCaseOptions = { transport, payload, rate: 0, durationS: o.durationS, maxPoints: guard, drainTimeoutS: drainS(o) };
+    const ao: AgentCaseOptions = {
+      transport,
+      payload,
+      rate: 0,
+      durationS: o.durationS,
+      maxPoints: guard,
+      drainTimeoutS: drainS(o),
+    };
     return { ...base, pointsPerMessage: chunk, run: (onProgress) => runAgentCase({ ...ao, onProgress }) };
   }
   const [peer, variant] = path.split("/") as [PeerName, string | undefined];
   const batch = variant === "batched" ? chunk : 1;
-  return { ...base, pointsPerMessage: batch, run: (onProgress) => runPeerCase({ peer, payload, batch, durability: o.durability, rate: 0, durationS: o.durationS, maxPoints: guard, drainTimeoutS: drainS(o), onProgress }) };
+  return {
+    ...base,
+    pointsPerMessage: batch,
+    run: (onProgress) =>
+      runPeerCase({
+        peer,
+        payload,
+        batch,
+        durability: o.durability,
+        rate: 0,
+        durationS: o.durationS,
+        maxPoints: guard,
+        drainTimeoutS: drainS(o),
+        onProgress,
+      }),
+  };
 }
 
 function latencyCases(o: AgentBenchOptions): CaseSpec[] {
@@ -138,21 +179,57 @@ function latencyCases(o: AgentBenchOptions): CaseSpec[] {
   const cases: CaseSpec[] = [];
   for (const transport of ["websocket", "quic"] as const) {
     if (!o.paths.includes(`ours/${transport}`)) continue;
-    const ao: AgentCaseOptions = { transport, payload: 16, rate: LATENCY_RATE, durationS, latency: true, drainTimeoutS: transport === "quic" ? 120 : undefined };
-    cases.push({ ...base, path: `ours/${transport}`, pointsPerMessage: perInterval, run: (onProgress) => runAgentCase({ ...ao, onProgress }) });
+    const ao: AgentCaseOptions = {
+      transport,
+      payload: 16,
+      rate: LATENCY_RATE,
+      durationS,
+      latency: true,
+      drainTimeoutS: transport === "quic" ? 120 : undefined,
+    };
+    cases.push({
+      ...base,
+      path: `ours/${transport}`,
+      pointsPerMessage: perInterval,
+      run: (onProgress) => runAgentCase({ ...ao, onProgress }),
+    });
     // The peers' clients publish each message at once; flush_policy immediately is our like-for-like setting.
-    cases.push({ ...base, path: `ours/${transport},flush=immediately`, pointsPerMessage: 1, run: (onProgress) => runAgentCase({ ...ao, flush: "immediately", onProgress }) });
+    cases.push({
+      ...base,
+      path: `ours/${transport},flush=immediately`,
+      pointsPerMessage: 1,
+      run: (onProgress) => runAgentCase({ ...ao, flush: "immediately", onProgress }),
+    });
   }
   for (const peer of ["mosquitto", "nats"] as const)
     if (o.paths.includes(peer))
-      cases.push({ ...base, path: peer, pointsPerMessage: 1, run: (onProgress) => runPeerCase({ peer, payload: 16, durability: o.durability, rate: LATENCY_RATE, durationS, latency: true, onProgress }) });
+      cases.push({
+        ...base,
+        path: peer,
+        pointsPerMessage: 1,
+        run: (onProgress) =>
+          runPeerCase({
+            peer,
+            payload: 16,
+            durability: o.durability,
+            rate: LATENCY_RATE,
+            durationS,
+            latency: true,
+            onProgress,
+          }),
+      });
   return cases;
 }
 
 export async function run(o: AgentBenchOptions = options()): Promise<{ rows: Row[] } & ReportExtras> {
   const load = loadAverage();
-  process.stderr.write(`agent bench: load average ${load.join(" ")} at start; ${o.reps} repetition(s) of ${o.durationS} s per throughput case; CLOUD_DURABILITY=${o.durability}\n`);
-  if (load[0]! > LOAD_WARNING) process.stderr.write(`agent bench: WARNING: load average ${load[0]} is above ${LOAD_WARNING}: the machine is busy, these figures are not fit to quote\n`);
+  process.stderr.write(
+    `agent bench: load average ${load.join(" ")} at start; ${o.reps} repetition(s) of ${o.durationS} s per throughput case; CLOUD_DURABILITY=${o.durability}\n`,
+  );
+  if (load[0]! > LOAD_WARNING)
+    process.stderr.write(
+      `agent bench: WARNING: load average ${load[0]} is above ${LOAD_WARNING}: the machine is busy, these figures are not fit to quote\n`,
+    );
   const rows: Row[] = [];
   for (const payload of o.payloads) {
     const ours = o.paths.filter((p) => p.startsWith("ours/")).map((p) => throughputCase(p, payload, o));
@@ -172,7 +249,14 @@ export async function run(o: AgentBenchOptions = options()): Promise<{ rows: Row
   return {
     rows,
     text: `load average at start: ${load.join(" ")}${load[0]! > LOAD_WARNING ? ` (above ${LOAD_WARNING}: busy machine)` : ""}\n\n${formatAgentTable(rows, r)}`,
-    extra: { load_at_start: load, durability: o.durability, duration_s: o.durationS, reps: o.reps, ratios: r.ratios, not_compared: r.skipped },
+    extra: {
+      load_at_start: load,
+      durability: o.durability,
+      duration_s: o.durationS,
+      reps: o.reps,
+      ratios: r.ratios,
+      not_compared: r.skipped,
+    },
   };
 }
 

@@ -53,10 +53,16 @@ async function serve(dir: string, quic: boolean): Promise<void> {
   const { startCloudPeer } = await import("../cloud/server.js");
   const { createToken } = await import("../cloud/accounts/service/tokens.js");
   const { apiClient } = await import("../bin/demo-setup.js");
-  const config = loadConfig({
-    listen: "127.0.0.1:0", dataDir: dir, logLevel: "silent", adminPassword: "Admin-password-1",
-    ...(quic ? { iscpQuicListen: "127.0.0.1:0" } : {}),
-  }, {});
+  const config = loadConfig(
+    {
+      listen: "127.0.0.1:0",
+      dataDir: dir,
+      logLevel: "silent",
+      adminPassword: "Admin-password-1",
+      ...(quic ? { iscpQuicListen: "127.0.0.1:0" } : {}),
+    },
+    {},
+  );
   const peer = await startCloudPeer(config);
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
   const adminToken = (await createToken(peer.svc, admin.uuid, { name: "bench" })).token!;
@@ -69,8 +75,14 @@ async function serve(dir: string, quic: boolean): Promise<void> {
     return { uuid: e.uuid as string, secret: e.client_secret as string };
   };
   const info: BrokerInfo = {
-    url: peer.url, projectUuid: project.uuid, adminToken, up: await edge("bench-up"), down: await edge("bench-down"),
-    ...(quic ? { quicPort: peer.svc.iscp.quicPort, cert: fs.readFileSync(path.join(dir, "quic", "cert.pem"), "utf8") } : {}),
+    url: peer.url,
+    projectUuid: project.uuid,
+    adminToken,
+    up: await edge("bench-up"),
+    down: await edge("bench-down"),
+    ...(quic
+      ? { quicPort: peer.svc.iscp.quicPort, cert: fs.readFileSync(path.join(dir, "quic", "cert.pem"), "utf8") }
+      : {}),
   };
   process.stdout.write(`READY ${JSON.stringify(info)}\n`);
   process.once("SIGTERM", () => void peer.close().finally(() => process.exit(0)));
@@ -126,7 +138,8 @@ async function edgeToken(url: string, edge: { uuid: string; secret: string }): P
     body: new URLSearchParams({ grant_type: "client_credentials", client_id: edge.uuid, client_secret: edge.secret }),
   });
   const body = (await res.json()) as { access_token?: string };
-  if (!res.ok || !body.access_token) throw new Error(`token for edge ${edge.uuid}: ${res.status} ${JSON.stringify(body)}`);
+  if (!res.ok || !body.access_token)
+    throw new Error(`token for edge ${edge.uuid}: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
@@ -158,11 +171,18 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
   const { info } = broker;
   const pid = broker.child.pid!;
   try {
-    const open = () => transport === "quic"
-      ? connectQuic({ host: "127.0.0.1", port: info.quicPort!, ca: info.cert!, serverName: "localhost" })
-      : connectWebSocket({ url: `${info.url.replace(/^http/, "ws")}/api/iscp/connect` });
+    const open = () =>
+      transport === "quic"
+        ? connectQuic({ host: "127.0.0.1", port: info.quicPort!, ca: info.cert!, serverName: "localhost" })
+        : connectWebSocket({ url: `${info.url.replace(/^http/, "ws")}/api/iscp/connect` });
     const connect = async (edge: { uuid: string; secret: string }) =>
-      IscpClient.connect({ transport: open, token: await edgeToken(info.url, edge), nodeId: edge.uuid, projectUuid: info.projectUuid, reconnect: false });
+      IscpClient.connect({
+        transport: open,
+        token: await edgeToken(info.url, edge),
+        nodeId: edge.uuid,
+        projectUuid: info.projectUuid,
+        reconnect: false,
+      });
     const upConn = await connect(info.up);
     const downConn = await connect(info.down);
     const sessionId = randomUUID();
@@ -247,7 +267,9 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
     const tStored = process.hrtime.bigint();
     clearInterval(rssTimer);
     const sentPoints = sent * perChunk;
-    const r = await fetch(`${info.url}/api/v1/projects/${info.projectUuid}/measurements/${sessionId}`, { headers: { "X-Intdash-Token": info.adminToken } });
+    const r = await fetch(`${info.url}/api/v1/projects/${info.projectUuid}/measurements/${sessionId}`, {
+      headers: { "X-Intdash-Token": info.adminToken },
+    });
     const meas = (await r.json()) as { received_data_points?: number };
     if (r.status !== 200 || meas.received_data_points !== sentPoints)
       throw new Error(`stored ${meas.received_data_points} points (HTTP ${r.status}), sent ${sentPoints}`);
@@ -274,7 +296,10 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
       client_cpu_pct: Math.round((clientCpu / measured) * 100),
       client_rss_MiB: Math.round(clientRss / 2 ** 20),
       store_errors: storeErrors,
-      note: sent >= maxChunks ? `volume guard of ${MAX_BYTES / 1e6} MB reached: measured ${round(measured, 1)} s, not ${seconds} s` : "",
+      note:
+        sent >= maxChunks
+          ? `volume guard of ${MAX_BYTES / 1e6} MB reached: measured ${round(measured, 1)} s, not ${seconds} s`
+          : "",
     };
   } finally {
     await broker.stop();
@@ -293,7 +318,8 @@ export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const only = process.env.BENCH_BROKER_CASES?.split(","); // e.g. "websocket:16,quic:1024" while developing
   for (const transport of ["websocket", "quic"] as Transport[]) {
-    for (const payloadB of [16, 1024]) if (!only || only.includes(`${transport}:${payloadB}`)) rows.push(await runCase(transport, payloadB));
+    for (const payloadB of [16, 1024])
+      if (!only || only.includes(`${transport}:${payloadB}`)) rows.push(await runCase(transport, payloadB));
   }
   return rows;
 }

@@ -37,9 +37,14 @@ export function ensureBuilt(root = ROOT): void {
   const why = staleBuild(root);
   if (why === undefined) return;
   process.stderr.write(`bench: ${why}: building first (npm run build)\n`);
-  const r = spawnSync(process.execPath, [path.join(root, "scripts", "build.mjs"), "--quiet"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  const r = spawnSync(process.execPath, [path.join(root, "scripts", "build.mjs"), "--quiet"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (r.status !== 0) {
-    process.stderr.write(`bench: the build failed (${r.error?.message ?? `exit ${r.status}`}); run \`npm run build\`, fix what it reports, and run the bench again\n`);
+    process.stderr.write(
+      `bench: the build failed (${r.error?.message ?? `exit ${r.status}`}); run \`npm run build\`, fix what it reports, and run the bench again\n`,
+    );
     process.exit(2);
   }
 }

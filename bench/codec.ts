@@ -20,7 +20,15 @@ function sampleChunk(): Message {
       streamIdAlias: 1,
       streamChunk: {
         sequenceNumber: 12345,
-        dataPointGroups: [{ dataIdAlias: 3, dataPoints: Array.from({ length: 100 }, (_, i) => ({ elapsedTime: Long.fromNumber(1_000_000 * i), payload })) }],
+        dataPointGroups: [
+          {
+            dataIdAlias: 3,
+            dataPoints: Array.from({ length: 100 }, (_, i) => ({
+              elapsedTime: Long.fromNumber(1_000_000 * i),
+              payload,
+            })),
+          },
+        ],
       },
     },
   };
@@ -42,7 +50,14 @@ function measure(fn: () => void): number {
 }
 
 function row(codec: string, op: string, bytes: number, perSec: number, points = 100): Row {
-  return { codec, op, "bytes/msg": bytes, "msgs/s": Math.round(perSec), "MB/s": +((perSec * bytes) / 1e6).toFixed(1), "points/s": Math.round(perSec * points) };
+  return {
+    codec,
+    op,
+    "bytes/msg": bytes,
+    "msgs/s": Math.round(perSec),
+    "MB/s": +((perSec * bytes) / 1e6).toFixed(1),
+    "points/s": Math.round(perSec * points),
+  };
 }
 
 const STORED_POINTS = 4096;
@@ -50,7 +65,15 @@ const STORED_POINTS = 4096;
 /** A stored chunk as the agent's queue holds it: 200k points/s, 10 s into a measurement. */
 function storedChunk(): Buffer {
   const payload = Buffer.from(new Uint8Array(16).map((_, i) => i));
-  return encodeChunk(Array.from({ length: STORED_POINTS }, (_, i) => ({ name: `sensor/${i % 4}`, type: "float64", payload, elapsedNs: 10e9 + i * 5000, srcId: "" })));
+  return encodeChunk(
+    Array.from({ length: STORED_POINTS }, (_, i) => ({
+      name: `sensor/${i % 4}`,
+      type: "float64",
+      payload,
+      elapsedNs: 10e9 + i * 5000,
+      srcId: "",
+    })),
+  );
 }
 
 const aliasOf = (name: string) => 1 + Number(name.slice(7));
@@ -61,10 +84,16 @@ function objectPath(buf: Buffer): Uint8Array {
     dataIdAlias: aliasOf(g.dataId.name),
     dataPoints: g.points.map((p) => ({ elapsedTime: toLong(Math.trunc(p.elapsedNs)), payload: p.payload })),
   }));
-  return encodeMessage({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 12345, dataPointGroups: groups }, dataIds: [] } }, "proto");
+  return encodeMessage(
+    {
+      upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 12345, dataPointGroups: groups }, dataIds: [] },
+    },
+    "proto",
+  );
 }
 
-const directPath = (buf: Buffer) => encodeUpstreamChunkMessage(chunkView(buf), { streamIdAlias: 1, sequenceNumber: 12345, aliasOf }).frame;
+const directPath = (buf: Buffer) =>
+  encodeUpstreamChunkMessage(chunkView(buf), { streamIdAlias: 1, sequenceNumber: 12345, aliasOf }).frame;
 
 export async function run(): Promise<Row[]> {
   const msg = sampleChunk();
@@ -72,23 +101,70 @@ export async function run(): Promise<Row[]> {
   for (const enc of ["proto", "json"] as Encoding[]) {
     const bytes = encodeMessage(msg, enc);
     let sink = 0;
-    rows.push(row(`ours ${enc}`, "encode", bytes.length, measure(() => (sink += encodeMessage(msg, enc).length))));
-    rows.push(row(`ours ${enc}`, "decode", bytes.length, measure(() => (sink += decodeMessage(bytes, enc).upstreamChunk ? 1 : 0))));
+    rows.push(
+      row(
+        `ours ${enc}`,
+        "encode",
+        bytes.length,
+        measure(() => (sink += encodeMessage(msg, enc).length)),
+      ),
+    );
+    rows.push(
+      row(
+        `ours ${enc}`,
+        "decode",
+        bytes.length,
+        measure(() => (sink += decodeMessage(bytes, enc).upstreamChunk ? 1 : 0)),
+      ),
+    );
     if (sink < 0) console.log(sink);
   }
   // Reference: @aptpod/iscp-ts's generated protobuf-ts codec on the same bytes.
   const require = createRequire(import.meta.url);
-  const ref = require("@aptpod/iscp-ts/lib/encoding/codegen/message").Message as { fromBinary(b: Uint8Array): object; toBinary(m: object): Uint8Array };
+  const ref = require("@aptpod/iscp-ts/lib/encoding/codegen/message").Message as {
+    fromBinary(b: Uint8Array): object;
+    toBinary(m: object): Uint8Array;
+  };
   const bytes = encodeMessage(msg, "proto");
   const theirMsg = ref.fromBinary(bytes);
-  rows.push(row("iscp-ts protobuf-ts", "encode", ref.toBinary(theirMsg).length, measure(() => ref.toBinary(theirMsg))));
-  rows.push(row("iscp-ts protobuf-ts", "decode", bytes.length, measure(() => ref.fromBinary(bytes))));
+  rows.push(
+    row(
+      "iscp-ts protobuf-ts",
+      "encode",
+      ref.toBinary(theirMsg).length,
+      measure(() => ref.toBinary(theirMsg)),
+    ),
+  );
+  rows.push(
+    row(
+      "iscp-ts protobuf-ts",
+      "decode",
+      bytes.length,
+      measure(() => ref.fromBinary(bytes)),
+    ),
+  );
   const stored = storedChunk();
   const size = directPath(stored).length;
   if (!Buffer.from(objectPath(stored)).equals(Buffer.from(directPath(stored)))) throw new Error("send paths disagree");
   let sink = 0;
-  rows.push(row("agent send: objects", "stored->frame", size, measure(() => (sink += objectPath(stored).length)), STORED_POINTS));
-  rows.push(row("agent send: direct", "stored->frame", size, measure(() => (sink += directPath(stored).length)), STORED_POINTS));
+  rows.push(
+    row(
+      "agent send: objects",
+      "stored->frame",
+      size,
+      measure(() => (sink += objectPath(stored).length)),
+      STORED_POINTS,
+    ),
+  );
+  rows.push(
+    row(
+      "agent send: direct",
+      "stored->frame",
+      size,
+      measure(() => (sink += directPath(stored).length)),
+      STORED_POINTS,
+    ),
+  );
   if (sink < 0) console.log(sink);
   return rows;
 }

@@ -23,7 +23,18 @@ const ms = (t0: bigint) => +(Number(process.hrtime.bigint() - t0) / 1e6).toFixed
 /** One sequence of 1,000,000 points, 1 ms apart: a sine with noise, in chunks of PER_CHUNK. */
 async function record(base: string, token: string): Promise<string> {
   const auth = { authorization: `Bearer ${token}` };
-  const m = await (await fetch(`${base}/api/v1/measurements`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ basetime: new Date().toISOString(), basetime_type: "edge_rtc", edge_uuid: crypto.randomUUID(), protected: false }) })).json();
+  const m = await (
+    await fetch(`${base}/api/v1/measurements`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({
+        basetime: new Date().toISOString(),
+        basetime_type: "edge_rtc",
+        edge_uuid: crypto.randomUUID(),
+        protected: false,
+      }),
+    })
+  ).json();
   const seq = crypto.randomUUID();
   for (let first = 0; first < POINTS; first += PER_CHUNK * 2) {
     const chunks: pb.IStoreDataChunk[] = [];
@@ -33,30 +44,56 @@ async function record(base: string, token: string): Promise<string> {
         payload.writeDoubleBE(Math.sin((c + i) / 5000) + Math.random() * 0.1);
         return { elapsedTime: (c + i) * 1_000_000, payload };
       });
-      chunks.push({ sequenceNumber: c / PER_CHUNK + 1, dataPointGroups: [{ dataId: { name: "bench/sine", type: "float64" }, dataPoints }] });
+      chunks.push({
+        sequenceNumber: c / PER_CHUNK + 1,
+        dataPointGroups: [{ dataId: { name: "bench/sine", type: "float64" }, dataPoints }],
+      });
     }
     const body = Buffer.from(pb.StoreDataChunks.encode({ measUuid: m.uuid, sequenceUuid: seq, chunks }).finish());
-    const r = await fetch(`${base}/api/v1/measurements/sequences/chunks`, { method: "POST", headers: { ...auth, "content-type": "application/vnd.iscp.v2.protobuf" }, body });
+    const r = await fetch(`${base}/api/v1/measurements/sequences/chunks`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/vnd.iscp.v2.protobuf" },
+      body,
+    });
     if (r.status !== 200) throw new Error(`upload: ${r.status} ${await r.text()}`);
   }
   // Ended and complete, as a recorded measurement is (a running one would be followed live).
-  for (const step of ["end", "complete"]) await fetch(`${base}/api/v1/measurements/${m.uuid}/${step}`, { method: "PUT", headers: auth });
+  for (const step of ["end", "complete"])
+    await fetch(`${base}/api/v1/measurements/${m.uuid}/${step}`, { method: "PUT", headers: auth });
   return m.uuid;
 }
 
 export async function run(): Promise<Row[]> {
   execFileSync(process.execPath, [path.join(ROOT, "scripts/build.mjs"), "--quiet"], { stdio: "inherit" });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-console-"));
-  const peer = await startCloudPeer(loadConfig({ listen: "127.0.0.1:0", dataDir: path.join(dir, "cloud"), logLevel: "silent", adminPassword: PASSWORD }, {}));
+  const peer = await startCloudPeer(
+    loadConfig(
+      { listen: "127.0.0.1:0", dataDir: path.join(dir, "cloud"), logLevel: "silent", adminPassword: PASSWORD },
+      {},
+    ),
+  );
   const profile = path.join(dir, "chromium");
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
-    const tokenRes = await fetch(`${peer.url}/api/auth/oauth2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "password", username: "admin", password: PASSWORD }) });
+    const tokenRes = await fetch(`${peer.url}/api/auth/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "password", username: "admin", password: PASSWORD }),
+    });
     const token = ((await tokenRes.json()) as { access_token: string }).access_token;
     let t0 = process.hrtime.bigint();
     const meas = await record(peer.url, token);
@@ -65,7 +102,9 @@ export async function run(): Promise<Row[]> {
     const seriesMs: number[] = [];
     for (let i = 0; i < 3; i++) {
       t0 = process.hrtime.bigint();
-      const r = (await (await fetch(seriesUrl, { headers: { authorization: `Bearer ${token}` } })).json()) as { point_count: number };
+      const r = (await (await fetch(seriesUrl, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        point_count: number;
+      };
       if (r.point_count !== POINTS) throw new Error(`the series holds ${r.point_count} points`);
       seriesMs.push(ms(t0));
     }

@@ -66,7 +66,19 @@ interface Edge {
   firstAcked: boolean;
 }
 
-const stats = { connected: 0, firstAcked: 0, connectErrors: 0, connectS: 0, sent: 0, sentTotal: 0, acked: 0, ackedChunks: 0, ackErrors: 0, stateChanges: 0, firstError: "" };
+const stats = {
+  connected: 0,
+  firstAcked: 0,
+  connectErrors: 0,
+  connectS: 0,
+  sent: 0,
+  sentTotal: 0,
+  acked: 0,
+  ackedChunks: 0,
+  ackErrors: 0,
+  stateChanges: 0,
+  firstError: "",
+};
 /** Latency samples (ms) of the measured window, handed to the parent whole so it can merge the clients'. */
 let samples = new Float32Array(1 << 16);
 let nSamples = 0;
@@ -89,32 +101,42 @@ let stopping = false;
 
 async function open(spec: EdgeSpec): Promise<Edge> {
   let edge: Edge | undefined;
-  const sender = await openSender(system, { url: spec.url ?? values.url!, project: values.project!, uuid: spec.uuid, secret: spec.secret ?? "", pingTimeoutS }, {
-    acked(first, n, refused) {
-      if (!edge) return;
-      if (refused !== undefined) {
-        stats.ackErrors++;
-        note(new Error(refused));
-        return;
-      }
-      const now = monoNs();
-      if (!edge.firstAcked) {
-        edge.firstAcked = true;
-        stats.firstAcked++;
-      }
-      stats.acked += n;
-      stats.ackedChunks++;
-      for (let k = first; k < first + n; k++) addSample((now - dueAt(k)) / 1e6);
+  const sender = await openSender(
+    system,
+    {
+      url: spec.url ?? values.url!,
+      project: values.project!,
+      uuid: spec.uuid,
+      secret: spec.secret ?? "",
+      pingTimeoutS,
     },
-    closed(reason) {
-      if (stopping || !edge || edge.dead) return;
-      edge.dead = true;
-      stats.stateChanges++;
-      const e = new Error(`edge ${spec.uuid}: ${reason}`);
-      if (stats.stateChanges <= 3) process.stderr.write(`edges client: ${e.message}\n`);
-      note(e);
+    {
+      acked(first, n, refused) {
+        if (!edge) return;
+        if (refused !== undefined) {
+          stats.ackErrors++;
+          note(new Error(refused));
+          return;
+        }
+        const now = monoNs();
+        if (!edge.firstAcked) {
+          edge.firstAcked = true;
+          stats.firstAcked++;
+        }
+        stats.acked += n;
+        stats.ackedChunks++;
+        for (let k = first; k < first + n; k++) addSample((now - dueAt(k)) / 1e6);
+      },
+      closed(reason) {
+        if (stopping || !edge || edge.dead) return;
+        edge.dead = true;
+        stats.stateChanges++;
+        const e = new Error(`edge ${spec.uuid}: ${reason}`);
+        if (stats.stateChanges <= 3) process.stderr.write(`edges client: ${e.message}\n`);
+        note(e);
+      },
     },
-  });
+  );
   edge = { sender, stamp: !!spec.stamp || system === "mosquitto", dead: false, sent: 0, firstAcked: false };
   return edge;
 }

@@ -21,7 +21,13 @@ export interface DownstreamSampler {
  * Points `sample` of `edges` (stamp, upstream on instance i % n), and opens a downstream for each on instance
  * (i + 1) % n with the `viewers` (one per instance).
  */
-export async function sampleCrossInstance(o: { instanceUrls: string[]; projectUuid: string; edges: EdgeSpec[]; sample: number; viewers: EdgeSpec[] }): Promise<DownstreamSampler> {
+export async function sampleCrossInstance(o: {
+  instanceUrls: string[];
+  projectUuid: string;
+  edges: EdgeSpec[];
+  sample: number;
+  viewers: EdgeSpec[];
+}): Promise<DownstreamSampler> {
   const n = o.instanceUrls.length;
   const sampled = o.edges.slice(0, Math.min(o.sample, o.edges.length));
   sampled.forEach((e, i) => Object.assign(e, { url: o.instanceUrls[i % n], stamp: true }));
@@ -33,7 +39,12 @@ export async function sampleCrossInstance(o: { instanceUrls: string[]; projectUu
       if (watched.length === 0) continue;
       const url = o.instanceUrls[inst]!;
       const viewer = o.viewers[inst]!;
-      const token = await fetchToken({ server_url: url, project_uuid: o.projectUuid, edge_uuid: viewer.uuid, client_secret: viewer.secret });
+      const token = await fetchToken({
+        server_url: url,
+        project_uuid: o.projectUuid,
+        edge_uuid: viewer.uuid,
+        client_secret: viewer.secret,
+      });
       const client = await IscpClient.connect({
         transport: () => connectWebSocket({ url: `${url.replace(/^http/, "ws")}/api/iscp/connect` }),
         token: token.accessToken,
@@ -43,7 +54,9 @@ export async function sampleCrossInstance(o: { instanceUrls: string[]; projectUu
         pingTimeoutSec: 10,
       });
       clients.push(client);
-      const ds = await client.openDownstream({ filters: watched.map((e) => ({ sourceNodeId: e.uuid, dataFilters: [{ name: "bench/edge", type: "bytes" }] })) });
+      const ds = await client.openDownstream({
+        filters: watched.map((e) => ({ sourceNodeId: e.uuid, dataFilters: [{ name: "bench/edge", type: "bytes" }] })),
+      });
       ds.onChunk((c) => {
         const now = monoNs();
         for (const g of c.groups)

@@ -77,7 +77,11 @@ export interface EdgeSpec {
 export async function makeEdges(target: EdgesTarget, n: number, prefix = "bench-edge"): Promise<EdgeSpec[]> {
   const { url, token, projectUuid } = target;
   const post = async (p: string, json: unknown) => {
-    const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
+    const res = await fetch(`${url}/api${p}`, {
+      method: "POST",
+      headers: { "X-Intdash-Token": token, "content-type": "application/json" },
+      body: JSON.stringify(json),
+    });
     if (res.status >= 400) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };
@@ -101,7 +105,13 @@ const STATS_TIMEOUT_MS = 60_000;
 
 function statsOf(c: IpcChild<unknown, ClientStats>, i: number, reset: boolean): Promise<ClientStats> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`edges client ${i} did not answer for its figures within ${STATS_TIMEOUT_MS / 1000} s`)), STATS_TIMEOUT_MS)));
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`edges client ${i} did not answer for its figures within ${STATS_TIMEOUT_MS / 1000} s`)),
+        STATS_TIMEOUT_MS,
+      )),
+  );
   return Promise.race([c.stats({ reset }), late]).finally(() => clearTimeout(timer));
 }
 
@@ -128,7 +138,14 @@ export interface WindowHooks {
  * The edges' traffic: --clients child processes connect the edges (all before any sends), then all start at
  * once; after the warm-up, the window of --duration seconds is measured. Returns the row's common fields.
  */
-export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeSpec[], o: EdgesCase, hooks: WindowHooks, system: System = "ours"): Promise<Row> {
+export async function runEdgeLoad(
+  dir: string,
+  target: EdgesTarget,
+  edges: EdgeSpec[],
+  o: EdgesCase,
+  hooks: WindowHooks,
+  system: System = "ours",
+): Promise<Row> {
   const clients: Array<IpcChild<unknown, ClientStats>> = [];
   try {
     const k = Math.min(o.clients, edges.length);
@@ -136,8 +153,25 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
       Array.from({ length: k }, (_, c) => {
         const file = path.join(dir, `edges-${c}.json`);
         fs.writeFileSync(file, JSON.stringify(edges.filter((_, i) => i % k === c)));
-        const args = ["--system", system, "--url", target.url, "--project", target.projectUuid, "--edges-file", file, "--rate", String(o.rate), "--payload", String(o.payload), "--ping-timeout", String(o.pingTimeoutS ?? DEFAULT_PING_TIMEOUT_S)];
-        return startIpcChild<unknown, ClientStats>("bench/edges-client.ts", args, `edges client ${c}`, 600_000).then((child) => (clients.push(child), child));
+        const args = [
+          "--system",
+          system,
+          "--url",
+          target.url,
+          "--project",
+          target.projectUuid,
+          "--edges-file",
+          file,
+          "--rate",
+          String(o.rate),
+          "--payload",
+          String(o.payload),
+          "--ping-timeout",
+          String(o.pingTimeoutS ?? DEFAULT_PING_TIMEOUT_S),
+        ];
+        return startIpcChild<unknown, ClientStats>("bench/edges-client.ts", args, `edges client ${c}`, 600_000).then(
+          (child) => (clients.push(child), child),
+        );
       }),
     );
     const failed = started.find((s) => s.status === "rejected");
@@ -206,4 +240,3 @@ export async function runEdgeLoad(dir: string, target: EdgesTarget, edges: EdgeS
     await Promise.allSettled(clients.map((c) => c.stop()));
   }
 }
-

@@ -54,7 +54,12 @@ export function openSender(system: System, o: SenderOptions, hooks: SenderHooks)
 }
 
 async function openIscp(o: SenderOptions, hooks: SenderHooks): Promise<Sender> {
-  const token = await fetchToken({ server_url: o.url, project_uuid: o.project, edge_uuid: o.uuid, client_secret: o.secret });
+  const token = await fetchToken({
+    server_url: o.url,
+    project_uuid: o.project,
+    edge_uuid: o.uuid,
+    client_secret: o.secret,
+  });
   const client = await IscpClient.connect({
     transport: () => connectWebSocket({ url: `${o.url.replace(/^http/, "ws")}/api/iscp/connect` }),
     token: token.accessToken,
@@ -71,12 +76,16 @@ async function openIscp(o: SenderOptions, hooks: SenderHooks): Promise<Sender> {
     for (const r of results) {
       const c = chunks.get(r.sequenceNumber);
       chunks.delete(r.sequenceNumber);
-      if (c) hooks.acked(c[0], c[1], r.resultCode !== 0 ? `chunk refused: ${r.resultString} (${r.resultCode})` : undefined);
+      if (c)
+        hooks.acked(c[0], c[1], r.resultCode !== 0 ? `chunk refused: ${r.resultString} (${r.resultCode})` : undefined);
     }
   });
   return {
     send(first, payloads, elapsedNs) {
-      up.write(DATA_ID, payloads.map((payload, i) => ({ elapsedTime: elapsedNs(first + i), payload })));
+      up.write(
+        DATA_ID,
+        payloads.map((payload, i) => ({ elapsedTime: elapsedNs(first + i), payload })),
+      );
       chunks.set(up.flush(), [first, payloads.length]);
     },
     get unacked() {
@@ -87,7 +96,12 @@ async function openIscp(o: SenderOptions, hooks: SenderHooks): Promise<Sender> {
 }
 
 async function openMqtt(o: SenderOptions, hooks: SenderHooks): Promise<Sender> {
-  const client = await mqtt.connectAsync(o.url, { clientId: o.uuid, clean: true, reconnectPeriod: 0, protocolVersion: 4 });
+  const client = await mqtt.connectAsync(o.url, {
+    clientId: o.uuid,
+    clean: true,
+    reconnectPeriod: 0,
+    protocolVersion: 4,
+  });
   client.on("close", () => hooks.closed("MQTT connection closed"));
   let unacked = 0;
   return {

@@ -39,12 +39,14 @@ const MQTT_WINDOW = 1000;
 /** What each system's row says in counts_at; the table's legend says it in words. */
 export const COUNTS_AT_LEGEND: Record<System, string> = {
   ours: "the edge, at its chunk's iSCP ack, which the cloud sends after the chunk's SQLite commit",
-  mosquitto: "the consumer, at its SQLite commit of the point (cloud storage code); the PUBACK before it is from memory",
+  mosquitto:
+    "the consumer, at its SQLite commit of the point (cloud storage code); the PUBACK before it is from memory",
   nats: "the edge, at the JetStream PubAck: written to the stream's file, not fsynced (the server syncs every 2 min)",
   node: "the edge, at the frame's ack, sent after the fdatasync of the file the frame was appended to",
 };
 
-const anonymousEdges = (n: number): EdgeSpec[] => Array.from({ length: n }, (_, i) => ({ uuid: `bench-edge-${i}`, secret: "" }));
+const anonymousEdges = (n: number): EdgeSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ uuid: `bench-edge-${i}`, secret: "" }));
 
 export async function startSystem(system: System, dir: string, edgeCount: number): Promise<SystemUnderTest> {
   const durability = parseDurability(process.env.CLOUD_DURABILITY);
@@ -55,21 +57,49 @@ export async function startSystem(system: System, dir: string, edgeCount: number
       const edges = await makeEdges(cloud.info, edgeCount);
       const setupS = +((Date.now() - t0) / 1000).toFixed(2);
       const countsAtOurs = `ack after ${countsAt(durability, 0)}`;
-      return { system, target: cloud.info, edges, processes: [{ name: "cloud", pid: cloud.child.pid! }], countsAt: countsAtOurs, setupS, stop: () => cloud.stop() };
+      return {
+        system,
+        target: cloud.info,
+        edges,
+        processes: [{ name: "cloud", pid: cloud.child.pid! }],
+        countsAt: countsAtOurs,
+        setupS,
+        stop: () => cloud.stop(),
+      };
     } catch (e) {
       await cloud.stop();
       throw e;
     }
   }
   if (system === "node") {
-    const receiver = await startIpcChild<{ port: number }, unknown>("bench/edges-receiver.ts", ["--dir", dir], "node receiver");
+    const receiver = await startIpcChild<{ port: number }, unknown>(
+      "bench/edges-receiver.ts",
+      ["--dir", dir],
+      "node receiver",
+    );
     const target = { url: `ws://127.0.0.1:${receiver.ready.port}`, token: "", projectUuid: "" };
-    return { system, target, edges: anonymousEdges(edgeCount), processes: [{ name: "receiver", pid: receiver.child.pid! }], countsAt: "ack after fdatasync", setupS: 0, stop: () => receiver.stop() };
+    return {
+      system,
+      target,
+      edges: anonymousEdges(edgeCount),
+      processes: [{ name: "receiver", pid: receiver.child.pid! }],
+      countsAt: "ack after fdatasync",
+      setupS: 0,
+      stop: () => receiver.stop(),
+    };
   }
   if (system === "nats") {
     const broker = await startNats(dir);
     const target = { url: broker.url, token: "", projectUuid: "" };
-    return { system, target, edges: anonymousEdges(edgeCount), processes: [{ name: "nats-server", pid: broker.child.pid! }], countsAt: "jetstream PubAck", setupS: 0, stop: () => broker.stop() };
+    return {
+      system,
+      target,
+      edges: anonymousEdges(edgeCount),
+      processes: [{ name: "nats-server", pid: broker.child.pid! }],
+      countsAt: "jetstream PubAck",
+      setupS: 0,
+      stop: () => broker.stop(),
+    };
   }
   return startMosquittoSystem(dir, edgeCount, durability);
 }
@@ -82,7 +112,11 @@ interface ConsumerStats {
   latency?: LatencySummary;
 }
 
-async function startMosquittoSystem(dir: string, edgeCount: number, durability: ReturnType<typeof parseDurability>): Promise<SystemUnderTest> {
+async function startMosquittoSystem(
+  dir: string,
+  edgeCount: number,
+  durability: ReturnType<typeof parseDurability>,
+): Promise<SystemUnderTest> {
   let broker: PeerBroker | undefined;
   let consumer: IpcChild<unknown, ConsumerStats> | undefined;
   const stop = async () => {
@@ -93,7 +127,23 @@ async function startMosquittoSystem(dir: string, edgeCount: number, durability: 
     broker = await startMosquitto(dir, MQTT_WINDOW);
     const store = path.join(dir, "store");
     fs.mkdirSync(store);
-    consumer = await startIpcChild("bench/peers/consumer.ts", ["--peer", "mosquitto", "--url", broker.url, "--dir", store, "--durability", durability, "--latency", "--warmup-s", "0"], "mosquitto consumer");
+    consumer = await startIpcChild(
+      "bench/peers/consumer.ts",
+      [
+        "--peer",
+        "mosquitto",
+        "--url",
+        broker.url,
+        "--dir",
+        store,
+        "--durability",
+        durability,
+        "--latency",
+        "--warmup-s",
+        "0",
+      ],
+      "mosquitto consumer",
+    );
     const c = consumer;
     const target = { url: broker.url, token: "", projectUuid: "" };
     return {

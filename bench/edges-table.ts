@@ -13,25 +13,32 @@ const perProcess = (v: unknown) =>
     : undefined;
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const ratio = (a: unknown, b: unknown) => (num(a) !== undefined && num(b) ? +(num(a)! / num(b)!).toFixed(2) : undefined);
+const ratio = (a: unknown, b: unknown) =>
+  num(a) !== undefined && num(b) ? +(num(a)! / num(b)!).toFixed(2) : undefined;
 const loadOf = (r: Row) => `${r.edges}×${r.rate_per_edge}`;
 
 /** Ours against the better peer (by acked points/s) and the Node receiver, per load. */
 export function comparisons(rows: Row[]): string[] {
   const out: string[] = [];
   for (const load of [...new Set(rows.map(loadOf))]) {
-    const at = (s: System) => rows.find((r) => loadOf(r) === load && r.system === s && num(r.acked_points_per_s) !== undefined);
+    const at = (s: System) =>
+      rows.find((r) => loadOf(r) === load && r.system === s && num(r.acked_points_per_s) !== undefined);
     const ours = at("ours");
     if (!ours) continue;
     const parts: string[] = [];
     const peers = [at("mosquitto"), at("nats")].filter((r): r is Row => r !== undefined);
     const best = peers.sort((a, b) => num(b.acked_points_per_s)! - num(a.acked_points_per_s)!)[0];
-    if (best) parts.push(`acked points/s ${ratio(ours.acked_points_per_s, best.acked_points_per_s)}× and p99 ${ratio(ours.p99_ms, best.p99_ms) ?? "?"}× the better peer's (${best.system})`);
+    if (best)
+      parts.push(
+        `acked points/s ${ratio(ours.acked_points_per_s, best.acked_points_per_s)}× and p99 ${ratio(ours.p99_ms, best.p99_ms) ?? "?"}× the better peer's (${best.system})`,
+      );
     const node = at("node");
     // A row that acked almost nothing has a CPU per chunk of its whole CPU over a handful of chunks: no cost to compare.
     const fewAcked = (r: Row) => num(r.acked_points_per_s)! < 0.1 * (num(r.offered_points_per_s) ?? 0);
-    if (node && (fewAcked(ours) || fewAcked(node))) parts.push("CPU per chunk not compared with the Node receiver's (one of them acked under 10 % of the offer)");
-    else if (node) parts.push(`CPU per chunk ${ratio(ours.cpu_us_per_chunk, node.cpu_us_per_chunk) ?? "?"}× the Node receiver's`);
+    if (node && (fewAcked(ours) || fewAcked(node)))
+      parts.push("CPU per chunk not compared with the Node receiver's (one of them acked under 10 % of the offer)");
+    else if (node)
+      parts.push(`CPU per chunk ${ratio(ours.cpu_us_per_chunk, node.cpu_us_per_chunk) ?? "?"}× the Node receiver's`);
     if (parts.length) out.push(`${load}: ours ${parts.join("; ")}`);
   }
   return out;
@@ -55,12 +62,13 @@ export function formatEdgesTable(rows: Row[]): string {
     "cpu_%": perProcess(r["cpu_%"]),
     cpu_us_per_chunk: num(r.cpu_us_per_chunk),
     "clients_%": num(r["cpu_clients_%"]),
-    "rss_MiB": perProcess(r.rss_MiB),
+    rss_MiB: perProcess(r.rss_MiB),
     load1: num(r.load1),
   }));
   const systems = [...new Set(rows.map((r) => r.system as System))].filter((s) => s in COUNTS_AT_LEGEND);
   const legend = systems.map((s) => `counts_at, ${s}: ${COUNTS_AT_LEGEND[s]}`);
   const notes = rows.flatMap((r, i) => (r.note ? [`note (row ${i + 1}): ${String(r.note)}`] : []));
-  const cpu = "cpu_%: each process of the system, % of one core over the window; clients_%: the load generators together (not the system's)";
+  const cpu =
+    "cpu_%: each process of the system, % of one core over the window; clients_%: the load generators together (not the system's)";
   return [formatTable(lines), "", ...legend, cpu, ...comparisons(rows), ...notes].join("\n");
 }

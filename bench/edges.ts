@@ -34,7 +34,8 @@ export const DEFAULT_CONFIGS: ReadonlyArray<readonly [number, number]> = [
 function parseConfigs(text: string): Array<[number, number]> {
   return text.split(",").map((c) => {
     const m = /^\s*(\d+)\s*[x×]\s*(\d+(?:\.\d+)?)\s*$/.exec(c);
-    if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw new Error(`--configs: EDGESxRATE,... (e.g. 100x1000,300x100), not "${c}"`);
+    if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0)
+      throw new Error(`--configs: EDGESxRATE,... (e.g. 100x1000,300x100), not "${c}"`);
     return [Number(m[1]), Number(m[2])];
   });
 }
@@ -56,7 +57,8 @@ export function cases(): EdgesCase[] {
 export function systems(): System[] {
   const given = (arg("systems") ?? SYSTEMS.join(",")).split(",").map((s) => s.trim());
   const bad = given.filter((s) => !(SYSTEMS as readonly string[]).includes(s));
-  if (bad.length || given.length === 0) throw new Error(`--systems: some of ${SYSTEMS.join(", ")}, not "${bad.join(",")}"`);
+  if (bad.length || given.length === 0)
+    throw new Error(`--systems: some of ${SYSTEMS.join(", ")}, not "${bad.join(",")}"`);
   return given as System[];
 }
 
@@ -91,7 +93,14 @@ export async function runSystemCase(system: System, o: EdgesCase): Promise<Row> 
               const c = counted;
               chunks = c.points;
               const sentTotal = counts.clients.reduce((n, s) => n + s.sentTotal, 0);
-              own = { acked_points_per_s: Math.round(c.points / seconds), acked_chunks_per_s: Math.round(c.points / seconds), p50_ms: c.latency.p50Ms, p99_ms: c.latency.p99Ms, max_ms: c.latency.maxMs, unacked_chunks_at_end: sentTotal - c.total };
+              own = {
+                acked_points_per_s: Math.round(c.points / seconds),
+                acked_chunks_per_s: Math.round(c.points / seconds),
+                p50_ms: c.latency.p50Ms,
+                p99_ms: c.latency.p99Ms,
+                max_ms: c.latency.maxMs,
+                unacked_chunks_at_end: sentTotal - c.total,
+              };
             }
             return {
               ...own,
@@ -120,20 +129,38 @@ export async function run(): Promise<{ rows: Row[] } & ReportExtras> {
   const all = cases();
   const which = systems();
   const loadAtStart = loadAverage();
-  process.stderr.write(`edges bench: load average ${loadAtStart.join(" ")} at start; ${all.length} load(s) × ${which.join(", ")}; ${all[0]!.durationS} s each; CLOUD_DURABILITY=${process.env.CLOUD_DURABILITY ?? "power-loss"}\n`);
+  process.stderr.write(
+    `edges bench: load average ${loadAtStart.join(" ")} at start; ${all.length} load(s) × ${which.join(", ")}; ${all[0]!.durationS} s each; CLOUD_DURABILITY=${process.env.CLOUD_DURABILITY ?? "power-loss"}\n`,
+  );
   const rows: Row[] = [];
   for (const c of all) {
     for (const system of which) {
-      process.stderr.write(`edges bench: ${system}, ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`);
+      process.stderr.write(
+        `edges bench: ${system}, ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`,
+      );
       try {
         rows.push(await runSystemCase(system, c));
       } catch (e) {
         process.stderr.write(`edges bench: ${system}, ${c.edges} × ${c.rate} failed: ${(e as Error).message}\n`);
-        rows.push({ system, edges: c.edges, rate_per_edge: c.rate, offered_points_per_s: c.edges * c.rate, note: `failed: ${(e as Error).message}` });
+        rows.push({
+          system,
+          edges: c.edges,
+          rate_per_edge: c.rate,
+          offered_points_per_s: c.edges * c.rate,
+          note: `failed: ${(e as Error).message}`,
+        });
       }
     }
   }
-  return { rows, text: formatEdgesTable(rows), extra: { load_at_start: loadAtStart, durability: process.env.CLOUD_DURABILITY ?? "power-loss", ping_timeout_s: all[0]!.pingTimeoutS } };
+  return {
+    rows,
+    text: formatEdgesTable(rows),
+    extra: {
+      load_at_start: loadAtStart,
+      durability: process.env.CLOUD_DURABILITY ?? "power-loss",
+      ping_timeout_s: all[0]!.pingTimeoutS,
+    },
+  };
 }
 
 if (isMain(import.meta.url)) {

@@ -8,7 +8,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export type Row = Record<string, unknown>;
 
 /** bench/results/, or BENCH_RESULTS_DIR (tests write there, not over a real run's results). */
-const resultsDir = () => process.env.BENCH_RESULTS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
+const resultsDir = () =>
+  process.env.BENCH_RESULTS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "results");
 
 /** What a benchmark may give besides its rows: its own printed form, and more fields for the JSON file. */
 export interface ReportExtras {
@@ -22,13 +23,19 @@ export function report(name: string, rows: Row[], opts: ReportExtras = {}): stri
   else console.table(rows);
   fs.mkdirSync(resultsDir(), { recursive: true });
   const file = path.join(resultsDir(), `${name}.json`);
-  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, memGiB: Math.round(os.totalmem() / 2 ** 30) };
+  const machine = {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    node: process.version,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+  };
   fs.writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine, ...opts.extra, rows }, null, 2));
   return file;
 }
 
 /** True when the calling module is the process entry (run standalone with tsx). */
-export const isMain = (metaUrl: string) => process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === metaUrl;
+export const isMain = (metaUrl: string) =>
+  process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === metaUrl;
 
 /** The value of `--name V` or `--name=V` on the command line (a benchmark's option), undefined when absent. */
 export function arg(name: string): string | undefined {

@@ -23,9 +23,21 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 /** The sample connector as one node process (no tsx wrapper), as fast as the pipe takes frames. */
-const connectorArgs = (fifo: string, count: number) =>
-  ["--import", "tsx", path.join(root, "runtime/connectors/sample-connector.ts"), "--path", fifo, "--rate", "0", "--size", String(PAYLOAD), "--count", String(count)];
-const startConnector = (fifo: string, count: number) => spawn(process.execPath, connectorArgs(fifo, count), { stdio: "ignore", cwd: root });
+const connectorArgs = (fifo: string, count: number) => [
+  "--import",
+  "tsx",
+  path.join(root, "runtime/connectors/sample-connector.ts"),
+  "--path",
+  fifo,
+  "--rate",
+  "0",
+  "--size",
+  String(PAYLOAD),
+  "--count",
+  String(count),
+];
+const startConnector = (fifo: string, count: number) =>
+  spawn(process.execPath, connectorArgs(fifo, count), { stdio: "ignore", cwd: root });
 
 function parseInMemory(): Row {
   const frame = encodeIscpV2Frame(1, 2, "bytes", "sample/counter", Buffer.alloc(PAYLOAD));
@@ -43,7 +55,13 @@ function parseInMemory(): Row {
     }
   }
   const s = seconds(t0);
-  return { case: "iscp-v2-compat parse, in memory (64 KiB reads)", points, seconds: +s.toFixed(2), points_per_s: Math.round(points / s), MB_per_s: +((points * frame.length) / s / 1e6).toFixed(1) };
+  return {
+    case: "iscp-v2-compat parse, in memory (64 KiB reads)",
+    points,
+    seconds: +s.toFixed(2),
+    points_per_s: Math.round(points / s),
+    MB_per_s: +((points * frame.length) / s / 1e6).toFixed(1),
+  };
 }
 
 async function fifoFromConnector(dir: string): Promise<Row> {
@@ -70,7 +88,13 @@ async function fifoFromConnector(dir: string): Promise<Row> {
   const s = seconds(t0);
   await reader.stop();
   child.kill("SIGKILL");
-  return { case: "connector -> FIFO -> reader", points: count, seconds: +s.toFixed(2), points_per_s: Math.round(count / s), MB_per_s: +((count * FRAME) / s / 1e6).toFixed(1) };
+  return {
+    case: "connector -> FIFO -> reader",
+    points: count,
+    seconds: +s.toFixed(2),
+    points_per_s: Math.round(count / s),
+    MB_per_s: +((count * FRAME) / s / 1e6).toFixed(1),
+  };
 }
 
 /** The real blocks: upstream channel (launching the connector) -> batcher (5 ms interval) -> LMDB. */
@@ -89,7 +113,11 @@ async function channelToQueue(dir: string): Promise<Row> {
         data_name_prefix: "v1/1/",
         format: "iscp-v2-compat",
         ipc: { type: "fifo", path: path.join(dir, "q.fifo") },
-        launch: Schema.decodeUnknownSync(Launch)({ command: process.execPath, args: [...connectorArgs("${ipc.path}", count)], working_dir: root }),
+        launch: Schema.decodeUnknownSync(Launch)({
+          command: process.execPath,
+          args: [...connectorArgs("${ipc.path}", count)],
+          working_dir: root,
+        }),
         dest_ids: ["up"],
       },
       sink: (points) => batcher.push(points),
@@ -121,10 +149,25 @@ async function channelToQueue(dir: string): Promise<Row> {
 }
 
 async function lmdbRates(dir: string, pointsPerChunk: number): Promise<Row[]> {
-  const q = await DurableQueue.open({ dir: path.join(dir, `lmdb-${pointsPerChunk}`), capacityMiB: 4096, limitDataStorage: true });
+  const q = await DurableQueue.open({
+    dir: path.join(dir, `lmdb-${pointsPerChunk}`),
+    capacityMiB: 4096,
+    limitDataStorage: true,
+  });
   q.startMeasurement("00000000-0000-4000-8000-00000000c001", 0n);
-  const seq = q.openSequence("00000000-0000-4000-8000-00000000c001", "up", "00000000-0000-4000-8000-00000000c0aa", true);
-  const points: DataPoint[] = Array.from({ length: pointsPerChunk }, (_, i) => ({ name: "sample/counter", type: "bytes", payload: Buffer.alloc(PAYLOAD, i), elapsedNs: i, srcId: "b" }));
+  const seq = q.openSequence(
+    "00000000-0000-4000-8000-00000000c001",
+    "up",
+    "00000000-0000-4000-8000-00000000c0aa",
+    true,
+  );
+  const points: DataPoint[] = Array.from({ length: pointsPerChunk }, (_, i) => ({
+    name: "sample/counter",
+    type: "bytes",
+    payload: Buffer.alloc(PAYLOAD, i),
+    elapsedNs: i,
+    srcId: "b",
+  }));
   // Enqueue: 16 chunks per event turn, up to 64 awaiting commit.
   let chunks = 0;
   const pending = new Set<Promise<void>>();
@@ -144,16 +187,31 @@ async function lmdbRates(dir: string, pointsPerChunk: number): Promise<Row[]> {
   // Ack everything, 256 chunks per call.
   const t1 = process.hrtime.bigint();
   for (let from = 1; from <= chunks; from += 256) {
-    await q.ack(seq.ord, Array.from({ length: Math.min(256, chunks - from + 1) }, (_, i) => from + i));
+    await q.ack(
+      seq.ord,
+      Array.from({ length: Math.min(256, chunks - from + 1) }, (_, i) => from + i),
+    );
   }
   const s2 = seconds(t1);
   const left = q.stats.chunks;
   await q.close();
   const n = chunks * pointsPerChunk;
   return [
-    { case: `LMDB enqueue, ${pointsPerChunk} points/chunk (durable)`, points: n, seconds: +s1.toFixed(2), points_per_s: Math.round(n / s1), chunks_per_s: Math.round(chunks / s1) },
+    {
+      case: `LMDB enqueue, ${pointsPerChunk} points/chunk (durable)`,
+      points: n,
+      seconds: +s1.toFixed(2),
+      points_per_s: Math.round(n / s1),
+      chunks_per_s: Math.round(chunks / s1),
+    },
     // An ack deletes whole chunks: its cost does not depend on the points inside, so only chunks/s is a rate of it.
-    { case: `LMDB ack, ${pointsPerChunk} points/chunk`, chunks, seconds: +s2.toFixed(2), chunks_per_s: Math.round(chunks / s2), left },
+    {
+      case: `LMDB ack, ${pointsPerChunk} points/chunk`,
+      chunks,
+      seconds: +s2.toFixed(2),
+      chunks_per_s: Math.round(chunks / s2),
+      left,
+    },
   ];
 }
 

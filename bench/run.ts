@@ -22,11 +22,15 @@ const COMPILED = new Set(["agent", "edges", "scale-out", "steady", "startup"]);
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.
 const args = process.argv.slice(2);
-const wanted = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && /^--[^=]+$/.test(args[i - 1]!) && !(a in benches)));
+const wanted = args.filter(
+  (a, i) => !a.startsWith("-") && !(i > 0 && /^--[^=]+$/.test(args[i - 1]!) && !(a in benches)),
+);
 const names = wanted.length ? wanted : Object.keys(benches);
 const unknown = names.filter((n) => !(n in benches));
 if (unknown.length) {
-  console.error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${Object.keys(benches).join(", ")}`);
+  console.error(
+    `unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${Object.keys(benches).join(", ")}`,
+  );
   process.exit(2);
 }
 if (!args.includes("--no-build") && names.some((n) => COMPILED.has(n))) ensureBuilt();

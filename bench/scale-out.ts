@@ -37,7 +37,13 @@ export async function runScaleOutCase(o: ScaleOutCase): Promise<Row> {
     const edges = await makeEdges(c.info, o.edges);
     const viewers = await makeEdges(c.info, o.instances, "bench-viewer");
     const setupS = +((Date.now() - setup) / 1000).toFixed(2);
-    sampler = await sampleCrossInstance({ instanceUrls: c.instances.map((p) => p.info.url), projectUuid: c.info.projectUuid, edges, sample: o.sample, viewers });
+    sampler = await sampleCrossInstance({
+      instanceUrls: c.instances.map((p) => p.info.url),
+      projectUuid: c.info.projectUuid,
+      edges,
+      sample: o.sample,
+      viewers,
+    });
     const s = sampler;
     let watches: ProcWatch[] = [];
     let pgWatch: TreeCpuWatch | undefined;
@@ -80,7 +86,8 @@ export async function runScaleOutCase(o: ScaleOutCase): Promise<Row> {
 
 export function cases(): ScaleOutCase[] {
   const edges = Math.round(positive("edges", 1000));
-  if (arg("offered") !== undefined && arg("rate") !== undefined) throw new Error("--offered (points/s in all) or --rate (per edge), not both");
+  if (arg("offered") !== undefined && arg("rate") !== undefined)
+    throw new Error("--offered (points/s in all) or --rate (per edge), not both");
   const base = {
     edges,
     // The default offer, 100,000 one-point chunks/s, is above what one instance carries on a 2-core machine.
@@ -92,7 +99,8 @@ export function cases(): ScaleOutCase[] {
     sample: Math.round(positive("sample", 10)),
   };
   const instances = (arg("instances") ?? "1,2,3").split(",").map(Number);
-  if (instances.some((n) => !(Number.isInteger(n) && n >= 1 && n <= 16))) throw new Error(`--instances: whole numbers from 1 to 16, not ${arg("instances")}`);
+  if (instances.some((n) => !(Number.isInteger(n) && n >= 1 && n <= 16)))
+    throw new Error(`--instances: whole numbers from 1 to 16, not ${arg("instances")}`);
   const out: ScaleOutCase[] = instances.map((n) => ({ ...base, backend: "postgres", instances: n }));
   if (!process.argv.includes("--no-sqlite")) out.push({ ...base, backend: "sqlite", instances: 1 });
   return out;
@@ -100,24 +108,36 @@ export function cases(): ScaleOutCase[] {
 
 /** Each PostgreSQL row's acked rate against the one-instance row's, and a note when one instance carried it all. */
 export function compareToOne(rows: Row[]): void {
-  const one = rows.find((r) => r.backend === "postgres" && r.instances === 1 && typeof r.acked_points_per_s === "number");
+  const one = rows.find(
+    (r) => r.backend === "postgres" && r.instances === 1 && typeof r.acked_points_per_s === "number",
+  );
   if (!one) return;
   for (const r of rows)
     if (r.backend === "postgres" && typeof r.acked_points_per_s === "number" && (one.acked_points_per_s as number) > 0)
       r.vs_1_instance = +((r.acked_points_per_s as number) / (one.acked_points_per_s as number)).toFixed(2);
   if ((one["carried_%"] as number) >= 99)
-    one.note = [one.note, "one instance carried the whole offer: raise --offered to see what more instances add"].filter(Boolean).join("; ");
+    one.note = [one.note, "one instance carried the whole offer: raise --offered to see what more instances add"]
+      .filter(Boolean)
+      .join("; ");
 }
 
 export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   for (const c of cases()) {
-    process.stderr.write(`scale-out bench: ${c.backend} × ${c.instances}, ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`);
+    process.stderr.write(
+      `scale-out bench: ${c.backend} × ${c.instances}, ${c.edges} edges × ${c.rate} points/s for ${c.durationS} s (load average ${loadAverage().join(" ")})\n`,
+    );
     try {
       rows.push(await runScaleOutCase(c));
     } catch (e) {
       process.stderr.write(`scale-out bench: ${c.backend} × ${c.instances} failed: ${(e as Error).message}\n`);
-      rows.push({ backend: c.backend, instances: c.instances, edges: c.edges, rate_per_edge: c.rate, note: `failed: ${(e as Error).message}` });
+      rows.push({
+        backend: c.backend,
+        instances: c.instances,
+        edges: c.edges,
+        rate_per_edge: c.rate,
+        note: `failed: ${(e as Error).message}`,
+      });
     }
   }
   compareToOne(rows);

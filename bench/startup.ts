@@ -18,7 +18,11 @@ const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 async function agentUntilSocket(socket: string, data: string) {
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", data, "--log-level", "warn"], { stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", data, "--log-level", "warn"],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
   const api = new ApiClient(socket);
   const until = async (p: string) => {
     for (;;) {
@@ -33,7 +37,13 @@ async function agentUntilSocket(socket: string, data: string) {
 
 function summary(what: string, times: number[], target: number): Row {
   const sorted = [...times].sort((a, b) => a - b);
-  return { what, runs: times.length, minS: +sorted[0]!.toFixed(3), medianS: +sorted[Math.floor(sorted.length / 2)]!.toFixed(3), targetS: target };
+  return {
+    what,
+    runs: times.length,
+    minS: +sorted[0]!.toFixed(3),
+    medianS: +sorted[Math.floor(sorted.length / 2)]!.toFixed(3),
+    targetS: target,
+  };
 }
 
 export async function run(): Promise<Row[]> {
@@ -55,7 +65,12 @@ export async function run(): Promise<Row[]> {
       loadedTimes.push(loadedS);
       try {
         const t0 = process.hrtime.bigint();
-        await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/agentctl.mjs"), "--socket", socket, "version"]);
+        await promisify(execFile)(process.execPath, [
+          path.join(ROOT, "bin/agentctl.mjs"),
+          "--socket",
+          socket,
+          "version",
+        ]);
         ctlTimes.push(seconds(t0));
       } finally {
         await stopChild(child);
@@ -64,7 +79,12 @@ export async function run(): Promise<Row[]> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  return [summary("node -e '' (floor)", nodeTimes, 0), summary("agentctl version", ctlTimes, 0.4), summary("edge-agent socket answers", socketTimes, 1), summary("edge-agent serves settings", loadedTimes, 0)];
+  return [
+    summary("node -e '' (floor)", nodeTimes, 0),
+    summary("agentctl version", ctlTimes, 0.4),
+    summary("edge-agent socket answers", socketTimes, 1),
+    summary("edge-agent serves settings", loadedTimes, 0),
+  ];
 }
 
 if (isMain(import.meta.url)) report("startup", await run());

@@ -29,7 +29,10 @@ export function slopePerMinute(points: ReadonlyArray<readonly [number, number]>)
 }
 
 /** The samples of the slope's window: the last 50 s of the writing, leaving out at least the first second. */
-export function slopeWindow(samples: ReadonlyArray<readonly [number, number]>, durationS: number): Array<readonly [number, number]> {
+export function slopeWindow(
+  samples: ReadonlyArray<readonly [number, number]>,
+  durationS: number,
+): Array<readonly [number, number]> {
   const from = Math.max(1, durationS - SLOPE_WINDOW_S);
   return samples.filter(([t]) => t >= from && t <= durationS);
 }
@@ -42,14 +45,20 @@ export interface SteadyOptions {
 }
 
 export function options(): SteadyOptions {
-  return { durationS: positive("duration", 60), rate: arg("rate") === undefined ? undefined : positive("rate", 1), maxDurationS: positive("max-duration", 5) };
+  return {
+    durationS: positive("duration", 60),
+    rate: arg("rate") === undefined ? undefined : positive("rate", 1),
+    maxDurationS: positive("max-duration", 5),
+  };
 }
 
 export async function run(o: SteadyOptions = options()): Promise<{ rows: Row[] } & ReportExtras> {
   const load = loadAverage();
   let max: number | undefined;
   if (o.rate === undefined) {
-    process.stderr.write(`steady bench: measuring the maximum rate for ${o.maxDurationS} s (load average ${load.join(" ")})\n`);
+    process.stderr.write(
+      `steady bench: measuring the maximum rate for ${o.maxDurationS} s (load average ${load.join(" ")})\n`,
+    );
     max = (await runAgentCase({ transport: "websocket", payload: 16, rate: 0, durationS: o.maxDurationS })).pointsPerS;
   }
   const rate = o.rate ?? Math.max(1, Math.round(max! * SHARE));

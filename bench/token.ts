@@ -29,20 +29,36 @@ async function serveOurs(): Promise<Target> {
   const { clientsRepo } = await import("../cloud/oauth/repo/clients.js");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-token-"));
   process.on("exit", () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1" }, {});
+  const config = loadConfig(
+    { listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1" },
+    {},
+  );
   const peer = await startCloudPeer(config);
   const admin = await peer.svc.accounts.findUserByName("admin");
   const now = new Date().toISOString();
   await clientsRepo.insert(peer.svc.db, {
-    client_id: CLIENT_ID, name: "bench", grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_post",
-    redirect_uris: [], response_types: [], scopes: ["me:a"], audiences: [], tls_client_auth_subject_dn: "",
-    user_uuid: admin!.uuid, created_at: now, updated_at: now,
+    client_id: CLIENT_ID,
+    name: "bench",
+    grant_types: ["client_credentials"],
+    token_endpoint_auth_method: "client_secret_post",
+    redirect_uris: [],
+    response_types: [],
+    scopes: ["me:a"],
+    audiences: [],
+    tls_client_auth_subject_dn: "",
+    user_uuid: admin!.uuid,
+    created_at: now,
+    updated_at: now,
   });
   await clientsRepo.addSecret(peer.svc.db, CLIENT_ID, "bench", peer.svc.oauth.secrets.hash(SECRET), now);
   return {
     name: "cloud-peer",
     url: `${peer.url}/api/auth/oauth2/token`,
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: SECRET }).toString(),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: CLIENT_ID,
+      client_secret: SECRET,
+    }).toString(),
   };
 }
 
@@ -55,11 +71,23 @@ async function serveOidcProvider(): Promise<Target> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const provider = new Provider(issuer, {
-    jwks: { keys: [{ ...rsa, kid: "rsa", alg: "RS256", use: "sig" }, { ...ec, kid: "ec", alg: "ES256", use: "sig" }] },
-    clients: [{
-      client_id: CLIENT_ID, client_secret: SECRET, grant_types: ["client_credentials"], redirect_uris: [], response_types: [],
-      token_endpoint_auth_method: "client_secret_post", scope: "api",
-    }],
+    jwks: {
+      keys: [
+        { ...rsa, kid: "rsa", alg: "RS256", use: "sig" },
+        { ...ec, kid: "ec", alg: "ES256", use: "sig" },
+      ],
+    },
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: SECRET,
+        grant_types: ["client_credentials"],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: "client_secret_post",
+        scope: "api",
+      },
+    ],
     scopes: ["api"],
     features: {
       devInteractions: { enabled: false },
@@ -67,7 +95,12 @@ async function serveOidcProvider(): Promise<Target> {
       resourceIndicators: {
         enabled: true,
         defaultResource: () => "urn:bench:api",
-        getResourceServerInfo: () => ({ scope: "api", audience: "urn:bench:api", accessTokenFormat: "jwt", jwt: { sign: { alg: "ES256" } } }),
+        getResourceServerInfo: () => ({
+          scope: "api",
+          audience: "urn:bench:api",
+          accessTokenFormat: "jwt",
+          jwt: { sign: { alg: "ES256" } },
+        }),
       },
     },
   } as never);
@@ -75,7 +108,12 @@ async function serveOidcProvider(): Promise<Target> {
   return {
     name: "node-oidc-provider",
     url: `${issuer}/token`,
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: SECRET, scope: "api" }).toString(),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: CLIENT_ID,
+      client_secret: SECRET,
+      scope: "api",
+    }).toString(),
   };
 }
 
@@ -121,9 +159,14 @@ async function slice(target: Target, seconds: number) {
 
 /** Proves the endpoint issues a token before measuring it; returns the token's JWS algorithm. */
 async function probe(target: Target): Promise<string> {
-  const res = await fetch(target.url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: target.body });
+  const res = await fetch(target.url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: target.body,
+  });
   const json = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !json.access_token) throw new Error(`${target.name} did not issue a token: ${res.status} ${JSON.stringify(json)}`);
+  if (res.status !== 200 || !json.access_token)
+    throw new Error(`${target.name} did not issue a token: ${res.status} ${JSON.stringify(json)}`);
   return JSON.parse(Buffer.from(json.access_token.split(".")[0]!, "base64url").toString()).alg;
 }
 
@@ -137,7 +180,15 @@ export async function run(): Promise<Row[]> {
     const targets = started.map((s) => s.target);
     const algs = await Promise.all(targets.map(probe));
     for (const t of targets) await slice(t, 1); // warm-up: JIT and caches
-    const tally: Tally[] = targets.map(() => ({ requests: 0, seconds: 0, p99: [], mean: [], non2xx: 0, errors: 0, cpuS: 0 }));
+    const tally: Tally[] = targets.map(() => ({
+      requests: 0,
+      seconds: 0,
+      p99: [],
+      mean: [],
+      non2xx: 0,
+      errors: 0,
+      cpuS: 0,
+    }));
     for (let i = 0; i < SLICES; i++) {
       for (const [k, t] of targets.entries()) {
         const pid = started[k]!.child.pid!;
@@ -171,7 +222,11 @@ export async function run(): Promise<Row[]> {
       const [a, b] = [rows[0]![col] as number, rows[1]![col] as number];
       return +(inverse ? b / a : a / b).toFixed(2);
     };
-    rows.push({ server: "ratio cloud-peer / node-oidc-provider", "tokens/s": ratio("tokens/s"), "server CPU µs/token": ratio("server CPU µs/token", true) });
+    rows.push({
+      server: "ratio cloud-peer / node-oidc-provider",
+      "tokens/s": ratio("tokens/s"),
+      "server CPU µs/token": ratio("server CPU µs/token", true),
+    });
     return rows;
   } finally {
     for (const s of started) s.child.kill("SIGTERM");

@@ -30,7 +30,10 @@ export async function ensureDemoCloud(dataDir: string, api: Api): Promise<DemoSt
   const group = await api("/auth/groups", { method: "POST", json: { name: "demo" } });
   const project = await api(`/auth/groups/${group.uuid}/projects`, { method: "POST", json: { name: "demo" } });
   const edge = await api("/auth/edges", { method: "POST", json: { name: "demo-edge", nickname: "Demo edge" } });
-  await api(`/auth/projects/${project.uuid}/edges`, { method: "POST", json: { edge_name: edge.name, nickname: "Demo edge" } });
+  await api(`/auth/projects/${project.uuid}/edges`, {
+    method: "POST",
+    json: { edge_name: edge.name, nickname: "Demo edge" },
+  });
   const state: DemoState = { projectUuid: project.uuid, edgeUuid: edge.uuid, edgeSecret: edge.client_secret };
   fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   return state;

@@ -21,7 +21,14 @@ function agentCall(method: string, p: string, body?: unknown): Promise<{ status:
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
-      { socketPath: socket, method, path: `/api/v1${p}`, headers: data ? { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(data) } : {} },
+      {
+        socketPath: socket,
+        method,
+        path: `/api/v1${p}`,
+        headers: data
+          ? { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(data) }
+          : {},
+      },
       (res) => {
         let text = "";
         res.on("data", (c) => (text += c));
@@ -38,7 +45,10 @@ async function waitForSocket(child: ChildProcess, timeoutMs = 20_000) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
     if (fs.existsSync(socket)) {
-      const ok = await agentCall("GET", "/version").then((r) => r.status === 200, () => false);
+      const ok = await agentCall("GET", "/version").then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return;
     }
     if (Date.now() - t0 > timeoutMs) throw new Error("edge-agent did not start");
@@ -50,7 +60,10 @@ async function waitForSocket(child: ChildProcess, timeoutMs = 20_000) {
 async function put(collection: string, item: { id: string }) {
   const existing = await agentCall("GET", `${collection}/${encodeURIComponent(item.id)}`);
   const { id, ...rest } = item;
-  const r = existing.status === 200 ? await agentCall("PATCH", `${collection}/${encodeURIComponent(id)}`, rest) : await agentCall("POST", collection, item);
+  const r =
+    existing.status === 200
+      ? await agentCall("PATCH", `${collection}/${encodeURIComponent(id)}`, rest)
+      : await agentCall("POST", collection, item);
   if (r.status >= 400) throw new Error(`${collection} ${item.id}: ${JSON.stringify(r.body)}`);
 }
 
@@ -61,14 +74,17 @@ async function main() {
   const pwFile = path.join(root, "admin-password");
   if (!process.env.CLOUD_ADMIN_PASSWORD && !fs.existsSync(path.join(cloudData, "cloud.db")) && !fs.existsSync(pwFile))
     fs.writeFileSync(pwFile, `Demo-${randomBytes(12).toString("base64url")}\n`, { mode: 0o600 });
-  const adminPassword = process.env.CLOUD_ADMIN_PASSWORD ?? (fs.existsSync(pwFile) ? fs.readFileSync(pwFile, "utf8").trim() : undefined);
-  const cloud = await startCloudPeer(loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" })).catch(
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === "EADDRINUSE")
-        throw new Error(`${listen} is in use by another program: stop it, or give the demo another address, e.g. CLOUD_LISTEN=127.0.0.1:8081 npm start`);
-      throw err;
-    },
-  );
+  const adminPassword =
+    process.env.CLOUD_ADMIN_PASSWORD ?? (fs.existsSync(pwFile) ? fs.readFileSync(pwFile, "utf8").trim() : undefined);
+  const cloud = await startCloudPeer(
+    loadConfig({ listen, dataDir: cloudData, adminPassword, logLevel: process.env.CLOUD_LOG_LEVEL ?? "warn" }),
+  ).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "EADDRINUSE")
+      throw new Error(
+        `${listen} is in use by another program: stop it, or give the demo another address, e.g. CLOUD_LISTEN=127.0.0.1:8081 npm start`,
+      );
+    throw err;
+  });
   const admin = await cloud.svc.accounts.findUserByName("admin");
   const token = (await createToken(cloud.svc, admin!.uuid, { name: `demo ${new Date().toISOString()}` })).token!;
   const demo = await ensureDemoCloud(root, apiClient(cloud.url, token));
@@ -79,7 +95,15 @@ async function main() {
   const auth = `-H "X-Intdash-Token: $(cat ${show(tokenFile)})"`;
 
   // The sample connector is launched with this node: its folder is allowed as the administrator would allow it.
-  const agentArgs = [path.join(PACKAGE_ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath)];
+  const agentArgs = [
+    path.join(PACKAGE_ROOT, "bin/edge-agent.mjs"),
+    "--socket",
+    socket,
+    "--data",
+    agentData,
+    "--allow-dir",
+    path.dirname(process.execPath),
+  ];
   // Warnings and errors only (as the cloud's), so the banner below is what a visitor reads first.
   const agentEnv = { ...process.env, AGENT_LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? "warn" };
   const agent = spawn(process.execPath, agentArgs, { stdio: ["ignore", "inherit", "inherit"], env: agentEnv });
@@ -104,10 +128,16 @@ async function main() {
     }
   });
   await waitForSocket(agent);
-  const measurementsOf = async () => ((await agentCall("GET", "/measurements")).body?.items ?? []) as { uuid: string }[];
+  const measurementsOf = async () =>
+    ((await agentCall("GET", "/measurements")).body?.items ?? []) as { uuid: string }[];
   const earlier = new Set((await measurementsOf()).map((m) => m.uuid));
 
-  const conn = await agentCall("PATCH", "/connection", { server_url: cloud.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
+  const conn = await agentCall("PATCH", "/connection", {
+    server_url: cloud.url,
+    project_uuid: demo.projectUuid,
+    edge_uuid: demo.edgeUuid,
+    client_secret: demo.edgeSecret,
+  });
   if (conn.status !== 200) throw new Error(`connection settings: ${JSON.stringify(conn.body)}`);
   await put("/upstreams", { id: "demo", persist: true, qos: "partial" } as { id: string });
   // The sample connector plays a vehicle on a test track: position, speed, IMU, temperature, a CAN frame, a log.
@@ -116,10 +146,14 @@ async function main() {
     format: "iscp-v2-compat",
     dest_ids: ["demo"],
     ipc: { type: "fifo", path: path.join(agentData, "vehicle.fifo") },
-    launch: { command: process.execPath, args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--play", "vehicle"] },
+    launch: {
+      command: process.execPath,
+      args: [...nodeEntryArgs("runtime/connectors/sample-connector.ts"), "--path", "${ipc.path}", "--play", "vehicle"],
+    },
   } as { id: string });
   // A demo data directory from before keeps a channel of its own; only the vehicle plays now.
-  if ((await agentCall("GET", "/device-connectors/upstream/sample")).status === 200) await agentCall("DELETE", "/device-connectors/upstream/sample");
+  if ((await agentCall("GET", "/device-connectors/upstream/sample")).status === 200)
+    await agentCall("DELETE", "/device-connectors/upstream/sample");
   const verified = await agentCall("POST", "/connection/verify");
   // The measurement the sample connector's data started, to print its data-point URL.
   let measurement = "<measurement uuid>";
@@ -133,7 +167,13 @@ async function main() {
   const name = `Test track run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`;
   const api = apiClient(cloud.url, token);
   for (let i = 0; i < 50 && !measurement.startsWith("<"); i++) {
-    const named = await api(`/v1/projects/${demo.projectUuid}/measurements/${measurement}`, { method: "PUT", json: { name } }).then(() => true, () => false);
+    const named = await api(`/v1/projects/${demo.projectUuid}/measurements/${measurement}`, {
+      method: "PUT",
+      json: { name },
+    }).then(
+      () => true,
+      () => false,
+    );
     if (named) break;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -25,13 +25,19 @@ const expecting = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
   schema.annotations({ message: () => ({ message: expected, override: true }) });
 
 /** A decode that fails with its own message (`problem` returns a reason, or undefined when `v` is fine). */
-const parsed = <A>(to: Schema.Schema<A>, parse: (v: unknown) => A | { problem: string }, encode: (a: A) => unknown = (a) => a) =>
+const parsed = <A>(
+  to: Schema.Schema<A>,
+  parse: (v: unknown) => A | { problem: string },
+  encode: (a: A) => unknown = (a) => a,
+) =>
   Schema.transformOrFail(Schema.Unknown, to, {
     strict: false,
     decode: (v, _, ast) => {
       try {
         const out = parse(v);
-        return typeof out === "object" && out !== null && "problem" in out ? ParseResult.fail(new ParseResult.Type(ast, v, out.problem)) : ParseResult.succeed(out);
+        return typeof out === "object" && out !== null && "problem" in out
+          ? ParseResult.fail(new ParseResult.Type(ast, v, out.problem))
+          : ParseResult.succeed(out);
       } catch (e) {
         return ParseResult.fail(new ParseResult.Type(ast, v, (e as Error).message));
       }
@@ -66,7 +72,11 @@ const Listen = parsed(
   (a) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`),
 );
 
-const Directory = Schema.transform(Text, Schema.String, { strict: true, decode: (s) => path.resolve(s), encode: (s) => s });
+const Directory = Schema.transform(Text, Schema.String, {
+  strict: true,
+  decode: (s) => path.resolve(s),
+  encode: (s) => s,
+});
 
 /** `sqlite:` (the embedded database in the data directory) or `postgres://user@host:port/db` (PostgreSQL). */
 const DatabaseUrl = parsed(Schema.String, (v) => {
@@ -95,7 +105,10 @@ const NatsUrl = parsed(Schema.String, (v) => {
   return v.trim();
 });
 
-const LogLevel = expecting(Schema.Literal("fatal", "error", "warn", "info", "debug", "trace", "silent"), "expected fatal, error, warn, info, debug, trace or silent");
+const LogLevel = expecting(
+  Schema.Literal("fatal", "error", "warn", "info", "debug", "trace", "silent"),
+  "expected fatal, error, warn, info, debug, trace or silent",
+);
 
 const Durability = expecting(Schema.Literal(...DURABILITIES), `expected ${DURABILITIES.join(" or ")}`);
 
@@ -120,16 +133,27 @@ const PemFile = parsed(Schema.String, (v) => {
 const IscpLimitsSetting = parsed(Schema.Record({ key: Schema.String, value: Schema.Number }), (v) => {
   const pairs: Array<[string, unknown]> =
     typeof v === "string"
-      ? v.split(",").map((p) => p.trim()).filter(Boolean).map((p) => (p.indexOf("=") > 0 ? [p.slice(0, p.indexOf("=")).trim(), p.slice(p.indexOf("=") + 1).trim()] : [p, ""]))
-      : typeof v === "object" && v !== null && !Array.isArray(v) ? Object.entries(v) : [];
-  if (pairs.length === 0 && typeof v !== "string" && !(typeof v === "object" && v !== null)) return { problem: "expected name=value,... or a mapping" };
+      ? v
+          .split(",")
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .map((p) =>
+            p.indexOf("=") > 0 ? [p.slice(0, p.indexOf("=")).trim(), p.slice(p.indexOf("=") + 1).trim()] : [p, ""],
+          )
+      : typeof v === "object" && v !== null && !Array.isArray(v)
+        ? Object.entries(v)
+        : [];
+  if (pairs.length === 0 && typeof v !== "string" && !(typeof v === "object" && v !== null))
+    return { problem: "expected name=value,... or a mapping" };
   const out: Partial<IscpLimits> = {};
   for (const [name, value] of pairs) {
-    if (!(name in DEFAULT_LIMITS)) return { problem: `unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})` };
+    if (!(name in DEFAULT_LIMITS))
+      return { problem: `unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})` };
     if (value === "") return { problem: `"${name}" needs name=value` };
     const min = name === "expiryGraceFloorSec" ? 0 : 1;
     const n = typeof value === "number" ? value : Number(String(value));
-    if (!Number.isSafeInteger(n) || n < min) return { problem: `${name} "${String(value)}": expected an integer >= ${min}` };
+    if (!Number.isSafeInteger(n) || n < min)
+      return { problem: `${name} "${String(value)}": expected an integer >= ${min}` };
     out[name as keyof IscpLimits] = n;
   }
   return out;
@@ -137,7 +161,8 @@ const IscpLimitsSetting = parsed(Schema.Record({ key: Schema.String, value: Sche
 
 /** Addresses and CIDR ranges, comma-separated text or a list. */
 const ProxyList = parsed(Schema.Array(Schema.String), (v) => {
-  const list = typeof v === "string" ? v : Array.isArray(v) && v.every((e) => typeof e === "string") ? v.join(",") : undefined;
+  const list =
+    typeof v === "string" ? v : Array.isArray(v) && v.every((e) => typeof e === "string") ? v.join(",") : undefined;
   if (list === undefined) return { problem: "expected addresses or CIDR ranges" };
   try {
     return parseTrustedProxies(list);
@@ -148,52 +173,235 @@ const ProxyList = parsed(Schema.Array(Schema.String), (v) => {
 
 const withDefault = <A, I>(schema: Schema.Schema<A, I>, value: A | (() => A), meta: SettingMeta) => ({
   ...meta,
-  field: Schema.optionalWith(schema, { default: typeof value === "function" ? (value as () => A) : () => value, exact: true }),
+  field: Schema.optionalWith(schema, {
+    default: typeof value === "function" ? (value as () => A) : () => value,
+    exact: true,
+  }),
 });
-const optional = <A, I>(schema: Schema.Schema<A, I>, meta: SettingMeta) => ({ ...meta, field: Schema.optionalWith(schema, { exact: true }) });
+const optional = <A, I>(schema: Schema.Schema<A, I>, meta: SettingMeta) => ({
+  ...meta,
+  field: Schema.optionalWith(schema, { exact: true }),
+});
 
 /** Every setting, keyed by its name in CloudConfig (and in loadConfig's flags). Order is the order of --help. */
 export const SETTINGS = {
-  listen: withDefault(Listen, { host: "127.0.0.1", port: 8080 }, { flag: "listen", env: "CLOUD_LISTEN", arg: "host:port", help: "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)" }),
-  dataDir: withDefault(Directory, () => path.resolve("./data/cloud"), { flag: "data", env: "CLOUD_DATA", arg: "dir", help: "data directory (default ./data/cloud)" }),
-  database: withDefault(DatabaseUrl, "sqlite:", { flag: "database", env: "CLOUD_DATABASE", arg: "url", noEcho: true, help: "where cloud state lives: sqlite: (default: cloud.db in the data directory) or postgres://user@host:port/db (PostgreSQL; a password is better given in PGPASSWORD than in the URL)" }),
-  nats: optional(NatsUrl, { flag: "nats", env: "CLOUD_NATS", arg: "url", noEcho: true, help: "nats://host:4222[,nats://...]: several cloud peers on one PostgreSQL database tell each other changes and relay iSCP over this NATS (default: off, one peer on its own)" }),
-  publicUrl: optional(Text, { flag: "public-url", env: "CLOUD_PUBLIC_URL", arg: "url", help: "base URL in mails and tokens (default http://<listen>)" }),
-  tlsCert: optional(PemFile, { flag: "tls-cert", env: "CLOUD_TLS_CERT", arg: "file", help: "PEM file of the certificate (chain) to serve HTTPS and WSS on --listen, reloaded on SIGHUP; also QUIC's without --iscp-quic-cert (default: plain HTTP)" }),
-  tlsKey: optional(PemFile, { flag: "tls-key", env: "CLOUD_TLS_KEY", arg: "file", help: "PEM file of the --tls-cert certificate's private key" }),
-  adminPassword: optional(Text, { flag: "admin-password", env: "CLOUD_ADMIN_PASSWORD", secret: true, help: "password of the super user `admin` created at the first start (else a temporary one is printed and kept in <data>/initial-admin-password until it is changed)" }),
-  smtpUrl: optional(Text, { flag: "smtp-url", env: "CLOUD_SMTP_URL", secret: true, help: "send mail over SMTP, e.g. smtp://user:pass@host:587 (else .eml files under <data>/outbox/)" }),
-  mailFrom: withDefault(Text, "cloud-peer@localhost", { flag: "mail-from", env: "CLOUD_MAIL_FROM", arg: "address", help: "sender address of mails (default cloud-peer@localhost)" }),
-  logLevel: withDefault(LogLevel, "info", { flag: "log-level", env: "CLOUD_LOG_LEVEL", arg: "level", help: "pino log level (default info)" }),
-  bodyLimit: withDefault(Int(1), 1024 * 1024, { flag: "body-limit", env: "CLOUD_BODY_LIMIT", arg: "bytes", help: "maximum request body in bytes (default 1048576)" }),
-  accessTokenTtl: withDefault(Int(1), 3600, { flag: "access-token-ttl", env: "CLOUD_ACCESS_TOKEN_TTL", arg: "seconds", help: "access-token lifetime in seconds (default 3600)" }),
-  refreshTokenTtl: withDefault(Int(1), 30 * 24 * 3600, { flag: "refresh-token-ttl", env: "CLOUD_REFRESH_TOKEN_TTL", arg: "seconds", help: "refresh-token lifetime in seconds (default 2592000)" }),
-  lockoutThreshold: withDefault(Int(1), 5, { flag: "lockout-threshold", env: "CLOUD_LOCKOUT_THRESHOLD", arg: "n", help: "failed password sign-ins of one user name before each further attempt waits (default 5)" }),
-  signInWaitSeconds: withDefault(Int(1), 1, { flag: "sign-in-wait", env: "CLOUD_SIGN_IN_WAIT", arg: "seconds", help: "wait after the last free failed sign-in, doubling with each further failure up to --sign-in-max-wait (default 1)" }),
-  signInAddressFailures: withDefault(Int(1), 20, { flag: "sign-in-address-failures", env: "CLOUD_SIGN_IN_ADDRESS_FAILURES", arg: "n", help: "failed password sign-ins from one client address, any user names, before each further attempt from it waits (default 20)" }),
-  signInMaxWaitSeconds: withDefault(Int(1), 900, { flag: "sign-in-max-wait", env: "CLOUD_SIGN_IN_MAX_WAIT", arg: "seconds", help: "longest wait after failed sign-ins (default 900)" }),
-  signInQuietSeconds: withDefault(Int(1), 43_200, { flag: "sign-in-quiet", env: "CLOUD_SIGN_IN_QUIET", arg: "seconds", help: "failed sign-ins of a user name or an address are forgotten after this long without a new one (default 43200)" }),
-  passwordLifetimeDays: withDefault(Int(0), 365, { flag: "password-lifetime-days", env: "CLOUD_PASSWORD_LIFETIME_DAYS", arg: "days", help: "days until a password expires (default 365; 0 = never)" }),
-  metricsListen: optional(Listen, { flag: "metrics-listen", env: "CLOUD_METRICS_LISTEN", arg: "host:port", help: "host:port serving GET /metrics to anyone who reaches it (default: off; /metrics on the main port then serves super users and this host only)" }),
-  iscpQuicListen: optional(Text, { flag: "iscp-quic-listen", env: "CLOUD_ISCP_QUIC_LISTEN", arg: "host:port", help: "UDP host:port for iSCP over QUIC (default: off)" }),
-  iscpQuicCert: optional(PemFile, { flag: "iscp-quic-cert", env: "CLOUD_ISCP_QUIC_CERT", arg: "file", help: "PEM file of the QUIC certificate (chain), with the key (default: --tls-cert's, else self-signed under <data>/quic)" }),
-  iscpQuicKey: optional(PemFile, { flag: "iscp-quic-key", env: "CLOUD_ISCP_QUIC_KEY", arg: "file", help: "PEM file of the QUIC certificate's private key" }),
-  iscpLimits: withDefault(IscpLimitsSetting, {}, { flag: "iscp-limits", env: "CLOUD_ISCP_LIMITS", arg: "name=value,...", help: `iSCP broker limits over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)` }),
-  shutdownGraceMs: withDefault(Int(0), 10_000, { flag: "shutdown-grace-ms", arg: "ms", help: "how long shutdown waits for in-flight requests before cutting their connections (default 10000)" }),
-  maxConnections: withDefault(Int(0), 0, { flag: "max-connections", env: "CLOUD_MAX_CONNECTIONS", arg: "n", help: "open connections at most, all clients together; more are closed at once (default 0: four fifths of the process's open-file limit)" }),
-  maxConnectionsPerAddress: withDefault(Int(0), 2048, { flag: "max-connections-per-address", env: "CLOUD_MAX_CONNECTIONS_PER_ADDRESS", arg: "n", help: "open connections at most from one client address (an IPv6 /64 counts as one address; --trusted-proxies are not capped; 0 = no cap; default 2048)" }),
-  httpHeadersTimeout: withDefault(Int(1), 10, { flag: "http-headers-timeout", env: "CLOUD_HTTP_HEADERS_TIMEOUT", arg: "seconds", help: "time a connection has for a request's headers, a new connection's first request and a TLS handshake included; idle connections are closed after it (default 10)" }),
-  httpRequestTimeout: withDefault(Int(1), 60, { flag: "http-request-timeout", env: "CLOUD_HTTP_REQUEST_TIMEOUT", arg: "seconds", help: "time a whole request (headers and body) has to arrive; a slower one gets 408 (default 60; raise it with --body-limit for slow links)" }),
-  trustedProxies: withDefault(ProxyList, [], { flag: "trusted-proxies", env: "CLOUD_TRUSTED_PROXIES", arg: "list", noEcho: true, help: "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)" }),
-  commitTrace: optional(Text, { flag: "commit-trace", env: "CLOUD_COMMIT_TRACE", arg: "file", help: "append \"<CLOCK_MONOTONIC ns> <points>\" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)" }),
-  durability: withDefault(Durability, "power-loss", { flag: "durability", env: "CLOUD_DURABILITY", arg: "level", help: "what an acknowledged chunk survives: power-loss (default: fsync before the ack) or process-crash (no fsync per commit; faster, a power cut may lose the last acked chunks; docs/security.md)" }),
+  listen: withDefault(
+    Listen,
+    { host: "127.0.0.1", port: 8080 },
+    {
+      flag: "listen",
+      env: "CLOUD_LISTEN",
+      arg: "host:port",
+      help: "host:port to listen on (default 127.0.0.1:8080; port 0 picks a free one)",
+    },
+  ),
+  dataDir: withDefault(Directory, () => path.resolve("./data/cloud"), {
+    flag: "data",
+    env: "CLOUD_DATA",
+    arg: "dir",
+    help: "data directory (default ./data/cloud)",
+  }),
+  database: withDefault(DatabaseUrl, "sqlite:", {
+    flag: "database",
+    env: "CLOUD_DATABASE",
+    arg: "url",
+    noEcho: true,
+    help: "where cloud state lives: sqlite: (default: cloud.db in the data directory) or postgres://user@host:port/db (PostgreSQL; a password is better given in PGPASSWORD than in the URL)",
+  }),
+  nats: optional(NatsUrl, {
+    flag: "nats",
+    env: "CLOUD_NATS",
+    arg: "url",
+    noEcho: true,
+    help: "nats://host:4222[,nats://...]: several cloud peers on one PostgreSQL database tell each other changes and relay iSCP over this NATS (default: off, one peer on its own)",
+  }),
+  publicUrl: optional(Text, {
+    flag: "public-url",
+    env: "CLOUD_PUBLIC_URL",
+    arg: "url",
+    help: "base URL in mails and tokens (default http://<listen>)",
+  }),
+  tlsCert: optional(PemFile, {
+    flag: "tls-cert",
+    env: "CLOUD_TLS_CERT",
+    arg: "file",
+    help: "PEM file of the certificate (chain) to serve HTTPS and WSS on --listen, reloaded on SIGHUP; also QUIC's without --iscp-quic-cert (default: plain HTTP)",
+  }),
+  tlsKey: optional(PemFile, {
+    flag: "tls-key",
+    env: "CLOUD_TLS_KEY",
+    arg: "file",
+    help: "PEM file of the --tls-cert certificate's private key",
+  }),
+  adminPassword: optional(Text, {
+    flag: "admin-password",
+    env: "CLOUD_ADMIN_PASSWORD",
+    secret: true,
+    help: "password of the super user `admin` created at the first start (else a temporary one is printed and kept in <data>/initial-admin-password until it is changed)",
+  }),
+  smtpUrl: optional(Text, {
+    flag: "smtp-url",
+    env: "CLOUD_SMTP_URL",
+    secret: true,
+    help: "send mail over SMTP, e.g. smtp://user:pass@host:587 (else .eml files under <data>/outbox/)",
+  }),
+  mailFrom: withDefault(Text, "cloud-peer@localhost", {
+    flag: "mail-from",
+    env: "CLOUD_MAIL_FROM",
+    arg: "address",
+    help: "sender address of mails (default cloud-peer@localhost)",
+  }),
+  logLevel: withDefault(LogLevel, "info", {
+    flag: "log-level",
+    env: "CLOUD_LOG_LEVEL",
+    arg: "level",
+    help: "pino log level (default info)",
+  }),
+  bodyLimit: withDefault(Int(1), 1024 * 1024, {
+    flag: "body-limit",
+    env: "CLOUD_BODY_LIMIT",
+    arg: "bytes",
+    help: "maximum request body in bytes (default 1048576)",
+  }),
+  accessTokenTtl: withDefault(Int(1), 3600, {
+    flag: "access-token-ttl",
+    env: "CLOUD_ACCESS_TOKEN_TTL",
+    arg: "seconds",
+    help: "access-token lifetime in seconds (default 3600)",
+  }),
+  refreshTokenTtl: withDefault(Int(1), 30 * 24 * 3600, {
+    flag: "refresh-token-ttl",
+    env: "CLOUD_REFRESH_TOKEN_TTL",
+    arg: "seconds",
+    help: "refresh-token lifetime in seconds (default 2592000)",
+  }),
+  lockoutThreshold: withDefault(Int(1), 5, {
+    flag: "lockout-threshold",
+    env: "CLOUD_LOCKOUT_THRESHOLD",
+    arg: "n",
+    help: "failed password sign-ins of one user name before each further attempt waits (default 5)",
+  }),
+  signInWaitSeconds: withDefault(Int(1), 1, {
+    flag: "sign-in-wait",
+    env: "CLOUD_SIGN_IN_WAIT",
+    arg: "seconds",
+    help: "wait after the last free failed sign-in, doubling with each further failure up to --sign-in-max-wait (default 1)",
+  }),
+  signInAddressFailures: withDefault(Int(1), 20, {
+    flag: "sign-in-address-failures",
+    env: "CLOUD_SIGN_IN_ADDRESS_FAILURES",
+    arg: "n",
+    help: "failed password sign-ins from one client address, any user names, before each further attempt from it waits (default 20)",
+  }),
+  signInMaxWaitSeconds: withDefault(Int(1), 900, {
+    flag: "sign-in-max-wait",
+    env: "CLOUD_SIGN_IN_MAX_WAIT",
+    arg: "seconds",
+    help: "longest wait after failed sign-ins (default 900)",
+  }),
+  signInQuietSeconds: withDefault(Int(1), 43_200, {
+    flag: "sign-in-quiet",
+    env: "CLOUD_SIGN_IN_QUIET",
+    arg: "seconds",
+    help: "failed sign-ins of a user name or an address are forgotten after this long without a new one (default 43200)",
+  }),
+  passwordLifetimeDays: withDefault(Int(0), 365, {
+    flag: "password-lifetime-days",
+    env: "CLOUD_PASSWORD_LIFETIME_DAYS",
+    arg: "days",
+    help: "days until a password expires (default 365; 0 = never)",
+  }),
+  metricsListen: optional(Listen, {
+    flag: "metrics-listen",
+    env: "CLOUD_METRICS_LISTEN",
+    arg: "host:port",
+    help: "host:port serving GET /metrics to anyone who reaches it (default: off; /metrics on the main port then serves super users and this host only)",
+  }),
+  iscpQuicListen: optional(Text, {
+    flag: "iscp-quic-listen",
+    env: "CLOUD_ISCP_QUIC_LISTEN",
+    arg: "host:port",
+    help: "UDP host:port for iSCP over QUIC (default: off)",
+  }),
+  iscpQuicCert: optional(PemFile, {
+    flag: "iscp-quic-cert",
+    env: "CLOUD_ISCP_QUIC_CERT",
+    arg: "file",
+    help: "PEM file of the QUIC certificate (chain), with the key (default: --tls-cert's, else self-signed under <data>/quic)",
+  }),
+  iscpQuicKey: optional(PemFile, {
+    flag: "iscp-quic-key",
+    env: "CLOUD_ISCP_QUIC_KEY",
+    arg: "file",
+    help: "PEM file of the QUIC certificate's private key",
+  }),
+  iscpLimits: withDefault(
+    IscpLimitsSetting,
+    {},
+    {
+      flag: "iscp-limits",
+      env: "CLOUD_ISCP_LIMITS",
+      arg: "name=value,...",
+      help: `iSCP broker limits over the defaults (${Object.keys(DEFAULT_LIMITS).join(", ")}; docs/iscp.md)`,
+    },
+  ),
+  shutdownGraceMs: withDefault(Int(0), 10_000, {
+    flag: "shutdown-grace-ms",
+    arg: "ms",
+    help: "how long shutdown waits for in-flight requests before cutting their connections (default 10000)",
+  }),
+  maxConnections: withDefault(Int(0), 0, {
+    flag: "max-connections",
+    env: "CLOUD_MAX_CONNECTIONS",
+    arg: "n",
+    help: "open connections at most, all clients together; more are closed at once (default 0: four fifths of the process's open-file limit)",
+  }),
+  maxConnectionsPerAddress: withDefault(Int(0), 2048, {
+    flag: "max-connections-per-address",
+    env: "CLOUD_MAX_CONNECTIONS_PER_ADDRESS",
+    arg: "n",
+    help: "open connections at most from one client address (an IPv6 /64 counts as one address; --trusted-proxies are not capped; 0 = no cap; default 2048)",
+  }),
+  httpHeadersTimeout: withDefault(Int(1), 10, {
+    flag: "http-headers-timeout",
+    env: "CLOUD_HTTP_HEADERS_TIMEOUT",
+    arg: "seconds",
+    help: "time a connection has for a request's headers, a new connection's first request and a TLS handshake included; idle connections are closed after it (default 10)",
+  }),
+  httpRequestTimeout: withDefault(Int(1), 60, {
+    flag: "http-request-timeout",
+    env: "CLOUD_HTTP_REQUEST_TIMEOUT",
+    arg: "seconds",
+    help: "time a whole request (headers and body) has to arrive; a slower one gets 408 (default 60; raise it with --body-limit for slow links)",
+  }),
+  trustedProxies: withDefault(ProxyList, [], {
+    flag: "trusted-proxies",
+    env: "CLOUD_TRUSTED_PROXIES",
+    arg: "list",
+    noEcho: true,
+    help: "reverse proxies (IPs, CIDR ranges, comma-separated) whose X-Forwarded-For gives the client address for sign-in limits (default: none, the header is ignored)",
+  }),
+  commitTrace: optional(Text, {
+    flag: "commit-trace",
+    env: "CLOUD_COMMIT_TRACE",
+    arg: "file",
+    help: 'append "<CLOCK_MONOTONIC ns> <points>" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)',
+  }),
+  durability: withDefault(Durability, "power-loss", {
+    flag: "durability",
+    env: "CLOUD_DURABILITY",
+    arg: "level",
+    help: "what an acknowledged chunk survives: power-loss (default: fsync before the ack) or process-crash (no fsync per commit; faster, a power cut may lose the last acked chunks; docs/security.md)",
+  }),
 };
 
 export type SettingName = keyof typeof SETTINGS;
 type Fields = { [K in SettingName]: (typeof SETTINGS)[K]["field"] };
 
 /** The struct every source (flags, environment, file) is decoded with. */
-export const Settings = Schema.Struct(Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, s.field])) as Fields);
+export const Settings = Schema.Struct(
+  Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, s.field])) as Fields,
+);
 export type Settings = Schema.Schema.Type<typeof Settings>;
 
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];

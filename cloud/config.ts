@@ -8,8 +8,11 @@ import { decodeInput } from "../lib/http/decode.js";
 import { QUIC_NAMES, readTlsPair, TLS_NAMES } from "./http/tls-files.js";
 import { SETTING_NAMES, SETTINGS, Settings, meta, type SettingName } from "./config-schema.js";
 
-
-export type CloudConfig = Omit<Settings, "listen" | "publicUrl"> & { listenHost: string; listenPort: number; publicUrl: string };
+export type CloudConfig = Omit<Settings, "listen" | "publicUrl"> & {
+  listenHost: string;
+  listenPort: number;
+  publicUrl: string;
+};
 
 /** Flags keyed by setting name (e.g. `dataDir`), as commander or a test gives them; `config` names a YAML file. */
 export type ConfigInput = { [K in SettingName]?: string | number | undefined } & { config?: string };
@@ -43,7 +46,9 @@ export function readConfigFile(file: string): Partial<Record<SettingName, unknow
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`invalid --config "${file}": cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new Error(
+      `invalid --config "${file}": cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   let doc: unknown;
   try {
@@ -52,11 +57,14 @@ export function readConfigFile(file: string): Partial<Record<SettingName, unknow
     throw new Error(`invalid --config "${file}": not YAML (${yamlErrorLine(e, text)})`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== "object" || Array.isArray(doc)) throw new Error(`invalid --config "${file}": expected a mapping of settings (key: value)`);
+  if (typeof doc !== "object" || Array.isArray(doc))
+    throw new Error(`invalid --config "${file}": expected a mapping of settings (key: value)`);
   const byFlag = new Map(SETTING_NAMES.map((n) => [meta(n).flag, n]));
   const unknown = Object.keys(doc).filter((k) => !byFlag.has(k));
   if (unknown.length > 0)
-    throw new Error(`invalid --config "${file}": unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...byFlag.keys()].join(", ")})`);
+    throw new Error(
+      `invalid --config "${file}": unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...byFlag.keys()].join(", ")})`,
+    );
   return Object.fromEntries(Object.entries(doc).map(([k, v]) => [byFlag.get(k)!, v]));
 }
 
@@ -84,7 +92,9 @@ export function resolveSettings(flags: ConfigInput = {}, env: NodeJS.ProcessEnv 
   const issue = decoded.issues[0]!;
   const name = issue.path[0] as SettingName;
   const separator = meta(name).noEcho ? " " : ": ";
-  throw new Error(`invalid ${where(name, sources.get(name) ?? { kind: "flag" }, echo(name, raw[name]))}${separator}${issue.message}`);
+  throw new Error(
+    `invalid ${where(name, sources.get(name) ?? { kind: "flag" }, echo(name, raw[name]))}${separator}${issue.message}`,
+  );
 }
 
 /** The settings as `config show` prints them (keys are the flag names, secrets masked). */
@@ -94,7 +104,16 @@ export function showSettings(settings: Settings): Record<string, unknown> {
   for (const name of SETTING_NAMES) {
     const v = encoded[name];
     if (v === undefined) continue;
-    out[SETTINGS[name].flag] = SETTINGS[name].secret ? "********" : name === "database" ? maskPassword(String(v)) : name === "nats" ? String(v).split(",").map((u) => maskPassword(u.trim())).join(",") : v;
+    out[SETTINGS[name].flag] = SETTINGS[name].secret
+      ? "********"
+      : name === "database"
+        ? maskPassword(String(v))
+        : name === "nats"
+          ? String(v)
+              .split(",")
+              .map((u) => maskPassword(u.trim()))
+              .join(",")
+          : v;
   }
   return out;
 }
@@ -118,8 +137,12 @@ export function parseDurability(v: string | undefined): Settings["durability"] {
 
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const { listen, publicUrl, ...rest } = resolveSettings(flags, env);
-  for (const [names, cert, key] of [[TLS_NAMES, rest.tlsCert, rest.tlsKey], [QUIC_NAMES, rest.iscpQuicCert, rest.iscpQuicKey]] as const) {
-    if ((cert === undefined) !== (key === undefined)) throw new Error(`${names.cert} and ${names.key} go together: set both or neither`);
+  for (const [names, cert, key] of [
+    [TLS_NAMES, rest.tlsCert, rest.tlsKey],
+    [QUIC_NAMES, rest.iscpQuicCert, rest.iscpQuicKey],
+  ] as const) {
+    if ((cert === undefined) !== (key === undefined))
+      throw new Error(`${names.cert} and ${names.key} go together: set both or neither`);
     // A key of another certificate (say, one renewal behind) stops the start, not the first handshake.
     if (cert !== undefined && key !== undefined) readTlsPair({ cert, key }, names);
   }

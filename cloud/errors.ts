@@ -48,7 +48,10 @@ export class Unauthenticated extends DomainError {
 
 /** The caller is known but may not do this (or a limit of the organisation is reached). */
 export class Forbidden extends DomainError {
-  constructor(title = "access denied", type: "forbidden" | "exceeded_max_groups_count" | "exceeded_max_projects_count_per_group" = "forbidden") {
+  constructor(
+    title = "access denied",
+    type: "forbidden" | "exceeded_max_groups_count" | "exceeded_max_projects_count_per_group" = "forbidden",
+  ) {
     super(type, title);
   }
 }

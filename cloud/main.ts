@@ -15,7 +15,15 @@ const program = new Command("cloud-peer")
 addSettingOptions(program);
 
 // Sub-commands register themselves here (token create, keys rotate, backup, restore, ...).
-const commandFiles = ["./cli/token.js", "./cli/keys.js", "./cli/backup.js", "./cli/restore.js", "./cli/admin.js", "./cli/config-show.js", "./cli/migrate-store.js"];
+const commandFiles = [
+  "./cli/token.js",
+  "./cli/keys.js",
+  "./cli/backup.js",
+  "./cli/restore.js",
+  "./cli/admin.js",
+  "./cli/config-show.js",
+  "./cli/migrate-store.js",
+];
 for (const file of commandFiles) {
   try {
     const mod = (await import(file)) as { register?: (p: Command) => void };
@@ -34,7 +42,10 @@ function usageLines(cmd: Command, prefix: string): string[] {
 }
 
 program.addHelpText("after", () => {
-  const serveLine = `  cloud-peer ${program.options.filter((o) => !["--help", "--version"].includes(o.long ?? "")).map((o) => `[${o.flags}]`).join(" ")}`;
+  const serveLine = `  cloud-peer ${program.options
+    .filter((o) => !["--help", "--version"].includes(o.long ?? ""))
+    .map((o) => `[${o.flags}]`)
+    .join(" ")}`;
   const width = Math.max(...ENV_VARS.map(([name]) => name.length));
   return (
     "\nEvery command and option:\n" +

@@ -36,12 +36,40 @@ export class CloudMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({ name: "cloud_http_requests_total", help: "HTTP requests answered, by method, route template and status", labelNames: ["method", "route", "status"], registers });
-    this.httpDuration = new Histogram({ name: "cloud_http_request_duration_seconds", help: "Time from request to the end of the answer", labelNames: ["method", "route", "status"], registers });
-    this.tokens = new Counter({ name: "cloud_tokens_issued_total", help: "Access tokens issued by the token endpoint, by grant type", labelNames: ["grant_type"], registers });
-    this.accessChecks = new Counter({ name: "cloud_access_checks_total", help: "Access decisions (REST guard and iSCP project checks), by result", labelNames: ["result"], registers });
-    this.points = new Counter({ name: "cloud_points_stored_total", help: "Data points of newly stored chunks (REST uploads and iSCP upstreams)", registers });
-    this.chunks = new Counter({ name: "cloud_chunks_stored_total", help: "Newly stored chunks (REST uploads and iSCP upstreams)", registers });
+    this.httpRequests = new Counter({
+      name: "cloud_http_requests_total",
+      help: "HTTP requests answered, by method, route template and status",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: "cloud_http_request_duration_seconds",
+      help: "Time from request to the end of the answer",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: "cloud_tokens_issued_total",
+      help: "Access tokens issued by the token endpoint, by grant type",
+      labelNames: ["grant_type"],
+      registers,
+    });
+    this.accessChecks = new Counter({
+      name: "cloud_access_checks_total",
+      help: "Access decisions (REST guard and iSCP project checks), by result",
+      labelNames: ["result"],
+      registers,
+    });
+    this.points = new Counter({
+      name: "cloud_points_stored_total",
+      help: "Data points of newly stored chunks (REST uploads and iSCP upstreams)",
+      registers,
+    });
+    this.chunks = new Counter({
+      name: "cloud_chunks_stored_total",
+      help: "Newly stored chunks (REST uploads and iSCP upstreams)",
+      registers,
+    });
     this.commitSeconds = new Histogram({
       name: "cloud_storage_commit_seconds",
       help: "Time to write and commit one batch of chunks",
@@ -145,7 +173,11 @@ export class CloudMetrics {
 
 /** Sizes of the database files and of the payload files under `dataDir` (a stat per file, at scrape time). */
 export async function storageBytes(dataDir: string): Promise<StorageFigures> {
-  const size = (f: string) => fsp.stat(f).then((s) => s.size, () => 0);
+  const size = (f: string) =>
+    fsp.stat(f).then(
+      (s) => s.size,
+      () => 0,
+    );
   const db = await Promise.all(["cloud.db", "cloud.db-wal", "cloud.db-shm"].map((f) => size(path.join(dataDir, f))));
   const chunkDir = path.join(dataDir, "chunks");
   const names = await fsp.readdir(chunkDir).catch(() => [] as string[]);

@@ -40,4 +40,6 @@ export interface CloudModule<Needs = CoreServices, Provides = {}> {
 export type AnyCloudModule = CloudModule<any, any>;
 
 /** A module that provides Services members (its `provide` is required). */
-export type ProvidingModule<Needs, Provides> = CloudModule<Needs, Provides> & { provide(svc: Needs): Promise<Provides> | Provides };
+export type ProvidingModule<Needs, Provides> = CloudModule<Needs, Provides> & {
+  provide(svc: Needs): Promise<Provides> | Provides;
+};

@@ -15,7 +15,18 @@ import { opsModule } from "./ops/module.js";
 import { consoleModule } from "./console/module.js";
 
 /** In start-up order: migrations, routes and every extension point's contributions follow it. */
-export const modules: AnyCloudModule[] = [clusterModule, accountsModule, oauthModule, orgModule, accessModule, measurementsModule, webhooksModule, brokerModule, opsModule, consoleModule];
+export const modules: AnyCloudModule[] = [
+  clusterModule,
+  accountsModule,
+  oauthModule,
+  orgModule,
+  accessModule,
+  measurementsModule,
+  webhooksModule,
+  brokerModule,
+  opsModule,
+  consoleModule,
+];
 
 /** Adds what `provide` returns to the one Services object (later modules and handlers share it). */
 async function add<S extends N, N extends object, P extends object>(svc: S, m: ProvidingModule<N, P>): Promise<S & P> {

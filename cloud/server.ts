@@ -47,14 +47,27 @@ export interface CloudPeer {
 }
 
 /** Opens storage, runs every module's migrations and provide, and wires the extension points, without listening. */
-export async function openServices(config: CloudConfig, opts: { logDestination?: pino.DestinationStream } = {}): Promise<{ svc: Services }> {
+export async function openServices(
+  config: CloudConfig,
+  opts: { logDestination?: pino.DestinationStream } = {},
+): Promise<{ svc: Services }> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, opts.logDestination);
   const db = await openDatabase(config);
-  await migrate(db, modules.flatMap((m) => m.migrations ?? []));
+  await migrate(
+    db,
+    modules.flatMap((m) => m.migrations ?? []),
+  );
   const core: CoreServices = {
-    config, log, db, storageRoom: new StorageRoom(config.dataDir), metrics: new CloudMetrics(),
-    authenticators: [], events: new DomainEvents(log), onClose: [], onTlsReload: [],
+    config,
+    log,
+    db,
+    storageRoom: new StorageRoom(config.dataDir),
+    metrics: new CloudMetrics(),
+    authenticators: [],
+    events: new DomainEvents(log),
+    onClose: [],
+    onTlsReload: [],
   };
   let svc: Services;
   try {
@@ -68,14 +81,18 @@ export async function openServices(config: CloudConfig, opts: { logDestination?:
   for (const m of modules) svc.authenticators.push(...(m.authenticators?.(svc) ?? []));
   for (const m of modules) svc.oauth.clientResolvers.push(...(m.clientResolvers?.(svc) ?? []));
   for (const m of modules) {
-    for (const [name, listener] of Object.entries(m.on ?? {})) svc.events.on(name as "userDeleted", (payload) => listener(svc, payload));
+    for (const [name, listener] of Object.entries(m.on ?? {}))
+      svc.events.on(name as "userDeleted", (payload) => listener(svc, payload));
   }
   return { svc };
 }
 
 const tlsOptions = ({ cert, key }: { cert: string; key: string }): https.ServerOptions => ({ cert, key });
 
-export async function startCloudPeer(config: CloudConfig, opts: { logDestination?: pino.DestinationStream } = {}): Promise<CloudPeer> {
+export async function startCloudPeer(
+  config: CloudConfig,
+  opts: { logDestination?: pino.DestinationStream } = {},
+): Promise<CloudPeer> {
   const { svc } = await openServices(config, opts);
   const routes: AnyRoute[] = modules.flatMap((m) => m.routes ?? []);
   const openapi = defineRoute({
@@ -97,24 +114,43 @@ export async function startCloudPeer(config: CloudConfig, opts: { logDestination
   const app = createApp(routes, svc, renderError);
   const application = app.callback();
   const logRequest = accessLog(svc.log);
-  const listener = observeRequests(preRouting(modules.flatMap((m) => m.fastPaths ?? []), application, { svc, renderError }), (r) => {
-    svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
-    logRequest(r);
-  });
+  const listener = observeRequests(
+    preRouting(
+      modules.flatMap((m) => m.fastPaths ?? []),
+      application,
+      { svc, renderError },
+    ),
+    (r) => {
+      svc.metrics.request(r.method, r.route ?? UNMATCHED, r.status, r.seconds);
+      logRequest(r);
+    },
+  );
   // HTTPS and WSS on the one listen address when a certificate is given (checked again here: a file may have
   // changed since the settings were read).
   const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
   const timeouts = serverTimeouts(config);
-  const server: http.Server = tls ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, listener) : http.createServer(timeouts, listener);
+  const server: http.Server = tls
+    ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, listener)
+    : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
   limitConnections(server, config, svc.log);
   for (const m of modules) await m.attach?.(server, svc);
   const storage = async () => {
     const files = await storageBytes(config.dataDir);
-    return { ...files, databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes, freeBytes: (await svc.storageRoom.check()).freeBytes };
+    return {
+      ...files,
+      databaseBytes: (await svc.db.databaseBytes?.()) ?? files.databaseBytes,
+      freeBytes: (await svc.storageRoom.check()).freeBytes,
+    };
   };
   svc.metrics.setSources({ storage });
-  const metricsListener = config.metricsListen ? await startMetricsListener({ ...config.metricsListen, expose: () => svc.metrics.exposition(), refusal: (status, title) => errorBodyJson(status, title) }) : undefined;
+  const metricsListener = config.metricsListen
+    ? await startMetricsListener({
+        ...config.metricsListen,
+        expose: () => svc.metrics.exposition(),
+        refusal: (status, title) => errorBodyJson(status, title),
+      })
+    : undefined;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.listenPort, config.listenHost, () => resolve());

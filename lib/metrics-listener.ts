@@ -28,9 +28,13 @@ export async function startMetricsListener(o: MetricsListenerOptions): Promise<M
       res.writeHead(status, { "Content-Type": e.contentType, ...headers }).end(e.body);
     };
     if (path !== METRICS_PATH) return refuse(404, `only GET ${METRICS_PATH} is served here`);
-    if (req.method !== "GET" && req.method !== "HEAD") return refuse(405, `method ${req.method} is not allowed here`, { Allow: "GET" });
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return refuse(405, `method ${req.method} is not allowed here`, { Allow: "GET" });
     o.expose().then(
-      ({ contentType, body }) => res.writeHead(200, { "Content-Type": contentType, "Cache-Control": "no-store" }).end(req.method === "HEAD" ? undefined : body),
+      ({ contentType, body }) =>
+        res
+          .writeHead(200, { "Content-Type": contentType, "Cache-Control": "no-store" })
+          .end(req.method === "HEAD" ? undefined : body),
       () => refuse(500, "collecting the metrics failed"),
     );
   });

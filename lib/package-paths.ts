@@ -21,7 +21,9 @@ export const PACKAGE_ROOT = ((): string => {
   }
 })();
 
-export const PACKAGE_VERSION: string = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).version;
+export const PACKAGE_VERSION: string = JSON.parse(
+  fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8"),
+).version;
 
 /**
  * The node arguments that run the entry script `script` (a path of a .ts source from the package root,

@@ -21,13 +21,16 @@ export function incompleteConnection(c: ConnectionSettings): string | undefined 
 }
 
 /** Wraps a token request as the machine's `fetchToken` actor (aborted when the machine leaves the state). */
-export const tokenActor = (fetch: TokenFetch) => fromPromise<Token, ConnectionSettings>(({ input, signal }) => fetch(input, signal));
+export const tokenActor = (fetch: TokenFetch) =>
+  fromPromise<Token, ConnectionSettings>(({ input, signal }) => fetch(input, signal));
 
 export interface ConnectionInput {
   connection: ConnectionSettings;
   transport: TransportSettings;
 }
-export type ConnectionEvent = { type: "SETTINGS"; connection: ConnectionSettings; transport: TransportSettings } | { type: "TICK" };
+export type ConnectionEvent =
+  | { type: "SETTINGS"; connection: ConnectionSettings; transport: TransportSettings }
+  | { type: "TICK" };
 
 interface Context extends ConnectionInput {
   token?: Token;
@@ -45,7 +48,8 @@ export const connectionMachine = setup({
   guards: {
     incomplete: ({ context }) => incompleteConnection(context.connection) !== undefined,
     changed: ({ context, event }) =>
-      event.type === "SETTINGS" && JSON.stringify([event.connection, event.transport]) !== JSON.stringify([context.connection, context.transport]),
+      event.type === "SETTINGS" &&
+      JSON.stringify([event.connection, event.transport]) !== JSON.stringify([context.connection, context.transport]),
     refreshDue: ({ context }) => context.refreshIn <= 1,
     retryDue: ({ context }) => context.retryIn <= 1,
   },
@@ -63,17 +67,15 @@ export const connectionMachine = setup({
   },
   states: {
     checking: {
-      always: [
-        { guard: "incomplete", target: "unconfigured" },
-        { target: "authenticating" },
-      ],
+      always: [{ guard: "incomplete", target: "unconfigured" }, { target: "authenticating" }],
     },
     unconfigured: {
       entry: assign(({ context }) => ({ error: incompleteConnection(context.connection) ?? "", token: undefined })),
     },
     authenticating: {
       invoke: {
-        id: "fetchToken", src: "fetchToken",
+        id: "fetchToken",
+        src: "fetchToken",
         input: ({ context }) => context.connection,
         onDone: {
           target: "authenticated",
@@ -85,7 +87,11 @@ export const connectionMachine = setup({
         },
         onError: {
           target: "failed",
-          actions: assign(({ event }) => ({ error: errorMessage(event.error), token: undefined, retryIn: RETRY_TICKS })),
+          actions: assign(({ event }) => ({
+            error: errorMessage(event.error),
+            token: undefined,
+            retryIn: RETRY_TICKS,
+          })),
         },
       },
     },
@@ -100,15 +106,23 @@ export const connectionMachine = setup({
     // Like authenticating, but the current token stays usable while a new one is fetched.
     refreshing: {
       invoke: {
-        id: "fetchToken", src: "fetchToken",
+        id: "fetchToken",
+        src: "fetchToken",
         input: ({ context }) => context.connection,
         onDone: {
           target: "authenticated",
-          actions: assign(({ event }) => ({ token: event.output, refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)) })),
+          actions: assign(({ event }) => ({
+            token: event.output,
+            refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)),
+          })),
         },
         onError: {
           target: "failed",
-          actions: assign(({ event }) => ({ error: errorMessage(event.error), token: undefined, retryIn: RETRY_TICKS })),
+          actions: assign(({ event }) => ({
+            error: errorMessage(event.error),
+            token: undefined,
+            retryIn: RETRY_TICKS,
+          })),
         },
       },
     },

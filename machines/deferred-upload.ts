@@ -3,7 +3,17 @@
 // (LINK.FAILED, retried after RETRY_TICKS). Changing the priority restarts the uploader.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DeferredUploadSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, addBytes, isIdle, noTraffic, sessionKey, tickTraffic, type Report, type Session, type Traffic } from "./common.js";
+import {
+  RETRY_TICKS,
+  addBytes,
+  isIdle,
+  noTraffic,
+  sessionKey,
+  tickTraffic,
+  type Report,
+  type Session,
+  type Traffic,
+} from "./common.js";
 import { openerActor, type LinkEvent, type Opener } from "./link.js";
 
 export interface UploaderParams {
@@ -43,8 +53,10 @@ export const deferredUploadMachine = setup({
   guards: {
     pending: ({ context }) => context.pending > 0,
     hasSession: ({ context }) => context.session !== undefined,
-    priorityChanged: ({ context, event }) => event.type === "SETTINGS" && event.settings.priority !== context.settings.priority,
-    sessionChanged: ({ context, event }) => event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
+    priorityChanged: ({ context, event }) =>
+      event.type === "SETTINGS" && event.settings.priority !== context.settings.priority,
+    sessionChanged: ({ context, event }) =>
+      event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
     retryDue: ({ context }) => context.retryIn <= 1,
     idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
   },
@@ -57,21 +69,28 @@ export const deferredUploadMachine = setup({
   initial: "checking",
   on: {
     SETTINGS: [
-      { guard: "priorityChanged", target: ".checking", reenter: true, actions: assign(({ event }) => ({ settings: event.settings })) },
+      {
+        guard: "priorityChanged",
+        target: ".checking",
+        reenter: true,
+        actions: assign(({ event }) => ({ settings: event.settings })),
+      },
       { actions: assign(({ event }) => ({ settings: event.settings })) },
     ],
     SESSION: [
-      { guard: "sessionChanged", target: ".checking", reenter: true, actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })) },
+      {
+        guard: "sessionChanged",
+        target: ".checking",
+        reenter: true,
+        actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })),
+      },
       { actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })) },
     ],
     PENDING: { actions: assign(({ event }) => ({ pending: event.bytes })) },
   },
   states: {
     checking: {
-      always: [
-        { guard: "pending", target: "waiting" },
-        { target: "idle" },
-      ],
+      always: [{ guard: "pending", target: "waiting" }, { target: "idle" }],
     },
     idle: {
       entry: assign({ traffic: noTraffic(), error: "" }),
@@ -81,12 +100,22 @@ export const deferredUploadMachine = setup({
       always: { guard: "hasSession", target: "uploading" },
     },
     uploading: {
-      invoke: { id: "uploader", src: "uploader", input: ({ context }) => ({ settings: context.settings, session: context.session! }) },
+      invoke: {
+        id: "uploader",
+        src: "uploader",
+        input: ({ context }) => ({ settings: context.settings, session: context.session! }),
+      },
       initial: "quiet",
       on: {
-        DATA: { target: ".active", actions: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.bytes) })) },
+        DATA: {
+          target: ".active",
+          actions: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.bytes) })),
+        },
         "LINK.CLOSED": { target: "idle", actions: assign({ pending: 0 }) },
-        "LINK.FAILED": { target: "failed", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
+        "LINK.FAILED": {
+          target: "failed",
+          actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })),
+        },
       },
       states: {
         quiet: { on: { TICK: { actions: "tick" } } },
@@ -96,7 +125,10 @@ export const deferredUploadMachine = setup({
     failed: {
       entry: assign({ traffic: noTraffic() }),
       on: {
-        TICK: [{ guard: "retryDue", target: "checking" }, { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) }],
+        TICK: [
+          { guard: "retryDue", target: "checking" },
+          { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
+        ],
       },
     },
   },
@@ -110,7 +142,8 @@ export type UploaderOpener = Opener<UploaderParams>;
  */
 export function reportDeferred(s: DeferredSnapshot): Report {
   const c = s.context;
-  if (s.matches("waiting")) return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
+  if (s.matches("waiting"))
+    return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
   if (s.matches({ uploading: "active" })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
   if (s.matches({ uploading: "quiet" })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
   if (s.matches("failed")) return { code: "error", error: c.error, bitrate: 0 };

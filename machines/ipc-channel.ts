@@ -39,14 +39,17 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       enabled: ({ context }) => context.settings.enabled,
       disabling: ({ event }) => event.type === "SETTINGS" && !event.settings.enabled,
       restart: ({ context, event }) =>
-        event.type === "SETTINGS" && (!context.settings.enabled || driverKey(event.settings) !== driverKey(context.settings)),
+        event.type === "SETTINGS" &&
+        (!context.settings.enabled || driverKey(event.settings) !== driverKey(context.settings)),
       retryDue: ({ context }) => context.retryIn <= 1,
       permanent: ({ event }) => event.type === "LINK.FAILED" && event.permanent === true,
       idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
     },
     actions: {
       tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
-      count: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0) })),
+      count: assign(({ context, event }) => ({
+        traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0),
+      })),
     },
   }).createMachine({
     id: `${direction}-ipc`,
@@ -55,7 +58,12 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
     on: {
       SETTINGS: [
         { guard: "disabling", target: ".disabled", actions: assign(({ event }) => ({ settings: event.settings })) },
-        { guard: "restart", target: ".checking", reenter: true, actions: assign(({ event }) => ({ settings: event.settings })) },
+        {
+          guard: "restart",
+          target: ".checking",
+          reenter: true,
+          actions: assign(({ event }) => ({ settings: event.settings })),
+        },
         { actions: assign(({ event }) => ({ settings: event.settings })) },
       ],
     },
@@ -75,7 +83,10 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
             initial: "quiet",
             on: {
               DATA: { target: ".active", actions: "count" },
-              "LINK.CLOSED": { target: "waiting", actions: assign(({ event }) => ({ error: event.reason, traffic: noTraffic() })) },
+              "LINK.CLOSED": {
+                target: "waiting",
+                actions: assign(({ event }) => ({ error: event.reason, traffic: noTraffic() })),
+              },
             },
             entry: assign({ error: "" }),
             states: {
@@ -85,7 +96,9 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
           },
         },
         on: {
-          "LINK.PROBLEM": { actions: assign(({ event }) => ({ problem: { text: event.text, severe: event.severe === true } })) },
+          "LINK.PROBLEM": {
+            actions: assign(({ event }) => ({ problem: { text: event.text, severe: event.severe === true } })),
+          },
           "LINK.FAILED": [
             { guard: "permanent", target: "stopped", actions: assign(({ event }) => ({ error: event.reason })) },
             { target: "retrying", actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })) },
@@ -122,9 +135,13 @@ export function reportChannel(s: ChannelSnapshot): Report {
   const c = s.context;
   if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
   // No connector on the other end, yet frames may be dropped meanwhile (downstream): say both.
-  if (s.matches({ running: "waiting" })) return { code: "disconnected", error: [c.error, c.problem.text].filter(Boolean).join("; "), bitrate: 0 };
-  if (s.matches({ running: "open" }) && c.problem.severe) return { code: "error", error: c.problem.text, bitrate: c.traffic.bitrate };
-  if (s.matches({ running: { open: "active" } })) return { code: "connected", error: c.problem.text, bitrate: c.traffic.bitrate };
-  if (s.matches({ running: { open: "quiet" } })) return { code: "quiet", error: c.problem.text, bitrate: c.traffic.bitrate };
+  if (s.matches({ running: "waiting" }))
+    return { code: "disconnected", error: [c.error, c.problem.text].filter(Boolean).join("; "), bitrate: 0 };
+  if (s.matches({ running: "open" }) && c.problem.severe)
+    return { code: "error", error: c.problem.text, bitrate: c.traffic.bitrate };
+  if (s.matches({ running: { open: "active" } }))
+    return { code: "connected", error: c.problem.text, bitrate: c.traffic.bitrate };
+  if (s.matches({ running: { open: "quiet" } }))
+    return { code: "quiet", error: c.problem.text, bitrate: c.traffic.bitrate };
   return { code: "error", error: c.error, bitrate: 0 };
 }

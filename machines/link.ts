@@ -48,10 +48,12 @@ export function openerActor<P>(open: Opener<P>, track?: (closing: Promise<unknow
       handle = open(input, {
         opened: () => guard({ type: "LINK.OPENED" }),
         closed: (reason) => guard({ type: "LINK.CLOSED", reason }),
-        failed: (reason, permanent) => guard(permanent ? { type: "LINK.FAILED", reason, permanent } : { type: "LINK.FAILED", reason }),
+        failed: (reason, permanent) =>
+          guard(permanent ? { type: "LINK.FAILED", reason, permanent } : { type: "LINK.FAILED", reason }),
         data: (bytes) => guard({ type: "DATA", bytes }),
         interrupted: (reason) => guard({ type: "LINK.INTERRUPTED", reason }),
-        problem: (text, severe) => guard(severe ? { type: "LINK.PROBLEM", text, severe } : { type: "LINK.PROBLEM", text }),
+        problem: (text, severe) =>
+          guard(severe ? { type: "LINK.PROBLEM", text, severe } : { type: "LINK.PROBLEM", text }),
       });
     } catch (e) {
       queueMicrotask(() => guard({ type: "LINK.FAILED", reason: errorMessage(e) }));

@@ -4,7 +4,17 @@
 // opened reconnect it; `enabled: false` closes it.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
-import { addBytes, backoffTicks, isIdle, noTraffic, sessionKey, tickTraffic, type Report, type Session, type Traffic } from "./common.js";
+import {
+  addBytes,
+  backoffTicks,
+  isIdle,
+  noTraffic,
+  sessionKey,
+  tickTraffic,
+  type Report,
+  type Session,
+  type Traffic,
+} from "./common.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
 
 export type Direction = "upstream" | "downstream";
@@ -56,14 +66,18 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
       hasSession: ({ context }) => context.session !== undefined,
       disabling: ({ event }) => event.type === "SETTINGS" && !event.settings.enabled,
       relink: ({ context, event }) =>
-        event.type === "SETTINGS" && (!context.settings.enabled || linkKey(event.settings) !== linkKey(context.settings)),
-      sessionChanged: ({ context, event }) => event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
+        event.type === "SETTINGS" &&
+        (!context.settings.enabled || linkKey(event.settings) !== linkKey(context.settings)),
+      sessionChanged: ({ context, event }) =>
+        event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
       retryDue: ({ context }) => context.retryIn <= 1,
       idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
     },
     actions: {
       tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
-      count: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0) })),
+      count: assign(({ context, event }) => ({
+        traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0),
+      })),
     },
   }).createMachine({
     id: direction,
@@ -72,7 +86,12 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
     on: {
       SETTINGS: [
         { guard: "disabling", target: ".disabled", actions: assign(({ event }) => ({ settings: event.settings })) },
-        { guard: "relink", target: ".checking", reenter: true, actions: assign(({ event }) => ({ settings: event.settings })) },
+        {
+          guard: "relink",
+          target: ".checking",
+          reenter: true,
+          actions: assign(({ event }) => ({ settings: event.settings })),
+        },
         { actions: assign(({ event }) => ({ settings: event.settings })) },
       ],
       SESSION: [
@@ -88,10 +107,7 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
     },
     states: {
       checking: {
-        always: [
-          { guard: "enabled", target: "enabled" },
-          { target: "disabled" },
-        ],
+        always: [{ guard: "enabled", target: "enabled" }, { target: "disabled" }],
       },
       disabled: {
         entry: assign({ traffic: noTraffic(), error: "" }),
@@ -105,7 +121,8 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
           waiting: {},
           linked: {
             invoke: {
-              id: "link", src: "link",
+              id: "link",
+              src: "link",
               input: ({ context }) => ({ direction, settings: context.settings, session: context.session! }),
             },
             initial: "connecting",
@@ -123,7 +140,10 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
                 initial: "quiet",
                 on: {
                   DATA: { target: ".active", actions: "count" },
-                  "LINK.INTERRUPTED": { target: "reconnecting", actions: assign(({ event }) => ({ error: `reconnecting: ${event.reason}` })) },
+                  "LINK.INTERRUPTED": {
+                    target: "reconnecting",
+                    actions: assign(({ event }) => ({ error: `reconnecting: ${event.reason}` })),
+                  },
                 },
                 states: {
                   quiet: { on: { TICK: { actions: "tick" } } },
@@ -176,11 +196,14 @@ export type StreamOpener<S> = Opener<StreamLinkParams<S>>;
 export function reportStream(s: StreamSnapshot): Report {
   const c = s.context;
   if (s.matches("disabled") || s.matches("checking")) return { code: "none", error: "", bitrate: 0 };
-  if (s.matches({ enabled: "waiting" })) return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
+  if (s.matches({ enabled: "waiting" }))
+    return { code: "disconnected", error: c.sessionReason ?? "waiting for the connection", bitrate: 0 };
   if (s.matches({ enabled: { linked: "connecting" } }) || s.matches({ enabled: "deciding" }))
     return { code: "disconnected", error: "", bitrate: 0 };
   if (s.matches({ enabled: { linked: "reconnecting" } })) return { code: "disconnected", error: c.error, bitrate: 0 };
-  if (s.matches({ enabled: { linked: { open: "active" } } })) return { code: "connected", error: "", bitrate: c.traffic.bitrate };
-  if (s.matches({ enabled: { linked: { open: "quiet" } } })) return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
+  if (s.matches({ enabled: { linked: { open: "active" } } }))
+    return { code: "connected", error: "", bitrate: c.traffic.bitrate };
+  if (s.matches({ enabled: { linked: { open: "quiet" } } }))
+    return { code: "quiet", error: "", bitrate: c.traffic.bitrate };
   return { code: c.lost ? "disconnected" : "error", error: c.error, bitrate: 0 };
 }

@@ -28,7 +28,13 @@ import type { AgentOptions } from "./daemon.js";
 /** An answer of the metrics listener other than the metrics, in the command API's error shape. */
 const problem = (status: number, detail: string, instance: string) => ({
   contentType: "application/json; charset=UTF-8",
-  body: JSON.stringify(new AgentError(status, status === 404 ? NOT_FOUND_TITLE : status === 405 ? "Method not allowed" : "Internal error", detail).body(instance)),
+  body: JSON.stringify(
+    new AgentError(
+      status,
+      status === 404 ? NOT_FOUND_TITLE : status === 405 ? "Method not allowed" : "Internal error",
+      detail,
+    ).body(instance),
+  ),
 });
 
 /** How long stopping waits for the measurement in progress to end in the cloud (stream closes acknowledged). */
@@ -47,11 +53,18 @@ export interface AgentCore {
   close(): Promise<void>;
 }
 
-export async function openAgentCore(opts: AgentOptions, at: { socketPath: string; dataDir: string; log: Logger }): Promise<AgentCore> {
+export async function openAgentCore(
+  opts: AgentOptions,
+  at: { socketPath: string; dataDir: string; log: Logger },
+): Promise<AgentCore> {
   const { socketPath, dataDir, log } = at;
   if (dataDir !== path.dirname(socketPath)) narrowOwnDir(dataDir, "settings", 0o700);
   const store = SettingsStore.open(dataDir, {
-    onListenerError: (err) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack } }, "applying a settings change failed"),
+    onListenerError: (err) =>
+      log.error(
+        { err: { message: (err as Error)?.message, stack: (err as Error)?.stack } },
+        "applying a settings change failed",
+      ),
   });
   const du = store.getSingleton("deferred_upload");
   const queue = await DurableQueue.open({
@@ -96,11 +109,18 @@ export async function openAgentCore(opts: AgentOptions, at: { socketPath: string
     metrics: metrics && (() => metrics.exposition()),
   };
   const app = createApp(routes, api, {
-    onError: (err, ctx) => log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path }, "unhandled error"),
+    onError: (err, ctx) =>
+      log.error(
+        { err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, path: ctx.path },
+        "unhandled error",
+      ),
   });
   let metricsListener: MetricsListener | undefined;
   try {
-    metricsListener = opts.metricsListen && metrics && (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
+    metricsListener =
+      opts.metricsListen &&
+      metrics &&
+      (await startMetricsListener({ ...opts.metricsListen, expose: () => metrics.exposition(), refusal: problem }));
   } catch (e) {
     await shutdown();
     throw e;

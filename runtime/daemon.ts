@@ -82,7 +82,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     throw e;
   }
   gate.open(core.handler);
-  log.info({ socket: socketPath, data: dataDir, launch_dirs: core.launchDirs, ...(core.metricsUrl ? { metrics: core.metricsUrl } : {}) }, "edge agent listening");
+  log.info(
+    {
+      socket: socketPath,
+      data: dataDir,
+      launch_dirs: core.launchDirs,
+      ...(core.metricsUrl ? { metrics: core.metricsUrl } : {}),
+    },
+    "edge agent listening",
+  );
   let closed: Promise<void> | undefined;
   return {
     socketPath,
@@ -107,7 +115,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
  * with the loop turning between, so the gate answers meanwhile (Node 20's loader turns it by itself).
  */
 async function loadCore(): Promise<typeof import("./agent-core.js")> {
-  for (const load of [() => import("effect"), () => import("lmdb"), () => import("xstate"), () => import("ws"), () => import("protobufjs")]) {
+  for (const load of [
+    () => import("effect"),
+    () => import("lmdb"),
+    () => import("xstate"),
+    () => import("ws"),
+    () => import("protobufjs"),
+  ]) {
     await load();
     await new Promise((resolve) => setTimeout(resolve, 1));
   }

@@ -47,7 +47,9 @@ export async function lockDataDir(dataDir: string): Promise<{ release(): Promise
     }
     const pid = await holder(file);
     if (pid !== undefined)
-      throw new DataDirInUseError(`another edge agent (PID ${pid}) is using the data directory ${dataDir}; stop it first or give this one another --data`);
+      throw new DataDirInUseError(
+        `another edge agent (PID ${pid}) is using the data directory ${dataDir}; stop it first or give this one another --data`,
+      );
     fs.rmSync(file, { force: true }); // left by an agent that died: nothing listens on it
   }
 }

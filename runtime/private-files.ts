@@ -25,7 +25,8 @@ function narrowExisting(dir: string, mode: number): void {
   if ((now & ~mode) === 0) return;
   if (st.uid === process.getuid?.() && (st.mode & 0o1000) === 0) return fs.chmodSync(dir, now & mode);
   const octal = (m: number) => `0${m.toString(8)}`;
-  const whose = st.uid === process.getuid?.() ? "is a shared (sticky) folder" : `belongs to uid ${st.uid}, not this user`;
+  const whose =
+    st.uid === process.getuid?.() ? "is a shared (sticky) folder" : `belongs to uid ${st.uid}, not this user`;
   console.warn(
     `warning: ${dir} has mode ${octal(now)} and ${whose}: others may read or change the agent's files there; make it ${octal(mode)} or choose another folder`,
   );
@@ -35,7 +36,8 @@ function narrowExisting(dir: string, mode: number): void {
 export function narrowOwnDir(dir: string, marker: string, mode: number): void {
   try {
     const st = fs.statSync(dir);
-    if (st.uid === process.getuid?.() && (st.mode & 0o1000) === 0 && fs.existsSync(path.join(dir, marker))) fs.chmodSync(dir, mode);
+    if (st.uid === process.getuid?.() && (st.mode & 0o1000) === 0 && fs.existsSync(path.join(dir, marker)))
+      fs.chmodSync(dir, mode);
   } catch {
     // not there or not ours: left alone
   }

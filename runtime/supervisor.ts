@@ -4,12 +4,36 @@
 // wires the settings store and the openers, stamps update_time, and answers the API's state queries.
 import { createActor, enqueueActions, setup, type Actor, type AnyActorRef, type AnyMachineSnapshot } from "xstate";
 import { TICK_MS, type Report, type Session } from "../machines/common.js";
-import { connectionMachine, reportConnection, sessionOf, tokenActor, type ConnectionSnapshot, type TokenFetch } from "../machines/connection.js";
-import { deferredUploadMachine, reportDeferred, type DeferredSnapshot, type UploaderOpener } from "../machines/deferred-upload.js";
+import {
+  connectionMachine,
+  reportConnection,
+  sessionOf,
+  tokenActor,
+  type ConnectionSnapshot,
+  type TokenFetch,
+} from "../machines/connection.js";
+import {
+  deferredUploadMachine,
+  reportDeferred,
+  type DeferredSnapshot,
+  type UploaderOpener,
+} from "../machines/deferred-upload.js";
 import { filterMachine, type FilterMemory, type FilterSnapshot } from "../machines/filter.js";
-import { downstreamIpcMachine, reportChannel, upstreamIpcMachine, type ChannelOpener, type ChannelSnapshot } from "../machines/ipc-channel.js";
+import {
+  downstreamIpcMachine,
+  reportChannel,
+  upstreamIpcMachine,
+  type ChannelOpener,
+  type ChannelSnapshot,
+} from "../machines/ipc-channel.js";
 import { openerActor } from "../machines/link.js";
-import { downstreamMachine, reportStream, upstreamMachine, type StreamOpener, type StreamSnapshot } from "../machines/stream.js";
+import {
+  downstreamMachine,
+  reportStream,
+  upstreamMachine,
+  type StreamOpener,
+  type StreamSnapshot,
+} from "../machines/stream.js";
 import type {
   DeferredUploadState,
   DownstreamIpcSettings,
@@ -72,13 +96,19 @@ export const supervisorMachine = setup({
       const sessionInput = { session: context.session, sessionReason: context.sessionReason };
       const connJson = JSON.stringify([all.connection, all.transport]);
       if (known.connection === undefined)
-        enqueue.spawnChild("connection", { id: "connection", input: { connection: all.connection, transport: all.transport } });
+        enqueue.spawnChild("connection", {
+          id: "connection",
+          input: { connection: all.connection, transport: all.transport },
+        });
       else if (known.connection !== connJson)
         enqueue.sendTo("connection", { type: "SETTINGS", connection: all.connection, transport: all.transport });
       known.connection = connJson;
       const deferredJson = JSON.stringify(all.deferred_upload);
       if (known.deferred_upload === undefined)
-        enqueue.spawnChild("deferredUpload", { id: "deferred_upload", input: { settings: all.deferred_upload, ...sessionInput } });
+        enqueue.spawnChild("deferredUpload", {
+          id: "deferred_upload",
+          input: { settings: all.deferred_upload, ...sessionInput },
+        });
       else if (known.deferred_upload !== deferredJson)
         enqueue.sendTo("deferred_upload", { type: "SETTINGS", settings: all.deferred_upload });
       known.deferred_upload = deferredJson;
@@ -167,7 +197,9 @@ export class Supervisor implements StateReader {
     const machine = supervisorMachine.provide({
       actors: {
         connection: connectionMachine.provide({ actors: { fetchToken: tokenActor(openers.fetchToken ?? fetchToken) } }),
-        upstream: openers.upstream ? upstreamMachine.provide({ actors: { link: openerActor(openers.upstream, track) } }) : upstreamMachine,
+        upstream: openers.upstream
+          ? upstreamMachine.provide({ actors: { link: openerActor(openers.upstream, track) } })
+          : upstreamMachine,
         downstream: openers.downstream
           ? downstreamMachine.provide({ actors: { link: openerActor(openers.downstream, track) } })
           : downstreamMachine,
@@ -230,20 +262,32 @@ export class Supervisor implements StateReader {
     const id = childId(kind, item.id);
     const snap = this.child(id);
     const report = (snap && this.reportOf(id, snap)) || { code: "none" as const, error: "", bitrate: 0 };
-    const base = { id: item.id, enabled: item.enabled, code: report.code, error: report.error, update_time: this.stamp(id, report) };
+    const base = {
+      id: item.id,
+      enabled: item.enabled,
+      code: report.code,
+      error: report.error,
+      update_time: this.stamp(id, report),
+    };
     return kind === "upstreams" || kind === "downstreams" ? { ...base, bitrate: report.bitrate } : base;
   }
 
   deferredUpload(): DeferredUploadState {
     const snap = this.child("deferred_upload") as DeferredSnapshot | undefined;
     const report: Report = snap ? reportDeferred(snap) : { code: "none", error: "", bitrate: 0 };
-    return { code: report.code, error: report.error, bitrate: report.bitrate, update_time: this.stamp("deferred_upload", report) };
+    return {
+      code: report.code,
+      error: report.error,
+      bitrate: report.bitrate,
+      update_time: this.stamp("deferred_upload", report),
+    };
   }
 
   private reportOf(id: string, snap: AnyMachineSnapshot): Report | undefined {
     if (id === "deferred_upload") return reportDeferred(snap as DeferredSnapshot);
     if (id.startsWith("upstreams/") || id.startsWith("downstreams/")) return reportStream(snap as StreamSnapshot);
-    if (id.startsWith("upstream_ipcs/") || id.startsWith("downstream_ipcs/")) return reportChannel(snap as ChannelSnapshot);
+    if (id.startsWith("upstream_ipcs/") || id.startsWith("downstream_ipcs/"))
+      return reportChannel(snap as ChannelSnapshot);
     return undefined;
   }
 

@@ -29,5 +29,7 @@ export function throttledData<C extends Pick<Callbacks, "data">>(cb: C, everyMs 
     cb.data(bytes);
     timer = setTimeout(flush, everyMs);
   };
-  return Object.assign(Object.create(null) as object, cb, { data, stop: () => clearTimeout(timer) }) as C & { stop(): void };
+  return Object.assign(Object.create(null) as object, cb, { data, stop: () => clearTimeout(timer) }) as C & {
+    stop(): void;
+  };
 }

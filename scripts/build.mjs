@@ -13,7 +13,9 @@ const out = path.join(root, "dist");
 const SOURCES = ["bin", "cloud", "runtime", "machines", "proto", "lib"];
 
 const filesUnder = (dir) =>
-  fs.existsSync(path.join(root, dir)) ? fs.readdirSync(path.join(root, dir), { recursive: true }).map((f) => path.join(dir, String(f))) : [];
+  fs.existsSync(path.join(root, dir))
+    ? fs.readdirSync(path.join(root, dir), { recursive: true }).map((f) => path.join(dir, String(f)))
+    : [];
 const WEB = path.join("cloud", "console", "web");
 const all = SOURCES.flatMap(filesUnder).filter((f) => !f.startsWith(WEB + path.sep));
 const entryPoints = all.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).map((f) => path.join(root, f));
@@ -41,7 +43,8 @@ const old = `${out}.old-${process.pid}`;
 if (fs.existsSync(out)) fs.renameSync(out, old);
 fs.renameSync(next, out);
 fs.rmSync(old, { recursive: true, force: true });
-if (!process.argv.includes("--quiet")) console.log(`build: ${entryPoints.length} files compiled to dist/ in ${Date.now() - t0} ms`);
+if (!process.argv.includes("--quiet"))
+  console.log(`build: ${entryPoints.length} files compiled to dist/ in ${Date.now() - t0} ms`);
 
 /** The browser console: one Vite build (Preact JSX, uPlot) with hashed asset names under /console/. */
 async function buildConsole(outDir) {
@@ -52,6 +55,13 @@ async function buildConsole(outDir) {
     configFile: false,
     logLevel: "warn",
     oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
-    build: { outDir, emptyOutDir: true, sourcemap: true, target: "es2022", reportCompressedSize: false, chunkSizeWarningLimit: 1024 },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      sourcemap: true,
+      target: "es2022",
+      reportCompressedSize: false,
+      chunkSizeWarningLimit: 1024,
+    },
   });
 }

@@ -23,10 +23,12 @@ const STATEMENTS = [
 function literals(path, text) {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false);
   const out = [];
-  const add = (node, value) => out.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, value });
+  const add = (node, value) =>
+    out.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, value });
   const visit = (node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) add(node, node.text);
-    else if (ts.isTemplateExpression(node)) add(node, [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(" _ "));
+    else if (ts.isTemplateExpression(node))
+      add(node, [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(" _ "));
     ts.forEachChild(node, visit);
   };
   visit(source);

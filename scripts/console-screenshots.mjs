@@ -12,10 +12,17 @@ const shots = fs.mkdtempSync(path.join(os.tmpdir(), "console-screenshots-"));
 const images = path.join(root, "docs", "guide", "images");
 try {
   const vitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
-  const run = spawnSync(process.execPath, [vitest, "run", "tests/console"], { cwd: root, stdio: "inherit", env: { ...process.env, CONSOLE_SCREENSHOTS: shots } });
+  const run = spawnSync(process.execPath, [vitest, "run", "tests/console"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, CONSOLE_SCREENSHOTS: shots },
+  });
   if (run.status !== 0) throw new Error("the console tests failed: no pictures were copied");
   fs.mkdirSync(images, { recursive: true });
-  for (const f of fs.readdirSync(shots).filter((f) => /^console-[\w-]+\.png$/.test(f)).sort()) {
+  for (const f of fs
+    .readdirSync(shots)
+    .filter((f) => /^console-[\w-]+\.png$/.test(f))
+    .sort()) {
     fs.copyFileSync(path.join(shots, f), path.join(images, f));
     console.log(`docs/guide/images/${f}`);
   }

@@ -8,7 +8,10 @@ const jscpd = createRequire(import.meta.url).resolve("jscpd/run-jscpd.js");
 const bin = (pkg, file) => path.resolve(import.meta.dirname, "..", "node_modules", pkg, file);
 const CHECKS = [
   ["code lint (biome.json)", [bin("@biomejs/biome", "bin/biome"), "lint", "--colors=off", "."]],
-  ["unused files, exports and dependencies (knip.json)", [bin("knip", "bin/knip.js"), "--no-progress", "--no-config-hints"]],
+  [
+    "unused files, exports and dependencies (knip.json)",
+    [bin("knip", "bin/knip.js"), "--no-progress", "--no-config-hints"],
+  ],
   ["imports (.dependency-cruiser.cjs)", ["scripts/check-imports.mjs"]],
   ["SQL only in repositories", ["scripts/check-sql.mjs"]],
   ["files at most 400 lines", ["scripts/check-file-size.mjs"]],
@@ -21,12 +24,12 @@ for (const [name, args] of CHECKS) {
   const run = spawnSync(process.execPath, args, { stdio: "inherit" });
   if (run.status !== 0) failed.push(name);
 }
-// The formatter check (biome.json) joins the lint once the code base has been formatted in one commit
-// (`npm run format`): then set this to true. Until then `npm run format:check` runs it alone.
-const FORMAT_CHECKED = false;
-if (FORMAT_CHECKED) {
+// The formatter (biome.json): `npm run format` writes what this checks.
+{
   console.log("# formatting (biome.json)");
-  const run = spawnSync(process.execPath, [bin("@biomejs/biome", "bin/biome"), "format", "--colors=off", "."], { stdio: "inherit" });
+  const run = spawnSync(process.execPath, [bin("@biomejs/biome", "bin/biome"), "format", "--colors=off", "."], {
+    stdio: "inherit",
+  });
   if (run.status !== 0) failed.push("formatting");
 }
 if (failed.length > 0) {

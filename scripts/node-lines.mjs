@@ -11,10 +11,20 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const LINES = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["22", "24"];
-const CACHE = process.env.NODE_LINES_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "measure-edge-cloud");
+const CACHE =
+  process.env.NODE_LINES_CACHE ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "measure-edge-cloud");
 const PACKAGE = `node-linux-${process.arch}`;
 // Protocol codecs, lifecycle machines and the agent's command API, filters, FIFOs, connector formats and LMDB queue.
-const TEST_DIRS = ["tests/proto", "tests/machines", "tests/runtime/api", "tests/runtime/filters", "tests/runtime/ipc", "tests/runtime/queue", "tests/runtime/settings"];
+const TEST_DIRS = [
+  "tests/proto",
+  "tests/machines",
+  "tests/runtime/api",
+  "tests/runtime/filters",
+  "tests/runtime/ipc",
+  "tests/runtime/queue",
+  "tests/runtime/settings",
+];
 
 const byVersion = (a, b) => {
   const [x, y] = [a, b].map((v) => v.split(".").map(Number));
@@ -45,7 +55,20 @@ function install(version) {
   if (fs.existsSync(binary)) return binary;
   const prefix = path.join(CACHE, `node-${version}`);
   console.log(`node-lines: fetching ${PACKAGE}@${version} into ${prefix}`);
-  execFileSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", `${PACKAGE}@${version}`], { stdio: "inherit" });
+  execFileSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      `${PACKAGE}@${version}`,
+    ],
+    { stdio: "inherit" },
+  );
   return binary;
 }
 
@@ -75,22 +98,36 @@ try {
 `;
 
 function run(node, args, env = {}) {
-  const r = spawnSync(node, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}`, ...env } });
-  if (r.status !== 0) throw new Error(`${path.basename(node)} ${args.slice(0, 2).join(" ")} ... exited with ${r.status ?? r.signal}`);
+  const r = spawnSync(node, args, {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}`, ...env },
+  });
+  if (r.status !== 0)
+    throw new Error(`${path.basename(node)} ${args.slice(0, 2).join(" ")} ... exited with ${r.status ?? r.signal}`);
 }
 
 /** The compiled agent started on `node`, asked `agentctl version` until it answers, then stopped. */
 async function agentAnswers(node) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "node-lines-agent-"));
   const socket = path.join(dir, "agent.sock");
-  const agent = spawn(node, ["bin/edge-agent.mjs", "--socket", socket, "--data", path.join(dir, "data"), "--log-level", "warn"], { cwd: ROOT, stdio: "inherit" });
+  const agent = spawn(
+    node,
+    ["bin/edge-agent.mjs", "--socket", socket, "--data", path.join(dir, "data"), "--log-level", "warn"],
+    { cwd: ROOT, stdio: "inherit" },
+  );
   const exited = new Promise((resolve) => agent.once("exit", (code, signal) => resolve(code ?? signal)));
   try {
     for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 250))) {
       if (agent.exitCode !== null) throw new Error(`edge-agent exited with ${agent.exitCode} on ${node}`);
-      const r = spawnSync(node, ["bin/agentctl.mjs", "version"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, AGENT_SOCKET: socket } });
+      const r = spawnSync(node, ["bin/agentctl.mjs", "version"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, AGENT_SOCKET: socket },
+      });
       if (r.status === 0) return console.log(`edge-agent answers agentctl version: ${r.stdout.trim()}`);
-      if (Date.now() > until) throw new Error(`edge-agent did not answer agentctl version within 60 s: ${r.stderr.trim()}`);
+      if (Date.now() > until)
+        throw new Error(`edge-agent did not answer agentctl version within 60 s: ${r.stderr.trim()}`);
     }
   } finally {
     agent.kill("SIGTERM");

@@ -14,13 +14,16 @@ import { PACKAGES, maintainerScripts } from "./deb-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: args } = parseArgs({
-  options: { out: { type: "string", default: path.join(root, "dist-deb") }, only: { type: "string" }, fast: { type: "boolean", default: false } },
+  options: {
+    out: { type: "string", default: path.join(root, "dist-deb") },
+    only: { type: "string" },
+    fast: { type: "boolean", default: false },
+  },
 });
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const lock = JSON.parse(fs.readFileSync(path.join(root, "package-lock.json"), "utf8")).packages;
 const ARCH = { x64: "amd64", arm64: "arm64" }[process.arch];
 if (!ARCH) throw new Error(`package-deb: no Debian architecture for ${process.arch}`);
-
 
 /** The dist/ files the entries reach, and the npm packages they import (static and literal dynamic imports). */
 async function importGraph(entries) {
@@ -35,10 +38,14 @@ async function importGraph(entries) {
     logLevel: "silent",
     outdir: os.tmpdir(),
   });
-  const files = Object.keys(result.metafile.inputs).map((f) => path.relative(path.join(root, "dist"), path.resolve(root, f)));
+  const files = Object.keys(result.metafile.inputs).map((f) =>
+    path.relative(path.join(root, "dist"), path.resolve(root, f)),
+  );
   const bare = new Set();
   for (const input of Object.values(result.metafile.inputs))
-    for (const imp of input.imports) if (imp.external && !imp.path.startsWith("node:")) bare.add(imp.path.startsWith("@") ? imp.path.split("/").slice(0, 2).join("/") : imp.path.split("/")[0]);
+    for (const imp of input.imports)
+      if (imp.external && !imp.path.startsWith("node:"))
+        bare.add(imp.path.startsWith("@") ? imp.path.split("/").slice(0, 2).join("/") : imp.path.split("/")[0]);
   return { files, packages: [...bare].sort() };
 }
 
@@ -58,11 +65,13 @@ function dependencyClosure(roots) {
     if (!key || seen.has(key) || !fs.existsSync(path.join(root, key))) return;
     seen.add(key);
     const entry = lock[key];
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) visit(resolveInLock(key, name));
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }))
+      visit(resolveInLock(key, name));
   };
   for (const name of roots) {
     const key = resolveInLock("", name);
-    if (!key && !manifest.optionalDependencies?.[name]) throw new Error(`package-deb: ${name} is imported but not installed`);
+    if (!key && !manifest.optionalDependencies?.[name])
+      throw new Error(`package-deb: ${name} is imported but not installed`);
     visit(key);
   }
   return [...seen].sort();
@@ -85,23 +94,34 @@ async function makePackage(pkg) {
     for (const f of graph.files) copy(path.join(root, "dist", f), path.join(lib, "dist", f));
     for (const f of pkg.distDirs ?? []) copy(path.join(root, "dist", f), path.join(lib, "dist", f));
     // Type packages are never loaded at run time.
-    for (const key of dependencyClosure([...graph.packages, ...extra])) if (!key.includes("node_modules/@types/")) copy(path.join(root, key), path.join(lib, key));
+    for (const key of dependencyClosure([...graph.packages, ...extra]))
+      if (!key.includes("node_modules/@types/")) copy(path.join(root, key), path.join(lib, key));
     for (const bin of pkg.bins) copy(path.join(root, "bin", `${bin}.mjs`), path.join(lib, "bin", `${bin}.mjs`));
     copy(path.join(root, "bin", "compiled.mjs"), path.join(lib, "bin", "compiled.mjs"));
     // ESM: the package's own type, and its version for --version.
-    fs.writeFileSync(path.join(lib, "package.json"), `${JSON.stringify({ name: pkg.name, version: manifest.version, type: "module", private: true }, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(lib, "package.json"),
+      `${JSON.stringify({ name: pkg.name, version: manifest.version, type: "module", private: true }, null, 2)}\n`,
+    );
     fs.mkdirSync(path.join(stage, "usr", "bin"), { recursive: true });
-    for (const bin of pkg.bins) fs.symlinkSync(`../lib/${pkg.name}/bin/${bin}.mjs`, path.join(stage, "usr", "bin", bin));
+    for (const bin of pkg.bins)
+      fs.symlinkSync(`../lib/${pkg.name}/bin/${bin}.mjs`, path.join(stage, "usr", "bin", bin));
     // The systemd unit, its commands under /usr/bin, and the /etc/default example as a conffile.
-    const unit = fs.readFileSync(path.join(root, "deploy", `${pkg.name}.service`), "utf8").replaceAll("/usr/local/bin/", "/usr/bin/").replace(/^Documentation=.*$/m, `Documentation=file:/usr/share/doc/${pkg.name}/README.md`);
+    const unit = fs
+      .readFileSync(path.join(root, "deploy", `${pkg.name}.service`), "utf8")
+      .replaceAll("/usr/local/bin/", "/usr/bin/")
+      .replace(/^Documentation=.*$/m, `Documentation=file:/usr/share/doc/${pkg.name}/README.md`);
     copy(path.join(root, "deploy", `${pkg.name}.env`), path.join(stage, "etc", "default", pkg.name));
     fs.mkdirSync(path.join(stage, "lib", "systemd", "system"), { recursive: true });
     fs.writeFileSync(path.join(stage, "lib", "systemd", "system", `${pkg.name}.service`), unit);
-    for (const doc of ["README.md", ...(pkg.docs ?? [])]) copy(path.join(root, doc), path.join(stage, "usr", "share", "doc", pkg.name, path.basename(doc)));
+    for (const doc of ["README.md", ...(pkg.docs ?? [])])
+      copy(path.join(root, doc), path.join(stage, "usr", "share", "doc", pkg.name, path.basename(doc)));
 
     const debian = path.join(stage, "DEBIAN");
     fs.mkdirSync(debian);
-    const size = Math.ceil(Number(execFileSync("du", ["-sk", "--exclude=DEBIAN", stage], { encoding: "utf8" }).split("\t")[0]));
+    const size = Math.ceil(
+      Number(execFileSync("du", ["-sk", "--exclude=DEBIAN", stage], { encoding: "utf8" }).split("\t")[0]),
+    );
     fs.writeFileSync(
       path.join(debian, "control"),
       [
@@ -119,12 +139,15 @@ async function makePackage(pkg) {
       ].join("\n"),
     );
     fs.writeFileSync(path.join(debian, "conffiles"), `/etc/default/${pkg.name}\n`);
-    for (const [name, text] of Object.entries(maintainerScripts(pkg))) fs.writeFileSync(path.join(debian, name), text, { mode: 0o755 });
+    for (const [name, text] of Object.entries(maintainerScripts(pkg)))
+      fs.writeFileSync(path.join(debian, name), text, { mode: 0o755 });
     const file = path.join(args.out, `${pkg.name}_${manifest.version}_${ARCH}.deb`);
     // --root-owner-group: every file root's, whoever builds (the data folders are made by postinst).
     // xz for the packages users install; --fast (gzip, level 1) where only a test installs them.
     const compression = args.fast ? ["-Zgzip", "-z1"] : ["-Zxz"];
-    execFileSync("dpkg-deb", ["--root-owner-group", ...compression, "--build", stage, file], { stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("dpkg-deb", ["--root-owner-group", ...compression, "--build", stage, file], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     return file;
   } finally {
     fs.rmSync(stage, { recursive: true, force: true });

@@ -41,7 +41,11 @@ export async function startBenchCluster(dir: string, backend: Backend, n: number
     nats = await startNats();
     balancer = await startTcpBalancer([]);
     // One issuer for all: a token names the URL clients use (the balancer's), whichever instance signed it.
-    const env = { CLOUD_DATABASE: await pg.createDatabase("bench"), CLOUD_NATS: nats.url, CLOUD_PUBLIC_URL: balancer.url };
+    const env = {
+      CLOUD_DATABASE: await pg.createDatabase("bench"),
+      CLOUD_NATS: nats.url,
+      CLOUD_PUBLIC_URL: balancer.url,
+    };
     // One after the other: the first migrates, the others find the schema done.
     for (let i = 0; i < n; i++) {
       instances.push(await startCloudPeer(path.join(dir, `cloud-${i}`), { quic: false, env, setup: i === 0 }));

@@ -35,14 +35,16 @@ export async function freePort(): Promise<number> {
 async function waitForPort(port: number, child: ChildProcess, log: string): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited (${child.exitCode}): ${fs.readFileSync(log, "utf8")}`);
+    if (child.exitCode !== null)
+      throw new Error(`nats-server exited (${child.exitCode}): ${fs.readFileSync(log, "utf8")}`);
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, "127.0.0.1");
       s.once("connect", () => (s.destroy(), resolve(true)));
       s.once("error", () => resolve(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${port}: ${fs.readFileSync(log, "utf8")}`);
+    if (Date.now() > deadline)
+      throw new Error(`nats-server did not listen on ${port}: ${fs.readFileSync(log, "utf8")}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -54,7 +56,9 @@ export async function startNats(): Promise<NatsServer> {
   let child!: ChildProcess;
   let exited!: Promise<void>;
   const launch = async () => {
-    child = spawn(BIN, ["-a", "127.0.0.1", "-p", String(port), "-l", log, "-P", path.join(dir, "nats.pid")], { stdio: "ignore" });
+    child = spawn(BIN, ["-a", "127.0.0.1", "-p", String(port), "-l", log, "-P", path.join(dir, "nats.pid")], {
+      stdio: "ignore",
+    });
     exited = new Promise((resolve) => child.once("exit", () => resolve()));
     await waitForPort(port, child, log);
   };

@@ -33,7 +33,9 @@ const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL binary, as the postgres user when we are root. */
 function runPg(bin: string, args: string[]): void {
-  const [cmd, argv] = asRoot ? ["runuser", ["-u", SUPERUSER, "--", path.join(BIN, bin), ...args]] : [path.join(BIN, bin), args];
+  const [cmd, argv] = asRoot
+    ? ["runuser", ["-u", SUPERUSER, "--", path.join(BIN, bin), ...args]]
+    : [path.join(BIN, bin), args];
   const r = spawnSync(cmd, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   if (r.status !== 0) throw new Error(`${bin} ${args.join(" ")} failed (${r.status}): ${r.stdout}${r.stderr}`);
 }
@@ -59,7 +61,19 @@ export async function startPostgres(): Promise<PgServer> {
   if (asRoot) execFileSync("chown", [SUPERUSER, dir]);
   let port = 0;
   let opts = "";
-  const start = () => runPg("pg_ctl", ["start", "-w", "-t", "60", "-D", data, "-l", path.join(dir, "log"), "-o", `-p ${port} -c listen_addresses=127.0.0.1 ${opts}`]);
+  const start = () =>
+    runPg("pg_ctl", [
+      "start",
+      "-w",
+      "-t",
+      "60",
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "log"),
+      "-o",
+      `-p ${port} -c listen_addresses=127.0.0.1 ${opts}`,
+    ]);
   try {
     // C locale: text sorts by bytes, as SQLite's BINARY collation does.
     runPg("initdb", ["-D", data, "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
@@ -111,7 +125,8 @@ export async function startPostgres(): Promise<PgServer> {
       if (stopped) return;
       stopped = true;
       try {
-        if (fs.existsSync(path.join(data, "postmaster.pid"))) runPg("pg_ctl", ["stop", "-w", "-m", "immediate", "-D", data]);
+        if (fs.existsSync(path.join(data, "postmaster.pid")))
+          runPg("pg_ctl", ["stop", "-w", "-m", "immediate", "-D", data]);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }

@@ -17,7 +17,8 @@ export class Packer {
   count = 0;
 
   constructor(readonly maxPoints: number) {
-    if (!(Number.isInteger(maxPoints) && maxPoints >= 1)) throw new Error(`points per message must be a whole number, at least 1, not ${maxPoints}`);
+    if (!(Number.isInteger(maxPoints) && maxPoints >= 1))
+      throw new Error(`points per message must be a whole number, at least 1, not ${maxPoints}`);
   }
 
   /** Adds a point; returns the message when it is full. */
@@ -25,7 +26,9 @@ export class Packer {
     const need = this.off + LEN + payload.length;
     if (need > this.buf.length) {
       // The first point sizes the message for maxPoints like it; a larger one grows it.
-      const grown = Buffer.allocUnsafe(Math.max(need, this.count === 0 ? this.maxPoints * (LEN + payload.length) : 2 * this.buf.length));
+      const grown = Buffer.allocUnsafe(
+        Math.max(need, this.count === 0 ? this.maxPoints * (LEN + payload.length) : 2 * this.buf.length),
+      );
       this.buf.copy(grown, 0, 0, this.off);
       this.buf = grown;
     }
@@ -61,7 +64,8 @@ export function unpackPoints(msg: Uint8Array): Uint8Array[] {
     if (o + LEN > msg.length) throw new Error(`batched message cut at byte ${o} of ${msg.length}`);
     const n = view.getUint32(o, true);
     o += LEN;
-    if (o + n > msg.length) throw new Error(`batched point of ${n} bytes at byte ${o} runs past the message (${msg.length} bytes)`);
+    if (o + n > msg.length)
+      throw new Error(`batched point of ${n} bytes at byte ${o} runs past the message (${msg.length} bytes)`);
     out.push(msg.subarray(o, o + n));
     o += n;
   }
@@ -74,7 +78,13 @@ export function unpackPoints(msg: Uint8Array): Uint8Array[] {
  */
 export function pointsPerChunk(payload: number): number {
   const b = new ChunkBuilder();
-  const point = { name: "sample/counter", type: "bytes", payload: new Uint8Array(payload), elapsedNs: 1_000_000_000, srcId: "bench" };
+  const point = {
+    name: "sample/counter",
+    type: "bytes",
+    payload: new Uint8Array(payload),
+    elapsedNs: 1_000_000_000,
+    srcId: "bench",
+  };
   while (b.count < CHUNK_MAX_POINTS && b.size < CHUNK_MAX_BYTES) b.add(point);
   const n = b.count;
   b.reset();

@@ -26,11 +26,18 @@ export interface PeerClient {
   close(): Promise<void>;
 }
 
-const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+const run = (cmd: string, args: string[]) =>
+  spawnSync(cmd, args, { encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
 
 /** Where `program` is: on PATH, or in /usr/sbin and /usr/bin (root's sbin may not be on PATH). */
 function findProgram(program: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(":").filter(Boolean), "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"];
+  const dirs = [
+    ...(process.env.PATH ?? "").split(":").filter(Boolean),
+    "/usr/sbin",
+    "/usr/bin",
+    "/usr/local/sbin",
+    "/usr/local/bin",
+  ];
   return dirs.map((d) => path.join(d, program)).find((f) => fs.existsSync(f));
 }
 
@@ -55,7 +62,8 @@ export function ensureDebianPackage(pkg: string, program: string): string {
     r = run("apt-get", ["install", "-y", "--no-install-recommends", pkg]);
   }
   const installed = findProgram(program);
-  if (r.status !== 0 || !installed) throw new Error(`cannot install ${pkg}: ${(r.stderr || r.stdout || String(r.error)).slice(-500)}`);
+  if (r.status !== 0 || !installed)
+    throw new Error(`cannot install ${pkg}: ${(r.stderr || r.stdout || String(r.error)).slice(-500)}`);
   return installed;
 }
 

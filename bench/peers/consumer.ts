@@ -28,7 +28,10 @@ const { values } = parseArgs({
   },
 });
 const sink = await openSink(values.dir!, parseDurability(values.durability));
-const client: PeerClient = values.peer === "nats" ? await connectNats(values.url!, "bench-consumer") : await connectMosquitto(values.url!, "bench-consumer");
+const client: PeerClient =
+  values.peer === "nats"
+    ? await connectNats(values.url!, "bench-consumer")
+    : await connectMosquitto(values.url!, "bench-consumer");
 
 /** Points stamped this soon after the first are left out of the latency (the edges bench measures a window instead: 0). */
 const WARMUP_NS = Number(values["warmup-s"]) * 1e9;
@@ -80,17 +83,20 @@ function seal(): void {
   chunk = [];
   chunkBytes = 0;
   storing++;
-  sink.store(points, BigInt(monoNs() - t0)).then(
-    () => committed(points),
-    (e: Error) => {
-      stats.failed += points.length;
-      stats.error ||= e.message;
-    },
-  ).finally(() => {
-    storing--;
-    settled(bytes);
-    if (storing < STORING) seal();
-  });
+  sink
+    .store(points, BigInt(monoNs() - t0))
+    .then(
+      () => committed(points),
+      (e: Error) => {
+        stats.failed += points.length;
+        stats.error ||= e.message;
+      },
+    )
+    .finally(() => {
+      storing--;
+      settled(bytes);
+      if (storing < STORING) seal();
+    });
 }
 
 function add(points: readonly Uint8Array[]): void {
@@ -119,11 +125,16 @@ await client.subscribe((payload) => {
 
 process.send!({ type: "ready" });
 process.on("message", (m: { type: string; latency?: boolean; reset?: boolean }) => {
-  if (m.type === "stats") process.send!({ type: "stats", ...stats, latency: m.latency ? latency.summary() : undefined });
+  if (m.type === "stats")
+    process.send!({ type: "stats", ...stats, latency: m.latency ? latency.summary() : undefined });
   if (m.type === "stats" && m.reset) {
     latency = new LatencySamples();
     stats.window = 0;
   }
-  if (m.type === "stop") void client.close().then(() => sink.close()).finally(() => process.exit(0));
+  if (m.type === "stop")
+    void client
+      .close()
+      .then(() => sink.close())
+      .finally(() => process.exit(0));
 });
 process.on("disconnect", () => process.exit(0));

@@ -66,7 +66,11 @@ export async function connectMosquitto(url: string, clientId: string): Promise<P
       // handleMessage, not the "message" event: the PUBACK and the next message wait for its callback.
       client.handleMessage = (packet, done) => {
         const wait = onMessage(packet.payload as Buffer);
-        if (wait) wait.then(() => done(), (e: Error) => done(e));
+        if (wait)
+          wait.then(
+            () => done(),
+            (e: Error) => done(e),
+          );
         else done();
       };
       await client.subscribeAsync(MQTT_TOPIC, { qos: 1 });

@@ -19,7 +19,23 @@ export async function startNats(dir: string): Promise<PeerBroker> {
   // (1 MiB and a little) per message, past NATS's default 1 MiB max_payload: the server is allowed 8 MiB.
   const conf = path.join(dir, "nats.conf");
   fs.writeFileSync(conf, "max_payload: 8388608\n");
-  const child = spawn(program, ["-c", conf, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "jetstream"), "-l", path.join(dir, "nats.log")], { stdio: "ignore" });
+  const child = spawn(
+    program,
+    [
+      "-c",
+      conf,
+      "-a",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-js",
+      "-sd",
+      path.join(dir, "jetstream"),
+      "-l",
+      path.join(dir, "nats.log"),
+    ],
+    { stdio: "ignore" },
+  );
   await waitForPort(port, child, "nats-server");
   const url = `nats://127.0.0.1:${port}`;
   // JetStream answers once it is enabled; the stream keeps everything (no limits) in files.

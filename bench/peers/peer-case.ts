@@ -64,14 +64,31 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
     const common = ["--peer", o.peer, "--url", broker.url];
     const store = path.join(dir, "store");
     fs.mkdirSync(store);
-    const consumerArgs = [...common, "--dir", store, "--durability", o.durability, ...(batch > 1 ? ["--batched"] : []), ...(o.latency ? ["--latency"] : [])];
+    const consumerArgs = [
+      ...common,
+      "--dir",
+      store,
+      "--durability",
+      o.durability,
+      ...(batch > 1 ? ["--batched"] : []),
+      ...(o.latency ? ["--latency"] : []),
+    ];
     consumer = await startIpcChild("bench/peers/consumer.ts", consumerArgs, `${o.peer} consumer`);
     const fifo = path.join(dir, "up.fifo");
-    producer = await startIpcChild("bench/peers/producer.ts", [...common, "--fifo", fifo, "--window", String(window), "--batch", String(batch)], `${o.peer} producer`);
+    producer = await startIpcChild(
+      "bench/peers/producer.ts",
+      [...common, "--fifo", fifo, "--window", String(window), "--batch", String(batch)],
+      `${o.peer} producer`,
+    );
     await waitForFifo(fifo);
     const cap = o.maxPoints ?? 0;
     const count = o.rate > 0 ? Math.max(1, Math.round(o.rate * o.durationS)) : 0;
-    connector = startConnector({ fifo, rate: o.rate, size: o.payload, count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count });
+    connector = startConnector({
+      fifo,
+      rate: o.rate,
+      size: o.payload,
+      count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count,
+    });
     const watches = [
       new ProcWatch("connector", connector.child.pid!),
       new ProcWatch("producer", producer.child.pid!),
@@ -98,7 +115,10 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
     const notes: string[] = [];
     if (prod.failed) notes.push(`${prod.failed} publishes failed`);
     if (got.failed) notes.push(`${got.failed} points not stored: ${got.error}`);
-    if (run.stored < report.sent) notes.push(`incomplete: ${report.sent - run.stored} of ${report.sent} points not stored by the consumer within ${run.drainMs / 1000} s`);
+    if (run.stored < report.sent)
+      notes.push(
+        `incomplete: ${report.sent - run.stored} of ${report.sent} points not stored by the consumer within ${run.drainMs / 1000} s`,
+      );
     const last = got.points >= report.sent ? got.lastCommitNs : run.doneAt || got.lastCommitNs;
     const seconds = Math.max(1e-9, (last - report.first_ns) / 1e9);
     const points = Math.min(run.stored, report.sent);
@@ -111,7 +131,8 @@ export async function runPeerCase(o: PeerCaseOptions): Promise<CaseResult> {
       seconds: +seconds.toFixed(3),
       pointsPerS: Math.round(points / seconds),
       MBPerS: +((points * o.payload) / seconds / 1e6).toFixed(2),
-      latency: o.latency && got.latency ? { ...got.latency, method: "FIFO write to the consumer's SQLite commit" } : undefined,
+      latency:
+        o.latency && got.latency ? { ...got.latency, method: "FIFO write to the consumer's SQLite commit" } : undefined,
       procs,
       note: notes.join("; "),
     };

@@ -13,13 +13,22 @@ import { connectMosquitto } from "./mosquitto.js";
 import { connectNats } from "./nats.js";
 
 const { values } = parseArgs({
-  options: { peer: { type: "string" }, url: { type: "string" }, fifo: { type: "string" }, window: { type: "string", default: "256" }, batch: { type: "string", default: "1" } },
+  options: {
+    peer: { type: "string" },
+    url: { type: "string" },
+    fifo: { type: "string" },
+    window: { type: "string", default: "256" },
+    batch: { type: "string", default: "1" },
+  },
 });
 const window = Number(values.window);
 const packer = new Packer(Number(values.batch));
 const batched = packer.maxPoints > 1;
 const LINGER_MS = 5;
-const client: PeerClient = values.peer === "nats" ? await connectNats(values.url!, "bench-producer") : await connectMosquitto(values.url!, "bench-producer");
+const client: PeerClient =
+  values.peer === "nats"
+    ? await connectNats(values.url!, "bench-producer")
+    : await connectMosquitto(values.url!, "bench-producer");
 
 // Messages ready but not yet published, and the points they hold.
 let queue: Array<{ msg: Uint8Array; points: number }> = [];
@@ -50,7 +59,8 @@ const reader = new FifoReader({
   format: "iscp-v2-compat",
   srcId: "bench",
   onPoints: (points) => {
-    if (!batched) for (const p of points) ready(Buffer.from(p.payload), 1); // a copy: payloads view the reader's reused buffers
+    if (!batched)
+      for (const p of points) ready(Buffer.from(p.payload), 1); // a copy: payloads view the reader's reused buffers
     else {
       for (const p of points) ready(packer.add(p.payload), packer.maxPoints);
       linger ??= setTimeout(() => {
@@ -104,7 +114,12 @@ function onAck(err?: Error): void {
 await reader.start();
 process.send!({ type: "ready" });
 process.on("message", (m: { type: string }) => {
-  if (m.type === "stats") process.send!({ type: "stats", published, publishedPoints, acked, failed, waiting: waitingPoints });
-  if (m.type === "stop") void reader.stop().then(() => client.close()).finally(() => process.exit(0));
+  if (m.type === "stats")
+    process.send!({ type: "stats", published, publishedPoints, acked, failed, waiting: waitingPoints });
+  if (m.type === "stop")
+    void reader
+      .stop()
+      .then(() => client.close())
+      .finally(() => process.exit(0));
 });
 process.on("disconnect", () => process.exit(0));

@@ -26,7 +26,13 @@ export async function openSink(dir: string, durability: Durability): Promise<Sin
   await migrate(db, migrations);
   const files = await PayloadFiles.open(path.join(dir, "chunks"));
   const svc = new MeasurementsService(db, createLogger("warn"), files);
-  const up: UpstreamRef = { streamId: crypto.randomUUID(), sessionId: crypto.randomUUID(), projectUuid: crypto.randomUUID(), nodeId: crypto.randomUUID(), persist: true };
+  const up: UpstreamRef = {
+    streamId: crypto.randomUUID(),
+    sessionId: crypto.randomUUID(),
+    projectUuid: crypto.randomUUID(),
+    nodeId: crypto.randomUUID(),
+    persist: true,
+  };
   let sequenceNumber = 0;
   let pending = 0;
   return {
@@ -37,7 +43,10 @@ export async function openSink(dir: string, durability: Durability): Promise<Sin
       pending += points.length;
       try {
         const dataPoints = points.map((payload) => ({ elapsedTime: elapsedNs, payload }));
-        const r = await svc.storeUpstreamChunk(up, { sequenceNumber: ++sequenceNumber, dataPointGroups: [{ dataId: DATA_ID, dataPoints }] });
+        const r = await svc.storeUpstreamChunk(up, {
+          sequenceNumber: ++sequenceNumber,
+          dataPointGroups: [{ dataId: DATA_ID, dataPoints }],
+        });
         if (r !== "ok") throw new Error(`chunk ${sequenceNumber} not stored: ${r}`);
       } finally {
         pending -= points.length;

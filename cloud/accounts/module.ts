@@ -19,16 +19,27 @@ declare module "../services.js" {
 
 const TOKEN_USE_FLUSH_MS = 5_000;
 
-export const accountsModule: ProvidingModule<CoreServices & Pick<Services, "cluster">, Pick<Services, "accounts" | "mailer">> = {
+export const accountsModule: ProvidingModule<
+  CoreServices & Pick<Services, "cluster">,
+  Pick<Services, "accounts" | "mailer">
+> = {
   name: "accounts",
   migrations: accountsMigrations,
   routes: accountsRoutes,
   async provide(svc) {
     const times = await seedCatalogue(svc);
     await seedAdmin(svc);
-    const mailer = createMailer({ smtpUrl: svc.config.smtpUrl, from: svc.config.mailFrom, dataDir: svc.config.dataDir, log: svc.log });
+    const mailer = createMailer({
+      smtpUrl: svc.config.smtpUrl,
+      from: svc.config.mailFrom,
+      dataDir: svc.config.dataDir,
+      log: svc.log,
+    });
     const accounts = createAccountsService(svc, mailer, times);
-    const timer = setInterval(() => void accounts.flushTokenUse().catch((err) => svc.log.warn({ err: String(err) }, "token use flush failed")), TOKEN_USE_FLUSH_MS);
+    const timer = setInterval(
+      () => void accounts.flushTokenUse().catch((err) => svc.log.warn({ err: String(err) }, "token use flush failed")),
+      TOKEN_USE_FLUSH_MS,
+    );
     timer.unref();
     svc.onClose.push(async () => {
       clearInterval(timer);

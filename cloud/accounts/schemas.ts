@@ -9,23 +9,35 @@ const UuidText = Schema.String.pipe(Schema.pattern(UUID_PATTERN, { message: () =
   jsonSchema: { format: "uuid", pattern: UUID_PATTERN.source },
 });
 /** UUIDs compare case-insensitively (RFC 9562); stored ones are lowercase, so inputs decode to lowercase. */
-export const Uuid = Schema.transform(UuidText, UuidText, { strict: true, decode: (s) => s.toLowerCase(), encode: (s) => s });
+export const Uuid = Schema.transform(UuidText, UuidText, {
+  strict: true,
+  decode: (s) => s.toLowerCase(),
+  encode: (s) => s,
+});
 /** Integer ids in paths: decimal digits only (no "1e3", no "0x10"). */
-const Id = Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message: () => "expected a positive integer id" })), Schema.NumberFromString).pipe(
-  Schema.int(),
-  Schema.greaterThanOrEqualTo(1),
-);
+const Id = Schema.compose(
+  Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message: () => "expected a positive integer id" })),
+  Schema.NumberFromString,
+).pipe(Schema.int(), Schema.greaterThanOrEqualTo(1));
 const DateTime = Schema.String.pipe(
-  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)), {
-    message: () => "expected an RFC 3339 date-time",
-  }),
+  Schema.filter(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)),
+    {
+      message: () => "expected an RFC 3339 date-time",
+    },
+  ),
 ).annotations({ format: "date-time" });
 const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max));
 
-export const UserName = bounded(1, 256).pipe(Schema.pattern(/^[0-9a-zA-Z\-_]*$/, { message: () => "only letters, digits, - and _" }));
+export const UserName = bounded(1, 256).pipe(
+  Schema.pattern(/^[0-9a-zA-Z\-_]*$/, { message: () => "only letters, digits, - and _" }),
+);
 export const Nickname = Schema.String.pipe(Schema.maxLength(512));
 export const Description = Schema.String.pipe(Schema.maxLength(65536));
-export const Address = bounded(1, 256).pipe(Schema.pattern(/^[^@\s]+@[^@\s]+$/, { message: () => "expected an e-mail address" }));
+export const Address = bounded(1, 256).pipe(
+  Schema.pattern(/^[^@\s]+@[^@\s]+$/, { message: () => "expected an e-mail address" }),
+);
 
 // --- path parameters ---
 export const UserParams = Schema.Struct({ user_uuid: Uuid });
@@ -106,7 +118,12 @@ export const ScopeResponse = Schema.Struct({
   created_at: Schema.optional(Schema.String),
   updated_at: Schema.optional(Schema.String),
 });
-export const RoleResponse = Schema.Struct({ uuid: Schema.String, name: Schema.String, scopes: Schema.Array(ScopeResponse), ...Ts });
+export const RoleResponse = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  scopes: Schema.Array(ScopeResponse),
+  ...Ts,
+});
 export const UserResponse = Schema.Struct({
   uuid: Schema.String,
   name: Schema.String,
@@ -139,7 +156,9 @@ export const IntrospectResponse = Schema.Struct({
 });
 export const CheckPasswordResponse = Schema.Struct({
   valid: Schema.Boolean,
-  errors: Schema.Array(Schema.Struct({ type: Schema.String, value: Schema.optional(Schema.Int), message: Schema.String })),
+  errors: Schema.Array(
+    Schema.Struct({ type: Schema.String, value: Schema.optional(Schema.Int), message: Schema.String }),
+  ),
 });
 export const Users = listOf(UserResponse);
 export const Roles = listOf(RoleResponse);

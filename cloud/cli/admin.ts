@@ -6,7 +6,9 @@ import type { Command } from "commander";
 import { resetToTemporary } from "../accounts/service/passwords.js";
 import { storeCommand, withServices, type StoreFlags } from "./open-store.js";
 
-export async function resetPasswordCommand(opts: { user: string } & StoreFlags): Promise<{ password: string; disabled: boolean }> {
+export async function resetPasswordCommand(
+  opts: { user: string } & StoreFlags,
+): Promise<{ password: string; disabled: boolean }> {
   return withServices(opts, async (svc) => {
     const user = await svc.accounts.findUserByName(opts.user);
     if (!user) throw new Error(`no user named "${opts.user}"`);
@@ -19,12 +21,16 @@ export function register(program: Command): void {
   const admin = program.command("admin").description("recovery on the peer's store");
   const reset = admin
     .command("reset-password")
-    .description("give a user a new temporary password and print it (shown once); the user changes it at the next sign-in")
+    .description(
+      "give a user a new temporary password and print it (shown once); the user changes it at the next sign-in",
+    )
     .requiredOption("--user <name>", "user name");
   storeCommand<{ user: string }>(reset, async (opts) => {
     const r = await resetPasswordCommand(opts);
     // The password alone on stdout (for a script); what to do with it on stderr.
     process.stdout.write(`${r.password}\n`);
-    process.stderr.write(`temporary password of "${opts.user}" set: change it at the next sign-in${r.disabled ? ` (the user is disabled: enable it to sign in)` : ""}\n`);
+    process.stderr.write(
+      `temporary password of "${opts.user}" set: change it at the next sign-in${r.disabled ? ` (the user is disabled: enable it to sign in)` : ""}\n`,
+    );
   });
 }

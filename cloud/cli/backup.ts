@@ -48,11 +48,15 @@ async function snapshotInto(dataDir: string, stage: string): Promise<Record<stri
 
 export async function backupCommand(opts: { to: string } & StoreFlags): Promise<{ path: string; manifest: Manifest }> {
   const config = storeConfig(opts);
-  refusePostgres(config, "back it up with pg_dump (chunk payloads are in the database too); backup copies an SQLite data directory");
+  refusePostgres(
+    config,
+    "back it up with pg_dump (chunk payloads are in the database too); backup copies an SQLite data directory",
+  );
   const dataDir = config.dataDir;
   const target = path.resolve(opts.to);
   if (!isEmptyDir(target)) throw new Error(`${target} exists and is not empty: give a new path for the backup`);
-  if (target === dataDir || target.startsWith(dataDir + path.sep)) throw new Error("the backup cannot go inside the data directory it copies");
+  if (target === dataDir || target.startsWith(dataDir + path.sep))
+    throw new Error("the backup cannot go inside the data directory it copies");
   const stage = `${target}.partial-${process.pid}`;
   try {
     let payloads: Record<string, number> | undefined;
@@ -67,9 +71,15 @@ export async function backupCommand(opts: { to: string } & StoreFlags): Promise<
     }
     for (const entry of PLAIN_ENTRIES) {
       const from = path.join(dataDir, entry);
-      if (fs.existsSync(from)) await fsp.cp(from, path.join(stage, entry), { recursive: true, preserveTimestamps: true });
+      if (fs.existsSync(from))
+        await fsp.cp(from, path.join(stage, entry), { recursive: true, preserveTimestamps: true });
     }
-    const manifest: Manifest = { format: 1, peer_version: VERSION, created_at: new Date().toISOString(), payload_files: payloads };
+    const manifest: Manifest = {
+      format: 1,
+      peer_version: VERSION,
+      created_at: new Date().toISOString(),
+      payload_files: payloads,
+    };
     await fsp.writeFile(path.join(stage, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     await syncPath(stage);
     if (fs.existsSync(target)) await fsp.rmdir(target);
@@ -85,12 +95,16 @@ export async function backupCommand(opts: { to: string } & StoreFlags): Promise<
 export function register(program: Command): void {
   const backup = program
     .command("backup")
-    .description("copy a peer's data (database, payload files, QUIC certificate) consistently, while it runs (SQLite; on PostgreSQL use pg_dump)")
+    .description(
+      "copy a peer's data (database, payload files, QUIC certificate) consistently, while it runs (SQLite; on PostgreSQL use pg_dump)",
+    )
     .requiredOption("--to <path>", "new directory for the backup (must not exist, or be empty)");
   storeCommand<{ to: string }>(backup, async (opts) => {
     const r = await backupCommand(opts);
     const files = Object.values(r.manifest.payload_files);
     const bytes = files.reduce((a, b) => a + b, 0);
-    process.stdout.write(`backup written to ${r.path} (database and ${files.length} payload files, ${bytes} payload bytes)\n`);
+    process.stdout.write(
+      `backup written to ${r.path} (database and ${files.length} payload files, ${bytes} payload bytes)\n`,
+    );
   });
 }

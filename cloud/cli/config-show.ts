@@ -11,7 +11,9 @@ export function configShow(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
 
 export function register(program: Command): void {
   const config = program.command("config").description("the cloud peer's settings");
-  addSettingOptions(config.command("show").description("print the effective settings as YAML (secrets masked)")).action((opts: Record<string, unknown>) => {
-    process.stdout.write(configShow(settingFlags(opts)));
-  });
+  addSettingOptions(config.command("show").description("print the effective settings as YAML (secrets masked)")).action(
+    (opts: Record<string, unknown>) => {
+      process.stdout.write(configShow(settingFlags(opts)));
+    },
+  );
 }

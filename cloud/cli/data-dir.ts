@@ -16,7 +16,10 @@ export const DATA_QUIC = "quic";
 export function requireDatabase(dataDir: string, database = "sqlite:"): void {
   if (isPostgresUrl(database)) return;
   const file = path.join(dataDir, DATA_DB);
-  if (!fs.existsSync(file)) throw new Error(`no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`);
+  if (!fs.existsSync(file))
+    throw new Error(
+      `no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`,
+    );
 }
 
 /**
@@ -48,13 +51,16 @@ export function processesHolding(files: string[]): number[] {
     } catch {
       continue; // gone, or another user's
     }
-    if (fds.some((fd) => {
-      try {
-        return wanted.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      } catch {
-        return false;
-      }
-    })) found.push(Number(pid));
+    if (
+      fds.some((fd) => {
+        try {
+          return wanted.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        } catch {
+          return false;
+        }
+      })
+    )
+      found.push(Number(pid));
   }
   return found;
 }

@@ -20,18 +20,30 @@ export async function rotateKeysCommand(flags: StoreFlags = {}): Promise<{ kid: 
 
 export async function listKeysCommand(flags: StoreFlags = {}) {
   return withServices(flags, async (svc) =>
-    (await keysRepo.published(svc.db)).map((k) => ({ kid: k.kid, alg: k.alg, created_at: k.created_at, retire_after: k.retire_after ?? "current" })),
+    (await keysRepo.published(svc.db)).map((k) => ({
+      kid: k.kid,
+      alg: k.alg,
+      created_at: k.created_at,
+      retire_after: k.retire_after ?? "current",
+    })),
   );
 }
 
 export function register(program: Command): void {
   const keys = program.command("keys").description("manage the signing keys of access tokens");
-  storeCommand(keys.command("rotate").description("add a new signing key; older keys stay published until their last token expires"), async (opts) => {
-    const r = await rotateKeysCommand(opts);
-    process.stdout.write(`new signing key ${r.kid}; previous keys stay published for ${r.keepSeconds} s\n`);
-  });
+  storeCommand(
+    keys
+      .command("rotate")
+      .description("add a new signing key; older keys stay published until their last token expires"),
+    async (opts) => {
+      const r = await rotateKeysCommand(opts);
+      process.stdout.write(`new signing key ${r.kid}; previous keys stay published for ${r.keepSeconds} s\n`);
+    },
+  );
   storeCommand(keys.command("list").description("list the published signing keys"), async (opts) => {
     for (const k of await listKeysCommand(opts))
-      process.stdout.write(`${k.kid}  ${k.alg}  created ${k.created_at}  ${k.retire_after === "current" ? "current" : `retires ${k.retire_after}`}\n`);
+      process.stdout.write(
+        `${k.kid}  ${k.alg}  created ${k.created_at}  ${k.retire_after === "current" ? "current" : `retires ${k.retire_after}`}\n`,
+      );
   });
 }

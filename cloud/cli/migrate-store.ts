@@ -36,7 +36,8 @@ export async function migrateStoreCommand(opts: { from: string; to: string }): P
   const all = modules.flatMap((mod) => mod.migrations ?? []);
   const dst = await PgDb.open(opts.to);
   try {
-    if (!(await postgresIsEmpty(dst))) throw new Error("the target database is not empty: migrate-store copies into an empty database only");
+    if (!(await postgresIsEmpty(dst)))
+      throw new Error("the target database is not empty: migrate-store copies into an empty database only");
     const src = await SqliteDb.open(path.join(dir, DATA_DB));
     try {
       // Both at the same schema version: the source as its next start would bring it, the target made from scratch.
@@ -44,7 +45,12 @@ export async function migrateStoreCommand(opts: { from: string; to: string }): P
       await migrate(dst, all);
       return await copyStore(src, dst, async (table, row) => {
         if (table !== "meas_chunk_payloads" || row.file_length === null || row.file_length === undefined) return row;
-        const payload = await readPayload(dir, Number(row.sequence_id), Number(row.file_offset), Number(row.file_length));
+        const payload = await readPayload(
+          dir,
+          Number(row.sequence_id),
+          Number(row.file_offset),
+          Number(row.file_length),
+        );
         return { ...row, payload, file_offset: null, file_length: null } satisfies Record<string, SqlParam>;
       });
     } finally {

@@ -39,7 +39,10 @@ type Svc = Awaited<ReturnType<typeof openServices>>["svc"];
 async function requirePostgresStore(url: string): Promise<void> {
   const db = await PgDb.open(url);
   try {
-    if (await postgresIsEmpty(db)) throw new Error("the database --database names holds no cloud-peer store (start cloud-peer once with it, or name the right database)");
+    if (await postgresIsEmpty(db))
+      throw new Error(
+        "the database --database names holds no cloud-peer store (start cloud-peer once with it, or name the right database)",
+      );
   } finally {
     await db.close();
   }
@@ -69,10 +72,17 @@ function commandName(cmd: Command): string {
  * Gives a sub-command --data and --database and its action: `fn` gets the command's options with those two
  * falling back to the program's, and a failure becomes one line on stderr and exit code 1.
  */
-export function storeCommand<O extends object>(cmd: Command, fn: (opts: O & StoreFlags) => Promise<void>, dataHelp = "data directory (env CLOUD_DATA)"): Command {
+export function storeCommand<O extends object>(
+  cmd: Command,
+  fn: (opts: O & StoreFlags) => Promise<void>,
+  dataHelp = "data directory (env CLOUD_DATA)",
+): Command {
   return cmd
     .option("--data <dir>", dataHelp)
-    .option("--database <url>", "sqlite: (the data directory's database, the default) or postgres://user@host:port/db (env CLOUD_DATABASE)")
+    .option(
+      "--database <url>",
+      "sqlite: (the data directory's database, the default) or postgres://user@host:port/db (env CLOUD_DATABASE)",
+    )
     .action(async (opts: O & StoreFlags, self: Command) => {
       let top: StoreFlags = {};
       for (let c = self.parent; c; c = c.parent) top = { ...c.opts<StoreFlags>(), ...top };

@@ -44,7 +44,10 @@ function readBackup(from: string): typeof ManifestSchema.Type {
     const name = path.join(DATA_CHUNKS, payloadFileName(Number(id)));
     const f = path.join(from, name);
     const size = fs.existsSync(f) ? fs.statSync(f).size : -1;
-    if (size !== length) throw new Error(`the backup is damaged: ${name} should hold ${length} bytes (${size < 0 ? "missing" : `has ${size}`})`);
+    if (size !== length)
+      throw new Error(
+        `the backup is damaged: ${name} should hold ${length} bytes (${size < 0 ? "missing" : `has ${size}`})`,
+      );
   }
   return manifest;
 }
@@ -59,40 +62,59 @@ async function leftovers(dataDir: string): Promise<void> {
   const names = fs.existsSync(dataDir) ? fs.readdirSync(dataDir) : [];
   const replaced = names.filter((n) => n.includes(REPLACED));
   if (replaced.length > 0)
-    throw new Error(`${dataDir} holds ${replaced.join(", ")} from a restore cut short: the former data, moved aside; move it back (drop the ${REPLACED}) or remove it, then run restore again`);
-  for (const n of names.filter((x) => x.endsWith(STAGED))) await fsp.rm(path.join(dataDir, n), { recursive: true, force: true });
+    throw new Error(
+      `${dataDir} holds ${replaced.join(", ")} from a restore cut short: the former data, moved aside; move it back (drop the ${REPLACED}) or remove it, then run restore again`,
+    );
+  for (const n of names.filter((x) => x.endsWith(STAGED)))
+    await fsp.rm(path.join(dataDir, n), { recursive: true, force: true });
 }
 
 /** Refuses a data directory whose database a process (a running peer, a maintenance command) has open. */
 function refuseRunning(dataDir: string): void {
   const holders = processesHolding(DB_FILES.map((f) => path.join(dataDir, f)));
-  if (holders.length > 0) throw new Error(`${dataDir} is in use by process ${holders.join(", ")} (a running cloud-peer?): stop it, then restore`);
+  if (holders.length > 0)
+    throw new Error(
+      `${dataDir} is in use by process ${holders.join(", ")} (a running cloud-peer?): stop it, then restore`,
+    );
 }
 
-export async function restoreCommand(opts: { from: string; force?: boolean } & StoreFlags): Promise<{ dataDir: string; createdAt: string }> {
+export async function restoreCommand(
+  opts: { from: string; force?: boolean } & StoreFlags,
+): Promise<{ dataDir: string; createdAt: string }> {
   const from = path.resolve(opts.from);
   const config = storeConfig(opts, { mustExist: false });
-  refusePostgres(config, "restore a pg_dump with pg_restore or psql; restore puts an SQLite backup in a data directory");
+  refusePostgres(
+    config,
+    "restore a pg_dump with pg_restore or psql; restore puts an SQLite backup in a data directory",
+  );
   const dataDir = config.dataDir;
   if (from === dataDir) throw new Error("--from and --data name the same directory");
   const manifest = readBackup(from);
   refuseRunning(dataDir);
   const existed = fs.existsSync(dataDir);
-  if (!isEmptyDir(dataDir) && !opts.force) throw new Error(`${dataDir} is not empty: restore into an empty or new directory, or give --force to replace the peer data there (stop its peer first)`);
+  if (!isEmptyDir(dataDir) && !opts.force)
+    throw new Error(
+      `${dataDir} is not empty: restore into an empty or new directory, or give --force to replace the peer data there (stop its peer first)`,
+    );
   await leftovers(dataDir);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = path.join(dataDir, DATA_DB);
   try {
     await fsp.copyFile(path.join(from, DATA_DB), `${db}${STAGED}`);
     await fsp.chmod(`${db}${STAGED}`, 0o600);
-    await checkStoreCopy(`${db}${STAGED}`, modules.flatMap((m) => m.migrations ?? []).map((m) => m.version));
+    await checkStoreCopy(
+      `${db}${STAGED}`,
+      modules.flatMap((m) => m.migrations ?? []).map((m) => m.version),
+    );
     await syncPath(`${db}${STAGED}`);
     for (const entry of [DATA_CHUNKS, ...PLAIN_ENTRIES]) {
       const src = path.join(from, entry);
-      if (fs.existsSync(src)) await fsp.cp(src, path.join(dataDir, `${entry}${STAGED}`), { recursive: true, preserveTimestamps: true });
+      if (fs.existsSync(src))
+        await fsp.cp(src, path.join(dataDir, `${entry}${STAGED}`), { recursive: true, preserveTimestamps: true });
     }
   } catch (e) {
-    for (const n of fs.readdirSync(dataDir).filter((x) => x.endsWith(STAGED))) await fsp.rm(path.join(dataDir, n), { recursive: true, force: true });
+    for (const n of fs.readdirSync(dataDir).filter((x) => x.endsWith(STAGED)))
+      await fsp.rm(path.join(dataDir, n), { recursive: true, force: true });
     if (!existed) await fsp.rm(dataDir, { recursive: true, force: true });
     throw e;
   }
@@ -100,7 +122,8 @@ export async function restoreCommand(opts: { from: string; force?: boolean } & S
   const own = [...DB_FILES, DATA_CHUNKS, ...PLAIN_ENTRIES].filter((e) => fs.existsSync(path.join(dataDir, e)));
   for (const entry of own) await fsp.rename(path.join(dataDir, entry), path.join(dataDir, aside(entry)));
   for (const entry of [DATA_CHUNKS, ...PLAIN_ENTRIES])
-    if (fs.existsSync(path.join(dataDir, `${entry}${STAGED}`))) await fsp.rename(path.join(dataDir, `${entry}${STAGED}`), path.join(dataDir, entry));
+    if (fs.existsSync(path.join(dataDir, `${entry}${STAGED}`)))
+      await fsp.rename(path.join(dataDir, `${entry}${STAGED}`), path.join(dataDir, entry));
   await fsp.rename(`${db}${STAGED}`, db);
   await syncPath(dataDir);
   for (const entry of own) await fsp.rm(path.join(dataDir, aside(entry)), { recursive: true, force: true });
@@ -108,7 +131,8 @@ export async function restoreCommand(opts: { from: string; force?: boolean } & S
 }
 
 /** Where an old entry waits while the new ones go in: the database's WAL keeps its name's form (`<db>-wal`). */
-const aside = (entry: string) => (entry.startsWith(DATA_DB) ? `${DATA_DB}${REPLACED}${entry.slice(DATA_DB.length)}` : `${entry}${REPLACED}`);
+const aside = (entry: string) =>
+  entry.startsWith(DATA_DB) ? `${DATA_DB}${REPLACED}${entry.slice(DATA_DB.length)}` : `${entry}${REPLACED}`;
 
 export function register(program: Command): void {
   const restore = program

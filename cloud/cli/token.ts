@@ -5,17 +5,21 @@ import { createToken } from "../accounts/service/tokens.js";
 import { DomainError } from "../errors.js";
 import { storeCommand, withServices, type StoreFlags } from "./open-store.js";
 
-export async function createTokenCommand(opts: { user: string; name: string; expiresAt?: string } & StoreFlags): Promise<string> {
+export async function createTokenCommand(
+  opts: { user: string; name: string; expiresAt?: string } & StoreFlags,
+): Promise<string> {
   return withServices(opts, async (svc) => {
     try {
       const user = await svc.accounts.findUserByName(opts.user);
       if (!user) throw new Error(`no user named "${opts.user}"`);
       if (opts.name.length < 1 || opts.name.length > 256) throw new Error("--name must have 1 to 256 characters");
-      if (opts.expiresAt !== undefined && Number.isNaN(Date.parse(opts.expiresAt))) throw new Error("--expires-at must be an RFC 3339 date-time");
+      if (opts.expiresAt !== undefined && Number.isNaN(Date.parse(opts.expiresAt)))
+        throw new Error("--expires-at must be an RFC 3339 date-time");
       const t = await createToken(svc, user.uuid, { name: opts.name, expired_at: opts.expiresAt });
       return t.token!;
     } catch (err) {
-      if (err instanceof DomainError) throw new Error(err.properties ? `${err.title} (${JSON.stringify(err.properties)})` : err.title);
+      if (err instanceof DomainError)
+        throw new Error(err.properties ? `${err.title} (${JSON.stringify(err.properties)})` : err.title);
       throw err;
     }
   });

@@ -18,7 +18,9 @@ export const clusterModule: ProvidingModule<CoreServices, Pick<Services, "cluste
   async provide(svc) {
     const instanceId = crypto.randomUUID();
     const log = svc.log.child({ area: "cluster" });
-    const bus = svc.config.nats ? await NatsBus.open({ servers: svc.config.nats, instanceId, onWarn: (m) => log.warn(m) }) : new InProcessBus(instanceId);
+    const bus = svc.config.nats
+      ? await NatsBus.open({ servers: svc.config.nats, instanceId, onWarn: (m) => log.warn(m) })
+      : new InProcessBus(instanceId);
     svc.onClose.push(() => bus.close());
     if (bus.kind === "nats") log.info({ instanceId }, "cluster bus on NATS");
     return { cluster: { bus } };

@@ -35,13 +35,21 @@ const TYPES: Record<string, string> = {
 
 /** dist/console, seen from cloud/console (sources run by tests) or dist/cloud/console (the build). */
 export function consoleDir(): string {
-  const candidates = [path.resolve(import.meta.dirname, "../../console"), path.resolve(import.meta.dirname, "../../dist/console")];
+  const candidates = [
+    path.resolve(import.meta.dirname, "../../console"),
+    path.resolve(import.meta.dirname, "../../dist/console"),
+  ];
   return candidates.find((d) => fs.existsSync(path.join(d, "index.html"))) ?? candidates[1]!;
 }
 
 function problem(res: http.ServerResponse, status: number, title: string): void {
-  const { contentType, body } = status === 503 ? { contentType: JSON_TYPE, body: JSON.stringify({ type: "unavailable", title }) } : errorBodyJson(status, title);
-  res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) }).end(body);
+  const { contentType, body } =
+    status === 503
+      ? { contentType: JSON_TYPE, body: JSON.stringify({ type: "unavailable", title }) }
+      : errorBodyJson(status, title);
+  res
+    .writeHead(status, { ...SECURITY_HEADERS, "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) })
+    .end(body);
 }
 
 /** Answers the request when it is the console's (true), else leaves it to the application (false). */
@@ -56,19 +64,25 @@ export function serveConsole(req: http.IncomingMessage, res: http.ServerResponse
     return true;
   }
   if (pathname === "/" || pathname === "/console") {
-    res.writeHead(pathname === "/" ? 302 : 301, { ...SECURITY_HEADERS, Location: CONSOLE_PATH, "Content-Length": 0 }).end();
+    res
+      .writeHead(pathname === "/" ? 302 : 301, { ...SECURITY_HEADERS, Location: CONSOLE_PATH, "Content-Length": 0 })
+      .end();
     return true;
   }
   const rel = pathname.slice(CONSOLE_PATH.length);
   // The page itself (with its ?code=&state= on the way back from signing in), or one built asset.
   const name = rel === "" || rel === "index.html" ? "index.html" : /^assets\/[\w.-]+$/.test(rel) ? rel : undefined;
-  if (!name) return void problem(res, 404, "not found"), true;
+  if (!name) return (void problem(res, 404, "not found"), true);
   const file = path.join(dir, name);
   let body: Buffer;
   try {
     body = fs.readFileSync(file);
   } catch {
-    problem(res, name === "index.html" ? 503 : 404, name === "index.html" ? "the console is not built (npm run build)" : "not found");
+    problem(
+      res,
+      name === "index.html" ? 503 : 404,
+      name === "index.html" ? "the console is not built (npm run build)" : "not found",
+    );
     return true;
   }
   res.writeHead(200, {

@@ -8,7 +8,10 @@ import { BlockList, isIP } from "node:net";
 
 /** Parses `CLOUD_TRUSTED_PROXIES`: addresses and CIDR ranges, comma-separated; throws on a bad entry. */
 export function parseTrustedProxies(v: string | undefined): string[] {
-  const entries = (v ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+  const entries = (v ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
   trustedList(entries); // validates, and caches the list for clientAddress
   return entries;
 }
@@ -24,7 +27,11 @@ function trustedList(entries: readonly string[]): BlockList {
     const family = isIP(addr);
     const prefix = bits === undefined ? undefined : Number(bits);
     const max = family === 6 ? 128 : 32;
-    if (family === 0 || extra !== undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max && /^\d+$/.test(bits!))))
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max && /^\d+$/.test(bits!)))
+    )
       throw new Error(`invalid CLOUD_TRUSTED_PROXIES entry "${e}": expected an IP address or CIDR range`);
     const type = family === 6 ? "ipv6" : "ipv4";
     if (prefix === undefined) list.addAddress(addr, type);
@@ -43,7 +50,8 @@ function isTrusted(list: BlockList, address: string): boolean {
 }
 
 /** Whether `address` (a socket's peer) is one of the trusted proxies. */
-export const isTrustedProxy = (entries: readonly string[], address: string): boolean => entries.length > 0 && isTrusted(trustedList(entries), address);
+export const isTrustedProxy = (entries: readonly string[], address: string): boolean =>
+  entries.length > 0 && isTrusted(trustedList(entries), address);
 
 export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[] | undefined): string {
   const peer = req.socket.remoteAddress ?? "unknown";
@@ -51,7 +59,10 @@ export function clientAddress(req: IncomingMessage, trustedProxies: readonly str
   const list = trustedList(trustedProxies);
   if (!isTrusted(list, peer)) return peer;
   const header = req.headers["x-forwarded-for"];
-  const hops = (Array.isArray(header) ? header.join(",") : header ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   let client = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     // A malformed hop ends the walk: what lies left of it cannot be trusted either.

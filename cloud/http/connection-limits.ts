@@ -43,15 +43,21 @@ function addressKey(address: string): string {
   const [head = "", tail = ""] = address.split("::");
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
-  const groups = address.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  const groups = address.includes("::")
+    ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 export function limitConnections(server: http.Server, l: ConnectionLimits, log: Logger): void {
   server.maxConnections = l.maxConnections || defaultMaxConnections();
   let warned = 0;
   server.on("drop", () => {
-    if (Date.now() - warned > 60_000) log.warn({ max_connections: server.maxConnections }, "connection refused: the peer holds --max-connections");
+    if (Date.now() - warned > 60_000)
+      log.warn({ max_connections: server.maxConnections }, "connection refused: the peer holds --max-connections");
     warned = Date.now();
   });
   if (l.maxConnectionsPerAddress <= 0) return;

@@ -11,7 +11,8 @@ function fieldNames(schema: Schema.Schema.Any): Map<string, string> | undefined 
   const cached = fieldNamesCache.get(schema);
   if (cached) return cached;
   let ast = schema.ast;
-  while (SchemaAST.isTransformation(ast) || SchemaAST.isRefinement(ast)) ast = SchemaAST.isTransformation(ast) ? ast.from : ast.from;
+  while (SchemaAST.isTransformation(ast) || SchemaAST.isRefinement(ast))
+    ast = SchemaAST.isTransformation(ast) ? ast.from : ast.from;
   if (!SchemaAST.isTypeLiteral(ast)) return undefined;
   const map = new Map<string, string>();
   for (const p of ast.propertySignatures) if (typeof p.name === "string") map.set(p.name.toLowerCase(), p.name);
@@ -41,7 +42,9 @@ function unknownKeys(schema: Schema.Schema.Any, input: unknown): string[] {
 
 /** The rule only: effect's messages quote what was sent (`actual "short"`), a password for example. */
 const withoutValue = (message: string) =>
-  message.replace(/, actual [\s\S]*$/, "").replace(/^Unable to decode [\s\S]* into (an? [^"]*)$/, "cannot be decoded into $1");
+  message
+    .replace(/, actual [\s\S]*$/, "")
+    .replace(/^Unable to decode [\s\S]* into (an? [^"]*)$/, "cannot be decoded into $1");
 
 export function formatIssues(issues: Issue[]): Record<string, string> {
   const props: Record<string, string> = {};
@@ -57,10 +60,17 @@ export interface DecodeOptions {
   refuseUnknown?: boolean;
 }
 
-export function decodeOrThrow<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, what: string, opts: DecodeOptions = {}): A {
+export function decodeOrThrow<A, I>(
+  schema: Schema.Schema<A, I, never>,
+  input: unknown,
+  what: string,
+  opts: DecodeOptions = {},
+): A {
   if (opts.refuseUnknown) {
     // Names are cut short and few: a client's key may be anything, even megabytes long.
-    const unknown = unknownKeys(schema, input).slice(0, 10).map((k) => (k.length > 64 ? `${k.slice(0, 64)}…` : k));
+    const unknown = unknownKeys(schema, input)
+      .slice(0, 10)
+      .map((k) => (k.length > 64 ? `${k.slice(0, 64)}…` : k));
     if (unknown.length > 0)
       throw new Invalid(
         `invalid ${what}: unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,

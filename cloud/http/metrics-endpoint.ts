@@ -16,7 +16,12 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
 /** A client on this host, not relayed by a proxy (which would add one of these headers). */
 export function isLocalClient(req: http.IncomingMessage): boolean {
   const h = req.headers;
-  return LOOPBACK.test(req.socket.remoteAddress ?? "") && h["x-forwarded-for"] === undefined && h.forwarded === undefined && h["x-real-ip"] === undefined;
+  return (
+    LOOPBACK.test(req.socket.remoteAddress ?? "") &&
+    h["x-forwarded-for"] === undefined &&
+    h.forwarded === undefined &&
+    h["x-real-ip"] === undefined
+  );
 }
 
 /** Koa middleware answering `/metrics` on the main port. */
@@ -28,8 +33,12 @@ export function metricsEndpoint(svc: Services) {
       throw new ApiError(405, "method_not_allowed", `method ${ctx.method} is not allowed here`, { Allow: "GET" });
     if (!isLocalClient(ctx.req)) {
       const principal = await authenticate(ctx, svc);
-      if (!principal) throw new Unauthenticated("the metrics need a super user's credentials, or a request from this host, or --metrics-listen");
-      if (!principal.isSuper) throw new Forbidden("the metrics are served to super users only (or from this host, or on --metrics-listen)");
+      if (!principal)
+        throw new Unauthenticated(
+          "the metrics need a super user's credentials, or a request from this host, or --metrics-listen",
+        );
+      if (!principal.isSuper)
+        throw new Forbidden("the metrics are served to super users only (or from this host, or on --metrics-listen)");
     }
     const { contentType, body } = await svc.metrics.exposition();
     ctx.set("Cache-Control", "no-store");

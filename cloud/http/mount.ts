@@ -52,11 +52,18 @@ export function mountRoutes(router: Router, routes: AnyRoute[], svc: Services): 
     let body: unknown;
     if (route.body) {
       const kind = route.bodyKind ?? "json";
-      const raw = route.readBody ? await route.readBody(ctx.req) : await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
+      const raw = route.readBody
+        ? await route.readBody(ctx.req)
+        : await readBody(ctx.req, kind, route.bodyLimit ?? svc.config.bodyLimit);
       // Form bodies are OAuth endpoints, whose RFCs say unknown parameters are ignored.
       body = kind === "raw" ? raw : decodeOrThrow(route.body, raw, "body", { refuseUnknown: kind === "json" });
     }
     const result = await route.handler({ params, query, body, principal, ctx }, svc);
-    sendReply(ctx, result instanceof Reply ? result : new Reply(route.success, result), JSON_TYPE, route.responseMediaType);
+    sendReply(
+      ctx,
+      result instanceof Reply ? result : new Reply(route.success, result),
+      JSON_TYPE,
+      route.responseMediaType,
+    );
   });
 }

@@ -31,12 +31,16 @@ export function buildOpenApi(routes: AnyRoute[], info: { title: string; version:
     errorDescription: () => "error",
     requestContent: (route, defs) => {
       // JSON bodies refuse unknown keys; form bodies (OAuth endpoints) ignore them, so the document allows them there.
-      const schema = route.bodyKind === "raw" ? { type: "string", format: "binary" } : jsonSchema(route.body!.ast, defs, { allowExtraKeys: route.bodyKind === "form" });
+      const schema =
+        route.bodyKind === "raw"
+          ? { type: "string", format: "binary" }
+          : jsonSchema(route.body!.ast, defs, { allowExtraKeys: route.bodyKind === "form" });
       return Object.fromEntries(defaultMediaTypes(route).map((m) => [m, { schema }]));
     },
     extend: (route, op) => {
       const responses = op.responses as Json;
-      for (const status of route.alsoSuccess ?? []) responses[String(status)] = { description: status === 304 ? "not modified" : "success" };
+      for (const status of route.alsoSuccess ?? [])
+        responses[String(status)] = { description: status === 304 ? "not modified" : "success" };
       op.security = route.auth === "none" ? [] : SECURITY;
     },
     components: {

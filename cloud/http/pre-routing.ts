@@ -46,12 +46,18 @@ export function sendJson(res: http.ServerResponse, r: Reply): void {
 }
 
 /** The server's request listener: the fast path the router matches, else the application. */
-export function preRouting(fastPaths: FastPath[], app: http.RequestListener, ctx: FastPathContext): http.RequestListener {
+export function preRouting(
+  fastPaths: FastPath[],
+  app: http.RequestListener,
+  ctx: FastPathContext,
+): http.RequestListener {
   if (fastPaths.length === 0) return app;
   const routes = fastPaths.filter((f): f is RouteFastPath => "path" in f);
   const trees = fastPaths.filter((f): f is TreeFastPath => "owns" in f);
   const router = createRouter();
-  routes.forEach((f, i) => router.register(routerPath(f.prefix ?? "", f.path), [f.method], async () => {}, { name: String(i) }));
+  routes.forEach((f, i) =>
+    router.register(routerPath(f.prefix ?? "", f.path), [f.method], async () => {}, { name: String(i) }),
+  );
   return (req, res) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");

@@ -98,4 +98,5 @@ export const PageInfoSchema = Schema.Struct({
   total_count: Schema.Int,
 });
 
-export const listOf = <A, I>(item: Schema.Schema<A, I>) => Schema.Struct({ items: Schema.Array(item), page: PageInfoSchema });
+export const listOf = <A, I>(item: Schema.Schema<A, I>) =>
+  Schema.Struct({ items: Schema.Array(item), page: PageInfoSchema });

@@ -40,7 +40,10 @@ export interface ObservedRequest {
 }
 
 /** Wraps the server's request listener (fast paths and application) so that each request is reported. */
-export function observeRequests(listener: http.RequestListener, done: (r: ObservedRequest) => void): http.RequestListener {
+export function observeRequests(
+  listener: http.RequestListener,
+  done: (r: ObservedRequest) => void,
+): http.RequestListener {
   return (req, res) => {
     const started = performance.now();
     res.once("close", () => {

@@ -23,7 +23,13 @@ import { loadQuicServer, QuicUnavailableError } from "../../proto/transport/quic
 
 declare module "../services.js" {
   interface Services {
-    iscp: { broker: IscpBroker; tickets: TicketStore; connections: ClusterConnections; upstreamStates: SharedUpstreamStates; quicPort?: number };
+    iscp: {
+      broker: IscpBroker;
+      tickets: TicketStore;
+      connections: ClusterConnections;
+      upstreamStates: SharedUpstreamStates;
+      quicPort?: number;
+    };
   }
 }
 
@@ -58,10 +64,26 @@ const connect = defineRoute({
 
 function parseListen(listen: string): { host: string; port: number } {
   const idx = listen.lastIndexOf(":");
-  return { host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port: Number(listen.slice(idx + 1)) };
+  return {
+    host: idx > 0 ? listen.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1",
+    port: Number(listen.slice(idx + 1)),
+  };
 }
 
-type Needs = Pick<Services, "config" | "log" | "db" | "metrics" | "storageRoom" | "onClose" | "cluster" | "accounts" | "oauth" | "org" | "measurements">;
+type Needs = Pick<
+  Services,
+  | "config"
+  | "log"
+  | "db"
+  | "metrics"
+  | "storageRoom"
+  | "onClose"
+  | "cluster"
+  | "accounts"
+  | "oauth"
+  | "org"
+  | "measurements"
+>;
 
 export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
   name: "broker",
@@ -69,7 +91,9 @@ export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
   routes: [issueTicket, connect, edgeConnectionsRoute],
   provide(svc) {
     const log = svc.log.child({ area: "iscp" });
-    const upstreamStates = new SharedUpstreamStates(svc.db, svc.cluster.bus.instanceId, (msg, err) => log.warn({ err: String(err) }, msg));
+    const upstreamStates = new SharedUpstreamStates(svc.db, svc.cluster.bus.instanceId, (msg, err) =>
+      log.warn({ err: String(err) }, msg),
+    );
     const broker = new IscpBroker({
       authenticate: brokerAuthenticator(svc, tickets),
       logger: log,
@@ -80,7 +104,11 @@ export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
     const connections = shareConnections(broker, svc.cluster.bus);
     svc.onClose.push(() => connections.stop());
     svc.metrics.setSources({
-      iscp: () => ({ connections: broker.connections().map((c) => ({ transport: c.transport.kind })), upstreams: broker.hub.upstreams.size, downstreams: broker.hub.downstreams.size }),
+      iscp: () => ({
+        connections: broker.connections().map((c) => ({ transport: c.transport.kind })),
+        upstreams: broker.hub.upstreams.size,
+        downstreams: broker.hub.downstreams.size,
+      }),
     });
     svc.onClose.push(() => broker.close());
     return { iscp: { broker, tickets, connections, upstreamStates } };
@@ -91,19 +119,35 @@ export const brokerModule: ProvidingModule<Needs, Pick<Services, "iscp">> = {
     svc.onClose.push(() => upstreamStates.stop());
     attachIscpBroker(server, { ...broker.options, broker, refusalBody: errorBodyJson });
     // With --nats, streams relay across the peers (after the broker in onClose, so it stops first).
-    const stopRelay = attachClusterRelay(broker.hub, svc.cluster.bus, (msg, err) => svc.log.warn({ err: String(err) }, msg));
+    const stopRelay = attachClusterRelay(broker.hub, svc.cluster.bus, (msg, err) =>
+      svc.log.warn({ err: String(err) }, msg),
+    );
     svc.onClose.push(stopRelay);
     svc.onClose.push(tickets.share(svc.cluster.bus));
     if (svc.config.iscpQuicListen) {
       const { host, port } = parseListen(svc.config.iscpQuicListen);
       // Before anything is made for QUIC: a platform without the QUIC library is a startup error that says so.
       await loadQuicServer().catch((e: unknown) => {
-        throw e instanceof QuicUnavailableError ? new Error(`--iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): ${e.message}; leave it unset to serve iSCP over WebSocket only`) : e;
+        throw e instanceof QuicUnavailableError
+          ? new Error(
+              `--iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): ${e.message}; leave it unset to serve iSCP over WebSocket only`,
+            )
+          : e;
       });
       // QUIC's own pair if given, else the HTTPS one (loadConfig checked both pairs), else a self-signed one.
       const { iscpQuicCert, iscpQuicKey, tlsCert, tlsKey } = svc.config;
-      const tls = ensureQuicCertificate(path.join(svc.config.dataDir, "quic"), iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey });
-      const quic = await startIscpQuic({ ...broker.options, broker, host, port, key: fs.readFileSync(tls.key, "utf8"), cert: fs.readFileSync(tls.cert, "utf8") });
+      const tls = ensureQuicCertificate(
+        path.join(svc.config.dataDir, "quic"),
+        iscpQuicCert ? { cert: iscpQuicCert, key: iscpQuicKey } : { cert: tlsCert, key: tlsKey },
+      );
+      const quic = await startIscpQuic({
+        ...broker.options,
+        broker,
+        host,
+        port,
+        key: fs.readFileSync(tls.key, "utf8"),
+        cert: fs.readFileSync(tls.cert, "utf8"),
+      });
       svc.iscp.quicPort = quic.port;
       // Serving the HTTPS pair: a renewal reloaded on SIGHUP applies to QUIC's new connections too.
       if (!iscpQuicCert && tlsCert) svc.onTlsReload.push((pair) => quic.setCertificate(pair));

@@ -21,7 +21,12 @@ export interface Mailer {
 export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
   if (opts.smtpUrl) {
     // Bounded waits: a dead SMTP server must not hold a request for minutes.
-    const transport = nodemailer.createTransport({ url: opts.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as never);
+    const transport = nodemailer.createTransport({
+      url: opts.smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    } as never);
     return {
       async send(msg) {
         await transport.sendMail({ from: opts.from, ...msg });
@@ -36,7 +41,10 @@ export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: st
     async send(msg) {
       const info = await composer.sendMail({ from: opts.from, ...msg });
       fs.mkdirSync(outbox, { recursive: true, mode: 0o700 });
-      const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${crypto.randomBytes(4).toString("hex")}.eml`);
+      const file = path.join(
+        outbox,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${crypto.randomBytes(4).toString("hex")}.eml`,
+      );
       fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
       opts.log.info({ subject: msg.subject, file: path.basename(file) }, "mail written to outbox");
     },

@@ -22,10 +22,22 @@ export { measurementHooks } from "./ingest/iscp-hooks.js";
 export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "measurements">> = {
   name: "measurements",
   migrations,
-  routes: [...measurementRoutes, ...sequenceRoutes, ...baseTimeRoutes, ...markerRoutes, ...dataRoutes, ...seriesRoutes, ...eventRoutes, versionRoute],
+  routes: [
+    ...measurementRoutes,
+    ...sequenceRoutes,
+    ...baseTimeRoutes,
+    ...markerRoutes,
+    ...dataRoutes,
+    ...seriesRoutes,
+    ...eventRoutes,
+    versionRoute,
+  ],
   async provide(svc) {
     // On PostgreSQL every payload stays in its row (bytea), so that every instance reads it (docs/decisions.md).
-    const files = await PayloadFiles.open(path.join(svc.config.dataDir, "chunks"), svc.db.dialect === "postgres" ? { inlineMax: Infinity } : {});
+    const files = await PayloadFiles.open(
+      path.join(svc.config.dataDir, "chunks"),
+      svc.db.dialect === "postgres" ? { inlineMax: Infinity } : {},
+    );
     // Files of sequences deleted just before a crash (nothing writes yet: the server is not listening).
     const swept = await files.sweep(await allSequenceIds(svc.db));
     if (swept.length > 0) svc.log.info({ sequences: swept }, "removed payload files of deleted sequences");

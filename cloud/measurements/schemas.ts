@@ -6,7 +6,9 @@ import { parseTimeNs } from "./formats/time.js";
 import { dataIdFilterProblem } from "./service/data-id-filter.js";
 
 export const Uuid = Schema.String.pipe(
-  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
+  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+    message: () => "expected a UUID",
+  }),
 );
 
 /** RFC 3339 with up to nanoseconds (or deprecated integer Unix microseconds), decoded to epoch ns. */
@@ -14,7 +16,15 @@ export const TimeNs = Schema.transformOrFail(Schema.String, Schema.BigIntFromSel
   strict: true,
   decode: (s, _, ast) => {
     const ns = parseTimeNs(s);
-    return ns === undefined ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 date-time (or integer Unix microseconds) from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z")) : ParseResult.succeed(ns);
+    return ns === undefined
+      ? ParseResult.fail(
+          new ParseResult.Type(
+            ast,
+            s,
+            "expected an RFC 3339 date-time (or integer Unix microseconds) from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z",
+          ),
+        )
+      : ParseResult.succeed(ns);
   },
   encode: (ns) => ParseResult.succeed(ns.toString()),
 }).annotations({ jsonSchema: { type: "string", format: "date-time" } });
@@ -33,7 +43,9 @@ export const BaseTimeParams = { measurement_uuid: Uuid, type: Schema.String.pipe
  * Fields of the read model a client sends back when it creates from what it read (the intdash SDK's
  * import lesson passes an exported measurement, base time or marker whole): accepted and ignored.
  */
-export function readOnlyFields<const K extends string>(...names: K[]): { [P in K]: Schema.optional<typeof Schema.Unknown> } {
+export function readOnlyFields<const K extends string>(
+  ...names: K[]
+): { [P in K]: Schema.optional<typeof Schema.Unknown> } {
   const ignored = Schema.optional(Schema.Unknown.annotations({ description: "read-only field of the model: ignored" }));
   return Object.fromEntries(names.map((n) => [n, ignored])) as { [P in K]: typeof ignored };
 }
@@ -48,7 +60,21 @@ export const MeasCreate = Schema.Struct({
   basetime_elapsed_time: Schema.optional(Uint),
   edge_uuid: Uuid,
   protected: Schema.optional(Schema.Boolean),
-  ...readOnlyFields("uuid", "duration", "sequences", "markers", "created_at", "updated_at", "processed_ratio", "ended", "status", "received_data_points", "max_priority_basetime_id", "max_elapsed_time", "completed"),
+  ...readOnlyFields(
+    "uuid",
+    "duration",
+    "sequences",
+    "markers",
+    "created_at",
+    "updated_at",
+    "processed_ratio",
+    "ended",
+    "status",
+    "received_data_points",
+    "max_priority_basetime_id",
+    "max_elapsed_time",
+    "completed",
+  ),
 });
 
 export const ReplaceMeas = Schema.Struct({
@@ -89,7 +115,10 @@ export const MarkerBody = Schema.Struct({
   description: Schema.optional(Text),
   type: Schema.optional(Schema.Literal("point", "range")),
   tag: Schema.optional(
-    Schema.Record({ key: Schema.String.pipe(Schema.maxLength(256)), value: Schema.String.pipe(Schema.maxLength(4096)) }).annotations({
+    Schema.Record({
+      key: Schema.String.pipe(Schema.maxLength(256)),
+      value: Schema.String.pipe(Schema.maxLength(4096)),
+    }).annotations({
       description: "string keys and string values, not nested",
     }),
   ),
@@ -98,7 +127,10 @@ export const MarkerBody = Schema.Struct({
       occurred_elapsed_time: Schema.optional(ElapsedUs),
       start_elapsed_time: Schema.optional(ElapsedUs),
       end_elapsed_time: Schema.optional(ElapsedUs),
-    }).annotations({ description: "point: occurred_elapsed_time; range: start_elapsed_time and end_elapsed_time (µs after the base time)" }),
+    }).annotations({
+      description:
+        "point: occurred_elapsed_time; range: start_elapsed_time and end_elapsed_time (µs after the base time)",
+    }),
   ),
   ...readOnlyFields("uuid", "created_at", "created_by", "updated_at", "updated_by"),
 });
@@ -149,7 +181,16 @@ export const ListMeasurementsQuery = Schema.Struct({
   "status[]": Schema.optional(Schema.Array(Schema.Literal("measuring", "resending", "finished"))),
   limit: Schema.optionalWith(IntFromQuery(0, 100_000), { default: () => 0 }),
   sort: Schema.optionalWith(
-    Schema.Literal("name", "description", "ended", "duration", "base_time", "processed_ratio", "created_at", "updated_at"),
+    Schema.Literal(
+      "name",
+      "description",
+      "ended",
+      "duration",
+      "base_time",
+      "processed_ratio",
+      "created_at",
+      "updated_at",
+    ),
     { default: () => "base_time" as const },
   ),
   page: Schema.optionalWith(IntFromQuery(1), { default: () => 1 }),
@@ -163,7 +204,10 @@ const DataIdFilter = Schema.optional(
       Schema.maxLength(1024),
       Schema.filter((e) => dataIdFilterProblem(e) ?? true),
     ),
-  ).annotations({ description: "<data_type>:<data_name>; `#` (a whole last level) matches the rest, `+` one level, `*` any characters within a level" }),
+  ).annotations({
+    description:
+      "<data_type>:<data_name>; `#` (a whole last level) matches the rest, `+` one level, `*` any characters within a level",
+  }),
 );
 
 export const DataQuery = Schema.Struct({
@@ -217,7 +261,13 @@ export const MeasurementResponse = Schema.Struct({
 
 export const MeasurementsResponse = Schema.Struct({
   items: Schema.Array(MeasurementResponse),
-  page: Schema.Struct({ total_count: Schema.Int, first: Schema.Boolean, last: Schema.Boolean, next: Schema.String, previous: Schema.String }),
+  page: Schema.Struct({
+    total_count: Schema.Int,
+    first: Schema.Boolean,
+    last: Schema.Boolean,
+    next: Schema.String,
+    previous: Schema.String,
+  }),
 });
 
 export const SequenceResponse = Schema.Struct({
@@ -230,7 +280,10 @@ export const SequenceResponse = Schema.Struct({
   updated_at: Schema.String,
 });
 
-export const SequencesResponse = Schema.Struct({ items: Schema.Array(SequenceResponse), page: Schema.Struct({ total_count: Schema.Int }) });
+export const SequencesResponse = Schema.Struct({
+  items: Schema.Array(SequenceResponse),
+  page: Schema.Struct({ total_count: Schema.Int }),
+});
 
 export const BaseTimeResponse = Schema.Struct({
   id: Schema.Int,
@@ -253,8 +306,13 @@ export const SequenceSummary = Schema.Struct({ status: Schema.String });
 /** A JSON pointer (RFC 6901): "" or `/`-separated tokens, `~` only as `~0` (~) or `~1` (/). */
 export const JsonPointer = Schema.String.pipe(
   Schema.maxLength(256),
-  Schema.pattern(/^(\/([^~/]|~[01])*)*$/, { message: () => "must be a JSON pointer such as /a/b (RFC 6901: ~0 for ~, ~1 for /)" }),
-).annotations({ description: "JSON pointer (RFC 6901) of a numeric field in json payloads (or string payloads holding JSON), e.g. /a/b or /list/0" });
+  Schema.pattern(/^(\/([^~/]|~[01])*)*$/, {
+    message: () => "must be a JSON pointer such as /a/b (RFC 6901: ~0 for ~, ~1 for /)",
+  }),
+).annotations({
+  description:
+    "JSON pointer (RFC 6901) of a numeric field in json payloads (or string payloads holding JSON), e.g. /a/b or /list/0",
+});
 
 /** The reduced series (min/max per time bucket) of one data ID, for plots. */
 export const SeriesQuery = Schema.Struct({
@@ -277,7 +335,13 @@ export const SeriesResponse = Schema.Struct({
   bucket_count: Schema.Int,
   point_count: Schema.Int,
   skipped_count: Schema.Int,
-  buckets: Schema.Struct({ time_min: Numbers, min: Numbers, time_max: Numbers, max: Numbers, count: Numbers }).annotations({
+  buckets: Schema.Struct({
+    time_min: Numbers,
+    min: Numbers,
+    time_max: Numbers,
+    max: Numbers,
+    count: Numbers,
+  }).annotations({
     description: "Columns, one entry per non-empty bucket in time order; times are seconds since the base time",
   }),
 });

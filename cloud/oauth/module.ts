@@ -30,14 +30,28 @@ export const oauthModule: ProvidingModule<Needs, Pick<Services, "oauth">> = {
   async provide(svc) {
     const warn = (what: string) => (err: unknown) => svc.log.warn({ err: String(err) }, what);
     const bus = svc.cluster.bus;
-    const keys = await KeyStore.open(svc.db, () => svc.config.accessTokenTtl, () => notify(bus, "keys"));
+    const keys = await KeyStore.open(
+      svc.db,
+      () => svc.config.accessTokenTtl,
+      () => notify(bus, "keys"),
+    );
     const denylist = new Denylist(svc.db, (entries) => notify(bus, "revoked", { entries }));
     await denylist.load();
     const ownClients = new OwnClients(svc.db, (clientId) => notify(bus, "client", { clientId }));
     // What another peer changed: its notices drop or fill our caches at once (the polls stay as a fallback).
-    onNotice<{ entries: Array<{ jti: string; expiresAt: number }> }>(bus, "revoked", (p) => denylist.remember(Array.isArray(p.entries) ? p.entries : []), () => void denylist.poll().catch(warn("denylist poll failed")));
+    onNotice<{ entries: Array<{ jti: string; expiresAt: number }> }>(
+      bus,
+      "revoked",
+      (p) => denylist.remember(Array.isArray(p.entries) ? p.entries : []),
+      () => void denylist.poll().catch(warn("denylist poll failed")),
+    );
     onNotice(bus, "keys", () => void keys.reload().catch(warn("signing key reload failed")));
-    onNotice<{ clientId: string }>(bus, "client", (p) => typeof p.clientId === "string" && ownClients.forget(p.clientId), () => {});
+    onNotice<{ clientId: string }>(
+      bus,
+      "client",
+      (p) => typeof p.clientId === "string" && ownClients.forget(p.clientId),
+      () => {},
+    );
     const issuer = new TokenIssuer(svc.db, keys, denylist, {
       issuer: () => svc.config.publicUrl,
       accessTtl: () => svc.config.accessTokenTtl,
@@ -48,7 +62,10 @@ export const oauthModule: ProvidingModule<Needs, Pick<Services, "oauth">> = {
     keys.startReloading(warn("signing key reload failed"));
     denylist.start(warn("denylist poll failed"));
     ownClients.start(warn("client secret use flush failed"));
-    const purge = setInterval(() => grantsRepo.purgeExpired(svc.db, Math.floor(Date.now() / 1000)).catch(warn("purge failed")), PURGE_MS);
+    const purge = setInterval(
+      () => grantsRepo.purgeExpired(svc.db, Math.floor(Date.now() / 1000)).catch(warn("purge failed")),
+      PURGE_MS,
+    );
     purge.unref();
     svc.onClose.push(async () => {
       clearInterval(purge);

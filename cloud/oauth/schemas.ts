@@ -4,7 +4,9 @@ import { PageFields, StringArrayQuery, listOf, sortQuery } from "../http/query.j
 
 const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max));
 const Uuid = Schema.String.pipe(
-  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: () => "expected a UUID" }),
+  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+    message: () => "expected a UUID",
+  }),
 );
 
 export const AUTH_METHODS = ["client_secret_post", "tls_client_auth", "client_secret_basic", "none"] as const;
@@ -12,7 +14,10 @@ export const RedirectUris = Schema.Array(bounded(1, 256)).pipe(Schema.maxItems(1
 
 export const ClientParams = Schema.Struct({ client_id: bounded(1, 256) });
 export const UserClientParams = Schema.Struct({ user_uuid: Uuid });
-export const ClientSecretParams = Schema.Struct({ client_id: bounded(1, 256), secret_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) });
+export const ClientSecretParams = Schema.Struct({
+  client_id: bounded(1, 256),
+  secret_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()),
+});
 
 export const ListClientsQuery = Schema.Struct({
   "id[]": StringArrayQuery,
@@ -26,7 +31,9 @@ export const CreateClientRequest = Schema.Struct({
   name: bounded(1, 256),
   grant_type: Schema.Literal("authorization_code", "client_credentials"),
   redirect_uris: Schema.optional(RedirectUris),
-  token_endpoint_auth_method: Schema.optionalWith(Schema.Literal(...AUTH_METHODS), { default: () => "client_secret_post" as const }),
+  token_endpoint_auth_method: Schema.optionalWith(Schema.Literal(...AUTH_METHODS), {
+    default: () => "client_secret_post" as const,
+  }),
   tls_client_auth_subject_dn: Schema.optional(Schema.String.pipe(Schema.maxLength(512))),
 });
 export type CreateClientRequest = typeof CreateClientRequest.Type;
@@ -41,7 +48,9 @@ export const CreateSecretRequest = Schema.Struct({ name: bounded(1, 511) });
 export const ClientSecret = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
-  secret: Schema.String.annotations({ description: "the secret itself only in the response that creates it, else empty" }),
+  secret: Schema.String.annotations({
+    description: "the secret itself only in the response that creates it, else empty",
+  }),
   last_used_at: Schema.NullOr(Schema.String),
   created_at: Schema.String,
 });

@@ -54,12 +54,24 @@ type Needs = Pick<Services, "db" | "log" | "cluster" | "accounts" | "oauth">;
 export const orgModule: ProvidingModule<Needs, Pick<Services, "org">> = {
   name: "org",
   migrations: orgMigrations,
-  routes: [...edgeRoutes, ...edgeSecretRoutes, ...groupRoutes, ...groupMemberRoutes, ...projectRoutes, ...projectMemberRoutes],
+  routes: [
+    ...edgeRoutes,
+    ...edgeSecretRoutes,
+    ...groupRoutes,
+    ...groupMemberRoutes,
+    ...projectRoutes,
+    ...projectMemberRoutes,
+  ],
   async provide(svc) {
     const index = new OrgIndex();
     await index.load(svc.db);
     shareOrgIndex(svc, index);
-    const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
+    const policy = new Policy({
+      scopes: SCOPES,
+      roles: ROLES,
+      ownerRoleUuid: ROLE_UUIDS.owner,
+      iscpMessageTypes: ISCP_MESSAGE_TYPES,
+    });
     // Every client resolver is asked; the edges' own resolver knows only existing edges, whose
     // UUIDs the edge service refuses before asking this.
     const clientIdInUse = async (uuid: string) => (await svc.oauth.resolveClient(uuid)) !== undefined;

@@ -10,7 +10,10 @@ const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLengt
 export const EdgeParams = Schema.Struct({ edge_uuid: Uuid });
 export const UserParams = Schema.Struct({ user_uuid: Uuid });
 export const UserEdgeParams = Schema.Struct({ user_uuid: Uuid, edge_uuid: Uuid });
-export const SecretParams = Schema.Struct({ edge_uuid: Uuid, secret_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) });
+export const SecretParams = Schema.Struct({
+  edge_uuid: Uuid,
+  secret_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()),
+});
 export const GroupParams = Schema.Struct({ group_uuid: Uuid });
 export const GroupMemberParams = Schema.Struct({ group_uuid: Uuid, user_uuid: Uuid });
 export const ProjectParams = Schema.Struct({ project_uuid: Uuid });
@@ -32,7 +35,11 @@ export const ListEdgesQuery = Schema.Struct({
 });
 export const OwnEdgesQuery = Schema.Struct({ sort: sortQuery(EDGE_SORT), ...PageFields });
 export const TreeQuery = Schema.Struct({ sort: sortQuery(TREE_SORT), ...PageFields });
-export const ListProjectsQuery = Schema.Struct({ since_created_at: Schema.optional(DateTimeFromQuery), sort: sortQuery(TREE_SORT), ...PageFields });
+export const ListProjectsQuery = Schema.Struct({
+  since_created_at: Schema.optional(DateTimeFromQuery),
+  sort: sortQuery(TREE_SORT),
+  ...PageFields,
+});
 export const MembersQuery = Schema.Struct({
   "user_uuid[]": UuidArrayQuery,
   is_owner: Schema.optional(BoolFromQuery),
@@ -46,7 +53,9 @@ export const ProjectEdgesQuery = Schema.Struct({
 });
 
 // --- request bodies ---
-const EdgeName = bounded(1, 255).pipe(Schema.pattern(/^[0-9a-zA-Z\-_]*$/, { message: () => "only letters, digits, - and _" }));
+const EdgeName = bounded(1, 255).pipe(
+  Schema.pattern(/^[0-9a-zA-Z\-_]*$/, { message: () => "only letters, digits, - and _" }),
+);
 const EdgeNickname = Schema.String.pipe(Schema.maxLength(511));
 const EdgeDescription = Schema.String.pipe(Schema.maxLength(65535));
 export const CreateEdgeRequest = Schema.Struct({
@@ -97,8 +106,18 @@ export const Edge = Schema.Struct({
   ...Stamps,
 });
 export const EdgeOwner = Schema.Struct({ user_uuid: Schema.String });
-export const Group = Schema.Struct({ uuid: Schema.String, parent_group_uuid: Schema.NullOr(Schema.String), name: Schema.String, ...Stamps });
-export const Project = Schema.Struct({ uuid: Schema.String, parent_group_uuid: Schema.String, name: Schema.String, ...Stamps });
+export const Group = Schema.Struct({
+  uuid: Schema.String,
+  parent_group_uuid: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  ...Stamps,
+});
+export const Project = Schema.Struct({
+  uuid: Schema.String,
+  parent_group_uuid: Schema.String,
+  name: Schema.String,
+  ...Stamps,
+});
 const Email = Schema.Struct({ id: Schema.Int, address: Schema.String, verified: Schema.Boolean, ...Stamps });
 export const Member = Schema.Struct({
   user_uuid: Schema.String,
@@ -109,7 +128,12 @@ export const Member = Schema.Struct({
   is_owner: Schema.Boolean,
   ...Stamps,
 });
-export const ProjectEdge = Schema.Struct({ edge_uuid: Schema.String, name: Schema.String, nickname: Schema.String, ...Stamps });
+export const ProjectEdge = Schema.Struct({
+  edge_uuid: Schema.String,
+  name: Schema.String,
+  nickname: Schema.String,
+  ...Stamps,
+});
 export const Edges = listOf(Edge);
 export const Groups = listOf(Group);
 export const Projects = listOf(Project);

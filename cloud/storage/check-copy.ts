@@ -24,10 +24,21 @@ export async function checkStoreCopy(file: string, knownVersions: readonly numbe
       throw new Error(`the backup's database is damaged or no SQLite database (${(e as Error).message})`);
     }
     if (problems.length !== 1 || problems[0]!.integrity_check !== "ok")
-      throw new Error(`the backup's database is damaged (SQLite integrity_check: ${problems.map((p) => p.integrity_check).join("; ")})`);
-    const tables = await all<{ name: string }>(conn, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
-    const rows = tables.length ? await all<{ version: number; name: string }>(conn, "SELECT version, name FROM schema_migrations ORDER BY version") : [];
-    if (rows.length === 0) throw new Error("the backup's database holds no cloud-peer store (it is empty, or another program's)");
+      throw new Error(
+        `the backup's database is damaged (SQLite integrity_check: ${problems.map((p) => p.integrity_check).join("; ")})`,
+      );
+    const tables = await all<{ name: string }>(
+      conn,
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+    );
+    const rows = tables.length
+      ? await all<{ version: number; name: string }>(
+          conn,
+          "SELECT version, name FROM schema_migrations ORDER BY version",
+        )
+      : [];
+    if (rows.length === 0)
+      throw new Error("the backup's database holds no cloud-peer store (it is empty, or another program's)");
     const known = new Set(knownVersions);
     const newer = rows.filter((r) => !known.has(r.version));
     if (newer.length > 0)

@@ -34,7 +34,9 @@ export class Checkpointer {
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
       const c = new Database(file, OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
     });
-    await new Promise<void>((resolve, reject) => conn.exec(`PRAGMA synchronous = ${synchronous}`, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      conn.exec(`PRAGMA synchronous = ${synchronous}`, (err) => (err ? reject(err) : resolve())),
+    );
     return new Checkpointer(conn, underLock);
   }
 

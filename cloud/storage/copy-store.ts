@@ -7,7 +7,9 @@ type Row = Record<string, SqlParam>;
 
 /** Whether the PostgreSQL database holds no table yet (the only target migrate-store accepts). */
 export async function postgresIsEmpty(db: Db): Promise<boolean> {
-  const r = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = current_schema()");
+  const r = await db.get<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = current_schema()",
+  );
   return r!.n === 0;
 }
 
@@ -25,7 +27,7 @@ function parentsFirst(rows: Row[]): Row[] {
     const ready = left.filter((r) => r.parent_uuid === null || placed.has(r.parent_uuid!));
     // A parent missing from the table: the rest go as they are and the foreign key reports it.
     const next = ready.length > 0 ? ready : left;
-    for (const r of next) (out.push(r), placed.add(r.uuid!));
+    for (const r of next) out.push(r), placed.add(r.uuid!);
     left = left.filter((r) => !next.includes(r));
   }
   return out;
@@ -47,10 +49,16 @@ async function insertRows(tx: Queryable, table: string, columns: string[], rows:
  * Copies every table of `src` (SQLite) into `dst` (PostgreSQL, migrated to the same versions, empty). `transform`
  * may rewrite a row before it is written (payloads read from their files). Returns the rows copied per table.
  */
-export async function copyStore(src: Db, dst: Db, transform: (table: string, row: Row) => Promise<Row> = async (_t, r) => r): Promise<Record<string, number>> {
-  const tables = (await src.all<{ name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'schema_migrations' ORDER BY rowid",
-  )).map((t) => t.name);
+export async function copyStore(
+  src: Db,
+  dst: Db,
+  transform: (table: string, row: Row) => Promise<Row> = async (_t, r) => r,
+): Promise<Record<string, number>> {
+  const tables = (
+    await src.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'schema_migrations' ORDER BY rowid",
+    )
+  ).map((t) => t.name);
   const copied: Record<string, number> = {};
   await dst.transaction(async (tx) => {
     for (const table of tables) {
@@ -58,8 +66,11 @@ export async function copyStore(src: Db, dst: Db, transform: (table: string, row
         "SELECT column_name, is_identity FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
         [table],
       );
-      if (target.length === 0) throw new Error(`table ${table} is not in the target database (is it migrated to the same version?)`);
-      const have = new Set((await src.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [table])).map((c) => c.name));
+      if (target.length === 0)
+        throw new Error(`table ${table} is not in the target database (is it migrated to the same version?)`);
+      const have = new Set(
+        (await src.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [table])).map((c) => c.name),
+      );
       // PostgreSQL's stand-in for SQLite's rowid (migration 200) takes the rowid itself.
       const columns = target.map((c) => c.column_name).filter((c) => have.has(c) || c === "rowid");
       const select = `SELECT ${columns.map((c) => (have.has(c) ? quote(c) : "rowid AS rowid")).join(", ")} FROM ${quote(table)}`;
@@ -81,10 +92,10 @@ export async function copyStore(src: Db, dst: Db, transform: (table: string, row
       }
       copied[table] = n;
       for (const c of target.filter((t) => t.is_identity === "YES" && columns.includes(t.column_name)))
-        await tx.get(`SELECT setval(pg_get_serial_sequence(?, ?), COALESCE((SELECT MAX(${quote(c.column_name)}) FROM ${quote(table)}), 0) + 1, false)`, [
-          quote(table),
-          c.column_name,
-        ]);
+        await tx.get(
+          `SELECT setval(pg_get_serial_sequence(?, ?), COALESCE((SELECT MAX(${quote(c.column_name)}) FROM ${quote(table)}), 0) + 1, false)`,
+          [quote(table), c.column_name],
+        );
     }
   });
   return copied;

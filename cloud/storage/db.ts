@@ -79,7 +79,10 @@ class Statements implements Queryable {
     if (this.cache.size > STATEMENT_CACHE) {
       const [oldest, old] = this.cache.entries().next().value as [string, Promise<sqlite3.Statement>];
       this.cache.delete(oldest);
-      void old.then((o) => o.finalize(), () => undefined);
+      void old.then(
+        (o) => o.finalize(),
+        () => undefined,
+      );
     }
     return st;
   }
@@ -99,7 +102,9 @@ class Statements implements Queryable {
   }
   async all<T>(sql: string, params: Params = []) {
     const st = await this.statement(sql);
-    return new Promise<T[]>((resolve, reject) => st.all(params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+    return new Promise<T[]>((resolve, reject) =>
+      st.all(params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))),
+    );
   }
   exec(sql: string) {
     return new Promise<void>((resolve, reject) => this.conn.exec(sql, (err) => (err ? reject(err) : resolve())));
@@ -109,7 +114,14 @@ class Statements implements Queryable {
   async clear(): Promise<void> {
     const all = [...this.cache.values()];
     this.cache.clear();
-    await Promise.all(all.map((st) => st.then((o) => new Promise<void>((resolve) => o.finalize(() => resolve())), () => undefined)));
+    await Promise.all(
+      all.map((st) =>
+        st.then(
+          (o) => new Promise<void>((resolve) => o.finalize(() => resolve())),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }
 
@@ -143,7 +155,9 @@ export class SqliteDb implements Db {
     );
     if (file !== ":memory:" && !file.startsWith("file:")) {
       // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.
-      await db.direct.exec(`PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${64 * 1024 * 1024};`);
+      await db.direct.exec(
+        `PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${64 * 1024 * 1024};`,
+      );
       db.checkpointer = await Checkpointer.open(file, (fn) => db.locked(fn), synchronous);
     }
     return db;
@@ -239,7 +253,8 @@ export function heard<T>(p: Promise<T>): Promise<T> {
 
 /** UNIQUE constraint failures become 409s in repositories (PostgreSQL: SQLSTATE 23505 unique_violation). */
 export const isUniqueViolation = (err: unknown) =>
-  err instanceof Error && (/SQLITE_CONSTRAINT: UNIQUE/.test(err.message) || (err as { code?: unknown }).code === "23505");
+  err instanceof Error &&
+  (/SQLITE_CONSTRAINT: UNIQUE/.test(err.message) || (err as { code?: unknown }).code === "23505");
 
 /** The disk holding the data is full or over quota (a payload file write, or SQLite): nothing was stored. */
 export const isStorageFull = (err: unknown): boolean => {
@@ -250,9 +265,19 @@ export const isStorageFull = (err: unknown): boolean => {
 
 /** PostgreSQL's SQLSTATEs of a lost or refused connection: class 08, and the server shutting down or starting. */
 const CONNECTION_STATES = /^(08...|57P0[1-3])$/;
-const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 /** node-postgres reports a lost connection and a connect timeout by message only. */
-const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
 /** Whether `err` says the database server cannot be reached right now (a condition to retry, not a fault of the request). */
 export const isDatabaseUnavailable = (err: unknown): boolean => {

@@ -28,7 +28,9 @@ export function migrate(db: Db, migrations: Migration[]): Promise<number[]> {
     await db.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
     );
-    const rows = await db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
+    const rows = await db.all<{ version: number; name: string }>(
+      "SELECT version, name FROM schema_migrations ORDER BY version",
+    );
     const done = new Set(rows.map((r) => r.version));
     // A downgrade: this code would run on tables it does not know (and a later upgrade would skip nothing it
     // needs to redo), so it refuses before touching anything.

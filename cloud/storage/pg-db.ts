@@ -25,7 +25,8 @@ const NUMERIC = 1700;
 const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
 
 /** Shared writer lock, then each resource's lock in one order (no two transactions wait for each other's). */
-const RESOURCE_LOCKS = "SELECT pg_advisory_xact_lock_shared($1), (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($2::bigint[]) AS k)";
+const RESOURCE_LOCKS =
+  "SELECT pg_advisory_xact_lock_shared($1), (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($2::bigint[]) AS k)";
 
 /** int8 (COUNT, BIGINT columns) and numeric (SUM of BIGINT) as JS numbers, as sqlite3 gives them. */
 const types = {
@@ -141,7 +142,8 @@ export class PgDb extends PgStatements implements Db {
     try {
       await client.query("BEGIN");
       try {
-        if (resources.length > 0) await client.query({ text: RESOURCE_LOCKS, values: [WRITER_LOCK, resources.map(lockKey)] });
+        if (resources.length > 0)
+          await client.query({ text: RESOURCE_LOCKS, values: [WRITER_LOCK, resources.map(lockKey)] });
         else await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
         const result = await fn(new PgStatements(new SerialRunner(client)));
         await client.query("COMMIT");

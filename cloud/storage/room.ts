@@ -35,14 +35,21 @@ export class StorageRoom {
       const s = await fs.promises.statfs(this.dir);
       freeBytes = s.bavail * s.bsize;
     } catch (e) {
-      return { ok: false, reason: `the data directory cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})` };
+      return {
+        ok: false,
+        reason: `the data directory cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})`,
+      };
     }
     if (this.fullAt !== undefined && Date.now() - this.fullAt < FULL_MEMORY_MS) {
       const ago = Math.round((Date.now() - this.fullAt) / 1000);
       return { ok: false, reason: `storage is full: a write failed for lack of space ${ago} s ago`, freeBytes };
     }
     if (freeBytes < this.minFreeBytes)
-      return { ok: false, reason: `storage is full: ${freeBytes} bytes free, below the ${this.minFreeBytes} the peer keeps in reserve`, freeBytes };
+      return {
+        ok: false,
+        reason: `storage is full: ${freeBytes} bytes free, below the ${this.minFreeBytes} the peer keeps in reserve`,
+        freeBytes,
+      };
     return { ok: true, freeBytes };
   }
 }

@@ -18,8 +18,12 @@ async function openExisting(file: string): Promise<sqlite3.Database> {
 export async function snapshotDatabase(file: string, dest: string): Promise<void> {
   const conn = await openExisting(file);
   try {
-    await new Promise<void>((resolve, reject) => conn.exec("PRAGMA busy_timeout = 10000", (err) => (err ? reject(err) : resolve())));
-    await new Promise<void>((resolve, reject) => conn.run("VACUUM INTO ?", [dest], (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      conn.exec("PRAGMA busy_timeout = 10000", (err) => (err ? reject(err) : resolve())),
+    );
+    await new Promise<void>((resolve, reject) =>
+      conn.run("VACUUM INTO ?", [dest], (err) => (err ? reject(err) : resolve())),
+    );
   } finally {
     await new Promise<void>((resolve) => conn.close(() => resolve()));
   }

@@ -9,7 +9,8 @@ export type Sqlite3Module = typeof sqlite3;
 export class StorageUnavailable extends Error {}
 
 const platform = () => `${process.platform}-${process.arch}`;
-const HOW = "reinstall the package with build tools present (python3, make, a C++ compiler) so npm can build it (docs/platforms.md)";
+const HOW =
+  "reinstall the package with build tools present (python3, make, a C++ compiler) so npm can build it (docs/platforms.md)";
 
 let loading: Promise<Sqlite3Module> | undefined;
 
@@ -28,4 +29,7 @@ export function loadSqlite3(): Promise<Sqlite3Module> {
   ));
 }
 
-const firstLine = (err: Error) => String(err?.message ?? err).split("\n")[0]!.slice(0, 200);
+const firstLine = (err: Error) =>
+  String(err?.message ?? err)
+    .split("\n")[0]!
+    .slice(0, 200);

@@ -7,7 +7,10 @@ import { hookRoutes } from "./routes/hooks.js";
 import { watchMeasurements } from "./service/measurement-hooks.js";
 import { WebhookService } from "./service/webhook-service.js";
 
-export const webhooksModule: ProvidingModule<CoreServices & Pick<Services, "measurements">, Pick<Services, "webhooks">> = {
+export const webhooksModule: ProvidingModule<
+  CoreServices & Pick<Services, "measurements">,
+  Pick<Services, "webhooks">
+> = {
   name: "webhooks",
   migrations: webhookMigrations,
   routes: hookRoutes,

@@ -11,7 +11,11 @@ export type Decoded<A> = { ok: true; value: A } | { ok: false; issues: Issue[] }
 
 /** A function each API gives: decodes or throws its own error, naming `where` (path, query, body). */
 
-export function decodeInput<A, I>(schema: Schema.Schema<A, I, never>, input: unknown, onExcessProperty: "ignore" | "error"): Decoded<A> {
+export function decodeInput<A, I>(
+  schema: Schema.Schema<A, I, never>,
+  input: unknown,
+  onExcessProperty: "ignore" | "error",
+): Decoded<A> {
   const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty })(input);
   if (Either.isRight(result)) return { ok: true, value: result.right };
   try {

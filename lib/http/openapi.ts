@@ -38,7 +38,11 @@ function parameterSchema(type: SchemaAST.AST, defs: Definitions, decoded: boolea
   return Object.keys(typed).length > 0 ? typed : jsonSchema(SchemaAST.encodedAST(ast), defs);
 }
 
-function fieldsOf(schema: Schema.Schema.Any, defs: Definitions, decoded: boolean): Array<{ name: string; optional: boolean; schema: Json }> {
+function fieldsOf(
+  schema: Schema.Schema.Any,
+  defs: Definitions,
+  decoded: boolean,
+): Array<{ name: string; optional: boolean; schema: Json }> {
   let ast = schema.ast;
   while (SchemaAST.isTransformation(ast) || SchemaAST.isRefinement(ast)) ast = ast.from;
   if (!SchemaAST.isTypeLiteral(ast)) return [];
@@ -70,16 +74,37 @@ export interface DocumentOptions<R extends RouteBase<any, any, any>> {
 
 function operation<R extends RouteBase<any, any, any>>(route: R, defs: Definitions, o: DocumentOptions<R>): Json {
   const parameters = [
-    ...(route.params ? fieldsOf(route.params, defs, o.decodedParameters).map((f) => ({ name: f.name, in: "path", required: true, schema: f.schema })) : []),
-    ...(route.query ? fieldsOf(route.query, defs, o.decodedParameters).map((f) => ({ name: f.name, in: "query", required: !f.optional, schema: f.schema })) : []),
+    ...(route.params
+      ? fieldsOf(route.params, defs, o.decodedParameters).map((f) => ({
+          name: f.name,
+          in: "path",
+          required: true,
+          schema: f.schema,
+        }))
+      : []),
+    ...(route.query
+      ? fieldsOf(route.query, defs, o.decodedParameters).map((f) => ({
+          name: f.name,
+          in: "query",
+          required: !f.optional,
+          schema: f.schema,
+        }))
+      : []),
   ];
   const responses: Json = {
     [String(route.success)]: {
       description: "success",
-      ...(route.response ? { content: { [route.responseMediaType ?? o.jsonType]: { schema: jsonSchema(route.response.ast, defs) } } } : {}),
+      ...(route.response
+        ? { content: { [route.responseMediaType ?? o.jsonType]: { schema: jsonSchema(route.response.ast, defs) } } }
+        : {}),
     },
   };
-  const op: Json = { operationId: route.operationId, tags: [route.tag], summary: route.summary ?? route.operationId, responses };
+  const op: Json = {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary ?? route.operationId,
+    responses,
+  };
   o.extend?.(route, op);
   for (const status of new Set([...o.errorStatuses(route), ...(route.errors ?? [])]))
     responses[String(status)] = {

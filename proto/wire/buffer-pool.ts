@@ -31,7 +31,8 @@ export class BufferPool {
     if (n < POOLED_MIN || n > POOLED_MAX) return Buffer.allocUnsafe(n);
     const cls = sizeClass(n);
     let ab = this.free.get(cls)?.pop();
-    if (ab === undefined) ab = Buffer.allocUnsafeSlow(cls).buffer as ArrayBuffer; // its own ArrayBuffer
+    if (ab === undefined)
+      ab = Buffer.allocUnsafeSlow(cls).buffer as ArrayBuffer; // its own ArrayBuffer
     else this.idle -= cls;
     this.out.add(ab);
     return Buffer.from(ab, 0, n);

@@ -33,7 +33,11 @@ let groupSize = new Float64Array(64);
 let aliasOfId = new Uint32Array(64);
 
 /** The stored chunk as one iSCP Message: the groups' entries are copied as they are stored. */
-export function encodeUpstreamChunkMessage(chunk: ChunkView, o: ChunkFrameOptions, alloc: (n: number) => Buffer = Buffer.allocUnsafe): ChunkFrame {
+export function encodeUpstreamChunkMessage(
+  chunk: ChunkView,
+  o: ChunkFrameOptions,
+  alloc: (n: number) => Buffer = Buffer.allocUnsafe,
+): ChunkFrame {
   const groups = chunk.groups;
   const n = groups.length;
   if (groupSize.length < n) {

@@ -9,7 +9,11 @@ export const SEGMENT_HEADER_BYTES = 8;
 export const ISCP_GO_MAX_DATAGRAM_BYTES = 1196;
 const MAX_SEGMENTS = 0x10000;
 
-export interface SegmentHeader { messageSeq: number; maxSegmentIndex: number; segmentIndex: number }
+export interface SegmentHeader {
+  messageSeq: number;
+  maxSegmentIndex: number;
+  segmentIndex: number;
+}
 
 export function encodeSegment(h: SegmentHeader, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(SEGMENT_HEADER_BYTES + payload.length);
@@ -39,10 +43,16 @@ export function segmentMessage(messageSeq: number, message: Uint8Array, maxDatag
   const size = maxDatagramBytes - SEGMENT_HEADER_BYTES;
   if (size < 1) throw new Error(`datagram size ${maxDatagramBytes} leaves no room for a payload`);
   const count = Math.max(1, Math.ceil(message.length / size));
-  if (count > MAX_SEGMENTS) throw new Error(`message of ${message.length} bytes needs ${count} datagrams (at most ${MAX_SEGMENTS})`);
+  if (count > MAX_SEGMENTS)
+    throw new Error(`message of ${message.length} bytes needs ${count} datagrams (at most ${MAX_SEGMENTS})`);
   const out: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
-    out.push(encodeSegment({ messageSeq, maxSegmentIndex: count - 1, segmentIndex: i }, message.subarray(i * size, (i + 1) * size)));
+    out.push(
+      encodeSegment(
+        { messageSeq, maxSegmentIndex: count - 1, segmentIndex: i },
+        message.subarray(i * size, (i + 1) * size),
+      ),
+    );
   }
   return out;
 }
@@ -89,7 +99,12 @@ export interface DatagramStats extends ReassemblerStats {
   backlogBytes: number;
 }
 
-interface PendingSet { maxSegmentIndex: number; parts: Map<number, Uint8Array>; bytes: number; lastAt: number }
+interface PendingSet {
+  maxSegmentIndex: number;
+  parts: Map<number, Uint8Array>;
+  bytes: number;
+  lastAt: number;
+}
 
 /** Collects segments by messageSeq; memory is bounded by message count, bytes and age. */
 export class SegmentReassembler {

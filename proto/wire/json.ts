@@ -16,9 +16,12 @@ type Obj = Record<string, unknown>;
 function isDefaultScalar(field: protobuf.Field, v: unknown): boolean {
   if (field.resolvedType instanceof protobuf.Enum) return v === 0;
   switch (field.type) {
-    case "string": return v === "";
-    case "bool": return v === false;
-    case "bytes": return (v as Uint8Array).length === 0;
+    case "string":
+      return v === "";
+    case "bool":
+      return v === false;
+    case "bytes":
+      return (v as Uint8Array).length === 0;
     default:
       if (LONG_TYPES.has(field.type)) return isZeroLong(v);
       return v === 0;
@@ -64,7 +67,8 @@ export function messageToJson(type: protobuf.Type, msg: Obj): Obj {
     } else {
       // Decoded instances carry defaults on the prototype; only own or oneof-selected values count.
       if (field.partOf) {
-        if ((msg as Record<string, unknown>)[field.partOf.name] !== field.name && !Object.hasOwn(msg, field.name)) continue;
+        if ((msg as Record<string, unknown>)[field.partOf.name] !== field.name && !Object.hasOwn(msg, field.name))
+          continue;
       } else if (isDefaultScalar(field, v)) continue;
       out[name] = scalarToJson(field, v);
     }
@@ -88,7 +92,8 @@ function scalarFromJson(field: protobuf.Field, v: unknown, path: string): unknow
     throw new JsonCodecError(`${path}: unknown enum value`);
   }
   if (field.type === "bytes") {
-    if (typeof v !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v)) throw new JsonCodecError(`${path}: expected base64`);
+    if (typeof v !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v))
+      throw new JsonCodecError(`${path}: expected base64`);
     return new Uint8Array(Buffer.from(v, "base64"));
   }
   if (field.type === "string") {
@@ -108,7 +113,8 @@ function scalarFromJson(field: protobuf.Field, v: unknown, path: string): unknow
       throw new JsonCodecError(`${path}: expected integer`);
     }
     const n = typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isInteger(n) || (unsigned && n < 0)) throw new JsonCodecError(`${path}: expected integer`);
+    if (typeof n !== "number" || !Number.isInteger(n) || (unsigned && n < 0))
+      throw new JsonCodecError(`${path}: expected integer`);
     return n;
   }
   if (typeof v === "number") return v;
@@ -128,7 +134,8 @@ export function messageFromJson(type: protobuf.Type, json: Obj, path = type.name
       if (typeof v !== "object" || Array.isArray(v)) throw new JsonCodecError(`${p}: expected object`);
       const m: Record<string, unknown> = {};
       for (const [k, ev] of Object.entries(v as Obj)) {
-        if (INT_TYPES.has((field as unknown as protobuf.MapField).keyType) && !/^-?\d+$/.test(k)) throw new JsonCodecError(`${p}: bad map key`);
+        if (INT_TYPES.has((field as unknown as protobuf.MapField).keyType) && !/^-?\d+$/.test(k))
+          throw new JsonCodecError(`${p}: bad map key`);
         m[k] = scalarFromJson(field, ev, `${p}[${k}]`);
       }
       out[field.name] = m;
@@ -137,7 +144,8 @@ export function messageFromJson(type: protobuf.Type, json: Obj, path = type.name
       out[field.name] = v.map((e, i) => scalarFromJson(field, e, `${p}[${i}]`));
     } else {
       if (field.partOf) {
-        if (seenOneofs.has(field.partOf.name)) throw new JsonCodecError(`${p}: two members of oneof ${field.partOf.name}`);
+        if (seenOneofs.has(field.partOf.name))
+          throw new JsonCodecError(`${p}: two members of oneof ${field.partOf.name}`);
         seenOneofs.add(field.partOf.name);
       }
       out[field.name] = scalarFromJson(field, v, p);

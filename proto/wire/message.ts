@@ -23,7 +23,8 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true });
 const textEncoder = new TextEncoder();
 
 export function encodeMessage(msg: Message, enc: Encoding): Uint8Array {
-  if (enc === "json") return textEncoder.encode(JSON.stringify(messageToJson(messageType, msg as Record<string, unknown>)));
+  if (enc === "json")
+    return textEncoder.encode(JSON.stringify(messageToJson(messageType, msg as Record<string, unknown>)));
   return iscp2.Message.encode(msg).finish();
 }
 

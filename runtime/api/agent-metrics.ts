@@ -5,7 +5,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import type { DataPath } from "../datapath/datapath.js";
 
-
 export class AgentMetrics {
   readonly registry = new Registry();
 
@@ -15,7 +14,13 @@ export class AgentMetrics {
     const channels = () => dp.counters.channels(dp.channels);
     const upstreams = () => dp.counters.upstreams();
     // A counter published from a running total: reset, then inc by the total (prom-client counters have no set).
-    const total = <T>(name: string, help: string, label: string, rows: () => Iterable<[string, T]>, value: (t: T) => number) =>
+    const total = <T>(
+      name: string,
+      help: string,
+      label: string,
+      rows: () => Iterable<[string, T]>,
+      value: (t: T) => number,
+    ) =>
       new Counter({
         name,
         help,
@@ -26,11 +31,41 @@ export class AgentMetrics {
           for (const [id, t] of rows()) this.inc({ [label]: id }, value(t));
         },
       });
-    total("agent_points_received_total", "Points decoded from each upstream IPC channel's FIFO", "channel", channels, (t) => t.received);
-    total("agent_fifo_corrupt_total", "Corrupt regions skipped in each upstream IPC channel's FIFO", "channel", channels, (t) => t.corrupt);
-    total("agent_connector_restarts_total", "Restarts of each upstream IPC channel's device connector", "channel", channels, (t) => t.restarts);
-    total("agent_points_sent_total", "Points sent in real time on each upstream (again after a resume)", "upstream", upstreams, (t) => t.pointsSent);
-    total("agent_chunks_acked_total", "Chunks each upstream's cloud acknowledged as stored", "upstream", upstreams, (t) => t.chunksAcked);
+    total(
+      "agent_points_received_total",
+      "Points decoded from each upstream IPC channel's FIFO",
+      "channel",
+      channels,
+      (t) => t.received,
+    );
+    total(
+      "agent_fifo_corrupt_total",
+      "Corrupt regions skipped in each upstream IPC channel's FIFO",
+      "channel",
+      channels,
+      (t) => t.corrupt,
+    );
+    total(
+      "agent_connector_restarts_total",
+      "Restarts of each upstream IPC channel's device connector",
+      "channel",
+      channels,
+      (t) => t.restarts,
+    );
+    total(
+      "agent_points_sent_total",
+      "Points sent in real time on each upstream (again after a resume)",
+      "upstream",
+      upstreams,
+      (t) => t.pointsSent,
+    );
+    total(
+      "agent_chunks_acked_total",
+      "Chunks each upstream's cloud acknowledged as stored",
+      "upstream",
+      upstreams,
+      (t) => t.chunksAcked,
+    );
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
@@ -40,7 +75,11 @@ export class AgentMetrics {
           this.set(read());
         },
       });
-    gauge("agent_queue_bytes", "Bytes of chunks in the durable queue (sent and unsent, until acknowledged or uploaded)", () => dp.queue.stats.bytes);
+    gauge(
+      "agent_queue_bytes",
+      "Bytes of chunks in the durable queue (sent and unsent, until acknowledged or uploaded)",
+      () => dp.queue.stats.bytes,
+    );
     gauge("agent_queue_chunks", "Chunks in the durable queue", () => dp.queue.stats.chunks);
     gauge("agent_deferred_pending_bytes", "Bytes waiting for the deferred upload", () => dp.pendingBytes());
   }
@@ -49,4 +88,3 @@ export class AgentMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
-

@@ -25,11 +25,17 @@ export function decode<A, I>(schema: Schema.Schema<A, I, never>, input: unknown,
   // One message per field; an optional field's "Expected undefined" alternative says nothing useful.
   const byField = new Map<string, string>();
   for (const issue of result.issues) {
-    const field = issue.path.length ? issue.path.map(String).join(".").replace(/\.(\d+)(?=\.|$)/g, "[$1]") : where;
+    const field = issue.path.length
+      ? issue.path
+          .map(String)
+          .join(".")
+          .replace(/\.(\d+)(?=\.|$)/g, "[$1]")
+      : where;
     // A secret's value is never quoted back (effect's `, actual "..."`): the rule is enough.
     const message = SECRET_FIELD.test(field) ? issue.message.replace(/, actual [\s\S]*$/, "") : issue.message;
     const useless = message.startsWith("Expected undefined");
-    if (!byField.has(field) || (byField.get(field)!.startsWith("Expected undefined") && !useless)) byField.set(field, message);
+    if (!byField.has(field) || (byField.get(field)!.startsWith("Expected undefined") && !useless))
+      byField.set(field, message);
   }
   const [first] = byField;
   if (!first) throw badRequest(`invalid ${where}`);
@@ -47,11 +53,14 @@ function toAgentError(err: unknown): AgentError {
     return badRequest(err.detail);
   }
   if (err instanceof NoRoute) return notFound(err.message);
-  if (err instanceof MethodNotAllowed) return new AgentError(405, "Method not allowed", `${err.method} is not allowed on ${err.path}`, err.headers);
-  if (err instanceof BodyTooLarge) return new AgentError(413, "Payload too large", `body: larger than ${err.limit} bytes`);
+  if (err instanceof MethodNotAllowed)
+    return new AgentError(405, "Method not allowed", `${err.method} is not allowed on ${err.path}`, err.headers);
+  if (err instanceof BodyTooLarge)
+    return new AgentError(413, "Payload too large", `body: larger than ${err.limit} bytes`);
   if (err instanceof HttpProblem) return badRequest(`body: ${err.message}`);
   const status = (err as { status?: unknown })?.status;
-  if (typeof status === "number" && status >= 400 && status < 500) return new AgentError(status, "Bad request", String((err as Error).message));
+  if (typeof status === "number" && status >= 400 && status < 500)
+    return new AgentError(status, "Bad request", String((err as Error).message));
   return new AgentError(500, "Internal error", "unexpected error; see the agent log");
 }
 

@@ -13,7 +13,8 @@ export function buildOpenApi(routes: AnyRoute[], basePath: string): Json {
     info: {
       title: "Edge agent command API",
       version: API_VERSION,
-      description: "Local command API of the edge agent, served over a Unix domain socket (base URL http://unix/api/v1).",
+      description:
+        "Local command API of the edge agent, served over a Unix domain socket (base URL http://unix/api/v1).",
     },
     servers: [{ url: `http://unix${basePath}` }],
     error: { name: "Error", schema: ErrorBody },

@@ -17,7 +17,8 @@ export class StartGate {
   readonly handler: http.RequestListener = (req, res) => {
     if (this.app) return void this.app(req, res);
     if (this.failed) return unavailable(req, res);
-    if (req.method === "GET" && (req.url ?? "").split("?")[0] === VERSION_PATH) return send(res, 200, { version: API_VERSION });
+    if (req.method === "GET" && (req.url ?? "").split("?")[0] === VERSION_PATH)
+      return send(res, 200, { version: API_VERSION });
     // Node keeps reading the body meanwhile into the request stream; Koa reads it when the app takes over.
     this.waiting.push([req, res]);
   };

@@ -28,7 +28,8 @@ async function clearStale(socketPath: string): Promise<void> {
     return; // nothing there
   }
   if (!st.isSocket()) throw new SocketInUseError(`${socketPath} exists and is not a socket; refusing to replace it`);
-  if (await isLive(socketPath)) throw new SocketInUseError(`another process is listening on ${socketPath}; is an edge agent already running?`);
+  if (await isLive(socketPath))
+    throw new SocketInUseError(`another process is listening on ${socketPath}; is an edge agent already running?`);
   unlinkSync(socketPath);
 }
 

@@ -75,10 +75,23 @@ const WARMUP_NS = 1e9;
 
 async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
-  const child = spawn(process.execPath, [...nodeArgs(), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "agent"), "--log-level", "warn"], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs(),
+      path.join(ROOT, "bin/edge-agent.mjs"),
+      "--socket",
+      socket,
+      "--data",
+      path.join(dir, "agent"),
+      "--log-level",
+      "warn",
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   const api = new ApiClient(socket);
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`edge agent exited with ${child.exitCode}`);
@@ -98,7 +111,10 @@ async function call(api: ApiClient, method: string, p: string, body?: unknown): 
 /** Reads the stored point count of a measurement from the cloud's API (0 while it does not exist). */
 function cloudCounter(server: RemoteServer, auth: () => Promise<Record<string, string>>) {
   return async (measurement: string): Promise<number> => {
-    const res = await fetch(`${server.url.replace(/\/+$/, "")}/api/v1/projects/${server.projectUuid}/measurements/${measurement}`, { headers: await auth() });
+    const res = await fetch(
+      `${server.url.replace(/\/+$/, "")}/api/v1/projects/${server.projectUuid}/measurements/${measurement}`,
+      { headers: await auth() },
+    );
     if (res.status === 404) return 0;
     if (res.status !== 200) throw new Error(`GET measurement: ${res.status} ${(await res.text()).slice(0, 200)}`);
     return ((await res.json()) as { received_data_points?: number }).received_data_points ?? 0;
@@ -125,7 +141,12 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       let token: { value: string; until: number } | undefined;
       auth = async () => {
         if (!token || Date.now() > token.until) {
-          const t = await fetchToken({ server_url: s.url, project_uuid: s.projectUuid, edge_uuid: s.edgeUuid, client_secret: s.clientSecret });
+          const t = await fetchToken({
+            server_url: s.url,
+            project_uuid: s.projectUuid,
+            edge_uuid: s.edgeUuid,
+            client_secret: s.clientSecret,
+          });
           token = { value: t.accessToken, until: Date.now() + (t.expiresIn / 2) * 1000 };
         }
         return { authorization: `Bearer ${token.value}` };
@@ -139,15 +160,33 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const api = started.api;
     // In the agent's own IPC folder (next to its socket), where its launch policy allows FIFOs by default.
     const fifo = path.join(dir, "ipc", "up.fifo");
-    await call(api, "PATCH", "/connection", { server_url: server.url, project_uuid: server.projectUuid, edge_uuid: server.edgeUuid, client_secret: server.clientSecret });
+    await call(api, "PATCH", "/connection", {
+      server_url: server.url,
+      project_uuid: server.projectUuid,
+      edge_uuid: server.edgeUuid,
+      client_secret: server.clientSecret,
+    });
     await call(api, "PATCH", "/transport", { protocol: o.transport });
-    await call(api, "POST", "/upstreams", { id: "bench", persist: true, recover: true, qos: "partial", flush_policy: flush, flush_interval: 5 });
-    await call(api, "POST", "/device-connectors/upstream", { id: "bench", format: "iscp-v2-compat", dest_ids: ["bench"], ipc: { type: "fifo", path: fifo } });
+    await call(api, "POST", "/upstreams", {
+      id: "bench",
+      persist: true,
+      recover: true,
+      qos: "partial",
+      flush_policy: flush,
+      flush_interval: 5,
+    });
+    await call(api, "POST", "/device-connectors/upstream", {
+      id: "bench",
+      format: "iscp-v2-compat",
+      dest_ids: ["bench"],
+      ipc: { type: "fifo", path: fifo },
+    });
     const end = Date.now() + 60_000;
     for (;;) {
       const st = (await api.get<{ code: string; error: string }>("/upstreams/bench/state")).body;
       if (st.code === "connected" || st.code === "quiet") break;
-      if (Date.now() > end) throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
+      if (Date.now() > end)
+        throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
       await sleep(100);
     }
     await waitForFifo(fifo);
@@ -156,8 +195,18 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const count = o.rate > 0 ? Math.max(1, Math.round(o.rate * o.durationS)) : 0;
     // The latency case pairs each point's write stamp (the connector's write log) with its commit (the trace).
     const writeLog = o.latency && cloud ? path.join(dir, "writes.log") : undefined;
-    connector = startConnector({ fifo, rate: o.rate, size: o.payload, count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count, writeLog });
-    const watches = [new ProcWatch("connector", connector.child.pid!), new ProcWatch("agent", agent.pid!), ...(cloud ? [new ProcWatch("cloud", cloud.child.pid!)] : [])];
+    connector = startConnector({
+      fifo,
+      rate: o.rate,
+      size: o.payload,
+      count: cap > 0 ? (count > 0 ? Math.min(count, cap) : cap) : count,
+      writeLog,
+    });
+    const watches = [
+      new ProcWatch("connector", connector.child.pid!),
+      new ProcWatch("agent", agent.pid!),
+      ...(cloud ? [new ProcWatch("cloud", cloud.child.pid!)] : []),
+    ];
     // The measurement (its UUID is the cloud's measurement UUID) appears at the agent's first accepted point.
     let measurement = "";
     const remoteLatency = o.latency && !cloud ? new CounterLatency(o.rate) : undefined;
@@ -169,7 +218,9 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       durationS: o.durationS,
       drainMs: (o.drainTimeoutS ?? Math.max(30, o.durationS * 5)) * 1000,
       pollMs: remoteLatency ? 20 : 250,
-      flowing: async () => !!(measurement = (await api.get<{ items: Array<{ uuid: string }> }>("/measurements")).body.items?.[0]?.uuid ?? ""),
+      flowing: async () =>
+        !!(measurement =
+          (await api.get<{ items: Array<{ uuid: string }> }>("/measurements")).body.items?.[0]?.uuid ?? ""),
       onFlowing: () => {
         watches.forEach((w) => w.begin());
         o.onWatching?.(Object.fromEntries(watches.map((w) => [w.label, w.pid])));
@@ -205,13 +256,18 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
       if (trace.points >= sent) last = trace.lastCommitNs; // the commit itself, not the poll that saw it
       if (writeLog) {
         await connector.stop(1000).catch(() => undefined); // the write log is written when it stops
-        if (fs.existsSync(writeLog)) latency = { ...commitLatency(trace.commits, readWriteLog(writeLog), WARMUP_NS).summary(), method: "FIFO write to SQLite commit" };
+        if (fs.existsSync(writeLog))
+          latency = {
+            ...commitLatency(trace.commits, readWriteLog(writeLog), WARMUP_NS).summary(),
+            method: "FIFO write to SQLite commit",
+          };
       }
       const counted = await storedIn(measurement);
       if (counted !== stored && counted < sent) notes.push(`cloud API counts ${counted}`);
     } else if (remoteLatency) latency = { ...remoteLatency.summary(report), method: "polled every 20 ms" };
     if (stalled) notes.push(`stalled (${stalled}): the rest came by deferred upload after the measurement ended`);
-    if (stored < sent) notes.push(`incomplete: ${sent - stored} of ${sent} points not stored within ${run.drainMs / 1000} s`);
+    if (stored < sent)
+      notes.push(`incomplete: ${sent - stored} of ${sent} points not stored within ${run.drainMs / 1000} s`);
     const seconds = Math.max(1e-9, (last - report.first_ns) / 1e9);
     const points = Math.min(stored, sent);
     return {
@@ -252,8 +308,7 @@ class CounterLatency {
   summary(report: ConnectorReport): LatencySummary {
     const s = new LatencySamples();
     let k = Math.round(this.rate); // skip the first second (warm-up), as the local measurement does
-    for (const [t, n] of this.polls)
-      for (; k < n; k++) s.add((t - (report.first_ns + (k * 1e9) / this.rate)) / 1e6);
+    for (const [t, n] of this.polls) for (; k < n; k++) s.add((t - (report.first_ns + (k * 1e9) / this.rate)) / 1e6);
     return s.summary();
   }
 }

@@ -12,8 +12,17 @@ export const ROOT = PACKAGE_ROOT;
 export const nodeArgs = () => (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /** Runs our entry script `script` (its .ts path from the package root) ...args with the package root as working directory. */
-export function spawnEntry(script: string, args: string[], stdio: StdioOptions = ["ignore", "ignore", "inherit"], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs(), ...nodeEntryArgs(script), ...args], { cwd: ROOT, stdio, env: env ?? process.env });
+export function spawnEntry(
+  script: string,
+  args: string[],
+  stdio: StdioOptions = ["ignore", "ignore", "inherit"],
+  env?: NodeJS.ProcessEnv,
+): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs(), ...nodeEntryArgs(script), ...args], {
+    cwd: ROOT,
+    stdio,
+    env: env ?? process.env,
+  });
 }
 
 /** Resolves when the child has exited (at once if it already has). */
@@ -23,7 +32,11 @@ export function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Stops a child by its pid: `signal`, then SIGKILL after `graceMs`. */
-export async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM", graceMs = 5000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = "SIGTERM",
+  graceMs = 5000,
+): Promise<void> {
   if (!child || child.pid === undefined) return;
   const gone = exited(child);
   if (child.exitCode === null && child.signalCode === null) {
@@ -76,7 +89,18 @@ export interface Connector {
 
 /** The sample connector writing stamped payloads into `fifo` (it waits for a reader to open the FIFO). */
 export function startConnector(o: ConnectorOptions): Connector {
-  const args = ["--path", o.fifo, "--rate", String(o.rate), "--size", String(o.size), "--count", String(o.count), "--stamp", "--report"];
+  const args = [
+    "--path",
+    o.fifo,
+    "--rate",
+    String(o.rate),
+    "--size",
+    String(o.size),
+    "--count",
+    String(o.count),
+    "--stamp",
+    "--report",
+  ];
   if (o.name) args.push("--name", o.name);
   if (o.writeLog) args.push("--write-log", o.writeLog);
   const child = spawnEntry("runtime/connectors/sample-connector.ts", args, ["ignore", "pipe", "inherit"]);
@@ -129,7 +153,12 @@ export interface IpcChild<TReady, TStats> {
  * A child of ours that speaks the benchmark's small IPC protocol: it sends {type: "ready", ...} once
  * set up, answers {type: "stats"} with {type: "stats", ...}, and exits on {type: "stop"}.
  */
-export async function startIpcChild<TReady, TStats>(script: string, args: string[], what: string, startMs = 60_000): Promise<IpcChild<TReady, TStats>> {
+export async function startIpcChild<TReady, TStats>(
+  script: string,
+  args: string[],
+  what: string,
+  startMs = 60_000,
+): Promise<IpcChild<TReady, TStats>> {
   const child = spawnEntry(script, args, ["ignore", "inherit", "inherit", "ipc"]);
   const waiters: Array<(s: TStats) => void> = [];
   let ready: TReady;

@@ -5,7 +5,13 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { open } from "lmdb";
-import { runAgentCase, type AgentCaseOptions, type CaseResult, type RemoteServer, type Transport } from "./agent-case.js";
+import {
+  runAgentCase,
+  type AgentCaseOptions,
+  type CaseResult,
+  type RemoteServer,
+  type Transport,
+} from "./agent-case.js";
 import { loadAverage } from "./proc-stats.js";
 import { caseRow, formatTable, narrowTable } from "./table.js";
 import { loadWarning, verdictLines, wrap } from "./verdict.js";
@@ -37,12 +43,17 @@ export const BENCH_USAGE =
   "the run is a measurement of that edge in the project, and stays there like any other.\n";
 
 /** The connection settings stored by an agent in `dataDir`, read without writing (a daemon may be running). */
-function storedConnection(dataDir: string): Partial<{ server_url: string; project_uuid: string; edge_uuid: string; client_secret: string }> {
+function storedConnection(
+  dataDir: string,
+): Partial<{ server_url: string; project_uuid: string; edge_uuid: string; client_secret: string }> {
   const file = path.join(dataDir, "settings", "settings.lmdb");
   if (!fs.existsSync(file)) return {};
   const root = open({ path: file, readOnly: true, maxDbs: 16, compression: false });
   try {
-    return (root.openDB<Record<string, string>, string>({ name: "singletons" }).get("connection") ?? {}) as Record<string, string>;
+    return (root.openDB<Record<string, string>, string>({ name: "singletons" }).get("connection") ?? {}) as Record<
+      string,
+      string
+    >;
   } finally {
     void root.close();
   }
@@ -96,7 +107,9 @@ export async function benchMain(argv: string[]): Promise<number> {
     !(Number.isInteger(maxPoints) && maxPoints >= 0) && "--max-points must be 0 or more",
     transport !== "websocket" && transport !== "quic" && "--transport must be websocket or quic",
     values.flush !== "interval" && values.flush !== "immediately" && "--flush must be interval or immediately",
-    targetRate !== undefined && !(targetRate > 0 && Number.isFinite(targetRate)) && "--target-rate must be a positive number",
+    targetRate !== undefined &&
+      !(targetRate > 0 && Number.isFinite(targetRate)) &&
+      "--target-rate must be a positive number",
   ].filter(Boolean);
   if (bad.length) {
     process.stderr.write(`edge-agent bench: ${bad.join("; ")}\n`);
@@ -111,11 +124,17 @@ export async function benchMain(argv: string[]): Promise<number> {
       edgeUuid: values["edge-uuid"] ?? process.env.AGENT_BENCH_EDGE_UUID ?? stored.edge_uuid ?? "",
       clientSecret: values["client-secret"] ?? process.env.AGENT_BENCH_CLIENT_SECRET ?? stored.client_secret ?? "",
     };
-    const missing = Object.entries({ "--project-uuid": server.projectUuid, "--edge-uuid": server.edgeUuid, "--client-secret": server.clientSecret })
+    const missing = Object.entries({
+      "--project-uuid": server.projectUuid,
+      "--edge-uuid": server.edgeUuid,
+      "--client-secret": server.clientSecret,
+    })
       .filter(([, v]) => !v)
       .map(([k]) => k);
     if (missing.length) {
-      process.stderr.write(`edge-agent bench: --server needs the edge's credentials: ${missing.join(", ")} (or the agent's stored connection settings)\n`);
+      process.stderr.write(
+        `edge-agent bench: --server needs the edge's credentials: ${missing.join(", ")} (or the agent's stored connection settings)\n`,
+      );
       return 2;
     }
   }
@@ -125,12 +144,16 @@ export async function benchMain(argv: string[]): Promise<number> {
   if (busy) process.stderr.write(`edge-agent bench: ${busy}\n`);
   const flush = values.flush as "interval" | "immediately";
   const cases: AgentCaseOptions[] =
-    rate > 0 ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server, flush }] : [{ transport, payload, rate: 0, durationS, maxPoints, server, flush }];
+    rate > 0
+      ? [{ transport, payload, rate, durationS, maxPoints, latency: true, server, flush }]
+      : [{ transport, payload, rate: 0, durationS, maxPoints, server, flush }];
   const results: CaseResult[] = [];
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i]!;
     const what = `${c.transport}, ${c.payload} B, ${c.rate === 0 ? "as fast as possible" : `${c.rate} points/s`}`;
-    process.stderr.write(`edge-agent bench: ${what}, ${c.durationS} s${server ? ` against ${server.url}` : " against a local cloud peer"}\n`);
+    process.stderr.write(
+      `edge-agent bench: ${what}, ${c.durationS} s${server ? ` against ${server.url}` : " against a local cloud peer"}\n`,
+    );
     try {
       results.push(
         await runAgentCase({
@@ -144,7 +167,13 @@ export async function benchMain(argv: string[]): Promise<number> {
       if (tty) process.stderr.write("\n");
       // After the as-fast-as-possible run, latency at a rate the path sustains: 10,000 points/s, or half the
       // measured rate when that is lower (64 KiB payloads at 10,000/s would only measure a growing queue).
-      if (rate === 0 && i === 0) cases.push({ ...c, rate: latencyRate(results[0]!.pointsPerS), durationS: Math.min(durationS, 10), latency: true });
+      if (rate === 0 && i === 0)
+        cases.push({
+          ...c,
+          rate: latencyRate(results[0]!.pointsPerS),
+          durationS: Math.min(durationS, 10),
+          latency: true,
+        });
     } catch (e) {
       process.stderr.write(`\nedge-agent bench: ${(e as Error).message}\n`);
       return 1;

@@ -108,19 +108,43 @@ export async function startCloudPeer(dir: string, opts: CloudPeerOptions): Promi
   const traceFile = path.join(dir, "commits.trace");
   // A known admin password: the peer does not print a temporary one; the run signs in with a token instead.
   const env = { ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`, ...opts.env };
-  const args = [CLI, "--listen", listen, "--data", dir, "--log-level", "warn", "--commit-trace", traceFile, ...(opts.quic ? ["--iscp-quic-listen", listen] : [])];
-  const child = spawn(process.execPath, [...nodeArgs(), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"], env });
+  const args = [
+    CLI,
+    "--listen",
+    listen,
+    "--data",
+    dir,
+    "--log-level",
+    "warn",
+    "--commit-trace",
+    traceFile,
+    ...(opts.quic ? ["--iscp-quic-listen", listen] : []),
+  ];
+  const child = spawn(process.execPath, [...nodeArgs(), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+    env,
+  });
   try {
     const url = await banner(child);
     child.stdout!.resume(); // later output is not read; it must not fill the pipe
     const trace = () => readCommitTrace(traceFile);
     const stop = () => stopChild(child, "SIGTERM", 10_000);
-    if (opts.setup === false) return { child, info: { url, token: "", projectUuid: "", edgeUuid: "", edgeSecret: "" }, trace, stop };
-    const made = spawnSync(process.execPath, [CLI, "token", "create", "--user", "admin", "--name", "bench", "--data", dir], { cwd: ROOT, env, encoding: "utf8" });
+    if (opts.setup === false)
+      return { child, info: { url, token: "", projectUuid: "", edgeUuid: "", edgeSecret: "" }, trace, stop };
+    const made = spawnSync(
+      process.execPath,
+      [CLI, "token", "create", "--user", "admin", "--name", "bench", "--data", dir],
+      { cwd: ROOT, env, encoding: "utf8" },
+    );
     if (made.status !== 0) throw new Error(`cloud-peer token create failed: ${made.stderr.trim()}`);
     const token = made.stdout.trim();
     const api = async (p: string, json: unknown) => {
-      const res = await fetch(`${url}/api${p}`, { method: "POST", headers: { "X-Intdash-Token": token, "content-type": "application/json" }, body: JSON.stringify(json) });
+      const res = await fetch(`${url}/api${p}`, {
+        method: "POST",
+        headers: { "X-Intdash-Token": token, "content-type": "application/json" },
+        body: JSON.stringify(json),
+      });
       if (res.status >= 400) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, string>;
     };

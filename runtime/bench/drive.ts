@@ -76,7 +76,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       stallHandled = true;
       await o.onStall();
     }
-    if (stoppedAt && now - stoppedAt > o.drainMs * 1e6) return { report: report!, stored, doneAt: 0, drainMs: o.drainMs };
+    if (stoppedAt && now - stoppedAt > o.drainMs * 1e6)
+      return { report: report!, stored, doneAt: 0, drainMs: o.drainMs };
     await sleep(o.pollMs);
   }
 }

@@ -59,7 +59,11 @@ export function readWriteLog(file: string): Array<[number, number, number]> {
  * Each point's commit time minus its write stamp (ms), points in order: the k-th point committed is point k
  * (one upstream stores its chunks in order). Points written within `warmupNs` of the first write are left out.
  */
-export function commitLatency(commits: ReadonlyArray<readonly [number, number]>, writes: ReadonlyArray<readonly [number, number, number]>, warmupNs: number): LatencySamples {
+export function commitLatency(
+  commits: ReadonlyArray<readonly [number, number]>,
+  writes: ReadonlyArray<readonly [number, number, number]>,
+  warmupNs: number,
+): LatencySamples {
   const s = new LatencySamples();
   const firstNs = writes[0]?.[2] ?? 0;
   let w = 0;

@@ -41,15 +41,34 @@ export function formatTable(rows: Row[], columns?: string[]): string {
   if (!columns) for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const cell = (v: unknown) => (v === undefined ? "" : String(v));
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => (i === 0 || cols[i] === "note" ? v.padEnd(width[i]!) : v.padStart(width[i]!))).join("  ").trimEnd();
-  return [line(cols), line(width.map((w) => "-".repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join("\n");
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (i === 0 || cols[i] === "note" ? v.padEnd(width[i]!) : v.padStart(width[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [
+    line(cols),
+    line(width.map((w) => "-".repeat(w))),
+    ...rows.map((r) => line(cols.map((c) => cell(r[c])))),
+  ].join("\n");
 }
 
 /**
  * The columns `edge-agent bench` shows without --wide, most telling first. The path (transport, flush policy)
  * is the same for every row and named in the verdict; notes are printed under the table.
  */
-const NARROW = ["rate", "payload_B", "points_per_s", "MB_per_s", "p50_ms", "p99_ms", "cpu_agent_%", "rss_agent_MiB", "cpu_cloud_%", "cpu_connector_%"];
+const NARROW = [
+  "rate",
+  "payload_B",
+  "points_per_s",
+  "MB_per_s",
+  "p50_ms",
+  "p99_ms",
+  "cpu_agent_%",
+  "rss_agent_MiB",
+  "cpu_cloud_%",
+  "cpu_connector_%",
+];
 
 /** The table in at most `maxWidth` columns: the narrow columns that fit, in order, and the notes below it. */
 export function narrowTable(rows: Row[], maxWidth = 100): string {

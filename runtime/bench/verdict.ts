@@ -20,7 +20,8 @@ export function formatRate(n: number): string {
   return String(Math.round(n));
 }
 
-const where = (c: VerdictContext) => `${c.server ? `to the cloud at ${c.server}` : "to a local cloud peer"} (${c.transport})`;
+const where = (c: VerdictContext) =>
+  `${c.server ? `to the cloud at ${c.server}` : "to a local cloud peer"} (${c.transport})`;
 const kept = (r: CaseResult) => r.stored >= r.sent && r.pointsPerS >= r.rate * 0.95;
 
 /**
@@ -61,14 +62,27 @@ export function verdictLines(results: CaseResult[], c: VerdictContext): string[]
   }
   const lat = results.find((r) => r.latency);
   if (lat?.latency) {
-    const flush = c.flush === "interval" ? "flush_policy interval (chunks sent every 5 ms)" : "flush_policy immediately (a chunk per write)";
-    const what = c.server ? `FIFO write to the cloud counting the point (${lat.latency.method})` : "FIFO write to the cloud's commit of the point (SQLite)";
+    const flush =
+      c.flush === "interval"
+        ? "flush_policy interval (chunks sent every 5 ms)"
+        : "flush_policy immediately (a chunk per write)";
+    const what = c.server
+      ? `FIFO write to the cloud counting the point (${lat.latency.method})`
+      : "FIFO write to the cloud's commit of the point (SQLite)";
     if (Number.isFinite(lat.latency.p50Ms))
-      lines.push(`latency at ${formatRate(lat.rate)} points/s: p50 ${lat.latency.p50Ms} ms, p99 ${lat.latency.p99Ms} ms, measured from ${what}, with ${flush}`);
+      lines.push(
+        `latency at ${formatRate(lat.rate)} points/s: p50 ${lat.latency.p50Ms} ms, p99 ${lat.latency.p99Ms} ms, measured from ${what}, with ${flush}`,
+      );
     // Every point fell in the first second, which the latency case leaves out as warm-up.
-    else lines.push(`latency at ${formatRate(lat.rate)} points/s: no sample after the 1 s warm-up (run with --duration 2 or more)`);
+    else
+      lines.push(
+        `latency at ${formatRate(lat.rate)} points/s: no sample after the 1 s warm-up (run with --duration 2 or more)`,
+      );
   }
-  if (!c.server) lines.push("note: the cloud peer ran on this device and shared its CPU (cpu_cloud_%): a separate cloud (--server URL) leaves the device more");
+  if (!c.server)
+    lines.push(
+      "note: the cloud peer ran on this device and shared its CPU (cpu_cloud_%): a separate cloud (--server URL) leaves the device more",
+    );
   return lines;
 }
 

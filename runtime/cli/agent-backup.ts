@@ -68,7 +68,10 @@ export async function backupMain(argv: string[], defaultData: string): Promise<n
   const usage = backupUsage(defaultData);
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { data: { type: "string", short: "d" }, to: { type: "string" }, help: { type: "boolean", short: "h" } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { data: { type: "string", short: "d" }, to: { type: "string" }, help: { type: "boolean", short: "h" } },
+    }));
   } catch (e) {
     process.stderr.write(`edge-agent backup: ${(e as Error).message}\n${usage}`);
     return 2;

@@ -34,7 +34,8 @@ interface Ctx {
 }
 
 /** Every value agentctl prints goes through here: secrets are masked unless --show-secrets is given. */
-const shown = (c: Ctx, value: unknown, format: Format = c.format) => render(c.showSecrets ? value : maskSecrets(value), format);
+const shown = (c: Ctx, value: unknown, format: Format = c.format) =>
+  render(c.showSecrets ? value : maskSecrets(value), format);
 
 function parseDoc(text: string, flag: string): unknown {
   try {
@@ -53,22 +54,32 @@ async function call<T = unknown>(ctx: Ctx, p: Promise<ApiResponse<T>>): Promise<
   }
   if (r.status >= 400) {
     const b = r.body as { detail?: string; title?: string } | undefined;
-    throw new CliError(`${b?.detail ?? b?.title ?? `HTTP ${r.status}`} (${r.status}${b?.title ? ` ${b.title}` : ""})`, 1);
+    throw new CliError(
+      `${b?.detail ?? b?.title ?? `HTTP ${r.status}`} (${r.status}${b?.title ? ` ${b.title}` : ""})`,
+      1,
+    );
   }
   return r.body;
 }
 
 const asItems = (doc: unknown, flag: string): Record<string, unknown>[] => {
   const list = Array.isArray(doc) ? doc : [doc];
-  for (const x of list) if (!x || typeof x !== "object" || Array.isArray(x)) throw new CliError(`${flag}: expected an object (or a list of objects)`, 2);
+  for (const x of list)
+    if (!x || typeof x !== "object" || Array.isArray(x))
+      throw new CliError(`${flag}: expected an object (or a list of objects)`, 2);
   return list as Record<string, unknown>[];
 };
 
-async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string; modify?: string; delete?: string; id?: string; get?: string }) {
+async function listCommand(
+  ctx: Ctx,
+  res: ListResource,
+  opts: { create?: string; modify?: string; delete?: string; id?: string; get?: string },
+) {
   const enc = encodeURIComponent;
   if (opts.create !== undefined) {
     const created = [];
-    for (const item of asItems(parseDoc(opts.create, "--create"), "--create")) created.push(await call(ctx, ctx.api.post(res.path, item)));
+    for (const item of asItems(parseDoc(opts.create, "--create"), "--create"))
+      created.push(await call(ctx, ctx.api.post(res.path, item)));
     return ctx.out(shown(ctx, created.length === 1 ? created[0] : created));
   }
   if (opts.modify !== undefined) {
@@ -82,7 +93,9 @@ async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string;
   }
   if (opts.delete !== undefined) {
     await call(ctx, ctx.api.delete(`${res.path}/${enc(opts.delete)}`));
-    return ctx.out(ctx.format === "table" ? `deleted ${res.words.join(" ")} ${opts.delete}\n` : shown(ctx, { deleted: opts.delete }));
+    return ctx.out(
+      ctx.format === "table" ? `deleted ${res.words.join(" ")} ${opts.delete}\n` : shown(ctx, { deleted: opts.delete }),
+    );
   }
   if (opts.get !== undefined) return ctx.out(shown(ctx, await call(ctx, ctx.api.get(`${res.path}/${enc(opts.get)}`))));
   ctx.out(shown(ctx, await call(ctx, ctx.api.get(res.path))));
@@ -91,7 +104,9 @@ async function listCommand(ctx: Ctx, res: ListResource, opts: { create?: string;
 /** Options of which at most one may be given (commander refuses the others with a usage error). */
 function exclusive(cmd: Command, options: [flags: string, description: string][]): Command {
   const names = options.map(([flags]) => flags.match(/--([\w-]+)/)![1]!);
-  options.forEach(([flags, description], i) => cmd.addOption(new Option(flags, description).conflicts(names.filter((_, j) => j !== i))));
+  options.forEach(([flags, description], i) =>
+    cmd.addOption(new Option(flags, description).conflicts(names.filter((_, j) => j !== i))),
+  );
   return cmd;
 }
 
@@ -118,18 +133,24 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     return { api: new ApiClient(o.socket), format: o.output, out, showSecrets: o.showSecrets === true };
   };
 
-  program.command("version").description("show the command API version").action(async () => {
-    const c = ctx();
-    const v = await call<{ version: string }>(c, c.api.get("/version"));
-    out(c.format === "table" ? `${v.version}\n` : shown(c, v));
-  });
+  program
+    .command("version")
+    .description("show the command API version")
+    .action(async () => {
+      const c = ctx();
+      const v = await call<{ version: string }>(c, c.api.get("/version"));
+      out(c.format === "table" ? `${v.version}\n` : shown(c, v));
+    });
 
-  program.command("verify").description("verify the connection settings against the server (exit 3 if they do not verify)").action(async () => {
-    const c = ctx();
-    const r = await call<{ verified: boolean; error: string }>(c, c.api.post("/connection/verify"));
-    out(shown(c, r));
-    if (!r.verified) throw new CliError(`not verified: ${r.error}`, 3);
-  });
+  program
+    .command("verify")
+    .description("verify the connection settings against the server (exit 3 if they do not verify)")
+    .action(async () => {
+      const c = ctx();
+      const r = await call<{ verified: boolean; error: string }>(c, c.api.post("/connection/verify"));
+      out(shown(c, r));
+      if (!r.verified) throw new CliError(`not verified: ${r.error}`, 3);
+    });
 
   const config = program.command("config").description("show or change settings");
   for (const s of SINGLES) {
@@ -144,8 +165,8 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       });
   }
   for (const word of ["upstream", "downstream"]) {
-    addListOptions(config.command(word).description(`list, create, modify or delete ${word} settings`)).action(async (opts) =>
-      listCommand(ctx(), byWords([word])!, opts),
+    addListOptions(config.command(word).description(`list, create, modify or delete ${word} settings`)).action(
+      async (opts) => listCommand(ctx(), byWords([word])!, opts),
     );
   }
   for (const group of ["device-connector", "filter"]) {
@@ -165,7 +186,9 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     .command("state")
     .description("show states: upstream, downstream, device-connector upstream|downstream, deferred (all when omitted)")
     .argument("[kind...]", "what to show")
-    .addOption(new Option("--enabled <bool>", "only enabled (true) or disabled (false) items").choices(["true", "false"]))
+    .addOption(
+      new Option("--enabled <bool>", "only enabled (true) or disabled (false) items").choices(["true", "false"]),
+    )
     .action(async (kind: string[], opts: { enabled?: string }) => {
       const c = ctx();
       const q = opts.enabled ? `?enabled=${opts.enabled}` : "";
@@ -199,11 +222,14 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   });
 
   const file = program.command("config-file").description("export or import the whole configuration as YAML");
-  file.command("show").description("print the whole configuration (YAML unless -o json)").action(async () => {
-    const c = ctx();
-    const doc = await wrapApply(() => showConfig(c.api), c);
-    out(shown(c, doc, c.format === "json" ? "json" : "yaml"));
-  });
+  file
+    .command("show")
+    .description("print the whole configuration (YAML unless -o json)")
+    .action(async () => {
+      const c = ctx();
+      const doc = await wrapApply(() => showConfig(c.api), c);
+      out(shown(c, doc, c.format === "json" ? "json" : "yaml"));
+    });
   file
     .command("apply")
     .description("make the agent's configuration what FILE says (- for standard input); sections left out are kept")
@@ -217,8 +243,12 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         throw new CliError(`cannot read ${path}: ${(e as Error).message}`, 2);
       }
       const doc = parseDoc(text, path);
-      if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new CliError(`${path}: expected a mapping of sections`, 2);
-      const n = await wrapApply(() => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)), c);
+      if (!doc || typeof doc !== "object" || Array.isArray(doc))
+        throw new CliError(`${path}: expected a mapping of sections`, 2);
+      const n = await wrapApply(
+        () => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)),
+        c,
+      );
       out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : shown(c, { changes: n }));
     });
   program.addHelpText(

@@ -31,7 +31,9 @@ export class ApiClient {
           headers: {
             host: "unix",
             accept: "application/json",
-            ...(payload !== undefined ? { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(payload) } : {}),
+            ...(payload !== undefined
+              ? { "content-type": "application/json; charset=UTF-8", "content-length": Buffer.byteLength(payload) }
+              : {}),
           },
         },
         (res) => {

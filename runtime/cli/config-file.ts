@@ -36,7 +36,8 @@ function itemsOf(doc: Doc, section: string): Item[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw new ApplyError(`${section}: expected a list`);
   return v.map((x, i) => {
-    if (!x || typeof x !== "object" || typeof (x as Item).id !== "string") throw new ApplyError(`${section}[${i}]: expected an object with an id`);
+    if (!x || typeof x !== "object" || typeof (x as Item).id !== "string")
+      throw new ApplyError(`${section}[${i}]: expected an object with an id`);
     return x as Item;
   });
 }
@@ -44,7 +45,8 @@ function itemsOf(doc: Doc, section: string): Item[] | undefined {
 export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) => void): Promise<number> {
   let changes = 0;
   const known = new Set([...SINGLES.map((s) => s.section), ...LISTS.map((l) => l.section)]);
-  for (const k of Object.keys(doc)) if (!known.has(k)) throw new ApplyError(`unknown section "${k}" (known: ${[...known].join(", ")})`);
+  for (const k of Object.keys(doc))
+    if (!known.has(k)) throw new ApplyError(`unknown section "${k}" (known: ${[...known].join(", ")})`);
 
   for (const s of SINGLES) {
     const v = doc[s.section];
@@ -52,7 +54,8 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
     if (typeof v !== "object" || Array.isArray(v)) throw new ApplyError(`${s.section}: expected an object`);
     const body = { ...(v as Doc) };
     // "" is "not set" and the mask is what show prints without --show-secrets: both keep the stored secret.
-    if (s.section === "connection" && (body.client_secret === "" || body.client_secret === SECRET_MASK)) delete body.client_secret;
+    if (s.section === "connection" && (body.client_secret === "" || body.client_secret === SECRET_MASK))
+      delete body.client_secret;
     const current = await ok<Doc>(api.get(s.path), `GET ${s.path}`);
     if (Object.entries(body).every(([k, x]) => JSON.stringify(current[k]) === JSON.stringify(x))) continue;
     await ok(api.patch(s.path, body), s.section);
@@ -92,7 +95,10 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
         log(`created ${section} ${item.id}`);
         changes++;
       } else if (!sameItem(existing, item)) {
-        await ok(api.patch(`${l.path}/${encodeURIComponent(item.id)}`, patchBody(l, existing, item)), `update ${section} ${item.id}`);
+        await ok(
+          api.patch(`${l.path}/${encodeURIComponent(item.id)}`, patchBody(l, existing, item)),
+          `update ${section} ${item.id}`,
+        );
         log(`updated ${section} ${item.id}`);
         changes++;
       }
@@ -107,13 +113,17 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
 }
 
 function sameItem(a: Item, b: Item): boolean {
-  return Object.entries(b).every(([k, v]) => JSON.stringify(a[k]) === JSON.stringify(v)) && (a.launch === undefined) === (b.launch === undefined);
+  return (
+    Object.entries(b).every(([k, v]) => JSON.stringify(a[k]) === JSON.stringify(v)) &&
+    (a.launch === undefined) === (b.launch === undefined)
+  );
 }
 
 function patchBody(l: ListResource, existing: Item, item: Item): Doc {
   const { id: _id, ...rest } = item;
   // A launch object in the agent but not in the file is removed (null), not left in place.
-  if (l.section.startsWith("device_connectors_") && existing.launch !== undefined && item.launch === undefined) return { ...rest, launch: null };
+  if (l.section.startsWith("device_connectors_") && existing.launch !== undefined && item.launch === undefined)
+    return { ...rest, launch: null };
   return rest;
 }
 

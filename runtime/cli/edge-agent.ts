@@ -15,11 +15,23 @@ const ENV_VARS: [string, string][] = [
   ["AGENT_DATA", `settings and data directory (default ${DEFAULT_DATA}; production /var/lib/edge-agent)`],
   ["AGENT_LOG_LEVEL", `pino log level: ${LOG_LEVELS.join(", ")} (default info)`],
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
-  ["NODE_EXTRA_CA_CERTS", "PEM file of a private CA that signed the cloud's HTTPS certificate (read by Node: HTTPS and WebSocket trust it too)"],
-  ["AGENT_ALLOW_DIRS", "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)"],
+  [
+    "NODE_EXTRA_CA_CERTS",
+    "PEM file of a private CA that signed the cloud's HTTPS certificate (read by Node: HTTPS and WebSocket trust it too)",
+  ],
+  [
+    "AGENT_ALLOW_DIRS",
+    "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)",
+  ],
   ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
-  ["AGENT_METRICS", "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost"],
-  ["AGENT_METRICS_LISTEN", "host:port serving GET /metrics (Prometheus) to anyone who reaches it (default: off; the socket serves GET /api/v1/metrics)"],
+  [
+    "AGENT_METRICS",
+    "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost",
+  ],
+  [
+    "AGENT_METRICS_LISTEN",
+    "host:port serving GET /metrics (Prometheus) to anyone who reaches it (default: off; the socket serves GET /api/v1/metrics)",
+  ],
 ];
 
 interface DaemonFlags {
@@ -38,7 +50,9 @@ class UsageError extends Error {}
 
 function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
   const program = new Command("edge-agent")
-    .description("Edge agent: takes data from device connectors, keeps it on disk and streams it to the cloud over iSCP v2")
+    .description(
+      "Edge agent: takes data from device connectors, keeps it on disk and streams it to the cloud over iSCP v2",
+    )
     .version(PACKAGE_VERSION)
     .option("-s, --socket <path>", `command API socket (env AGENT_SOCKET) (default: "${DEFAULT_SOCKET}")`)
     .option("-d, --data <dir>", `settings and data directory (env AGENT_DATA) (default: "${DEFAULT_DATA}")`)
@@ -49,15 +63,28 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
       "(repeatable) a directory device connectors' programs and FIFOs may come from, beyond the agent's data and IPC directories and /var/run/intdash{,2} (env AGENT_ALLOW_DIRS)",
       collect,
     )
-    .option("--allow-env <name>", "(repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment (env AGENT_ALLOW_ENV)", collect)
-    .option("--metrics-listen <host:port>", "also serve GET /metrics (Prometheus) on this address, to anyone who reaches it (env AGENT_METRICS_LISTEN)")
+    .option(
+      "--allow-env <name>",
+      "(repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment (env AGENT_ALLOW_ENV)",
+      collect,
+    )
+    .option(
+      "--metrics-listen <host:port>",
+      "also serve GET /metrics (Prometheus) on this address, to anyone who reaches it (env AGENT_METRICS_LISTEN)",
+    )
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`edge-agent: ${str.replace(/^error: /, "")}`) })
     .showHelpAfterError("usage: edge-agent [options] (edge-agent --help)")
     .action((flags: DaemonFlags) => run(flags));
   // Listed for the help only: main() hands `bench` and `backup` with their own options to their files before parsing.
-  program.command("bench").description("measure this device end to end: points/s, MB/s, latency, CPU and memory (edge-agent bench --help)");
-  program.command("backup").description("copy the settings and the data queue of a (running) agent to a new directory (edge-agent backup --help)");
+  program
+    .command("bench")
+    .description("measure this device end to end: points/s, MB/s, latency, CPU and memory (edge-agent bench --help)");
+  program
+    .command("backup")
+    .description(
+      "copy the settings and the data queue of a (running) agent to a new directory (edge-agent backup --help)",
+    );
   program.addHelpText("after", () => {
     const width = Math.max(...ENV_VARS.map(([name]) => name.length));
     return (
@@ -78,18 +105,26 @@ function hostPort(v: string | undefined): { host: string; port: number } | undef
   if (v === undefined || v === "") return undefined;
   const idx = v.lastIndexOf(":");
   const port = Number(v.slice(idx + 1));
-  if (!/^\d+$/.test(v.slice(idx + 1)) || port > 65535) throw new UsageError(`--metrics-listen / AGENT_METRICS_LISTEN "${v}": expected host:port`);
+  if (!/^\d+$/.test(v.slice(idx + 1)) || port > 65535)
+    throw new UsageError(`--metrics-listen / AGENT_METRICS_LISTEN "${v}": expected host:port`);
   return { host: idx > 0 ? v.slice(0, idx).replace(/^\[|\]$/g, "") : "127.0.0.1", port };
 }
 
 async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
-  if (!LOG_LEVELS.includes(level)) throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  if (!LOG_LEVELS.includes(level))
+    throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
   const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
   const metricsSetting = process.env.AGENT_METRICS ?? "on";
-  if (metricsSetting !== "on" && metricsSetting !== "off") throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
-  if (metricsSetting === "off" && metricsListen) throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
-  const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([import("pino"), import("../daemon.js"), import("../api/unix-socket.js")]);
+  if (metricsSetting !== "on" && metricsSetting !== "off")
+    throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
+  if (metricsSetting === "off" && metricsListen)
+    throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
+  const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([
+    import("pino"),
+    import("../daemon.js"),
+    import("../api/unix-socket.js"),
+  ]);
   const log = pino({ level, base: { svc: "edge-agent" } });
   const caPath = flags.quicCa ?? process.env.AGENT_QUIC_CA;
   // Async, so an unreadable CA file is a failed start like any other.

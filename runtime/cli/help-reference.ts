@@ -9,7 +9,9 @@ export function commandReference(program: Command): string {
   const walk = (cmd: Command, path: string) => {
     for (const sub of cmd.commands) {
       if (sub.name() === "help") continue;
-      const args = sub.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}${a.variadic ? "..." : ""}]`));
+      const args = sub.registeredArguments.map((a) =>
+        a.required ? `<${a.name()}>` : `[${a.name()}${a.variadic ? "..." : ""}]`,
+      );
       const here = `${path} ${sub.name()}`;
       lines.push(`  ${[here, ...args].join(" ")}${sub.description() ? `  ${sub.description()}` : ""}`);
       for (const o of sub.options) lines.push(`      ${o.flags}  ${o.description}`);
@@ -30,7 +32,10 @@ function typeName(ast: SchemaAST.AST): string {
     case "Suspend":
       return typeName(ast.f());
     case "Union":
-      return ast.types.filter((t) => t._tag !== "UndefinedKeyword").map(typeName).join("|");
+      return ast.types
+        .filter((t) => t._tag !== "UndefinedKeyword")
+        .map(typeName)
+        .join("|");
     case "Literal":
       return String(ast.literal);
     case "TupleType":
@@ -46,7 +51,9 @@ function typeName(ast: SchemaAST.AST): string {
 function structOf(ast: SchemaAST.AST): SchemaAST.TypeLiteral | undefined {
   if (ast._tag === "Refinement") return structOf(ast.from);
   if (ast._tag === "Union") {
-    const members = ast.types.filter((t) => t._tag !== "UndefinedKeyword" && !(t._tag === "Literal" && t.literal === null));
+    const members = ast.types.filter(
+      (t) => t._tag !== "UndefinedKeyword" && !(t._tag === "Literal" && t.literal === null),
+    );
     return members.length === 1 ? structOf(members[0]!) : undefined;
   }
   return ast._tag === "TypeLiteral" && ast.propertySignatures.length > 0 ? ast : undefined;

@@ -12,7 +12,10 @@ export function maskSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskSecrets);
   if (!value || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) && typeof v === "string" && v !== "" ? SECRET_MASK : maskSecrets(v)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      SECRET_KEYS.has(k) && typeof v === "string" && v !== "" ? SECRET_MASK : maskSecrets(v),
+    ]),
   );
 }
 
@@ -30,13 +33,20 @@ export function table(rows: Record<string, unknown>[]): string {
   for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const cells = [cols.map((c) => c.toUpperCase()), ...rows.map((r) => cols.map((c) => cell(r[c])))];
   const widths = cols.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) => row.map((v, i) => (i === row.length - 1 ? v : v.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+  return (
+    cells.map((row) => row.map((v, i) => (i === row.length - 1 ? v : v.padEnd(widths[i]!))).join("  ")).join("\n") +
+    "\n"
+  );
 }
 
 /** One object as KEY  VALUE lines. */
 export function keyValues(obj: Record<string, unknown>): string {
   const width = Math.max(...Object.keys(obj).map((k) => k.length));
-  return Object.entries(obj).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join("\n") + "\n";
+  return (
+    Object.entries(obj)
+      .map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`)
+      .join("\n") + "\n"
+  );
 }
 
 export function render(value: unknown, format: Format): string {

@@ -122,13 +122,17 @@ export class VehicleSim {
 
   imu(t: number): VehiclePoint[] {
     const dt = 0.05;
-    const accel = ((this.speedKmh(t + dt) - this.speedKmh(t - dt)) / 3.6) / (2 * dt);
+    const accel = (this.speedKmh(t + dt) - this.speedKmh(t - dt)) / 3.6 / (2 * dt);
     const v = this.speedKmh(t) / 3.6;
     // Curvature of the ellipse at the current angle gives the lateral acceleration v²·κ.
     const a = this.angle();
     const kappa = (A * B) / (A * A * Math.sin(a) ** 2 + B * B * Math.cos(a) ** 2) ** 1.5;
     const vibration = (k: number) => 0.15 * Math.sin(t * 157 + k) + 0.08 * Math.sin(t * 311 + 2 * k);
-    return [f64("imu/acc_x", accel + vibration(1)), f64("imu/acc_y", v * v * kappa + vibration(2)), f64("imu/acc_z", 9.81 + vibration(3))];
+    return [
+      f64("imu/acc_x", accel + vibration(1)),
+      f64("imu/acc_y", v * v * kappa + vibration(2)),
+      f64("imu/acc_z", 9.81 + vibration(3)),
+    ];
   }
 
   canFrame(t: number): VehiclePoint {

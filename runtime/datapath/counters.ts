@@ -19,7 +19,11 @@ export interface ChannelTotals {
   restarts: number;
 }
 
-const totalsOf = (s: UpstreamChannelStats): ChannelTotals => ({ received: s.frames, corrupt: s.corrupt, restarts: s.connector?.restarts ?? 0 });
+const totalsOf = (s: UpstreamChannelStats): ChannelTotals => ({
+  received: s.frames,
+  corrupt: s.corrupt,
+  restarts: s.connector?.restarts ?? 0,
+});
 
 export class DataPathCounters {
   private readonly up = new Map<string, UpstreamTotals>();
@@ -41,7 +45,10 @@ export class DataPathCounters {
   channelClosed(id: string, stats: UpstreamChannelStats): void {
     const t = totalsOf(stats);
     const r = this.retired.get(id);
-    this.retired.set(id, r ? { received: r.received + t.received, corrupt: r.corrupt + t.corrupt, restarts: r.restarts + t.restarts } : t);
+    this.retired.set(
+      id,
+      r ? { received: r.received + t.received, corrupt: r.corrupt + t.corrupt, restarts: r.restarts + t.restarts } : t,
+    );
   }
 
   /** Per channel: what closed handles counted plus what the open ones count now. */
@@ -51,7 +58,12 @@ export class DataPathCounters {
     for (const [id, h] of open) {
       const t = totalsOf(h.stats);
       const r = out.get(id);
-      out.set(id, r ? { received: r.received + t.received, corrupt: r.corrupt + t.corrupt, restarts: r.restarts + t.restarts } : t);
+      out.set(
+        id,
+        r
+          ? { received: r.received + t.received, corrupt: r.corrupt + t.corrupt, restarts: r.restarts + t.restarts }
+          : t,
+      );
     }
     return out;
   }

@@ -105,7 +105,13 @@ export class DataPath {
       this.clock = takeMeasurementClock();
       for (const h of this.channels.values()) h.setClockBase(this.clock.clockBase);
     }
-    const run = new MeasurementRun(this.clock, this.queue, () => this.settings.transport.send_queue_size, this.log, this.counters);
+    const run = new MeasurementRun(
+      this.clock,
+      this.queue,
+      () => this.settings.transport.send_queue_size,
+      this.log,
+      this.counters,
+    );
     this.run = run;
     this.log?.info({ measurement: run.uuid }, "measurement started");
     this.route(run);
@@ -140,7 +146,9 @@ export class DataPath {
   private routedTo(destIds: readonly string[]): readonly string[] {
     let ids = this.effective.get(destIds);
     if (ids === undefined) {
-      const persistent = destIds.some((id) => id !== DEFERRED_ID && this.router.has(id) && this.run?.existing(id)?.settings.persist === true);
+      const persistent = destIds.some(
+        (id) => id !== DEFERRED_ID && this.router.has(id) && this.run?.existing(id)?.settings.persist === true,
+      );
       ids = persistent ? destIds.filter((id) => id !== DEFERRED_ID) : destIds;
       this.effective.set(destIds, ids);
     }
@@ -150,7 +158,8 @@ export class DataPath {
   /** Upstream ids a channel names together with `deferred`: they recover what real time missed (routedTo). */
   private recovering(): Set<string> {
     const out = new Set<string>();
-    for (const ch of this.settings.upstream_ipcs) if (ch.enabled && ch.dest_ids.includes(DEFERRED_ID)) for (const id of ch.dest_ids) out.add(id);
+    for (const ch of this.settings.upstream_ipcs)
+      if (ch.enabled && ch.dest_ids.includes(DEFERRED_ID)) for (const id of ch.dest_ids) out.add(id);
     return out;
   }
 
@@ -201,7 +210,13 @@ export class DataPath {
     const points: DataPoint[] = [];
     for (const g of chunk.groups)
       for (const p of g.dataPoints)
-        points.push({ name: g.dataId.name, type: g.dataId.type, payload: p.payload, elapsedNs: Number(p.elapsedTime), srcId: chunk.upstream.sourceNodeId });
+        points.push({
+          name: g.dataId.name,
+          type: g.dataId.type,
+          payload: p.payload,
+          elapsedNs: Number(p.elapsedTime),
+          srcId: chunk.upstream.sourceNodeId,
+        });
     this.fanout.deliver(points, settings.dest_ids);
   }
 
@@ -216,7 +231,11 @@ export class DataPath {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
     const run = this.run;
-    if (await Promise.race([this.endRun().then(() => false), late])) this.log?.warn({ measurement: run?.uuid, waitedMs: ms }, "the measurement's end did not reach the cloud in time; it is sent at the next start");
+    if (await Promise.race([this.endRun().then(() => false), late]))
+      this.log?.warn(
+        { measurement: run?.uuid, waitedMs: ms },
+        "the measurement's end did not reach the cloud in time; it is sent at the next start",
+      );
     clearTimeout(timer);
   }
 
@@ -263,7 +282,11 @@ export class DataPath {
   }
 
   private *routedIds(): Iterable<string> {
-    const ids = new Set<string>([DEFERRED_ID, ...this.settings.upstreams.map((u) => u.id), ...(this.run?.destinations().map((d) => d.settings.id) ?? [])]);
+    const ids = new Set<string>([
+      DEFERRED_ID,
+      ...this.settings.upstreams.map((u) => u.id),
+      ...(this.run?.destinations().map((d) => d.settings.id) ?? []),
+    ]);
     for (const id of ids) if (this.router.has(id)) yield id;
   }
 

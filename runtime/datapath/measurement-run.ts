@@ -51,7 +51,14 @@ export class MeasurementRun {
     if (cur !== undefined && JSON.stringify(cur.settings) === JSON.stringify(settings)) return cur;
     if (cur !== undefined) void cur.finish();
     const dest = settings.persist
-      ? new PersistentUpstream(this.queue, this.ref, settings, this.window, this.log, this.counters?.upstream(settings.id))
+      ? new PersistentUpstream(
+          this.queue,
+          this.ref,
+          settings,
+          this.window,
+          this.log,
+          this.counters?.upstream(settings.id),
+        )
       : new VolatileUpstream(this.ref, settings, this.window, this.counters?.upstream(settings.id));
     this.upstreams.set(settings.id, dest);
     return dest;

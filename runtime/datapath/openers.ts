@@ -24,7 +24,11 @@ export interface DataPathOpenerOptions {
 }
 
 /** A channel the launch policy refuses: reported as a lasting failure, nothing created or started. */
-function refusedChannel(o: DataPathOpenerOptions, settings: UpstreamIpcSettings | DownstreamIpcSettings, failed: (reason: string, permanent: boolean) => void) {
+function refusedChannel(
+  o: DataPathOpenerOptions,
+  settings: UpstreamIpcSettings | DownstreamIpcSettings,
+  failed: (reason: string, permanent: boolean) => void,
+) {
   const refused = o.launchPolicy && launchRefusal(o.launchPolicy, settings);
   if (!refused) return undefined;
   o.log?.warn({ channel: settings.id, reason: refused }, "device connector refused by the launch policy");
@@ -43,7 +47,8 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
         settings,
         filters: dp.upFilters,
         sink: dp.sink,
-        onUnknownDType: (dtype) => o.log?.warn({ channel: settings.id, dtype }, "unknown logger-msg DType: its points are sent as bytes"),
+        onUnknownDType: (dtype) =>
+          o.log?.warn({ channel: settings.id, dtype }, "unknown logger-msg DType: its points are sent as bytes"),
         onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line),
         guard: o.guard,
       },
@@ -51,7 +56,11 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
     );
     // Frames are decoded asynchronously: the measurement's clock base is set before the first one.
     h.setClockBase(dp.channelOpened(settings.id, h).clockBase);
-    const unwatch = watchProblems(cb, () => upstreamChannelError(h.stats), () => h.stats.rejected);
+    const unwatch = watchProblems(
+      cb,
+      () => upstreamChannelError(h.stats),
+      () => h.stats.rejected,
+    );
     return {
       close: async () => {
         unwatch();
@@ -68,9 +77,16 @@ function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Cha
     const refused = refusedChannel(o, settings, (r, p) => outer.failed(r, p));
     if (refused) return refused;
     const cb = throttledData(outer);
-    const h = openDownstreamChannel({ settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line), guard: o.guard }, cb);
+    const h = openDownstreamChannel(
+      { settings, onOutput: (line, stream) => o.log?.info({ connector: settings.id, stream }, line), guard: o.guard },
+      cb,
+    );
     dp.fanout.set(settings.id, h);
-    const unwatch = watchProblems(cb, () => downstreamChannelError(h.stats), () => h.stats.dropped);
+    const unwatch = watchProblems(
+      cb,
+      () => downstreamChannelError(h.stats),
+      () => h.stats.dropped,
+    );
     return {
       close: async () => {
         unwatch();
@@ -84,8 +100,14 @@ function downstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Cha
 
 export function dataPathOpeners(dp: DataPath, o: DataPathOpenerOptions = {}): Openers {
   return {
-    upstream: iscpUpstreamOpener({ quicCa: o.quicCa, onUpstreamClient: (settings, client, data) => dp.upstreamLinked(settings, { client, data }) }),
-    downstream: iscpDownstreamOpener({ quicCa: o.quicCa, onDownstreamChunk: (settings, chunk) => dp.deliverDownstream(settings.id, chunk) }),
+    upstream: iscpUpstreamOpener({
+      quicCa: o.quicCa,
+      onUpstreamClient: (settings, client, data) => dp.upstreamLinked(settings, { client, data }),
+    }),
+    downstream: iscpDownstreamOpener({
+      quicCa: o.quicCa,
+      onDownstreamChunk: (settings, chunk) => dp.deliverDownstream(settings.id, chunk),
+    }),
     upstreamIpc: upstreamIpcOpener(dp, o),
     downstreamIpc: downstreamIpcOpener(dp, o),
   };

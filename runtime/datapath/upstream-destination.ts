@@ -67,10 +67,25 @@ export interface UpstreamDestination {
 
 const qosOf = (q: UpstreamSettings["qos"]) => (q === "partial" ? QoS.PARTIAL : QoS.UNRELIABLE);
 
-export async function openStream(link: StreamLink, meas: MeasurementRef, s: UpstreamSettings, flushIntervalMs?: number): Promise<ClientUpstream> {
+export async function openStream(
+  link: StreamLink,
+  meas: MeasurementRef,
+  s: UpstreamSettings,
+  flushIntervalMs?: number,
+): Promise<ClientUpstream> {
   // UNRELIABLE: a chunk unacked for 2 s is taken as lost (acks follow the cloud's storage commit, well within it).
-  const up = await link.client.openUpstream({ sessionId: meas.uuid, qos: qosOf(s.qos), persist: s.persist, flushIntervalMs, expiryIntervalSec: 30, lostAfterMs: 2000 });
-  await link.client.sendBaseTime({ sessionId: meas.uuid, name: "edge_rtc", priority: EDGE_RTC_PRIORITY, elapsedTime: 0n, baseTime: meas.baseTimeNs }, s.persist);
+  const up = await link.client.openUpstream({
+    sessionId: meas.uuid,
+    qos: qosOf(s.qos),
+    persist: s.persist,
+    flushIntervalMs,
+    expiryIntervalSec: 30,
+    lostAfterMs: 2000,
+  });
+  await link.client.sendBaseTime(
+    { sessionId: meas.uuid, name: "edge_rtc", priority: EDGE_RTC_PRIORITY, elapsedTime: 0n, baseTime: meas.baseTimeNs },
+    s.persist,
+  );
   return up;
 }
 
@@ -143,7 +158,15 @@ export class PersistentUpstream implements UpstreamDestination {
       }
       this.adoptable = undefined;
       clearTimeout(this.adoptTimer);
-      const live: Live = { up, cursor: new SendCursor(this.queue, seq.ord, this.window()), link, sizes: new Map<number, number>(), bytes: 0, paused: false, retryMs: 0 };
+      const live: Live = {
+        up,
+        cursor: new SendCursor(this.queue, seq.ord, this.window()),
+        link,
+        sizes: new Map<number, number>(),
+        bytes: 0,
+        paused: false,
+        retryMs: 0,
+      };
       up.onAck((results) => this.acked(live, results));
       up.onLost((chunkNos) => this.lost(live, chunkNos));
       up.onError((e) => this.streamLost(live, e));
@@ -180,7 +203,8 @@ export class PersistentUpstream implements UpstreamDestination {
       if (live !== undefined) {
         this.pump();
         const deadline = Date.now() + FINISH_WAIT_MS;
-        while (Date.now() < deadline && this.live === live && this.unsent(live) > 0) await new Promise((r) => setTimeout(r, 20));
+        while (Date.now() < deadline && this.live === live && this.unsent(live) > 0)
+          await new Promise((r) => setTimeout(r, 20));
         this.live = undefined;
         closedInCloud = await live.up.close({ closeSession: true }).then(
           () => true,
@@ -228,14 +252,19 @@ export class PersistentUpstream implements UpstreamDestination {
 
   /** The stream could not be resumed (the cloud no longer holds it): continue on a new stream. */
   private streamLost(live: Live, e: Error): void {
-    this.log?.warn({ upstream: this.settings.id, err: e.message }, "iSCP stream could not be resumed; opening a new one");
+    this.log?.warn(
+      { upstream: this.settings.id, err: e.message },
+      "iSCP stream could not be resumed; opening a new one",
+    );
     void this.serial(async () => {
       if (this.live !== live) return;
       this.live = undefined;
       if (!this.finished) await this.switchTo(this.openOffline());
     })
       .then(() => (this.finished ? undefined : this.attach(live.link)))
-      .catch((err: unknown) => this.log?.warn({ upstream: this.settings.id, err: String(err) }, "no new stream; waiting for the link"));
+      .catch((err: unknown) =>
+        this.log?.warn({ upstream: this.settings.id, err: String(err) }, "no new stream; waiting for the link"),
+      );
   }
 
   private unsent(live: Live): number {
@@ -253,29 +282,46 @@ export class PersistentUpstream implements UpstreamDestination {
   private async switchTo(seq: SequenceRecord): Promise<void> {
     const old = this.seq;
     this.seq = seq;
-    await this.batcher.switchSequence(seq.ord).catch((e: unknown) => this.log?.warn({ err: String(e) }, "flush on sequence switch failed"));
+    await this.batcher
+      .switchSequence(seq.ord)
+      .catch((e: unknown) => this.log?.warn({ err: String(e) }, "flush on sequence switch failed"));
     await this.queue.closeSequence(old.ord);
   }
 
   /** Offline chunks: recover -> deferred upload's at once (realtime: false); else dropped when closed. */
   private openOffline(): SequenceRecord {
-    return this.queue.openSequence(this.meas.uuid, this.settings.id, randomUUID(), this.settings.recover, !this.settings.recover);
+    return this.queue.openSequence(
+      this.meas.uuid,
+      this.settings.id,
+      randomUUID(),
+      this.settings.recover,
+      !this.settings.recover,
+    );
   }
 
   private acked(live: Live, results: AckResult[]): void {
     const ok: number[] = [];
     const failed: number[] = [];
     const again: number[] = [];
-    for (const r of results) (r.resultCode === 0 ? ok : r.resultCode === ResultCode.PROCESS_FAILED ? again : failed).push(r.sequenceNumber);
+    for (const r of results)
+      (r.resultCode === 0 ? ok : r.resultCode === ResultCode.PROCESS_FAILED ? again : failed).push(r.sequenceNumber);
     this.totals.chunksAcked += ok.length;
     this.release(live, ok);
     if (ok.length > 0) live.retryMs = 0;
-    if (again.length > 0) this.retryLater(live, again, results.find((r) => r.resultCode === ResultCode.PROCESS_FAILED)!.resultString);
+    if (again.length > 0)
+      this.retryLater(live, again, results.find((r) => r.resultCode === ResultCode.PROCESS_FAILED)!.resultString);
     if (failed.length > 0) {
       // Not stored by the server: leave them for the deferred upload (they stay in this sequence).
       this.release(live, failed);
       live.cursor.giveUp(failed);
-      this.log?.warn({ upstream: this.settings.id, chunks: failed.length, reason: results.find((r) => r.resultCode !== 0)?.resultString }, "chunks refused in real time");
+      this.log?.warn(
+        {
+          upstream: this.settings.id,
+          chunks: failed.length,
+          reason: results.find((r) => r.resultCode !== 0)?.resultString,
+        },
+        "chunks refused in real time",
+      );
     }
     void live.cursor.ack(ok).then(() => this.pump());
   }
@@ -290,7 +336,10 @@ export class PersistentUpstream implements UpstreamDestination {
     live.cursor.requeue(chunkNos);
     if (live.backoff !== undefined) return;
     live.retryMs = Math.min(RETRY_MAX_MS, live.retryMs * 2 || RETRY_FIRST_MS);
-    this.log?.warn({ upstream: this.settings.id, chunks: chunkNos.length, reason, retry_ms: live.retryMs }, "chunks not stored by the cloud; sending them again");
+    this.log?.warn(
+      { upstream: this.settings.id, chunks: chunkNos.length, reason, retry_ms: live.retryMs },
+      "chunks not stored by the cloud; sending them again",
+    );
     live.backoff = setTimeout(() => {
       live.backoff = undefined;
       this.pump();
@@ -333,7 +382,10 @@ export class PersistentUpstream implements UpstreamDestination {
         } catch (e) {
           // Corrupt bytes: not sent; the deferred upload drops (and reports) the chunk once the sequence closes.
           live.cursor.giveUp([c.chunkNo]);
-          this.log?.warn({ upstream: this.settings.id, chunk: c.chunkNo, err: String(e) }, "stored chunk could not be read");
+          this.log?.warn(
+            { upstream: this.settings.id, chunk: c.chunkNo, err: String(e) },
+            "stored chunk could not be read",
+          );
           continue;
         }
         live.up.writeStoredChunk(c.chunkNo, view); // numbers grow, except for chunks sent again after a resume

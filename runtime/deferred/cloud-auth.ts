@@ -28,7 +28,11 @@ export async function fetchToken(c: ConnectionSettings, signal?: AbortSignal): P
     res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: c.edge_uuid, client_secret: c.client_secret }),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: c.edge_uuid,
+        client_secret: c.client_secret,
+      }),
       signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) : AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (e) {
@@ -36,7 +40,8 @@ export async function fetchToken(c: ConnectionSettings, signal?: AbortSignal): P
   }
   if (!res.ok) throw new Error(`token request rejected (${res.status}): ${await readError(res)}`);
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
-  if (typeof body.access_token !== "string" || body.access_token === "") throw new Error("token response has no access_token");
+  if (typeof body.access_token !== "string" || body.access_token === "")
+    throw new Error("token response has no access_token");
   return { accessToken: body.access_token, expiresIn: typeof body.expires_in === "number" ? body.expires_in : 3600 };
 }
 
@@ -49,13 +54,19 @@ export async function fetchEdgeMe(c: ConnectionSettings, accessToken: string): P
   const url = `${base(c)}/api/auth/edges/me`;
   let res: Response;
   try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await fetch(url, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch (e) {
     throw new Error(`cannot reach ${url}: ${errorMessage((e as Error).cause ?? e)}`);
   }
   if (!res.ok) throw new Error(`GET /api/auth/edges/me failed (${res.status}): ${await readError(res)}`);
   const me = (await res.json().catch(() => ({}))) as { name?: unknown; nickname?: unknown };
-  return { name: typeof me.name === "string" ? me.name : "", nickname: typeof me.nickname === "string" ? me.nickname : "" };
+  return {
+    name: typeof me.name === "string" ? me.name : "",
+    nickname: typeof me.nickname === "string" ? me.nickname : "",
+  };
 }
 
 /** Verify Connection Settings: never throws; a failure is `verified: false` with the reason in `error`. */

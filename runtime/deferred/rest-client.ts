@@ -40,7 +40,11 @@ export class MeasurementRestClient {
 
   /** Creates the measurement under its own UUID; one that exists already (409) is fine. */
   async ensureMeasurement(uuid: string, baseTimeNs: string): Promise<void> {
-    const body = { basetime: rfc3339FromNs(baseTimeNs), basetime_type: "edge_rtc", edge_uuid: this.session.connection.edge_uuid };
+    const body = {
+      basetime: rfc3339FromNs(baseTimeNs),
+      basetime_type: "edge_rtc",
+      edge_uuid: this.session.connection.edge_uuid,
+    };
     await this.call("POST", `/measurements/${uuid}`, JSON.stringify(body), "application/json", [409]);
   }
 
@@ -62,13 +66,23 @@ export class MeasurementRestClient {
     await this.call("PUT", `/measurements/${measUuid}/complete`);
   }
 
-  private async call(method: string, path: string, body?: string | Uint8Array, type?: string, okAlso: number[] = []): Promise<Response> {
+  private async call(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+    type?: string,
+    okAlso: number[] = [],
+  ): Promise<Response> {
     const url = this.base + path;
     let res: Response;
     try {
       res = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${tokenOf(this.session)}`, accept: "application/json", ...(type ? { "content-type": type } : {}) },
+        headers: {
+          authorization: `Bearer ${tokenOf(this.session)}`,
+          accept: "application/json",
+          ...(type ? { "content-type": type } : {}),
+        },
         body: body as BodyInit | undefined,
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });

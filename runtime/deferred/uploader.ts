@@ -68,9 +68,14 @@ export function deferredUploaderOpener(o: DeferredUploaderOptions): UploaderOpen
           known.add(seq.measUuid);
         }
         const results = await client.storeChunks(batch.body);
-        const done = new Set(results.filter((r) => r.result === "ok" || r.result === "skipped").map((r) => r.sequence_number));
+        const done = new Set(
+          results.filter((r) => r.result === "ok" || r.result === "skipped").map((r) => r.sequence_number),
+        );
         const acked = batch.chunkNos.filter((n) => done.has(n));
-        if (acked.length < batch.chunkNos.length) throw new Error(`the cloud stored ${acked.length} of ${batch.chunkNos.length} chunks of sequence ${seq.uuid}`);
+        if (acked.length < batch.chunkNos.length)
+          throw new Error(
+            `the cloud stored ${acked.length} of ${batch.chunkNos.length} chunks of sequence ${seq.uuid}`,
+          );
         await o.queue.ack(seq.ord, acked);
         sent = true;
         cb.data(batch.body.length);

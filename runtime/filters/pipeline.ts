@@ -122,7 +122,13 @@ export class FilterPipeline {
         if (m === undefined) this.sampling.set(d.id, (m = new Map()));
         return m;
       };
-      next.push({ id: d.id, json, match: compileTarget(d.target), step: compileChange(d.change_to, stats, memory), stats });
+      next.push({
+        id: d.id,
+        json,
+        match: compileTarget(d.target),
+        step: compileChange(d.change_to, stats, memory),
+        stats,
+      });
     }
     this.filters = next;
   }

@@ -7,7 +7,10 @@ import { dataNameError, patternError } from "./pattern.js";
 
 const Pattern = Schema.String.pipe(
   Schema.filter((s) => patternError(s) ?? true),
-  Schema.annotations({ identifier: "Pattern", description: "iSCP pattern: `/` levels, `+` one level, `#` trailing levels" }),
+  Schema.annotations({
+    identifier: "Pattern",
+    description: "iSCP pattern: `/` levels, `+` one level, `#` trailing levels",
+  }),
 );
 const Patterns = Schema.Array(Pattern).pipe(Schema.minItems(1), Schema.maxItems(100));
 
@@ -48,7 +51,10 @@ export const ChangeRename = Schema.Struct({
 }).pipe(
   Schema.filter(
     (c) =>
-      c.name !== undefined || c.strip_prefix !== undefined || c.add_prefix !== undefined || c.data_type !== undefined ||
+      c.name !== undefined ||
+      c.strip_prefix !== undefined ||
+      c.add_prefix !== undefined ||
+      c.data_type !== undefined ||
       "rename needs at least one of name, strip_prefix, add_prefix, data_type",
   ),
 );
@@ -93,7 +99,9 @@ export const FilterDefinition = Schema.Struct({
   target: FilterTarget,
   change_to: FilterChange,
 }).pipe(
-  Schema.filter((f) => f.type === f.change_to.type || `type "${f.type}" does not match change_to.type "${f.change_to.type}"`),
+  Schema.filter(
+    (f) => f.type === f.change_to.type || `type "${f.type}" does not match change_to.type "${f.change_to.type}"`,
+  ),
 );
 export type FilterDefinition = typeof FilterDefinition.Type;
 export type FilterDefinitionEncoded = typeof FilterDefinition.Encoded;

@@ -52,7 +52,8 @@ export function launchConnector(
     // until the settings change.
     onExit: (e: ExitInfo) => {
       if (e.restartInMs !== undefined) cb.closed(`device connector ${e.reason}; restarting in ${e.restartInMs} ms`);
-      else if (e.code === 0) cb.closed(`device connector ${e.reason}; not restarted (restart policy "${s.launch!.restart.policy}")`);
+      else if (e.code === 0)
+        cb.closed(`device connector ${e.reason}; not restarted (restart policy "${s.launch!.restart.policy}")`);
       else cb.failed(`connector ${e.reason}; not restarted (restart policy "${s.launch!.restart.policy}")`, true);
     },
   });
@@ -65,7 +66,12 @@ export function launchConnector(
  * skipped or dropped so far; `refused()` is a running count of refused data (growth since the last
  * look makes the problem severe). Returns the function that stops watching.
  */
-export function watchProblems(cb: Pick<ChannelCallbacks, "problem">, text: () => string, refused: () => number, everyMs = 1000): () => void {
+export function watchProblems(
+  cb: Pick<ChannelCallbacks, "problem">,
+  text: () => string,
+  refused: () => number,
+  everyMs = 1000,
+): () => void {
   let lastText = "";
   let lastRefused = refused();
   let lastSevere = false;

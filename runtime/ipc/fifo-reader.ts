@@ -169,7 +169,13 @@ export class FifoReader {
       buffer: this.readBuffer,
       callback: (n: number) => this.consume(n),
     };
-    const s = new net.Socket({ fd, readable: true, writable: false, allowHalfOpen: true, onread } as net.SocketConstructorOpts);
+    const s = new net.Socket({
+      fd,
+      readable: true,
+      writable: false,
+      allowHalfOpen: true,
+      onread,
+    } as net.SocketConstructorOpts);
     this.socket = s;
     if (this.paused) s.pause();
     s.on("end", () => {

@@ -78,7 +78,12 @@ export class FifoWriter {
   }
 
   get stats(): FifoWriterStats {
-    return { ...this.s, connected: this.socket !== undefined, bufferedBytes: this.buffered(), pendingFrames: this.pending };
+    return {
+      ...this.s,
+      connected: this.socket !== undefined,
+      bufferedBytes: this.buffered(),
+      pendingFrames: this.pending,
+    };
   }
 
   async start(): Promise<void> {

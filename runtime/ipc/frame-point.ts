@@ -14,7 +14,15 @@ export class FramePoint implements DataPoint {
   srcId: string;
   private view: Uint8Array | undefined;
 
-  constructor(name: string, type: string, src: Uint8Array, payloadStart: number, payloadLength: number, elapsedNs: number, srcId: string) {
+  constructor(
+    name: string,
+    type: string,
+    src: Uint8Array,
+    payloadStart: number,
+    payloadLength: number,
+    elapsedNs: number,
+    srcId: string,
+  ) {
     this.name = name;
     this.type = type;
     this.src = src;
@@ -26,7 +34,11 @@ export class FramePoint implements DataPoint {
   }
 
   get payload(): Uint8Array {
-    return (this.view ??= new Uint8Array(this.src!.buffer, this.src!.byteOffset + this.payloadStart, this.payloadLength));
+    return (this.view ??= new Uint8Array(
+      this.src!.buffer,
+      this.src!.byteOffset + this.payloadStart,
+      this.payloadLength,
+    ));
   }
 
   set payload(p: Uint8Array) {

@@ -45,7 +45,14 @@ export class IscpV2CompatDecoder extends StreamDecoder {
       const ps = ns + nl;
       const end = ps + pl;
       // The same type and name as the last frame (checked and decoded then): only the header's numbers are checked.
-      if (tl === this.lastTl && ps <= n && nsec < 1e9 && pl <= this.maxPayload && end <= n && this.sameId(buf, ts, ps)) {
+      if (
+        tl === this.lastTl &&
+        ps <= n &&
+        nsec < 1e9 &&
+        pl <= this.maxPayload &&
+        end <= n &&
+        this.sameId(buf, ts, ps)
+      ) {
         this.inGarbage = false;
         off = end;
         out.push(new FramePoint(this.lastName, this.lastType, buf, ps, pl, elapsedFrom(sec, nsec, base), srcId));

@@ -18,13 +18,35 @@ export interface LaunchPolicy {
 }
 
 /** The default: the agent's own data and IPC directories, the intdash FIFO folders, and what the administrator adds. */
-export function launchPolicy(own: { dataDir: string; ipcDir: string }, extraDirs: readonly string[] = [], allowEnv: readonly string[] = []): LaunchPolicy {
+export function launchPolicy(
+  own: { dataDir: string; ipcDir: string },
+  extraDirs: readonly string[] = [],
+  allowEnv: readonly string[] = [],
+): LaunchPolicy {
   const dirs = [own.dataDir, own.ipcDir, ...INTDASH_FIFO_DIRS, ...extraDirs].map((d) => path.resolve(d));
   return { dirs: [...new Set(dirs)], allowEnv: [...allowEnv] };
 }
 
 /** Variables that make a dynamic loader, an interpreter or a shell run code of the setter's choosing. */
-const INJECTION = [/^LD_/, /^DYLD_/, /^NODE_OPTIONS$/, /^NODE_PATH$/, /^PYTHON(PATH|STARTUP|HOME|INSPECT)$/, /^PERL5(LIB|OPT)$/, /^PERLLIB$/, /^RUBY(OPT|LIB)$/, /^BASH_ENV$/, /^ENV$/, /^SHELLOPTS$/, /^BASHOPTS$/, /^PS4$/, /^GCONV_PATH$/, /^PATH$/, /^JAVA_TOOL_OPTIONS$/, /^_JAVA_OPTIONS$/];
+const INJECTION = [
+  /^LD_/,
+  /^DYLD_/,
+  /^NODE_OPTIONS$/,
+  /^NODE_PATH$/,
+  /^PYTHON(PATH|STARTUP|HOME|INSPECT)$/,
+  /^PERL5(LIB|OPT)$/,
+  /^PERLLIB$/,
+  /^RUBY(OPT|LIB)$/,
+  /^BASH_ENV$/,
+  /^ENV$/,
+  /^SHELLOPTS$/,
+  /^BASHOPTS$/,
+  /^PS4$/,
+  /^GCONV_PATH$/,
+  /^PATH$/,
+  /^JAVA_TOOL_OPTIONS$/,
+  /^_JAVA_OPTIONS$/,
+];
 
 export const isInjectionVariable = (name: string) => INJECTION.some((re) => re.test(name));
 
@@ -50,7 +72,11 @@ function inside(dir: string, p: string): boolean {
 }
 
 /** A command as the launcher will run it: a path is taken from the working directory, a bare name from PATH. */
-export function resolveCommand(command: string, workingDir: string | undefined, envPath = process.env.PATH ?? ""): string | undefined {
+export function resolveCommand(
+  command: string,
+  workingDir: string | undefined,
+  envPath = process.env.PATH ?? "",
+): string | undefined {
   if (command.includes("/")) return realish(path.resolve(workingDir ?? process.cwd(), command));
   for (const dir of envPath.split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(dir, command);
@@ -66,14 +92,17 @@ export function resolveCommand(command: string, workingDir: string | undefined, 
 
 interface Guarded {
   ipc: { path: string };
-  launch?: { command: string; working_dir?: string | undefined; environment?: Record<string, string> | undefined } | undefined;
+  launch?:
+    | { command: string; working_dir?: string | undefined; environment?: Record<string, string> | undefined }
+    | undefined;
 }
 
 /** The rule `item` breaks, as a sentence naming the field, or undefined when the policy allows it. */
 export function launchRefusal(policy: LaunchPolicy, item: Guarded): string | undefined {
   const allowed = `allowed directories: ${policy.dirs.join(", ")}; the agent's administrator adds more with --allow-dir`;
   const fifo = realish(item.ipc.path);
-  if (!policy.dirs.some((d) => inside(d, fifo))) return `ipc.path: "${item.ipc.path}" is outside the directories FIFOs may be created in (${allowed})`;
+  if (!policy.dirs.some((d) => inside(d, fifo)))
+    return `ipc.path: "${item.ipc.path}" is outside the directories FIFOs may be created in (${allowed})`;
   const launch = item.launch;
   if (launch === undefined) return undefined;
   const command = resolveCommand(launch.command, launch.working_dir);

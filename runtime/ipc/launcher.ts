@@ -65,7 +65,13 @@ export class ConnectorLauncher {
   private timer: NodeJS.Timeout | undefined;
   private consecutive = 0;
   private startedAt = 0;
-  private readonly st: LauncherState = { running: false, pid: undefined, restarts: 0, lastExit: undefined, finished: false };
+  private readonly st: LauncherState = {
+    running: false,
+    pid: undefined,
+    restarts: 0,
+    lastExit: undefined,
+    finished: false,
+  };
 
   constructor(
     private readonly launch: Launch,
@@ -125,7 +131,12 @@ export class ConnectorLauncher {
     try {
       child = spawn(this.launch.command, args, {
         cwd: this.launch.working_dir,
-        env: { ...process.env, ...this.launch.environment, EDGE_AGENT_IPC_PATH: path, EDGE_AGENT_IPC_FORMAT: this.ctx.format },
+        env: {
+          ...process.env,
+          ...this.launch.environment,
+          EDGE_AGENT_IPC_PATH: path,
+          EDGE_AGENT_IPC_FORMAT: this.ctx.format,
+        },
         stdio: ["ignore", this.ctx.onOutput ? "pipe" : "ignore", this.ctx.onOutput ? "pipe" : "ignore"],
         // Own process group: stop() signals the whole group, so wrappers (sh, tsx) do not leave orphans.
         detached: true,

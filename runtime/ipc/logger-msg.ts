@@ -135,13 +135,24 @@ export class LoggerMsgEncoder implements FrameEncoder {
   }
 }
 
-export function encodeLoggerMsgFrame(elapsedNs: number, type: string, name: string, payload: Uint8Array): Buffer | undefined {
+export function encodeLoggerMsgFrame(
+  elapsedNs: number,
+  type: string,
+  name: string,
+  payload: Uint8Array,
+): Buffer | undefined {
   const [sec, nsec] = elapsedToParts(elapsedNs);
   return encodeLoggerMsgRaw(sec, nsec, type, name, payload);
 }
 
 /** Frame with a raw (sec, nsec) timestamp; undefined when the point has no logger-msg form. */
-export function encodeLoggerMsgRaw(sec: number, nsec: number, type: string, name: string, payload: Uint8Array): Buffer | undefined {
+export function encodeLoggerMsgRaw(
+  sec: number,
+  nsec: number,
+  type: string,
+  name: string,
+  payload: Uint8Array,
+): Buffer | undefined {
   let dtype: number;
   let body: Uint8Array | undefined;
   const codec = byIscpType.get(type);

@@ -77,7 +77,10 @@ export function killLeftover(file: string, ipcPath: string): LeftoverResult {
   // Gone, or the pid now belongs to another process: the usual case after a reboot, nothing to report.
   if (now === undefined || now.startTime !== startTime) return { killed: false };
   if (String(now.uid) !== uidText || (now.cmdline !== cmdline && !carriesMarker(pid, ipcPath)))
-    return { killed: false, ignored: `pid file ${file} ignored: process ${pid} is not the connector the agent started` };
+    return {
+      killed: false,
+      ignored: `pid file ${file} ignored: process ${pid} is not the connector the agent started`,
+    };
   try {
     process.kill(-pid, "SIGKILL");
   } catch {

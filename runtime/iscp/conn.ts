@@ -1,7 +1,14 @@
 // Our iSCP v2 client connection: handshake, request/response matching (even request ids),
 // ping/pong, E2E calls, and reconnect + resume of every open stream after a lost transport.
 import { randomUUID } from "node:crypto";
-import { decodeMessage, encodeMessage, iscp2, ResultCode, resultCodeName, type Message } from "../../proto/wire/message.js";
+import {
+  decodeMessage,
+  encodeMessage,
+  iscp2,
+  ResultCode,
+  resultCodeName,
+  type Message,
+} from "../../proto/wire/message.js";
 import type { MessageTransport } from "../../proto/transport/message-transport.js";
 import { ClientDownstream, type DownstreamOptions } from "./downstream.js";
 import { ClientUpstream, type UpstreamOptions } from "./upstream.js";
@@ -24,16 +31,39 @@ export interface IscpClientOptions {
 
 /** A request refused by the broker; `resultCode` is the iSCP result code. */
 export class IscpRequestError extends Error {
-  constructor(readonly resultCode: number, readonly resultString: string) {
+  constructor(
+    readonly resultCode: number,
+    readonly resultString: string,
+  ) {
     super(`${resultString} [${resultCodeName(resultCode)}=${resultCode}]`);
   }
 }
 
-export interface IncomingCall { callId: string; requestCallId: string; sourceNodeId: string; name: string; type: string; payload: Uint8Array }
+export interface IncomingCall {
+  callId: string;
+  requestCallId: string;
+  sourceNodeId: string;
+  name: string;
+  type: string;
+  payload: Uint8Array;
+}
 
-type ResponseKind = "connectResponse" | "upstreamOpenResponse" | "upstreamResumeResponse" | "upstreamCloseResponse" | "upstreamMetadataAck"
-  | "downstreamOpenResponse" | "downstreamResumeResponse" | "downstreamCloseResponse" | "pong";
-interface Pending { kind: ResponseKind; resolve(v: Record<string, unknown>): void; reject(e: Error): void; timer: NodeJS.Timeout }
+type ResponseKind =
+  | "connectResponse"
+  | "upstreamOpenResponse"
+  | "upstreamResumeResponse"
+  | "upstreamCloseResponse"
+  | "upstreamMetadataAck"
+  | "downstreamOpenResponse"
+  | "downstreamResumeResponse"
+  | "downstreamCloseResponse"
+  | "pong";
+interface Pending {
+  kind: ResponseKind;
+  resolve(v: Record<string, unknown>): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
 
 export type ConnState = "connecting" | "open" | "reconnecting" | "closed";
 
@@ -97,7 +127,11 @@ export class IscpClient {
   }
 
   /** Sends a request and resolves with the matching response body; rejects on a non-zero result. */
-  async request(build: (requestId: number) => Message, kind: ResponseKind, opts: { allowWhileConnecting?: boolean; rawResult?: boolean } = {}): Promise<Record<string, unknown>> {
+  async request(
+    build: (requestId: number) => Message,
+    kind: ResponseKind,
+    opts: { allowWhileConnecting?: boolean; rawResult?: boolean } = {},
+  ): Promise<Record<string, unknown>> {
     if (this.state !== "open" && !opts.allowWhileConnecting) throw new Error(`iscp connection is ${this.state}`);
     const requestId = this.nextRequestId;
     this.nextRequestId = (this.nextRequestId + 2) >>> 0;
@@ -110,12 +144,16 @@ export class IscpClient {
       this.t.send(encodeMessage(build(requestId), this.t.encoding));
     });
     const code = (body.resultCode as number | undefined) ?? 0;
-    if (code !== ResultCode.SUCCEEDED && !opts.rawResult) throw new IscpRequestError(code, (body.resultString as string | undefined) ?? "");
+    if (code !== ResultCode.SUCCEEDED && !opts.rawResult)
+      throw new IscpRequestError(code, (body.resultString as string | undefined) ?? "");
     return body;
   }
 
   async openUpstream(o: UpstreamOptions): Promise<ClientUpstream> {
-    const r = await this.request((requestId) => ({ upstreamOpenRequest: ClientUpstream.openRequest(requestId, o) }), "upstreamOpenResponse");
+    const r = await this.request(
+      (requestId) => ({ upstreamOpenRequest: ClientUpstream.openRequest(requestId, o) }),
+      "upstreamOpenResponse",
+    );
     const u = new ClientUpstream(this, o, r as iscp2.IUpstreamOpenResponse);
     this.upstreams.set(u.alias, u);
     return u;
@@ -126,7 +164,10 @@ export class IscpClient {
     const d = new ClientDownstream(this, alias, o);
     this.downstreams.set(alias, d);
     try {
-      const r = await this.request((requestId) => ({ downstreamOpenRequest: d.openRequest(requestId) }), "downstreamOpenResponse");
+      const r = await this.request(
+        (requestId) => ({ downstreamOpenRequest: d.openRequest(requestId) }),
+        "downstreamOpenResponse",
+      );
       d.opened(r as iscp2.IDownstreamOpenResponse);
       return d;
     } catch (e) {
@@ -141,17 +182,36 @@ export class IscpClient {
     else this.downstreams.delete(s.alias);
   }
 
-  async sendBaseTime(bt: { sessionId: string; name: string; priority: number; elapsedTime: bigint; baseTime: bigint }, persist = false): Promise<void> {
-    await this.request((requestId) => ({
-      upstreamMetadata: {
-        requestId, extensionFields: { persist },
-        baseTime: { sessionId: bt.sessionId, name: bt.name, priority: bt.priority, elapsedTime: toLong(bt.elapsedTime, true), baseTime: toLong(bt.baseTime) },
-      },
-    }), "upstreamMetadataAck");
+  async sendBaseTime(
+    bt: { sessionId: string; name: string; priority: number; elapsedTime: bigint; baseTime: bigint },
+    persist = false,
+  ): Promise<void> {
+    await this.request(
+      (requestId) => ({
+        upstreamMetadata: {
+          requestId,
+          extensionFields: { persist },
+          baseTime: {
+            sessionId: bt.sessionId,
+            name: bt.name,
+            priority: bt.priority,
+            elapsedTime: toLong(bt.elapsedTime, true),
+            baseTime: toLong(bt.baseTime),
+          },
+        },
+      }),
+      "upstreamMetadataAck",
+    );
   }
 
   /** E2E call; resolves with the call id once the broker acks it. */
-  call(c: { destinationNodeId: string; name: string; type: string; payload: Uint8Array; requestCallId?: string }): Promise<string> {
+  call(c: {
+    destinationNodeId: string;
+    name: string;
+    type: string;
+    payload: Uint8Array;
+    requestCallId?: string;
+  }): Promise<string> {
     if (this.state !== "open") return Promise.reject(new Error(`iscp connection is ${this.state}`));
     const callId = randomUUID();
     return new Promise((resolve, reject) => {
@@ -160,7 +220,16 @@ export class IscpClient {
         reject(new Error("iscp call timed out"));
       }, this.opts.requestTimeoutMs ?? 10_000);
       this.pendingCalls.set(callId, { resolve: () => resolve(callId), reject, timer });
-      this.send({ upstreamCall: { callId, requestCallId: c.requestCallId ?? "", destinationNodeId: c.destinationNodeId, name: c.name, type: c.type, payload: c.payload } });
+      this.send({
+        upstreamCall: {
+          callId,
+          requestCallId: c.requestCallId ?? "",
+          destinationNodeId: c.destinationNodeId,
+          name: c.name,
+          type: c.type,
+          payload: c.payload,
+        },
+      });
     });
   }
 
@@ -214,15 +283,25 @@ export class IscpClient {
     t.onClose((reason) => {
       if (this.t === t) this.onTransportLost(reason);
     });
-    const token = typeof this.opts.token === "function" ? await this.opts.token() : this.opts.token ?? "";
+    const token = typeof this.opts.token === "function" ? await this.opts.token() : (this.opts.token ?? "");
     try {
-      await this.request((requestId) => ({
-        connectRequest: {
-          requestId, protocolVersion: "2.0.0", nodeId: this.opts.nodeId ?? "",
-          pingInterval: this.opts.pingIntervalSec ?? 10, pingTimeout: this.opts.pingTimeoutSec ?? 1,
-          extensionFields: { accessToken: token, intdash: { projectUuid: this.opts.projectUuid ?? "00000000-0000-0000-0000-000000000000" } },
-        },
-      }), "connectResponse", { allowWhileConnecting: true });
+      await this.request(
+        (requestId) => ({
+          connectRequest: {
+            requestId,
+            protocolVersion: "2.0.0",
+            nodeId: this.opts.nodeId ?? "",
+            pingInterval: this.opts.pingIntervalSec ?? 10,
+            pingTimeout: this.opts.pingTimeoutSec ?? 1,
+            extensionFields: {
+              accessToken: token,
+              intdash: { projectUuid: this.opts.projectUuid ?? "00000000-0000-0000-0000-000000000000" },
+            },
+          },
+        }),
+        "connectResponse",
+        { allowWhileConnecting: true },
+      );
     } catch (e) {
       t.close();
       throw e;
@@ -256,7 +335,8 @@ export class IscpClient {
     } catch {
       return;
     }
-    if (m.message === "downstreamChunk") this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+    if (m.message === "downstreamChunk")
+      this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
   }
 
   private onFrame(frame: Uint8Array): void {
@@ -281,15 +361,21 @@ export class IscpClient {
       }
     }
     switch (kind) {
-      case "ping": return void this.send({ pong: { requestId: m.ping!.requestId ?? 0 } });
-      case "upstreamChunkAck": return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.onAck(m.upstreamChunkAck!);
-      case "downstreamChunk": return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+      case "ping":
+        return void this.send({ pong: { requestId: m.ping!.requestId ?? 0 } });
+      case "upstreamChunkAck":
+        return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.onAck(m.upstreamChunkAck!);
+      case "downstreamChunk":
+        return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
       case "downstreamMetadata": {
         const md = m.downstreamMetadata!;
-        this.send({ downstreamMetadataAck: { requestId: md.requestId ?? 0, resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
+        this.send({
+          downstreamMetadataAck: { requestId: md.requestId ?? 0, resultCode: ResultCode.SUCCEEDED, resultString: "OK" },
+        });
         return this.downstreams.get(md.streamIdAlias ?? 0)?.onMetadata(md);
       }
-      case "downstreamChunkAckComplete": return;
+      case "downstreamChunkAckComplete":
+        return;
       case "upstreamCallAck": {
         const a = m.upstreamCallAck!;
         const p = this.pendingCalls.get(a.callId ?? "");
@@ -302,7 +388,14 @@ export class IscpClient {
       }
       case "downstreamCall": {
         const c = m.downstreamCall!;
-        const call: IncomingCall = { callId: c.callId ?? "", requestCallId: c.requestCallId ?? "", sourceNodeId: c.sourceNodeId ?? "", name: c.name ?? "", type: c.type ?? "", payload: c.payload ?? new Uint8Array(0) };
+        const call: IncomingCall = {
+          callId: c.callId ?? "",
+          requestCallId: c.requestCallId ?? "",
+          sourceNodeId: c.sourceNodeId ?? "",
+          name: c.name ?? "",
+          type: c.type ?? "",
+          payload: c.payload ?? new Uint8Array(0),
+        };
         for (const h of this.callHandlers) h(call);
         return;
       }
@@ -362,7 +455,10 @@ export class IscpClient {
     this.upstreams.clear();
     for (const u of ups) {
       try {
-        const r = await this.request((requestId) => ({ upstreamResumeRequest: { requestId, streamId: u.streamIdBytes } }), "upstreamResumeResponse");
+        const r = await this.request(
+          (requestId) => ({ upstreamResumeRequest: { requestId, streamId: u.streamIdBytes } }),
+          "upstreamResumeResponse",
+        );
         u.resumed((r.assignedStreamIdAlias as number | undefined) || u.alias);
         this.upstreams.set(u.alias, u);
       } catch (e) {
@@ -371,7 +467,12 @@ export class IscpClient {
     }
     for (const d of [...this.downstreams.values()]) {
       try {
-        await this.request((requestId) => ({ downstreamResumeRequest: { requestId, streamId: d.streamIdBytes, desiredStreamIdAlias: d.alias } }), "downstreamResumeResponse");
+        await this.request(
+          (requestId) => ({
+            downstreamResumeRequest: { requestId, streamId: d.streamIdBytes, desiredStreamIdAlias: d.alias },
+          }),
+          "downstreamResumeResponse",
+        );
       } catch (e) {
         this.downstreams.delete(d.alias);
         d.lost(e instanceof Error ? e : new Error(String(e)));

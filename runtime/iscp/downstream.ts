@@ -17,9 +17,20 @@ export interface DownstreamOptions {
   dataIds?: { name: string; type: string }[];
 }
 
-export interface UpstreamIdentity { sessionId: string; streamId: string; sourceNodeId: string }
-export interface ReceivedGroup { dataId: { name: string; type: string }; dataPoints: { elapsedTime: bigint; payload: Uint8Array }[] }
-export interface ReceivedChunk { upstream: UpstreamIdentity; sequenceNumber: number; groups: ReceivedGroup[] }
+export interface UpstreamIdentity {
+  sessionId: string;
+  streamId: string;
+  sourceNodeId: string;
+}
+export interface ReceivedGroup {
+  dataId: { name: string; type: string };
+  dataPoints: { elapsedTime: bigint; payload: Uint8Array }[];
+}
+export interface ReceivedChunk {
+  upstream: UpstreamIdentity;
+  sequenceNumber: number;
+  groups: ReceivedGroup[];
+}
 
 const keyOf = (name: string, type: string) => `${type}\u0000${name}`;
 
@@ -42,7 +53,11 @@ export class ClientDownstream {
   private readonly errorHandlers: ((e: Error) => void)[] = [];
   private closed = false;
 
-  constructor(private readonly conn: IscpClient, readonly alias: number, private readonly opts: DownstreamOptions) {
+  constructor(
+    private readonly conn: IscpClient,
+    readonly alias: number,
+    private readonly opts: DownstreamOptions,
+  ) {
     for (const d of opts.dataIds ?? []) {
       const a = this.nextDataAlias++;
       this.dataIdsByAlias.set(a, d);
@@ -56,8 +71,13 @@ export class ClientDownstream {
     const declared: Record<number, iscp2.IDataID> = {};
     for (const [a, d] of this.dataIdsByAlias) declared[a] = d;
     return {
-      requestId, desiredStreamIdAlias: this.alias, downstreamFilters: this.opts.filters, expiryInterval: this.opts.expiryIntervalSec ?? 30,
-      dataIdAliases: declared, qos: this.opts.qos ?? QoS.RELIABLE, omitEmptyChunk: this.opts.omitEmptyChunk ?? false,
+      requestId,
+      desiredStreamIdAlias: this.alias,
+      downstreamFilters: this.opts.filters,
+      expiryInterval: this.opts.expiryIntervalSec ?? 30,
+      dataIdAliases: declared,
+      qos: this.opts.qos ?? QoS.RELIABLE,
+      omitEmptyChunk: this.opts.omitEmptyChunk ?? false,
     };
   }
 
@@ -76,7 +96,11 @@ export class ClientDownstream {
     let up: { id: UpstreamIdentity; bytes: Uint8Array } | undefined;
     if (m.upstreamInfo) {
       const bytes = m.upstreamInfo.streamId!;
-      const id = { sessionId: m.upstreamInfo.sessionId ?? "", streamId: bytesToUuid(bytes), sourceNodeId: m.upstreamInfo.sourceNodeId ?? "" };
+      const id = {
+        sessionId: m.upstreamInfo.sessionId ?? "",
+        streamId: bytesToUuid(bytes),
+        sourceNodeId: m.upstreamInfo.sourceNodeId ?? "",
+      };
       const known = this.upstreamAliasById.get(id.streamId);
       if (known) up = this.upstreamsByAlias.get(known);
       else {
@@ -106,10 +130,21 @@ export class ClientDownstream {
         d = this.dataIdsByAlias.get(g.dataIdAlias ?? 0);
         if (!d) return this.fail(new Error(`unknown data id alias ${g.dataIdAlias ?? 0}`));
       }
-      groups.push({ dataId: d, dataPoints: (g.dataPoints ?? []).map((p) => ({ elapsedTime: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array(0) })) });
+      groups.push({
+        dataId: d,
+        dataPoints: (g.dataPoints ?? []).map((p) => ({
+          elapsedTime: toBigInt(p.elapsedTime),
+          payload: p.payload ?? new Uint8Array(0),
+        })),
+      });
     }
     const seq = m.streamChunk?.sequenceNumber ?? 0;
-    this.results.push({ streamIdOfUpstream: up.bytes, sequenceNumberInUpstream: seq, resultCode: ResultCode.SUCCEEDED, resultString: "OK" });
+    this.results.push({
+      streamIdOfUpstream: up.bytes,
+      sequenceNumberInUpstream: seq,
+      resultCode: ResultCode.SUCCEEDED,
+      resultString: "OK",
+    });
     const chunk = { upstream: up.id, sequenceNumber: seq, groups };
     for (const h of this.chunkHandlers) h(chunk);
   }
@@ -129,9 +164,18 @@ export class ClientDownstream {
 
   private sendAck(): void {
     if (this.closed || this.conn.state !== "open") return;
-    if (this.results.length === 0 && Object.keys(this.newUpAliases).length === 0 && Object.keys(this.newDataAliases).length === 0) return;
+    if (
+      this.results.length === 0 &&
+      Object.keys(this.newUpAliases).length === 0 &&
+      Object.keys(this.newDataAliases).length === 0
+    )
+      return;
     const ack: iscp2.IDownstreamChunkAck = {
-      streamIdAlias: this.alias, ackId: ++this.ackId, results: this.results, upstreamAliases: this.newUpAliases, dataIdAliases: this.newDataAliases,
+      streamIdAlias: this.alias,
+      ackId: ++this.ackId,
+      results: this.results,
+      upstreamAliases: this.newUpAliases,
+      dataIdAliases: this.newDataAliases,
     };
     if (!this.conn.send({ downstreamChunkAck: ack })) return;
     this.results = [];
@@ -144,7 +188,10 @@ export class ClientDownstream {
     this.sendAck();
     this.dispose();
     this.conn.forget(this);
-    await this.conn.request((requestId) => ({ downstreamCloseRequest: { requestId, streamId: this.streamIdBytes } }), "downstreamCloseResponse");
+    await this.conn.request(
+      (requestId) => ({ downstreamCloseRequest: { requestId, streamId: this.streamIdBytes } }),
+      "downstreamCloseResponse",
+    );
   }
 
   /** @internal */

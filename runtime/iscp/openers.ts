@@ -36,7 +36,8 @@ export function transportFor(session: Session, opts: { quicCa?: string } = {}): 
   if (session.transport.protocol === "quic") {
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    return async () => (await loadQuicClient()).connectQuic({ host, port, serverName: host, ca: opts.quicCa, compression });
+    return async () =>
+      (await loadQuicClient()).connectQuic({ host, port, serverName: host, ca: opts.quicCa, compression });
   }
   const ws = `${url.protocol === "https:" ? "wss" : "ws"}://${url.host}${url.pathname.replace(/\/+$/, "")}/api/iscp/connect`;
   return () => connectWebSocket({ url: ws, compression });
@@ -47,13 +48,18 @@ export interface IscpOpenerHooks {
    * Called with each connected client of an upstream (the data path opens its iSCP upstream on it and
    * reports sent bytes through `data`); a rejection fails the link.
    */
-  onUpstreamClient?: (settings: UpstreamSettings, client: IscpClient, data: (bytes: number) => void) => Promise<void> | void;
+  onUpstreamClient?: (
+    settings: UpstreamSettings,
+    client: IscpClient,
+    data: (bytes: number) => void,
+  ) => Promise<void> | void;
   /** Called with each chunk a downstream receives (the data path routes it to device connectors). */
   onDownstreamChunk?: (settings: DownstreamSettings, chunk: ReceivedChunk) => void;
   quicCa?: string;
 }
 
-const chunkBytes = (c: ReceivedChunk) => c.groups.reduce((n, g) => n + g.dataPoints.reduce((m, p) => m + p.payload.length, 0), 0);
+const chunkBytes = (c: ReceivedChunk) =>
+  c.groups.reduce((n, g) => n + g.dataPoints.reduce((m, p) => m + p.payload.length, 0), 0);
 
 function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
   hooks: IscpOpenerHooks,
@@ -78,7 +84,10 @@ function connectionOpener<S extends UpstreamSettings | DownstreamSettings>(
       } catch (e) {
         if (stopped) return;
         if (e instanceof QuicUnavailableError) cb.failed(`transport: ${e.message}`);
-        else cb.failed(`iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`);
+        else
+          cb.failed(
+            `iSCP connect to ${p.session.connection.server_url} (${p.session.transport.protocol}) failed: ${errorMessage(e)}`,
+          );
         return;
       }
       if (stopped) return void client.close();
@@ -125,7 +134,10 @@ export function iscpDownstreamOpener(hooks: IscpOpenerHooks = {}): Opener<Stream
     if (p.settings.filters.length === 0) return; // nothing to receive: connected, quiet
     const down = await client.openDownstream({
       qos: qosOf(p.settings.qos),
-      filters: p.settings.filters.map((f) => ({ sourceNodeId: f.src_edge_uuid, dataFilters: f.data_filters.map((d) => ({ name: d.name, type: d.type })) })),
+      filters: p.settings.filters.map((f) => ({
+        sourceNodeId: f.src_edge_uuid,
+        dataFilters: f.data_filters.map((d) => ({ name: d.name, type: d.type })),
+      })),
     });
     // Resumed after a reconnect unless the broker forgot it: then the link starts over.
     down.onError((e) => cb.closed(`iSCP downstream could not be resumed: ${e.message}`));

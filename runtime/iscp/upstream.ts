@@ -33,10 +33,21 @@ export interface UpstreamOptions {
   lostAfterMs?: number;
 }
 
-export interface DataPointIn { elapsedTime: bigint | number; payload: Uint8Array }
-export interface AckResult { sequenceNumber: number; resultCode: number; resultString: string }
+export interface DataPointIn {
+  elapsedTime: bigint | number;
+  payload: Uint8Array;
+}
+export interface AckResult {
+  sequenceNumber: number;
+  resultCode: number;
+  resultString: string;
+}
 
-interface PointGroup { name: string; type: string; points: iscp2.IDataPoint[] }
+interface PointGroup {
+  name: string;
+  type: string;
+  points: iscp2.IDataPoint[];
+}
 /** What a chunk carries: points written here (grouped), or a stored chunk as decoded from the queue. */
 type ChunkBody = { groups: readonly PointGroup[] } | { stored: ChunkView };
 
@@ -87,17 +98,27 @@ export class ClientUpstream {
 
   static openRequest(requestId: number, o: UpstreamOptions): iscp2.IUpstreamOpenRequest {
     return {
-      requestId, sessionId: o.sessionId, ackInterval: o.ackIntervalMs ?? 10, expiryInterval: o.expiryIntervalSec ?? 30,
-      dataIds: o.dataIds ?? [], qos: o.qos ?? QoS.RELIABLE, extensionFields: { persist: o.persist ?? false },
+      requestId,
+      sessionId: o.sessionId,
+      ackInterval: o.ackIntervalMs ?? 10,
+      expiryInterval: o.expiryIntervalSec ?? 30,
+      dataIds: o.dataIds ?? [],
+      qos: o.qos ?? QoS.RELIABLE,
+      extensionFields: { persist: o.persist ?? false },
     };
   }
 
-  constructor(private readonly conn: IscpClient, private readonly opts: UpstreamOptions, r: iscp2.IUpstreamOpenResponse) {
+  constructor(
+    private readonly conn: IscpClient,
+    private readonly opts: UpstreamOptions,
+    r: iscp2.IUpstreamOpenResponse,
+  ) {
     this.streamIdBytes = r.assignedStreamId!;
     this.streamId = bytesToUuid(r.assignedStreamId);
     this.alias = r.assignedStreamIdAlias ?? 0;
     this.qos = opts.qos ?? QoS.RELIABLE;
-    for (const [a, d] of Object.entries(r.dataIdAliases ?? {})) this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
+    for (const [a, d] of Object.entries(r.dataIdAliases ?? {}))
+      this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
     if (opts.flushIntervalMs) this.flushTimer = setInterval(() => this.flush(), opts.flushIntervalMs);
   }
 
@@ -115,8 +136,13 @@ export class ClientUpstream {
       return;
     }
     const ack = cbOrAck;
-    for (const [a, d] of Object.entries(ack.dataIdAliases ?? {})) this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
-    const results = (ack.results ?? []).map((r) => ({ sequenceNumber: r.sequenceNumber ?? 0, resultCode: r.resultCode ?? 0, resultString: r.resultString ?? "" }));
+    for (const [a, d] of Object.entries(ack.dataIdAliases ?? {}))
+      this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
+    const results = (ack.results ?? []).map((r) => ({
+      sequenceNumber: r.sequenceNumber ?? 0,
+      resultCode: r.resultCode ?? 0,
+      resultString: r.resultString ?? "",
+    }));
     for (const r of results) {
       this.unacked.delete(r.sequenceNumber);
       this.sentAt.delete(r.sequenceNumber);
@@ -173,7 +199,10 @@ export class ClientUpstream {
     let g = this.buffer.get(k);
     if (!g) this.buffer.set(k, (g = { name: dataId.name, type: dataId.type, points: [] }));
     for (const p of points) {
-      g.points.push({ elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : Math.trunc(p.elapsedTime)), payload: p.payload });
+      g.points.push({
+        elapsedTime: toLong(typeof p.elapsedTime === "bigint" ? p.elapsedTime : Math.trunc(p.elapsedTime)),
+        payload: p.payload,
+      });
       this.bufferedBytes += p.payload.length;
     }
     if (this.opts.flushBytes && this.bufferedBytes >= this.opts.flushBytes) this.flush();
@@ -210,7 +239,8 @@ export class ClientUpstream {
     const unreliable = this.qos === QoS.UNRELIABLE;
     const sent = this.attached && this.transmit(seq, body, unreliable);
     // Every QoS waits for its ack (close() needs it); only RELIABLE chunks survive a lost transport.
-    if (this.qos === QoS.RELIABLE) this.unacked.set(seq, "stored" in body ? { stored: chunkView(Buffer.from(body.stored.buffer)) } : body);
+    if (this.qos === QoS.RELIABLE)
+      this.unacked.set(seq, "stored" in body ? { stored: chunkView(Buffer.from(body.stored.buffer)) } : body);
     else if (sent) this.unacked.set(seq, undefined);
     if (sent && unreliable) {
       const now = Date.now();
@@ -223,7 +253,11 @@ export class ClientUpstream {
   /** Encodes a chunk under the current stream alias and data-id aliases and hands it to the connection. */
   private transmit(seq: number, body: ChunkBody, unreliable = false): boolean {
     if ("stored" in body && this.conn.transport.encoding === "proto") {
-      const { frame } = encodeUpstreamChunkMessage(body.stored, { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf }, takeSendFrame);
+      const { frame } = encodeUpstreamChunkMessage(
+        body.stored,
+        { streamIdAlias: this.alias, sequenceNumber: seq, aliasOf: this.aliasOf },
+        takeSendFrame,
+      );
       const sent = this.conn.sendFrame(frame, unreliable, () => frames.give(frame));
       if (!sent) frames.give(frame);
       return sent;
@@ -238,7 +272,11 @@ export class ClientUpstream {
         ask.push({ name: g.name, type: g.type });
       }
     }
-    const chunk: iscp2.IUpstreamChunk = { streamIdAlias: this.alias, streamChunk: { sequenceNumber: seq, dataPointGroups: groups }, dataIds: ask };
+    const chunk: iscp2.IUpstreamChunk = {
+      streamIdAlias: this.alias,
+      streamChunk: { sequenceNumber: seq, dataPointGroups: groups },
+      dataIds: ask,
+    };
     return this.conn.send({ upstreamChunk: chunk }, unreliable);
   }
 
@@ -262,9 +300,18 @@ export class ClientUpstream {
     clearInterval(this.flushTimer);
     clearTimeout(this.lostTimer);
     this.conn.forget(this);
-    await this.conn.request((requestId) => ({
-      upstreamCloseRequest: { requestId, streamId: this.streamIdBytes, totalDataPoints: toLong(this.totalDataPoints, true), finalSequenceNumber: this.seq, extensionFields: { closeSession: o.closeSession ?? false } },
-    }), "upstreamCloseResponse");
+    await this.conn.request(
+      (requestId) => ({
+        upstreamCloseRequest: {
+          requestId,
+          streamId: this.streamIdBytes,
+          totalDataPoints: toLong(this.totalDataPoints, true),
+          finalSequenceNumber: this.seq,
+          extensionFields: { closeSession: o.closeSession ?? false },
+        },
+      }),
+      "upstreamCloseResponse",
+    );
   }
 
   /** @internal the transport is gone: non-reliable chunks will never be acked. */

@@ -219,7 +219,10 @@ export function chunkView(buffer: Buffer): ChunkView {
     const start = nameEnd + 8;
     const end = start + buffer.readUInt32LE(nameEnd + 4);
     if (end > buffer.length) throw new Error("chunk length mismatch");
-    const dataId = { name: buffer.toString("utf8", nameStart, nameEnd), type: buffer.toString("utf8", typeStart, typeEnd) };
+    const dataId = {
+      name: buffer.toString("utf8", nameStart, nameEnd),
+      type: buffer.toString("utf8", typeStart, typeEnd),
+    };
     groups[i] = { dataId, nameStart, nameEnd, typeStart, typeEnd, count: gc, start, end };
     points += gc;
     off = end;
@@ -298,7 +301,10 @@ export interface PointGroup {
 export function chunkGroups(c: DecodedChunk): PointGroup[] {
   const groups: PointGroup[] = c.ids.map((dataId) => ({ dataId, points: [] }));
   for (let i = 0; i < c.count; i++) {
-    groups[c.idIndex[i]!]!.points.push({ elapsedNs: c.elapsedNs[i]!, payload: c.buffer.subarray(c.payloadStart[i]!, c.payloadEnd[i]!) });
+    groups[c.idIndex[i]!]!.points.push({
+      elapsedNs: c.elapsedNs[i]!,
+      payload: c.buffer.subarray(c.payloadStart[i]!, c.payloadEnd[i]!),
+    });
   }
   return groups.filter((g) => g.points.length > 0);
 }

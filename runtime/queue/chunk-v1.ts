@@ -44,7 +44,9 @@ export function decodeChunkV1(buffer: Buffer): DecodedChunk {
 }
 
 /** Encodes points in the old layout (tests: a queue left by an older agent). */
-export function encodeChunkV1(points: ReadonlyArray<{ name: string; type: string; elapsedNs: number; payload: Uint8Array }>): Buffer {
+export function encodeChunkV1(
+  points: ReadonlyArray<{ name: string; type: string; elapsedNs: number; payload: Uint8Array }>,
+): Buffer {
   const ids: DataId[] = [];
   const index = new Map<string, number>();
   const idx = points.map((p) => {

@@ -46,7 +46,11 @@ export class QueueEnv {
   /** Index entries of a sequence's committed chunks after chunk number `after` (at most `limit`), in order. */
   committed(seqOrd: number, after: number, limit = Infinity): Array<{ chunkNo: number; gid: number; size: number }> {
     // Read out before any value is: a cursor step after getBinaryFast would reuse its buffer.
-    return [...this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })].map(({ key, value }) => ({ chunkNo: key[1], gid: value[0], size: value[1] }));
+    return [...this.index.getRange({ start: [seqOrd, after + 1], end: [seqOrd + 1], limit })].map(({ key, value }) => ({
+      chunkNo: key[1],
+      gid: value[0],
+      size: value[1],
+    }));
   }
 
   /** A chunk's stored value; `transient`: lmdb's reused buffer, valid until the next read (no copy). */

@@ -25,7 +25,14 @@ export interface ChunkSources {
  * sequence's last chunk number appended, when known. `transient` (one chunk): the data is not copied and is
  * valid until the next read.
  */
-export function readChunks(src: ChunkSources, seqOrd: number, after: number, limit: number, transient: boolean, last?: number): StoredChunk[] {
+export function readChunks(
+  src: ChunkSources,
+  seqOrd: number,
+  after: number,
+  limit: number,
+  transient: boolean,
+  last?: number,
+): StoredChunk[] {
   const out: StoredChunk[] = [];
   const view = transient && limit === 1;
   const add = (chunkNo: number, v: Buffer) => {
@@ -35,7 +42,10 @@ export function readChunks(src: ChunkSources, seqOrd: number, after: number, lim
   // An uncommitted chunk's buffer is reused once it commits: a copy unless the read is transient.
   const addUncommitted = (chunkNo: number, v: Buffer) => add(chunkNo, view ? v : Buffer.from(v));
   // Real time keeping up asks for the chunk just appended, then the next: both answered without an LMDB read.
-  for (let c = src.uncommitted.get(seqOrd, after + 1); c !== undefined && out.length < limit && !src.removing.has(c.gid); ) {
+  for (
+    let c = src.uncommitted.get(seqOrd, after + 1);
+    c !== undefined && out.length < limit && !src.removing.has(c.gid);
+  ) {
     addUncommitted(after + 1, c.value);
     c = src.uncommitted.get(seqOrd, after + 1);
   }

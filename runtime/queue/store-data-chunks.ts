@@ -23,7 +23,8 @@ export interface UploadBatch {
 }
 
 const groupBody = (g: GroupSpan) => lenField(dataIdSize(g)) + (g.end - g.start);
-const chunkBody = (no: number, v: ChunkView) => 1 + len32(no) + v.groups.reduce((n, g) => n + lenField(groupBody(g)), 0);
+const chunkBody = (no: number, v: ChunkView) =>
+  1 + len32(no) + v.groups.reduce((n, g) => n + lenField(groupBody(g)), 0);
 
 /** Writes one chunk's StoreDataChunk (with its field tag and length) at p; returns the position after it. */
 function writeChunk(out: Buffer, p: number, no: number, v: ChunkView): number {
@@ -47,7 +48,12 @@ function writeChunk(out: Buffer, p: number, no: number, v: ChunkView): number {
  * The next batch of a sequence's stored chunks after chunk number `after`; undefined when none is left.
  * A batch holds at least one chunk and stops before exceeding `maxBytes` of stored chunk data.
  */
-export function nextUploadBatch(queue: DurableQueue, seqOrd: number, after = 0, maxBytes = 1024 * 1024): UploadBatch | undefined {
+export function nextUploadBatch(
+  queue: DurableQueue,
+  seqOrd: number,
+  after = 0,
+  maxBytes = 1024 * 1024,
+): UploadBatch | undefined {
   const seq = queue.getSequence(seqOrd);
   if (seq === undefined) return undefined;
   const chunks: Array<[number, ChunkView]> = [];
@@ -70,10 +76,12 @@ export function nextUploadBatch(queue: DurableQueue, seqOrd: number, after = 0, 
     bytes += c.data.length;
     points += v.count;
   }
-  if (chunks.length === 0) return unreadable.length > 0 ? { body: new Uint8Array(0), chunkNos: [], points: 0, unreadable } : undefined;
+  if (chunks.length === 0)
+    return unreadable.length > 0 ? { body: new Uint8Array(0), chunkNos: [], points: 0, unreadable } : undefined;
   const meas = Buffer.from(seq.measUuid, "utf8");
   const uuid = Buffer.from(seq.uuid, "utf8");
-  const size = lenField(meas.length) + lenField(uuid.length) + chunks.reduce((n, [no, v]) => n + lenField(chunkBody(no, v)), 0);
+  const size =
+    lenField(meas.length) + lenField(uuid.length) + chunks.reduce((n, [no, v]) => n + lenField(chunkBody(no, v)), 0);
   const body = Buffer.allocUnsafe(size);
   body[0] = 0x0a;
   let p = putVarint32(body, 1, meas.length);

@@ -15,7 +15,13 @@ import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { QueueEnv } from "./queue-env.js";
 import { CHUNK_HEADER, readChunks, type ChunkSources, type StoredChunk } from "./read-chunks.js";
 import { UncommittedChunks } from "./uncommitted.js";
-import { type Counters, type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
+import {
+  type Counters,
+  type MeasurementInfo,
+  type MeasurementRecord,
+  type SequenceRecord,
+  newCounters,
+} from "./records.js";
 
 export { CHUNK_HEADER, type StoredChunk } from "./read-chunks.js";
 const MiB = 1024 * 1024;
@@ -129,7 +135,13 @@ export class DurableQueue {
   startMeasurement(uuid: string, baseTimeNs: bigint): MeasurementRecord {
     const found = this.measurements.get(uuid);
     if (found !== undefined) return found.rec;
-    const rec: MeasurementRecord = { uuid, ord: this.nextMeasOrd++, baseTimeNs: baseTimeNs.toString(), createdAt: Date.now(), ended: false };
+    const rec: MeasurementRecord = {
+      uuid,
+      ord: this.nextMeasOrd++,
+      baseTimeNs: baseTimeNs.toString(),
+      createdAt: Date.now(),
+      ended: false,
+    };
     this.measurements.set(uuid, { rec, c: newCounters() });
     void this.env.put(this.env.meas, uuid, rec);
     return rec;
@@ -156,7 +168,11 @@ export class DurableQueue {
    */
   completionsDue(): MeasurementInfo[] {
     return this.listMeasurements().filter(
-      (m) => m.ended && m.owesCompletion === true && m.chunkCount === 0 && !this.sequencesOf(m.uuid).some((s) => !s.closed && s.realtime),
+      (m) =>
+        m.ended &&
+        m.owesCompletion === true &&
+        m.chunkCount === 0 &&
+        !this.sequencesOf(m.uuid).some((s) => !s.closed && s.realtime),
     );
   }
 
@@ -253,7 +269,12 @@ export class DurableQueue {
   pendingSequences(measUuid?: string): SequenceRecord[] {
     const ordOf = (u: string) => this.measurements.get(u)?.rec.ord ?? 0;
     return [...this.sequences.values()]
-      .filter((s) => (s.rec.closed || s.rec.realtime === false) && s.c.chunks > 0 && (measUuid === undefined || s.rec.measUuid === measUuid))
+      .filter(
+        (s) =>
+          (s.rec.closed || s.rec.realtime === false) &&
+          s.c.chunks > 0 &&
+          (measUuid === undefined || s.rec.measUuid === measUuid),
+      )
       .sort((a, b) => ordOf(a.rec.measUuid) - ordOf(b.rec.measUuid) || a.rec.ord - b.rec.ord)
       .map((s) => ({ ...s.rec }));
   }
@@ -357,8 +378,10 @@ export class DurableQueue {
   }
 
   private releaseAll(ord: number, s: SeqState): void {
-    for (const c of this.env.committed(ord, 0)) if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, c.chunkNo, c.gid, c.size);
-    for (const [no, c] of this.uncommitted.of(ord)) if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, no, c.gid, c.value.length);
+    for (const c of this.env.committed(ord, 0))
+      if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, c.chunkNo, c.gid, c.size);
+    for (const [no, c] of this.uncommitted.of(ord))
+      if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, no, c.gid, c.value.length);
   }
 
   /** Oldest-first eviction down to capacity (only with limit_data_storage); committed chunks only. */

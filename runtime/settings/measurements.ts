@@ -11,7 +11,6 @@ export interface MeasurementCatalog {
   remove(uuid: string): Promise<boolean>;
 }
 
-
 /** Formats an epoch time in nanoseconds as RFC 3339 UTC with nine fractional digits. */
 export function nanosToRfc3339(ns: bigint): string {
   const ms = Number(ns / 1_000_000n);

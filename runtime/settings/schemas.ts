@@ -53,7 +53,9 @@ export const ServerUrl = Schema.String.pipe(
 const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/),
 ).annotations({ format: "uuid", description: "a UUID" });
-const ClientSecret = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)).annotations({ format: "password" });
+const ClientSecret = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)).annotations({
+  format: "password",
+});
 
 export const ConnectionSettings = Schema.Struct({
   server_url: ServerUrl,
@@ -95,7 +97,10 @@ export const CompressionLevel = Schema.Int.pipe(Schema.between(0, 9)).annotation
 });
 export const CompressionWindowBits = Schema.Int.pipe(
   Schema.filter((n) => n === 0 || (n >= 9 && n <= 15) || "compression_window_bits must be 0, or 9 to 15"),
-).annotations({ description: "0 (each message compressed alone), or 9 to 15: context takeover with a window of 2^bits bytes (WebSocket only)" });
+).annotations({
+  description:
+    "0 (each message compressed alone), or 9 to 15: context takeover with a window of 2^bits bytes (WebSocket only)",
+});
 export const TransportSettings = Schema.Struct({
   protocol: Protocol,
   send_queue_size: SendQueueSize,
@@ -110,7 +115,12 @@ export const TransportUpdate = Schema.Struct({
   compression_level: Schema.optional(CompressionLevel),
   compression_window_bits: Schema.optional(CompressionWindowBits),
 }).annotations({ identifier: "TransportSettingsUpdate" });
-export const defaultTransport = (): TransportSettings => ({ protocol: "websocket", send_queue_size: 4096, compression_level: 0, compression_window_bits: 0 });
+export const defaultTransport = (): TransportSettings => ({
+  protocol: "websocket",
+  send_queue_size: 4096,
+  compression_level: 0,
+  compression_window_bits: 0,
+});
 
 // ---- upstream ----
 
@@ -128,7 +138,9 @@ const upstreamFields = {
   flush_policy: FlushPolicy,
   flush_interval: FlushInterval,
 };
-export const UpstreamSettings = Schema.Struct({ id: Id, ...upstreamFields }).annotations({ identifier: "UpstreamSettings" });
+export const UpstreamSettings = Schema.Struct({ id: Id, ...upstreamFields }).annotations({
+  identifier: "UpstreamSettings",
+});
 export type UpstreamSettings = typeof UpstreamSettings.Type;
 export const UpstreamCreate = Schema.Struct({
   id: UpstreamId,
@@ -139,11 +151,12 @@ export const UpstreamCreate = Schema.Struct({
   flush_policy: opt(FlushPolicy, () => "interval" as const),
   flush_interval: opt(FlushInterval, () => 5),
 }).annotations({ identifier: "UpstreamSettingsCreate" });
-export const UpstreamUpdate = Schema.partialWith(Schema.Struct({ id: Id, ...upstreamFields }), { exact: true }).annotations({
+export const UpstreamUpdate = Schema.partialWith(Schema.Struct({ id: Id, ...upstreamFields }), {
+  exact: true,
+}).annotations({
   identifier: "UpstreamSettingsUpdate",
 });
-export const normaliseUpstream = (u: UpstreamSettings): UpstreamSettings =>
-  u.persist ? u : { ...u, recover: false };
+export const normaliseUpstream = (u: UpstreamSettings): UpstreamSettings => (u.persist ? u : { ...u, recover: false });
 
 // ---- downstream ----
 
@@ -151,7 +164,10 @@ const Pattern = Schema.String.pipe(Schema.filter((s) => patternError(s) ?? true)
 /** One iSCP downstream filter: which source edge, and which data (type/name patterns with `+`/`#`). */
 export const DownstreamDataFilter = Schema.Struct({
   src_edge_uuid: Uuid,
-  data_filters: Schema.Array(Schema.Struct({ type: Pattern, name: Pattern })).pipe(Schema.minItems(1), Schema.maxItems(1000)),
+  data_filters: Schema.Array(Schema.Struct({ type: Pattern, name: Pattern })).pipe(
+    Schema.minItems(1),
+    Schema.maxItems(1000),
+  ),
 }).annotations({ identifier: "DownstreamDataFilter" });
 const downstreamFields = {
   enabled: Schema.Boolean,
@@ -170,7 +186,9 @@ export const DownstreamCreate = Schema.Struct({
   qos: opt(Qos, () => "unreliable" as const),
   filters: opt(downstreamFields.filters, () => []),
 }).annotations({ identifier: "DownstreamSettingsCreate" });
-export const DownstreamUpdate = Schema.partialWith(Schema.Struct({ id: Id, ...downstreamFields }), { exact: true }).annotations({
+export const DownstreamUpdate = Schema.partialWith(Schema.Struct({ id: Id, ...downstreamFields }), {
+  exact: true,
+}).annotations({
   identifier: "DownstreamSettingsUpdate",
 });
 
@@ -216,10 +234,15 @@ const ipcCreateFields = {
   ipc: Schema.optional(Ipc),
   launch: Schema.optional(Launch),
 };
-export const UpstreamIpcCreate = Schema.Struct({ ...ipcCreateFields, dest_ids: UpstreamIpcSettings.fields.dest_ids }).annotations({
+export const UpstreamIpcCreate = Schema.Struct({
+  ...ipcCreateFields,
+  dest_ids: UpstreamIpcSettings.fields.dest_ids,
+}).annotations({
   identifier: "UpstreamIpcSettingsCreate",
 });
-export const DownstreamIpcCreate = Schema.Struct(ipcCreateFields).annotations({ identifier: "DownstreamIpcSettingsCreate" });
+export const DownstreamIpcCreate = Schema.Struct(ipcCreateFields).annotations({
+  identifier: "DownstreamIpcSettingsCreate",
+});
 const ipcUpdateFields = {
   id: Schema.optional(Id),
   data_name_prefix: Schema.optional(DataNamePrefix),
@@ -232,7 +255,9 @@ const ipcUpdateFields = {
 export const UpstreamIpcUpdate = Schema.Struct({ ...ipcUpdateFields, dest_ids: Schema.optional(DestIds) }).annotations({
   identifier: "UpstreamIpcSettingsUpdate",
 });
-export const DownstreamIpcUpdate = Schema.Struct(ipcUpdateFields).annotations({ identifier: "DownstreamIpcSettingsUpdate" });
+export const DownstreamIpcUpdate = Schema.Struct(ipcUpdateFields).annotations({
+  identifier: "DownstreamIpcSettingsUpdate",
+});
 
 // ---- filters (target/change_to variants: runtime/filters/schema.ts) ----
 
@@ -291,11 +316,18 @@ const stateFields = {
   update_time: Schema.String.annotations({ format: "date-time" }),
 };
 const Bitrate = Schema.Int.annotations({ description: "bits per second over the last second" });
-export const StreamState = Schema.Struct({ id: Id, enabled: Schema.Boolean, ...stateFields, bitrate: Bitrate }).annotations({
+export const StreamState = Schema.Struct({
+  id: Id,
+  enabled: Schema.Boolean,
+  ...stateFields,
+  bitrate: Bitrate,
+}).annotations({
   identifier: "StreamState",
 });
 export type StreamState = typeof StreamState.Type;
-export const IpcState = Schema.Struct({ id: Id, enabled: Schema.Boolean, ...stateFields }).annotations({ identifier: "IpcState" });
+export const IpcState = Schema.Struct({ id: Id, enabled: Schema.Boolean, ...stateFields }).annotations({
+  identifier: "IpcState",
+});
 export type IpcState = typeof IpcState.Type;
 export const DeferredUploadState = Schema.Struct({ ...stateFields, bitrate: Bitrate }).annotations({
   identifier: "DeferredUploadState",

@@ -83,7 +83,8 @@ export class SettingsService {
 
   update<C extends CollectionName>(name: C, id: string, patch: Patch): Item<C> {
     const current = this.get(name, id);
-    if (patch.id !== undefined && patch.id !== id) throw invalid(`id: cannot be changed (path id "${id}", body id "${patch.id}")`);
+    if (patch.id !== undefined && patch.id !== id)
+      throw invalid(`id: cannot be changed (path id "${id}", body id "${patch.id}")`);
     const merged: Record<string, unknown> = { ...current };
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
@@ -100,7 +101,9 @@ export class SettingsService {
     this.get(name, id);
     const users = this.referrers(name, id);
     if (users.length > 0) {
-      throw conflict(`${LABELS[name]} "${id}" is still named in dest_ids of ${users.join(", ")}; remove it there first`);
+      throw conflict(
+        `${LABELS[name]} "${id}" is still named in dest_ids of ${users.join(", ")}; remove it there first`,
+      );
     }
     this.store.remove(name, id);
   }
@@ -146,7 +149,9 @@ export class SettingsService {
     if (name === "upstream_ipcs" || name === "downstream_ipcs") {
       const me = item as Item<"upstream_ipcs">;
       for (const other of ["upstream_ipcs", "downstream_ipcs"] as const) {
-        const clash = this.store.list(other).find((o) => o.ipc.path === me.ipc.path && !(other === name && o.id === me.id));
+        const clash = this.store
+          .list(other)
+          .find((o) => o.ipc.path === me.ipc.path && !(other === name && o.id === me.id));
         if (clash) throw conflict(`ipc.path: "${me.ipc.path}" is already used by ${LABELS[other]} "${clash.id}"`);
       }
       const refused = this.launchPolicy && launchRefusal(this.launchPolicy, me);
@@ -162,9 +167,15 @@ export class SettingsService {
   /** Who names `id` in dest_ids: upstream IPCs name upstreams, downstreams name downstream IPCs. */
   private referrers(name: CollectionName, id: string): string[] {
     if (name === "upstreams")
-      return this.store.list("upstream_ipcs").filter((c) => c.dest_ids.includes(id)).map((c) => `${LABELS.upstream_ipcs} "${c.id}"`);
+      return this.store
+        .list("upstream_ipcs")
+        .filter((c) => c.dest_ids.includes(id))
+        .map((c) => `${LABELS.upstream_ipcs} "${c.id}"`);
     if (name === "downstream_ipcs")
-      return this.store.list("downstreams").filter((d) => d.dest_ids.includes(id)).map((d) => `${LABELS.downstreams} "${d.id}"`);
+      return this.store
+        .list("downstreams")
+        .filter((d) => d.dest_ids.includes(id))
+        .map((d) => `${LABELS.downstreams} "${d.id}"`);
     return [];
   }
 }

@@ -86,7 +86,10 @@ export class SettingsStore {
    * threw (default: printed to stderr); the write itself is committed by then and stands.
    */
   static open(dataDir: string, opts: { onListenerError?: (err: unknown) => void } = {}): SettingsStore {
-    return new SettingsStore(path.join(dataDir, "settings"), opts.onListenerError ?? ((e) => console.error("settings listener failed:", e)));
+    return new SettingsStore(
+      path.join(dataDir, "settings"),
+      opts.onListenerError ?? ((e) => console.error("settings listener failed:", e)),
+    );
   }
 
   /** The LMDB environment, for other parts of the agent that keep their own tables beside the settings. */
@@ -137,7 +140,8 @@ export class SettingsStore {
 
   all(): AllSettings {
     const out: Partial<AllSettings> = {};
-    for (const name of Object.keys(singletonDefaults) as SingletonName[]) (out as Record<string, unknown>)[name] = this.getSingleton(name);
+    for (const name of Object.keys(singletonDefaults) as SingletonName[])
+      (out as Record<string, unknown>)[name] = this.getSingleton(name);
     for (const name of COLLECTIONS) (out as Record<string, unknown>)[name] = this.list(name);
     return out as AllSettings;
   }

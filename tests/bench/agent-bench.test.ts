@@ -12,8 +12,17 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   // Its own results folder and temp root: a real run's bench/results/agent.json is not overwritten.
-  const env = { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results"), TMPDIR: tmp, CLOUD_DURABILITY: "power-loss" };
-  const child = spawn("npx", ["tsx", "bench/run.ts", "agent", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const env = {
+    ...process.env,
+    BENCH_RESULTS_DIR: path.join(tmp, "results"),
+    TMPDIR: tmp,
+    CLOUD_DURABILITY: "power-loss",
+  };
+  const child = spawn("npx", ["tsx", "bench/run.ts", "agent", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -22,14 +31,30 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 }
 
 it("runs ours and a batched peer for the same duration, reports the fields per row, and compares equal counts_at only", async () => {
-  const r = await runBench(["--duration", "1", "--reps", "2", "--payloads", "1024", "--paths", "ours/websocket,mosquitto/batched", "--no-latency"]);
+  const r = await runBench([
+    "--duration",
+    "1",
+    "--reps",
+    "2",
+    "--payloads",
+    "1024",
+    "--paths",
+    "ours/websocket,mosquitto/batched",
+    "--no-latency",
+  ]);
   expect(r.code, r.err.slice(-2000)).toBe(0);
-  expect(r.err).toMatch(/agent bench: load average [\d.]+ [\d.]+ [\d.]+ at start; 2 repetition\(s\) of 1 s per throughput case; CLOUD_DURABILITY=power-loss/);
+  expect(r.err).toMatch(
+    /agent bench: load average [\d.]+ [\d.]+ [\d.]+ at start; 2 repetition\(s\) of 1 s per throughput case; CLOUD_DURABILITY=power-loss/,
+  );
   // Alternating order: ours first in the first repetition, the peer first in the second.
   const order = [...r.err.matchAll(/^agent bench: (\S+), 1024 B/gm)].map((m) => m[1]);
   expect(order).toEqual(["ours/websocket", "mosquitto/batched", "mosquitto/batched", "ours/websocket"]);
 
-  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "agent.json"), "utf8")) as { rows: Array<Record<string, unknown>>; ratios: unknown[]; load_at_start: number[] };
+  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "agent.json"), "utf8")) as {
+    rows: Array<Record<string, unknown>>;
+    ratios: unknown[];
+    load_at_start: number[];
+  };
   expect(json.load_at_start).toHaveLength(3);
   expect(json.rows.map((x) => x.path)).toEqual(["ours/websocket", "mosquitto/batched"]);
   for (const row of json.rows) {
@@ -50,6 +75,10 @@ it("runs ours and a batched peer for the same duration, reports the fields per r
     expect(row.points_per_s_max as number).toBeGreaterThanOrEqual(row.points_per_s as number);
   }
   expect(json.rows.map((x) => x.ack_means)).toEqual(["power-loss-safe", "memory"]);
-  expect(json.ratios).toEqual([expect.objectContaining({ of: "points/s", row: 1, versus: 2, counts_at: "sqlite-commit+fsync" })]);
-  expect(r.out).toMatch(/ratio of points\/s: #1 ours\/websocket 1024 B ÷ #2 mosquitto\/batched 1024 B = [\d.]+ \(both counted at sqlite-commit\+fsync\)/);
+  expect(json.ratios).toEqual([
+    expect.objectContaining({ of: "points/s", row: 1, versus: 2, counts_at: "sqlite-commit+fsync" }),
+  ]);
+  expect(r.out).toMatch(
+    /ratio of points\/s: #1 ours\/websocket 1024 B ÷ #2 mosquitto\/batched 1024 B = [\d.]+ \(both counted at sqlite-commit\+fsync\)/,
+  );
 }, 600_000);

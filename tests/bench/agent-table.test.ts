@@ -4,7 +4,15 @@ import { expect, it } from "vitest";
 import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "../../bench/agent-table.js";
 import type { Row } from "../../runtime/bench/table.js";
 
-const row = (path: string, points_per_s: number, counts_at: string, extra: Row = {}): Row => ({ case: "throughput", path, payload_B: 16, rate: "max", points_per_s, counts_at, ...extra });
+const row = (path: string, points_per_s: number, counts_at: string, extra: Row = {}): Row => ({
+  case: "throughput",
+  path,
+  payload_B: 16,
+  rate: "max",
+  points_per_s,
+  counts_at,
+  ...extra,
+});
 
 it("says where each path counts and what its acknowledgment promised, from the cloud's durability", () => {
   expect(countsAt("power-loss", 16)).toBe("sqlite-commit+fsync");
@@ -19,7 +27,11 @@ it("says where each path counts and what its acknowledgment promised, from the c
 });
 
 it("keeps the median repetition's figures with the min-max of points/s, and counts failed repetitions", () => {
-  const m = medianRow([row("ours/websocket", 300, "x", { seconds: 3 }), row("ours/websocket", 100, "x", { seconds: 1 }), row("ours/websocket", 200, "x", { seconds: 2 })]);
+  const m = medianRow([
+    row("ours/websocket", 300, "x", { seconds: 3 }),
+    row("ours/websocket", 100, "x", { seconds: 1 }),
+    row("ours/websocket", 200, "x", { seconds: 2 }),
+  ]);
   expect(m).toMatchObject({ points_per_s: 200, seconds: 2, reps: 3, points_per_s_min: 100, points_per_s_max: 300 });
   const f = medianRow([row("nats", 50, "x"), { case: "throughput", path: "nats", note: "failed: broker gone" }]);
   expect(f).toMatchObject({ points_per_s: 50, reps: 2, note: "failed: broker gone; 1 of 2 repetitions failed" });
@@ -41,8 +53,14 @@ it("compares ours only with peer rows of the same case that count at the same po
   ]);
   expect(r.skipped).toEqual([{ row: 1, versus: 2, why: "counts_at sqlite-commit+payload-fsync vs sqlite-commit" }]);
   const text = formatAgentTable(rows, r);
-  expect(text).toContain("ratio of points/s: #1 ours/websocket 16 B ÷ #3 mosquitto/batched 16 B = 2 (both counted at sqlite-commit+payload-fsync)");
-  expect(text).toContain("ratio of p99_ms: #5 ours/websocket 16 B at 10000 points/s ÷ #6 mosquitto 16 B at 10000 points/s = 2");
-  expect(text).toContain("not compared: #1 ours/websocket 16 B with #2 mosquitto 16 B: counts_at sqlite-commit+payload-fsync vs sqlite-commit");
+  expect(text).toContain(
+    "ratio of points/s: #1 ours/websocket 16 B ÷ #3 mosquitto/batched 16 B = 2 (both counted at sqlite-commit+payload-fsync)",
+  );
+  expect(text).toContain(
+    "ratio of p99_ms: #5 ours/websocket 16 B at 10000 points/s ÷ #6 mosquitto 16 B at 10000 points/s = 2",
+  );
+  expect(text).toContain(
+    "not compared: #1 ours/websocket 16 B with #2 mosquitto 16 B: counts_at sqlite-commit+payload-fsync vs sqlite-commit",
+  );
   expect(text.split("\n")[0]).toMatch(/^#\s+case\s+path\s+payload_B\s+points_per_s\s+p99_ms\s+counts_at$/);
 });

@@ -14,7 +14,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-runner-test-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, env: { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results"), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -23,9 +27,13 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 }
 
 it("exits non-zero naming the case that failed (a peer's program missing), after printing the table with the cases that ran", async () => {
-  const r = await run(["bench/run.ts", "edges", "--systems", "node,nats", "--configs", "2x10", "--duration", "1"], { NATS_SERVER: path.join(tmp, "no-such-nats-server") });
+  const r = await run(["bench/run.ts", "edges", "--systems", "node,nats", "--configs", "2x10", "--duration", "1"], {
+    NATS_SERVER: path.join(tmp, "no-such-nats-server"),
+  });
   expect(r.code, r.err.slice(-2000)).toBe(1);
-  expect(r.err).toMatch(/bench: 1 case\(s\) failed:\n {2}edges: nats, 2 × 10: failed: nats-server not found: NATS_SERVER=\S+ is not there/);
+  expect(r.err).toMatch(
+    /bench: 1 case\(s\) failed:\n {2}edges: nats, 2 × 10: failed: nats-server not found: NATS_SERVER=\S+ is not there/,
+  );
   expect(r.out).toContain("== edges ==");
   expect(r.out).toMatch(/^1 +node +2×10 +ack after fdatasync/m);
   expect(r.out).toMatch(/note \(row 2\): failed: nats-server not found/);
@@ -42,8 +50,12 @@ it("names a failed row by its identifying fields", () => {
   expect(rowFailed({ note: "failed: gone" })).toBe(true);
   expect(rowFailed({ note: "3 publishes failed" })).toBe(false);
   expect(caseLabel({ system: "ours", edges: 100, rate_per_edge: 1000, note: "failed: x" })).toBe("ours, 100 × 1000");
-  expect(caseLabel({ backend: "postgres", instances: 2, edges: 4, rate_per_edge: 50 })).toBe("postgres, 2 instance(s), 4 × 50");
-  expect(caseLabel({ case: "throughput", path: "nats", payload_B: 16, rate: "max" })).toBe("throughput, nats, 16 B, at max");
+  expect(caseLabel({ backend: "postgres", instances: 2, edges: 4, rate_per_edge: 50 })).toBe(
+    "postgres, 2 instance(s), 4 × 50",
+  );
+  expect(caseLabel({ case: "throughput", path: "nats", payload_B: 16, rate: "max" })).toBe(
+    "throughput, nats, 16 B, at max",
+  );
 });
 
 /** A package tree with one source and a scripts/build.mjs that runs `build` (JavaScript). */
@@ -68,10 +80,18 @@ it("finds dist/ missing or older than a source, and current once built", () => {
   expect(staleBuild(root)).toBe("lib/a.ts is newer than dist/");
 });
 
-const ensure = (root: string) => run(["--input-type=module", "-e", `const m = await import(${JSON.stringify(path.join(ROOT, "bench/build-check.ts"))}); m.ensureBuilt(${JSON.stringify(root)}); console.log("ran");`]);
+const ensure = (root: string) =>
+  run([
+    "--input-type=module",
+    "-e",
+    `const m = await import(${JSON.stringify(path.join(ROOT, "bench/build-check.ts"))}); m.ensureBuilt(${JSON.stringify(root)}); console.log("ran");`,
+  ]);
 
 it("builds first when dist/ is missing, and stops at once with the command to run when the build fails", async () => {
-  const builds = fakeTree("builds", `import fs from "node:fs"; fs.mkdirSync("dist/lib", { recursive: true }); fs.writeFileSync("dist/lib/a.js", "");\n`);
+  const builds = fakeTree(
+    "builds",
+    `import fs from "node:fs"; fs.mkdirSync("dist/lib", { recursive: true }); fs.writeFileSync("dist/lib/a.js", "");\n`,
+  );
   const ok = await ensure(builds);
   expect(ok.code, ok.err).toBe(0);
   expect(ok.err).toContain("bench: dist/ is missing: building first (npm run build)");
@@ -81,6 +101,8 @@ it("builds first when dist/ is missing, and stops at once with the command to ru
   const fails = fakeTree("fails", "process.exit(1);\n");
   const bad = await ensure(fails);
   expect(bad.code).toBe(2);
-  expect(bad.err).toMatch(/bench: the build failed \(exit 1\); run `npm run build`, fix what it reports, and run the bench again/);
+  expect(bad.err).toMatch(
+    /bench: the build failed \(exit 1\); run `npm run build`, fix what it reports, and run the bench again/,
+  );
   expect(bad.out).not.toContain("ran");
 });

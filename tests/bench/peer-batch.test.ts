@@ -17,7 +17,12 @@ afterEach(() => {
 });
 
 it("unpacks exactly the points it packed, of any size, in order", () => {
-  const points = [Buffer.from("a"), Buffer.alloc(0), Buffer.alloc(70_000, 7), Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])];
+  const points = [
+    Buffer.from("a"),
+    Buffer.alloc(0),
+    Buffer.alloc(70_000, 7),
+    Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+  ];
   const back = unpackPoints(packPoints(points));
   expect(back.map((p) => Buffer.from(p).toString("hex"))).toEqual(points.map((p) => p.toString("hex")));
   // A message read from a larger buffer (a view) unpacks the same.
@@ -50,15 +55,27 @@ it("batches as many points per message as one of our full chunks holds at that p
 it("the peers' consumer store commits each chunk it is given in the cloud's schema, with the cloud's pragmas", async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-sink-"));
   const sink = await openSink(tmp, "power-loss");
-  const stored = [sink.store([Buffer.alloc(16, 1), Buffer.alloc(16, 2)], 1n), sink.store([Buffer.alloc(16, 3)], 2n), sink.store(Array.from({ length: 1500 }, () => Buffer.alloc(1024)), 3n)];
+  const stored = [
+    sink.store([Buffer.alloc(16, 1), Buffer.alloc(16, 2)], 1n),
+    sink.store([Buffer.alloc(16, 3)], 2n),
+    sink.store(
+      Array.from({ length: 1500 }, () => Buffer.alloc(1024)),
+      3n,
+    ),
+  ];
   expect(sink.pending).toBe(1503);
   await Promise.all(stored);
   expect(sink.pending).toBe(0);
   await sink.close();
   const db = new sqlite3.Database(path.join(tmp, "cloud.db"));
-  const all = (sql: string) => new Promise<Array<Record<string, unknown>>>((res, rej) => db.all(sql, (e, rows) => (e ? rej(e) : res(rows as Array<Record<string, unknown>>))));
+  const all = (sql: string) =>
+    new Promise<Array<Record<string, unknown>>>((res, rej) =>
+      db.all(sql, (e, rows) => (e ? rej(e) : res(rows as Array<Record<string, unknown>>))),
+    );
   try {
-    expect(await all("SELECT count(*) AS chunks, sum(data_points) AS points FROM meas_chunks")).toEqual([{ chunks: 3, points: 1503 }]);
+    expect(await all("SELECT count(*) AS chunks, sum(data_points) AS points FROM meas_chunks")).toEqual([
+      { chunks: 3, points: 1503 },
+    ]);
     expect(await all("PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
     // The 1.5 MB chunk went to a payload file, as the cloud stores large chunks.
     expect(fs.readdirSync(path.join(tmp, "chunks")).some((f) => f.endsWith(".chunks"))).toBe(true);

@@ -15,7 +15,11 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   // Its own results folder: a real run's bench/results/scale-out.json is not overwritten.
   const env = { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results") };
-  const child = spawn("npx", ["tsx", "bench/run.ts", "scale-out", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npx", ["tsx", "bench/run.ts", "scale-out", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -26,7 +30,9 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string; e
 it("runs the edges on 1 and 2 instances over PostgreSQL and 1 on SQLite, with per-instance figures and cross-instance latency", async () => {
   const r = await runBench(["--edges", "4", "--rate", "50", "--duration", "2", "--instances", "1,2", "--sample", "2"]);
   expect(r.code, r.err.slice(-2000)).toBe(0);
-  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "scale-out.json"), "utf8")) as { rows: Array<Record<string, unknown>> };
+  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "scale-out.json"), "utf8")) as {
+    rows: Array<Record<string, unknown>>;
+  };
   expect(json.rows.map((x) => [x.backend, x.instances])).toEqual([
     ["postgres", 1],
     ["postgres", 2],
@@ -34,16 +40,30 @@ it("runs the edges on 1 and 2 instances over PostgreSQL and 1 on SQLite, with pe
   ]);
   for (const row of json.rows) {
     const n = row.instances as number;
-    expect(row, JSON.stringify(row)).toMatchObject({ edges: 4, rate_per_edge: 50, connected: 4, errors: 0, offered_points_per_s: 200 });
+    expect(row, JSON.stringify(row)).toMatchObject({
+      edges: 4,
+      rate_per_edge: 50,
+      connected: 4,
+      errors: 0,
+      offered_points_per_s: 200,
+    });
     // At this tiny offer one instance may carry it all: then its row says the offer is too low to show scale-out.
-    if (row.note !== undefined) expect([row.backend, n, row.note]).toEqual(["postgres", 1, expect.stringMatching(/^one instance carried the whole offer: raise --offered/)]);
+    if (row.note !== undefined)
+      expect([row.backend, n, row.note]).toEqual([
+        "postgres",
+        1,
+        expect.stringMatching(/^one instance carried the whole offer: raise --offered/),
+      ]);
     expect(row["carried_%"] as number).toBeGreaterThan(0);
     if (row.backend === "postgres") expect(row.vs_1_instance).toEqual(expect.any(Number));
     expect(row.cpu_s_per_M_points_per_instance).toEqual(Array.from({ length: n }, () => expect.any(Number)));
     expect(row.acked_points_per_s as number).toBeGreaterThan(0);
     expect(row.p99_ms as number).toBeGreaterThanOrEqual(row.p50_ms as number);
     expect(row["cpu_%_per_instance"]).toEqual(Array.from({ length: n }, () => expect.any(Number)));
-    expect((row.rss_MiB_per_instance as number[]).every((m) => m > 10), String(row.rss_MiB_per_instance)).toBe(true);
+    expect(
+      (row.rss_MiB_per_instance as number[]).every((m) => m > 10),
+      String(row.rss_MiB_per_instance),
+    ).toBe(true);
     expect(row.cpu_s_per_M_points as number).toBeGreaterThan(0);
     // Points of the sampled edges arrived downstream, timed from their due time.
     expect(row.downstream).toBe(n > 1 ? "other instance" : "same instance");
@@ -86,7 +106,9 @@ it("compares each PostgreSQL row's acked rate with one instance's, and says when
   compareToOne(rows);
   expect(rows.map((r) => r.vs_1_instance)).toEqual([1, 1.7, undefined]);
   expect(rows.map((r) => r.note)).toEqual([undefined, undefined, undefined]);
-  const all = [{ backend: "postgres", instances: 1, acked_points_per_s: 200, "carried_%": 100 }] as Array<Record<string, unknown>>;
+  const all = [{ backend: "postgres", instances: 1, acked_points_per_s: 200, "carried_%": 100 }] as Array<
+    Record<string, unknown>
+  >;
   compareToOne(all);
   expect(all[0]!.note).toMatch(/^one instance carried the whole offer/);
 });

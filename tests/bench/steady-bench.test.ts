@@ -13,15 +13,29 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 it("runs the agent path at the given rate and reports both sides' RSS slope and p50/p99", async () => {
   const env = { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results"), TMPDIR: tmp };
-  const child = spawn("npx", ["tsx", "bench/run.ts", "steady", "--duration", "3", "--rate", "2000"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npx", ["tsx", "bench/run.ts", "steady", "--duration", "3", "--rate", "2000"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (b: Buffer) => (err += b.toString()));
   child.stdout.resume();
   const code = await new Promise((resolve) => child.on("exit", resolve));
   expect(code, err.slice(-2000)).toBe(0);
-  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "steady.json"), "utf8")) as { rows: Array<Record<string, unknown>>; rss_series_MiB: Record<string, unknown[]> };
+  const json = JSON.parse(fs.readFileSync(path.join(tmp, "results", "steady.json"), "utf8")) as {
+    rows: Array<Record<string, unknown>>;
+    rss_series_MiB: Record<string, unknown[]>;
+  };
   const [row] = json.rows;
-  expect(row, JSON.stringify(row)).toMatchObject({ path: "ours/websocket", payload_B: 16, rate: 2000, duration_s: 3, max_points_per_s: null, stored: 6000 });
+  expect(row, JSON.stringify(row)).toMatchObject({
+    path: "ours/websocket",
+    payload_B: 16,
+    rate: 2000,
+    duration_s: 3,
+    max_points_per_s: null,
+    stored: 6000,
+  });
   expect(row!.note, String(row!.note)).toBeUndefined();
   expect(row!.p99_ms as number).toBeGreaterThanOrEqual(row!.p50_ms as number);
   for (const side of ["agent", "cloud"]) {
@@ -39,7 +53,13 @@ it("fits the slope in MiB/min by least squares over the last 50 s, leaving out t
   expect(w[0]![0]).toBe(10);
   expect(w[w.length - 1]![0]).toBe(60);
   expect(slopePerMinute(w)).toBeCloseTo(30, 0);
-  expect(slopePerMinute([[1, 5], [2, 5], [3, 5]])).toBe(0);
+  expect(
+    slopePerMinute([
+      [1, 5],
+      [2, 5],
+      [3, 5],
+    ]),
+  ).toBe(0);
   expect(slopeWindow(series, 3).map(([t]) => t)).toEqual([1, 2, 3]);
   expect(slopePerMinute([[1, 5]])).toBeNaN();
 });

@@ -31,7 +31,11 @@ describe("cloud peer foundation", () => {
     expect(res.status).toBe(200);
     const doc: any = await res.json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(doc.components.securitySchemes.IntdashToken).toEqual({ type: "apiKey", in: "header", name: "X-Intdash-Token" });
+    expect(doc.components.securitySchemes.IntdashToken).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "X-Intdash-Token",
+    });
   });
 
   it("answers unknown paths with a 404 in the error shape", async () => {
@@ -48,7 +52,9 @@ describe("cloud peer foundation", () => {
       expect(await peer.svc.db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
       expect(await peer.svc.db.get("PRAGMA page_size")).toEqual({ page_size: 16384 });
     }
-    const rows = await peer.svc.db.all<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
+    const rows = await peer.svc.db.all<{ version: number; name: string }>(
+      "SELECT version, name FROM schema_migrations ORDER BY version",
+    );
     const all = modules.flatMap((m) => m.migrations ?? []);
     expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version).sort((a, b) => a - b));
     expect(rows.map((r) => r.version)).toContain(100);
@@ -66,9 +72,30 @@ describe("cloud peer foundation", () => {
 
 describe("settings", () => {
   it("reads flags before environment before defaults", () => {
-    const c = loadConfig({ listen: "0.0.0.0:9000" }, { CLOUD_LISTEN: "127.0.0.1:1", CLOUD_DATA: "/tmp/x", CLOUD_LOCKOUT_THRESHOLD: "7", CLOUD_PASSWORD_LIFETIME_DAYS: "0" });
-    expect(c).toMatchObject({ listenHost: "0.0.0.0", listenPort: 9000, dataDir: "/tmp/x", publicUrl: "http://0.0.0.0:9000", lockoutThreshold: 7, passwordLifetimeDays: 0 });
-    expect(loadConfig({}, {})).toMatchObject({ listenPort: 8080, lockoutThreshold: 5, passwordLifetimeDays: 365, bodyLimit: 1024 * 1024, accessTokenTtl: 3600 });
+    const c = loadConfig(
+      { listen: "0.0.0.0:9000" },
+      {
+        CLOUD_LISTEN: "127.0.0.1:1",
+        CLOUD_DATA: "/tmp/x",
+        CLOUD_LOCKOUT_THRESHOLD: "7",
+        CLOUD_PASSWORD_LIFETIME_DAYS: "0",
+      },
+    );
+    expect(c).toMatchObject({
+      listenHost: "0.0.0.0",
+      listenPort: 9000,
+      dataDir: "/tmp/x",
+      publicUrl: "http://0.0.0.0:9000",
+      lockoutThreshold: 7,
+      passwordLifetimeDays: 0,
+    });
+    expect(loadConfig({}, {})).toMatchObject({
+      listenPort: 8080,
+      lockoutThreshold: 5,
+      passwordLifetimeDays: 365,
+      bodyLimit: 1024 * 1024,
+      accessTokenTtl: 3600,
+    });
   });
 
   it("refuses settings that are not integers instead of running with NaN", () => {
@@ -81,14 +108,23 @@ describe("settings", () => {
       ["CLOUD_LISTEN", "127.0.0.1:http"],
       ["CLOUD_LISTEN", "127.0.0.1:70000"],
     ])
-      expect(() => loadConfig({}, { [name]: value }), `${name}=${value}`).toThrow(name === "CLOUD_LISTEN" ? /CLOUD_LISTEN/ : new RegExp(name));
+      expect(() => loadConfig({}, { [name]: value }), `${name}=${value}`).toThrow(
+        name === "CLOUD_LISTEN" ? /CLOUD_LISTEN/ : new RegExp(name),
+      );
   });
 
   it("reads trusted proxies as addresses and CIDR ranges, and refuses anything else", () => {
     expect(loadConfig({}, {}).trustedProxies).toEqual([]);
-    expect(loadConfig({}, { CLOUD_TRUSTED_PROXIES: " 10.0.0.0/8, 192.168.1.5 ,fd00::/8,::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.5", "fd00::/8", "::1"]);
+    expect(loadConfig({}, { CLOUD_TRUSTED_PROXIES: " 10.0.0.0/8, 192.168.1.5 ,fd00::/8,::1" }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "192.168.1.5",
+      "fd00::/8",
+      "::1",
+    ]);
     for (const bad of ["proxy.local", "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/8/1", "::1/129", "10.0.0.1/x", "1.2.3"])
-      expect(() => loadConfig({}, { CLOUD_TRUSTED_PROXIES: `127.0.0.1,${bad}` }), bad).toThrow(`invalid CLOUD_TRUSTED_PROXIES entry "${bad}"`);
+      expect(() => loadConfig({}, { CLOUD_TRUSTED_PROXIES: `127.0.0.1,${bad}` }), bad).toThrow(
+        `invalid CLOUD_TRUSTED_PROXIES entry "${bad}"`,
+      );
   });
 });
 
@@ -97,14 +133,22 @@ describe("the cloud-peer command", () => {
     const env = { ...process.env, CLOUD_LOG_LEVEL: "silent" };
     const [help, bad] = await Promise.all([
       run(process.execPath, [BIN, "--help"], { env, timeout: 60_000 }),
-      run(process.execPath, [BIN, "--data", "/nonexistent/never-created"], { env: { ...env, CLOUD_LOCKOUT_THRESHOLD: "five" }, timeout: 60_000 }).catch((e) => e),
+      run(process.execPath, [BIN, "--data", "/nonexistent/never-created"], {
+        env: { ...env, CLOUD_LOCKOUT_THRESHOLD: "five" },
+        timeout: 60_000,
+      }).catch((e) => e),
     ]);
-    for (const opt of ["--listen <host:port>", "--data <dir>", "--public-url <url>"]) expect(help.stdout).toContain(opt);
-    expect(help.stdout).toContain("cloud-peer token create --user <name> --name <label> [--expires-at <date-time>] [--data <dir>] [--database <url>]");
+    for (const opt of ["--listen <host:port>", "--data <dir>", "--public-url <url>"])
+      expect(help.stdout).toContain(opt);
+    expect(help.stdout).toContain(
+      "cloud-peer token create --user <name> --name <label> [--expires-at <date-time>] [--data <dir>] [--database <url>]",
+    );
     expect(help.stdout).toContain("cloud-peer keys rotate");
     // Every CLOUD_* variable the code reads is listed.
     const files = fs.readdirSync("cloud", { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
-    const vars = new Set(files.flatMap((f) => fs.readFileSync(path.join("cloud", f), "utf8").match(/CLOUD_[A-Z_]+[A-Z]/g) ?? []));
+    const vars = new Set(
+      files.flatMap((f) => fs.readFileSync(path.join("cloud", f), "utf8").match(/CLOUD_[A-Z_]+[A-Z]/g) ?? []),
+    );
     expect(vars.size).toBeGreaterThan(10);
     for (const v of vars) expect(help.stdout, v).toContain(v);
     expect(bad.code).toBe(2);
@@ -120,8 +164,15 @@ describe("shutdown with a stuck client", () => {
     let inFlight!: () => void;
     const started = new Promise<void>((r) => (inFlight = r));
     const outcome = new Promise<string>((resolve) => {
-      const headers = { "x-intdash-token": token, "content-type": "application/json", "content-length": 1000, expect: "100-continue" };
-      const req = http.request({ host: hostname, port, method: "POST", path: "/api/auth/users", headers }, (res) => resolve(`status ${res.statusCode}`));
+      const headers = {
+        "x-intdash-token": token,
+        "content-type": "application/json",
+        "content-length": 1000,
+        expect: "100-continue",
+      };
+      const req = http.request({ host: hostname, port, method: "POST", path: "/api/auth/users", headers }, (res) =>
+        resolve(`status ${res.statusCode}`),
+      );
       req.on("error", (err) => resolve(`error ${(err as NodeJS.ErrnoException).code ?? err.message}`));
       req.flushHeaders();
       req.once("continue", () => {
@@ -144,13 +195,20 @@ describe("the cloud-peer process", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
     try {
       const first = await spawnPeer(dataDir);
-      const token = await withPeerDatabaseEnv(dataDir, () => createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" }));
+      const token = await withPeerDatabaseEnv(dataDir, () =>
+        createTokenCommand({ user: "admin", name: "signals", data: dataDir, logLevel: "silent" }),
+      );
       const body = JSON.stringify({ name: "inflight", role_uuids: [] });
       const { hostname: host, port } = new URL(first.url);
       // A request whose body is still arriving when the signal comes. `Expect: 100-continue` tells
       // when the server has parsed its headers (before that it is an idle connection, not in flight).
       const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const headers = { "x-intdash-token": token, "content-type": "application/json", "content-length": Buffer.byteLength(body), expect: "100-continue" };
+        const headers = {
+          "x-intdash-token": token,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          expect: "100-continue",
+        };
         const req = http.request({ host, port, method: "POST", path: "/api/auth/users", headers }, (res) => {
           let text = "";
           res.on("data", (c) => (text += c));
@@ -177,7 +235,9 @@ describe("the cloud-peer process", () => {
       expect(fs.existsSync(path.join(dataDir, "cloud.db-wal"))).toBe(false);
 
       const second = await spawnPeer(dataDir);
-      const found = await fetch(`${second.url}/api/auth/users?name[]=${encodeURIComponent('"inflight"')}`, { headers: { "X-Intdash-Token": token } });
+      const found = await fetch(`${second.url}/api/auth/users?name[]=${encodeURIComponent('"inflight"')}`, {
+        headers: { "X-Intdash-Token": token },
+      });
       expect(found.status).toBe(200);
       expect(((await found.json()) as any).page.total_count).toBe(1);
       second.child.kill("SIGINT");
@@ -187,4 +247,3 @@ describe("the cloud-peer process", () => {
     }
   }, 120_000);
 });
-

@@ -19,7 +19,10 @@ export async function startTestPeer(
 ): Promise<TestPeer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
   const database = await testDatabaseFor(dataDir);
-  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", database, ...opts.config }, {});
+  const config = loadConfig(
+    { listen: "127.0.0.1:0", dataDir, logLevel: "silent", adminPassword: "Admin-password-1", database, ...opts.config },
+    {},
+  );
   const peer = await startCloudPeer(config, { logDestination: opts.logDestination });
   const api = (p: string, init: RequestInit & { json?: unknown } = {}, base = peer.url) => {
     const headers = new Headers(init.headers);

@@ -17,7 +17,13 @@ describe("web console", () => {
 
   beforeAll(async () => {
     s = await startSampleStack();
-    measurement = (await until(async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
+    measurement = (
+      await until(
+        async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0),
+        30_000,
+        "a running measurement",
+      )
+    ).uuid;
     browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
     context = browser.context;
     page = await context.newPage();
@@ -58,7 +64,8 @@ describe("web console", () => {
     const row = page.locator("tr", { has: page.locator(`a[href$="${measurement}"]`) });
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
     expect(await row.getAttribute("data-status")).toBe("measuring");
-    const points = async () => Number(((await row.locator("td.num").first().textContent()) ?? "").split("/")[0]!.replace(/\D/g, ""));
+    const points = async () =>
+      Number(((await row.locator("td.num").first().textContent()) ?? "").split("/")[0]!.replace(/\D/g, ""));
     const first = await points();
     await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(first);
     await screenshot(page, "measurements");
@@ -66,15 +73,23 @@ describe("web console", () => {
 
   it("plots the running measurement's counter and follows it live", async () => {
     await page.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${measurement}`);
-    await expect.poll(() => page.getByRole("cell", { name: "sample/counter", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole("cell", { name: "sample/counter", exact: true }).count(), { timeout: 30_000 })
+      .toBe(1);
     await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await page.getByTestId("plot").getAttribute("data-live")).toBe("true");
     const before = await plottedPoints(page);
     await expect.poll(() => plottedPoints(page), { timeout: 30_000 }).toBeGreaterThan(before + 100);
     expect(await seriesPixels(page)).toBeGreaterThan(100);
     // Bytes are not plotted: their first points are in a table, in hex.
-    await expect.poll(() => page.getByRole("table", { name: "Data of sample/raw" }).locator("tbody tr").count(), { timeout: 30_000 }).toBeGreaterThan(0);
-    expect(await page.getByRole("table", { name: "Data of sample/raw" }).locator("td.value").first().textContent()).toMatch(/^00 00 00 00 00 00 00 [0-9a-f]{2} 61 61 61 61$/);
+    await expect
+      .poll(() => page.getByRole("table", { name: "Data of sample/raw" }).locator("tbody tr").count(), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(0);
+    expect(
+      await page.getByRole("table", { name: "Data of sample/raw" }).locator("td.value").first().textContent(),
+    ).toMatch(/^00 00 00 00 00 00 00 [0-9a-f]{2} 61 61 61 61$/);
     await screenshot(page, "measurement");
   }, 120_000);
 
@@ -85,9 +100,13 @@ describe("web console", () => {
       const p = await other.context.newPage();
       await signIn(p, s.peer.url, user.name, user.password);
       await p.goto(`${s.peer.url}/console/#/measurements`);
-      await expect.poll(() => p.locator("select").first().locator("option").allTextContents()).toEqual(["Default project"]);
+      await expect
+        .poll(() => p.locator("select").first().locator("option").allTextContents())
+        .toEqual(["Default project"]);
       await p.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${measurement}`);
-      await expect.poll(() => p.getByRole("alert").first().textContent(), { timeout: 30_000 }).toMatch(/forbidden|not allowed|denied/i);
+      await expect
+        .poll(() => p.getByRole("alert").first().textContent(), { timeout: 30_000 })
+        .toMatch(/forbidden|not allowed|denied/i);
       expect(await p.getByRole("cell", { name: "sample/counter", exact: true }).count()).toBe(0);
       expect(await p.locator("[data-testid=plot] canvas").count()).toBe(0);
       await screenshot(p, "no-access");
@@ -105,7 +124,9 @@ describe("web console", () => {
     await expect.poll(() => made.count()).toBe(1);
     expect(await made.getByRole("cell").nth(1).textContent()).toBe("member");
     await page.getByRole("button", { name: "demo", exact: true }).click();
-    await expect.poll(() => page.getByRole("listitem").filter({ hasText: "Demo edge" }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole("listitem").filter({ hasText: "Demo edge" }).count(), { timeout: 30_000 })
+      .toBe(1);
     await screenshot(page, "organisation");
     await page.getByRole("button", { name: "I have copied it" }).click();
     expect(await page.getByTestId("secret").count()).toBe(0);
@@ -118,7 +139,9 @@ describe("web console", () => {
     const token = (await secret.textContent())!;
     // The picture shows the token once and the list that already holds it (without the token itself).
     const tokens = page.getByRole("table", { name: "API tokens" });
-    await expect.poll(() => tokens.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => tokens.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 })
+      .toBe(1);
     expect(await tokens.textContent()).not.toContain(token);
     await screenshot(page, "tokens");
     const me = await fetch(`${s.peer.url}/api/auth/users/me`, { headers: { "X-Intdash-Token": token } });
@@ -128,7 +151,9 @@ describe("web console", () => {
     // A reload signs in again (tokens live in memory only); the sign-in session skips the page.
     await page.reload();
     await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe("admin");
-    await expect.poll(() => page.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 })
+      .toBe(1);
     expect(await page.content()).not.toContain(token);
   }, 120_000);
 
@@ -140,7 +165,15 @@ describe("web console", () => {
     // The broker's connections, as the page reads them: members see the project's, others are refused.
     const url = `${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/edge_connections`;
     const conns = await (await fetch(url, { headers: { "X-Intdash-Token": s.cloud.token } })).json();
-    expect(conns.items).toEqual([{ edge_uuid: s.cloud.edgeUuid, transport: "websocket", upstreams: 1, downstreams: 0, data_rate: expect.any(Object) }]);
+    expect(conns.items).toEqual([
+      {
+        edge_uuid: s.cloud.edgeUuid,
+        transport: "websocket",
+        upstreams: 1,
+        downstreams: 0,
+        data_rate: expect.any(Object),
+      },
+    ]);
     const outsider = await createUser(s.peer, await adminToken(s.peer));
     const theirs = await passwordToken(s.peer, outsider.name, outsider.password);
     expect((await fetch(url, { headers: { authorization: `Bearer ${theirs.access_token}` } })).status).toBe(403);

@@ -19,7 +19,11 @@ describe("console data pages", () => {
 
   beforeAll(async () => {
     s = await startSampleStack(200);
-    await until(async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement");
+    await until(
+      async () => (await s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0),
+      30_000,
+      "a running measurement",
+    );
     browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
     page = await browser.context.newPage();
   }, 120_000);
@@ -36,7 +40,10 @@ describe("console data pages", () => {
     const rate = edges.locator("tbody tr", { has: page.locator(".badge.connected") }).getByTestId("rate");
     await expect.poll(() => rate.count(), { timeout: 30_000 }).toBe(1);
     // The sample connector sends 200 counter points and 5 raw points per second (8 and 12 bytes).
-    const pointsPerSecond = async () => Number(/^([\d,]+) pt\/s, [\d.]+ (B|KiB)\/s$/.exec((await rate.textContent()) ?? "")?.[1]?.replace(/,/g, "") ?? "0");
+    const pointsPerSecond = async () =>
+      Number(
+        /^([\d,]+) pt\/s, [\d.]+ (B|KiB)\/s$/.exec((await rate.textContent()) ?? "")?.[1]?.replace(/,/g, "") ?? "0",
+      );
     await expect.poll(pointsPerSecond, { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await pointsPerSecond()).toBeLessThan(400);
   }, 120_000);
@@ -73,17 +80,23 @@ describe("console data pages", () => {
     const P = `/v1/projects/${s.cloud.projectUuid}`;
     const m = (await createMeasurement(call, {}, `${P}/measurements`)).uuid as string;
     const points: TestPoint[] = [];
-    const json = (name: string, type: string, i: number, v: unknown) => points.push({ name, type, elapsed: BigInt(i) * 10_000_000n, payload: Buffer.from(JSON.stringify(v)) });
+    const json = (name: string, type: string, i: number, v: unknown) =>
+      points.push({ name, type, elapsed: BigInt(i) * 10_000_000n, payload: Buffer.from(JSON.stringify(v)) });
     for (let i = 0; i < 500; i++) {
       json("imu", "json", i, { acc: { x: Math.sin(i / 20), y: Math.cos(i / 20) * 2 }, label: "ok" });
       json("gps", "string", i, { lat: 35 + i / 1000, fix: "3d" });
     }
-    expect((await uploadProto(call, chunksMessage(m, uuid(), [points]), `${P}/measurements/sequences/chunks`)).status).toBe(200);
-    for (const step of ["end", "complete"]) expect((await call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
+    expect(
+      (await uploadProto(call, chunksMessage(m, uuid(), [points]), `${P}/measurements/sequences/chunks`)).status,
+    ).toBe(200);
+    for (const step of ["end", "complete"])
+      expect((await call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
 
     await page.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${m}`);
     for (const field of ["imu /acc/x", "imu /acc/y", "gps /lat"]) {
-      await expect.poll(() => page.getByRole("checkbox", { name: `Plot ${field}` }).count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => page.getByRole("checkbox", { name: `Plot ${field}` }).count(), { timeout: 30_000 })
+        .toBe(1);
     }
     // Text fields are not offered.
     expect(await page.getByRole("checkbox", { name: /\/label|\/fix/ }).count()).toBe(0);
@@ -100,7 +113,9 @@ describe("console data pages", () => {
     };
     await expect.poll(legendTime, { timeout: 30_000 }).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/);
     // The JSON itself is still in a table.
-    expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain('"acc"');
+    expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain(
+      '"acc"',
+    );
     await screenshot(page, "json-fields");
 
     // Unticking a field takes it off the plot.

@@ -22,9 +22,16 @@ describe("web console: first sign-in with a temporary password", () => {
   /** A user as the administrator makes one: a temporary password, shown once. */
   async function newUser(tag: string): Promise<{ name: string; temporary: string }> {
     const name = `first${tag}${process.pid}`;
-    const r = await peer.api("/auth/users", { method: "POST", headers: bearer(admin), json: { name, role_uuids: [MEMBER_ROLE] } });
+    const r = await peer.api("/auth/users", {
+      method: "POST",
+      headers: bearer(admin),
+      json: { name, role_uuids: [MEMBER_ROLE] },
+    });
     expect(r.status).toBe(201);
-    return { name, temporary: ((await r.json()) as { password: { temporary_password: string } }).password.temporary_password };
+    return {
+      name,
+      temporary: ((await r.json()) as { password: { temporary_password: string } }).password.temporary_password,
+    };
   }
 
   async function fillPassword(page: Page, current: string, next: string, repeat = next) {
@@ -71,7 +78,9 @@ describe("web console: first sign-in with a temporary password", () => {
         await expect.poll(() => section.count(), { timeout: 30_000 }).toBe(1);
         await fillPassword(page, "Brand-new-password-7", "Second-password-9");
         await section.getByRole("button", { name: "Change password" }).click();
-        await expect.poll(() => section.getByRole("status").textContent(), { timeout: 30_000 }).toBe("Password changed.");
+        await expect
+          .poll(() => section.getByRole("status").textContent(), { timeout: 30_000 })
+          .toBe("Password changed.");
         expect((await passwordToken(peer, user.name, "Second-password-9")).scope).not.toBe("temporary");
       } finally {
         await browser.close();

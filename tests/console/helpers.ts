@@ -20,7 +20,11 @@ function sampleConnector(s: Stack, id: string, args: string[]) {
     dest_ids: ["rt"],
     data_name_prefix: "sample/",
     ipc: { type: "fifo", path: s.fifo(id) },
-    launch: { command: process.execPath, args: [path.join(ROOT, "dist/runtime/connectors/sample-connector.js"), "--path", "${ipc.path}", ...args], working_dir: ROOT },
+    launch: {
+      command: process.execPath,
+      args: [path.join(ROOT, "dist/runtime/connectors/sample-connector.js"), "--path", "${ipc.path}", ...args],
+      working_dir: ROOT,
+    },
   });
 }
 
@@ -38,7 +42,13 @@ export function withRunningSampleStack(rate = 200): { s: Stack; measurement: str
   const ctx = {} as { s: Stack; measurement: string };
   beforeAll(async () => {
     ctx.s = await startSampleStack(rate);
-    ctx.measurement = (await until(async () => (await ctx.s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0), 30_000, "a running measurement")).uuid;
+    ctx.measurement = (
+      await until(
+        async () => (await ctx.s.measurements()).find((m) => m.status === "measuring" && m.received_data_points > 0),
+        30_000,
+        "a running measurement",
+      )
+    ).uuid;
   }, 120_000);
   afterAll(async () => {
     await ctx.s?.close();
@@ -47,7 +57,13 @@ export function withRunningSampleStack(rate = 200): { s: Stack; measurement: str
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
-export async function signIn(page: Page, baseUrl: string, user: string, password: string, shot?: string): Promise<void> {
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  user: string,
+  password: string,
+  shot?: string,
+): Promise<void> {
   await page.goto(`${baseUrl}/console/`);
   await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
   await page.getByLabel("User name").fill(user);
@@ -76,7 +92,14 @@ export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 11
     if (!canvas) return 0;
     const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
     let n = 0;
-    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r) < 40 && Math.abs(data[i + 1]! - g) < 40 && Math.abs(data[i + 2]! - b) < 40 && data[i + 3]! > 100) n++;
+    for (let i = 0; i < data.length; i += 4)
+      if (
+        Math.abs(data[i]! - r) < 40 &&
+        Math.abs(data[i + 1]! - g) < 40 &&
+        Math.abs(data[i + 2]! - b) < 40 &&
+        data[i + 3]! > 100
+      )
+        n++;
     return n;
   }, rgb);
 }

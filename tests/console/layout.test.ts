@@ -37,11 +37,29 @@ describe("console layout on a tablet and a laptop", () => {
         const { s, measurement } = ctx;
         await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
         const pages: [string, () => Promise<unknown>][] = [
-          [`#/measurements?project=${s.cloud.projectUuid}`, () => expect.poll(() => page.locator(`a[href$="${measurement}"]`).count(), { timeout: 30_000 }).toBe(1)],
-          [`#/measurement/${s.cloud.projectUuid}/${measurement}`, () => expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100)],
+          [
+            `#/measurements?project=${s.cloud.projectUuid}`,
+            () => expect.poll(() => page.locator(`a[href$="${measurement}"]`).count(), { timeout: 30_000 }).toBe(1),
+          ],
+          [
+            `#/measurement/${s.cloud.projectUuid}/${measurement}`,
+            () => expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100),
+          ],
           ["#/edges", () => expect.poll(() => page.getByTestId("rate").count(), { timeout: 30_000 }).toBe(1)],
-          ["#/org", () => expect.poll(() => page.getByRole("table", { name: "Users" }).locator("tbody tr").count(), { timeout: 30_000 }).toBeGreaterThan(0)],
-          ["#/account", () => expect.poll(() => page.getByRole("button", { name: "Create token" }).count(), { timeout: 30_000 }).toBe(1)],
+          [
+            "#/org",
+            () =>
+              expect
+                .poll(() => page.getByRole("table", { name: "Users" }).locator("tbody tr").count(), { timeout: 30_000 })
+                .toBeGreaterThan(0),
+          ],
+          [
+            "#/account",
+            () =>
+              expect
+                .poll(() => page.getByRole("button", { name: "Create token" }).count(), { timeout: 30_000 })
+                .toBe(1),
+          ],
         ];
         for (const [hash, loaded] of pages) {
           await page.goto(`${s.peer.url}/console/${hash}`);

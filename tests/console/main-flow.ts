@@ -24,7 +24,12 @@ export async function expectListed(page: Page, s: Stack, measurement: string): P
 }
 
 /** The measurement's page plots its counter: the line's colour is on the canvas. */
-export async function expectPlotted(page: Page, s: Stack, measurement: string, dataId = "sample/counter"): Promise<void> {
+export async function expectPlotted(
+  page: Page,
+  s: Stack,
+  measurement: string,
+  dataId = "sample/counter",
+): Promise<void> {
   await page.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${measurement}`);
   await expect.poll(() => page.getByRole("cell", { name: dataId, exact: true }).count(), { timeout: 30_000 }).toBe(1);
   await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);

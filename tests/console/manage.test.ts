@@ -23,7 +23,8 @@ describe("web console: managing the organisation", () => {
     const r = await peer.api(p, { ...init, headers: bearer(admin) });
     return { status: r.status, body: r.status === 204 ? undefined : await r.json() };
   };
-  const project = async (name: string) => (await adminApi("/auth/projects?per_page=200")).body.items.find((p: { name: string }) => p.name === name);
+  const project = async (name: string) =>
+    (await adminApi("/auth/projects?per_page=200")).body.items.find((p: { name: string }) => p.name === name);
   const open = async (hash: string) => {
     await page.goto(`${peer.url}/console/#/${hash}`);
     await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe("admin");
@@ -62,9 +63,15 @@ describe("web console: managing the organisation", () => {
     await expect.poll(() => tree.getByRole("button", { name: "▾ Test track" }).count(), { timeout: 30_000 }).toBe(1);
     await group.getByLabel("Project name").fill("Brake trials");
     await group.getByRole("button", { name: "Create project" }).click();
-    await expect.poll(() => tree.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => tree.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 })
+      .toBe(1);
     // The server holds them as the tree shows them: the project and the sub-group inside the group.
-    const groups = (await adminApi("/auth/groups?per_page=200")).body.items as { uuid: string; name: string; parent_group_uuid: string | null }[];
+    const groups = (await adminApi("/auth/groups?per_page=200")).body.items as {
+      uuid: string;
+      name: string;
+      parent_group_uuid: string | null;
+    }[];
     const lab = groups.find((g) => g.name === "Vehicle lab")!;
     expect(lab.parent_group_uuid).toBeNull();
     expect(groups.find((g) => g.name === "Test track")!.parent_group_uuid).toBe(lab.uuid);
@@ -78,31 +85,60 @@ describe("web console: managing the organisation", () => {
     const members = details.getByRole("table", { name: "Members of Brake trials" });
     const addForm = details.getByRole("form", { name: "Add a member" });
     for (const u of [alice, bob]) {
-      await expect.poll(() => addForm.getByLabel("User", { exact: true }).locator("option").allTextContents(), { timeout: 30_000 }).toContain(u.name);
+      await expect
+        .poll(() => addForm.getByLabel("User", { exact: true }).locator("option").allTextContents(), {
+          timeout: 30_000,
+        })
+        .toContain(u.name);
       await addForm.getByLabel("User", { exact: true }).selectOption({ label: u.name });
       await addForm.getByRole("button", { name: "Add member" }).click();
-      await expect.poll(() => members.getByRole("row").filter({ hasText: u.name }).count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => members.getByRole("row").filter({ hasText: u.name }).count(), { timeout: 30_000 })
+        .toBe(1);
     }
     const aliceRole = members.getByLabel(`Role of ${alice.name}`);
     expect(await aliceRole.locator("option:checked").textContent()).toBe("member");
     await aliceRole.selectOption({ label: "read-only" });
-    await expect.poll(async () => (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members/${alice.uuid}`)).body.role_uuids, { timeout: 30_000 }).toEqual([READ_ONLY]);
+    await expect
+      .poll(
+        async () =>
+          (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members/${alice.uuid}`)).body
+            .role_uuids,
+        { timeout: 30_000 },
+      )
+      .toEqual([READ_ONLY]);
     await members.getByLabel(`${bob.name} is an owner`).click();
-    await expect.poll(async () => (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members/${bob.uuid}`)).body.is_owner, { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members/${bob.uuid}`)).body.is_owner,
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     // What the page shows after a reload is what the server holds.
     await open("org");
     await page.getByRole("button", { name: "Brake trials", exact: true }).click();
-    await expect.poll(() => members.getByLabel(`Role of ${alice.name}`).locator("option:checked").textContent(), { timeout: 30_000 }).toBe("read-only");
+    await expect
+      .poll(() => members.getByLabel(`Role of ${alice.name}`).locator("option:checked").textContent(), {
+        timeout: 30_000,
+      })
+      .toBe("read-only");
     expect(await members.getByLabel(`${bob.name} is an owner`).isChecked()).toBe(true);
     await screenshot(page, "org-edit");
     // An owner cannot be removed: the API's refusal is shown; without the owner attribute, removing works.
     await members.getByRole("button", { name: `Remove ${bob.name}` }).click();
-    await expect.poll(() => details.getByRole("alert").first().textContent(), { timeout: 30_000 }).toBe("unremovable owner member");
+    await expect
+      .poll(() => details.getByRole("alert").first().textContent(), { timeout: 30_000 })
+      .toBe("unremovable owner member");
     await members.getByLabel(`${bob.name} is an owner`).click();
     await expect.poll(() => members.getByLabel(`${bob.name} is an owner`).isChecked(), { timeout: 30_000 }).toBe(false);
     await members.getByRole("button", { name: `Remove ${bob.name}` }).click();
-    await expect.poll(() => members.getByRole("row").filter({ hasText: bob.name }).count(), { timeout: 30_000 }).toBe(0);
-    const left = (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members`)).body.items.map((m: { name: string }) => m.name);
+    await expect
+      .poll(() => members.getByRole("row").filter({ hasText: bob.name }).count(), { timeout: 30_000 })
+      .toBe(0);
+    const left = (await adminApi(`/auth/projects/${(await project("Brake trials")).uuid}/members`)).body.items.map(
+      (m: { name: string }) => m.name,
+    );
     // The list's default order (creation time, then UUID) is not promised between members added in one second.
     expect([...left].sort()).toEqual(["admin", alice.name].sort());
   }, 120_000);
@@ -160,12 +196,24 @@ describe("web console: managing the organisation", () => {
     await page.getByRole("button", { name: "Brake trials", exact: true }).click();
     const details = page.getByRole("region", { name: "Project Brake trials" });
     const addEdge = details.getByRole("form", { name: "Add an edge to the project" });
-    await expect.poll(() => page.locator("#addable-edges option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), { timeout: 30_000 }).toContain("press-7");
+    await expect
+      .poll(
+        () => page.locator("#addable-edges option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)),
+        { timeout: 30_000 },
+      )
+      .toContain("press-7");
     await addEdge.getByLabel("Edge name").fill("press-7");
     await addEdge.getByRole("button", { name: "Add to project" }).click();
-    await expect.poll(() => details.getByRole("listitem").filter({ hasText: "press-7" }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => details.getByRole("listitem").filter({ hasText: "press-7" }).count(), { timeout: 30_000 })
+      .toBe(1);
     // Once there it is no longer offered, and adding it again is refused in the API's words.
-    await expect.poll(() => page.locator("#addable-edges option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), { timeout: 30_000 }).not.toContain("press-7");
+    await expect
+      .poll(
+        () => page.locator("#addable-edges option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)),
+        { timeout: 30_000 },
+      )
+      .not.toContain("press-7");
     await addEdge.getByLabel("Edge name").fill("press-7");
     await addEdge.getByRole("button", { name: "Add to project" }).click();
     await expect.poll(() => details.getByRole("alert").textContent(), { timeout: 30_000 }).toMatch(/already/i);
@@ -178,10 +226,14 @@ describe("web console: managing the organisation", () => {
       await signIn(p, peer.url, alice.name, alice.password);
       await p.goto(`${peer.url}/console/#/org`);
       // Alice is a read-only member of the project: she sees it and its members, but no way to change them.
-      await expect.poll(() => p.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => p.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 })
+        .toBe(1);
       await p.getByRole("button", { name: "Brake trials", exact: true }).click();
       const members = p.getByRole("table", { name: "Members of Brake trials" });
-      await expect.poll(() => members.getByRole("row").filter({ hasText: alice.name }).count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => members.getByRole("row").filter({ hasText: alice.name }).count(), { timeout: 30_000 })
+        .toBe(1);
       expect(await members.getByRole("row").filter({ hasText: alice.name }).textContent()).toContain("read-only");
       // Once the page knows what she may do (the peer was asked, nothing is loading):
       await expect.poll(() => members.getAttribute("data-can-edit"), { timeout: 30_000 }).toBe("false");
@@ -197,12 +249,18 @@ describe("web console: managing the organisation", () => {
       // Made an owner she gets the controls; if that is taken away while her page is open, the server
       // refuses her change and the page says so in the API's words.
       const trials = (await project("Brake trials")).uuid;
-      expect((await adminApi(`/auth/projects/${trials}/members/${alice.uuid}/owner`, { method: "PUT" })).status).toBe(200);
+      expect((await adminApi(`/auth/projects/${trials}/members/${alice.uuid}/owner`, { method: "PUT" })).status).toBe(
+        200,
+      );
       await p.reload();
-      await expect.poll(() => p.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => p.getByRole("button", { name: "Brake trials", exact: true }).count(), { timeout: 30_000 })
+        .toBe(1);
       await p.getByRole("button", { name: "Brake trials", exact: true }).click();
       await expect.poll(() => members.getByLabel(`Role of ${alice.name}`).count(), { timeout: 30_000 }).toBe(1);
-      expect((await adminApi(`/auth/projects/${trials}/members/${alice.uuid}/owner`, { method: "DELETE" })).status).toBe(204);
+      expect(
+        (await adminApi(`/auth/projects/${trials}/members/${alice.uuid}/owner`, { method: "DELETE" })).status,
+      ).toBe(204);
       await members.getByLabel(`Role of ${alice.name}`).selectOption({ label: "member" });
       const details = p.getByRole("region", { name: "Project Brake trials" });
       await expect.poll(() => details.getByRole("alert").textContent(), { timeout: 30_000 }).toBe("access denied");

@@ -14,8 +14,23 @@ describe("web console: measurement markers", () => {
     const { peer, call, page } = ctx;
     const m = (await createMeasurement(call, { name: "with markers" })).uuid as string;
     const api = `${P}/measurements/${m}/markers`;
-    expect((await call(api, { method: "POST", json: { type: "point", name: "from the API", detail: { occurred_elapsed_time: 2_500_000 }, tag: { source: "api" } } })).status).toBe(201);
-    await uploadProto(call, chunksMessage(m, uuid(), [[{ name: "1/speed", type: "string", elapsed: 1_000n, payload: Buffer.from("fast") }]]));
+    expect(
+      (
+        await call(api, {
+          method: "POST",
+          json: {
+            type: "point",
+            name: "from the API",
+            detail: { occurred_elapsed_time: 2_500_000 },
+            tag: { source: "api" },
+          },
+        })
+      ).status,
+    ).toBe(201);
+    await uploadProto(
+      call,
+      chunksMessage(m, uuid(), [[{ name: "1/speed", type: "string", elapsed: 1_000n, payload: Buffer.from("fast") }]]),
+    );
 
     await signIn(page, peer.url, "admin", ADMIN_PASSWORD);
     await page.goto(`${peer.url}/console/#/measurement/00000000-0000-0000-0000-000000000000/${m}`);
@@ -39,7 +54,13 @@ describe("web console: measurement markers", () => {
     await expect.poll(() => table.locator("tbody tr").count(), { timeout: 30_000 }).toBe(3);
     await screenshot(page, "markers");
 
-    const stored = (await call(api)).body.items as Array<{ uuid: string; name: string; type: string; detail: object; tag: object }>;
+    const stored = (await call(api)).body.items as Array<{
+      uuid: string;
+      name: string;
+      type: string;
+      detail: object;
+      tag: object;
+    }>;
     expect(stored.map((k) => [k.name, k.type, k.detail, k.tag])).toEqual([
       ["hard braking", "point", { occurred_elapsed_time: 1_250_000 }, { event: "brake", checked: "" }],
       ["from the API", "point", { occurred_elapsed_time: 2_500_000 }, { source: "api" }],
@@ -51,8 +72,14 @@ describe("web console: measurement markers", () => {
     expect((await call(api)).body.items.map((k: { name: string }) => k.name)).toEqual(["from the API", "lap"]);
 
     // The CSV download names each point's data_name.
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
-    const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\n");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV" }).click(),
+    ]);
+    const csv = fs
+      .readFileSync((await download.path())!, "utf8")
+      .trim()
+      .split("\n");
     expect(csv[0]).toBe("time,data_type,data_id,data_name,value");
     expect(csv[1]).toMatch(/^[^,]+,string,1\/speed,1\/speed,fast$/);
   }, 120_000);

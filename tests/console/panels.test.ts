@@ -3,7 +3,16 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { DEFAULT_PROJECT, P, chunksMessage, createMeasurement, uploadProto, uuid, withPeer, type TestPoint } from "../cloud/measurements/helpers.js";
+import {
+  DEFAULT_PROJECT,
+  P,
+  chunksMessage,
+  createMeasurement,
+  uploadProto,
+  uuid,
+  withPeer,
+  type TestPoint,
+} from "../cloud/measurements/helpers.js";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
 import { hoverPlot, screenshot, signIn } from "./helpers.js";
 
@@ -19,13 +28,38 @@ describe("console panels of a recorded drive", () => {
     const at = (i: number) => BigInt(i) * 100_000_000n; // 10 Hz
     for (let i = 0; i < 600; i++) {
       const a = (2 * Math.PI * i) / 600; // one lap of an ellipse
-      points.push({ name: "gnss/position", type: "json", elapsed: at(i), payload: Buffer.from(JSON.stringify({ lat: 35 + 0.003 * Math.sin(a), lon: 137 + 0.008 * Math.cos(a), alt: 50 })) });
-      points.push({ name: "vehicle/speed", type: "float64", elapsed: at(i), payload: Buffer.from(new Float64Array([60 + 20 * Math.sin(a * 3)]).buffer).reverse() });
-      if (i % 60 === 0) points.push({ name: "log/event", type: "string", elapsed: at(i), payload: Buffer.from(i === 300 ? "lap 1 half way" : `gear change ${i / 60}`) });
-      if (i % 100 === 0) points.push({ name: "raw/serial", type: "string", elapsed: at(i), payload: Buffer.from([0x00, 0x01, 0xfe, 0x41]) });
+      points.push({
+        name: "gnss/position",
+        type: "json",
+        elapsed: at(i),
+        payload: Buffer.from(
+          JSON.stringify({ lat: 35 + 0.003 * Math.sin(a), lon: 137 + 0.008 * Math.cos(a), alt: 50 }),
+        ),
+      });
+      points.push({
+        name: "vehicle/speed",
+        type: "float64",
+        elapsed: at(i),
+        payload: Buffer.from(new Float64Array([60 + 20 * Math.sin(a * 3)]).buffer).reverse(),
+      });
+      if (i % 60 === 0)
+        points.push({
+          name: "log/event",
+          type: "string",
+          elapsed: at(i),
+          payload: Buffer.from(i === 300 ? "lap 1 half way" : `gear change ${i / 60}`),
+        });
+      if (i % 100 === 0)
+        points.push({
+          name: "raw/serial",
+          type: "string",
+          elapsed: at(i),
+          payload: Buffer.from([0x00, 0x01, 0xfe, 0x41]),
+        });
     }
     expect((await uploadProto(ctx.call, chunksMessage(m, uuid(), [points]))).status).toBe(200);
-    for (const step of ["end", "complete"]) expect((await ctx.call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
+    for (const step of ["end", "complete"])
+      expect((await ctx.call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
     browser = await launchChromium({ viewport: { width: 1366, height: 900 } });
     page = await browser.context.newPage();
   }, 120_000);
@@ -47,7 +81,9 @@ describe("console panels of a recorded drive", () => {
 
     // The cursor at the first quarter of the plot (once every series is on it): the lap's first quarter, far
     // from its end.
-    await expect.poll(async () => Number(await page.getByTestId("plot").getAttribute("data-points")), { timeout: 30_000 }).toBe(2400);
+    await expect
+      .poll(async () => Number(await page.getByTestId("plot").getAttribute("data-points")), { timeout: 30_000 })
+      .toBe(2400);
     const atCursor = async () => {
       await hoverPlot(page, 0.25);
       return position.textContent();
@@ -66,7 +102,9 @@ describe("console panels of a recorded drive", () => {
     // 10 s of a 60 s drive at 10 Hz: about 100 points a series.
     await expect.poll(points, { timeout: 30_000 }).toBeLessThan(500);
     expect(await points()).toBeGreaterThan(300);
-    await expect.poll(async () => Number(await page.getByTestId("map").getAttribute("data-points")), { timeout: 30_000 }).toBeLessThan(120);
+    await expect
+      .poll(async () => Number(await page.getByTestId("map").getAttribute("data-points")), { timeout: 30_000 })
+      .toBeLessThan(120);
     await range.selectOption({ label: "Whole measurement" });
     await expect.poll(points, { timeout: 30_000 }).toBe(2400);
   }, 120_000);
@@ -89,8 +127,16 @@ describe("console panels of a recorded drive", () => {
     const form = page.getByRole("form", { name: "Rename measurement" });
     await form.getByLabel("Name").fill("Lap test, dry track");
     await form.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 2 }).first().textContent(), { timeout: 30_000 }).toBe("Measurement Lap test, dry track");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 2 }).first().textContent(), { timeout: 30_000 })
+      .toBe("Measurement Lap test, dry track");
     await page.goto(`${ctx.peer.url}/console/#/measurements?project=${DEFAULT_PROJECT}`);
-    await expect.poll(() => page.getByRole("table", { name: "Measurements" }).getByRole("link", { name: "Lap test, dry track" }).count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(
+        () =>
+          page.getByRole("table", { name: "Measurements" }).getByRole("link", { name: "Lap test, dry track" }).count(),
+        { timeout: 30_000 },
+      )
+      .toBe(1);
   });
 });

@@ -17,13 +17,18 @@ describe("web console: a project's webhooks", () => {
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-    req.on("end", () => (got.push({ signature: String(req.headers["x-intdash-signature-256"]), body }), res.writeHead(204).end()));
+    req.on(
+      "end",
+      () => (got.push({ signature: String(req.headers["x-intdash-signature-256"]), body }), res.writeHead(204).end()),
+    );
   });
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const group = (await json(ctx.call("/auth/groups", { method: "POST", json: { name: "Hook lab" } }), 201)).uuid;
-    project = (await json(ctx.call(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "Hooked" } }), 201)).uuid;
+    project = (
+      await json(ctx.call(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "Hooked" } }), 201)
+    ).uuid;
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
@@ -32,7 +37,10 @@ describe("web console: a project's webhooks", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     await signIn(page, peer.url, "admin", ADMIN_PASSWORD);
     await page.goto(`${peer.url}/console/#/org`);
-    await page.getByRole("region", { name: "Groups and projects" }).getByRole("button", { name: "Hooked", exact: true }).click();
+    await page
+      .getByRole("region", { name: "Groups and projects" })
+      .getByRole("button", { name: "Hooked", exact: true })
+      .click();
     const form = page.getByRole("form", { name: "New webhook" });
     await form.getByLabel("Webhook URL").fill(url);
     await form.getByRole("button", { name: "Add webhook" }).click();
@@ -43,7 +51,9 @@ describe("web console: a project's webhooks", () => {
 
     await page.getByRole("button", { name: `Test webhook ${url}` }).click();
     const deliveries = page.getByRole("table", { name: "Latest webhook deliveries" });
-    await expect.poll(() => deliveries.locator("tbody tr").first().textContent(), { timeout: 30_000 }).toMatch(/created \(test\)succeeded1$/);
+    await expect
+      .poll(() => deliveries.locator("tbody tr").first().textContent(), { timeout: 30_000 })
+      .toMatch(/created \(test\)succeeded1$/);
     expect(got).toHaveLength(1);
     expect(crypto.createHmac("sha256", secret).update(got[0]!.body).digest("base64")).toBe(got[0]!.signature);
 

@@ -38,25 +38,42 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   // password is; it serves the page.
   expect(out.slice(0, out.indexOf("Demo running")).trim()).toBe("");
   const first = out.split("\n").find((l) => /^\s+\S/.test(l));
-  expect(first).toMatch(new RegExp(`^\\s+console\\s+http://127\\.0\\.0\\.1:${port}/console/\\s+\\(sign in as "admin", password in \\S*admin-password\\)$`));
+  expect(first).toMatch(
+    new RegExp(
+      `^\\s+console\\s+http://127\\.0\\.0\\.1:${port}/console/\\s+\\(sign in as "admin", password in \\S*admin-password\\)$`,
+    ),
+  );
   const page = await fetch(`http://127.0.0.1:${port}/console/`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<div id="app">');
 
   // The vehicle's run: a console link to the measurement, named.
-  const run = new RegExp(`the vehicle's run\\s+http://127\\.0\\.0\\.1:${port}/console/#/measurement/([0-9a-f-]{36})/([0-9a-f-]{36})\\s+\\("(Test track run [^"]+)"\\)`).exec(out);
+  const run = new RegExp(
+    `the vehicle's run\\s+http://127\\.0\\.0\\.1:${port}/console/#/measurement/([0-9a-f-]{36})/([0-9a-f-]{36})\\s+\\("(Test track run [^"]+)"\\)`,
+  ).exec(out);
   expect(run, out).not.toBeNull();
 
   // The data-point URL names the running measurement; with the printed token it serves the vehicle's points:
   // numbers, a position, a CAN frame.
   const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];
-  expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`));
+  expect(url).toMatch(
+    new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`),
+  );
   const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
-  const names = async () => new Set((await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text()).split("\n").map((l) => /"data_id":"([^"]+)"/.exec(l)?.[1]));
+  const names = async () =>
+    new Set(
+      (await (await fetch(url!, { headers: { "X-Intdash-Token": token } })).text())
+        .split("\n")
+        .map((l) => /"data_id":"([^"]+)"/.exec(l)?.[1]),
+    );
   for (const name of ["vehicle/speed", "gnss/position", "imu/acc_x", "can/0x1A0", "engine/coolant_temp"])
     await expect.poll(async () => (await names()).has(name), { timeout: 20_000, interval: 500 }).toBe(true);
   expect(url).toContain(run![2]!);
-  const measurement = await (await fetch(`http://127.0.0.1:${port}/api/v1/projects/${run![1]}/measurements/${run![2]}`, { headers: { "X-Intdash-Token": token } })).json();
+  const measurement = await (
+    await fetch(`http://127.0.0.1:${port}/api/v1/projects/${run![1]}/measurements/${run![2]}`, {
+      headers: { "X-Intdash-Token": token },
+    })
+  ).json();
   expect(measurement.name).toBe(run![3]);
   // No secret on the console.
   expect(out).not.toContain(token);
@@ -64,7 +81,11 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   // The printed agentctl command works and shows the upstream streaming.
   const cmd = /agent state\s+npx agentctl --socket (\S+) state/.exec(out)?.[1];
   expect(cmd).toBeDefined();
-  const { stdout } = await promisify(execFile)(process.execPath, ["bin/agentctl.mjs", "--socket", cmd!, "state", "upstream"], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["bin/agentctl.mjs", "--socket", cmd!, "state", "upstream"],
+    { cwd: ROOT },
+  );
   expect(stdout).toMatch(/demo\s+.*(connected|quiet)/);
   // The agent and the sample connector it launched run compiled JavaScript, without a TypeScript loader.
   const running = (await promisify(execFile)("pgrep", ["-af", dir])).stdout;
@@ -76,7 +97,10 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   expect(await exited).toBe(0);
   expect(fs.existsSync(path.join(dir, "agent", "agent.sock"))).toBe(false);
   // Nothing left running on the demo's data (the agent and the sample connector both ended).
-  const left = await promisify(execFile)("pgrep", ["-f", dir]).then((r) => r.stdout.trim(), () => "");
+  const left = await promisify(execFile)("pgrep", ["-f", dir]).then(
+    (r) => r.stdout.trim(),
+    () => "",
+  );
   expect(left).toBe("");
 }, 120_000);
 
@@ -86,7 +110,11 @@ it("names the address and CLOUD_LISTEN when the port is taken", async () => {
   const port = (busy.address() as net.AddressInfo).port;
   const other = fs.mkdtempSync(path.join(os.tmpdir(), "demo-busy-"));
   try {
-    const r = await promisify(execFile)(process.execPath, ["dist/bin/demo.js"], { cwd: ROOT, env: { ...process.env, DEMO_DATA: other, CLOUD_LISTEN: `127.0.0.1:${port}` }, timeout: 60_000 }).then(
+    const r = await promisify(execFile)(process.execPath, ["dist/bin/demo.js"], {
+      cwd: ROOT,
+      env: { ...process.env, DEMO_DATA: other, CLOUD_LISTEN: `127.0.0.1:${port}` },
+      timeout: 60_000,
+    }).then(
       () => ({ code: 0, stderr: "" }),
       (e: { code: number; stderr: string }) => e,
     );

@@ -18,12 +18,30 @@ const PACKAGES = ["edge-agent", "cloud-peer"] as const;
 const children: ChildProcess[] = [];
 let debs: Record<(typeof PACKAGES)[number], string>;
 
-const sh = (cmd: string, args: string[]) => run(cmd, args, { timeout: 300_000, maxBuffer: 64 << 20 }).then((r) => r.stdout);
-const exists = (cmd: string, args: string[]) => run(cmd, args).then(() => true, () => false);
+const sh = (cmd: string, args: string[]) =>
+  run(cmd, args, { timeout: 300_000, maxBuffer: 64 << 20 }).then((r) => r.stdout);
+const exists = (cmd: string, args: string[]) =>
+  run(cmd, args).then(
+    () => true,
+    () => false,
+  );
 
 /** Runs a packaged command as its system user, with a folder of its own. */
 function asUser(user: string, cmd: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn("runuser", ["-u", user, "--", "env", `PATH=${process.env.PATH}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`), cmd, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    "runuser",
+    [
+      "-u",
+      user,
+      "--",
+      "env",
+      `PATH=${process.env.PATH}`,
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      cmd,
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let log = "";
   child.stdout!.on("data", (c: Buffer) => (log += c));
   child.stderr!.on("data", (c: Buffer) => (log += c));
@@ -43,9 +61,14 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
 }
 
 beforeAll(async () => {
-  await run(process.execPath, [path.join(ROOT, "scripts", "package-deb.mjs"), "--out", out, "--fast"], { cwd: ROOT, timeout: 600_000 });
+  await run(process.execPath, [path.join(ROOT, "scripts", "package-deb.mjs"), "--out", out, "--fast"], {
+    cwd: ROOT,
+    timeout: 600_000,
+  });
   const files = fs.readdirSync(out);
-  debs = Object.fromEntries(PACKAGES.map((p) => [p, path.join(out, files.find((f) => f.startsWith(`${p}_`))!)])) as typeof debs;
+  debs = Object.fromEntries(
+    PACKAGES.map((p) => [p, path.join(out, files.find((f) => f.startsWith(`${p}_`))!)]),
+  ) as typeof debs;
 }, 600_000);
 
 afterAll(async () => {
@@ -53,7 +76,8 @@ afterAll(async () => {
   await run("pkill", ["-KILL", "-f", work]).catch(() => undefined);
   for (const p of PACKAGES) await run("pkill", ["-KILL", "-u", p]).catch(() => undefined);
   // Never leave the packages on the machine, whatever failed.
-  for (const p of PACKAGES) if (await exists("dpkg", ["-s", p])) await run("dpkg", ["--purge", p]).catch(() => undefined);
+  for (const p of PACKAGES)
+    if (await exists("dpkg", ["-s", p])) await run("dpkg", ["--purge", p]).catch(() => undefined);
   fs.rmSync(out, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
 }, 120_000);
@@ -62,11 +86,28 @@ describe("Debian packages", () => {
   it("hold each package's own code: the agent carries no sqlite3, no PostgreSQL driver and no console", async () => {
     const agent = await sh("dpkg-deb", ["-c", debs["edge-agent"]]);
     const cloud = await sh("dpkg-deb", ["-c", debs["cloud-peer"]]);
-    for (const absent of ["node_modules/sqlite3/", "node_modules/pg/", "/dist/console/", "/dist/cloud/"]) expect(agent, absent).not.toContain(absent);
-    for (const present of ["./usr/lib/edge-agent/node_modules/lmdb/", "./usr/bin/edge-agent -> ../lib/edge-agent/bin/edge-agent.mjs", "./usr/bin/agentctl", "./lib/systemd/system/edge-agent.service", "./etc/default/edge-agent", "/dist/runtime/connectors/sample-connector.js"])
+    for (const absent of ["node_modules/sqlite3/", "node_modules/pg/", "/dist/console/", "/dist/cloud/"])
+      expect(agent, absent).not.toContain(absent);
+    for (const present of [
+      "./usr/lib/edge-agent/node_modules/lmdb/",
+      "./usr/bin/edge-agent -> ../lib/edge-agent/bin/edge-agent.mjs",
+      "./usr/bin/agentctl",
+      "./lib/systemd/system/edge-agent.service",
+      "./etc/default/edge-agent",
+      "/dist/runtime/connectors/sample-connector.js",
+    ])
       expect(agent, present).toContain(present);
-    for (const present of ["node_modules/sqlite3/", "node_modules/pg/", "/dist/console/index.html", "./usr/bin/cloud-peer"]) expect(cloud, present).toContain(present);
-    for (const deb of Object.values(debs)) expect(await sh("dpkg-deb", ["-c", deb]), "source maps and TypeScript declarations stay out").not.toMatch(/\.(map|d\.ts)\n/);
+    for (const present of [
+      "node_modules/sqlite3/",
+      "node_modules/pg/",
+      "/dist/console/index.html",
+      "./usr/bin/cloud-peer",
+    ])
+      expect(cloud, present).toContain(present);
+    for (const deb of Object.values(debs))
+      expect(await sh("dpkg-deb", ["-c", deb]), "source maps and TypeScript declarations stay out").not.toMatch(
+        /\.(map|d\.ts)\n/,
+      );
     const control = await sh("dpkg-deb", ["-f", debs["edge-agent"], "Depends", "Architecture", "Version"]);
     expect(control).toMatch(/^Depends: nodejs \(>= 20\.17\)/m);
     expect(control).toMatch(/^Architecture: (amd64|arm64)$/m);
@@ -80,7 +121,9 @@ describe("Debian packages", () => {
       const st = fs.statSync(`/var/lib/${p}`);
       expect((st.mode & 0o777).toString(8)).toBe("700");
       expect((await sh("stat", ["-c", "%U:%G", `/var/lib/${p}`])).trim()).toBe(`${p}:${p}`);
-      expect(fs.readFileSync(`/lib/systemd/system/${p}.service`, "utf8")).toMatch(new RegExp(`^ExecStart=/usr/bin/${p} `, "m"));
+      expect(fs.readFileSync(`/lib/systemd/system/${p}.service`, "utf8")).toMatch(
+        new RegExp(`^ExecStart=/usr/bin/${p} `, "m"),
+      );
     }
     expect((await sh("/usr/bin/agentctl", ["--version"])).trim()).not.toBe("");
 
@@ -94,14 +137,24 @@ describe("Debian packages", () => {
     await run("chown", ["edge-agent:edge-agent", agentDir]);
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const cloud = asUser("cloud-peer", "/usr/bin/cloud-peer", ["--data", cloudDir, "--listen", `127.0.0.1:${port}`], { CLOUD_ADMIN_PASSWORD: "Packaged-admin-1" });
+    const cloud = asUser("cloud-peer", "/usr/bin/cloud-peer", ["--data", cloudDir, "--listen", `127.0.0.1:${port}`], {
+      CLOUD_ADMIN_PASSWORD: "Packaged-admin-1",
+    });
     const token = await until("the cloud peer", async () => {
-      const r = await fetch(`${url}/api/auth/oauth2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "password", username: "admin", password: "Packaged-admin-1" }) });
+      const r = await fetch(`${url}/api/auth/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "password", username: "admin", password: "Packaged-admin-1" }),
+      });
       return r.ok ? ((await r.json()) as { access_token: string }).access_token : undefined;
     });
     expect(await exists("pgrep", ["-u", "cloud-peer", "-f", `cloud-peer --data ${cloudDir}`])).toBe(true);
     const api = async (p: string, init: { method?: string; json?: unknown } = {}) => {
-      const r = await fetch(`${url}/api${p}`, { method: init.method ?? "GET", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: init.json ? JSON.stringify(init.json) : undefined });
+      const r = await fetch(`${url}/api${p}`, {
+        method: init.method ?? "GET",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: init.json ? JSON.stringify(init.json) : undefined,
+      });
       if (!r.ok) throw new Error(`${p}: ${r.status} ${await r.text()}`);
       return r.json();
     };
@@ -109,34 +162,92 @@ describe("Debian packages", () => {
 
     const socket = path.join(agentDir, "agent.sock");
     const connectors = "/usr/lib/edge-agent/dist/runtime/connectors";
-    const agent = asUser("edge-agent", "/usr/bin/edge-agent", ["--socket", socket, "--data", path.join(agentDir, "data"), "--allow-dir", connectors, "--allow-dir", path.dirname(process.execPath)]);
+    const agent = asUser("edge-agent", "/usr/bin/edge-agent", [
+      "--socket",
+      socket,
+      "--data",
+      path.join(agentDir, "data"),
+      "--allow-dir",
+      connectors,
+      "--allow-dir",
+      path.dirname(process.execPath),
+    ]);
     await until("the agent's socket", async () => (fs.existsSync(socket) ? true : undefined));
     expect(await exists("pgrep", ["-u", "edge-agent", "-f", `edge-agent --socket ${socket}`])).toBe(true);
     const ctl = (...args: string[]) => sh("/usr/bin/agentctl", ["--socket", socket, ...args]);
-    await ctl("config", "connection", "-m", JSON.stringify({ server_url: url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret }));
+    await ctl(
+      "config",
+      "connection",
+      "-m",
+      JSON.stringify({
+        server_url: url,
+        project_uuid: demo.projectUuid,
+        edge_uuid: demo.edgeUuid,
+        client_secret: demo.edgeSecret,
+      }),
+    );
     await ctl("config", "upstream", "-c", JSON.stringify({ id: "rt", persist: true, qos: "partial" }));
-    await ctl("config", "device-connector", "upstream", "-c", JSON.stringify({
-      id: "sample",
-      format: "iscp-v2-compat",
-      dest_ids: ["rt"],
-      ipc: { type: "fifo", path: path.join(agentDir, "data", "sample.fifo") },
-      launch: { command: process.execPath, args: [`${connectors}/sample-connector.js`, "--path", "${ipc.path}", "--name", "packaged/counter", "--type", "int64", "--size", "8", "--rate", "20"] },
-    }));
-    const points = await until("points in the cloud", async () => {
-      const list = (await (await fetch(`${url}/api/v1/projects/${demo.projectUuid}/measurements`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { uuid: string }[] };
-      const m = list.items[0];
-      if (!m) return undefined;
-      const text = await (await fetch(`${url}/api/v1/projects/${demo.projectUuid}/data?name=${m.uuid}`, { headers: { authorization: `Bearer ${token}` } })).text();
-      const n = text.split("\n").filter((l) => l.includes('"data_id":"packaged/counter"')).length;
-      return n > 0 ? n : undefined;
-    }, 90_000).catch((e: Error) => {
-      throw new Error(`${e.message}\nagent: ${(agent as unknown as { log: string }).log}\ncloud: ${(cloud as unknown as { log: string }).log}`);
+    await ctl(
+      "config",
+      "device-connector",
+      "upstream",
+      "-c",
+      JSON.stringify({
+        id: "sample",
+        format: "iscp-v2-compat",
+        dest_ids: ["rt"],
+        ipc: { type: "fifo", path: path.join(agentDir, "data", "sample.fifo") },
+        launch: {
+          command: process.execPath,
+          args: [
+            `${connectors}/sample-connector.js`,
+            "--path",
+            "${ipc.path}",
+            "--name",
+            "packaged/counter",
+            "--type",
+            "int64",
+            "--size",
+            "8",
+            "--rate",
+            "20",
+          ],
+        },
+      }),
+    );
+    const points = await until(
+      "points in the cloud",
+      async () => {
+        const list = (await (
+          await fetch(`${url}/api/v1/projects/${demo.projectUuid}/measurements`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).json()) as { items: { uuid: string }[] };
+        const m = list.items[0];
+        if (!m) return undefined;
+        const text = await (
+          await fetch(`${url}/api/v1/projects/${demo.projectUuid}/data?name=${m.uuid}`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).text();
+        const n = text.split("\n").filter((l) => l.includes('"data_id":"packaged/counter"')).length;
+        return n > 0 ? n : undefined;
+      },
+      90_000,
+    ).catch((e: Error) => {
+      throw new Error(
+        `${e.message}\nagent: ${(agent as unknown as { log: string }).log}\ncloud: ${(cloud as unknown as { log: string }).log}`,
+      );
     });
     expect(points).toBeGreaterThan(0);
 
     // runuser passes SIGTERM on to the command it runs.
     for (const c of [agent, cloud]) c.kill("SIGTERM");
-    await Promise.all([agent, cloud].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined)));
+    await Promise.all(
+      [agent, cloud].map((c) =>
+        c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined,
+      ),
+    );
     expect(await exists("pgrep", ["-f", work])).toBe(false);
     // Purge takes the data folders and the users with it; the packages are gone.
     await run("dpkg", ["--purge", "edge-agent", "cloud-peer"], { timeout: 120_000 });

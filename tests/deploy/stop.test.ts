@@ -26,19 +26,29 @@ it("SIGTERM ends the open measurement and exits 0 well within the unit's Timeout
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "unit-stop-"));
   cloud = await startCloudWithEdge(path.join(dir, "cloud"));
   agent = await startUnitAgent(dir);
-  const call = async (method: string, p: string, body: unknown) => expect((await agent!.api.request(method, p, body)).status, `${method} ${p}`).toBeLessThan(300);
+  const call = async (method: string, p: string, body: unknown) =>
+    expect((await agent!.api.request(method, p, body)).status, `${method} ${p}`).toBeLessThan(300);
   const { edge } = cloud;
-  await call("PATCH", "/connection", { server_url: cloud.peer.url, project_uuid: edge.projectUuid, edge_uuid: edge.edgeUuid, client_secret: edge.edgeSecret });
+  await call("PATCH", "/connection", {
+    server_url: cloud.peer.url,
+    project_uuid: edge.projectUuid,
+    edge_uuid: edge.edgeUuid,
+    client_secret: edge.edgeSecret,
+  });
   await call("POST", "/upstreams", { id: "rt", qos: "partial" });
   await call("POST", "/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"] });
   const fifo = path.join(path.dirname(agent.socket), "ipc", "up-dc.fifo");
   const fh = await openFifoWriter(fifo);
   try {
     await writeNumbered(fh, 0, 1000);
-    const [open] = await until(async () => {
-      const ms = await cloud!.measurements();
-      return ms.length === 1 && ms[0]!.received_data_points === 1000 && ms;
-    }, 20_000, "1000 points in the cloud");
+    const [open] = await until(
+      async () => {
+        const ms = await cloud!.measurements();
+        return ms.length === 1 && ms[0]!.received_data_points === 1000 && ms;
+      },
+      20_000,
+      "1000 points in the cloud",
+    );
     expect(open).toMatchObject({ status: "measuring", ended: false });
 
     // The connector still holds the FIFO open: the measurement is in progress when systemd stops the agent.
@@ -51,5 +61,7 @@ it("SIGTERM ends the open measurement and exits 0 well within the unit's Timeout
   } finally {
     await fh.close().catch(() => undefined);
   }
-  expect(await cloud.measurements()).toMatchObject([{ status: "finished", ended: true, completed: true, received_data_points: 1000 }]);
+  expect(await cloud.measurements()).toMatchObject([
+    { status: "finished", ended: true, completed: true, received_data_points: 1000 },
+  ]);
 }, 120_000);

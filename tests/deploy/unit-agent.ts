@@ -18,7 +18,8 @@ export function systemPaths(dir: string): Array<[string, string]> {
   ];
 }
 
-export const mapPaths = (s: string, paths: Array<[string, string]>) => paths.reduce((acc, [from, to]) => acc.replaceAll(from, to), s);
+export const mapPaths = (s: string, paths: Array<[string, string]>) =>
+  paths.reduce((acc, [from, to]) => acc.replaceAll(from, to), s);
 
 export interface UnitAgent {
   child: ChildProcess;
@@ -31,7 +32,10 @@ export interface UnitAgent {
  * Runs `program` (default: this checkout's bin) with the unit's ExecStart arguments, paths mapped. The
  * intdash FIFO folder is allowed by default at its real path; mapped, it is passed as AGENT_ALLOW_DIRS.
  */
-export async function startUnitAgent(dir: string, o: { program?: string; env?: Record<string, string> } = {}): Promise<UnitAgent> {
+export async function startUnitAgent(
+  dir: string,
+  o: { program?: string; env?: Record<string, string> } = {},
+): Promise<UnitAgent> {
   const paths = systemPaths(dir);
   const args = execStart(unitText("edge-agent")).args.map((a) => mapPaths(a, paths));
   const intdash = mapPaths("/run/intdash", paths);
@@ -56,7 +60,9 @@ export interface CloudWithEdge {
   peer: TestPeer;
   edge: DemoState;
   /** The project's measurements as the cloud's REST API shows them. */
-  measurements(): Promise<Array<{ uuid: string; status: string; ended: boolean; completed: boolean; received_data_points: number }>>;
+  measurements(): Promise<
+    Array<{ uuid: string; status: string; ended: boolean; completed: boolean; received_data_points: number }>
+  >;
 }
 
 export async function startCloudWithEdge(dir: string): Promise<CloudWithEdge> {
@@ -68,7 +74,9 @@ export async function startCloudWithEdge(dir: string): Promise<CloudWithEdge> {
     peer,
     edge,
     async measurements() {
-      const r = await fetch(`${peer.url}/api/v1/projects/${edge.projectUuid}/measurements`, { headers: { "X-Intdash-Token": token } });
+      const r = await fetch(`${peer.url}/api/v1/projects/${edge.projectUuid}/measurements`, {
+        headers: { "X-Intdash-Token": token },
+      });
       return ((await r.json()) as { items: never[] }).items;
     },
   };

@@ -55,7 +55,10 @@ export function timeoutStopMs(text: string): number {
 export async function verifyUnit(dir: string, name: UnitName, text: string): Promise<string[]> {
   const { program } = execStart(text);
   const file = path.join(dir, `${name}.service`);
-  fs.writeFileSync(file, text.replaceAll(`ExecStart=${program} `, `ExecStart=${path.join(ROOT, "bin", `${name}.mjs`)} `));
+  fs.writeFileSync(
+    file,
+    text.replaceAll(`ExecStart=${program} `, `ExecStart=${path.join(ROOT, "bin", `${name}.mjs`)} `),
+  );
   const r = await run("systemd-analyze", ["verify", "--man=no", file]).then(
     (ok) => ({ code: 0, out: ok.stdout + ok.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),

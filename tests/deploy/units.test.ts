@@ -13,10 +13,14 @@ const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "units-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const help = async (name: UnitName) => (await run(process.execPath, [path.join(ROOT, "bin", `${name}.mjs`), "--help"])).stdout;
+const help = async (name: UnitName) =>
+  (await run(process.execPath, [path.join(ROOT, "bin", `${name}.mjs`), "--help"])).stdout;
 
 it("has systemd-analyze (CI installs systemd for it)", async () => {
-  await expect(run("systemd-analyze", ["--version"]), "systemd-analyze not found: install systemd").resolves.toBeDefined();
+  await expect(
+    run("systemd-analyze", ["--version"]),
+    "systemd-analyze not found: install systemd",
+  ).resolves.toBeDefined();
 });
 
 describe.each(["edge-agent", "cloud-peer"] as const)("deploy/%s.service", (name) => {
@@ -64,10 +68,16 @@ it("edge-agent.service puts the socket in systemd's runtime directory and lets t
 
 it("the check fails on a broken unit: a misspelt value, an unknown key, a missing program", async () => {
   const text = unitText("edge-agent");
-  const broken = text.replace("ProtectSystem=strict", "ProtectSystem=strikt").replace("TimeoutStopSec=", "TimeoutStopSecs=");
+  const broken = text
+    .replace("ProtectSystem=strict", "ProtectSystem=strikt")
+    .replace("TimeoutStopSec=", "TimeoutStopSecs=");
   const found = await verifyUnit(dir, "edge-agent", broken);
   expect(found.join("\n")).toMatch(/strikt/);
   expect(found.join("\n")).toMatch(/TimeoutStopSecs/);
-  const missing = await verifyUnit(dir, "edge-agent", text.replace("ExecStartPre=+/usr/bin/install", "ExecStartPre=+/usr/bin/no-such-install"));
+  const missing = await verifyUnit(
+    dir,
+    "edge-agent",
+    text.replace("ExecStartPre=+/usr/bin/install", "ExecStartPre=+/usr/bin/no-such-install"),
+  );
   expect(missing.join("\n")).toMatch(/no-such-install/);
 });

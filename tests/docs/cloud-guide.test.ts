@@ -45,7 +45,10 @@ function substitutions(): Array<[string, string]> {
     ["sudo ", ""],
     // sqlite3's install script fetches or builds its binary (minutes, or the network): the test skips the
     // scripts and puts this checkout's binary of the same version where that script would.
-    ["--omit=dev ./measure-edge-cloud-*.tgz", `--omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund ./measure-edge-cloud-*.tgz && install -D ${SQLITE_BINARY} ${path.join(pkg, SQLITE_RELEASE, "node_sqlite3.node")}`],
+    [
+      "--omit=dev ./measure-edge-cloud-*.tgz",
+      `--omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund ./measure-edge-cloud-*.tgz && install -D ${SQLITE_BINARY} ${path.join(pkg, SQLITE_RELEASE, "node_sqlite3.node")}`,
+    ],
     ["/usr/local", prefix],
     // (/etc/cloud-peer appears only in root blocks: the test writes what they install there itself.)
     ...paths.filter(([from]) => from !== "/etc/cloud-peer"),
@@ -59,12 +62,19 @@ const { nextBlock, unused } = blockRunner({
   substitutions,
   state,
   cwd: download,
-  env: () => ({ ...process.env, PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`, CURL_CA_BUNDLE: ca.caFile, npm_config_update_notifier: "false" }),
+  env: () => ({
+    ...process.env,
+    PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`,
+    CURL_CA_BUNDLE: ca.caFile,
+    npm_config_update_notifier: "false",
+  }),
 });
 
 /** Runs `command` in the guide's shell session (its exported variables), trusting the test CA. */
 async function inSession(command: string): Promise<string> {
-  return (await run("bash", ["-c", `source ${state}; ${command}`], { env: { ...process.env, CURL_CA_BUNDLE: ca.caFile } })).stdout;
+  return (
+    await run("bash", ["-c", `source ${state}; ${command}`], { env: { ...process.env, CURL_CA_BUNDLE: ca.caFile } })
+  ).stdout;
 }
 
 /** A variable the guide's blocks exported. */
@@ -72,7 +82,8 @@ const shellVar = (name: string) => inSession(`printf %s "$${name}"`);
 
 /** The settings the next root block writes with `echo 'X=Y' | sudo tee -a /etc/default/cloud-peer`. */
 function applyRootSettings(text: string): void {
-  for (const [, name, value] of text.matchAll(/^echo '(CLOUD_\w+)=(.*)' \| sudo tee -a \/etc\/default\/cloud-peer$/gm)) settings[name!] = mapped(value!).replace("cloud.example.com:8080", `localhost:${port}`);
+  for (const [, name, value] of text.matchAll(/^echo '(CLOUD_\w+)=(.*)' \| sudo tee -a \/etc\/default\/cloud-peer$/gm))
+    settings[name!] = mapped(value!).replace("cloud.example.com:8080", `localhost:${port}`);
 }
 
 /** `systemctl start cloud-peer`: the installed command with the unit's arguments and the settings file's variables. */
@@ -147,17 +158,24 @@ afterAll(async () => {
 describe.sequential("docs/guide/cloud.md", () => {
   it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack), postgres (a PostgreSQL server)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
-    expect(blocks.every((b) => ["test", "root", "build", "postgres"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
+    expect(
+      blocks.every((b) => ["test", "root", "build", "postgres"].includes(b.kind)),
+      JSON.stringify(blocks.map((b) => b.kind)),
+    ).toBe(true);
     // The PostgreSQL block's commands are the scale-out walkthrough's, which tests/docs/scale-out-guide.test.ts runs.
     for (const b of blocks.filter((x) => x.kind === "postgres"))
       for (const line of b.text.trim().split("\n"))
-        expect(line, line).toMatch(/^(sudo -u postgres createuser cloud$|sudo -u postgres createdb -O cloud cloud$|cloud-peer migrate-store |cloud-peer --data )/);
+        expect(line, line).toMatch(
+          /^(sudo -u postgres createuser cloud$|sudo -u postgres createdb -O cloud cloud$|cloud-peer migrate-store |cloud-peer --data )/,
+        );
     const scaleOut = guideBlocks("scale-out.md").guide;
     for (const b of blocks.filter((x) => x.kind === "postgres"))
-      for (const line of b.text.split("\n").filter((l) => l.startsWith("sudo -u postgres "))) expect(scaleOut, line).toContain(`${line}\n`);
+      for (const line of b.text.split("\n").filter((l) => l.startsWith("sudo -u postgres ")))
+        expect(scaleOut, line).toContain(`${line}\n`);
     expect(blocks.filter((b) => b.kind === "build").map((b) => b.text)).toEqual(["npm ci\nnpm pack\n"]);
     for (const b of blocks.filter((x) => x.kind === "root"))
-      for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(sudo |echo .* \| sudo tee -a \/etc\/default\/cloud-peer$)/);
+      for (const line of b.text.trim().split("\n"))
+        expect(line, line).toMatch(/^(sudo |echo .* \| sudo tee -a \/etc\/default\/cloud-peer$)/);
     expect(testBlocks.length).toBe(15);
   });
 
@@ -166,7 +184,8 @@ describe.sequential("docs/guide/cloud.md", () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(out.endsWith(`\n${version}\n`) || out === `${version}\n`, out).toBe(true);
     for (const b of blocks.filter((x) => x.kind === "root"))
-      for (const [file] of b.text.matchAll(/\/usr\/local\/lib\/node_modules\/measure-edge-cloud\/\S+/g)) expect(fs.existsSync(file.replace("/usr/local", prefix)), file).toBe(true);
+      for (const [file] of b.text.matchAll(/\/usr\/local\/lib\/node_modules\/measure-edge-cloud\/\S+/g))
+        expect(fs.existsSync(file.replace("/usr/local", prefix)), file).toBe(true);
   }, 400_000);
 
   it("first start: the admin changes the temporary password from the file, then gets an access token and an API token", async () => {
@@ -185,9 +204,14 @@ describe.sequential("docs/guide/cloud.md", () => {
     const out = await nextBlock();
     const [projectUuid, edgeUuid, token] = await Promise.all(["PROJECT_UUID", "EDGE_UUID", "API_TOKEN"].map(shellVar));
     expect(out).toBe(`project ${projectUuid}, edge ${edgeUuid}\n`);
-    const get = async (p: string) => (await fetch(`${peer!.url}/api${p}`, { headers: { "X-Intdash-Token": token! } })).json() as Promise<any>;
-    expect((await get(`/auth/projects/${projectUuid}/edges`)).items.map((e: { edge_uuid: string }) => e.edge_uuid)).toEqual([edgeUuid]);
-    expect((await get(`/auth/projects/${projectUuid}/members`)).items.map((m: { user_uuid: string }) => m.user_uuid)).toContain(await shellVar("ALICE_UUID"));
+    const get = async (p: string) =>
+      (await fetch(`${peer!.url}/api${p}`, { headers: { "X-Intdash-Token": token! } })).json() as Promise<any>;
+    expect(
+      (await get(`/auth/projects/${projectUuid}/edges`)).items.map((e: { edge_uuid: string }) => e.edge_uuid),
+    ).toEqual([edgeUuid]);
+    expect(
+      (await get(`/auth/projects/${projectUuid}/members`)).items.map((m: { user_uuid: string }) => m.user_uuid),
+    ).toContain(await shellVar("ALICE_UUID"));
     expect(await nextBlock()).toBe("bearer\n");
   }, 180_000);
 
@@ -225,7 +249,9 @@ describe.sequential("docs/guide/cloud.md", () => {
     rootBlocksBefore(1);
     await startPeer();
     // The restored peer knows the API token made before the backup, and the edge.
-    expect(JSON.parse(await inSession('curl -fsS $CLOUD/api/auth/edges/$EDGE_UUID -H "X-Intdash-Token: $API_TOKEN"')).name).toBe("vehicle-1");
+    expect(
+      JSON.parse(await inSession('curl -fsS $CLOUD/api/auth/edges/$EDGE_UUID -H "X-Intdash-Token: $API_TOKEN"')).name,
+    ).toBe("vehicle-1");
     expect(await nextBlock()).toMatch(/^\S{8,}\n$/);
   }, 180_000);
 

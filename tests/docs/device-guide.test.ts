@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
 import { guideBlocks } from "./guide-blocks.js";
 import { ROOT } from "../deploy/unit-file.js";
-import { mapPaths, startCloudWithEdge, startUnitAgent, systemPaths, type CloudWithEdge, type UnitAgent } from "../deploy/unit-agent.js";
+import {
+  mapPaths,
+  startCloudWithEdge,
+  startUnitAgent,
+  systemPaths,
+  type CloudWithEdge,
+  type UnitAgent,
+} from "../deploy/unit-agent.js";
 
 const run = promisify(execFile);
 const { guide, blocks, testBlocks } = guideBlocks("device.md");
@@ -57,17 +64,26 @@ async function nextBlock(): Promise<string> {
     }
   const script = `set -euo pipefail\n${exports.join("\n")}\n${text}`;
   exports.push(...text.split("\n").filter((l) => l.startsWith("export ")));
-  const env = { ...process.env, PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`, npm_config_update_notifier: "false" };
-  const r = await run("bash", ["-c", script], { cwd: download, env, maxBuffer: 16 << 20 }).catch((e: { code: number; stdout: string; stderr: string }) => {
-    throw new Error(`block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}`);
-  });
+  const env = {
+    ...process.env,
+    PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`,
+    npm_config_update_notifier: "false",
+  };
+  const r = await run("bash", ["-c", script], { cwd: download, env, maxBuffer: 16 << 20 }).catch(
+    (e: { code: number; stdout: string; stderr: string }) => {
+      throw new Error(`block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}`);
+    },
+  );
   return r.stdout;
 }
 
 /** The agent as `systemctl start edge-agent` starts it, with AGENT_ALLOW_DIRS from the guide's settings file. */
 async function startAgent(): Promise<UnitAgent> {
   const allow = /^echo 'AGENT_ALLOW_DIRS=(\S+)' \| sudo tee -a \/etc\/default\/edge-agent$/m.exec(guide)![1]!;
-  return startUnitAgent(dir, { program: path.join(prefix, "bin", "edge-agent"), env: { AGENT_ALLOW_DIRS: mapPaths(allow, substitutions()) } });
+  return startUnitAgent(dir, {
+    program: path.join(prefix, "bin", "edge-agent"),
+    env: { AGENT_ALLOW_DIRS: mapPaths(allow, substitutions()) },
+  });
 }
 
 async function stopAgent(): Promise<void> {
@@ -76,7 +92,14 @@ async function stopAgent(): Promise<void> {
 }
 
 const pointsInCloud = async () => (await cloud.measurements()).reduce((n, m) => n + m.received_data_points, 0);
-const sampleConnector = (args: string[]) => [path.join(pkg, "dist", "runtime", "connectors", "sample-connector.js"), "--format", "logger-msg", "--type", "string", ...args];
+const sampleConnector = (args: string[]) => [
+  path.join(pkg, "dist", "runtime", "connectors", "sample-connector.js"),
+  "--format",
+  "logger-msg",
+  "--type",
+  "string",
+  ...args,
+];
 
 beforeAll(async () => {
   fs.mkdirSync(download);
@@ -94,10 +117,14 @@ afterAll(async () => {
 describe.sequential("docs/guide/device.md", () => {
   it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
-    expect(blocks.every((b) => ["test", "root", "build"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
+    expect(
+      blocks.every((b) => ["test", "root", "build"].includes(b.kind)),
+      JSON.stringify(blocks.map((b) => b.kind)),
+    ).toBe(true);
     expect(blocks.filter((b) => b.kind === "build").map((b) => b.text)).toEqual(["npm ci\nnpm pack\n"]);
     for (const b of blocks.filter((x) => x.kind === "root"))
-      for (const line of b.text.trim().split("\n")) expect(line, line).toMatch(/^(sudo |systemctl status |journalctl |echo .* \| sudo tee )/);
+      for (const line of b.text.trim().split("\n"))
+        expect(line, line).toMatch(/^(sudo |systemctl status |journalctl |echo .* \| sudo tee )/);
     expect(testBlocks.length).toBe(6);
   });
 
@@ -107,7 +134,8 @@ describe.sequential("docs/guide/device.md", () => {
     expect(out.endsWith(`\n${version}\n${version}\n`), out).toBe(true);
     // What the root blocks copy from the installed package is there.
     for (const b of blocks.filter((x) => x.kind === "root"))
-      for (const [file] of b.text.matchAll(/\/usr\/local\/lib\/node_modules\/measure-edge-cloud\/\S+/g)) expect(fs.existsSync(mapPaths(file, [["/usr/local", prefix]])), file).toBe(true);
+      for (const [file] of b.text.matchAll(/\/usr\/local\/lib\/node_modules\/measure-edge-cloud\/\S+/g))
+        expect(fs.existsSync(mapPaths(file, [["/usr/local", prefix]])), file).toBe(true);
   }, 300_000);
 
   it("connects the agent, started as the unit starts it, to the cloud", async () => {
@@ -115,7 +143,11 @@ describe.sequential("docs/guide/device.md", () => {
     agent = await startAgent();
     const out = await nextBlock();
     expect(out).toMatch(/verified\s+true/);
-    await until(async () => (await agent!.api.get<{ code: string }>("/upstreams/default/state")).body.code !== "disconnected", 20_000, "the upstream connected");
+    await until(
+      async () => (await agent!.api.get<{ code: string }>("/upstreams/default/state")).body.code !== "disconnected",
+      20_000,
+      "the upstream connected",
+    );
   }, 120_000);
 
   it("takes logger-msg data from intdash's connector FIFO logger_1.tx to the cloud", async () => {
@@ -125,12 +157,20 @@ describe.sequential("docs/guide/device.md", () => {
     expect(fs.statSync(tx).isFIFO()).toBe(true);
     expect(fs.statSync(path.join(intdash, "logger_1.rx")).isFIFO()).toBe(true);
     // intdash's connector, here the sample connector writing the same format into the same FIFO.
-    connector = spawn(process.execPath, sampleConnector(["--path", tx, "--count", "50", "--rate", "500"]), { stdio: "ignore" });
+    connector = spawn(process.execPath, sampleConnector(["--path", tx, "--count", "50", "--rate", "500"]), {
+      stdio: "ignore",
+    });
     await until(async () => (await pointsInCloud()) === 50, 20_000, "50 points in the cloud");
   }, 60_000);
 
   it("starts a connector program from an allowed directory, whose points reach the cloud", async () => {
-    fs.writeFileSync(path.join(connectors, "can-logger"), `#!/bin/sh\nexec "${process.execPath}" ${sampleConnector(["--rate", "200", "--path"]).map((a) => `"${a}"`).join(" ")} "$1"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(connectors, "can-logger"),
+      `#!/bin/sh\nexec "${process.execPath}" ${sampleConnector(["--rate", "200", "--path"])
+        .map((a) => `"${a}"`)
+        .join(" ")} "$1"\n`,
+      { mode: 0o755 },
+    );
     const out = await nextBlock();
     expect(out).toContain("can");
     await until(async () => (await pointsInCloud()) > 250, 20_000, "the launched connector's points in the cloud");
@@ -141,8 +181,13 @@ describe.sequential("docs/guide/device.md", () => {
     await stopAgent();
     expect((await cloud.measurements()).every((m) => m.ended)).toBe(true);
     agent = await startAgent();
-    expect((await agent.api.get("/connection")).body).toMatchObject({ server_url: cloud.peer.url, client_secret: cloud.edge.edgeSecret });
-    expect((await agent.api.get<{ items: { id: string }[] }>("/device-connectors/upstream")).body.items.map((i) => i.id)).toEqual(["logger-1-up", "can"]);
+    expect((await agent.api.get("/connection")).body).toMatchObject({
+      server_url: cloud.peer.url,
+      client_secret: cloud.edge.edgeSecret,
+    });
+    expect(
+      (await agent.api.get<{ items: { id: string }[] }>("/device-connectors/upstream")).body.items.map((i) => i.id),
+    ).toEqual(["logger-1-up", "can"]);
   }, 300_000);
 
   it("exports the configuration with its secret to a private file and imports it back", async () => {
@@ -155,6 +200,10 @@ describe.sequential("docs/guide/device.md", () => {
 
   it("ran every test block, with every substitution", () => {
     expect(testBlocks).toEqual([]);
-    expect(substitutions().map(([from]) => from).filter((f) => !used.has(f))).toEqual([]);
+    expect(
+      substitutions()
+        .map(([from]) => from)
+        .filter((f) => !used.has(f)),
+    ).toEqual([]);
   });
 });

@@ -9,7 +9,10 @@ const run = promisify(execFile);
 
 export function guideBlocks(file: string) {
   const guide = fs.readFileSync(path.join(ROOT, "docs/guide", file), "utf8");
-  const blocks = [...guide.matchAll(/^```sh( \w+)?\n([\s\S]*?)^```$/gm)].map((m) => ({ kind: m[1]?.trim() ?? "", text: m[2]! }));
+  const blocks = [...guide.matchAll(/^```sh( \w+)?\n([\s\S]*?)^```$/gm)].map((m) => ({
+    kind: m[1]?.trim() ?? "",
+    text: m[2]!,
+  }));
   return { guide, blocks, testBlocks: blocks.filter((b) => b.kind === "test").map((b) => b.text) };
 }
 
@@ -40,12 +43,20 @@ export function blockRunner(o: BlockRunnerOptions) {
       }
     const script = `${fs.existsSync(o.state) ? `source ${o.state}\n` : ""}set -euo pipefail\n${text}\nexport -p > ${o.state}\n`;
     const limits = o.timeoutMs ? { timeout: o.timeoutMs, killSignal: "SIGKILL" as const } : {};
-    const r = await run("bash", ["-c", script], { cwd: o.cwd, env: o.env(), maxBuffer: 16 << 20, ...limits }).catch((e: { code: number; stdout: string; stderr: string }) => {
-      throw new Error(`block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}${o.onFailure ? `\n${o.onFailure()}` : ""}`);
-    });
+    const r = await run("bash", ["-c", script], { cwd: o.cwd, env: o.env(), maxBuffer: 16 << 20, ...limits }).catch(
+      (e: { code: number; stdout: string; stderr: string }) => {
+        throw new Error(
+          `block failed (${e.code}):\n${text}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}${o.onFailure ? `\n${o.onFailure()}` : ""}`,
+        );
+      },
+    );
     return r.stdout;
   }
   /** The example values no block used (a guide changed under the test). */
-  const unused = () => o.substitutions().map(([from]) => from).filter((f) => !used.has(f));
+  const unused = () =>
+    o
+      .substitutions()
+      .map(([from]) => from)
+      .filter((f) => !used.has(f));
   return { nextBlock, unused };
 }

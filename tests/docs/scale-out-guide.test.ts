@@ -84,7 +84,10 @@ async function makeSqlitePeer(): Promise<void> {
   fs.mkdirSync(sqlitePeer, { recursive: true });
   const peer = await startTestPeer({ dataDir: sqlitePeer });
   try {
-    const r = await caller(peer, await adminToken(peer))("/auth/edges", { method: "POST", json: { name: "vehicle-1" } });
+    const r = await caller(peer, await adminToken(peer))("/auth/edges", {
+      method: "POST",
+      json: { name: "vehicle-1" },
+    });
     expect(r.status).toBe(201);
   } finally {
     await peer.stop();
@@ -95,7 +98,9 @@ beforeAll(async () => {
   fs.mkdirSync(work);
   fs.mkdirSync(bin);
   // What `npm install -g` puts on PATH: a link per package.json "bin" entry to the bin file.
-  const { bin: bins } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+  const { bin: bins } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    bin: Record<string, string>;
+  };
   for (const [name, file] of Object.entries(bins)) fs.symlinkSync(path.join(ROOT, file), path.join(bin, name));
   pgServer = await startPostgres();
   nats = await startNats();
@@ -114,7 +119,10 @@ afterAll(async () => {
 describe.sequential("docs/guide/scale-out.md", () => {
   it("marks every sh block: test (run here), hosts (several machines), bench (the benchmark)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
-    expect(blocks.every((b) => ["test", "hosts", "bench"].includes(b.kind)), JSON.stringify(blocks.map((b) => b.kind))).toBe(true);
+    expect(
+      blocks.every((b) => ["test", "hosts", "bench"].includes(b.kind)),
+      JSON.stringify(blocks.map((b) => b.kind)),
+    ).toBe(true);
     expect(testBlocks.length).toBe(9);
   });
 

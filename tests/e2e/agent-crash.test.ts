@@ -39,12 +39,16 @@ it("loses no accepted point when the agent is killed with SIGKILL", async () => 
   await s.stopCloud();
   await writeNumbered(fh, 500, 1500);
   let last = -1;
-  await until(async () => {
-    const size = (await agentMeasurements()).reduce((n, m) => n + m.pending_data_size, 0);
-    const stable = size > 0 && size === last;
-    last = size;
-    return stable;
-  }, 15_000, "the agent holds the offline points");
+  await until(
+    async () => {
+      const size = (await agentMeasurements()).reduce((n, m) => n + m.pending_data_size, 0);
+      const stable = size > 0 && size === last;
+      last = size;
+      return stable;
+    },
+    15_000,
+    "the agent holds the offline points",
+  );
 
   // Mid-stream: the connector keeps writing while the agent dies.
   const writing = writeUntilBroken(fh, 1500);
@@ -56,11 +60,15 @@ it("loses no accepted point when the agent is killed with SIGKILL", async () => 
 
   await s.startCloud();
   await s.startAgent();
-  const got = await until(async () => {
-    const a = await cloudIndices(s);
-    const pending = (await agentMeasurements()).reduce((n, m) => n + m.pending_data_size, 0);
-    return a.length >= 1500 && pending === 0 && a;
-  }, 60_000, "the accepted points in the cloud");
+  const got = await until(
+    async () => {
+      const a = await cloudIndices(s);
+      const pending = (await agentMeasurements()).reduce((n, m) => n + m.pending_data_size, 0);
+      return a.length >= 1500 && pending === 0 && a;
+    },
+    60_000,
+    "the accepted points in the cloud",
+  );
   // An unbroken prefix: nothing accepted was lost, nothing came twice, nothing after a gap.
   expect(got).toEqual(range(0, got.length));
   expect(got.length).toBeLessThanOrEqual(written);

@@ -44,7 +44,10 @@ it("a backup taken during a live upstream restores every acknowledged point, wit
     await until(async () => (await cloudIndices(s)).length >= 1000, 30_000, "1000 points stored");
     // Stored and readable through the API: acknowledged to the agent.
     acked = await cloudIndices(s);
-    const { stdout } = await run(process.execPath, [BIN, "backup", "--data", s.peer.dataDir, "--to", backupDir], { env, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [BIN, "backup", "--data", s.peer.dataDir, "--to", backupDir], {
+      env,
+      timeout: 60_000,
+    });
     expect(stdout).toContain(`backup written to ${backupDir}`);
     // Data keeps flowing after the backup: the live peer ends up with more than the backup.
     const after = written;
@@ -54,13 +57,20 @@ it("a backup taken during a live upstream restores every acknowledged point, wit
     await writer;
     await fh.close();
   }
-  const live = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= written && i;
-  }, 30_000, "every point in the live peer");
+  const live = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= written && i;
+    },
+    30_000,
+    "every point in the live peer",
+  );
 
   const dataDir = path.join(s.dir, "restored");
-  const r = await run(process.execPath, [BIN, "restore", "--from", backupDir, "--data", dataDir], { env, timeout: 60_000 });
+  const r = await run(process.execPath, [BIN, "restore", "--from", backupDir, "--data", dataDir], {
+    env,
+    timeout: 60_000,
+  });
   expect(r.stdout).toContain(`into ${dataDir}`);
   restored = await startTestPeer({ dataDir });
 
@@ -69,7 +79,10 @@ it("a backup taken during a live upstream restores every acknowledged point, wit
     "SELECT sequence_id, file_offset, file_length FROM meas_chunk_payloads WHERE file_length IS NOT NULL",
   );
   expect(rows.length).toBeGreaterThan(0);
-  for (const row of rows) expect(fs.statSync(path.join(dataDir, "chunks", `${row.sequence_id}.chunks`)).size).toBeGreaterThanOrEqual(row.file_offset + row.file_length);
+  for (const row of rows)
+    expect(fs.statSync(path.join(dataDir, "chunks", `${row.sequence_id}.chunks`)).size).toBeGreaterThanOrEqual(
+      row.file_offset + row.file_length,
+    );
 
   // The same token works on the restored peer and sees the same accounts and organisation.
   const get = async (p: string, peer: { url: string }) => {
@@ -77,7 +90,13 @@ it("a backup taken during a live upstream restores every acknowledged point, wit
     expect(res.status, p).toBe(200);
     return res.json();
   };
-  for (const p of ["/auth/users/me", "/auth/users", "/auth/edges", "/auth/projects", `/auth/projects/${s.cloud.projectUuid}/edges`])
+  for (const p of [
+    "/auth/users/me",
+    "/auth/users",
+    "/auth/edges",
+    "/auth/projects",
+    `/auth/projects/${s.cloud.projectUuid}/edges`,
+  ])
     expect(await get(p, restored), p).toEqual(await get(p, s.peer));
 
   // All data read back through the REST API of the restored peer.

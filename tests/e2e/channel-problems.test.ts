@@ -9,7 +9,8 @@ let s: Stack;
 beforeAll(async () => void (s = await startConnectedStack()), 60_000);
 afterAll(async () => s?.close());
 
-const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/dc/state")).body;
+const state = async () =>
+  (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/dc/state")).body;
 
 it("skips corrupt bytes, counts them in the state, and keeps the good frames", async () => {
   const fh = await openFifoWriter(s.fifo("dc"));
@@ -17,15 +18,23 @@ it("skips corrupt bytes, counts them in the state, and keeps the good frames", a
     const garbage = Buffer.alloc(64, 0xff);
     await fh.write(Buffer.concat([numberedFrame(0), garbage, numberedFrame(1), numberedFrame(2)]));
     await writeNumbered(fh, 3, 50);
-    await until(async () => (await state()).error.includes("corrupt frame region(s) skipped"), 10_000, "the corrupt region counted");
+    await until(
+      async () => (await state()).error.includes("corrupt frame region(s) skipped"),
+      10_000,
+      "the corrupt region counted",
+    );
     expect(["connected", "quiet"]).toContain((await state()).code);
   } finally {
     await fh.close();
   }
-  const got = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= 49 && i;
-  }, 15_000, "the good frames in the cloud");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= 49 && i;
+    },
+    15_000,
+    "the good frames in the cloud",
+  );
   // The frame right after the garbage may be swallowed while resynchronising; every other one arrives.
   expect(got.filter((i) => i !== 1)).toEqual(range(0, 50).filter((i) => i !== 1));
 }, 60_000);
@@ -42,19 +51,30 @@ it("stops the measurement when the disk is 90 % full (limit_data_storage false) 
   try {
     await new Promise((r) => setTimeout(r, 1500)); // the agent checks the disk every second
     await writeNumbered(fh, 1000, 1100);
-    await until(async () => {
-      const st = await state();
-      return st.code === "error" && st.error.includes("the disk holding the data directory is 95 % full: measurement stopped");
-    }, 10_000, "the channel in error with the reason");
+    await until(
+      async () => {
+        const st = await state();
+        return (
+          st.code === "error" &&
+          st.error.includes("the disk holding the data directory is 95 % full: measurement stopped")
+        );
+      },
+      10_000,
+      "the channel in error with the reason",
+    );
     expect((await cloudIndices(s)).filter((i) => i >= 1000)).toEqual([]);
 
     full = false;
     await new Promise((r) => setTimeout(r, 1500));
     await writeNumbered(fh, 2000, 2100);
-    const got = await until(async () => {
-      const i = (await cloudIndices(s)).filter((x) => x >= 2000);
-      return i.length >= 100 && i;
-    }, 15_000, "accepting again");
+    const got = await until(
+      async () => {
+        const i = (await cloudIndices(s)).filter((x) => x >= 2000);
+        return i.length >= 100 && i;
+      },
+      15_000,
+      "accepting again",
+    );
     expect(got).toEqual(range(2000, 2100));
     await until(async () => ["connected", "quiet"].includes((await state()).code), 10_000, "the channel recovers");
   } finally {

@@ -11,14 +11,32 @@ beforeAll(async () => {
   await s.connect();
   // As documented: an upstream with its defaults, and the connector's dest_ids ["default", "deferred"].
   await s.put("/upstreams", { id: "default" });
-  await s.put("/device-connectors/upstream", { id: "dc-can", format: "iscp-v2-compat", data_name_prefix: "v1/10/", dest_ids: ["default", "deferred"], ipc: { type: "fifo", path: s.fifo("dc-can") } });
-  await until(async () => ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>("/upstreams/default/state")).body.code), 15_000, "default connected");
+  await s.put("/device-connectors/upstream", {
+    id: "dc-can",
+    format: "iscp-v2-compat",
+    data_name_prefix: "v1/10/",
+    dest_ids: ["default", "deferred"],
+    ipc: { type: "fifo", path: s.fifo("dc-can") },
+  });
+  await until(
+    async () =>
+      ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>("/upstreams/default/state")).body.code),
+    15_000,
+    "default connected",
+  );
 }, 60_000);
 afterAll(async () => s?.close());
 
 const settled = async () => {
-  await until(async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none", 20_000, "deferred upload idle");
-  const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce((n, m) => n + m.pending_data_size, 0);
+  await until(
+    async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none",
+    20_000,
+    "deferred upload idle",
+  );
+  const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce(
+    (n, m) => n + m.pending_data_size,
+    0,
+  );
   expect(pending).toBe(0);
 };
 
@@ -34,13 +52,23 @@ it("stores each point once with dest_ids [upstream, deferred]: 500 written, 500 
   await settled();
   expect(await cloudIndices(s, "can")).toEqual(range(0, 500));
   const [m] = await s.measurements();
-  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}`, { headers: { "X-Intdash-Token": s.cloud.token } });
-  expect(await r.json()).toMatchObject({ received_data_points: 500, sequences: { expected_data_points: 500, received_data_points: 500, status: "completed" } });
+  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}`, {
+    headers: { "X-Intdash-Token": s.cloud.token },
+  });
+  expect(await r.json()).toMatchObject({
+    received_data_points: 500,
+    sequences: { expected_data_points: 500, received_data_points: 500, status: "completed" },
+  });
 }, 60_000);
 
 it("uploads later, once, what an outage kept from real time, also for an upstream with recover: false", async () => {
   await s.put("/upstreams", { id: "lossy", recover: false });
-  await s.put("/device-connectors/upstream", { id: "dc-lossy", format: "iscp-v2-compat", dest_ids: ["lossy", "deferred"], ipc: { type: "fifo", path: s.fifo("dc-lossy") } });
+  await s.put("/device-connectors/upstream", {
+    id: "dc-lossy",
+    format: "iscp-v2-compat",
+    dest_ids: ["lossy", "deferred"],
+    ipc: { type: "fifo", path: s.fifo("dc-lossy") },
+  });
   const state = async () => (await s.agentApi.get<{ code: string }>("/upstreams/lossy/state")).body.code;
   await until(async () => ["connected", "quiet"].includes(await state()), 15_000, "lossy connected");
   const fh = await openFifoWriter(s.fifo("dc-lossy"));

@@ -41,10 +41,32 @@ afterAll(async () => {
 describe("downstream: cloud -> agent -> connector FIFO", () => {
   it("delivers matching points to the channel's FIFO in its format, prefix removed, through the downstream filters", async () => {
     const fifo = s.fifo("down");
-    await s.put("/device-connectors/downstream", { id: "out", format: "iscp-v2-compat", data_name_prefix: "cmd/", ipc: { type: "fifo", path: fifo } });
-    await s.put("/filters/downstream", { id: "ren", type: "rename", target: { type: "name", patterns: ["cmd/old/#"] }, change_to: { type: "rename", strip_prefix: "cmd/old/", add_prefix: "cmd/new/" } });
-    await s.put("/downstreams", { id: "dn", dest_ids: ["out"], qos: "partial", filters: [{ src_edge_uuid: pubEdge.uuid, data_filters: [{ type: "#", name: "cmd/#" }] }] });
-    await until(async () => ["connected", "quiet"].includes(((await s.agentApi.get("/downstreams/dn/state")).body as { code: string }).code), 15_000, "downstream connected");
+    await s.put("/device-connectors/downstream", {
+      id: "out",
+      format: "iscp-v2-compat",
+      data_name_prefix: "cmd/",
+      ipc: { type: "fifo", path: fifo },
+    });
+    await s.put("/filters/downstream", {
+      id: "ren",
+      type: "rename",
+      target: { type: "name", patterns: ["cmd/old/#"] },
+      change_to: { type: "rename", strip_prefix: "cmd/old/", add_prefix: "cmd/new/" },
+    });
+    await s.put("/downstreams", {
+      id: "dn",
+      dest_ids: ["out"],
+      qos: "partial",
+      filters: [{ src_edge_uuid: pubEdge.uuid, data_filters: [{ type: "#", name: "cmd/#" }] }],
+    });
+    await until(
+      async () =>
+        ["connected", "quiet"].includes(
+          ((await s.agentApi.get("/downstreams/dn/state")).body as { code: string }).code,
+        ),
+      15_000,
+      "downstream connected",
+    );
     await until(() => fs.existsSync(fifo), 10_000, "downstream FIFO created");
 
     // Read the FIFO as the connector would.
@@ -54,17 +76,31 @@ describe("downstream: cloud -> agent -> connector FIFO", () => {
     reader.on("data", (b) => decodeInto(dec, b as Buffer, got));
 
     const up = await publisher.openUpstream({ sessionId: randomUUID(), persist: false });
-    const sent = Array.from({ length: 50 }, (_, i) => ({ name: i % 5 === 0 ? "cmd/old/x" : i % 5 === 1 ? "other/y" : `cmd/${i % 3}`, payload: Buffer.from([i, 1, 2, 3]), elapsed: 1_000_000 * (i + 1) }));
+    const sent = Array.from({ length: 50 }, (_, i) => ({
+      name: i % 5 === 0 ? "cmd/old/x" : i % 5 === 1 ? "other/y" : `cmd/${i % 3}`,
+      payload: Buffer.from([i, 1, 2, 3]),
+      elapsed: 1_000_000 * (i + 1),
+    }));
     for (const p of sent) {
       up.write({ name: p.name, type: "bytes" }, [{ elapsedTime: p.elapsed, payload: p.payload }]);
       up.flush();
     }
     const want = sent
       .filter((p) => p.name.startsWith("cmd/"))
-      .map((p) => ({ name: p.name.replace(/^cmd\/old\//, "new/").replace(/^cmd\//, ""), type: "bytes", payload: p.payload.toString("hex"), elapsedNs: p.elapsed }));
+      .map((p) => ({
+        name: p.name.replace(/^cmd\/old\//, "new/").replace(/^cmd\//, ""),
+        type: "bytes",
+        payload: p.payload.toString("hex"),
+        elapsedNs: p.elapsed,
+      }));
     await until(() => got.length >= want.length, 15_000, `${want.length} frames in the FIFO`);
     reader.destroy();
-    const seen = got.map((p) => ({ name: p.name, type: p.type, payload: Buffer.from(p.payload).toString("hex"), elapsedNs: p.elapsedNs }));
+    const seen = got.map((p) => ({
+      name: p.name,
+      type: p.type,
+      payload: Buffer.from(p.payload).toString("hex"),
+      elapsedNs: p.elapsedNs,
+    }));
     // Chunks of different data ids may be relayed in any order between ids, but each id keeps its order.
     const byName = (xs: typeof seen) => {
       const m: Record<string, typeof seen> = {};

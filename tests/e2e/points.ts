@@ -13,7 +13,12 @@ export function numberedFrame(index: number, name = "n", size = 8): Buffer {
 }
 
 /** Writes points `from`..`to - 1`, a batch at a time. */
-export async function writeNumbered(fh: FileHandle, from: number, to: number, o: { name?: string; size?: number } = {}): Promise<void> {
+export async function writeNumbered(
+  fh: FileHandle,
+  from: number,
+  to: number,
+  o: { name?: string; size?: number } = {},
+): Promise<void> {
   const BATCH = 100;
   for (let i = from; i < to; i += BATCH) {
     const frames: Buffer[] = [];

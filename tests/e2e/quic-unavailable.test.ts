@@ -25,7 +25,11 @@ afterAll(async () => s?.close());
 const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
 
 it("streams over WebSocket, then shows a clear error state when the transport is set to QUIC", async () => {
-  await until(async () => ["quiet", "connected"].includes((await state()).code), 20_000, "upstream open over WebSocket");
+  await until(
+    async () => ["quiet", "connected"].includes((await state()).code),
+    20_000,
+    "upstream open over WebSocket",
+  );
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 50, { size: 32 });
@@ -34,10 +38,14 @@ it("streams over WebSocket, then shows a clear error state when the transport is
 
     const r = await s.agentApi.request("PATCH", "/transport", { protocol: "quic" });
     expect(r.status).toBe(200);
-    const failed = await until(async () => {
-      const st = await state();
-      return st.code === "error" && st;
-    }, 20_000, "error state over QUIC");
+    const failed = await until(
+      async () => {
+        const st = await state();
+        return st.code === "error" && st;
+      },
+      20_000,
+      "error state over QUIC",
+    );
     expect(failed.error).toBe(`transport: QUIC is not available on this platform (${PLATFORM})`);
     expect(s.child!.exitCode).toBeNull();
 
@@ -53,14 +61,30 @@ it("streams over WebSocket, then shows a clear error state when the transport is
 it("refuses to start a cloud peer listening on QUIC, with a clear message", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quic-unavailable-"));
   try {
-    const args = [...HIDE_QUIC, path.join(ROOT, "bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", dir, "--iscp-quic-listen", "127.0.0.1:0", "--log-level", "silent"];
+    const args = [
+      ...HIDE_QUIC,
+      path.join(ROOT, "bin/cloud-peer.mjs"),
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      dir,
+      "--iscp-quic-listen",
+      "127.0.0.1:0",
+      "--log-level",
+      "silent",
+    ];
     const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(process.execPath, args, { env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Unavailable-Quic-1" }, timeout: 60_000 }, (err, _out, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        args,
+        { env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Unavailable-Quic-1" }, timeout: 60_000 },
+        (err, _out, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
       ),
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`cloud-peer: --iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): QUIC is not available on this platform (${PLATFORM}); leave it unset to serve iSCP over WebSocket only\n`);
+    expect(r.stderr).toBe(
+      `cloud-peer: --iscp-quic-listen (CLOUD_ISCP_QUIC_LISTEN): QUIC is not available on this platform (${PLATFORM}); leave it unset to serve iSCP over WebSocket only\n`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

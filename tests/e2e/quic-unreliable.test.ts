@@ -47,9 +47,13 @@ it("loses datagrams in real time and still delivers every point once (deferred u
   QuicDatagramChannel.prototype.send = realSend;
   // The connector is gone: the measurement ends 2 s later and the lost chunks go by deferred upload.
   await s.agentApi.patch("/device-connectors/upstream/dc", { enabled: false });
-  const got = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= 300 && i;
-  }, 60_000, "all 300 points");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= 300 && i;
+    },
+    60_000,
+    "all 300 points",
+  );
   expect(got).toEqual(range(0, 300));
 }, 120_000);

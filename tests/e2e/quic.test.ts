@@ -27,9 +27,13 @@ it("streams over QUIC and recovers what a cloud restart interrupted", async () =
     await fh.close();
   }
   await until(async () => ["quiet", "connected"].includes((await state()).code), 30_000, "upstream back over QUIC");
-  const got = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= 400 && i;
-  }, 60_000, "400 points");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= 400 && i;
+    },
+    60_000,
+    "400 points",
+  );
   expect(got).toEqual(range(0, 400));
 }, 120_000);

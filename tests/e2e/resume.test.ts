@@ -14,7 +14,9 @@ afterAll(async () => {
 });
 
 const pendingOnAgent = async () =>
-  (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.some((m) => m.pending_data_size > 0);
+  (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.some(
+    (m) => m.pending_data_size > 0,
+  );
 const upstream = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
 
 it("resumes the stream after a network cut; every point arrives once, in one sequence", async () => {
@@ -30,27 +32,41 @@ it("resumes the stream after a network cut; every point arrives once, in one seq
     await new Promise((r) => setTimeout(r, 300));
     relay.cut();
     await writeNumbered(fh, 400, 600);
-    await until(async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code), 20_000, "reconnected");
+    await until(
+      async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code),
+      20_000,
+      "reconnected",
+    );
     await writeNumbered(fh, 600, 900);
     // Chunks whose acks were lost in the cut are sent again once the stream is resumed (the cloud acks
     // what it already had): everything arrives in real time, exactly once, and nothing stays pending on
     // the agent while the measurement goes on.
-    const live = await until(async () => {
-      const i = await cloudIndices(s);
-      return i.length >= 900 && !(await pendingOnAgent()) && i;
-    }, 30_000, "900 points in real time, nothing pending while measuring");
+    const live = await until(
+      async () => {
+        const i = await cloudIndices(s);
+        return i.length >= 900 && !(await pendingOnAgent()) && i;
+      },
+      30_000,
+      "900 points in real time, nothing pending while measuring",
+    );
     expect(live).toEqual(range(0, 900));
   } finally {
     await fh.close();
   }
   // Ending the measurement (its channel disabled) leaves nothing pending.
   await s.agentApi.patch("/device-connectors/upstream/dc", { enabled: false });
-  const got = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= 900 && !(await pendingOnAgent()) && i;
-  }, 60_000, "900 points, nothing pending");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= 900 && !(await pendingOnAgent()) && i;
+    },
+    60_000,
+    "900 points, nothing pending",
+  );
   expect(got).toEqual(range(0, 900));
   const [m] = await s.measurements();
-  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, { headers: { "X-Intdash-Token": s.cloud.token } });
+  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, {
+    headers: { "X-Intdash-Token": s.cloud.token },
+  });
   expect(((await r.json()) as { items: unknown[] }).items).toHaveLength(1);
 }, 120_000);

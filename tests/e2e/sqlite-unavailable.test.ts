@@ -33,8 +33,11 @@ it("runs the agent without sqlite3: a connector's points reach the cloud", async
 
 const cloudPeer = (args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [...HIDE_SQLITE3, path.join(ROOT, "bin/cloud-peer.mjs"), ...args], { env: { ...process.env, CLOUD_ADMIN_PASSWORD: "No-sqlite3-here-1" }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [...HIDE_SQLITE3, path.join(ROOT, "bin/cloud-peer.mjs"), ...args],
+      { env: { ...process.env, CLOUD_ADMIN_PASSWORD: "No-sqlite3-here-1" }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
 

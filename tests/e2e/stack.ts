@@ -62,7 +62,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   fs.mkdirSync(cloudDir);
   let peer = await startTestPeer({ dataDir: cloudDir, config: opts.cloud });
   const port = Number(new URL(peer.url).port);
-  const cloudConfig = { ...opts.cloud, listen: `127.0.0.1:${port}`, ...(opts.quic ? { iscpQuicListen: `127.0.0.1:${port}` } : {}) };
+  const cloudConfig = {
+    ...opts.cloud,
+    listen: `127.0.0.1:${port}`,
+    ...(opts.quic ? { iscpQuicListen: `127.0.0.1:${port}` } : {}),
+  };
   if (opts.quic) {
     await peer.close();
     peer = await startTestPeer({ dataDir: cloudDir, config: cloudConfig });
@@ -89,10 +93,24 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         s.agent = await startAgent({ socketPath, dataDir: agentData, allowDirs: TEST_ALLOW_DIRS });
         return;
       }
-      const child = spawn(process.execPath, [...(opts.agentNodeArgs ?? []), path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socketPath, "--data", agentData, "--log-level", "warn", ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d])], {
-        cwd: ROOT,
-        stdio: ["ignore", "ignore", "inherit"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          ...(opts.agentNodeArgs ?? []),
+          path.join(ROOT, "bin/edge-agent.mjs"),
+          "--socket",
+          socketPath,
+          "--data",
+          agentData,
+          "--log-level",
+          "warn",
+          ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d]),
+        ],
+        {
+          cwd: ROOT,
+          stdio: ["ignore", "ignore", "inherit"],
+        },
+      );
       s.child = child;
       // A loaded machine takes a while to compile the agent's TypeScript: up to a minute.
       for (const end = Date.now() + 60_000; Date.now() < end; ) {
@@ -121,7 +139,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       s.peer = peer;
     },
     async connect(protocol = "websocket") {
-      await call("PATCH", "/connection", { server_url: s.peer.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret });
+      await call("PATCH", "/connection", {
+        server_url: s.peer.url,
+        project_uuid: demo.projectUuid,
+        edge_uuid: demo.edgeUuid,
+        client_secret: demo.edgeSecret,
+      });
       await call("PATCH", "/transport", { protocol });
     },
     async put(collection, item) {
@@ -147,7 +170,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 }
 
 /** A project's measurements and their points, read back through the cloud's REST API (`url` may change on restart). */
-export function cloudData(url: () => string, token: string, projectUuid: string): Pick<Stack, "measurements" | "points"> {
+export function cloudData(
+  url: () => string,
+  token: string,
+  projectUuid: string,
+): Pick<Stack, "measurements" | "points"> {
   const cloudGet = async (p: string) => {
     const r = await fetch(`${url()}/api${p}`, { headers: { "X-Intdash-Token": token } });
     if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
@@ -188,7 +215,11 @@ export async function openFifoWriter(fifoPath: string, ms = 10_000): Promise<fs.
 }
 
 /** Polls until `check` returns a truthy value (or throws after `ms`). */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = "condition"): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 15_000,
+  what = "condition",
+): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -198,7 +229,8 @@ export async function until<T>(check: () => Promise<T | undefined | false> | T |
     } catch (e) {
       last = e;
     }
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
+    if (Date.now() > end)
+      throw new Error(`${what} not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -216,16 +248,32 @@ export function rfc3339Ns(t: string): bigint {
  */
 export async function streamThroughRt(s: Stack, upstream: Record<string, unknown> = {}): Promise<void> {
   await addRtUpstream(s, upstream);
-  await s.put("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("dc") } });
+  await s.put("/device-connectors/upstream", {
+    id: "dc",
+    format: "iscp-v2-compat",
+    dest_ids: ["rt"],
+    ipc: { type: "fifo", path: s.fifo("dc") },
+  });
 }
 
 /** The persisted upstream "rt" (partial QoS, flushed every 5 ms). */
 export async function addRtUpstream(s: Stack, upstream: Record<string, unknown> = {}): Promise<void> {
-  await s.put("/upstreams", { id: "rt", persist: true, recover: true, qos: "partial", flush_policy: "interval", flush_interval: 5, ...upstream });
+  await s.put("/upstreams", {
+    id: "rt",
+    persist: true,
+    recover: true,
+    qos: "partial",
+    flush_policy: "interval",
+    flush_interval: 5,
+    ...upstream,
+  });
 }
 
 /** A stack whose agent is connected to the cloud, then set up by `setup` (by default: streaming "dc" through "rt"). */
-export async function startConnectedStack(opts: StackOptions = {}, setup: (s: Stack) => Promise<void> = streamThroughRt): Promise<Stack> {
+export async function startConnectedStack(
+  opts: StackOptions = {},
+  setup: (s: Stack) => Promise<void> = streamThroughRt,
+): Promise<Stack> {
   const s = await startStack(opts);
   try {
     await s.connect();

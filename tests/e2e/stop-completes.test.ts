@@ -25,7 +25,13 @@ it("the cloud shows the measurement completed right after the agent exited on SI
   }
   const [m] = await s.measurements();
   expect(m).toMatchObject({ status: "finished", received_data_points: 500 });
-  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}`, { headers: { "X-Intdash-Token": s.cloud.token } });
-  expect(await r.json()).toMatchObject({ ended: true, completed: true, sequences: { status: "completed", expected_data_points: 500, received_data_points: 500 } });
+  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}`, {
+    headers: { "X-Intdash-Token": s.cloud.token },
+  });
+  expect(await r.json()).toMatchObject({
+    ended: true,
+    completed: true,
+    sequences: { status: "completed", expected_data_points: 500, received_data_points: 500 },
+  });
   expect(await cloudIndices(s)).toEqual(range(0, 500));
 }, 60_000);

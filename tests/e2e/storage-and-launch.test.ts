@@ -10,10 +10,18 @@ beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 6
 afterAll(async () => s?.close());
 
 const agentPending = async () =>
-  (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce((n, m) => n + m.pending_data_size, 0);
+  (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce(
+    (n, m) => n + m.pending_data_size,
+    0,
+  );
 
 it("deletes the oldest data first when the queue is full, and uploads the rest later", async () => {
-  await s.put("/device-connectors/upstream", { id: "big", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: s.fifo("big") } });
+  await s.put("/device-connectors/upstream", {
+    id: "big",
+    format: "iscp-v2-compat",
+    dest_ids: ["rt"],
+    ipc: { type: "fifo", path: s.fifo("big") },
+  });
   await s.agentApi.patch("/deferred-upload", { data_storage_capacity: 1, limit_data_storage: true });
   await s.stopCloud();
   const fh = await openFifoWriter(s.fifo("big"));
@@ -27,10 +35,14 @@ it("deletes the oldest data first when the queue is full, and uploads the rest l
   expect(await agentPending()).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);
 
   await s.startCloud();
-  const got = await until(async () => {
-    const i = await cloudIndices(s, "big");
-    return i.length > 0 && (await agentPending()) === 0 && i;
-  }, 60_000, "the kept data uploaded");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s, "big");
+      return i.length > 0 && (await agentPending()) === 0 && i;
+    },
+    60_000,
+    "the kept data uploaded",
+  );
   // What survived is the newest, without gaps: the oldest went first.
   const first = got[0]!;
   expect(first).toBeGreaterThan(0);
@@ -50,23 +62,44 @@ it("restarts a crashing launched connector with backoff; every run's points reac
     ipc: { type: "fifo", path: s.fifo("crashy") },
     launch: {
       command: process.execPath,
-      args: ["--import", "tsx", sample, "--path", "${ipc.path}", "--count", "25", "--rate", "0", "--exit-code", "7", "--name", "n"],
+      args: [
+        "--import",
+        "tsx",
+        sample,
+        "--path",
+        "${ipc.path}",
+        "--count",
+        "25",
+        "--rate",
+        "0",
+        "--exit-code",
+        "7",
+        "--name",
+        "n",
+      ],
       working_dir: process.cwd(),
       restart: { policy: "on-failure", initial_backoff_ms: 50, max_backoff_ms: 200, max_restarts: 3 },
     },
   });
   // Four runs (the first and three restarts), then the policy gives up and says why.
   await until(
-    async () => (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/crashy/state")).body.code === "error",
+    async () =>
+      (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/crashy/state")).body.code ===
+      "error",
     60_000,
     "the restart policy gives up",
   );
   const state = (await s.agentApi.get<{ error: string }>("/device-connectors/upstream/crashy/state")).body;
   expect(state.error).toBe('connector exited with code 7; not restarted (restart policy "on-failure")');
-  const counts = await until(async () => {
-    const byName = new Map<string, number>();
-    for (const m of await s.measurements()) for (const p of await s.points(m.uuid)) byName.set(p.name, (byName.get(p.name) ?? 0) + 1);
-    return (byName.get("crashy/n") ?? 0) >= 100 && byName;
-  }, 30_000, "100 points from four runs");
+  const counts = await until(
+    async () => {
+      const byName = new Map<string, number>();
+      for (const m of await s.measurements())
+        for (const p of await s.points(m.uuid)) byName.set(p.name, (byName.get(p.name) ?? 0) + 1);
+      return (byName.get("crashy/n") ?? 0) >= 100 && byName;
+    },
+    30_000,
+    "100 points from four runs",
+  );
   expect(counts.get("crashy/n")).toBe(100);
 }, 120_000);

@@ -25,18 +25,28 @@ it("resumes with a refreshed token after the first one expired", async () => {
     await new Promise((r) => setTimeout(r, 6000)); // the token the stream opened with has expired
     const before = relay.accepted;
     relay.cut();
-    await until(async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code), 20_000, "reconnected");
+    await until(
+      async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code),
+      20_000,
+      "reconnected",
+    );
     await writeNumbered(fh, 100, 200);
   } finally {
     await fh.close();
   }
   await s.agentApi.patch("/device-connectors/upstream/dc", { enabled: false });
-  const got = await until(async () => {
-    const i = await cloudIndices(s);
-    return i.length >= 200 && i;
-  }, 60_000, "200 points");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s);
+      return i.length >= 200 && i;
+    },
+    60_000,
+    "200 points",
+  );
   expect(got).toEqual(range(0, 200));
   const [m] = await s.measurements();
-  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, { headers: { "X-Intdash-Token": s.cloud.token } });
+  const r = await fetch(`${s.peer.url}/api/v1/projects/${s.cloud.projectUuid}/measurements/${m!.uuid}/sequences`, {
+    headers: { "X-Intdash-Token": s.cloud.token },
+  });
   expect(((await r.json()) as { items: unknown[] }).items).toHaveLength(1); // resumed, not a new stream
 }, 120_000);

@@ -29,20 +29,60 @@ let reader: fs.ReadStream | undefined;
 beforeAll(async () => {
   s = await startStack();
   await s.connect();
-  await s.put("/upstreams", { id: "unrel", persist: true, recover: true, qos: "unreliable", flush_policy: "immediately" });
-  await s.put("/upstreams", { id: "volatile", persist: false, recover: false, qos: "partial", flush_policy: "interval", flush_interval: 5 });
-  await s.put("/upstreams", { id: "norecover", persist: true, recover: false, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+  await s.put("/upstreams", {
+    id: "unrel",
+    persist: true,
+    recover: true,
+    qos: "unreliable",
+    flush_policy: "immediately",
+  });
+  await s.put("/upstreams", {
+    id: "volatile",
+    persist: false,
+    recover: false,
+    qos: "partial",
+    flush_policy: "interval",
+    flush_interval: 5,
+  });
+  await s.put("/upstreams", {
+    id: "norecover",
+    persist: true,
+    recover: false,
+    qos: "partial",
+    flush_policy: "interval",
+    flush_interval: 5,
+  });
   for (const id of ["unrel", "volatile", "norecover"])
-    await s.put("/device-connectors/upstream", { id, format: "iscp-v2-compat", dest_ids: [id], data_name_prefix: `${id}/`, ipc: { type: "fifo", path: s.fifo(id) } });
-  await s.put("/device-connectors/downstream", { id: "mirror", format: "iscp-v2-compat", data_name_prefix: "", ipc: { type: "fifo", path: s.fifo("mirror") } });
-  await s.put("/downstreams", { id: "self", dest_ids: ["mirror"], qos: "unreliable", filters: [{ src_edge_uuid: s.cloud.edgeUuid, data_filters: [{ type: "#", name: "#" }] }] });
+    await s.put("/device-connectors/upstream", {
+      id,
+      format: "iscp-v2-compat",
+      dest_ids: [id],
+      data_name_prefix: `${id}/`,
+      ipc: { type: "fifo", path: s.fifo(id) },
+    });
+  await s.put("/device-connectors/downstream", {
+    id: "mirror",
+    format: "iscp-v2-compat",
+    data_name_prefix: "",
+    ipc: { type: "fifo", path: s.fifo("mirror") },
+  });
+  await s.put("/downstreams", {
+    id: "self",
+    dest_ids: ["mirror"],
+    qos: "unreliable",
+    filters: [{ src_edge_uuid: s.cloud.edgeUuid, data_filters: [{ type: "#", name: "#" }] }],
+  });
   await until(() => fs.existsSync(s.fifo("mirror")), 10_000, "mirror FIFO");
   const dec = new IscpV2CompatDecoder({ srcId: "mirror" });
   reader = fs.createReadStream(s.fifo("mirror"));
   reader.on("data", (b) => decodeInto(dec, b as Buffer, live));
   for (const id of ["self", "unrel", "volatile", "norecover"]) {
     const path = id === "self" ? "/downstreams/self/state" : `/upstreams/${id}/state`;
-    await until(async () => ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>(path)).body.code), 15_000, `${id} connected`);
+    await until(
+      async () => ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>(path)).body.code),
+      15_000,
+      `${id} connected`,
+    );
   }
 }, 60_000);
 afterAll(async () => {
@@ -50,8 +90,10 @@ afterAll(async () => {
   await s?.close();
 });
 
-const liveIndices = (prefix: string) => live.filter((p) => p.name.startsWith(prefix)).map((p) => Buffer.from(p.payload).readUInt32BE(0));
-const state = async (id: string) => (await s.agentApi.get<{ code: string; bitrate: number }>(`/upstreams/${id}/state`)).body;
+const liveIndices = (prefix: string) =>
+  live.filter((p) => p.name.startsWith(prefix)).map((p) => Buffer.from(p.payload).readUInt32BE(0));
+const state = async (id: string) =>
+  (await s.agentApi.get<{ code: string; bitrate: number }>(`/upstreams/${id}/state`)).body;
 
 it("persist: false streams live only and shows its traffic; unreliable + immediately stores every point once", async () => {
   const unrel = await openFifoWriter(s.fifo("unrel"));
@@ -70,10 +112,14 @@ it("persist: false streams live only and shows its traffic; unreliable + immedia
     await vol.close();
   }
   expect(maxBitrate).toBeGreaterThan(0);
-  const got = await until(async () => {
-    const i = await cloudIndices(s, "unrel/n");
-    return i.length >= 600 && i;
-  }, 30_000, "600 unreliable points stored");
+  const got = await until(
+    async () => {
+      const i = await cloudIndices(s, "unrel/n");
+      return i.length >= 600 && i;
+    },
+    30_000,
+    "600 unreliable points stored",
+  );
   expect(got).toEqual(range(0, 600));
   await until(() => liveIndices("volatile/").length >= 600, 15_000, "600 volatile points live");
   expect(liveIndices("volatile/")).toEqual(range(0, 600));
@@ -88,7 +134,11 @@ it("recover: false drops and counts what an outage kept from the cloud; nothing 
     await writeNumbered(fh, 0, 300, { name: "r" });
     await until(async () => (await cloudIndices(s, "norecover/r")).length === 300, 15_000, "300 points in real time");
     await s.stopCloud();
-    await until(async () => !["connected", "quiet"].includes((await state("norecover")).code), 15_000, "upstream notices the outage");
+    await until(
+      async () => !["connected", "quiet"].includes((await state("norecover")).code),
+      15_000,
+      "upstream notices the outage",
+    );
     await writeNumbered(fh, 300, 800, { name: "r" });
     await new Promise((r) => setTimeout(r, 1000));
     // A cloud restarted within the stream's expiry takes its upstream back (the resume goes on in real time);
@@ -102,14 +152,25 @@ it("recover: false drops and counts what an outage kept from the cloud; nothing 
   } finally {
     await fh.close();
   }
-  await until(async () => (await cloudIndices(s, "norecover/r")).some((i) => i >= 800), 30_000, "points after the outage");
-  await until(async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none", 15_000, "deferred upload idle");
+  await until(
+    async () => (await cloudIndices(s, "norecover/r")).some((i) => i >= 800),
+    30_000,
+    "points after the outage",
+  );
+  await until(
+    async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none",
+    15_000,
+    "deferred upload idle",
+  );
   await new Promise((r) => setTimeout(r, 1000));
   const got = await cloudIndices(s, "norecover/r");
   expect(new Set(got).size).toBe(got.length);
   expect(got.filter((i) => i < 300)).toEqual(range(0, 300));
   expect(got.filter((i) => i >= 800)).toEqual(range(800, 1000));
   expect(got.filter((i) => i >= 300 && i < 800)).toEqual([]);
-  const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce((n, m) => n + m.pending_data_size, 0);
+  const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce(
+    (n, m) => n + m.pending_data_size,
+    0,
+  );
   expect(pending).toBe(0);
 }, 120_000);

@@ -36,16 +36,28 @@ function framesAt(n: number, make: (i: number) => Omit<Sent, "sec" | "nsec">): S
 }
 
 async function expectInCloud(channel: string, sent: Sent[], prefix: string): Promise<void> {
-  const run = await until(() => {
-    const r = s.agent!.dataPath.current;
-    return r !== undefined && !r.isEnded && r;
-  }, 10_000, "a measurement in progress");
+  const run = await until(
+    () => {
+      const r = s.agent!.dataPath.current;
+      return r !== undefined && !r.isEnded && r;
+    },
+    10_000,
+    "a measurement in progress",
+  );
   const base = run.clock.clockBase;
-  const meas = await until(async () => (await s.measurements()).find((m) => m.uuid === run.uuid), 15_000, "measurement in the cloud");
-  const points = await until(async () => {
-    const p = await s.points(run.uuid);
-    return p.length >= sent.length && p;
-  }, 15_000, `${sent.length} points of ${channel} in the cloud`);
+  const meas = await until(
+    async () => (await s.measurements()).find((m) => m.uuid === run.uuid),
+    15_000,
+    "measurement in the cloud",
+  );
+  const points = await until(
+    async () => {
+      const p = await s.points(run.uuid);
+      return p.length >= sent.length && p;
+    },
+    15_000,
+    `${sent.length} points of ${channel} in the cloud`,
+  );
   const baseNs = rfc3339Ns(meas.basetime);
   // The measurement is the agent's (UUID = iSCP session id), its base time the agent's system clock (edge_rtc metadata).
   expect(baseNs).toBe(run.clock.baseTimeNs);
@@ -57,13 +69,24 @@ async function expectInCloud(channel: string, sent: Sent[], prefix: string): Pro
     payload: f.payload.toString("hex"),
     elapsed: BigInt(f.sec - base.sec) * 1_000_000_000n + BigInt(f.nsec - base.nsec),
   }));
-  const got = points.map((p) => ({ name: p.name, type: p.type, payload: p.payload.toString("hex"), elapsed: p.time - baseNs }));
+  const got = points.map((p) => ({
+    name: p.name,
+    type: p.type,
+    payload: p.payload.toString("hex"),
+    elapsed: p.time - baseNs,
+  }));
   expect(got).toEqual(want);
 }
 
 describe("upstream: connector FIFO -> agent -> iSCP -> cloud storage", () => {
   it("iscp-v2-compat frames arrive byte for byte with their elapsed times", async () => {
-    await s.put("/device-connectors/upstream", { id: "v2", format: "iscp-v2-compat", dest_ids: ["rt"], data_name_prefix: "v2/", ipc: { type: "fifo", path: s.fifo("v2") } });
+    await s.put("/device-connectors/upstream", {
+      id: "v2",
+      format: "iscp-v2-compat",
+      dest_ids: ["rt"],
+      data_name_prefix: "v2/",
+      ipc: { type: "fifo", path: s.fifo("v2") },
+    });
     const sent = framesAt(300, (i) => ({
       type: i % 3 === 0 ? "float64" : "bytes",
       name: i % 3 === 0 ? "imu/accel" : `can/${i % 2}`,
@@ -76,9 +99,17 @@ describe("upstream: connector FIFO -> agent -> iSCP -> cloud storage", () => {
   }, 60_000);
 
   it("logger-msg frames (String DType and an unknown DType) arrive with their names and types", async () => {
-    await s.put("/device-connectors/upstream", { id: "lm", format: "logger-msg", dest_ids: ["rt"], data_name_prefix: "lm/", ipc: { type: "fifo", path: s.fifo("lm") } });
+    await s.put("/device-connectors/upstream", {
+      id: "lm",
+      format: "logger-msg",
+      dest_ids: ["rt"],
+      data_name_prefix: "lm/",
+      ipc: { type: "fifo", path: s.fifo("lm") },
+    });
     const sent = framesAt(100, (i) =>
-      i % 2 === 0 ? { type: "string", name: `text${i % 4}`, payload: Buffer.from(`hello ${i}`) } : { type: "bytes", name: "logger-msg/200", payload: Buffer.from([i, 0, 255]) },
+      i % 2 === 0
+        ? { type: "string", name: `text${i % 4}`, payload: Buffer.from(`hello ${i}`) }
+        : { type: "bytes", name: "logger-msg/200", payload: Buffer.from([i, 0, 255]) },
     );
     await writeFrames(s.fifo("lm"), sent, (f) => encodeLoggerMsgRaw(f.sec, f.nsec, f.type, f.name, f.payload)!);
     await expectInCloud("lm", sent, "lm/");

@@ -2,7 +2,14 @@
 // resolves or rejects; the session handed to streams follows the machine's state.
 import { createActor, type AnyMachineSnapshot } from "xstate";
 import { describe, expect, it } from "vitest";
-import { connectionMachine, reportConnection, sessionOf, tokenActor, type ConnectionSnapshot, type Token } from "../../machines/connection.js";
+import {
+  connectionMachine,
+  reportConnection,
+  sessionOf,
+  tokenActor,
+  type ConnectionSnapshot,
+  type Token,
+} from "../../machines/connection.js";
 import type { ConnectionSettings } from "../../runtime/settings/schemas.js";
 import { fakeTokens, type Ev } from "../support/agent-fakes.js";
 import { walkEveryTransition, type Sut } from "./model.js";
@@ -39,13 +46,17 @@ describe("connection machine", () => {
   it("walks every state and transition; the session exists exactly while a token is held", async () => {
     const input = { connection: A, transport };
     const result = await walkEveryTransition<Ev>({
-      machine: connectionMachine.provide({ actors: { fetchToken: tokenActor(() => new Promise<Token>(() => undefined)) } }),
+      machine: connectionMachine.provide({
+        actors: { fetchToken: tokenActor(() => new Promise<Token>(() => undefined)) },
+      }),
       input,
       events,
       serialize,
       sut: (): Sut<Ev> => {
         const tokens = fakeTokens();
-        const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), { input }).start();
+        const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), {
+          input,
+        }).start();
         return {
           send: (e) => {
             const p = tokens.pending[tokens.pending.length - 1];
@@ -72,7 +83,9 @@ describe("connection machine", () => {
 
   it("requests tokens with the settings and refreshes before expiry", async () => {
     const tokens = fakeTokens();
-    const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), { input: { connection: A, transport } }).start();
+    const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), {
+      input: { connection: A, transport },
+    }).start();
     expect(tokens.pending).toHaveLength(1);
     expect(tokens.pending[0]!.input).toEqual(A);
     tokens.pending[0]!.resolve({ accessToken: "t1", expiresIn: 10 });

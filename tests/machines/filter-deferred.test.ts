@@ -9,7 +9,13 @@ import type { DeferredUploadSettings, Filter } from "../../runtime/settings/sche
 import { driver, fakeOpener, type Ev } from "../support/agent-fakes.js";
 import { walkEveryTransition, type Sut } from "./model.js";
 
-const sampling: Filter = { id: "f", enabled: true, type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } };
+const sampling: Filter = {
+  id: "f",
+  enabled: true,
+  type: "sampling",
+  target: { type: "always" },
+  change_to: { type: "sampling", interval_ms: 10 },
+};
 const slower: Filter = { ...sampling, change_to: { type: "sampling", interval_ms: 50 } };
 const rename: Filter = { ...sampling, type: "rename", change_to: { type: "rename", add_prefix: "x/" } };
 
@@ -59,9 +65,17 @@ describe("filter machine", () => {
 });
 
 describe("deferred-upload machine", () => {
-  const settings: DeferredUploadSettings = { priority: "same_as_realtime", limit_data_storage: true, data_storage_capacity: 100 };
+  const settings: DeferredUploadSettings = {
+    priority: "same_as_realtime",
+    limit_data_storage: true,
+    data_storage_capacity: 100,
+  };
   const transport = { protocol: "websocket" as const, send_queue_size: 1 };
-  const session: Session = { connection: { server_url: "https://a", project_uuid: "p", edge_uuid: "e", client_secret: "s" }, transport, accessToken: "t" };
+  const session: Session = {
+    connection: { server_url: "https://a", project_uuid: "p", edge_uuid: "e", client_secret: "s" },
+    transport,
+    accessToken: "t",
+  };
   const sessionB: Session = { ...session, connection: { ...session.connection, server_url: "https://b" } };
   const events: Ev[] = [
     { type: "SETTINGS", settings },
@@ -78,7 +92,13 @@ describe("deferred-upload machine", () => {
     { type: "DATA", bytes: 100 },
   ];
   const serialize = (s: AnyMachineSnapshot) => {
-    const c = s.context as { settings: DeferredUploadSettings; session?: Session; pending: number; traffic: { bytes: number; idleTicks: number }; retryIn: number };
+    const c = s.context as {
+      settings: DeferredUploadSettings;
+      session?: Session;
+      pending: number;
+      traffic: { bytes: number; idleTicks: number };
+      retryIn: number;
+    };
     return JSON.stringify({
       v: s.value,
       prio: c.settings.priority,
@@ -105,7 +125,10 @@ describe("deferred-upload machine", () => {
       serialize,
       sut: (): Sut<Ev> => {
         const fake = fakeOpener<unknown>();
-        const actor = createActor(deferredUploadMachine.provide({ actors: { uploader: openerActor(fake.open as never) } }), { input }).start();
+        const actor = createActor(
+          deferredUploadMachine.provide({ actors: { uploader: openerActor(fake.open as never) } }),
+          { input },
+        ).start();
         return { send: driver(actor, fake), snapshot: () => actor.getSnapshot(), stop: () => actor.stop() };
       },
       check: (_m, real) => {

@@ -28,11 +28,22 @@ export interface ModelSpec<E extends EventObject> {
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
 export async function walkEveryTransition<E extends EventObject>(spec: ModelSpec<E>) {
-  const options = { input: spec.input, events: spec.events, serializeState: (s: AnyMachineSnapshot) => spec.serialize(s), limit: 100_000 } as never;
-  const adjacency = getAdjacencyMap(spec.machine, options) as Record<string, { state: AnyMachineSnapshot; transitions: Record<string, { event: E; state: AnyMachineSnapshot }> }>;
+  const options = {
+    input: spec.input,
+    events: spec.events,
+    serializeState: (s: AnyMachineSnapshot) => spec.serialize(s),
+    limit: 100_000,
+  } as never;
+  const adjacency = getAdjacencyMap(spec.machine, options) as Record<
+    string,
+    { state: AnyMachineSnapshot; transitions: Record<string, { event: E; state: AnyMachineSnapshot }> }
+  >;
   const paths = new Map<string, E[]>();
   for (const p of getShortestPaths(spec.machine, options) as { state: AnyMachineSnapshot; steps: { event: E }[] }[]) {
-    paths.set(spec.serialize(p.state), p.steps.map((s) => s.event).filter((e) => e.type !== "xstate.init"));
+    paths.set(
+      spec.serialize(p.state),
+      p.steps.map((s) => s.event).filter((e) => e.type !== "xstate.init"),
+    );
   }
 
   const visited = new Set<string>();

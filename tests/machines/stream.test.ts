@@ -15,11 +15,25 @@ const sessionA: Session = { connection: conn("https://a"), transport, accessToke
 const sessionA2: Session = { ...sessionA, accessToken: "t2" };
 const sessionB: Session = { connection: conn("https://b"), transport, accessToken: "t3" };
 
-const up: UpstreamSettings = { id: "u", enabled: true, recover: true, persist: true, qos: "unreliable", flush_policy: "interval", flush_interval: 5 };
+const up: UpstreamSettings = {
+  id: "u",
+  enabled: true,
+  recover: true,
+  persist: true,
+  qos: "unreliable",
+  flush_policy: "interval",
+  flush_interval: 5,
+};
 const down: DownstreamSettings = { id: "d", enabled: true, dest_ids: ["x"], qos: "unreliable", filters: [] };
 
 const serialize = (s: AnyMachineSnapshot) => {
-  const c = s.context as { settings: { enabled: boolean; qos: string; dest_ids?: string[] }; session?: Session; traffic: { bytes: number; idleTicks: number }; retryIn: number; lost: boolean };
+  const c = s.context as {
+    settings: { enabled: boolean; qos: string; dest_ids?: string[] };
+    session?: Session;
+    traffic: { bytes: number; idleTicks: number };
+    retryIn: number;
+    lost: boolean;
+  };
   const inOpen = s.matches({ enabled: { linked: "open" } });
   return JSON.stringify({
     v: s.value,
@@ -72,13 +86,20 @@ describe.each([
       serialize,
       sut: (): Sut<Ev> => {
         const fake = fakeOpener<unknown>();
-        const actor = createActor(machine.provide({ actors: { link: openerActor(fake.open) } } as never), { input } as never).start();
-        return { send: driver(actor, fake), snapshot: () => actor.getSnapshot() as AnyMachineSnapshot, stop: () => actor.stop() };
+        const actor = createActor(machine.provide({ actors: { link: openerActor(fake.open) } } as never), {
+          input,
+        } as never).start();
+        return {
+          send: driver(actor, fake),
+          snapshot: () => actor.getSnapshot() as AnyMachineSnapshot,
+          stop: () => actor.stop(),
+        };
       },
       check: (_model, real) => {
         const report = reportStream(real as StreamSnapshot);
         for (const [value, code] of EXPECTED_CODE) if (real.matches(value as never)) expect(report.code).toBe(code);
-        if (real.matches({ enabled: "retrying" })) expect(report.code).toBe((real.context as { lost: boolean }).lost ? "disconnected" : "error");
+        if (real.matches({ enabled: "retrying" }))
+          expect(report.code).toBe((real.context as { lost: boolean }).lost ? "disconnected" : "error");
       },
     });
     expect(result.transitions).toBeGreaterThan(100);
@@ -86,13 +107,19 @@ describe.each([
 
   it("opens with the settings and session, measures bitrate, and closes the link when disabled", async () => {
     const fake = fakeOpener<{ direction: string; settings: unknown; session: Session }>();
-    const actor = createActor(machine.provide({ actors: { link: openerActor(fake.open) } } as never), { input: { settings: base, session: sessionA } } as never).start();
+    const actor = createActor(machine.provide({ actors: { link: openerActor(fake.open) } } as never), {
+      input: { settings: base, session: sessionA },
+    } as never).start();
     expect(fake.calls).toHaveLength(1);
     expect(fake.last()!.params).toMatchObject({ direction: name, settings: base, session: sessionA });
     fake.last()!.cb.opened();
     fake.last()!.cb.data(1000);
     actor.send({ type: "TICK" } as never);
-    expect(reportStream(actor.getSnapshot() as StreamSnapshot)).toEqual({ code: "connected", error: "", bitrate: 8000 });
+    expect(reportStream(actor.getSnapshot() as StreamSnapshot)).toEqual({
+      code: "connected",
+      error: "",
+      bitrate: 8000,
+    });
     for (let i = 0; i < 5; i++) actor.send({ type: "TICK" } as never);
     expect(reportStream(actor.getSnapshot() as StreamSnapshot).code).toBe("quiet");
     actor.send({ type: "SESSION", session: sessionA2, reason: "" } as never);

@@ -25,7 +25,10 @@ interface Daemon {
 }
 
 function runDaemon(args: string[], env: Record<string, string> = {}): Daemon {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, AGENT_LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env, AGENT_LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   started.push(child);
   let err = "";
   child.stderr!.on("data", (d) => (err += d));
@@ -75,7 +78,12 @@ describe("edge-agent daemon", () => {
     await ready(api);
     const marker = String(900000 + Math.floor(Math.random() * 99999));
     await api.post("/upstreams", { id: "u" });
-    await api.post("/device-connectors/upstream", { id: "c", format: "iscp-v2-compat", dest_ids: ["u"], launch: { command: "/bin/sleep", args: [marker] } });
+    await api.post("/device-connectors/upstream", {
+      id: "c",
+      format: "iscp-v2-compat",
+      dest_ids: ["u"],
+      launch: { command: "/bin/sleep", args: [marker] },
+    });
     await eventually(() => running(marker), 10_000);
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
@@ -86,14 +94,25 @@ describe("edge-agent daemon", () => {
     const { socket, data, dir } = await setup();
     const api = new ApiClient(socket);
     const connector = (id: string, extra: Record<string, unknown>) =>
-      api.post<{ status: number; detail: string }>("/device-connectors/upstream", { id, format: "iscp-v2-compat", dest_ids: ["deferred"], ...extra });
+      api.post<{ status: number; detail: string }>("/device-connectors/upstream", {
+        id,
+        format: "iscp-v2-compat",
+        dest_ids: ["deferred"],
+        ...extra,
+      });
     const d = runDaemon(["--socket", socket, "--data", data]);
     await ready(api);
     // The default: the agent's own folders and /var/run/intdash{,2} only.
     const outside = await connector("a", { launch: { command: "/bin/sleep", args: ["1"] } });
     expect(outside.status).toBe(403);
-    expect(outside.body).toMatchObject({ title: "Forbidden", status: 403, instance: "/api/v1/device-connectors/upstream" });
-    expect(outside.body.detail).toMatch(/^launch\.command: "\/bin\/sleep" .*outside the directories programs may be launched from.*--allow-dir/);
+    expect(outside.body).toMatchObject({
+      title: "Forbidden",
+      status: 403,
+      instance: "/api/v1/device-connectors/upstream",
+    });
+    expect(outside.body.detail).toMatch(
+      /^launch\.command: "\/bin\/sleep" .*outside the directories programs may be launched from.*--allow-dir/,
+    );
     const fifo = await connector("b", { ipc: { type: "fifo", path: path.join(dir, "elsewhere", "x.fifo") } });
     expect(fifo.status).toBe(403);
     expect(fifo.body.detail).toMatch(/^ipc\.path: .*outside the directories FIFOs may be created in/);
@@ -106,11 +125,19 @@ describe("edge-agent daemon", () => {
     const d2 = runDaemon(["--socket", socket, "--data", data, "--allow-dir", "/bin", "--allow-env", "LD_LIBRARY_PATH"]);
     await ready(api);
     for (const name of ["LD_PRELOAD", "NODE_OPTIONS", "PYTHONPATH"]) {
-      const r = await connector(`env-${name}`, { launch: { command: "/bin/sleep", args: ["1"], environment: { [name]: "/tmp/x" } } });
+      const r = await connector(`env-${name}`, {
+        launch: { command: "/bin/sleep", args: ["1"], environment: { [name]: "/tmp/x" } },
+      });
       expect(r.status, name).toBe(403);
       expect(r.body.detail).toContain(`launch.environment.${name}: `);
     }
-    expect((await connector("ok", { launch: { command: "/bin/sleep", args: ["1"], environment: { LD_LIBRARY_PATH: "/opt/lib", MODE: "x" } } })).status).toBe(201);
+    expect(
+      (
+        await connector("ok", {
+          launch: { command: "/bin/sleep", args: ["1"], environment: { LD_LIBRARY_PATH: "/opt/lib", MODE: "x" } },
+        })
+      ).status,
+    ).toBe(201);
     d2.child.kill("SIGTERM");
     expect(await d2.exited).toBe(0);
   }, 120_000);
@@ -153,7 +180,12 @@ describe("edge-agent daemon", () => {
     await api.post("/upstreams", { id: "a", qos: "partial" });
     await api.post("/upstreams", { id: "b" });
     await api.post("/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["a", "deferred"] });
-    await api.post("/filters/upstream", { id: "f", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 5 } });
+    await api.post("/filters/upstream", {
+      id: "f",
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms: 5 },
+    });
     await api.delete("/upstreams/b");
     const last = await api.patch("/upstreams/a", { flush_interval: 99 });
     expect(last.status).toBe(200);
@@ -167,7 +199,15 @@ describe("edge-agent daemon", () => {
     expect((await api.get("/transport")).body).toMatchObject({ send_queue_size: 77 });
     expect((await api.get("/deferred-upload")).body).toMatchObject({ priority: "higher_than_realtime" });
     expect((await api.get<{ items: { id: string }[] }>("/upstreams")).body.items).toEqual([
-      { id: "a", enabled: true, recover: true, persist: true, qos: "partial", flush_policy: "interval", flush_interval: 99 },
+      {
+        id: "a",
+        enabled: true,
+        recover: true,
+        persist: true,
+        qos: "partial",
+        flush_policy: "interval",
+        flush_interval: 99,
+      },
     ]);
     expect((await api.get("/device-connectors/upstream/dc")).body).toMatchObject({ dest_ids: ["a", "deferred"] });
     expect((await api.get("/filters/upstream/f")).status).toBe(200);
@@ -199,7 +239,9 @@ describe("edge-agent daemon", () => {
     await ready(new ApiClient(socket));
     const second = runDaemon(["--socket", path.join(dir, "run2", "agent.sock"), "--data", data]);
     expect(await second.exited).toBe(1);
-    expect(second.stderr()).toContain(`another edge agent (PID ${first.child.pid}) is using the data directory ${data}`);
+    expect(second.stderr()).toContain(
+      `another edge agent (PID ${first.child.pid}) is using the data directory ${data}`,
+    );
     expect((await new ApiClient(socket).get("/connection")).status).toBe(200); // the first one is untouched
     // The lock goes with its process: after kill -9 the next agent takes the directory.
     first.child.kill("SIGKILL");
@@ -212,7 +254,11 @@ describe("edge-agent daemon", () => {
 
   it("answers a usage error with a message and exit code 2, not a stack trace", async () => {
     const { socket, data } = await setup();
-    for (const args of [["--sokcet", socket], ["--socket"], ["--socket", socket, "--data", data, "--log-level", "loud"]]) {
+    for (const args of [
+      ["--sokcet", socket],
+      ["--socket"],
+      ["--socket", socket, "--data", data, "--log-level", "loud"],
+    ]) {
       const d = runDaemon(args);
       expect(await d.exited, args.join(" ")).toBe(2);
       expect(d.stderr()).toMatch(/^edge-agent: .*(--sokcet|--socket|loud)/);

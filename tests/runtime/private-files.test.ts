@@ -29,13 +29,22 @@ it("narrows an existing folder of the agent's user (0755, 0777) to the promised 
   }
 });
 
-it.runIf(process.getuid?.() === 0)("warns, naming the folder and its mode, when a wider folder belongs to another user", () => {
-  const p = path.join(dir, "theirs");
-  fs.mkdirSync(p);
-  fs.chmodSync(p, 0o777);
-  fs.chownSync(p, 65534, 65534);
-  const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-  makeDir(p, 0o700);
-  expect(modeOf(p)).toBe(0o777);
-  expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`^warning: ${p} has mode 0777 and belongs to uid 65534, not this user: others may read or change the agent's files there; make it 0700`)));
-});
+it.runIf(process.getuid?.() === 0)(
+  "warns, naming the folder and its mode, when a wider folder belongs to another user",
+  () => {
+    const p = path.join(dir, "theirs");
+    fs.mkdirSync(p);
+    fs.chmodSync(p, 0o777);
+    fs.chownSync(p, 65534, 65534);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    makeDir(p, 0o700);
+    expect(modeOf(p)).toBe(0o777);
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(
+        new RegExp(
+          `^warning: ${p} has mode 0777 and belongs to uid 65534, not this user: others may read or change the agent's files there; make it 0700`,
+        ),
+      ),
+    );
+  },
+);

@@ -16,26 +16,40 @@ let t: TestAgent;
 let cloud: RealCloud;
 beforeAll(async () => {
   cloud = await startRealCloud();
-  t = await startTestAgent({ upstream: upstreams.open, downstream: downstreams.open, upstreamIpc: upIpcs.open, uploader: uploads.open });
+  t = await startTestAgent({
+    upstream: upstreams.open,
+    downstream: downstreams.open,
+    upstreamIpc: upIpcs.open,
+    uploader: uploads.open,
+  });
 });
 afterAll(async () => {
   await t?.close();
   await cloud?.close();
 });
 
-const callsFor = <P extends { settings: { id: string } }, C extends { params: P }>(fake: { calls: C[] }, id: string): C[] =>
-  fake.calls.filter((c) => c.params.settings.id === id);
-const state = async (path: string) => (await t.api.get<{ code: string; error: string; bitrate: number; update_time: string }>(path)).body;
+const callsFor = <P extends { settings: { id: string } }, C extends { params: P }>(
+  fake: { calls: C[] },
+  id: string,
+): C[] => fake.calls.filter((c) => c.params.settings.id === id);
+const state = async (path: string) =>
+  (await t.api.get<{ code: string; error: string; bitrate: number; update_time: string }>(path)).body;
 
 describe("supervisor", () => {
   it("holds streams in `disconnected` with the reason until the connection has a token", async () => {
     await t.api.post("/upstreams", { id: "u1" });
-    await expect.poll(() => state("/upstreams/u1/state")).toMatchObject({ code: "disconnected", error: expect.stringContaining("client_secret is not set") });
+    await expect
+      .poll(() => state("/upstreams/u1/state"))
+      .toMatchObject({ code: "disconnected", error: expect.stringContaining("client_secret is not set") });
     expect(callsFor(upstreams, "u1")).toHaveLength(0);
   });
 
   it("opens streams with the session once the connection authenticates", async () => {
-    await t.api.patch("/connection", { server_url: cloud.url, edge_uuid: cloud.edge.uuid, client_secret: cloud.edge.secret });
+    await t.api.patch("/connection", {
+      server_url: cloud.url,
+      edge_uuid: cloud.edge.uuid,
+      client_secret: cloud.edge.secret,
+    });
     await expect.poll(() => callsFor(upstreams, "u1").length).toBe(1);
     const call = callsFor(upstreams, "u1")[0]!;
     // The real token endpoint's answer: an ES256 JWT.
@@ -100,13 +114,20 @@ describe("supervisor", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(callsFor(upIpcs, "c1")).toHaveLength(1); // routing change only
     callsFor(upIpcs, "c1")[0]!.cb.failed("connector exited with code 3");
-    await expect.poll(() => state("/device-connectors/upstream/c1/state")).toMatchObject({ code: "error", error: "connector exited with code 3" });
+    await expect
+      .poll(() => state("/device-connectors/upstream/c1/state"))
+      .toMatchObject({ code: "error", error: "connector exited with code 3" });
     await t.api.delete("/device-connectors/upstream/c1");
     await expect.poll(() => callsFor(upIpcs, "c1").every((c) => c.closed)).toBe(true);
   });
 
   it("keeps a filter's memory across updates and drops the machine on delete", async () => {
-    await t.api.post("/filters/upstream", { id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } });
+    await t.api.post("/filters/upstream", {
+      id: "s",
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms: 10 },
+    });
     await expect.poll(() => t.agent.supervisor.filterMemory("upstream_filters", "s")).toBeDefined();
     t.agent.supervisor.filterMemory("upstream_filters", "s")!.lastKept.set("a:b", 42);
     await t.api.patch("/filters/upstream/s", { change_to: { type: "sampling", interval_ms: 20 } });

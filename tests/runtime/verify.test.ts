@@ -43,6 +43,8 @@ describe("Verify Connection Settings", () => {
     await t.api.patch("/connection", { client_secret: SECRET });
     await expect.poll(() => t.agent.supervisor.connectionReport()?.code, { timeout: 5000 }).toBe("connected");
     await t.api.patch("/connection", { client_secret: "wrong-again" });
-    await expect.poll(() => t.agent.supervisor.connectionReport(), { timeout: 5000 }).toMatchObject({ code: "error", error: expect.stringContaining("401") });
+    await expect
+      .poll(() => t.agent.supervisor.connectionReport(), { timeout: 5000 })
+      .toMatchObject({ code: "error", error: expect.stringContaining("401") });
   });
 });

@@ -16,7 +16,11 @@ function runOn(script: string, files: Record<string, string>) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text);
   }
-  const run = spawnSync(process.execPath, [path.join(ROOT, "scripts", script)], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync(process.execPath, [path.join(ROOT, "scripts", script)], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { code: run.status, out: run.stdout + run.stderr };
 }
 
@@ -79,7 +83,9 @@ describe("check-file-size", () => {
 
 describe("check-imports", () => {
   const base = {
-    "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true },
+    }),
     "package.json": JSON.stringify({ type: "module" }),
   };
   const withConfig = (files: Record<string, string>) => ({
@@ -117,7 +123,8 @@ describe("check-imports", () => {
       "check-imports.mjs",
       withConfig({
         "cloud/oauth/repo/clients.ts": "export const clientsRepo = {};\n",
-        "cloud/console/client.ts": 'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const c = clientsRepo;\n',
+        "cloud/console/client.ts":
+          'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const c = clientsRepo;\n',
         "cloud/http/error-reply.ts": 'import { e } from "../oauth/service/errors.js";\nexport const r = e;\n',
         "cloud/oauth/service/errors.ts": "export const e = 1;\n",
       }),
@@ -132,13 +139,15 @@ describe("check-imports", () => {
       "check-imports.mjs",
       withConfig({
         "cloud/oauth/repo/clients.ts": "export type ClientRecord = { id: string };\nexport const clientsRepo = {};\n",
-        "cloud/oauth/service/fixed.ts": 'import { clientsRepo } from "../repo/clients.js";\nexport const fixed = clientsRepo;\n',
+        "cloud/oauth/service/fixed.ts":
+          'import { clientsRepo } from "../repo/clients.js";\nexport const fixed = clientsRepo;\n',
         "cloud/oauth/schemas.ts": "export const Uuid = 1;\n",
         "cloud/oauth/module.ts": 'export { fixed } from "./service/fixed.js";\n',
         "cloud/console/client.ts":
           'import type { ClientRecord } from "../oauth/repo/clients.js";\nimport { fixed } from "../oauth/service/fixed.js";\n' +
           'import { Uuid } from "../oauth/schemas.js";\nimport * as m from "../oauth/module.js";\nexport const c = (r: ClientRecord) => [r, fixed, Uuid, m];\n',
-        "cloud/cli/admin.ts": 'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const a = clientsRepo;\n',
+        "cloud/cli/admin.ts":
+          'import { clientsRepo } from "../oauth/repo/clients.js";\nexport const a = clientsRepo;\n',
       }),
     );
     expect(r.out).not.toContain("error");
@@ -152,7 +161,8 @@ describe("check-imports", () => {
         "cloud/a.ts": 'import type { B } from "./b.js";\nexport type A = { b?: B };\nexport const a = 1;\n',
         "cloud/b.ts": 'import { a } from "./a.js";\nexport type B = { a: typeof a };\nexport const b = a;\n',
         "runtime/settings.ts": "export type Settings = { url: string };\n",
-        "machines/m.ts": 'import type { Settings } from "../runtime/settings.js";\nexport const m = (s: Settings) => s.url;\n',
+        "machines/m.ts":
+          'import type { Settings } from "../runtime/settings.js";\nexport const m = (s: Settings) => s.url;\n',
       }),
     );
     expect(r.out).not.toContain("error");

@@ -40,4 +40,3 @@ export function driver(actor: { send(e: never): void }, fake: ReturnType<typeof 
     else actor.send(e as never);
   };
 }
-

@@ -56,7 +56,10 @@ export function startTestAgents(n: number): Promise<TestAgent[]> {
 }
 
 /** Polls until `check` returns a truthy value (or throws after `ms`). */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 5000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 5000,
+): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -66,7 +69,8 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     } catch (e) {
       last = e;
     }
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
+    if (Date.now() > until)
+      throw new Error(`condition not met within ${ms} ms${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -74,10 +78,17 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 const AGENTCTL = path.resolve("bin/agentctl.mjs");
 
 /** Runs the real agentctl against `socket` (through AGENT_SOCKET) and resolves with what it printed. */
-export function agentctl(socket: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export function agentctl(
+  socket: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [AGENTCTL, ...args], { env: { ...process.env, AGENT_SOCKET: socket, ...env }, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [AGENTCTL, ...args],
+      { env: { ...process.env, AGENT_SOCKET: socket, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

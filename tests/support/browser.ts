@@ -7,7 +7,16 @@ import { chromium, firefox, type BrowserContext } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const FIREFOX = "/usr/bin/firefox-esr";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const SHIM = path.join(import.meta.dirname, "firefox-bidi-shim.mjs");
 /** Firefox asks no one outside this machine for updates, experiments or safe-browsing lists. */
 const FIREFOX_PREFS = {
@@ -40,7 +49,12 @@ export function launchBrowser(name: BrowserName, opts: LaunchOptions = {}): Prom
 
 export async function launchChromium(opts: LaunchOptions = {}): Promise<TestBrowser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "chromium-profile-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, ...(opts.viewport ? { viewport: opts.viewport } : {}) });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    ...(opts.viewport ? { viewport: opts.viewport } : {}),
+  });
   return closing("chromium", context, [profile]);
 }
 

@@ -64,7 +64,13 @@ export async function waitFor(
   }
 }
 
-export function point(name: string, type: string, payload: string | Uint8Array, elapsedNs: number, srcId = "src"): DataPoint {
+export function point(
+  name: string,
+  type: string,
+  payload: string | Uint8Array,
+  elapsedNs: number,
+  srcId = "src",
+): DataPoint {
   return { name, type, payload: typeof payload === "string" ? Buffer.from(payload) : payload, elapsedNs, srcId };
 }
 
@@ -82,7 +88,13 @@ export function decodeInto(dec: FrameDecoder, chunk: Buffer, out: DataPoint[]): 
 
 /** Comparable form of a point (payload as hex). */
 export function plain(p: DataPoint): { name: string; type: string; payload: string; elapsedNs: number; srcId: string } {
-  return { name: p.name, type: p.type, payload: Buffer.from(p.payload).toString("hex"), elapsedNs: p.elapsedNs, srcId: p.srcId };
+  return {
+    name: p.name,
+    type: p.type,
+    payload: Buffer.from(p.payload).toString("hex"),
+    elapsedNs: p.elapsedNs,
+    srcId: p.srcId,
+  };
 }
 
 /** Sequence number the sample connector puts in the first 8 payload bytes. */

@@ -40,7 +40,8 @@ function relay(client, url) {
     } catch {
       msg = undefined;
     }
-    if (msg && STUBBED.has(msg.method)) return void client.send(JSON.stringify({ type: "success", id: msg.id, result: {} }));
+    if (msg && STUBBED.has(msg.method))
+      return void client.send(JSON.stringify({ type: "success", id: msg.id, result: {} }));
     if (ff.readyState === WebSocket.OPEN) ff.send(text);
     else pending.push(text);
   });

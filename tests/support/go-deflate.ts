@@ -31,14 +31,27 @@ export function buildGoDeflate(): { bin: string; cleanup(): void } {
   const bin = join(dir, "go-deflate");
   execFileSync("go", ["build", "-o", bin, SOURCE], {
     // Go's own build cache where there is a home for it (a newer Go compiles its standard library into it once).
-    env: { ...process.env, ...(process.env.HOME || process.env.GOCACHE ? {} : { GOCACHE: join(dir, "cache") }), GO111MODULE: "off", GOFLAGS: "" },
+    env: {
+      ...process.env,
+      ...(process.env.HOME || process.env.GOCACHE ? {} : { GOCACHE: join(dir, "cache") }),
+      GO111MODULE: "off",
+      GOFLAGS: "",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   return { bin, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function goDeflatePeer(bin: string, o: GoDeflateOptions): GoDeflatePeer {
-  const args = ["-level", String(o.level ?? 6), "-transport", o.transport, `-takeover=${o.takeover ?? false}`, "-winbits", String(o.winbits ?? 15)];
+  const args = [
+    "-level",
+    String(o.level ?? 6),
+    "-transport",
+    o.transport,
+    `-takeover=${o.takeover ?? false}`,
+    "-winbits",
+    String(o.winbits ?? 15),
+  ];
   const child: ChildProcessWithoutNullStreams = spawn(bin, args);
   let buffered = Buffer.alloc(0);
   const waiting: { resolve(b: Buffer): void; reject(e: Error): void }[] = [];

@@ -22,7 +22,9 @@ export interface TestBroker {
   close(): Promise<void>;
 }
 
-export async function startTestBroker(opts: Partial<IscpBrokerOptions> & { limits?: Partial<IscpLimits> } = {}): Promise<TestBroker> {
+export async function startTestBroker(
+  opts: Partial<IscpBrokerOptions> & { limits?: Partial<IscpLimits> } = {},
+): Promise<TestBroker> {
   const server = http.createServer((_req, res) => {
     res.statusCode = 404;
     res.end();
@@ -37,7 +39,9 @@ export async function startTestBroker(opts: Partial<IscpBrokerOptions> & { limit
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {
-    server, broker, port,
+    server,
+    broker,
+    port,
     address: `127.0.0.1:${port}`,
     url: `ws://127.0.0.1:${port}/api/iscp/connect`,
     async close() {
@@ -60,8 +64,29 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = "con
 export function makeLocalhostCert(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "iscp-cert-"));
   try {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"),
-      "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,10 @@ export async function raw(b: TestBroker, query = "enc=proto"): Promise<Raw> {
   const msgs: iscp2.Message[] = [];
   const sizes = new Map<iscp2.Message, number>();
   const r: Raw = {
-    ws, msgs, sizes, texts: 0,
+    ws,
+    msgs,
+    sizes,
+    texts: 0,
     send: (m) => ws.send(encodeMessage(m, "proto")),
     async next(kind, timeoutMs = 3000) {
       let m: iscp2.Message | undefined;
@@ -48,7 +51,15 @@ export async function raw(b: TestBroker, query = "enc=proto"): Promise<Raw> {
 }
 
 export const connectReq = (o: Partial<iscp2.IConnectRequest> = {}): Message => ({
-  connectRequest: { requestId: 0, protocolVersion: "2.0.0", nodeId: NODE_U, pingInterval: 10, pingTimeout: 1, extensionFields: { accessToken: TOKEN }, ...o },
+  connectRequest: {
+    requestId: 0,
+    protocolVersion: "2.0.0",
+    nodeId: NODE_U,
+    pingInterval: 10,
+    pingTimeout: 1,
+    extensionFields: { accessToken: TOKEN },
+    ...o,
+  },
 });
 
 /** A raw peer past a successful Connect. */

@@ -21,10 +21,34 @@ export function seeded(seed: number) {
 type Rng = ReturnType<typeof seeded>;
 
 const ODD_STRINGS = [
-  "", " ", "x".repeat(5000), "%00", "\u0000", "../../etc/passwd", "'; DROP TABLE users; --", "\ud800", "😀".repeat(50),
-  "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", "not-a-uuid", "{}", "[]", "null", "-1", "1e309",
+  "",
+  " ",
+  "x".repeat(5000),
+  "%00",
+  "\u0000",
+  "../../etc/passwd",
+  "'; DROP TABLE users; --",
+  "\ud800",
+  "😀".repeat(50),
+  "00000000-0000-0000-0000-000000000000",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
+  "not-a-uuid",
+  "{}",
+  "[]",
+  "null",
+  "-1",
+  "1e309",
 ];
-const ODD_TIMES = ["9223372036854775807", "-9223372036854775808", "0000-01-01T00:00:00Z", "0099-12-31T23:59:59Z", "9999-12-31T23:59:60Z", "2026-02-30T00:00:00Z", "1970-01-01T00:00:00+25:00", "-1"];
+const ODD_TIMES = [
+  "9223372036854775807",
+  "-9223372036854775808",
+  "0000-01-01T00:00:00Z",
+  "0099-12-31T23:59:59Z",
+  "9999-12-31T23:59:60Z",
+  "2026-02-30T00:00:00Z",
+  "1970-01-01T00:00:00+25:00",
+  "-1",
+];
 // biome-ignore lint/correctness/noPrecisionLoss: a number past 2^53 is one of the odd values sent
 const ODD_NUMBERS = [-1, 0, 2 ** 53, -(2 ** 63), 1e308, 0.5, -0.0, 4294967296, 9007199254740993];
 
@@ -35,7 +59,12 @@ function randomUuid(rng: Rng): string {
 
 function resolve(doc: Json, schema: Json | undefined): Json {
   let s = schema ?? {};
-  for (let i = 0; i < 10 && typeof s.$ref === "string"; i++) s = s.$ref.split("/").slice(1).reduce((o: Json, k: string) => o?.[k], doc) ?? {};
+  for (let i = 0; i < 10 && typeof s.$ref === "string"; i++)
+    s =
+      s.$ref
+        .split("/")
+        .slice(1)
+        .reduce((o: Json, k: string) => o?.[k], doc) ?? {};
   return s;
 }
 
@@ -55,7 +84,9 @@ export function valueOf(doc: Json, schema: Json | undefined, rng: Rng, bend: num
     case "object": {
       const out: Json = {};
       const required = new Set((s.required ?? []) as string[]);
-      for (const [k, v] of Object.entries((s.properties ?? {}) as Json)) if (required.has(k) ? !rng.chance(bend) : rng.chance(0.6)) out[k] = valueOf(doc, v as Json, rng, bend, depth + 1);
+      for (const [k, v] of Object.entries((s.properties ?? {}) as Json))
+        if (required.has(k) ? !rng.chance(bend) : rng.chance(0.6))
+          out[k] = valueOf(doc, v as Json, rng, bend, depth + 1);
       if (rng.chance(0.2)) out[rng.pick(["extra", "__proto__", "constructor", "A".repeat(300)])] = bent(rng, depth);
       return out;
     }
@@ -69,7 +100,8 @@ export function valueOf(doc: Json, schema: Json | undefined, rng: Rng, bend: num
       return rng.chance(0.8) ? rng.chance(0.5) : "yes";
     case "string":
       if (s.format === "date-time") return rng.chance(0.6) ? rng.pick(ODD_TIMES) : "2026-01-02T03:04:05.123456789Z";
-      if (s.format === "uuid" || String(s.pattern ?? "").includes("{8}-")) return rng.chance(0.9) ? randomUuid(rng) : rng.pick(ODD_STRINGS);
+      if (s.format === "uuid" || String(s.pattern ?? "").includes("{8}-"))
+        return rng.chance(0.9) ? randomUuid(rng) : rng.pick(ODD_STRINGS);
       return rng.chance(0.8) ? `s${rng.int(1000)}` : rng.pick(ODD_STRINGS);
     default:
       return bent(rng, depth);
@@ -98,7 +130,7 @@ function bent(rng: Rng, depth: number): unknown {
 
 /** A parameter's text in a path or a query. */
 function text(v: unknown): string {
-  return typeof v === "string" ? v : JSON.stringify(v) ?? "";
+  return typeof v === "string" ? v : (JSON.stringify(v) ?? "");
 }
 
 export interface FuzzRequest {
@@ -111,14 +143,20 @@ export interface FuzzRequest {
 /** One bent request for an operation of the document (path relative to the server's /api). */
 export function requestFor(doc: Json, path: string, method: string, rng: Rng): FuzzRequest {
   const op = doc.paths[path][method] as Json;
-  const params = [...((doc.paths[path].parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])].map((p) => resolve(doc, p));
+  const params = [...((doc.paths[path].parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])].map((p) =>
+    resolve(doc, p),
+  );
   let url = path;
   const query = new URLSearchParams();
   const bend = rng.pick([0.02, 0.1, 0.3]);
   for (const p of params) {
     const value = text(valueOf(doc, p.schema, rng, bend));
     // A lone surrogate has no UTF-8 form to percent-encode: it goes as U+FFFD, as a browser would send it.
-    if (p.in === "path") url = url.replace(`{${p.name}}`, encodeURIComponent(value.replace(/[\ud800-\udfff]/g, "\ufffd")).slice(0, 2000) || "x");
+    if (p.in === "path")
+      url = url.replace(
+        `{${p.name}}`,
+        encodeURIComponent(value.replace(/[\ud800-\udfff]/g, "\ufffd")).slice(0, 2000) || "x",
+      );
     else if (p.in === "query" && (p.required || rng.chance(0.35))) query.append(p.name, value.slice(0, 2000));
   }
   if (rng.chance(0.1)) query.append(rng.pick(["limit", "page", "sort", "zzz"]), rng.pick(ODD_STRINGS).slice(0, 100));
@@ -129,13 +167,20 @@ export function requestFor(doc: Json, path: string, method: string, rng: Rng): F
   if (type) {
     const value = valueOf(doc, content[type].schema, rng, bend);
     if (type.includes("form")) {
-      req.body = new URLSearchParams(Object.entries(typeof value === "object" && value !== null ? value : { v: value }).map(([k, v]) => [k, text(v)])).toString();
+      req.body = new URLSearchParams(
+        Object.entries(typeof value === "object" && value !== null ? value : { v: value }).map(([k, v]) => [
+          k,
+          text(v),
+        ]),
+      ).toString();
     } else if (type.includes("json")) {
       req.body = rng.chance(0.05) ? "{" : JSON.stringify(value);
     } else {
       req.body = rng.pick(["", "\u0000\u0001garbage", "x".repeat(10_000)]);
     }
-    req.headers["content-type"] = rng.chance(0.9) ? type : rng.pick(["text/plain", "application/json", "application/x-www-form-urlencoded"]);
+    req.headers["content-type"] = rng.chance(0.9)
+      ? type
+      : rng.pick(["text/plain", "application/json", "application/x-www-form-urlencoded"]);
   }
   return req;
 }

@@ -16,5 +16,6 @@ export function samples(text: string): Array<{ name: string; labels: Record<stri
 
 /** The value of the series `name` whose labels include `labels`; undefined when there is none. */
 export function metric(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples(text).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return samples(text).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    ?.value;
 }

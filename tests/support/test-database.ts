@@ -12,11 +12,15 @@ export const ADMIN_URL_ENV = "CLOUD_TEST_PG_ADMIN_URL";
 
 function adminUrl(): string {
   const url = process.env[ADMIN_URL_ENV];
-  if (!url) throw new Error(`CLOUD_TEST_DATABASE=postgres needs the PostgreSQL global setup (tests/support/postgres-global-setup.ts; ${ADMIN_URL_ENV} unset)`);
+  if (!url)
+    throw new Error(
+      `CLOUD_TEST_DATABASE=postgres needs the PostgreSQL global setup (tests/support/postgres-global-setup.ts; ${ADMIN_URL_ENV} unset)`,
+    );
   return url;
 }
 
-const nameOf = (dataDir: string) => `t_${crypto.createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 24)}`;
+const nameOf = (dataDir: string) =>
+  `t_${crypto.createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 24)}`;
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: adminUrl() });

@@ -27,13 +27,31 @@ async function resolveSubject(svc: Services, subject: string | undefined): Promi
 
 export const accessRoutes = [
   defineRoute({
-    operationId: "checkHTTPAuthorization", method: "POST", path: "/auth/authorize/http", tag, body: CheckHTTPAuthorizationRequest, success: 200, response: CheckAuthorizationResponse,
+    operationId: "checkHTTPAuthorization",
+    method: "POST",
+    path: "/auth/authorize/http",
+    tag,
+    body: CheckHTTPAuthorizationRequest,
+    success: 200,
+    response: CheckAuthorizationResponse,
     handler: async ({ body }, svc) => ({
-      result: svc.org.decide({ subject: await resolveSubject(svc, body.subject), scopes: body.scopes, method: body.method, path: body.path }),
+      result: svc.org.decide({
+        subject: await resolveSubject(svc, body.subject),
+        scopes: body.scopes,
+        method: body.method,
+        path: body.path,
+      }),
     }),
   }),
   defineRoute({
-    operationId: "checkMeHTTPAuthorization", method: "POST", path: "/auth/users/me/authorize/http", tag, auth: "signed-in", body: CheckMeHTTPAuthorizationRequest, success: 200, response: CheckAuthorizationResponse,
+    operationId: "checkMeHTTPAuthorization",
+    method: "POST",
+    path: "/auth/users/me/authorize/http",
+    tag,
+    auth: "signed-in",
+    body: CheckMeHTTPAuthorizationRequest,
+    success: 200,
+    response: CheckAuthorizationResponse,
     handler: ({ principal, body }, svc) => ({
       result: svc.org.decide({ subject: principal, scopes: principal!.scopes, method: body.method, path: body.path }),
     }),

@@ -1,10 +1,7 @@
 // Path classification of the access rules: which project or group (if any) a request path names.
 // Only UUID-shaped segments count; the all-zero "default project" of the legacy /v1 aliases is
 // open to every subject and is therefore classified as neither (decided by scopes alone).
-export type Target =
-  | { kind: "project"; uuid: string }
-  | { kind: "group"; uuid: string }
-  | { kind: "none" };
+export type Target = { kind: "project"; uuid: string } | { kind: "group"; uuid: string } | { kind: "none" };
 
 export const DEFAULT_PROJECT_UUID = "00000000-0000-0000-0000-000000000000";
 
@@ -16,7 +13,12 @@ const NONE: Target = { kind: "none" };
 
 /** True when `normalisePath` could change the path (the engine's fast path skips it otherwise). */
 export const needsNormalising = (p: string) =>
-  p.charCodeAt(0) !== 47 || p.startsWith("/api") || p.includes("?") || p.includes("#") || p.includes("%") || p.includes("/.");
+  p.charCodeAt(0) !== 47 ||
+  p.startsWith("/api") ||
+  p.includes("?") ||
+  p.includes("#") ||
+  p.includes("%") ||
+  p.includes("/.");
 
 /**
  * Strips `/api`, a query string and a fragment, so callers may pass either form. Then the RFC 3986

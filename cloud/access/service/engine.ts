@@ -94,7 +94,8 @@ export class AccessEngine implements AccessDecider {
   // --- for the iSCP broker ---
   canUseProject(subject: Subject, projectUuid: string): boolean {
     const p = projectUuid.toLowerCase();
-    if (p === DEFAULT_PROJECT_UUID) return subject.kind === "user" || this.index.edges.has(subject.uuid) || !!subject.isSuper;
+    if (p === DEFAULT_PROJECT_UUID)
+      return subject.kind === "user" || this.index.edges.has(subject.uuid) || !!subject.isSuper;
     return this.matcherFor(subject, [], { kind: "project", uuid: p }) !== null;
   }
 

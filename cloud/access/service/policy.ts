@@ -36,7 +36,8 @@ function compile(rules: readonly { method: string; path: string }[]): Map<string
     // accounts' globs are anchored `^...$`; strip the anchors to join them into one alternation.
     // Lower case: the engine folds request paths, as the router matches them case-insensitively.
     const src = globToRegExp(r.path.toLowerCase()).source.slice(1, -1);
-    for (const m of r.method === "*" ? METHODS : [r.method.toUpperCase()]) (byMethod.get(m) ?? byMethod.set(m, new Set()).get(m)!).add(src);
+    for (const m of r.method === "*" ? METHODS : [r.method.toUpperCase()])
+      (byMethod.get(m) ?? byMethod.set(m, new Set()).get(m)!).add(src);
   }
   const out = new Map<string, RegExp>();
   for (const [m, sources] of byMethod) out.set(m, new RegExp(`^(?:${[...sources].join("|")})$`));

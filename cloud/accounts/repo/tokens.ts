@@ -29,21 +29,30 @@ export class ApiTokensRepo {
     return this.db.get<ApiTokenRow>("SELECT * FROM api_tokens WHERE user_uuid = ? AND id = ?", [userUuid, id]);
   }
   async list(userUuid: string, page: number, perPage: number) {
-    const total = (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_tokens WHERE user_uuid = ?", [userUuid]))?.n ?? 0;
-    const rows = await this.db.all<ApiTokenRow>("SELECT * FROM api_tokens WHERE user_uuid = ? ORDER BY id LIMIT ? OFFSET ?", [
-      userUuid,
-      perPage,
-      (page - 1) * perPage,
-    ]);
+    const total =
+      (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_tokens WHERE user_uuid = ?", [userUuid]))?.n ??
+      0;
+    const rows = await this.db.all<ApiTokenRow>(
+      "SELECT * FROM api_tokens WHERE user_uuid = ? ORDER BY id LIMIT ? OFFSET ?",
+      [userUuid, perPage, (page - 1) * perPage],
+    );
     return { rows, total };
   }
   rename(userUuid: string, id: number, name: string, now: string) {
-    return this.db.run("UPDATE api_tokens SET name = ?, updated_at = ? WHERE user_uuid = ? AND id = ?", [name, now, userUuid, id]);
+    return this.db.run("UPDATE api_tokens SET name = ?, updated_at = ? WHERE user_uuid = ? AND id = ?", [
+      name,
+      now,
+      userUuid,
+      id,
+    ]);
   }
   async delete(userUuid: string, id: number): Promise<boolean> {
     return (await this.db.run("DELETE FROM api_tokens WHERE user_uuid = ? AND id = ?", [userUuid, id])).changes > 0;
   }
   touch(id: number, at: string) {
-    return this.db.run("UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)", [at, id, at]);
+    return this.db.run(
+      "UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+      [at, id, at],
+    );
   }
 }

@@ -68,7 +68,17 @@ export class UsersRepo {
   insert(u: UserRow) {
     return this.db.run(
       "INSERT INTO users (uuid, tenant_uuid, name, nickname, description, disabled, last_sign_in_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
-      [u.uuid, u.tenant_uuid, u.name, u.nickname, u.description, u.disabled, u.last_sign_in_at, u.created_at, u.updated_at],
+      [
+        u.uuid,
+        u.tenant_uuid,
+        u.name,
+        u.nickname,
+        u.description,
+        u.disabled,
+        u.last_sign_in_at,
+        u.created_at,
+        u.updated_at,
+      ],
     );
   }
   byUuid(uuid: string) {
@@ -81,7 +91,11 @@ export class UsersRepo {
     if (uuids.length === 0) return Promise.resolve([] as UserRow[]);
     return this.db.all<UserRow>(`SELECT * FROM users WHERE uuid IN (${uuids.map(() => "?").join(",")})`, [...uuids]);
   }
-  async update(uuid: string, fields: Partial<Pick<UserRow, "name" | "nickname" | "description" | "disabled" | "last_sign_in_at">>, now: string) {
+  async update(
+    uuid: string,
+    fields: Partial<Pick<UserRow, "name" | "nickname" | "description" | "disabled" | "last_sign_in_at">>,
+    now: string,
+  ) {
     const keys = Object.keys(fields).filter((k) => (fields as Record<string, unknown>)[k] !== undefined);
     const sets = [...keys.map((k) => `${k} = ?`), "updated_at = ?"];
     const values = [...keys.map((k) => (fields as Record<string, string | number | null>)[k]!), now];
@@ -106,19 +120,25 @@ export class UsersRepo {
       params.push(...f.uuids);
     }
     if (f.roleUuids?.length) {
-      where.push(`EXISTS (SELECT 1 FROM user_roles r WHERE r.user_uuid = u.uuid AND r.role_uuid IN (${f.roleUuids.map(() => "?").join(",")}))`);
+      where.push(
+        `EXISTS (SELECT 1 FROM user_roles r WHERE r.user_uuid = u.uuid AND r.role_uuid IN (${f.roleUuids.map(() => "?").join(",")}))`,
+      );
       params.push(...f.roleUuids);
     }
     if (f.names?.length) where.push(nameClause("u.name", f.names, params));
     if (f.nicknames?.length) where.push(nameClause("u.nickname", f.nicknames, params));
     if (f.emails?.length)
-      where.push(`EXISTS (SELECT 1 FROM user_emails e WHERE e.user_uuid = u.uuid AND ${nameClause("e.address", f.emails, params)})`);
+      where.push(
+        `EXISTS (SELECT 1 FROM user_emails e WHERE e.user_uuid = u.uuid AND ${nameClause("e.address", f.emails, params)})`,
+      );
     if (f.disabled !== undefined) {
       where.push("u.disabled = ?");
       params.push(f.disabled ? 1 : 0);
     }
     if (f.isSuper !== undefined) {
-      where.push(`${f.isSuper ? "" : "NOT "}EXISTS (SELECT 1 FROM user_roles s WHERE s.user_uuid = u.uuid AND s.role_uuid = ?)`);
+      where.push(
+        `${f.isSuper ? "" : "NOT "}EXISTS (SELECT 1 FROM user_roles s WHERE s.user_uuid = u.uuid AND s.role_uuid = ?)`,
+      );
       params.push(f.superRoleUuid);
     }
     if (f.isTemporary !== undefined) {
@@ -147,7 +167,16 @@ export class UsersRepo {
   insertPassword(p: PasswordRow) {
     return this.db.run(
       "INSERT INTO user_passwords (user_uuid, hash, attempt_count, last_attempt_at, is_temporary, expired_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)",
-      [p.user_uuid, p.hash, p.attempt_count, p.last_attempt_at, p.is_temporary, p.expired_at, p.created_at, p.updated_at],
+      [
+        p.user_uuid,
+        p.hash,
+        p.attempt_count,
+        p.last_attempt_at,
+        p.is_temporary,
+        p.expired_at,
+        p.created_at,
+        p.updated_at,
+      ],
     );
   }
   password(uuid: string) {
@@ -155,7 +184,10 @@ export class UsersRepo {
   }
   passwords(uuids: readonly string[]) {
     if (uuids.length === 0) return Promise.resolve([] as PasswordRow[]);
-    return this.db.all<PasswordRow>(`SELECT * FROM user_passwords WHERE user_uuid IN (${uuids.map(() => "?").join(",")})`, [...uuids]);
+    return this.db.all<PasswordRow>(
+      `SELECT * FROM user_passwords WHERE user_uuid IN (${uuids.map(() => "?").join(",")})`,
+      [...uuids],
+    );
   }
   setPassword(uuid: string, hash: string, temporary: boolean, expiredAt: string | null, now: string) {
     return this.db.run(
@@ -165,11 +197,17 @@ export class UsersRepo {
   }
   /** Counts one failed sign-in and returns the new count. */
   async recordFailure(uuid: string, now: string): Promise<number> {
-    await this.db.run("UPDATE user_passwords SET attempt_count = attempt_count + 1, last_attempt_at = ?, updated_at = ? WHERE user_uuid = ?", [now, now, uuid]);
+    await this.db.run(
+      "UPDATE user_passwords SET attempt_count = attempt_count + 1, last_attempt_at = ?, updated_at = ? WHERE user_uuid = ?",
+      [now, now, uuid],
+    );
     return (await this.password(uuid))?.attempt_count ?? 0;
   }
   recordSuccess(uuid: string, now: string) {
-    return this.db.run("UPDATE user_passwords SET attempt_count = 0, last_attempt_at = ? WHERE user_uuid = ?", [now, uuid]);
+    return this.db.run("UPDATE user_passwords SET attempt_count = 0, last_attempt_at = ? WHERE user_uuid = ?", [
+      now,
+      uuid,
+    ]);
   }
   unlock(uuid: string, now: string) {
     return this.db.run("UPDATE user_passwords SET attempt_count = 0, updated_at = ? WHERE user_uuid = ?", [now, uuid]);
@@ -177,7 +215,12 @@ export class UsersRepo {
 
   // --- roles ---
   roles(uuid: string) {
-    return this.db.all<{ role_uuid: string }>("SELECT role_uuid FROM user_roles WHERE user_uuid = ? ORDER BY created_at, role_uuid", [uuid]).then((r) => r.map((x) => x.role_uuid));
+    return this.db
+      .all<{ role_uuid: string }>(
+        "SELECT role_uuid FROM user_roles WHERE user_uuid = ? ORDER BY created_at, role_uuid",
+        [uuid],
+      )
+      .then((r) => r.map((x) => x.role_uuid));
   }
   rolesOf(uuids: readonly string[]) {
     if (uuids.length === 0) return Promise.resolve([] as { user_uuid: string; role_uuid: string }[]);
@@ -188,16 +231,25 @@ export class UsersRepo {
   }
   /** Returns false when the role was already assigned. */
   async assignRole(uuid: string, roleUuid: string, now: string): Promise<boolean> {
-    const r = await this.db.run("INSERT OR IGNORE INTO user_roles (user_uuid, role_uuid, created_at) VALUES (?,?,?)", [uuid, roleUuid, now]);
+    const r = await this.db.run("INSERT OR IGNORE INTO user_roles (user_uuid, role_uuid, created_at) VALUES (?,?,?)", [
+      uuid,
+      roleUuid,
+      now,
+    ]);
     return r.changes > 0;
   }
   async unassignRole(uuid: string, roleUuid: string): Promise<boolean> {
-    return (await this.db.run("DELETE FROM user_roles WHERE user_uuid = ? AND role_uuid = ?", [uuid, roleUuid])).changes > 0;
+    return (
+      (await this.db.run("DELETE FROM user_roles WHERE user_uuid = ? AND role_uuid = ?", [uuid, roleUuid])).changes > 0
+    );
   }
   /** Enabled users holding the role (used for the "last super user" rules). */
   countEnabledWithRole(roleUuid: string) {
     return this.db
-      .get<{ n: number }>("SELECT COUNT(*) AS n FROM users u JOIN user_roles r ON r.user_uuid = u.uuid WHERE r.role_uuid = ? AND u.disabled = 0", [roleUuid])
+      .get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM users u JOIN user_roles r ON r.user_uuid = u.uuid WHERE r.role_uuid = ? AND u.disabled = 0",
+        [roleUuid],
+      )
       .then((r) => r?.n ?? 0);
   }
 }

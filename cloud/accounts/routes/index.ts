@@ -6,4 +6,10 @@ import { rolesRoutes } from "./roles.js";
 import { tokensRoutes } from "./tokens.js";
 import { usersRoutes } from "./users.js";
 
-export const accountsRoutes: AnyRoute[] = [...usersRoutes, ...emailsRoutes, ...passwordsRoutes, ...tokensRoutes, ...rolesRoutes];
+export const accountsRoutes: AnyRoute[] = [
+  ...usersRoutes,
+  ...emailsRoutes,
+  ...passwordsRoutes,
+  ...tokensRoutes,
+  ...rolesRoutes,
+];

@@ -71,7 +71,11 @@ export interface AccountsService {
 
 export const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
-export function createAccountsService(svc: Pick<Services, "db" | "config" | "log" | "events" | "cluster">, mailer: Mailer, times: Map<string, Timestamps>): AccountsService {
+export function createAccountsService(
+  svc: Pick<Services, "db" | "config" | "log" | "events" | "cluster">,
+  mailer: Mailer,
+  times: Map<string, Timestamps>,
+): AccountsService {
   const users = new UsersRepo(svc.db);
   const emails = new EmailsRepo(svc.db);
   const tokens = new ApiTokensRepo(svc.db);
@@ -88,11 +92,19 @@ export function createAccountsService(svc: Pick<Services, "db" | "config" | "log
   const quietMs = svc.config.signInQuietSeconds * 1000;
   const maxWaitMs = svc.config.signInMaxWaitSeconds * 1000;
   const firstWaitMs = Math.min(maxWaitMs, svc.config.signInWaitSeconds * 1000);
-  const signInBackOff = new SignInBackOff({
-    name: { freeFailures: svc.config.lockoutThreshold, firstWaitMs, maxWaitMs, quietMs },
-    address: { freeFailures: svc.config.signInAddressFailures, firstWaitMs, maxWaitMs, quietMs },
-  }, (event) => notify(svc.cluster.bus, "signInBackOff", event));
-  onNotice<{ of: string; key: string; cleared: true }>(svc.cluster.bus, "signInBackOff", (event) => signInBackOff.heard(event), () => {});
+  const signInBackOff = new SignInBackOff(
+    {
+      name: { freeFailures: svc.config.lockoutThreshold, firstWaitMs, maxWaitMs, quietMs },
+      address: { freeFailures: svc.config.signInAddressFailures, firstWaitMs, maxWaitMs, quietMs },
+    },
+    (event) => notify(svc.cluster.bus, "signInBackOff", event),
+  );
+  onNotice<{ of: string; key: string; cleared: true }>(
+    svc.cluster.bus,
+    "signInBackOff",
+    (event) => signInBackOff.heard(event),
+    () => {},
+  );
 
   const service: AccountsService = {
     signInBackOff,
@@ -172,7 +184,14 @@ export function createAccountsService(svc: Pick<Services, "db" | "config" | "log
       const p = u && (await users.password(userUuid));
       if (!u || !p) return undefined;
       const roles = await users.roles(userUuid);
-      return userView(u, p, await emails.ofUsers([userUuid]), roles, roles.includes(ROLE_UUIDS.superUser), temporaryPassword);
+      return userView(
+        u,
+        p,
+        await emails.ofUsers([userUuid]),
+        roles,
+        roles.includes(ROLE_UUIDS.superUser),
+        temporaryPassword,
+      );
     },
     catalogueTimes: (uuid) => times.get(uuid) ?? epoch,
     onUserDeleted(fn) {

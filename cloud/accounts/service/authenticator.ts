@@ -12,7 +12,8 @@ import { digest } from "./password-rules.js";
 export async function apiTokenPrincipal(accounts: AccountsService, token: string): Promise<Principal> {
   const row = await accounts.tokens.byDigest(digest(token.trim()));
   if (!row) throw new Unauthenticated("invalid API token");
-  if (row.expired_at && Date.parse(row.expired_at) <= Date.now()) throw new Unauthenticated("the API token has expired");
+  if (row.expired_at && Date.parse(row.expired_at) <= Date.now())
+    throw new Unauthenticated("the API token has expired");
   const found = await accounts.principalForUser(row.user_uuid, "api_token", { credentialId: String(row.id) });
   if (!found) throw new Unauthenticated("the user of this API token is disabled");
   // An API token is a credential of its own (like a personal access token), often made by an

@@ -38,9 +38,18 @@ export const SCOPES: readonly ScopeDef[] = [
   {
     uuid: "4ebb1409-6033-47a9-a618-4814554eeb71",
     name: "users:r",
-    description: "Read users, their e-mails and roles (not their API tokens; their OAuth2 clients are clients:r's, their edges edges:r's).",
+    description:
+      "Read users, their e-mails and roles (not their API tokens; their OAuth2 clients are clients:r's, their edges edges:r's).",
     allowed_endpoints: rules(["GET"], "/auth/users", "/auth/users/**"),
-    denied_endpoints: rules(["GET"], "/auth/users/*/tokens", "/auth/users/*/tokens/**", "/auth/users/*/clients", "/auth/users/*/clients/**", "/auth/users/*/edges", "/auth/users/*/edges/**"),
+    denied_endpoints: rules(
+      ["GET"],
+      "/auth/users/*/tokens",
+      "/auth/users/*/tokens/**",
+      "/auth/users/*/clients",
+      "/auth/users/*/clients/**",
+      "/auth/users/*/edges",
+      "/auth/users/*/edges/**",
+    ),
     allowed_iscp_messages: [],
   },
   {
@@ -79,7 +88,13 @@ export const SCOPES: readonly ScopeDef[] = [
     uuid: "956a98c0-d829-44bb-b6cd-a1ae7671c9d8",
     name: "clients:r",
     description: "Read OAuth2 clients (also a user's, under /auth/users).",
-    allowed_endpoints: rules(["GET"], "/auth/clients", "/auth/clients/**", "/auth/users/*/clients", "/auth/users/*/clients/**"),
+    allowed_endpoints: rules(
+      ["GET"],
+      "/auth/clients",
+      "/auth/clients/**",
+      "/auth/users/*/clients",
+      "/auth/users/*/clients/**",
+    ),
     denied_endpoints: [],
     allowed_iscp_messages: [],
   },
@@ -144,7 +159,13 @@ export const SCOPES: readonly ScopeDef[] = [
     name: "iscp:r",
     description: "Connect to the iSCP broker and receive streams (downstream).",
     allowed_endpoints: [
-      ...rules(["GET"], "/iscp/connect", "/v1/edge_connections", "/v1/edge_connections/**", "/v1/projects/*/edge_connections/**"),
+      ...rules(
+        ["GET"],
+        "/iscp/connect",
+        "/v1/edge_connections",
+        "/v1/edge_connections/**",
+        "/v1/projects/*/edge_connections/**",
+      ),
       ...rules(["POST"], "/iscp/tickets"),
     ],
     denied_endpoints: [],
@@ -154,7 +175,10 @@ export const SCOPES: readonly ScopeDef[] = [
     uuid: "8719f9e7-45f8-43d8-9ad8-85bed593a311",
     name: "iscp:w",
     description: "Send streams to the iSCP broker (upstream), over WebSocket, QUIC or REST.",
-    allowed_endpoints: [...rules(["GET"], "/iscp/connect"), ...rules(["POST", "PUT"], "/iscp/tickets", "/iscp/projects/*/**")],
+    allowed_endpoints: [
+      ...rules(["GET"], "/iscp/connect"),
+      ...rules(["POST", "PUT"], "/iscp/tickets", "/iscp/projects/*/**"),
+    ],
     denied_endpoints: [],
     allowed_iscp_messages: iscp("upstream", "upstream_call"),
   },
@@ -211,8 +235,20 @@ export const ROLES: readonly RoleDef[] = [
   {
     uuid: ROLE_UUIDS.member,
     name: "member",
-    description: "An ordinary user: own account and own edges, read the directory, read and write measurements and streams.",
-    scopeNames: ["me:a", "users:r", "roles:r", "edges:r", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"],
+    description:
+      "An ordinary user: own account and own edges, read the directory, read and write measurements and streams.",
+    scopeNames: [
+      "me:a",
+      "users:r",
+      "roles:r",
+      "edges:r",
+      "groups:r",
+      "projects:r",
+      "measurements:r",
+      "measurements:w",
+      "iscp:r",
+      "iscp:w",
+    ],
   },
   {
     uuid: ROLE_UUIDS.readOnly,

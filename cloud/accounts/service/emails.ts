@@ -35,7 +35,10 @@ export async function startVerification(svc: Services, userUuid: string, emailId
   try {
     await svc.mailer.send({ to: email.address, subject, text });
   } catch (err) {
-    svc.log.error({ err: { message: (err as Error).message }, email_id: emailId }, "verification mail could not be sent");
+    svc.log.error(
+      { err: { message: (err as Error).message }, email_id: emailId },
+      "verification mail could not be sent",
+    );
   }
   return verificationView(row);
 }
@@ -90,7 +93,8 @@ export async function sendVerification(svc: Services, userUuid: string, id: numb
   return startVerification(svc, userUuid, id, "verify");
 }
 
-const invalidToken = () => new Invalid("invalid or expired verification token", { verification_token: "invalid or expired" });
+const invalidToken = () =>
+  new Invalid("invalid or expired verification token", { verification_token: "invalid or expired" });
 
 /** Verifies with a token; `scope` limits it to one user's e-mail (by id) when given. */
 export async function verifyEmail(svc: Services, token: string, scope?: { userUuid: string; emailId?: number }) {
@@ -98,7 +102,8 @@ export async function verifyEmail(svc: Services, token: string, scope?: { userUu
   if (!v || v.used_at || Date.parse(v.expired_at) <= Date.now()) throw invalidToken();
   const email = await svc.accounts.emails.emailById(v.email_id);
   if (!email) throw invalidToken();
-  if (scope && (email.user_uuid !== scope.userUuid || (scope.emailId !== undefined && scope.emailId !== email.id))) throw invalidToken();
+  if (scope && (email.user_uuid !== scope.userUuid || (scope.emailId !== undefined && scope.emailId !== email.id)))
+    throw invalidToken();
   if (!(await svc.accounts.emails.useVerification(v.id, nowIso()))) throw invalidToken();
   await svc.accounts.emails.markVerified(email.id, nowIso());
   return emailView((await svc.accounts.emails.emailById(email.id))!);

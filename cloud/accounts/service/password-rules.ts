@@ -3,7 +3,12 @@
 import crypto from "node:crypto";
 import { promisify } from "node:util";
 
-const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: crypto.ScryptOptions,
+) => Promise<Buffer>;
 const PARAMS = { N: 16384, r: 8, p: 1 };
 const KEYLEN = 32;
 
@@ -49,18 +54,37 @@ export interface PolicyError {
 }
 
 /** Checks a candidate password; `username` and `matchesCurrent` add the two account-bound rules. */
-export function checkPolicy(password: string, ctx: { username?: string; matchesCurrent?: boolean } = {}): PolicyError[] {
+export function checkPolicy(
+  password: string,
+  ctx: { username?: string; matchesCurrent?: boolean } = {},
+): PolicyError[] {
   const errors: PolicyError[] = [];
   const chars = [...password];
   const count = (re: RegExp) => chars.filter((c) => re.test(c)).length;
   if (chars.length < POLICY.min_length)
-    errors.push({ type: "min_length", value: POLICY.min_length, message: `must be at least ${POLICY.min_length} characters` });
+    errors.push({
+      type: "min_length",
+      value: POLICY.min_length,
+      message: `must be at least ${POLICY.min_length} characters`,
+    });
   if (chars.length > POLICY.max_length)
-    errors.push({ type: "max_length", value: POLICY.max_length, message: `must be at most ${POLICY.max_length} characters` });
+    errors.push({
+      type: "max_length",
+      value: POLICY.max_length,
+      message: `must be at most ${POLICY.max_length} characters`,
+    });
   if (count(/[A-Z]/) < POLICY.min_uppercase_alphabet_num)
-    errors.push({ type: "min_uppercase_alphabet_num", value: POLICY.min_uppercase_alphabet_num, message: "needs an uppercase letter" });
+    errors.push({
+      type: "min_uppercase_alphabet_num",
+      value: POLICY.min_uppercase_alphabet_num,
+      message: "needs an uppercase letter",
+    });
   if (count(/[a-z]/) < POLICY.min_lowercase_alphabet_num)
-    errors.push({ type: "min_lowercase_alphabet_num", value: POLICY.min_lowercase_alphabet_num, message: "needs a lowercase letter" });
+    errors.push({
+      type: "min_lowercase_alphabet_num",
+      value: POLICY.min_lowercase_alphabet_num,
+      message: "needs a lowercase letter",
+    });
   if (count(/[0-9]/) < POLICY.min_number_num)
     errors.push({ type: "min_number_num", value: POLICY.min_number_num, message: "needs a digit" });
   if (chars.filter((c) => SYMBOLS.includes(c)).length < POLICY.min_symbol_num)
@@ -69,7 +93,8 @@ export function checkPolicy(password: string, ctx: { username?: string; matchesC
     errors.push({ type: "allowed_characters", message: `only ASCII letters, digits and ${SYMBOLS} are allowed` });
   if (ctx.username && ctx.username.length > 0 && password.toLowerCase().includes(ctx.username.toLowerCase()))
     errors.push({ type: "allowed_same_username", message: "must not contain the user name" });
-  if (ctx.matchesCurrent) errors.push({ type: "allowed_same_previous_password", message: "must differ from the current password" });
+  if (ctx.matchesCurrent)
+    errors.push({ type: "allowed_same_previous_password", message: "must differ from the current password" });
   return errors;
 }
 

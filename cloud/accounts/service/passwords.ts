@@ -21,17 +21,23 @@ export async function checkMyPassword(svc: Services, principal: Principal | unde
 }
 
 /** Who changes the password: the recovery token's user, or the signed-in user with the old password. */
-async function changingUser(svc: Services, principal: Principal | undefined, body: { old_password?: string; recovery_token?: string }) {
+async function changingUser(
+  svc: Services,
+  principal: Principal | undefined,
+  body: { old_password?: string; recovery_token?: string },
+) {
   if (body.recovery_token !== undefined) {
     const rec = await svc.accounts.emails.recoveryByDigest(digest(body.recovery_token));
     if (!rec || rec.used_at || Date.parse(rec.expired_at) <= Date.now())
       throw new Invalid("invalid or expired recovery token", { recovery_token: "invalid or expired" });
-    if (principal && principal.uuid !== rec.user_uuid) throw new Forbidden("the recovery token belongs to another user");
+    if (principal && principal.uuid !== rec.user_uuid)
+      throw new Forbidden("the recovery token belongs to another user");
     return { uuid: rec.user_uuid, recovery: rec.token_digest };
   }
   if (!principal) throw new Unauthenticated("sign in, or give a recovery_token");
   const uuid = meUuid(principal);
-  if (body.old_password === undefined) throw new Invalid("old_password or recovery_token is required", { old_password: "required" });
+  if (body.old_password === undefined)
+    throw new Invalid("old_password or recovery_token is required", { old_password: "required" });
   if (!(await svc.accounts.verifyPassword(uuid, body.old_password)))
     throw new Invalid("the old password is not correct", { old_password: "incorrect" });
   return { uuid, recovery: undefined };
@@ -45,14 +51,23 @@ export async function changePassword(
   const who = await changingUser(svc, principal, body);
   const user = await requireUser(svc, who.uuid);
   const current = (await svc.accounts.users.password(who.uuid))!;
-  const errors = checkPolicy(body.password, { username: user.name, matchesCurrent: await verifyPassword(body.password, current.hash) });
+  const errors = checkPolicy(body.password, {
+    username: user.name,
+    matchesCurrent: await verifyPassword(body.password, current.hash),
+  });
   if (errors.length > 0)
     throw new Invalid(`the new password does not satisfy the policy: ${errors.map((e) => e.type).join(", ")}`, {
       password: errors.map((e) => `${e.type}: ${e.message}`).join("; "),
     });
   if (who.recovery && !(await svc.accounts.emails.useRecovery(who.recovery, nowIso())))
     throw new Invalid("invalid or expired recovery token", { recovery_token: "invalid or expired" });
-  await svc.accounts.users.setPassword(who.uuid, await hashPassword(body.password), false, passwordExpiry(svc), nowIso());
+  await svc.accounts.users.setPassword(
+    who.uuid,
+    await hashPassword(body.password),
+    false,
+    passwordExpiry(svc),
+    nowIso(),
+  );
   await forgetReplacedAdminPassword(svc, current.hash);
   return passwordView((await svc.accounts.users.password(who.uuid))!);
 }

@@ -35,7 +35,14 @@ export function globToRegExp(glob: string): RegExp {
   let src = "^";
   for (const seg of segs) {
     if (seg === "**") src += "(?:/[^/]+)*";
-    else src += "/" + seg.split("*").map(escapeRegExp).join("[^/]*").replace(/^\[\^\/\]\*$/, "[^/]+");
+    else
+      src +=
+        "/" +
+        seg
+          .split("*")
+          .map(escapeRegExp)
+          .join("[^/]*")
+          .replace(/^\[\^\/\]\*$/, "[^/]+");
   }
   src += "/?$";
   re = new RegExp(src);

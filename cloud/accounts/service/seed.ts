@@ -25,7 +25,10 @@ export async function seedCatalogue(svc: Pick<Services, "db">): Promise<Map<stri
 }
 
 /** Creates `admin` when the database has no user at all. Returns the generated password, if any. */
-export async function seedAdmin(svc: Pick<Services, "db" | "config" | "log">, out: (line: string) => void = (l) => process.stdout.write(l)): Promise<void> {
+export async function seedAdmin(
+  svc: Pick<Services, "db" | "config" | "log">,
+  out: (line: string) => void = (l) => process.stdout.write(l),
+): Promise<void> {
   const users = new UsersRepo(svc.db);
   if ((await users.count()) > 0) return;
   const given = svc.config.adminPassword;
@@ -38,14 +41,27 @@ export async function seedAdmin(svc: Pick<Services, "db" | "config" | "log">, ou
   const created = await svc.db.transaction(async (tx) => {
     const repo = new UsersRepo(tx);
     if ((await repo.count()) > 0) return false;
-    await repo.insert({ uuid, tenant_uuid: TENANT_UUID, name: "admin", nickname: "Administrator", description: "", disabled: 0, last_sign_in_at: null, created_at: now, updated_at: now });
+    await repo.insert({
+      uuid,
+      tenant_uuid: TENANT_UUID,
+      name: "admin",
+      nickname: "Administrator",
+      description: "",
+      disabled: 0,
+      last_sign_in_at: null,
+      created_at: now,
+      updated_at: now,
+    });
     await repo.insertPassword({
       user_uuid: uuid,
       hash,
       attempt_count: 0,
       last_attempt_at: null,
       is_temporary: given ? 0 : 1,
-      expired_at: !given || lifetime <= 0 ? null : new Date(Date.now() + lifetime * 86400_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      expired_at:
+        !given || lifetime <= 0
+          ? null
+          : new Date(Date.now() + lifetime * 86400_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
       created_at: now,
       updated_at: now,
     });
@@ -58,6 +74,8 @@ export async function seedAdmin(svc: Pick<Services, "db" | "config" | "log">, ou
   const file = writeAdminPasswordFile(svc, password);
   out(
     `Created super user "admin" with temporary password: ${password}\n` +
-      (file ? `(also in ${file}, readable by this user only, until it is changed; change it at first sign-in)\n` : "(change it at first sign-in; it is not shown again)\n"),
+      (file
+        ? `(also in ${file}, readable by this user only, until it is changed; change it at first sign-in)\n`
+        : "(change it at first sign-in; it is not shown again)\n"),
   );
 }

@@ -27,7 +27,10 @@ export class BackOff {
   waitMs(key: string, now = Date.now()): number {
     const e = this.current(key, now);
     if (!e || e.failures < this.rule.freeFailures) return 0;
-    const wait = Math.min(this.rule.maxWaitMs, this.rule.firstWaitMs * 2 ** Math.min(30, e.failures - this.rule.freeFailures));
+    const wait = Math.min(
+      this.rule.maxWaitMs,
+      this.rule.firstWaitMs * 2 ** Math.min(30, e.failures - this.rule.freeFailures),
+    );
     return Math.max(0, e.last + wait - now);
   }
 
@@ -76,7 +79,10 @@ export class SignInBackOff {
 
   /** Milliseconds to wait before this attempt may be checked (0: check it now). */
   waitMs(name: string, address: string | undefined, now = Date.now()): number {
-    return Math.max(this.byName.waitMs(name.toLowerCase(), now), address === undefined ? 0 : this.byAddress.waitMs(address, now));
+    return Math.max(
+      this.byName.waitMs(name.toLowerCase(), now),
+      address === undefined ? 0 : this.byAddress.waitMs(address, now),
+    );
   }
 
   failed(name: string, address: string | undefined): void {

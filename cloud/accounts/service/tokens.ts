@@ -47,7 +47,10 @@ export async function listTokens(svc: Services, userUuid: string, page: number, 
   await svc.accounts.flushTokenUse();
   const { rows, total } = await svc.accounts.tokens.list(userUuid, page, perPage);
   const scopes = await userScopes(svc, userUuid);
-  return { items: rows.map((r) => tokenView(r, scopes, svc.accounts.catalogueTimes)), page: pageInfo(total, page, perPage) };
+  return {
+    items: rows.map((r) => tokenView(r, scopes, svc.accounts.catalogueTimes)),
+    page: pageInfo(total, page, perPage),
+  };
 }
 
 export async function renameToken(svc: Services, userUuid: string, id: number, name: string) {
@@ -61,7 +64,11 @@ export async function renameToken(svc: Services, userUuid: string, id: number, n
     throw err;
   }
   await svc.accounts.flushTokenUse();
-  return tokenView((await svc.accounts.tokens.byId(userUuid, id))!, await userScopes(svc, userUuid), svc.accounts.catalogueTimes);
+  return tokenView(
+    (await svc.accounts.tokens.byId(userUuid, id))!,
+    await userScopes(svc, userUuid),
+    svc.accounts.catalogueTimes,
+  );
 }
 
 export async function deleteToken(svc: Services, userUuid: string, id: number) {

@@ -18,11 +18,21 @@ import { startVerification } from "./emails.js";
 export async function userResources(svc: Services, rows: UserRow[]) {
   const uuids = rows.map((r) => r.uuid);
   const a = svc.accounts;
-  const [passwords, emails, roles] = await Promise.all([a.users.passwords(uuids), a.emails.ofUsers(uuids), a.users.rolesOf(uuids)]);
+  const [passwords, emails, roles] = await Promise.all([
+    a.users.passwords(uuids),
+    a.emails.ofUsers(uuids),
+    a.users.rolesOf(uuids),
+  ]);
   const pw = new Map(passwords.map((p) => [p.user_uuid, p]));
   return rows.map((u) => {
     const r = roles.filter((x) => x.user_uuid === u.uuid).map((x) => x.role_uuid);
-    return userView(u, pw.get(u.uuid)!, emails.filter((e) => e.user_uuid === u.uuid), r, r.includes(ROLE_UUIDS.superUser));
+    return userView(
+      u,
+      pw.get(u.uuid)!,
+      emails.filter((e) => e.user_uuid === u.uuid),
+      r,
+      r.includes(ROLE_UUIDS.superUser),
+    );
   });
 }
 
@@ -68,7 +78,9 @@ export async function listUsers(svc: Services, q: ListUsersInput) {
 export function checkAssignableRole(roleUuid: string, field = "role_uuids") {
   if (!findRole(roleUuid)) throw new Invalid(`unknown role ${roleUuid}`, { [field]: `unknown role ${roleUuid}` });
   if (roleUuid === ROLE_UUIDS.owner)
-    throw new Invalid("the owner role is held through group or project ownership", { [field]: "the owner role cannot be assigned" });
+    throw new Invalid("the owner role is held through group or project ownership", {
+      [field]: "the owner role cannot be assigned",
+    });
 }
 
 export async function createUser(
@@ -76,8 +88,10 @@ export async function createUser(
   body: { name: string; nickname?: string; description?: string; role_uuids: readonly string[]; email?: string },
 ) {
   for (const r of body.role_uuids) checkAssignableRole(r);
-  if (await svc.accounts.findUserByName(body.name)) throw new Conflict("the user name is taken", { name: "already exist" });
-  if (body.email && (await svc.accounts.emails.byAddress(body.email))) throw new Conflict("the e-mail address is taken", { email: "already exist" });
+  if (await svc.accounts.findUserByName(body.name))
+    throw new Conflict("the user name is taken", { name: "already exist" });
+  if (body.email && (await svc.accounts.emails.byAddress(body.email)))
+    throw new Conflict("the e-mail address is taken", { email: "already exist" });
   const password = generatePassword();
   const hash = await hashPassword(password);
   const now = nowIso();
@@ -97,26 +111,48 @@ export async function createUser(
         created_at: now,
         updated_at: now,
       });
-      await users.insertPassword({ user_uuid: uuid, hash, attempt_count: 0, last_attempt_at: null, is_temporary: 1, expired_at: passwordExpiry(svc), created_at: now, updated_at: now });
+      await users.insertPassword({
+        user_uuid: uuid,
+        hash,
+        attempt_count: 0,
+        last_attempt_at: null,
+        is_temporary: 1,
+        expired_at: passwordExpiry(svc),
+        created_at: now,
+        updated_at: now,
+      });
       for (const r of new Set(body.role_uuids)) await users.assignRole(uuid, r, now);
       if (body.email) {
         emailId = await new EmailsRepo(tx).insert(uuid, body.email, now);
       }
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new Conflict("the user name or e-mail address is taken", { name: "already exist" });
+    if (isUniqueViolation(err))
+      throw new Conflict("the user name or e-mail address is taken", { name: "already exist" });
     throw err;
   }
   if (emailId !== undefined) await startVerification(svc, uuid, emailId, "welcome");
   return (await svc.accounts.userResource(uuid, password))!;
 }
 
-export async function updateUser(svc: Services, uuid: string, body: { name?: string; nickname?: string; description?: string }) {
+export async function updateUser(
+  svc: Services,
+  uuid: string,
+  body: { name?: string; nickname?: string; description?: string },
+) {
   const user = await requireUser(svc, uuid);
-  if (body.name !== undefined && body.name.toLowerCase() !== user.name.toLowerCase() && (await svc.accounts.findUserByName(body.name)))
+  if (
+    body.name !== undefined &&
+    body.name.toLowerCase() !== user.name.toLowerCase() &&
+    (await svc.accounts.findUserByName(body.name))
+  )
     throw new Conflict("the user name is taken", { name: "already exist" });
   try {
-    await svc.accounts.users.update(uuid, { name: body.name, nickname: body.nickname, description: body.description }, nowIso());
+    await svc.accounts.users.update(
+      uuid,
+      { name: body.name, nickname: body.nickname, description: body.description },
+      nowIso(),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw new Conflict("the user name is taken", { name: "already exist" });
     throw err;

@@ -37,7 +37,14 @@ export function passwordView(p: PasswordRow, temporaryPassword?: string) {
   };
 }
 
-export function userView(u: UserRow, p: PasswordRow, emails: EmailRow[], roles: string[], isSuper: boolean, temporaryPassword?: string) {
+export function userView(
+  u: UserRow,
+  p: PasswordRow,
+  emails: EmailRow[],
+  roles: string[],
+  isSuper: boolean,
+  temporaryPassword?: string,
+) {
   return {
     uuid: u.uuid,
     name: u.name,

@@ -51,7 +51,8 @@ export class InProcessBus implements ClusterBus {
 }
 
 /** A subject token from free text (a project or node id, a digest): NATS forbids `.`, `*`, `>` and spaces. */
-export const subjectToken = (s: string): string => (/^[A-Za-z0-9_-]+$/.test(s) ? s : `~${Buffer.from(s).toString("base64url")}`);
+export const subjectToken = (s: string): string =>
+  /^[A-Za-z0-9_-]+$/.test(s) ? s : `~${Buffer.from(s).toString("base64url")}`;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -13,7 +13,11 @@ export interface NatsBusOptions {
 }
 
 /** NATS URLs without any user:password part, for messages. */
-const safeServers = (servers: string) => servers.split(",").map((s) => s.trim().replace(/\/\/[^@/]*@/, "//")).join(",");
+const safeServers = (servers: string) =>
+  servers
+    .split(",")
+    .map((s) => s.trim().replace(/\/\/[^@/]*@/, "//"))
+    .join(",");
 
 export class NatsBus implements ClusterBus {
   readonly kind = "nats" as const;

@@ -27,7 +27,12 @@ export function notify(bus: ClusterBus, name: NoticeName, payload: object = {}):
 }
 
 /** Runs `fn` for each notice another peer sends, and `resync` (default: `fn({})`) after a bus outage. */
-export function onNotice<T extends object>(bus: ClusterBus, name: NoticeName, fn: (payload: Partial<T>) => void, resync?: () => void): void {
+export function onNotice<T extends object>(
+  bus: ClusterBus,
+  name: NoticeName,
+  fn: (payload: Partial<T>) => void,
+  resync?: () => void,
+): void {
   bus.subscribe(NOTICES[name], (data) => {
     let payload: Partial<T>;
     try {

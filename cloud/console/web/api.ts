@@ -26,7 +26,8 @@ export async function apiFetch(path: string, init: RequestInit = {}, retry = tru
 /** JSON in, JSON out; a non-2xx answer becomes an ApiError with the API's {type, title}. */
 export async function api<T = any>(path: string, opts: { method?: string; json?: unknown } = {}): Promise<T> {
   const init: RequestInit = { method: opts.method ?? "GET" };
-  if (opts.json !== undefined) (init.headers = { "content-type": "application/json" }), (init.body = JSON.stringify(opts.json));
+  if (opts.json !== undefined)
+    (init.headers = { "content-type": "application/json" }), (init.body = JSON.stringify(opts.json));
   const r = await apiFetch(path, init);
   if (r.status === 204) return undefined as T;
   const body = await r.json().catch(() => ({}));

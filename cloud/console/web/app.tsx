@@ -38,14 +38,26 @@ export function App() {
   return (
     <>
       <header class="top">
-        <a class="brand" href="#/measurements">cloud-peer console</a>
+        <a class="brand" href="#/measurements">
+          cloud-peer console
+        </a>
         <nav aria-label="Main">
           {NAV.map(([id, label]) => (
-            <a key={id} href={`#/${id}`} aria-current={page === id || (id === "measurements" && page === "measurement") ? "page" : undefined}>{label}</a>
+            <a
+              key={id}
+              href={`#/${id}`}
+              aria-current={page === id || (id === "measurements" && page === "measurement") ? "page" : undefined}
+            >
+              {label}
+            </a>
           ))}
         </nav>
-        <span class="who" data-testid="who">{me.data?.name ?? ""}</span>
-        <button type="button" class="signout" onClick={() => void doSignOut()}>Sign out</button>
+        <span class="who" data-testid="who">
+          {me.data?.name ?? ""}
+        </span>
+        <button type="button" class="signout" onClick={() => void doSignOut()}>
+          Sign out
+        </button>
       </header>
       <main id="main">
         <ErrorNote error={me.error} />

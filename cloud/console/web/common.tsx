@@ -6,10 +6,22 @@ import { DEFAULT_PROJECT } from "./format";
 import { useLoad } from "./hooks";
 
 export function ErrorNote({ error }: { error: Error | undefined }) {
-  return error ? <p role="alert" class="error">{error.message}</p> : null;
+  return error ? (
+    <p role="alert" class="error">
+      {error.message}
+    </p>
+  ) : null;
 }
 
-export function Section({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Section({
+  title,
+  children,
+  actions,
+}: {
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   return (
     <section class="card" aria-label={title}>
       <header class="card-head">
@@ -21,13 +33,29 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
-export function Pager({ page, total, perPage, onPage }: { page: number; total: number; perPage: number; onPage(p: number): void }) {
+export function Pager({
+  page,
+  total,
+  perPage,
+  onPage,
+}: {
+  page: number;
+  total: number;
+  perPage: number;
+  onPage(p: number): void;
+}) {
   const pages = Math.max(1, Math.ceil(total / perPage));
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>Page {page} of {pages} ({total} in all)</span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {pages} ({total} in all)
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
     </nav>
   );
 }
@@ -40,18 +68,30 @@ export interface ProjectInfo {
 /** The projects the user may see: all of them for a super user, else the user's own; the default project last. */
 export function useProjects(isSuper: boolean) {
   return useLoad(async () => {
-    const list = await api<{ items: ProjectInfo[] }>(isSuper ? "/auth/projects?per_page=200" : "/auth/users/me/projects?per_page=200");
+    const list = await api<{ items: ProjectInfo[] }>(
+      isSuper ? "/auth/projects?per_page=200" : "/auth/users/me/projects?per_page=200",
+    );
     return [...list.items, { uuid: DEFAULT_PROJECT, name: "Default project" }];
   }, [isSuper]);
 }
 
-export function ProjectPicker({ projects, value, onChange }: { projects: ProjectInfo[]; value: string; onChange(uuid: string): void }) {
+export function ProjectPicker({
+  projects,
+  value,
+  onChange,
+}: {
+  projects: ProjectInfo[];
+  value: string;
+  onChange(uuid: string): void;
+}) {
   return (
     <label>
       Project{" "}
       <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
         {projects.map((p) => (
-          <option value={p.uuid} key={p.uuid}>{p.name}</option>
+          <option value={p.uuid} key={p.uuid}>
+            {p.name}
+          </option>
         ))}
       </select>
     </label>
@@ -65,7 +105,9 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
       <p>
         {label} (shown once; copy it now): <code data-testid="secret">{value}</code>
       </p>
-      <button type="button" onClick={onDone}>I have copied it</button>
+      <button type="button" onClick={onDone}>
+        I have copied it
+      </button>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // Display helpers: times, durations, counts, bytes as hex.
 
-export const fmtTime = (iso: string | undefined | null) => (iso ? new Date(iso).toLocaleString(undefined, { hour12: false }) : "—");
+export const fmtTime = (iso: string | undefined | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { hour12: false }) : "—";
 
 /** Seconds (a float) as `1 h 02 min 03.4 s`. */
 export function fmtDuration(s: number): string {

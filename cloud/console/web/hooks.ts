@@ -31,7 +31,11 @@ export interface Loaded<T> {
  * reloading. One load at a time: a reload asked for meanwhile runs once the current one ends, so a
  * slow server still shows progress instead of every answer being superseded before it lands.
  */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[], opts: { pollMs?: number; poll?: (d: T | undefined) => boolean } = {}): Loaded<T> {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+  opts: { pollMs?: number; poll?: (d: T | undefined) => boolean } = {},
+): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const loadRef = useRef(load);
   loadRef.current = load;

@@ -20,7 +20,9 @@ export function followMeasurement(project: string, meas: string, onUpdate: () =>
     // Reconnects after the stream ends (peer restart, token expiry) until the page stops following.
     while (!abort.signal.aborted) {
       try {
-        const r = await apiFetch(`/v1/projects/${project}/measurements/events?meas_uuid=${meas}`, { signal: abort.signal });
+        const r = await apiFetch(`/v1/projects/${project}/measurements/events?meas_uuid=${meas}`, {
+          signal: abort.signal,
+        });
         if (!r.ok || !r.body) throw new Error(String(r.status));
         const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {

@@ -47,11 +47,19 @@ export function valueText(p: DataPoint, maxBytes = 64): string {
 }
 
 export function parseNdjson(text: string): DataPoint[] {
-  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as DataPoint).filter((p) => p.data_type !== undefined);
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as DataPoint)
+    .filter((p) => p.data_type !== undefined);
 }
 
 /** The data endpoint's NDJSON for a measurement (optionally one data ID, a limit). */
-export async function fetchPoints(project: string, meas: string, opts: { idq?: string; limit?: number } = {}): Promise<string> {
+export async function fetchPoints(
+  project: string,
+  meas: string,
+  opts: { idq?: string; limit?: number } = {},
+): Promise<string> {
   const s = new URLSearchParams({ name: meas, time_format: "rfc3339" });
   if (opts.idq) s.append("idq[]", opts.idq);
   if (opts.limit) s.set("limit", String(opts.limit));
@@ -64,7 +72,12 @@ const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"
 
 export function toCsv(points: DataPoint[]): string {
   const lines = ["time,data_type,data_id,data_name,value"];
-  for (const p of points) lines.push([p.time, p.data_type, p.data_id, p.data_name ?? p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)].map(csvCell).join(","));
+  for (const p of points)
+    lines.push(
+      [p.time, p.data_type, p.data_id, p.data_name ?? p.data_id, valueText(p, Number.MAX_SAFE_INTEGER)]
+        .map(csvCell)
+        .join(","),
+    );
   return `${lines.join("\n")}\n`;
 }
 

@@ -60,7 +60,10 @@ export class IscpBroker {
  * Handles `GET /api/iscp/connect` upgrades on `server`. Every other upgrade request is answered 404
  * (written by `refusalBody`) and its socket freed: the server has no other WebSocket endpoint.
  */
-export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { path?: string; broker?: IscpBroker; refusalBody?: UpgradeRefusalBody }): IscpBroker {
+export function attachIscpBroker(
+  server: Server,
+  opts: IscpBrokerOptions & { path?: string; broker?: IscpBroker; refusalBody?: UpgradeRefusalBody },
+): IscpBroker {
   const broker = opts.broker ?? new IscpBroker(opts);
   const L = broker.hub.limits;
   const ws = wsUpgradeHandler({
@@ -70,7 +73,8 @@ export function attachIscpBroker(server: Server, opts: IscpBrokerOptions & { pat
     lowWaterBytes: L.transportHighWaterBytes >> 1,
     onTransport: (t, remote) => broker.accept(t, remote),
     // Only speed is lost (ws assembles large messages itself), but a pinned ws version should not drift unnoticed.
-    onPoolingUnavailable: () => broker.hub.logger.warn({}, "ws internals moved: large iSCP messages are no longer received into reused buffers"),
+    onPoolingUnavailable: () =>
+      broker.hub.logger.warn({}, "ws internals moved: large iSCP messages are no longer received into reused buffers"),
     refusalBody: opts.refusalBody,
   });
   const listener = ws.handle;
@@ -97,7 +101,12 @@ export interface IscpQuicOptions extends IscpBrokerOptions {
  * Listens for iSCP over QUIC; every negotiated connection runs the broker's protocol. The QUIC library is
  * loaded here, on demand (QuicUnavailableError where it cannot load).
  */
-export async function startIscpQuic(opts: IscpQuicOptions): Promise<{ port: number; broker: IscpBroker; setCertificate(pem: { key: string; cert: string }): void; close(): Promise<void> }> {
+export async function startIscpQuic(opts: IscpQuicOptions): Promise<{
+  port: number;
+  broker: IscpBroker;
+  setCertificate(pem: { key: string; cert: string }): void;
+  close(): Promise<void>;
+}> {
   const broker = opts.broker ?? new IscpBroker(opts);
   const L = broker.hub.limits;
   const log = broker.hub.logger;

@@ -10,7 +10,10 @@ import type { RelayGroup } from "./downstream.js";
 import type { ChunkDataPoint, ChunkGroup, HookResult, IscpHooks } from "./options.js";
 import type { DataIdRef, UpstreamStream } from "./upstream.js";
 
-export interface StoreResult { code: iscp2.ResultCode; str: string }
+export interface StoreResult {
+  code: iscp2.ResultCode;
+  str: string;
+}
 /** What waits for a chunk whose store is running: acks of its duplicates. */
 export type StoreWaiters = Array<(r: StoreResult) => void>;
 
@@ -52,13 +55,22 @@ class StoredGroup implements ChunkGroup {
   }
 
   get dataPoints(): ChunkDataPoint[] {
-    this.decoded ??= this.g.points.map((p) => ({ elapsedTime: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array(0) }));
+    this.decoded ??= this.g.points.map((p) => ({
+      elapsedTime: toBigInt(p.elapsedTime),
+      payload: p.payload ?? new Uint8Array(0),
+    }));
     return this.decoded;
   }
 }
 
 /** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
-export function storeChunk(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[], hook: NonNullable<IscpHooks["onUpstreamChunk"]>): void {
+export function storeChunk(
+  c: ServerConn,
+  u: UpstreamStream,
+  seq: number,
+  groups: RelayGroup[],
+  hook: NonNullable<IscpHooks["onUpstreamChunk"]>,
+): void {
   const stored: StoredGroup[] = new Array(groups.length);
   let bytes = 0;
   for (let i = 0; i < groups.length; i++) {
@@ -86,7 +98,10 @@ export function storeChunk(c: ServerConn, u: UpstreamStream, seq: number, groups
     return void Promise.resolve().then(() => settle(failureOf(e)));
   }
   // Settled in a later turn either way, as the chunk's other work (relay, budget) is done by then.
-  Promise.resolve(r).then((v) => settle(resultOf(v)), (e: unknown) => settle(failureOf(e)));
+  Promise.resolve(r).then(
+    (v) => settle(resultOf(v)),
+    (e: unknown) => settle(failureOf(e)),
+  );
 }
 
 /** A duplicate of a chunk whose store is running is acked with the store's result; false when none runs. */

@@ -1,7 +1,15 @@
 // One client connection on the broker: handshake, ping/pong, dispatch of requests, the outgoing
 // relay pump, and detaching its streams (kept for resume) when the transport goes away.
 // States: connecting -> authenticating -> open -> closed.
-import { decodeMessage, encodeMessage, iscp2, MalformedMessageError, ResultCode, resultCodeName, type Message } from "../../../proto/wire/message.js";
+import {
+  decodeMessage,
+  encodeMessage,
+  iscp2,
+  MalformedMessageError,
+  ResultCode,
+  resultCodeName,
+  type Message,
+} from "../../../proto/wire/message.js";
 import { scanUpstreamChunkMessage, type ScannedUpstreamChunk } from "../../../proto/wire/chunk-scan.js";
 import { markReusable } from "../../../proto/transport/received-frames.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
@@ -24,13 +32,27 @@ const NIL_PROJECT = "00000000-0000-0000-0000-000000000000";
 /** What a kept message costs beyond its bytes (its object and list slot): a flood of tiny ones counts too. */
 const BACKLOG_OVERHEAD_BYTES = 64;
 const CLIENT_ONLY = new Set([
-  "upstreamOpenRequest", "upstreamResumeRequest", "upstreamCloseRequest", "upstreamChunk", "upstreamMetadata",
-  "downstreamOpenRequest", "downstreamResumeRequest", "downstreamCloseRequest", "downstreamChunkAck", "downstreamMetadataAck",
-  "upstreamCall", "ping", "pong", "disconnect",
+  "upstreamOpenRequest",
+  "upstreamResumeRequest",
+  "upstreamCloseRequest",
+  "upstreamChunk",
+  "upstreamMetadata",
+  "downstreamOpenRequest",
+  "downstreamResumeRequest",
+  "downstreamCloseRequest",
+  "downstreamChunkAck",
+  "downstreamMetadataAck",
+  "upstreamCall",
+  "ping",
+  "pong",
+  "disconnect",
 ]);
 
 /** What a refusal needs of an upstream chunk, in the decoded message's shape (made only for a refusal). */
-const chunkBody = (chunk: ScannedUpstreamChunk) => ({ streamIdAlias: chunk.streamIdAlias, streamChunk: { sequenceNumber: chunk.sequenceNumber } });
+const chunkBody = (chunk: ScannedUpstreamChunk) => ({
+  streamIdAlias: chunk.streamIdAlias,
+  streamChunk: { sequenceNumber: chunk.sequenceNumber },
+});
 
 export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, BudgetMember {
   state: State = "connecting";
@@ -57,8 +79,17 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   private readonly intake: ConnIntake;
   private readonly ping: PingKeeper;
 
-  constructor(readonly transport: MessageTransport, readonly hub: IscpHub, private readonly authenticate: Authenticate, readonly remote: string) {
-    this.intake = new ConnIntake(transport, () => hub.limits.maxHeldBytesPerConn, (m) => this.handleHeld(m));
+  constructor(
+    readonly transport: MessageTransport,
+    readonly hub: IscpHub,
+    private readonly authenticate: Authenticate,
+    readonly remote: string,
+  ) {
+    this.intake = new ConnIntake(
+      transport,
+      () => hub.limits.maxHeldBytesPerConn,
+      (m) => this.handleHeld(m),
+    );
     const intake = this.intake;
     this.output = new ConnOutput(this);
     this.ping = new PingKeeper({
@@ -122,7 +153,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   }
 
   allocUpstreamAlias(): number {
-    while (this.upstreams.has(this.nextUpAlias) || this.nextUpAlias === 0) this.nextUpAlias = (this.nextUpAlias + 1) >>> 0;
+    while (this.upstreams.has(this.nextUpAlias) || this.nextUpAlias === 0)
+      this.nextUpAlias = (this.nextUpAlias + 1) >>> 0;
     return this.nextUpAlias++;
   }
 
@@ -149,7 +181,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
   /** Sends Disconnect and closes; streams stay resumable. */
   disconnect(code: iscp2.ResultCode, reason: string): void {
     if (this.state === "closed") return;
-    this.hub.logger.info({ remote: this.remote, nodeId: this.nodeId, code: resultCodeName(code), reason }, "iscp disconnect");
+    this.hub.logger.info(
+      { remote: this.remote, nodeId: this.nodeId, code: resultCodeName(code), reason },
+      "iscp disconnect",
+    );
     this.sendMessage({ disconnect: { resultCode: code, resultString: reason || resultCodeName(code) } });
     this.transport.close();
     this.onClosed(reason);
@@ -160,7 +195,11 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     if (this.state === "authenticating") {
       this.backlogBytes += frame.length + BACKLOG_OVERHEAD_BYTES;
       const limit = this.hub.limits.maxConnectBacklogBytes;
-      if (this.backlogBytes > limit) return this.disconnect(ResultCode.RATE_LIMIT_REACHED, `more than ${limit} bytes of messages before the ConnectResponse`);
+      if (this.backlogBytes > limit)
+        return this.disconnect(
+          ResultCode.RATE_LIMIT_REACHED,
+          `more than ${limit} bytes of messages before the ConnectResponse`,
+        );
       this.backlog.push(frame);
       return;
     }
@@ -179,12 +218,16 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     try {
       m = decodeMessage(frame, this.encoding);
     } catch (e) {
-      this.disconnect(ResultCode.MALFORMED_MESSAGE, e instanceof MalformedMessageError ? e.message : "undecodable message");
+      this.disconnect(
+        ResultCode.MALFORMED_MESSAGE,
+        e instanceof MalformedMessageError ? e.message : "undecodable message",
+      );
       return;
     }
     const kind = m.message!;
     if (this.state === "connecting") {
-      if (kind !== "connectRequest") return this.disconnect(ResultCode.PROTOCOL_ERROR, `expected connect_request, got ${kind}`);
+      if (kind !== "connectRequest")
+        return this.disconnect(ResultCode.PROTOCOL_ERROR, `expected connect_request, got ${kind}`);
       void this.handleConnect(m.connectRequest!);
       return;
     }
@@ -217,7 +260,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
       return;
     }
     if (m.message !== "upstreamChunk") {
-      this.hub.logger.debug({ remote: this.remote, kind: m.message }, "datagram message other than upstream_chunk dropped");
+      this.hub.logger.debug(
+        { remote: this.remote, kind: m.message },
+        "datagram message other than upstream_chunk dropped",
+      );
       return;
     }
     this.dispatch("upstreamChunk", m);
@@ -239,7 +285,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
 
   /** Whether the subject may send `kind`; a refusal answers it otherwise. */
   private permitted(kind: string, body: Record<string, unknown>): boolean {
-    if (!this.allowed || this.allowed.has(kind) || kind === "ping" || kind === "pong" || kind === "disconnect") return true;
+    if (!this.allowed || this.allowed.has(kind) || kind === "ping" || kind === "pong" || kind === "disconnect")
+      return true;
     const r = refusalFor(kind, body, ResultCode.AUTH_FAILED, `${kind} not allowed`);
     if (r) this.sendMessage(r);
     return false;
@@ -258,22 +305,35 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     const fail = (e: unknown) => this.failed(kind, body, e);
     try {
       switch (kind) {
-        case "ping": return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
-        case "pong": return this.ping.onPong(m.pong!.requestId ?? 0);
+        case "ping":
+          return this.sendMessage({ pong: { requestId: m.ping!.requestId ?? 0 } });
+        case "pong":
+          return this.ping.onPong(m.pong!.requestId ?? 0);
         case "disconnect":
           this.transport.close();
           return this.onClosed("client disconnect");
-        case "upstreamOpenRequest": return void up.open(this, m.upstreamOpenRequest!).catch(fail);
-        case "upstreamResumeRequest": return void up.resume(this, m.upstreamResumeRequest!).catch(fail);
-        case "upstreamCloseRequest": return void up.close(this, m.upstreamCloseRequest!).catch(fail);
-        case "upstreamChunk": return up.chunk(this, up.chunkIn(m.upstreamChunk!));
-        case "upstreamMetadata": return void up.metadata(this, m.upstreamMetadata!).catch(fail);
-        case "downstreamOpenRequest": return down.open(this, m.downstreamOpenRequest!);
-        case "downstreamResumeRequest": return down.resume(this, m.downstreamResumeRequest!);
-        case "downstreamCloseRequest": return down.close(this, m.downstreamCloseRequest!);
-        case "downstreamChunkAck": return down.chunkAck(this, m.downstreamChunkAck!);
-        case "downstreamMetadataAck": return;
-        case "upstreamCall": return void down.call(this, m.upstreamCall!).catch(fail);
+        case "upstreamOpenRequest":
+          return void up.open(this, m.upstreamOpenRequest!).catch(fail);
+        case "upstreamResumeRequest":
+          return void up.resume(this, m.upstreamResumeRequest!).catch(fail);
+        case "upstreamCloseRequest":
+          return void up.close(this, m.upstreamCloseRequest!).catch(fail);
+        case "upstreamChunk":
+          return up.chunk(this, up.chunkIn(m.upstreamChunk!));
+        case "upstreamMetadata":
+          return void up.metadata(this, m.upstreamMetadata!).catch(fail);
+        case "downstreamOpenRequest":
+          return down.open(this, m.downstreamOpenRequest!);
+        case "downstreamResumeRequest":
+          return down.resume(this, m.downstreamResumeRequest!);
+        case "downstreamCloseRequest":
+          return down.close(this, m.downstreamCloseRequest!);
+        case "downstreamChunkAck":
+          return down.chunkAck(this, m.downstreamChunkAck!);
+        case "downstreamMetadataAck":
+          return;
+        case "upstreamCall":
+          return void down.call(this, m.upstreamCall!).catch(fail);
       }
     } catch (e) {
       fail(e);
@@ -285,18 +345,27 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     const L = this.hub.limits;
     const requestId = req.requestId ?? 0;
     const refuse = (code: iscp2.ResultCode, why: string) => {
-      this.hub.logger.info({ remote: this.remote, nodeId: req.nodeId, code: resultCodeName(code), why }, "iscp connect refused");
-      this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: code, resultString: why } });
+      this.hub.logger.info(
+        { remote: this.remote, nodeId: req.nodeId, code: resultCodeName(code), why },
+        "iscp connect refused",
+      );
+      this.sendMessage({
+        connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: code, resultString: why },
+      });
       this.transport.close();
       this.onClosed(why);
     };
     const major = Number((req.protocolVersion ?? "").split(".")[0]);
-    if (major !== 2 && major !== 3) return refuse(ResultCode.INCOMPATIBLE_VERSION, `protocol version ${req.protocolVersion ?? ""} not supported`);
+    if (major !== 2 && major !== 3)
+      return refuse(ResultCode.INCOMPATIBLE_VERSION, `protocol version ${req.protocolVersion ?? ""} not supported`);
     const pingInterval = req.pingInterval || 10;
     const pingTimeout = req.pingTimeout || 1;
-    if (pingInterval < L.minPingIntervalSec) return refuse(ResultCode.TOO_SHORT_PING_INTERVAL, `ping_interval below ${L.minPingIntervalSec} s`);
-    if (pingTimeout < L.minPingTimeoutSec) return refuse(ResultCode.TOO_SHORT_PING_TIMEOUT, `ping_timeout below ${L.minPingTimeoutSec} s`);
-    if (pingTimeout > L.maxPingTimeoutSec) return refuse(ResultCode.TOO_LONG_PING_TIMEOUT, `ping_timeout above ${L.maxPingTimeoutSec} s`);
+    if (pingInterval < L.minPingIntervalSec)
+      return refuse(ResultCode.TOO_SHORT_PING_INTERVAL, `ping_interval below ${L.minPingIntervalSec} s`);
+    if (pingTimeout < L.minPingTimeoutSec)
+      return refuse(ResultCode.TOO_SHORT_PING_TIMEOUT, `ping_timeout below ${L.minPingTimeoutSec} s`);
+    if (pingTimeout > L.maxPingTimeoutSec)
+      return refuse(ResultCode.TOO_LONG_PING_TIMEOUT, `ping_timeout above ${L.maxPingTimeoutSec} s`);
     const token = req.extensionFields?.accessToken ?? "";
     const project = (req.extensionFields?.intdash?.projectUuid || NIL_PROJECT).toLowerCase();
     const nodeId = req.nodeId ?? "";
@@ -309,7 +378,10 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     try {
       // An authenticator that never answers must not leave the client waiting forever (iscp-ts has no timeout).
       const late = new Promise<AuthResult>((res) => {
-        timer = setTimeout(() => res({ ok: false, resultCode: ResultCode.CONNECT_TIMEOUT, resultString: "authentication timed out" }), L.connectTimeoutMs);
+        timer = setTimeout(
+          () => res({ ok: false, resultCode: ResultCode.CONNECT_TIMEOUT, resultString: "authentication timed out" }),
+          L.connectTimeoutMs,
+        );
       });
       auth = await Promise.race([this.authenticate(token, project, nodeId), late]);
     } catch (e) {
@@ -326,7 +398,9 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     this.subject = auth.subject;
     this.allowed = auth.allowedMessages;
     this.hub.conns.add(this);
-    this.sendMessage({ connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: ResultCode.SUCCEEDED, resultString: "OK" } });
+    this.sendMessage({
+      connectResponse: { requestId, protocolVersion: "2.0.0", resultCode: ResultCode.SUCCEEDED, resultString: "OK" },
+    });
     this.hub.logger.info({ remote: this.remote, nodeId, project, subject: auth.subject.uuid }, "iscp connected");
     this.ping.start(pingInterval, Math.max(pingTimeout, L.serverPingTimeoutFloorSec));
     const backlog = this.backlog;

@@ -22,9 +22,17 @@ export interface RelayGroup {
   /** The points as received (scan path), for storage. */
   raw?: RawPointGroup;
 }
-export interface RelayChunk { up: UpstreamRef; seq: number; groups: RelayGroup[]; bytes: number }
+export interface RelayChunk {
+  up: UpstreamRef;
+  seq: number;
+  groups: RelayGroup[];
+  bytes: number;
+}
 
-export interface DownstreamFilterSpec { sourceNodeId: string; matcher: DataIdMatcher }
+export interface DownstreamFilterSpec {
+  sourceNodeId: string;
+  matcher: DataIdMatcher;
+}
 
 /** What a downstream needs from the connection it is attached to. */
 export interface DownstreamOwner {
@@ -35,7 +43,13 @@ export interface DownstreamOwner {
   wake(): void;
 }
 
-export interface DownstreamCounters { sentChunks: number; droppedChunks: number; queuedChunks: number; queuedBytes: number; unackedChunks: number }
+export interface DownstreamCounters {
+  sentChunks: number;
+  droppedChunks: number;
+  queuedChunks: number;
+  queuedBytes: number;
+  unackedChunks: number;
+}
 
 export class DownstreamStream {
   owner: DownstreamOwner | null = null;
@@ -61,7 +75,13 @@ export class DownstreamStream {
     readonly qos: iscp2.QoS,
     readonly omitEmptyChunk: boolean,
     readonly expiryMs: number,
-    private readonly limits: { queueBytes: number; queueChunks: number; unacked: number; maxFrame: number; maxAliases: number },
+    private readonly limits: {
+      queueBytes: number;
+      queueChunks: number;
+      unacked: number;
+      maxFrame: number;
+      maxAliases: number;
+    },
   ) {
     for (const f of filters) {
       const list = this.byNode.get(f.sourceNodeId);
@@ -82,7 +102,13 @@ export class DownstreamStream {
   }
 
   counters(): DownstreamCounters {
-    return { sentChunks: this.sentChunks, droppedChunks: this.droppedChunks, queuedChunks: this.queuedChunks, queuedBytes: this.queuedBytes, unackedChunks: this.unacked.size };
+    return {
+      sentChunks: this.sentChunks,
+      droppedChunks: this.droppedChunks,
+      queuedChunks: this.queuedChunks,
+      queuedBytes: this.queuedBytes,
+      unackedChunks: this.unacked.size,
+    };
   }
 
   /** Groups of an upstream chunk that this downstream wants, or undefined when the node does not match. */
@@ -98,7 +124,10 @@ export class DownstreamStream {
     if (this.omitEmptyChunk && chunk.groups.length === 0) return;
     this.queue.push(chunk);
     this.queuedBytes += chunk.bytes;
-    while (this.queuedChunks > 1 && (this.queuedBytes > this.limits.queueBytes || this.queuedChunks > this.limits.queueChunks)) {
+    while (
+      this.queuedChunks > 1 &&
+      (this.queuedBytes > this.limits.queueBytes || this.queuedChunks > this.limits.queueChunks)
+    ) {
       this.shift();
       this.droppedChunks++;
     }
@@ -152,12 +181,16 @@ export class DownstreamStream {
     const upAlias = this.upstreamAliases.get(c.up.id);
     return {
       streamIdAlias: this.alias,
-      ...(upAlias ? { upstreamAlias: upAlias } : { upstreamInfo: { sessionId: c.up.sessionId, streamId: c.up.idBytes, sourceNodeId: c.up.nodeId } }),
+      ...(upAlias
+        ? { upstreamAlias: upAlias }
+        : { upstreamInfo: { sessionId: c.up.sessionId, streamId: c.up.idBytes, sourceNodeId: c.up.nodeId } }),
       streamChunk: {
         sequenceNumber: c.seq,
         dataPointGroups: groups.map((g) => {
           const a = this.dataIdAliases.get(g.ref.key);
-          return a ? { dataIdAlias: a, dataPoints: g.points } : { dataId: { name: g.ref.name, type: g.ref.type }, dataPoints: g.points };
+          return a
+            ? { dataIdAlias: a, dataPoints: g.points }
+            : { dataId: { name: g.ref.name, type: g.ref.type }, dataPoints: g.points };
         }),
       },
     };
@@ -185,7 +218,8 @@ export class DownstreamStream {
     }
     if (this.unacked.size > 0) {
       for (const r of ack.results ?? []) {
-        if (r.streamIdOfUpstream?.length === 16) this.unacked.delete(`${bytesToUuid(r.streamIdOfUpstream)}:${r.sequenceNumberInUpstream ?? 0}`);
+        if (r.streamIdOfUpstream?.length === 16)
+          this.unacked.delete(`${bytesToUuid(r.streamIdOfUpstream)}:${r.sequenceNumberInUpstream ?? 0}`);
       }
     }
     return fits;
@@ -209,7 +243,9 @@ export class DownstreamStream {
       if (this.pendingMetadata.length < 256) this.pendingMetadata.push(meta);
       return;
     }
-    this.owner.sendMessage({ downstreamMetadata: { ...meta, requestId: this.owner.nextServerRequestId(), streamIdAlias: this.alias } });
+    this.owner.sendMessage({
+      downstreamMetadata: { ...meta, requestId: this.owner.nextServerRequestId(), streamIdAlias: this.alias },
+    });
   }
 
   flushPendingMetadata(): void {

@@ -29,7 +29,10 @@ export function matchPattern(pattern: LevelPattern, value: string): boolean {
   return v.length === pattern.length;
 }
 
-export interface CompiledDataFilter { name: LevelPattern; type: LevelPattern }
+export interface CompiledDataFilter {
+  name: LevelPattern;
+  type: LevelPattern;
+}
 
 /** Matches DataIDs against a set of data filters, caching the answer per DataID. */
 export class DataIdMatcher {

@@ -32,7 +32,11 @@ export interface HubRemote {
    */
   release(streamId: string): Promise<"released" | "attached" | undefined>;
   /** An E2E call for a node connected to no local connection: delivered by the instance that has it. */
-  call(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): Promise<{ found: number; delivered: number }>;
+  call(
+    projectUuid: string,
+    destinationNodeId: string,
+    call: iscp2.IDownstreamCall,
+  ): Promise<{ found: number; delivered: number }>;
 }
 
 export const nodeKey = (project: string, node: string) => `${project}\n${node}`;
@@ -52,7 +56,11 @@ export class IscpHub {
   /** Chunks waiting for their storage commit, shared between connections. */
   readonly storeBudget: StoreBudget;
 
-  constructor(readonly limits: IscpLimits, readonly hooks: IscpHooks, readonly logger: Logger) {
+  constructor(
+    readonly limits: IscpLimits,
+    readonly hooks: IscpHooks,
+    readonly logger: Logger,
+  ) {
     this.storeBudget = new StoreBudget(limits);
   }
 
@@ -91,12 +99,24 @@ export class IscpHub {
    * Removes an upstream for good; `normal` is false when it expired without a close. Resolves once the close
    * hook is done (its failure is logged), so a close response can tell the client the end was recorded.
    */
-  removeUpstream(up: UpstreamStream, close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean }): Promise<void> {
+  removeUpstream(
+    up: UpstreamStream,
+    close: { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; normal: boolean },
+  ): Promise<void> {
     if (!this.upstreams.delete(up.id)) return Promise.resolve();
     up.dispose();
-    this.hooks.upstreamStates?.removed(up.id).catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp upstream state not removed"));
+    this.hooks.upstreamStates
+      ?.removed(up.id)
+      .catch((e: unknown) => this.logger.warn({ err: String(e), streamId: up.id }, "iscp upstream state not removed"));
     const meta: iscp2.IDownstreamMetadata = close.normal
-      ? { upstreamNormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId, totalDataPoints: toLong(close.totalDataPoints, true), finalSequenceNumber: close.finalSequenceNumber } }
+      ? {
+          upstreamNormalClose: {
+            streamId: up.idBytes,
+            sessionId: up.info.sessionId,
+            totalDataPoints: toLong(close.totalDataPoints, true),
+            finalSequenceNumber: close.finalSequenceNumber,
+          },
+        }
       : { upstreamAbnormalClose: { streamId: up.idBytes, sessionId: up.info.sessionId } };
     this.publishMetadata(up.info.projectUuid, up.info.nodeId, meta);
     if (!this.hooks.onUpstreamClose) return Promise.resolve();
@@ -154,7 +174,8 @@ export class IscpHub {
       let m = this.lastBaseTimes.get(k);
       this.lastBaseTimes.delete(k); // re-inserted: Map order is then least recently updated first
       this.lastBaseTimes.set(k, (m ??= new Map()));
-      if (this.lastBaseTimes.size > MAX_BASE_TIME_NODES) this.lastBaseTimes.delete(this.lastBaseTimes.keys().next().value!);
+      if (this.lastBaseTimes.size > MAX_BASE_TIME_NODES)
+        this.lastBaseTimes.delete(this.lastBaseTimes.keys().next().value!);
       const key = `${meta.baseTime.sessionId}\n${meta.baseTime.name}`;
       m.delete(key);
       m.set(key, meta.baseTime);
@@ -179,7 +200,11 @@ export class IscpHub {
   }
 
   /** Relays an E2E call to every connection of the destination node: how many there are, how many got it. */
-  deliverCall(projectUuid: string, destinationNodeId: string, call: iscp2.IDownstreamCall): { found: number; delivered: number } {
+  deliverCall(
+    projectUuid: string,
+    destinationNodeId: string,
+    call: iscp2.IDownstreamCall,
+  ): { found: number; delivered: number } {
     let found = 0;
     let delivered = 0;
     for (const c of this.conns) {
@@ -197,7 +222,12 @@ export class IscpHub {
     up.expiryTimer = setTimeout(() => {
       if (up.owner) return;
       this.logger.info({ streamId: up.id }, "iscp upstream expired");
-      void this.removeUpstream(up, { totalDataPoints: up.totalDataPoints, finalSequenceNumber: up.lastSequenceNumber, closeSession: false, normal: false });
+      void this.removeUpstream(up, {
+        totalDataPoints: up.totalDataPoints,
+        finalSequenceNumber: up.lastSequenceNumber,
+        closeSession: false,
+        normal: false,
+      });
     }, up.expiryMs);
     up.expiryTimer.unref?.();
   }
@@ -217,10 +247,20 @@ export class IscpHub {
     return Math.max(requestedSec, this.limits.expiryGraceFloorSec) * 1000;
   }
 
-  stats(): { connections: number; upstreams: number; baseTimeNodes: number; downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> } {
+  stats(): {
+    connections: number;
+    upstreams: number;
+    baseTimeNodes: number;
+    downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }>;
+  } {
     const downstreams: Record<string, ReturnType<DownstreamStream["counters"]> & { attached: boolean }> = {};
     for (const [id, ds] of this.downstreams) downstreams[id] = { ...ds.counters(), attached: ds.owner !== null };
-    return { connections: this.conns.size, upstreams: this.upstreams.size, baseTimeNodes: this.lastBaseTimes.size, downstreams };
+    return {
+      connections: this.conns.size,
+      upstreams: this.upstreams.size,
+      baseTimeNodes: this.lastBaseTimes.size,
+      downstreams,
+    };
   }
 
   get isClosed(): boolean {

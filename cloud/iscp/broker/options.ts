@@ -6,7 +6,11 @@ import type { StoreBudgetLimits } from "./store-budget.js";
 export type Subject = { kind: "user" | "edge"; uuid: string };
 
 export type AuthResult =
-  | { ok: true; subject: Subject; /** Message kinds (e.g. "upstreamOpenRequest") this subject may send; all when absent. */ allowedMessages?: Set<string> }
+  | {
+      ok: true;
+      subject: Subject /** Message kinds (e.g. "upstreamOpenRequest") this subject may send; all when absent. */;
+      allowedMessages?: Set<string>;
+    }
   | { ok: false; resultCode: iscp2.ResultCode; resultString?: string };
 
 export type Authenticate = (accessToken: string, projectUuid: string, nodeId: string) => Promise<AuthResult>;
@@ -22,19 +26,41 @@ export interface UpstreamInfo {
   persist: boolean;
 }
 
-export interface ChunkDataPoint { elapsedTime: bigint; payload: Uint8Array }
+export interface ChunkDataPoint {
+  elapsedTime: bigint;
+  payload: Uint8Array;
+}
 export interface ChunkGroup {
   dataId: { name: string; type: string };
   readonly dataPoints: ChunkDataPoint[];
   /** The group's DataPoint entries as received (enc=proto): storage copies them without decoding each point. */
   raw?: RawPointGroup;
 }
-export interface UpstreamChunkData { sequenceNumber: number; dataPointGroups: ChunkGroup[] }
+export interface UpstreamChunkData {
+  sequenceNumber: number;
+  dataPointGroups: ChunkGroup[];
+}
 
-export interface MetadataInfo { projectUuid: string; nodeId: string; subject: Subject; persist: boolean }
-export interface BaseTimeData { sessionId: string; name: string; priority: number; elapsedTime: bigint; baseTime: bigint }
+export interface MetadataInfo {
+  projectUuid: string;
+  nodeId: string;
+  subject: Subject;
+  persist: boolean;
+}
+export interface BaseTimeData {
+  sessionId: string;
+  name: string;
+  priority: number;
+  elapsedTime: bigint;
+  baseTime: bigint;
+}
 
-export interface UpstreamCloseData { totalDataPoints: bigint; finalSequenceNumber: number; closeSession: boolean; /** false when the stream expired without a close request */ normal: boolean }
+export interface UpstreamCloseData {
+  totalDataPoints: bigint;
+  finalSequenceNumber: number;
+  closeSession: boolean /** false when the stream expired without a close request */;
+  normal: boolean;
+}
 
 /** A hook may refuse with an iSCP result code (e.g. SESSION_NOT_FOUND); throwing means PROCESS_FAILED. */
 export type HookResult = void | { resultCode: iscp2.ResultCode; resultString?: string };

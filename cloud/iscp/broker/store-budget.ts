@@ -40,7 +40,10 @@ export class StoreBudget {
 
   /** Each waiting connection's share of the budget. */
   share(): number {
-    return Math.max(this.limits.minPendingStoreBytesPerConn, Math.floor(this.limits.maxPendingStoreBytes / Math.max(1, this.active)));
+    return Math.max(
+      this.limits.minPendingStoreBytesPerConn,
+      Math.floor(this.limits.maxPendingStoreBytes / Math.max(1, this.active)),
+    );
   }
 
   started(m: BudgetMember, cost: number): void {

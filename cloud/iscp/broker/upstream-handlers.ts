@@ -16,7 +16,17 @@ import { snapshotOf, takeOver } from "./upstream-takeover.js";
 const refs = new WeakMap<UpstreamStream, UpstreamRef>();
 function refOf(u: UpstreamStream): UpstreamRef {
   let r = refs.get(u);
-  if (!r) refs.set(u, (r = { id: u.id, idBytes: u.idBytes, sessionId: u.info.sessionId, nodeId: u.info.nodeId, nodeKey: nodeKey(u.info.projectUuid, u.info.nodeId) }));
+  if (!r)
+    refs.set(
+      u,
+      (r = {
+        id: u.id,
+        idBytes: u.idBytes,
+        sessionId: u.info.sessionId,
+        nodeId: u.info.nodeId,
+        nodeKey: nodeKey(u.info.projectUuid, u.info.nodeId),
+      }),
+    );
   return r;
 }
 
@@ -34,22 +44,32 @@ const validQos = (q: number) => q === QoS.UNRELIABLE || q === QoS.RELIABLE || q 
 
 export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Promise<void> {
   const L = c.hub.limits;
-  const refuse = (code: iscp2.ResultCode, why: string) => c.sendMessage(refusalFor("upstreamOpenRequest", req as Record<string, unknown>, code, why)!);
+  const refuse = (code: iscp2.ResultCode, why: string) =>
+    c.sendMessage(refusalFor("upstreamOpenRequest", req as Record<string, unknown>, code, why)!);
   const qos = req.qos ?? QoS.UNRELIABLE;
   const dataIds = req.dataIds ?? [];
   if (!c.nodeId) return refuse(ResultCode.NO_NODE_ID, "an upstream needs a node id");
-  if (c.upstreamSlotsUsed >= L.maxUpstreamsPerConn) return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
+  if (c.upstreamSlotsUsed >= L.maxUpstreamsPerConn)
+    return refuse(ResultCode.TOO_MANY_STREAMS, `at most ${L.maxUpstreamsPerConn} upstreams`);
   if (!validQos(qos)) return refuse(ResultCode.DESIRED_QOS_NOT_SUPPORTED, `qos ${qos}`);
-  if ((req.ackInterval ?? 0) > L.maxAckIntervalMs) return refuse(ResultCode.TOO_LONG_ACK_INTERVAL, `ack_interval above ${L.maxAckIntervalMs} ms`);
-  if ((req.expiryInterval ?? 0) > L.maxExpiryIntervalSec) return refuse(ResultCode.TOO_LONG_EXPIRY_INTERVAL, `expiry_interval above ${L.maxExpiryIntervalSec} s`);
-  if (dataIds.length > L.maxDataIdAliases) return refuse(ResultCode.TOO_MANY_DATA_ID_ALIASES, `at most ${L.maxDataIdAliases} data ids`);
+  if ((req.ackInterval ?? 0) > L.maxAckIntervalMs)
+    return refuse(ResultCode.TOO_LONG_ACK_INTERVAL, `ack_interval above ${L.maxAckIntervalMs} ms`);
+  if ((req.expiryInterval ?? 0) > L.maxExpiryIntervalSec)
+    return refuse(ResultCode.TOO_LONG_EXPIRY_INTERVAL, `expiry_interval above ${L.maxExpiryIntervalSec} s`);
+  if (dataIds.length > L.maxDataIdAliases)
+    return refuse(ResultCode.TOO_MANY_DATA_ID_ALIASES, `at most ${L.maxDataIdAliases} data ids`);
   for (const [i, d] of dataIds.entries()) {
     const bad = dataIdError(d.name ?? "", d.type ?? "");
     if (bad) return refuse(ResultCode.INVALID_DATA_ID, `data_ids[${i}]: ${bad}`);
   }
   const { uuid, bytes } = newUuid();
   const info: UpstreamInfo = {
-    streamId: uuid, sessionId: req.sessionId ?? "", projectUuid: c.projectUuid, nodeId: c.nodeId, subject: c.subject, qos,
+    streamId: uuid,
+    sessionId: req.sessionId ?? "",
+    projectUuid: c.projectUuid,
+    nodeId: c.nodeId,
+    subject: c.subject,
+    qos,
     persist: req.extensionFields?.persist ?? false,
   };
   if (c.hub.hooks.onUpstreamOpen) {
@@ -66,7 +86,15 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
     if (r.code !== ResultCode.SUCCEEDED) return refuse(r.code, r.str);
     if (!c.isOpen) return;
   }
-  const u = new UpstreamStream(uuid, bytes, info, req.ackInterval ?? 0, c.hub.expiryMs(req.expiryInterval ?? 0), L.maxDataIdAliases, L.maxOutgoingFrameBytes);
+  const u = new UpstreamStream(
+    uuid,
+    bytes,
+    info,
+    req.ackInterval ?? 0,
+    c.hub.expiryMs(req.expiryInterval ?? 0),
+    L.maxDataIdAliases,
+    L.maxOutgoingFrameBytes,
+  );
   for (const d of dataIds) u.assignAlias(d.name!, d.type!);
   u.alias = c.allocUpstreamAlias();
   const states = c.hub.hooks.upstreamStates;
@@ -77,7 +105,10 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
     try {
       await states.opened(snapshotOf(u));
     } catch (e) {
-      c.hub.logger.warn({ err: String(e), streamId: uuid }, "iscp upstream state not recorded: it can be resumed on this instance only");
+      c.hub.logger.warn(
+        { err: String(e), streamId: uuid },
+        "iscp upstream state not recorded: it can be resumed on this instance only",
+      );
     } finally {
       c.upstreamOpensPending--;
     }
@@ -88,8 +119,13 @@ export async function open(c: ServerConn, req: iscp2.IUpstreamOpenRequest): Prom
   c.hub.addUpstream(u);
   c.sendMessage({
     upstreamOpenResponse: {
-      requestId: req.requestId ?? 0, assignedStreamId: bytes, assignedStreamIdAlias: u.alias, dataIdAliases: u.aliasTable(),
-      serverTime: nowNanos(), resultCode: ResultCode.SUCCEEDED, resultString: "OK",
+      requestId: req.requestId ?? 0,
+      assignedStreamId: bytes,
+      assignedStreamIdAlias: u.alias,
+      dataIdAliases: u.aliasTable(),
+      serverTime: nowNanos(),
+      resultCode: ResultCode.SUCCEEDED,
+      resultString: "OK",
     },
   });
   u.scheduleAck(); // aliases that did not fit in the response
@@ -122,7 +158,13 @@ export function chunkIn(msg: iscp2.IUpstreamChunk): ChunkIn {
       const dataPoints = g.dataPoints ?? [];
       let payloadBytes = 0;
       for (const p of dataPoints) payloadBytes += p.payload?.length ?? 0;
-      return { dataId: g.dataId ? idOf(g.dataId) : undefined, dataIdAlias: g.dataIdAlias ?? 0, count: dataPoints.length, payloadBytes, dataPoints };
+      return {
+        dataId: g.dataId ? idOf(g.dataId) : undefined,
+        dataIdAlias: g.dataIdAlias ?? 0,
+        count: dataPoints.length,
+        payloadBytes,
+        dataPoints,
+      };
     }),
   };
 }
@@ -131,7 +173,14 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
   const seq = msg.sequenceNumber;
   const u = c.upstreams.get(msg.streamIdAlias);
   if (!u) {
-    c.sendMessage(refusalFor("upstreamChunk", { streamIdAlias: msg.streamIdAlias, streamChunk: { sequenceNumber: seq } }, ResultCode.STREAM_NOT_FOUND, "unknown stream alias")!);
+    c.sendMessage(
+      refusalFor(
+        "upstreamChunk",
+        { streamIdAlias: msg.streamIdAlias, streamChunk: { sequenceNumber: seq } },
+        ResultCode.STREAM_NOT_FOUND,
+        "unknown stream alias",
+      )!,
+    );
     return;
   }
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
@@ -186,19 +235,27 @@ function announceRecorded(c: ServerConn, u: UpstreamStream, alias: number, d: { 
       u.announceAlias(alias);
       u.scheduleAck();
     },
-    (e: unknown) => c.hub.logger.warn({ err: String(e), streamId: u.id }, "iscp data-id alias not recorded: not announced"),
+    (e: unknown) =>
+      c.hub.logger.warn({ err: String(e), streamId: u.id }, "iscp data-id alias not recorded: not announced"),
   );
 }
 
 export async function metadata(c: ServerConn, req: iscp2.IUpstreamMetadata): Promise<void> {
-  const ack = (code: iscp2.ResultCode, str: string) => c.sendMessage({ upstreamMetadataAck: { requestId: req.requestId ?? 0, resultCode: code, resultString: str } });
+  const ack = (code: iscp2.ResultCode, str: string) =>
+    c.sendMessage({ upstreamMetadataAck: { requestId: req.requestId ?? 0, resultCode: code, resultString: str } });
   const bt = req.baseTime;
   if (!bt) return ack(ResultCode.PROTOCOL_ERROR, "metadata kind not supported");
   if (!c.nodeId) return ack(ResultCode.NO_NODE_ID, "metadata needs a node id");
   const persist = req.extensionFields?.persist ?? false;
   if (c.hub.hooks.onUpstreamMetadata) {
     const info = { projectUuid: c.projectUuid, nodeId: c.nodeId, subject: c.subject, persist };
-    const data = { sessionId: bt.sessionId ?? "", name: bt.name ?? "", priority: bt.priority ?? 0, elapsedTime: toBigInt(bt.elapsedTime), baseTime: toBigInt(bt.baseTime) };
+    const data = {
+      sessionId: bt.sessionId ?? "",
+      name: bt.name ?? "",
+      priority: bt.priority ?? 0,
+      elapsedTime: toBigInt(bt.elapsedTime),
+      baseTime: toBigInt(bt.baseTime),
+    };
     const r = await runHook(() => c.hub.hooks.onUpstreamMetadata!(info, data));
     if (r.code !== ResultCode.SUCCEEDED) return ack(r.code, r.str);
   }
@@ -214,12 +271,18 @@ function findOwn(c: ServerConn, streamId: Uint8Array | null | undefined): Upstre
     return undefined;
   }
   const u = c.hub.upstreams.get(id);
-  return u && u.info.projectUuid === c.projectUuid && u.info.subject.uuid === c.subject.uuid && u.info.nodeId === c.nodeId ? u : undefined;
+  return u &&
+    u.info.projectUuid === c.projectUuid &&
+    u.info.subject.uuid === c.subject.uuid &&
+    u.info.nodeId === c.nodeId
+    ? u
+    : undefined;
 }
 
 export async function close(c: ServerConn, req: iscp2.IUpstreamCloseRequest): Promise<void> {
   const u = findOwn(c, req.streamId);
-  const reply = (code: iscp2.ResultCode, str: string) => c.sendMessage({ upstreamCloseResponse: { requestId: req.requestId ?? 0, resultCode: code, resultString: str } });
+  const reply = (code: iscp2.ResultCode, str: string) =>
+    c.sendMessage({ upstreamCloseResponse: { requestId: req.requestId ?? 0, resultCode: code, resultString: str } });
   if (!u || u.owner !== c) return reply(ResultCode.STREAM_NOT_FOUND, "no such upstream on this connection");
   // Acks for chunks whose storage hook is still running go out before the close response.
   for (let i = 0; u.inFlight > 0 && i < 1000; i++) await new Promise((r) => setTimeout(r, 5));
@@ -228,15 +291,24 @@ export async function close(c: ServerConn, req: iscp2.IUpstreamCloseRequest): Pr
   // Answered once the close is stored (the sequence's totals, the session's end): an agent that stops right
   // after the answer leaves the measurement ended in the cloud, not measuring.
   await c.hub.removeUpstream(u, {
-    totalDataPoints: toBigInt(req.totalDataPoints), finalSequenceNumber: req.finalSequenceNumber ?? 0,
-    closeSession: req.extensionFields?.closeSession ?? false, normal: true,
+    totalDataPoints: toBigInt(req.totalDataPoints),
+    finalSequenceNumber: req.finalSequenceNumber ?? 0,
+    closeSession: req.extensionFields?.closeSession ?? false,
+    normal: true,
   });
   reply(ResultCode.SUCCEEDED, "OK");
 }
 
 export async function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): Promise<void> {
   const reply = (alias: number, code: iscp2.ResultCode, str: string) =>
-    c.sendMessage({ upstreamResumeResponse: { requestId: req.requestId ?? 0, assignedStreamIdAlias: alias, resultCode: code, resultString: str } });
+    c.sendMessage({
+      upstreamResumeResponse: {
+        requestId: req.requestId ?? 0,
+        assignedStreamIdAlias: alias,
+        resultCode: code,
+        resultString: str,
+      },
+    });
   let u = findOwn(c, req.streamId);
   if (!u) {
     // Not held here: another instance held it (or this one before a restart).
@@ -247,14 +319,20 @@ export async function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): 
       c.hub.logger.warn({ err: String(e) }, "iscp upstream state not readable");
       return reply(0, ResultCode.PROCESS_FAILED, "the upstream's state could not be read");
     }
-    if (taken === "attached") return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to a live connection on another instance");
+    if (taken === "attached")
+      return reply(
+        0,
+        ResultCode.RESUME_REQUEST_CONFLICT,
+        "upstream is attached to a live connection on another instance",
+      );
     if (!c.isOpen) return;
     u = taken;
   }
   if (!u) return reply(0, ResultCode.STREAM_NOT_FOUND, "no such upstream (or it expired)");
   if (u.owner === c) return reply(u.alias, ResultCode.SUCCEEDED, "OK");
   if (u.owner) return reply(0, ResultCode.RESUME_REQUEST_CONFLICT, "upstream is attached to another live connection");
-  if (c.upstreamSlotsUsed >= c.hub.limits.maxUpstreamsPerConn) return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
+  if (c.upstreamSlotsUsed >= c.hub.limits.maxUpstreamsPerConn)
+    return reply(0, ResultCode.TOO_MANY_STREAMS, "too many upstreams");
   clearTimeout(u.expiryTimer);
   // iscp-ts keeps using its old alias, so the old one is given back whenever it is free here.
   if (c.upstreams.has(u.alias) || u.alias === 0) u.alias = c.allocUpstreamAlias();
@@ -262,5 +340,7 @@ export async function resume(c: ServerConn, req: iscp2.IUpstreamResumeRequest): 
   c.upstreams.set(u.alias, u);
   reply(u.alias, ResultCode.SUCCEEDED, "OK");
   u.scheduleAck();
-  c.hub.publishMetadata(c.projectUuid, c.nodeId, { upstreamResume: { streamId: u.idBytes, sessionId: u.info.sessionId, qos: u.info.qos } });
+  c.hub.publishMetadata(c.projectUuid, c.nodeId, {
+    upstreamResume: { streamId: u.idBytes, sessionId: u.info.sessionId, qos: u.info.qos },
+  });
 }

@@ -13,14 +13,23 @@ const STORED_WINDOW = 4096;
 
 /** What the shared state keeps of an upstream. */
 export function snapshotOf(u: UpstreamStream): UpstreamSnapshot {
-  return { info: u.info, ackIntervalMs: u.ackIntervalMs, expiryMs: u.expiryMs, streamAlias: u.alias, aliases: u.aliasList() };
+  return {
+    info: u.info,
+    ackIntervalMs: u.ackIntervalMs,
+    expiryMs: u.expiryMs,
+    streamAlias: u.alias,
+    aliases: u.aliasList(),
+  };
 }
 
 /**
  * The upstream as taken over from another instance, added to the hub (detached); "attached" when a live
  * connection still uses it there; undefined when there is none this connection may resume.
  */
-export async function takeOver(c: ServerConn, streamId: Uint8Array | null | undefined): Promise<UpstreamStream | "attached" | undefined> {
+export async function takeOver(
+  c: ServerConn,
+  streamId: Uint8Array | null | undefined,
+): Promise<UpstreamStream | "attached" | undefined> {
   const states = c.hub.hooks.upstreamStates;
   let id: string;
   try {
@@ -31,7 +40,8 @@ export async function takeOver(c: ServerConn, streamId: Uint8Array | null | unde
   // Held here but not this connection's (findOwn said so): nothing to take over.
   if (!states || c.hub.upstreams.has(id)) return undefined;
   if ((await c.hub.remote?.release(id)) === "attached") return "attached";
-  const mine = (info: UpstreamInfo) => info.projectUuid === c.projectUuid && info.subject.uuid === c.subject.uuid && info.nodeId === c.nodeId;
+  const mine = (info: UpstreamInfo) =>
+    info.projectUuid === c.projectUuid && info.subject.uuid === c.subject.uuid && info.nodeId === c.nodeId;
   const snap = await states.takeOver(id, mine);
   // What the other instance stored counts as received here: its re-sent copies are acknowledged, not relayed twice.
   const stored = snap ? ((await c.hub.hooks.storedSequenceNumbers?.(snap.info, STORED_WINDOW)) ?? []) : [];
@@ -40,7 +50,15 @@ export async function takeOver(c: ServerConn, streamId: Uint8Array | null | unde
   if (here) return mine(here.info) ? here : undefined;
   if (!snap) return undefined;
   const L = c.hub.limits;
-  const u = new UpstreamStream(id, uuidToBytes(id), snap.info, snap.ackIntervalMs, snap.expiryMs, L.maxDataIdAliases, L.maxOutgoingFrameBytes);
+  const u = new UpstreamStream(
+    id,
+    uuidToBytes(id),
+    snap.info,
+    snap.ackIntervalMs,
+    snap.expiryMs,
+    L.maxDataIdAliases,
+    L.maxOutgoingFrameBytes,
+  );
   u.restoreAliases(snap.aliases);
   u.alias = snap.streamAlias;
   stored.sort((x, y) => x - y);

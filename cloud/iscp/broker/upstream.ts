@@ -4,7 +4,11 @@ import { iscp2 } from "../../../proto/wire/message.js";
 import type { UpstreamInfo } from "./options.js";
 import type { StoreWaiters } from "./chunk-store.js";
 
-export interface DataIdRef { name: string; type: string; key: string }
+export interface DataIdRef {
+  name: string;
+  type: string;
+  key: string;
+}
 
 /**
  * Size bounds of one ack entry in the larger of the two encodings (canonical JSON), so that an ack

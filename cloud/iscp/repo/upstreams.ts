@@ -40,7 +40,21 @@ export function insertUpstream(db: Db, row: UpstreamRow, aliases: readonly Alias
     await tx.run(
       `INSERT INTO iscp_upstreams (stream_id, project_uuid, node_id, subject_kind, subject_uuid, session_id, qos, persist, ack_interval_ms, expiry_ms, stream_alias, peer_id, seen_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.stream_id, row.project_uuid, row.node_id, row.subject_kind, row.subject_uuid, row.session_id, row.qos, row.persist ? 1 : 0, row.ack_interval_ms, row.expiry_ms, row.stream_alias, row.peer_id, row.seen_at_ms],
+      [
+        row.stream_id,
+        row.project_uuid,
+        row.node_id,
+        row.subject_kind,
+        row.subject_uuid,
+        row.session_id,
+        row.qos,
+        row.persist ? 1 : 0,
+        row.ack_interval_ms,
+        row.expiry_ms,
+        row.stream_alias,
+        row.peer_id,
+        row.seen_at_ms,
+      ],
     );
     await insertAliases(tx, row.stream_id, aliases);
   });
@@ -50,16 +64,43 @@ export function addAlias(q: Queryable, streamId: string, alias: AliasRow): Promi
   return insertAliases(q, streamId, [alias]);
 }
 
-export async function findUpstream(q: Queryable, streamId: string): Promise<{ row: UpstreamRow; aliases: AliasRow[] } | undefined> {
+export async function findUpstream(
+  q: Queryable,
+  streamId: string,
+): Promise<{ row: UpstreamRow; aliases: AliasRow[] } | undefined> {
   const row = await q.get<UpstreamRow>("SELECT * FROM iscp_upstreams WHERE stream_id = ?", [streamId]);
   if (!row) return undefined;
-  const aliases = await q.all<AliasRow>("SELECT alias, name, type FROM iscp_upstream_aliases WHERE stream_id = ? ORDER BY alias", [streamId]);
-  return { row: { ...row, qos: Number(row.qos), ack_interval_ms: Number(row.ack_interval_ms), expiry_ms: Number(row.expiry_ms), stream_alias: Number(row.stream_alias), seen_at_ms: Number(row.seen_at_ms) }, aliases: aliases.map((a) => ({ ...a, alias: Number(a.alias) })) };
+  const aliases = await q.all<AliasRow>(
+    "SELECT alias, name, type FROM iscp_upstream_aliases WHERE stream_id = ? ORDER BY alias",
+    [streamId],
+  );
+  return {
+    row: {
+      ...row,
+      qos: Number(row.qos),
+      ack_interval_ms: Number(row.ack_interval_ms),
+      expiry_ms: Number(row.expiry_ms),
+      stream_alias: Number(row.stream_alias),
+      seen_at_ms: Number(row.seen_at_ms),
+    },
+    aliases: aliases.map((a) => ({ ...a, alias: Number(a.alias) })),
+  };
 }
 
 /** Moves the stream to `peerId` if `fromPeer` still holds it (two peers racing for one stream: one wins). */
-export async function claimUpstream(q: Queryable, streamId: string, fromPeer: string, peerId: string, nowMs: number): Promise<boolean> {
-  const r = await q.run("UPDATE iscp_upstreams SET peer_id = ?, seen_at_ms = ? WHERE stream_id = ? AND peer_id = ?", [peerId, nowMs, streamId, fromPeer]);
+export async function claimUpstream(
+  q: Queryable,
+  streamId: string,
+  fromPeer: string,
+  peerId: string,
+  nowMs: number,
+): Promise<boolean> {
+  const r = await q.run("UPDATE iscp_upstreams SET peer_id = ?, seen_at_ms = ? WHERE stream_id = ? AND peer_id = ?", [
+    peerId,
+    nowMs,
+    streamId,
+    fromPeer,
+  ]);
   return r.changes === 1;
 }
 
@@ -79,7 +120,10 @@ export async function touchPeer(q: Queryable, peerId: string, nowMs: number): Pr
 export async function deleteStale(db: Db, nowMs: number, slackMs: number): Promise<void> {
   await db.transaction(async (tx) => {
     const cond = "seen_at_ms + expiry_ms + ? < ?";
-    await tx.run(`DELETE FROM iscp_upstream_aliases WHERE stream_id IN (SELECT stream_id FROM iscp_upstreams WHERE ${cond})`, [slackMs, nowMs]);
+    await tx.run(
+      `DELETE FROM iscp_upstream_aliases WHERE stream_id IN (SELECT stream_id FROM iscp_upstreams WHERE ${cond})`,
+      [slackMs, nowMs],
+    );
     await tx.run(`DELETE FROM iscp_upstreams WHERE ${cond}`, [slackMs, nowMs]);
   });
 }

@@ -12,7 +12,9 @@ const EdgeConnection = Schema.Struct({
   downstreams: Schema.Int,
   data_rate: Schema.Struct({
     points_per_second: Schema.Number,
-    bytes_per_second: Schema.Number.annotations({ description: "Payload bytes of the data points (not the protocol's framing)" }),
+    bytes_per_second: Schema.Number.annotations({
+      description: "Payload bytes of the data points (not the protocol's framing)",
+    }),
   }).annotations({
     description:
       `Received on this connection's upstreams over the last ${RATE_WINDOW_SECONDS} seconds, measured by the peer the edge is connected to ` +

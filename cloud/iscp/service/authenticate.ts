@@ -13,24 +13,43 @@ import type { TicketStore } from "./tickets.js";
 export const DEFAULT_PROJECT_UUID = "00000000-0000-0000-0000-000000000000";
 
 const MESSAGE_KINDS = [
-  "upstreamOpenRequest", "upstreamResumeRequest", "upstreamCloseRequest", "upstreamChunk", "upstreamMetadata",
-  "downstreamOpenRequest", "downstreamResumeRequest", "downstreamCloseRequest", "downstreamChunkAck",
-  "downstreamChunkAckComplete", "downstreamMetadataAck", "upstreamCall", "downstreamCall", "upstreamCallAck",
+  "upstreamOpenRequest",
+  "upstreamResumeRequest",
+  "upstreamCloseRequest",
+  "upstreamChunk",
+  "upstreamMetadata",
+  "downstreamOpenRequest",
+  "downstreamResumeRequest",
+  "downstreamCloseRequest",
+  "downstreamChunkAck",
+  "downstreamChunkAckComplete",
+  "downstreamMetadataAck",
+  "upstreamCall",
+  "downstreamCall",
+  "upstreamCallAck",
 ] as const;
 
 /** Scope message types (docs/roles-and-scopes.md) to the wire message kinds they allow. */
 function kindsFor(types: ReadonlySet<string>): Set<string> {
   const allowed = new Set<string>();
   for (const kind of MESSAGE_KINDS) {
-    const type = kind.startsWith("upstreamCall") ? "upstream_call"
-      : kind.startsWith("downstreamCall") ? "downstream_call"
-      : kind.startsWith("upstream") ? "upstream" : "downstream";
+    const type = kind.startsWith("upstreamCall")
+      ? "upstream_call"
+      : kind.startsWith("downstreamCall")
+        ? "downstream_call"
+        : kind.startsWith("upstream")
+          ? "upstream"
+          : "downstream";
     if (types.has(type)) allowed.add(kind);
   }
   return allowed;
 }
 
-async function principalOf(svc: Pick<Services, "oauth" | "accounts">, tickets: TicketStore, token: string): Promise<Principal | undefined> {
+async function principalOf(
+  svc: Pick<Services, "oauth" | "accounts">,
+  tickets: TicketStore,
+  token: string,
+): Promise<Principal | undefined> {
   const fromTicket = await tickets.consumeAnywhere(token);
   if (fromTicket) return fromTicket;
   const claims = svc.oauth.verifyAccessToken(token);
@@ -44,13 +63,29 @@ async function principalOf(svc: Pick<Services, "oauth" | "accounts">, tickets: T
     if (!user || user.disabled) return undefined;
     ({ scopes, isSuper } = standingScopes(scopes, user)); // as for HTTP: lost scopes are gone at once
   }
-  return { kind: claims.sub_kind, uuid: claims.sub, isSuper, scopes, via: "bearer", clientId: claims.client_id, credentialId: claims.jti };
+  return {
+    kind: claims.sub_kind,
+    uuid: claims.sub,
+    isSuper,
+    scopes,
+    via: "bearer",
+    clientId: claims.client_id,
+    credentialId: claims.jti,
+  };
 }
 
-export function brokerAuthenticator(svc: Pick<Services, "oauth" | "accounts" | "org" | "metrics">, tickets: TicketStore): Authenticate {
+export function brokerAuthenticator(
+  svc: Pick<Services, "oauth" | "accounts" | "org" | "metrics">,
+  tickets: TicketStore,
+): Authenticate {
   return async (accessToken, projectUuid, nodeId) => {
     const principal = accessToken ? await principalOf(svc, tickets, accessToken.replace(/^bearer\s+/i, "")) : undefined;
-    if (!principal) return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "invalid, expired or revoked access token" };
+    if (!principal)
+      return {
+        ok: false,
+        resultCode: ResultCode.AUTH_FAILED,
+        resultString: "invalid, expired or revoked access token",
+      };
     const badNode = await nodeIdRefusal(svc, principal, nodeId);
     if (badNode) return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: badNode };
     const project = (projectUuid || DEFAULT_PROJECT_UUID).toLowerCase();

@@ -47,12 +47,18 @@ export interface ClusterConnections {
   stop(): void;
 }
 
-export function shareConnections(broker: IscpBroker, bus: ClusterBus, now: () => number = Date.now): ClusterConnections {
+export function shareConnections(
+  broker: IscpBroker,
+  bus: ClusterBus,
+  now: () => number = Date.now,
+): ClusterConnections {
   const heard = new Map<string, { at: number; items: Announcement["c"] }>();
   const strip = ({ project: _, ...item }: EdgeConnectionItem & { project: string }): EdgeConnectionItem => item;
   const list = (project: string) => {
     const own = ownConnections(broker).filter((c) => c.project === project);
-    const others = [...heard.values()].filter((h) => now() - h.at < FORGET_AFTER_MS).flatMap((h) => h.items.filter((c) => c.project === project));
+    const others = [...heard.values()]
+      .filter((h) => now() - h.at < FORGET_AFTER_MS)
+      .flatMap((h) => h.items.filter((c) => c.project === project));
     return [...own, ...others].map(strip);
   };
   if (bus.kind === "in-process") return { list, stop: () => {} };
@@ -60,7 +66,10 @@ export function shareConnections(broker: IscpBroker, bus: ClusterBus, now: () =>
     const a = bytesJson<Announcement>(data);
     if (a.i !== bus.instanceId) heard.set(a.i, { at: now(), items: a.c });
   });
-  const timer = setInterval(() => bus.publish(SUBJECT, jsonBytes({ i: bus.instanceId, c: ownConnections(broker) } satisfies Announcement)), PUBLISH_EVERY_MS);
+  const timer = setInterval(
+    () => bus.publish(SUBJECT, jsonBytes({ i: bus.instanceId, c: ownConnections(broker) } satisfies Announcement)),
+    PUBLISH_EVERY_MS,
+  );
   timer.unref();
   return {
     list,

@@ -44,7 +44,11 @@ function unframe<H>(data: Uint8Array): { header: H; body: Uint8Array } {
 }
 
 /** Connects a hub to the other instances; returns the stop function. */
-export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: string, err: unknown) => void): () => void {
+export function attachClusterRelay(
+  hub: IscpHub,
+  bus: ClusterBus,
+  warn: (msg: string, err: unknown) => void,
+): () => void {
   if (bus.kind === "in-process") return () => {};
   const chunkSubs = new Map<string, () => void>();
   const batches = new RelayBatcher((subject, data) => bus.publish(subject, data));
@@ -60,11 +64,23 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
       batches.add(subject, projectUuid, up, seq, groups);
     },
     metadata(projectUuid, sourceNodeId, meta) {
-      bus.publish(`${nodeSubject(projectUuid, sourceNodeId)}.meta`, frame({ p: projectUuid, n: sourceNodeId } satisfies MetaHeader, iscp2.DownstreamMetadata.encode(meta).finish()));
+      bus.publish(
+        `${nodeSubject(projectUuid, sourceNodeId)}.meta`,
+        frame({ p: projectUuid, n: sourceNodeId } satisfies MetaHeader, iscp2.DownstreamMetadata.encode(meta).finish()),
+      );
     },
     async call(projectUuid, destinationNodeId, call) {
-      const answer = await bus.request(`${nodeSubject(projectUuid, destinationNodeId)}.call`, frame({ p: projectUuid, n: destinationNodeId } satisfies MetaHeader, iscp2.DownstreamCall.encode(call).finish()), CALL_ASK_MS);
-      return answer ? (JSON.parse(Buffer.from(answer).toString()) as { found: number; delivered: number }) : { found: 0, delivered: 0 };
+      const answer = await bus.request(
+        `${nodeSubject(projectUuid, destinationNodeId)}.call`,
+        frame(
+          { p: projectUuid, n: destinationNodeId } satisfies MetaHeader,
+          iscp2.DownstreamCall.encode(call).finish(),
+        ),
+        CALL_ASK_MS,
+      );
+      return answer
+        ? (JSON.parse(Buffer.from(answer).toString()) as { found: number; delivered: number })
+        : { found: 0, delivered: 0 };
     },
     async release(streamId) {
       const answer = await bus.request(`${PREFIX}.release`, Buffer.from(streamId), RELEASE_ASK_MS);
@@ -133,4 +149,3 @@ export function attachClusterRelay(hub: IscpHub, bus: ClusterBus, warn: (msg: st
     chunkSubs.clear();
   };
 }
-

@@ -9,7 +9,11 @@ import type { Principal } from "../../auth/principal.js";
 import type { Services } from "../../services.js";
 
 /** Why `principal` may not use `nodeId`, or undefined when it may. */
-export async function nodeIdRefusal(svc: Pick<Services, "org" | "accounts">, principal: Principal, nodeId: string): Promise<string | undefined> {
+export async function nodeIdRefusal(
+  svc: Pick<Services, "org" | "accounts">,
+  principal: Principal,
+  nodeId: string,
+): Promise<string | undefined> {
   const id = nodeId.toLowerCase();
   const self = principal.uuid.toLowerCase();
   if (principal.kind === "edge") return id === self ? undefined : "an edge must connect with its own UUID as node_id";

@@ -5,17 +5,38 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** The files of the certificate and key to use: the operator's (validated by config.ts), or the self-signed pair. */
-export function ensureQuicCertificate(dir: string, provided: { cert?: string; key?: string } = {}): { key: string; cert: string } {
+export function ensureQuicCertificate(
+  dir: string,
+  provided: { cert?: string; key?: string } = {},
+): { key: string; cert: string } {
   if (provided.cert && provided.key) return { key: provided.key, cert: provided.cert };
   const key = path.join(dir, "key.pem");
   const cert = path.join(dir, "cert.pem");
   if (fs.existsSync(key) && fs.existsSync(cert)) return { key, cert };
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "3650",
-    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-    "-keyout", key, "-out", cert,
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "3650",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+    ],
+    { stdio: "ignore" },
+  );
   fs.chmodSync(key, 0o600);
   return { key, cert };
 }

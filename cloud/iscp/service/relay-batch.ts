@@ -70,7 +70,11 @@ export class RelayBatcher {
 
   add(subject: string, projectUuid: string, up: UpstreamRef, seq: number, groups: RelayGroup[]): void {
     let b = this.open.get(subject);
-    if (!b) this.open.set(subject, (b = { header: { p: projectUuid, n: up.nodeId, u: [], c: [] }, upIndex: new Map(), bodies: [], bytes: 0 }));
+    if (!b)
+      this.open.set(
+        subject,
+        (b = { header: { p: projectUuid, n: up.nodeId, u: [], c: [] }, upIndex: new Map(), bodies: [], bytes: 0 }),
+      );
     let ui = b.upIndex.get(up.id);
     if (ui === undefined) {
       ui = b.header.u.push([up.id, up.sessionId]) - 1;
@@ -109,12 +113,20 @@ export class RelayBatcher {
 }
 
 /** The chunks of a batch, in order: their upstream, project, sequence number and StreamChunk. */
-export function* readBatch(data: Uint8Array): Generator<{ up: UpstreamRef; projectUuid: string; seq: number; chunk: iscp2.StreamChunk }> {
+export function* readBatch(
+  data: Uint8Array,
+): Generator<{ up: UpstreamRef; projectUuid: string; seq: number; chunk: iscp2.StreamChunk }> {
   const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const n = b.readUInt32BE(0);
   const h = JSON.parse(b.subarray(4, 4 + n).toString()) as BatchHeader;
   const key = nodeKey(h.p, h.n);
-  const ups: UpstreamRef[] = h.u.map(([id, sessionId]) => ({ id, idBytes: uuidToBytes(id), sessionId, nodeId: h.n, nodeKey: key }));
+  const ups: UpstreamRef[] = h.u.map(([id, sessionId]) => ({
+    id,
+    idBytes: uuidToBytes(id),
+    sessionId,
+    nodeId: h.n,
+    nodeKey: key,
+  }));
   let p = 4 + n;
   for (const [ui, seq, len] of h.c) {
     const chunk = iscp2.StreamChunk.decode(b.subarray(p, p + len));

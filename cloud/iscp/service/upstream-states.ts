@@ -24,9 +24,19 @@ export class SharedUpstreamStates implements UpstreamStates {
     return repo.insertUpstream(
       this.db,
       {
-        stream_id: i.streamId, project_uuid: i.projectUuid, node_id: i.nodeId, subject_kind: i.subject.kind, subject_uuid: i.subject.uuid,
-        session_id: i.sessionId, qos: i.qos, persist: i.persist, ack_interval_ms: s.ackIntervalMs, expiry_ms: s.expiryMs, stream_alias: s.streamAlias,
-        peer_id: this.peerId, seen_at_ms: Date.now(),
+        stream_id: i.streamId,
+        project_uuid: i.projectUuid,
+        node_id: i.nodeId,
+        subject_kind: i.subject.kind,
+        subject_uuid: i.subject.uuid,
+        session_id: i.sessionId,
+        qos: i.qos,
+        persist: i.persist,
+        ack_interval_ms: s.ackIntervalMs,
+        expiry_ms: s.expiryMs,
+        stream_alias: s.streamAlias,
+        peer_id: this.peerId,
+        seen_at_ms: Date.now(),
       },
       s.aliases,
     );
@@ -45,22 +55,34 @@ export class SharedUpstreamStates implements UpstreamStates {
     if (!found) return undefined;
     const { row, aliases } = found;
     const info: UpstreamInfo = {
-      streamId: row.stream_id, sessionId: row.session_id, projectUuid: row.project_uuid, nodeId: row.node_id,
-      subject: { kind: row.subject_kind as Subject["kind"], uuid: row.subject_uuid }, qos: row.qos, persist: Number(row.persist) !== 0,
+      streamId: row.stream_id,
+      sessionId: row.session_id,
+      projectUuid: row.project_uuid,
+      nodeId: row.node_id,
+      subject: { kind: row.subject_kind as Subject["kind"], uuid: row.subject_uuid },
+      qos: row.qos,
+      persist: Number(row.persist) !== 0,
     };
     if (!mine(info)) return undefined;
     const now = Date.now();
     // Its peer has not said it holds it for longer than the stream's expiry: it expired with that peer.
     if (row.seen_at_ms + row.expiry_ms + HEARTBEAT_MS < now) return undefined;
     if (!(await repo.claimUpstream(this.db, streamId, row.peer_id, this.peerId, now))) return undefined;
-    return { info, ackIntervalMs: row.ack_interval_ms, expiryMs: row.expiry_ms, streamAlias: row.stream_alias, aliases };
+    return {
+      info,
+      ackIntervalMs: row.ack_interval_ms,
+      expiryMs: row.expiry_ms,
+      streamAlias: row.stream_alias,
+      aliases,
+    };
   }
 
   /** Starts the heartbeat, which also forgets the streams of peers gone for longer than the streams' expiry. */
   start(): void {
     this.timer = setInterval(() => {
       const now = Date.now();
-      repo.touchPeer(this.db, this.peerId, now)
+      repo
+        .touchPeer(this.db, this.peerId, now)
         .then(() => repo.deleteStale(this.db, now, 2 * HEARTBEAT_MS))
         .catch((e: unknown) => this.warn("iscp upstream heartbeat failed", e));
     }, HEARTBEAT_MS);

@@ -44,8 +44,8 @@ const toBigInt = (v: number | Long | string | null | undefined): bigint =>
         : BigInt.asIntN(64, (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
 
 /** int64 for protobufjs without a detour through decimal text. */
-const toLong = (b: bigint): Long => LongCtor.fromBits(Number(b & 0xffffffffn) | 0, Number((b >> 32n) & 0xffffffffn) | 0, false);
-
+const toLong = (b: bigint): Long =>
+  LongCtor.fromBits(Number(b & 0xffffffffn) | 0, Number((b >> 32n) & 0xffffffffn) | 0, false);
 
 const MAX_NAMED_IDS = 10;
 /** A client's string in an error message: JSON-quoted (control characters and lone surrogates escaped), cut short. */
@@ -62,7 +62,8 @@ function checkUpload(u: ChunkUpload): ChunkUpload {
     c.groups.forEach((g, j) => {
       const bad = dataIdError(g.name, g.type);
       // The broker and the agent would refuse this data id: none of the upload is stored. A few are named.
-      if (bad && badIds++ < MAX_NAMED_IDS) props[`chunks.${i}.data_point_groups.${j}.data_id`] = `${bad} (name ${shown(g.name)}, type ${shown(g.type)})`;
+      if (bad && badIds++ < MAX_NAMED_IDS)
+        props[`chunks.${i}.data_point_groups.${j}.data_id`] = `${bad} (name ${shown(g.name)}, type ${shown(g.type)})`;
     });
   });
   const [first] = Object.entries(props);
@@ -76,7 +77,10 @@ function fromPbChunk(c: pb.IStoreDataChunk): Chunk {
     groups: (c.dataPointGroups ?? []).map((g) => ({
       name: g.dataId?.name ?? "",
       type: g.dataId?.type ?? "",
-      points: (g.dataPoints ?? []).map((p) => ({ elapsedNs: toBigInt(p.elapsedTime), payload: p.payload ?? new Uint8Array() })),
+      points: (g.dataPoints ?? []).map((p) => ({
+        elapsedNs: toBigInt(p.elapsedTime),
+        payload: p.payload ?? new Uint8Array(),
+      })),
     })),
   };
 }
@@ -191,7 +195,11 @@ export function encodeDataResponse(d: DataResponse): Uint8Array {
 }
 
 export function encodeDomainEvent(measUuid: string, occurredAtNs: bigint): Uint8Array {
-  return pb.DomainEventProto.encode({ measUuid, occurredAt: toTimestamp(occurredAtNs), measurementUpdated: {} }).finish();
+  return pb.DomainEventProto.encode({
+    measUuid,
+    occurredAt: toTimestamp(occurredAtNs),
+    measurementUpdated: {},
+  }).finish();
 }
 
 /** The streaming framing of `application/protobuf` responses: 8-byte little-endian length, then the message. */

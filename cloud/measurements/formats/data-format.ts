@@ -32,7 +32,12 @@ function timestampBody(ns: bigint): { sec: number; nanos: number; size: number }
   return { sec, nanos, size };
 }
 
-function putTimestamp(buf: Buffer, off: number, field: number, t: { sec: number; nanos: number; size: number }): number {
+function putTimestamp(
+  buf: Buffer,
+  off: number,
+  field: number,
+  t: { sec: number; nanos: number; size: number },
+): number {
   buf[off++] = (field << 3) | 2;
   off = putVarint(buf, off, t.size);
   if (t.sec) (buf[off++] = 0x08), (off = putVarint(buf, off, t.sec));
@@ -54,14 +59,29 @@ function pbTail(g: GroupCtx): Buffer {
   const created = timestampBody(BigInt(g.createdAtMs) * 1_000_000n);
   const ts = Buffer.allocUnsafe(2 + varintSize(created.size) + created.size);
   const tsLen = putTimestamp(ts, 0, 6, created);
-  return Buffer.concat([stringField(2, g.type), stringField(3, g.name), stringField(5, g.measUuid), ts.subarray(0, tsLen), stringField(7, g.name)]);
+  return Buffer.concat([
+    stringField(2, g.type),
+    stringField(3, g.name),
+    stringField(5, g.measUuid),
+    ts.subarray(0, tsLen),
+    stringField(7, g.name),
+  ]);
 }
 
 /** One 8-byte little-endian length prefix + DataResponseProto {time = 1, data_payload = 4, ...group fields}. */
 export function dataFrame(g: GroupCtx, timeNs: bigint, payload: Uint8Array): Buffer {
   // Times before 1970 need negative varints: rare, so the generic encoder handles them.
   if (timeNs < 0n)
-    return frame(encodeDataResponse({ timeNs, dataType: g.type, dataName: g.name, payload, measurementUuid: g.measUuid, createdAtNs: BigInt(g.createdAtMs) * 1_000_000n }));
+    return frame(
+      encodeDataResponse({
+        timeNs,
+        dataType: g.type,
+        dataName: g.name,
+        payload,
+        measurementUuid: g.measUuid,
+        createdAtNs: BigInt(g.createdAtMs) * 1_000_000n,
+      }),
+    );
   const tail = (g.pbTail ??= pbTail(g));
   const t = timestampBody(timeNs);
   const timeSize = 1 + varintSize(t.size) + t.size;

@@ -23,7 +23,13 @@ const FIXED: Record<string, { size: number; read: (v: DataView, o: number) => nu
 const decoder = new TextDecoder();
 
 /** The reference tokens of a JSON pointer (`/a~1b/c` -> ["a/b", "c"]); "" is the whole document. */
-export const pointerTokens = (pointer: string): string[] => (pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")));
+export const pointerTokens = (pointer: string): string[] =>
+  pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 function jsonReader(field: string | undefined): NumericReader {
   const path = pointerTokens(field ?? "");
@@ -34,7 +40,8 @@ function jsonReader(field: string | undefined): NumericReader {
     } catch {
       return undefined;
     }
-    for (const k of path) v = v !== null && typeof v === "object" && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
+    for (const k of path)
+      v = v !== null && typeof v === "object" && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
     return typeof v === "number" && Number.isFinite(v) ? v : undefined;
   };
 }

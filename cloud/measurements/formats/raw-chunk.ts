@@ -45,7 +45,10 @@ export function encodeRawChunk(c: RawChunk, alloc: (n: number) => Buffer = Buffe
     o = putVarint(b, o, p.body);
     b[o++] = 0x0a; // StoreDataPointGroup.data_id
     o = putVarint(b, o, p.id);
-    for (const [tag, s] of [[0x0a, p.name], [0x12, p.type]] as const) {
+    for (const [tag, s] of [
+      [0x0a, p.name],
+      [0x12, p.type],
+    ] as const) {
       if (s.length === 0) continue;
       b[o++] = tag;
       o = putVarint(b, o, s.length);
@@ -66,4 +69,3 @@ export function encodeRawChunk(c: RawChunk, alloc: (n: number) => Buffer = Buffe
   }
   return { payload: b, points, minElapsedNs: points === 0 ? 0 : min, maxElapsedNs: points === 0 ? 0 : max };
 }
-

@@ -26,7 +26,8 @@ export function parseTimeNs(text: string): bigint | undefined {
   date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
   date.setUTCHours(Number(h), Number(mi), Number(s));
   const ms = date.getTime();
-  if (Number.isNaN(ms) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60) return undefined;
+  if (Number.isNaN(ms) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60)
+    return undefined;
   let offsetMin = 0;
   if (zone && zone !== "Z" && zone !== "z") {
     const sign = zone.startsWith("-") ? -1 : 1;

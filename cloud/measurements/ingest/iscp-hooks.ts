@@ -17,7 +17,15 @@ const refusal = (e: unknown) => {
 };
 
 /** `onFull`: told when a write failed for lack of space (the readiness probe reports it). */
-export function measurementHooks(m: MeasurementsService, onFull?: () => void): Required<Pick<IscpHooks, "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose" | "storedSequenceNumbers">> {
+export function measurementHooks(
+  m: MeasurementsService,
+  onFull?: () => void,
+): Required<
+  Pick<
+    IscpHooks,
+    "onUpstreamOpen" | "onUpstreamChunk" | "onUpstreamMetadata" | "onUpstreamClose" | "storedSequenceNumbers"
+  >
+> {
   const refused = (e: unknown) => {
     if (isStorageFull(e)) {
       m.storageFull.refused();
@@ -28,9 +36,17 @@ export function measurementHooks(m: MeasurementsService, onFull?: () => void): R
   return {
     onUpstreamOpen: async (info) => {
       if (!info.persist) return;
-      if (!isUuid(info.sessionId)) return { resultCode: ResultCode.SESSION_NOT_FOUND, resultString: "a persisted upstream needs a measurement UUID as session id" };
+      if (!isUuid(info.sessionId))
+        return {
+          resultCode: ResultCode.SESSION_NOT_FOUND,
+          resultString: "a persisted upstream needs a measurement UUID as session id",
+        };
       // The node becomes the measurement's edge_uuid, so it has to be a UUID (an edge's own, for edges).
-      if (!isUuid(info.nodeId)) return { resultCode: ResultCode.NO_NODE_ID, resultString: "a persisted upstream needs an edge UUID as node id" };
+      if (!isUuid(info.nodeId))
+        return {
+          resultCode: ResultCode.NO_NODE_ID,
+          resultString: "a persisted upstream needs an edge UUID as node id",
+        };
       try {
         await m.upstream.checkSession(info);
       } catch (e) {

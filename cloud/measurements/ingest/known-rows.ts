@@ -40,7 +40,8 @@ export class KnownRows {
     if (k === undefined) {
       k = { seqs: new Map(), ids: new Set() };
       this.byMeasurement.set(key, k);
-      if (this.byMeasurement.size > MAX_MEASUREMENTS) this.byMeasurement.delete(this.byMeasurement.keys().next().value!);
+      if (this.byMeasurement.size > MAX_MEASUREMENTS)
+        this.byMeasurement.delete(this.byMeasurement.keys().next().value!);
     }
     k.seqs.set(streamId, seqId);
     for (const id of ids) if (k.ids.size < MAX_IDS) k.ids.add(id);

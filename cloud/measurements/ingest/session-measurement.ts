@@ -21,9 +21,14 @@ export interface SessionOwner {
 }
 
 /** Whether a measurement row may take data from this upstream; throws the refusal otherwise. */
-export function checkOwner(m: { project_uuid: string; edge_uuid: string }, up: { projectUuid: string; nodeId: string }): void {
-  if (m.project_uuid !== up.projectUuid) throw new SessionRefused("the session's measurement belongs to another project");
-  if (m.edge_uuid !== up.nodeId.toLowerCase()) throw new NodeMismatch("the session's measurement belongs to another node");
+export function checkOwner(
+  m: { project_uuid: string; edge_uuid: string },
+  up: { projectUuid: string; nodeId: string },
+): void {
+  if (m.project_uuid !== up.projectUuid)
+    throw new SessionRefused("the session's measurement belongs to another project");
+  if (m.edge_uuid !== up.nodeId.toLowerCase())
+    throw new NodeMismatch("the session's measurement belongs to another node");
 }
 
 /** The type (and name) of a session measurement's first base time: the server's receive time. */
@@ -33,10 +38,23 @@ export const FIRST_BASETIME = "api_first_received";
 export async function createSessionMeasurement(tx: Queryable, up: SessionOwner, now: string): Promise<void> {
   if (!isUuid(up.nodeId)) throw new NodeNotUuid("a persisted session needs an edge UUID as node id");
   const uuid = up.sessionId.toLowerCase();
-  await repo.insertMeasurement(tx, { uuid, project_uuid: up.projectUuid, name: "", description: "", edge_uuid: up.nodeId.toLowerCase(), protected: false, now });
+  await repo.insertMeasurement(tx, {
+    uuid,
+    project_uuid: up.projectUuid,
+    name: "",
+    description: "",
+    edge_uuid: up.nodeId.toLowerCase(),
+    protected: false,
+    now,
+  });
   const { s, nanos } = splitNs(nowNs());
   const type = FIRST_BASETIME;
-  await repo.insertBaseTime(tx, uuid, { type, name: type, priority: DEFAULT_PRIORITY[type]!, s, nanos, elapsedNs: 0 }, now);
+  await repo.insertBaseTime(
+    tx,
+    uuid,
+    { type, name: type, priority: DEFAULT_PRIORITY[type]!, s, nanos, elapsedNs: 0 },
+    now,
+  );
   await repo.refreshBaseTime(tx, uuid);
 }
 

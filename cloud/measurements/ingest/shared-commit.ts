@@ -55,10 +55,16 @@ interface Planned {
 const rowKey = (m: batch.SessionRow) => `${m.uuid} ${m.created_at}`;
 
 /** PostgreSQL's text holds no NUL character: such a stream is refused alone, not the whole commit with it. */
-const hasNul = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups).some((g) => g.name.includes("\u0000") || g.type.includes("\u0000"));
+const hasNul = (c: Chunk | RawChunk) =>
+  ("rawGroups" in c ? c.rawGroups : c.groups).some((g) => g.name.includes("\u0000") || g.type.includes("\u0000"));
 
 /** The rows of the batch's measurements, making those of sessions seen for the first time (together). */
-async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], now: string, refused: Map<number, Error>): Promise<Map<string, batch.SessionRow>> {
+async function measurementRows(
+  tx: Queryable,
+  streams: readonly StreamChunks[],
+  now: string,
+  refused: Map<number, Error>,
+): Promise<Map<string, batch.SessionRow>> {
   const uuids = [...new Set(streams.map((s) => s.up.sessionId.toLowerCase()))];
   const rows = new Map((await batch.findMeasurements(tx, uuids)).map((m) => [m.uuid, m]));
   const made = new Map<string, batch.NewSession>();
@@ -67,11 +73,18 @@ async function measurementRows(tx: Queryable, streams: readonly StreamChunks[], 
     const uuid = st.up.sessionId.toLowerCase();
     if (rows.has(uuid) || made.has(uuid)) continue;
     // The node becomes the measurement's edge_uuid; the first stream of a new session in the batch owns it.
-    if (isUuid(st.up.nodeId)) made.set(uuid, { uuid, projectUuid: st.up.projectUuid, edgeUuid: st.up.nodeId.toLowerCase(), s, nanos });
+    if (isUuid(st.up.nodeId))
+      made.set(uuid, { uuid, projectUuid: st.up.projectUuid, edgeUuid: st.up.nodeId.toLowerCase(), s, nanos });
     else refused.set(i, new NodeNotUuid("a persisted session needs an edge UUID as node id"));
   }
   if (made.size > 0) {
-    await batch.insertSessionMeasurements(tx, [...made.values()], FIRST_BASETIME, DEFAULT_PRIORITY[FIRST_BASETIME]!, now);
+    await batch.insertSessionMeasurements(
+      tx,
+      [...made.values()],
+      FIRST_BASETIME,
+      DEFAULT_PRIORITY[FIRST_BASETIME]!,
+      now,
+    );
     for (const m of await batch.findMeasurements(tx, [...made.keys()])) rows.set(m.uuid, m);
   }
   return rows;
@@ -109,16 +122,41 @@ export async function commitStreams(
     }
     const key = rowKey(row);
     const streamId = s.up.streamId.toLowerCase();
-    const p: Planned = { index, measUuid, streamId, row, key, seqId: known.of(key)?.seqs.get(streamId) ?? -1, rows: [], firstAt: new Map(), fresh: [] };
+    const p: Planned = {
+      index,
+      measUuid,
+      streamId,
+      row,
+      key,
+      seqId: known.of(key)?.seqs.get(streamId) ?? -1,
+      rows: [],
+      firstAt: new Map(),
+      fresh: [],
+    };
     if (p.seqId < 0) needSequence.push(p);
     planned.push(p);
   }
   if (needSequence.length > 0) {
-    const ids = new Map((await batch.ensureSequences(tx, needSequence.map((p) => ({ measUuid: p.measUuid, uuid: p.streamId })), now)).map((r) => [`${r.measurement_uuid} ${r.uuid}`, r.id]));
+    const ids = new Map(
+      (
+        await batch.ensureSequences(
+          tx,
+          needSequence.map((p) => ({ measUuid: p.measUuid, uuid: p.streamId })),
+          now,
+        )
+      ).map((r) => [`${r.measurement_uuid} ${r.uuid}`, r.id]),
+    );
     for (const p of needSequence) p.seqId = ids.get(`${p.measUuid} ${p.streamId}`)!;
   }
   const createdAtMs = Date.parse(now);
-  for (const p of planned) ({ rows: p.rows, firstAt: p.firstAt } = chunkRows(p.measUuid, p.seqId, streams[p.index]!.chunks, createdAtMs, alloc));
+  for (const p of planned)
+    ({ rows: p.rows, firstAt: p.firstAt } = chunkRows(
+      p.measUuid,
+      p.seqId,
+      streams[p.index]!.chunks,
+      createdAtMs,
+      alloc,
+    ));
   const all = planned.flatMap((p) => p.rows);
   const inserted = new Map<number, Set<number>>();
   for (const r of all.length > 0 ? await batch.insertChunkRows(tx, all) : []) {
@@ -158,11 +196,19 @@ async function write(
       learned.push([p.key, p.streamId, p.seqId, [...t.dataIds]]);
       if (p.fresh.length === 0) continue;
       // Most chunks of a fleet are small: no call (and no await) per stream for payload files then.
-      const filed = p.fresh.some((r) => r.payload.length > files.inlineMax) ? await fileLargePayloads(files, p.fresh) : NOT_FILED;
+      const filed = p.fresh.some((r) => r.payload.length > files.inlineMax)
+        ? await fileLargePayloads(files, p.fresh)
+        : NOT_FILED;
       if (filed.synced) writes.push(heard(filed.synced));
       for (const r of p.fresh) {
         const at = filed.at.get(r);
-        payloads.push({ sequenceId: p.seqId, sequenceNumber: r.sequenceNumber, payload: at === undefined ? r.payload : NO_BYTES, fileOffset: at ?? null, fileLength: at === undefined ? null : r.payload.length });
+        payloads.push({
+          sequenceId: p.seqId,
+          sequenceNumber: r.sequenceNumber,
+          payload: at === undefined ? r.payload : NO_BYTES,
+          fileOffset: at ?? null,
+          fileLength: at === undefined ? null : r.payload.length,
+        });
       }
       for (const d of t.newIds) {
         // Two streams of one measurement may bring the same new data id.
@@ -174,7 +220,10 @@ async function write(
       received.push({ sequenceId: p.seqId, points: t.points, chunks: p.fresh.length });
       const before = maxElapsed.get(p.measUuid);
       const max = Number.isFinite(t.maxElapsed) ? t.maxElapsed : null;
-      maxElapsed.set(p.measUuid, before === undefined || before === null ? max : max === null ? before : Math.max(before, max));
+      maxElapsed.set(
+        p.measUuid,
+        before === undefined || before === null ? max : max === null ? before : Math.max(before, max),
+      );
       touched.set(p.measUuid, streams[p.index]!.up.projectUuid);
       stored += p.fresh.length;
       points += t.points;
@@ -189,7 +238,13 @@ async function write(
     heard(batch.insertPayloadRows(tx, payloads)),
     heard(batch.addDataIdRows(tx, dataIds)),
     heard(batch.addReceivedRows(tx, received, now)),
-    heard(batch.markMeasuring(tx, open.map(([uuid, max]) => ({ uuid, maxElapsedNs: max })), now)),
+    heard(
+      batch.markMeasuring(
+        tx,
+        open.map(([uuid, max]) => ({ uuid, maxElapsedNs: max })),
+        now,
+      ),
+    ),
   );
   await allStatements(writes);
   // Ended or completed before these chunks: the status follows from the sequences' counts just written.
@@ -202,7 +257,9 @@ async function write(
   const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
   for (const p of planned) {
     const fresh = inserted.get(p.seqId);
-    results[p.index] = streams[p.index]!.chunks.map((c, i) => (fresh?.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
+    results[p.index] = streams[p.index]!.chunks.map((c, i) =>
+      fresh?.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped",
+    );
   }
   return {
     results,

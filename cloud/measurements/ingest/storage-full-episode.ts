@@ -18,13 +18,18 @@ export class StorageFullEpisode {
     this.refusedChunks++;
     if (this.since !== undefined) return;
     this.since = Date.now();
-    this.log.warn("storage full: real-time chunks are refused (agents keep them for a later upload) until there is room");
+    this.log.warn(
+      "storage full: real-time chunks are refused (agents keep them for a later upload) until there is room",
+    );
   }
 
   /** A chunk was stored: an episode under way is over. */
   stored(): void {
     if (this.since === undefined) return;
-    this.log.info({ refused: this.refusedChunks, fullForMs: Date.now() - this.since }, "storage has room again: real-time chunks are stored");
+    this.log.info(
+      { refused: this.refusedChunks, fullForMs: Date.now() - this.since },
+      "storage has room again: real-time chunks are stored",
+    );
     this.since = undefined;
     this.refusedChunks = 0;
   }

@@ -31,7 +31,11 @@ export interface UpstreamRef {
 }
 export interface UpstreamChunkIn {
   sequenceNumber: number;
-  dataPointGroups: Array<{ dataId: { name: string; type: string }; readonly dataPoints: Array<{ elapsedTime: bigint; payload: Uint8Array }>; raw?: RawPointGroup }>;
+  dataPointGroups: Array<{
+    dataId: { name: string; type: string };
+    readonly dataPoints: Array<{ elapsedTime: bigint; payload: Uint8Array }>;
+    raw?: RawPointGroup;
+  }>;
 }
 export interface BaseTimeIn {
   sessionId: string;
@@ -62,7 +66,9 @@ class Batch {
   /** About the bytes of its chunks (bytesOf). */
   bytes = 0;
   settle!: (failure?: unknown) => void;
-  readonly done = new Promise<void>((resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))));
+  readonly done = new Promise<void>(
+    (resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))),
+  );
   constructor() {
     this.done.catch(() => undefined); // heard by each chunk's answer
   }
@@ -137,10 +143,14 @@ export class UpstreamStore {
   /** Resolves once the chunk is committed: "ok", or "skipped" for a sequence number already stored. */
   storeChunk(up: UpstreamRef, chunk: UpstreamChunkIn): Promise<ChunkResult | "not_persisted"> {
     if (!up.persist) return Promise.resolve("not_persisted");
-    if (!isUuid(up.sessionId)) return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
+    if (!isUuid(up.sessionId))
+      return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
     // Received bytes are stored as they are when every group has them (iSCP enc=proto).
     const c: Chunk | RawChunk = chunk.dataPointGroups.every((g) => g.raw !== undefined)
-      ? { sequenceNumber: chunk.sequenceNumber, rawGroups: chunk.dataPointGroups.map((g) => ({ ...g.dataId, points: g.raw! })) }
+      ? {
+          sequenceNumber: chunk.sequenceNumber,
+          rawGroups: chunk.dataPointGroups.map((g) => ({ ...g.dataId, points: g.raw! })),
+        }
       : {
           sequenceNumber: chunk.sequenceNumber,
           groups: chunk.dataPointGroups.map((g) => ({
@@ -187,11 +197,21 @@ export class UpstreamStore {
       const streams = [...byStream.values()];
       const locks = [...new Set(streams.flatMap((e) => measurementLock(e.s.up.sessionId).locks ?? []))];
       const started = performance.now();
-      const commit = await this.store.db.transaction(async (tx) => {
-        const c = await commitStreams(tx, this.store.files, streams.map((e) => e.s), nowIso(), this.known, lease.alloc);
-        keys = c.keys;
-        return c;
-      }, { locks });
+      const commit = await this.store.db.transaction(
+        async (tx) => {
+          const c = await commitStreams(
+            tx,
+            this.store.files,
+            streams.map((e) => e.s),
+            nowIso(),
+            this.known,
+            lease.alloc,
+          );
+          keys = c.keys;
+          return c;
+        },
+        { locks },
+      );
       commit.learn();
       const seconds = (performance.now() - started) / 1000;
       streams.forEach((e, k) => {
@@ -231,15 +251,27 @@ export class UpstreamStore {
     return this.track(this.writeBaseTime(info, bt));
   }
 
-  private async writeBaseTime(info: { projectUuid: string; nodeId: string; persist: boolean }, bt: BaseTimeIn): Promise<void> {
+  private async writeBaseTime(
+    info: { projectUuid: string; nodeId: string; persist: boolean },
+    bt: BaseTimeIn,
+  ): Promise<void> {
     if (!info.persist) return;
     if (!isUuid(bt.sessionId)) throw new SessionRefused("a persisted base time needs a UUID session id");
     let uuid = "";
     await this.store.db.transaction(async (tx) => {
       const now = nowIso();
-      uuid = await ensureSessionMeasurement(tx, { sessionId: bt.sessionId, projectUuid: info.projectUuid, nodeId: info.nodeId }, now);
+      uuid = await ensureSessionMeasurement(
+        tx,
+        { sessionId: bt.sessionId, projectUuid: info.projectUuid, nodeId: info.nodeId },
+        now,
+      );
       const elapsedNs = Number(bt.elapsedTime);
-      await this.baseTimes.upsertByName(tx, uuid, { name: bt.name, priority: bt.priority, baseTimeNs: bt.baseTime, elapsedNs }, now);
+      await this.baseTimes.upsertByName(
+        tx,
+        uuid,
+        { name: bt.name, priority: bt.priority, baseTimeNs: bt.baseTime, elapsedNs },
+        now,
+      );
       await repo.touchMeasurement(tx, uuid, now);
     }, measurementLock(bt.sessionId));
     this.store.events.publish(uuid, info.projectUuid);
@@ -259,7 +291,12 @@ export class UpstreamStore {
       const now = nowIso();
       const seq = await ensureSequence(tx, uuid, up.streamId.toLowerCase(), now);
       if (close.normal !== false)
-        await setExpectations(tx, seq.id, { expected_data_points: Number(close.totalDataPoints), final_sequence_number: close.finalSequenceNumber }, now);
+        await setExpectations(
+          tx,
+          seq.id,
+          { expected_data_points: Number(close.totalDataPoints), final_sequence_number: close.finalSequenceNumber },
+          now,
+        );
       if (close.closeSession) await repo.patchMeasurement(tx, uuid, { ended: true }, now);
       await repo.refreshStatus(tx, uuid, now);
       return true;

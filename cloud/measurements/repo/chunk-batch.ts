@@ -23,8 +23,14 @@ const SESSION_COLUMNS = "uuid, created_at, project_uuid, edge_uuid, ended, compl
 
 /** The measurement rows of these uuids (those that exist). */
 export function findMeasurements(q: Queryable, uuids: readonly string[]): Promise<SessionRow[]> {
-  if (isPg(q)) return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid = ANY(?::text[])`, [uuids as unknown as SqlParam]);
-  return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid IN (SELECT value FROM json_each(?))`, [JSON.stringify(uuids)]);
+  if (isPg(q))
+    return q.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid = ANY(?::text[])`, [
+      uuids as unknown as SqlParam,
+    ]);
+  return q.all<SessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM meas_measurements WHERE uuid IN (SELECT value FROM json_each(?))`,
+    [JSON.stringify(uuids)],
+  );
 }
 
 export interface SequenceKey {
@@ -48,8 +54,17 @@ export type BatchChunkRow = Omit<ChunkRowInput, "payload">;
 
 /** Inserts the chunk rows whose key is not stored yet; returns the keys inserted (a stored one is left as it was). */
 export function insertChunkRows(q: Queryable, rows: readonly BatchChunkRow[]) {
-  const values = rows.map((r) => [r.measUuid, r.sequenceId, r.sequenceNumber, r.dataPoints, r.minElapsedNs, r.maxElapsedNs, r.createdAtMs]);
-  const cols = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
+  const values = rows.map((r) => [
+    r.measUuid,
+    r.sequenceId,
+    r.sequenceNumber,
+    r.dataPoints,
+    r.minElapsedNs,
+    r.maxElapsedNs,
+    r.createdAtMs,
+  ]);
+  const cols =
+    "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
   const sql = isPg(q)
     ? `INSERT INTO meas_chunks ${cols} SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
        ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`
@@ -72,15 +87,30 @@ export async function insertPayloadRows(q: Queryable, rows: readonly BatchPayloa
   const cols = "(sequence_id, sequence_number, payload, file_offset, file_length)";
   if (isPg(q)) {
     const values = rows.map((r) => [r.sequenceId, r.sequenceNumber, r.payload, r.fileOffset, r.fileLength]);
-    await q.run(`INSERT INTO meas_chunk_payloads ${cols} SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])`, rowsParam(q, values, 5));
+    await q.run(
+      `INSERT INTO meas_chunk_payloads ${cols} SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])`,
+      rowsParam(q, values, 5),
+    );
     return;
   }
-  const values = rows.map((r) => [r.sequenceId, r.sequenceNumber, r.payload.toString("hex"), r.fileOffset, r.fileLength]);
-  await q.run(`INSERT INTO meas_chunk_payloads ${cols} SELECT value->>0, value->>1, unhex(value->>2), value->>3, value->>4 FROM json_each(?)`, rowsParam(q, values, 5));
+  const values = rows.map((r) => [
+    r.sequenceId,
+    r.sequenceNumber,
+    r.payload.toString("hex"),
+    r.fileOffset,
+    r.fileLength,
+  ]);
+  await q.run(
+    `INSERT INTO meas_chunk_payloads ${cols} SELECT value->>0, value->>1, unhex(value->>2), value->>3, value->>4 FROM json_each(?)`,
+    rowsParam(q, values, 5),
+  );
 }
 
 /** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */
-export async function addDataIdRows(q: Queryable, rows: ReadonlyArray<{ measUuid: string; type: string; name: string }>): Promise<void> {
+export async function addDataIdRows(
+  q: Queryable,
+  rows: ReadonlyArray<{ measUuid: string; type: string; name: string }>,
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => [r.measUuid, r.type, r.name]);
   const cols = "(measurement_uuid, data_type, data_name)";
@@ -91,7 +121,11 @@ export async function addDataIdRows(q: Queryable, rows: ReadonlyArray<{ measUuid
 }
 
 /** Adds received points and chunks to their sequences (each id once). */
-export async function addReceivedRows(q: Queryable, rows: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>, now: string): Promise<void> {
+export async function addReceivedRows(
+  q: Queryable,
+  rows: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>,
+  now: string,
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => [r.sequenceId, r.points, r.chunks]);
   const sql = isPg(q)
@@ -106,7 +140,11 @@ export async function addReceivedRows(q: Queryable, rows: ReadonlyArray<{ sequen
  * Measurements neither ended nor completed that took chunks (each uuid once): measuring, and their highest
  * elapsed time raised (`maxElapsedNs` null: no point among the chunks). As refreshStatus for chunks stored.
  */
-export async function markMeasuring(q: Queryable, rows: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>, now: string): Promise<void> {
+export async function markMeasuring(
+  q: Queryable,
+  rows: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>,
+  now: string,
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => [r.uuid, r.maxElapsedNs]);
   const sql = isPg(q)
@@ -130,11 +168,21 @@ export interface NewSession {
  * Makes the measurements of sessions seen for the first time, each with its first base time as the current one
  * (as insertMeasurement, insertBaseTime and refreshBaseTime would, in three statements for all of them).
  */
-export async function insertSessionMeasurements(q: Queryable, rows: readonly NewSession[], type: string, priority: number, now: string): Promise<void> {
+export async function insertSessionMeasurements(
+  q: Queryable,
+  rows: readonly NewSession[],
+  type: string,
+  priority: number,
+  now: string,
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => [r.uuid, r.projectUuid, r.edgeUuid, r.s, r.nanos]);
-  const from = isPg(q) ? "FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(u, p, e, s, n)" : "FROM json_each(?)";
-  const [u, p, e, s, n] = isPg(q) ? ["v.u", "v.p", "v.e", "v.s", "v.n"] : ["value->>0", "value->>1", "value->>2", "value->>3", "value->>4"];
+  const from = isPg(q)
+    ? "FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(u, p, e, s, n)"
+    : "FROM json_each(?)";
+  const [u, p, e, s, n] = isPg(q)
+    ? ["v.u", "v.p", "v.e", "v.s", "v.n"]
+    : ["value->>0", "value->>1", "value->>2", "value->>3", "value->>4"];
   await q.run(
     `INSERT INTO meas_measurements (uuid, project_uuid, name, description, edge_uuid, protected, basetime_type, basetime_s, basetime_nanos, created_at, updated_at)
      SELECT ${u}, ${p}, '', '', ${e}, 0, ?, ${s}, ${n}, ?, ? ${from}`,

@@ -32,9 +32,10 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
   const where = ["c.measurement_uuid = ?"];
   const args: SqlParam[] = [p.measUuid];
   const lead = p.desc ? "c.max_elapsed_ns" : "c.min_elapsed_ns";
-  if (p.after) (where.push(`(${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after));
-  if (p.from !== undefined) (where.push("c.max_elapsed_ns >= ?"), args.push(p.from));
-  if (p.to !== undefined) (where.push("c.min_elapsed_ns < ?"), args.push(p.to));
+  if (p.after)
+    where.push(`(${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after);
+  if (p.from !== undefined) where.push("c.max_elapsed_ns >= ?"), args.push(p.from);
+  if (p.to !== undefined) where.push("c.min_elapsed_ns < ?"), args.push(p.to);
   const dir = p.desc ? "DESC" : "ASC";
   return q.all<ChunkRow>(
     `SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms

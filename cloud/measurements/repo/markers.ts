@@ -24,28 +24,55 @@ export interface ProjectMarkerRow extends MarkerRow {
   basetime_nanos: number;
 }
 
-export type MarkerValues = Pick<MarkerRow, "type" | "name" | "description" | "tag" | "occurred_us" | "start_us" | "end_us">;
+export type MarkerValues = Pick<
+  MarkerRow,
+  "type" | "name" | "description" | "tag" | "occurred_us" | "start_us" | "end_us"
+>;
 
 export async function insertMarker(q: Queryable, row: MarkerRow): Promise<void> {
   await q.run(
     `INSERT INTO meas_markers (uuid, measurement_uuid, type, name, description, tag, occurred_us, start_us, end_us, created_at, created_by, updated_at, updated_by)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [row.uuid, row.measurement_uuid, row.type, row.name, row.description, row.tag, row.occurred_us, row.start_us, row.end_us, row.created_at, row.created_by, row.updated_at, row.updated_by],
+    [
+      row.uuid,
+      row.measurement_uuid,
+      row.type,
+      row.name,
+      row.description,
+      row.tag,
+      row.occurred_us,
+      row.start_us,
+      row.end_us,
+      row.created_at,
+      row.created_by,
+      row.updated_at,
+      row.updated_by,
+    ],
   );
 }
 
-export async function updateMarker(q: Queryable, uuid: string, v: MarkerValues, now: string, by: string): Promise<void> {
+export async function updateMarker(
+  q: Queryable,
+  uuid: string,
+  v: MarkerValues,
+  now: string,
+  by: string,
+): Promise<void> {
   await q.run(
     "UPDATE meas_markers SET type = ?, name = ?, description = ?, tag = ?, occurred_us = ?, start_us = ?, end_us = ?, updated_at = ?, updated_by = ? WHERE uuid = ?",
     [v.type, v.name, v.description, v.tag, v.occurred_us, v.start_us, v.end_us, now, by, uuid],
   );
 }
 
-export const findMarker = (q: Queryable, uuid: string) => q.get<MarkerRow>("SELECT * FROM meas_markers WHERE uuid = ?", [uuid]);
+export const findMarker = (q: Queryable, uuid: string) =>
+  q.get<MarkerRow>("SELECT * FROM meas_markers WHERE uuid = ?", [uuid]);
 
 /** A measurement's markers by time (a range by its start), then creation. */
 export const markersOf = (q: Queryable, measUuid: string) =>
-  q.all<MarkerRow>("SELECT * FROM meas_markers WHERE measurement_uuid = ? ORDER BY COALESCE(occurred_us, start_us), created_at, uuid", [measUuid]);
+  q.all<MarkerRow>(
+    "SELECT * FROM meas_markers WHERE measurement_uuid = ? ORDER BY COALESCE(occurred_us, start_us), created_at, uuid",
+    [measUuid],
+  );
 
 /** Measurements per statement: a list page may hold up to 100,000, beyond SQLite's bound-parameter limit. */
 const BATCH = 500;
@@ -73,4 +100,5 @@ export const projectMarkers = (q: Queryable, project: string) =>
 
 export const deleteMarker = (q: Queryable, uuid: string) => q.run("DELETE FROM meas_markers WHERE uuid = ?", [uuid]);
 
-export const deleteMarkersOf = (q: Queryable, measUuid: string) => q.run("DELETE FROM meas_markers WHERE measurement_uuid = ?", [measUuid]);
+export const deleteMarkersOf = (q: Queryable, measUuid: string) =>
+  q.run("DELETE FROM meas_markers WHERE measurement_uuid = ?", [measUuid]);

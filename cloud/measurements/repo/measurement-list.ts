@@ -49,7 +49,10 @@ const STATUS_MAP: Record<string, string[]> = {
   finished: ["completed"],
 };
 
-export async function listMeasurements(q: Queryable, f: MeasurementFilter): Promise<{ rows: MeasRow[]; total: number }> {
+export async function listMeasurements(
+  q: Queryable,
+  f: MeasurementFilter,
+): Promise<{ rows: MeasRow[]; total: number }> {
   const where: string[] = ["project_uuid = ?"];
   const args: SqlParam[] = [f.project_uuid];
   if (f.uuids?.length) {
@@ -57,22 +60,22 @@ export async function listMeasurements(q: Queryable, f: MeasurementFilter): Prom
     args.push(...f.uuids.map((u) => u.toLowerCase()));
   }
   if (f.name) {
-    if (f.name.exact) (where.push("name = ?"), args.push(f.name.value));
-    else (where.push("name LIKE ? ESCAPE '\\'"), args.push(`${escapeLike(f.name.value)}%`));
+    if (f.name.exact) where.push("name = ?"), args.push(f.name.value);
+    else where.push("name LIKE ? ESCAPE '\\'"), args.push(`${escapeLike(f.name.value)}%`);
   }
-  if (f.edge_uuid) (where.push("edge_uuid = ?"), args.push(f.edge_uuid.toLowerCase()));
+  if (f.edge_uuid) where.push("edge_uuid = ?"), args.push(f.edge_uuid.toLowerCase());
   if (f.partialMatch) {
-    if (f.startUs !== undefined) (where.push(`${END_US} > ?`), args.push(f.startUs));
-    if (f.endUs !== undefined) (where.push(`${BASETIME_US} < ?`), args.push(f.endUs));
+    if (f.startUs !== undefined) where.push(`${END_US} > ?`), args.push(f.startUs);
+    if (f.endUs !== undefined) where.push(`${BASETIME_US} < ?`), args.push(f.endUs);
   } else {
-    if (f.startUs !== undefined) (where.push(`${BASETIME_US} >= ?`), args.push(f.startUs));
-    if (f.endUs !== undefined) (where.push(`${BASETIME_US} < ?`), args.push(f.endUs));
+    if (f.startUs !== undefined) where.push(`${BASETIME_US} >= ?`), args.push(f.startUs);
+    if (f.endUs !== undefined) where.push(`${BASETIME_US} < ?`), args.push(f.endUs);
   }
-  if (f.basetime_type) (where.push("basetime_type = ?"), args.push(f.basetime_type));
-  if (f.ended !== undefined) (where.push("ended = ?"), args.push(f.ended ? 1 : 0));
-  if (f.since) (where.push("updated_at >= ?"), args.push(f.since));
-  if (f.durationStartUs !== undefined) (where.push("max_elapsed_ns / 1000 >= ?"), args.push(f.durationStartUs));
-  if (f.durationEndUs !== undefined) (where.push("max_elapsed_ns / 1000 <= ?"), args.push(f.durationEndUs));
+  if (f.basetime_type) where.push("basetime_type = ?"), args.push(f.basetime_type);
+  if (f.ended !== undefined) where.push("ended = ?"), args.push(f.ended ? 1 : 0);
+  if (f.since) where.push("updated_at >= ?"), args.push(f.since);
+  if (f.durationStartUs !== undefined) where.push("max_elapsed_ns / 1000 >= ?"), args.push(f.durationStartUs);
+  if (f.durationEndUs !== undefined) where.push("max_elapsed_ns / 1000 <= ?"), args.push(f.durationEndUs);
   if (f.statuses?.length) {
     const stored = [...new Set(f.statuses.flatMap((s) => STATUS_MAP[s] ?? []))];
     where.push(`status IN (${stored.map(() => "?").join(",")})`);
@@ -82,18 +85,20 @@ export async function listMeasurements(q: Queryable, f: MeasurementFilter): Prom
   const dir = f.desc ? "DESC" : "ASC";
   const order = [...(SORT_COLUMNS[f.sort] ?? SORT_COLUMNS.base_time!), "uuid"].map((c) => `${c} ${dir}`).join(", ");
   const total = (await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM meas_measurements WHERE ${cond}`, args))?.n ?? 0;
-  const rows = await q.all<MeasRow>(`SELECT * FROM meas_measurements WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`, [
-    ...args,
-    f.limit,
-    f.offset,
-  ]);
+  const rows = await q.all<MeasRow>(
+    `SELECT * FROM meas_measurements WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...args, f.limit, f.offset],
+  );
   return { rows, total };
 }
 
 /** Measurements the data endpoint's `name` selects: a measurement UUID, else an edge UUID. */
 export async function measurementsForName(q: Queryable, project: string, name: string): Promise<MeasRow[]> {
   const lower = name.toLowerCase();
-  const one = await q.all<MeasRow>("SELECT * FROM meas_measurements WHERE project_uuid = ? AND uuid = ?", [project, lower]);
+  const one = await q.all<MeasRow>("SELECT * FROM meas_measurements WHERE project_uuid = ? AND uuid = ?", [
+    project,
+    lower,
+  ]);
   if (one.length) return one;
   return q.all<MeasRow>(
     "SELECT * FROM meas_measurements WHERE project_uuid = ? AND edge_uuid = ? ORDER BY basetime_s, basetime_nanos, uuid",

@@ -37,19 +37,24 @@ export async function patchMeasurement(q: Queryable, uuid: string, p: Measuremen
   const sets: string[] = ["updated_at = ?"];
   const args: SqlParam[] = [now];
   for (const key of ["name", "description"] as const)
-    if (p[key] !== undefined) (sets.push(`${key} = ?`), args.push(p[key]!));
+    if (p[key] !== undefined) sets.push(`${key} = ?`), args.push(p[key]!);
   for (const key of ["protected", "ended", "completed"] as const)
-    if (p[key] !== undefined) (sets.push(`${key} = ?`), args.push(p[key] ? 1 : 0));
+    if (p[key] !== undefined) sets.push(`${key} = ?`), args.push(p[key] ? 1 : 0);
   await q.run(`UPDATE meas_measurements SET ${sets.join(", ")} WHERE uuid = ?`, [...args, uuid]);
 }
 
 export const touchMeasurement = (q: Queryable, uuid: string, now: string) =>
   q.run("UPDATE meas_measurements SET updated_at = ? WHERE uuid = ?", [now, uuid]);
 
-export const deleteMeasurementRow = (q: Queryable, uuid: string) => q.run("DELETE FROM meas_measurements WHERE uuid = ?", [uuid]);
+export const deleteMeasurementRow = (q: Queryable, uuid: string) =>
+  q.run("DELETE FROM meas_measurements WHERE uuid = ?", [uuid]);
 
 export const raiseMaxElapsed = (q: Queryable, uuid: string, maxElapsedNs: number, now: string) =>
-  q.run("UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, ?), updated_at = ? WHERE uuid = ?", [maxElapsedNs, now, uuid]);
+  q.run("UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, ?), updated_at = ? WHERE uuid = ?", [
+    maxElapsedNs,
+    now,
+    uuid,
+  ]);
 
 const TOTALS = `COUNT(id) AS seq_count,
   COALESCE(SUM(received_data_points), 0) AS recv_points,
@@ -61,11 +66,19 @@ const TOTALS = `COUNT(id) AS seq_count,
     OR (final_sequence_number IS NOT NULL AND received_chunks_count >= final_sequence_number) THEN 0 ELSE 1 END), 0) AS unsatisfied`;
 
 const EMPTY_TOTALS: MeasTotals = {
-  seq_count: 0, recv_points: 0, recv_chunks: 0, expected_points: null, expected_chunks: null, counted_chunks: null, unsatisfied: 0,
+  seq_count: 0,
+  recv_points: 0,
+  recv_chunks: 0,
+  expected_points: null,
+  expected_chunks: null,
+  counted_chunks: null,
+  unsatisfied: 0,
 };
 
 export async function totalsOf(q: Queryable, uuid: string): Promise<MeasTotals> {
-  return (await q.get<MeasTotals>(`SELECT ${TOTALS} FROM meas_sequences WHERE measurement_uuid = ?`, [uuid])) ?? EMPTY_TOTALS;
+  return (
+    (await q.get<MeasTotals>(`SELECT ${TOTALS} FROM meas_sequences WHERE measurement_uuid = ?`, [uuid])) ?? EMPTY_TOTALS
+  );
 }
 
 export async function totalsOfMany(q: Queryable, uuids: string[]): Promise<Map<string, MeasTotals>> {
@@ -116,10 +129,10 @@ export const baseTimeById = (q: Queryable, measUuid: string, id: number) =>
   q.get<BaseTimeRow>("SELECT * FROM meas_basetimes WHERE measurement_uuid = ? AND id = ?", [measUuid, id]);
 
 export const baseTimeByType = (q: Queryable, measUuid: string, type: string) =>
-  q.get<BaseTimeRow>("SELECT * FROM meas_basetimes WHERE measurement_uuid = ? AND type = ? ORDER BY priority DESC, id DESC LIMIT 1", [
-    measUuid,
-    type,
-  ]);
+  q.get<BaseTimeRow>(
+    "SELECT * FROM meas_basetimes WHERE measurement_uuid = ? AND type = ? ORDER BY priority DESC, id DESC LIMIT 1",
+    [measUuid, type],
+  );
 
 export const baseTimeByName = (q: Queryable, measUuid: string, name: string) =>
   q.get<BaseTimeRow>("SELECT * FROM meas_basetimes WHERE measurement_uuid = ? AND name = ?", [measUuid, name]);
@@ -152,10 +165,14 @@ export const updateBaseTime = (q: Queryable, id: number, b: BaseTimeValues, now:
 export const deleteBaseTimeRow = (q: Queryable, id: number) => q.run("DELETE FROM meas_basetimes WHERE id = ?", [id]);
 
 /** No base time selected; the time and type stay until refreshBaseTime finds one. */
-export const unsetBaseTime = (q: Queryable, measUuid: string) => q.run("UPDATE meas_measurements SET basetime_id = NULL WHERE uuid = ?", [measUuid]);
+export const unsetBaseTime = (q: Queryable, measUuid: string) =>
+  q.run("UPDATE meas_measurements SET basetime_id = NULL WHERE uuid = ?", [measUuid]);
 
 export async function maxPriority(q: Queryable, measUuid: string): Promise<number> {
-  const r = await q.get<{ p: number | null }>("SELECT MAX(priority) AS p FROM meas_basetimes WHERE measurement_uuid = ?", [measUuid]);
+  const r = await q.get<{ p: number | null }>(
+    "SELECT MAX(priority) AS p FROM meas_basetimes WHERE measurement_uuid = ?",
+    [measUuid],
+  );
   return r?.p ?? 0;
 }
 

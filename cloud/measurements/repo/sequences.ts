@@ -7,14 +7,17 @@ import type { PayloadFiles } from "../storage/payload-files.js";
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
 
-export const allSequenceIds = async (q: Queryable) => new Set((await q.all<{ id: number }>("SELECT id FROM meas_sequences")).map((r) => r.id));
+export const allSequenceIds = async (q: Queryable) =>
+  new Set((await q.all<{ id: number }>("SELECT id FROM meas_sequences")).map((r) => r.id));
 
 /** Per sequence with payloads in a file, the end of the last byte its rows reference (what a backup copies). */
 export const payloadFileEnds = async (q: Queryable) =>
   new Map(
-    (await q.all<{ sequence_id: number; end: number }>(
-      "SELECT sequence_id, MAX(file_offset + file_length) AS end FROM meas_chunk_payloads WHERE file_length IS NOT NULL GROUP BY sequence_id",
-    )).map((r) => [r.sequence_id, r.end]),
+    (
+      await q.all<{ sequence_id: number; end: number }>(
+        "SELECT sequence_id, MAX(file_offset + file_length) AS end FROM meas_chunk_payloads WHERE file_length IS NOT NULL GROUP BY sequence_id",
+      )
+    ).map((r) => [r.sequence_id, r.end]),
   );
 
 export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
@@ -22,11 +25,13 @@ export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
 
 /** The highest chunk numbers stored for a sequence, at most `limit`, highest first. */
 export const storedChunkNumbers = async (q: Queryable, measUuid: string, uuid: string, limit: number) =>
-  (await q.all<{ n: number }>(
-    `SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
+  (
+    await q.all<{ n: number }>(
+      `SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
      WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?`,
-    [measUuid, uuid, limit],
-  )).map((r) => Number(r.n));
+      [measUuid, uuid, limit],
+    )
+  ).map((r) => Number(r.n));
 
 /** The sequence, created when missing: one statement (on conflict a no-op update returns the existing row). */
 export async function ensureSequence(q: Queryable, measUuid: string, uuid: string, now: string): Promise<SequenceRow> {
@@ -48,7 +53,7 @@ export async function setExpectations(q: Queryable, id: number, e: SequenceExpec
   const sets = ["updated_at = ?"];
   const args: SqlParam[] = [now];
   for (const key of ["expected_data_points", "final_sequence_number"] as const)
-    if (e[key] !== undefined) (sets.push(`${key} = ?`), args.push(e[key]));
+    if (e[key] !== undefined) sets.push(`${key} = ?`), args.push(e[key]);
   await q.run(`UPDATE meas_sequences SET ${sets.join(", ")} WHERE id = ?`, [...args, id]);
 }
 
@@ -64,25 +69,42 @@ export interface ChunkRowInput {
 }
 
 /** A chunk row's columns and values (insertChunks). */
-export const CHUNK_COLUMNS = "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
-export const chunkValues = (c: ChunkRowInput) => [c.measUuid, c.sequenceId, c.sequenceNumber, c.dataPoints, c.minElapsedNs, c.maxElapsedNs, c.createdAtMs];
+export const CHUNK_COLUMNS =
+  "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
+export const chunkValues = (c: ChunkRowInput) => [
+  c.measUuid,
+  c.sequenceId,
+  c.sequenceNumber,
+  c.dataPoints,
+  c.minElapsedNs,
+  c.maxElapsedNs,
+  c.createdAtMs,
+];
 
 export const PAYLOAD_COLUMNS = "(sequence_id, sequence_number, payload, file_offset, file_length)";
 const NO_BYTES = Buffer.alloc(0);
 /** A payload row: the bytes in the row, or (`offset` given) where they are in the sequence's payload file. */
 export const payloadValues = (c: ChunkRowInput, offset: number | undefined) =>
-  offset === undefined ? [c.sequenceId, c.sequenceNumber, c.payload, null, null] : [c.sequenceId, c.sequenceNumber, NO_BYTES, offset, c.payload.length];
+  offset === undefined
+    ? [c.sequenceId, c.sequenceNumber, c.payload, null, null]
+    : [c.sequenceId, c.sequenceNumber, NO_BYTES, offset, c.payload.length];
 
 /**
  * Appends the payloads larger than files.inlineMax (INLINE_MAX) (up to a page they stay in their row, cheap there and with no
  * fsync) to the file of their sequence (one for all `rows`): where each went, and the write to await before the
  * rows commit (undefined when none went to the file).
  */
-export async function fileLargePayloads(files: PayloadFiles, rows: readonly ChunkRowInput[]): Promise<{ at: Map<ChunkRowInput, number>; synced?: Promise<void> }> {
+export async function fileLargePayloads(
+  files: PayloadFiles,
+  rows: readonly ChunkRowInput[],
+): Promise<{ at: Map<ChunkRowInput, number>; synced?: Promise<void> }> {
   const at = new Map<ChunkRowInput, number>();
   const big = rows.filter((c) => c.payload.length > files.inlineMax);
   if (big.length === 0) return { at };
-  const { offsets, synced } = await files.append(big[0]!.sequenceId, big.map((c) => c.payload));
+  const { offsets, synced } = await files.append(
+    big[0]!.sequenceId,
+    big.map((c) => c.payload),
+  );
   big.forEach((c, j) => at.set(c, offsets[j]!));
   return { at, synced };
 }
@@ -139,7 +161,11 @@ export const addReceived = (q: Queryable, sequenceId: number, points: number, ch
   );
 
 /** Remembers the data IDs a measurement has stored (for listProjectDataPointDataIDs). */
-export async function addDataIds(q: Queryable, measUuid: string, ids: ReadonlyArray<{ type: string; name: string }>): Promise<void> {
+export async function addDataIds(
+  q: Queryable,
+  measUuid: string,
+  ids: ReadonlyArray<{ type: string; name: string }>,
+): Promise<void> {
   for (let i = 0; i < ids.length; i += 200) {
     const part = ids.slice(i, i + 200);
     await q.run(

@@ -7,7 +7,12 @@ import { Invalid } from "../../errors.js";
 
 const BaseTimesResponse = Schema.Struct({ items: Schema.Array(BaseTimeResponse) });
 
-const toInput = (b: typeof UpdateMeasBaseTime.Type) => ({ basetimeNs: b.basetime, priority: b.priority, name: b.name, elapsed_time: b.elapsed_time });
+const toInput = (b: typeof UpdateMeasBaseTime.Type) => ({
+  basetimeNs: b.basetime,
+  priority: b.priority,
+  name: b.name,
+  elapsed_time: b.elapsed_time,
+});
 
 export const baseTimeRoutes = [
   ...dual({
@@ -48,7 +53,8 @@ export const baseTimeRoutes = [
     success: 200,
     response: BaseTimeResponse,
     errors: [404],
-    handler: ({ project, params }, svc) => svc.measurements.baseTimes.get(project, params.measurement_uuid, params.type),
+    handler: ({ project, params }, svc) =>
+      svc.measurements.baseTimes.get(project, params.measurement_uuid, params.type),
   }),
   ...dual({
     projectOp: "updateProjectMeasurementBaseTime",
@@ -61,7 +67,8 @@ export const baseTimeRoutes = [
     response: BaseTimeResponse,
     errors: [404, 409],
     handler: ({ project, params, body }, svc) => {
-      if (!isBaseTimeType(params.type)) throw new Invalid("invalid path parameter: type: expected a base time type", { type: "invalid" });
+      if (!isBaseTimeType(params.type))
+        throw new Invalid("invalid path parameter: type: expected a base time type", { type: "invalid" });
       return svc.measurements.baseTimes.put(project, params.measurement_uuid, params.type, toInput(body));
     },
   }),
@@ -75,14 +82,16 @@ export const baseTimeRoutes = [
     success: 200,
     response: BaseTimeResponse,
     errors: [404, 409],
-    handler: ({ project, params, body }, svc) => svc.measurements.baseTimes.patch(project, params.measurement_uuid, params.type, toInput(body)),
+    handler: ({ project, params, body }, svc) =>
+      svc.measurements.baseTimes.patch(project, params.measurement_uuid, params.type, toInput(body)),
   }),
   ...dual({
     projectOp: "deleteProjectMeasurementBaseTime",
     legacyOp: "deleteMeasurementBaseTime",
     method: "DELETE",
     path: "/measurements/{measurement_uuid}/basetimes/{type}",
-    summary: "Delete a base time by type (or by numeric id: deleteProjectMeasurementBaseTimeByID); 409 while it is the measurement's base time",
+    summary:
+      "Delete a base time by type (or by numeric id: deleteProjectMeasurementBaseTimeByID); 409 while it is the measurement's base time",
     params: BaseTimeParams,
     success: 204,
     errors: [404, 409],

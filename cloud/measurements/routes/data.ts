@@ -13,7 +13,9 @@ import { DataIdsQuery, DataQuery } from "../schemas.js";
 /** application/protobuf when the client asks for it (and not for JSON first); NDJSON otherwise. */
 export function wantsProtobuf(accept: string): boolean {
   const types = accept.split(",").map((t) => t.split(";")[0]!.trim().toLowerCase());
-  const pb = types.findIndex((t) => t === "application/protobuf" || t === "application/x-protobuf" || t === "application/vnd.iscp.v2.protobuf");
+  const pb = types.findIndex(
+    (t) => t === "application/protobuf" || t === "application/x-protobuf" || t === "application/vnd.iscp.v2.protobuf",
+  );
   const json = types.indexOf("application/json");
   return pb >= 0 && (json < 0 || pb < json);
 }
@@ -21,7 +23,11 @@ export function wantsProtobuf(accept: string): boolean {
 /** A name that is not a UUID may be an edge's name: it stands for that edge's UUID. */
 async function resolveName(svc: Services, name: string): Promise<string> {
   if (isUuid(name) || !(svc as Partial<Services>).org) return name;
-  const found = await svc.org.edges.list({ names: [`"${name}"`] }, { key: "name", desc: false }, { page: 1, perPage: 1 });
+  const found = await svc.org.edges.list(
+    { names: [`"${name}"`] },
+    { key: "name", desc: false },
+    { page: 1, perPage: 1 },
+  );
   return found.items[0]?.uuid ?? name;
 }
 
@@ -55,21 +61,34 @@ export const dataRoutes = [
         },
         svc.log,
       );
-      return reply(200, Readable.from(gen, { objectMode: false }), {}, protobuf ? "application/protobuf" : "application/json; charset=utf-8");
+      return reply(
+        200,
+        Readable.from(gen, { objectMode: false }),
+        {},
+        protobuf ? "application/protobuf" : "application/json; charset=utf-8",
+      );
     },
   }),
   ...dual({
     projectOp: "listProjectDataPointDataIDs",
     method: "GET",
     path: "/data_ids",
-    summary: "Data IDs (data_type, data_id) stored in a measurement, or in an edge's measurements with base time in [start, end)",
+    summary:
+      "Data IDs (data_type, data_id) stored in a measurement, or in an edge's measurements with base time in [start, end)",
     query: DataIdsQuery,
     success: 200,
     handler: async ({ project, query: q }, svc) => {
       let ms = await measurementsForName(svc.db, project, await resolveName(svc, q.name));
       if (!(ms.length === 1 && ms[0]!.uuid === q.name.toLowerCase()))
-        ms = ms.filter((m) => (q.start === undefined || basetimeNs(m) >= q.start) && (q.end === undefined || basetimeNs(m) < q.end));
-      return { items: await dataIdsOf(svc.db, ms.map((m) => m.uuid)) };
+        ms = ms.filter(
+          (m) => (q.start === undefined || basetimeNs(m) >= q.start) && (q.end === undefined || basetimeNs(m) < q.end),
+        );
+      return {
+        items: await dataIdsOf(
+          svc.db,
+          ms.map((m) => m.uuid),
+        ),
+      };
     },
   }),
 ];

@@ -62,7 +62,12 @@ export const eventRoutes = [
       timer.unref();
       stream.push(keepalive);
       ctx.req.once("close", () => stream.destroy());
-      return reply(200, stream, { "Cache-Control": "no-store" }, protobuf ? "application/protobuf" : "application/json; charset=utf-8");
+      return reply(
+        200,
+        stream,
+        { "Cache-Control": "no-store" },
+        protobuf ? "application/protobuf" : "application/json; charset=utf-8",
+      );
     },
   }),
 ];

@@ -4,16 +4,35 @@ import type { Context } from "koa";
 import { Schema } from "effect";
 import { dual } from "./common.js";
 import { pageLink } from "./measurements.js";
-import { MarkerBody, MarkerParams, MarkerResponse, MarkerUuidParams, MeasParams, ProjectMarkersQuery } from "../schemas.js";
+import {
+  MarkerBody,
+  MarkerParams,
+  MarkerResponse,
+  MarkerUuidParams,
+  MeasParams,
+  ProjectMarkersQuery,
+} from "../schemas.js";
 import type { MarkerInput } from "../service/markers.js";
 
 const Markers = Schema.Struct({ items: Schema.Array(MarkerResponse) });
 const MarkersPage = Schema.Struct({
   items: Schema.Array(MarkerResponse),
-  page: Schema.Struct({ total_count: Schema.Int, first: Schema.Boolean, last: Schema.Boolean, next: Schema.String, previous: Schema.String }),
+  page: Schema.Struct({
+    total_count: Schema.Int,
+    first: Schema.Boolean,
+    last: Schema.Boolean,
+    next: Schema.String,
+    previous: Schema.String,
+  }),
 });
 
-const input = (b: typeof MarkerBody.Type): MarkerInput => ({ name: b.name, description: b.description, type: b.type, tag: b.tag, detail: b.detail });
+const input = (b: typeof MarkerBody.Type): MarkerInput => ({
+  name: b.name,
+  description: b.description,
+  type: b.type,
+  tag: b.tag,
+  detail: b.detail,
+});
 
 /** Every value of a query key given once or repeated (`uuid=a&uuid=b`, as intdash's list takes them). */
 function all(ctx: Context, key: string): string[] | undefined {
@@ -26,7 +45,8 @@ function tagFilters(ctx: Context): { anyTag: Array<[string, string]>; noTag: str
   const anyTag: Array<[string, string]> = [];
   const noTag: string[] = [];
   for (const [k, v] of Object.entries(ctx.query)) {
-    if (k.startsWith("tag.") && k.length > 4) for (const value of Array.isArray(v) ? v : [v ?? ""]) anyTag.push([k.slice(4), value]);
+    if (k.startsWith("tag.") && k.length > 4)
+      for (const value of Array.isArray(v) ? v : [v ?? ""]) anyTag.push([k.slice(4), value]);
     else if (k.startsWith("!tag.") && k.length > 5) noTag.push(k.slice(5));
   }
   return { anyTag, noTag };
@@ -45,7 +65,8 @@ export const markerRoutes = [
     success: 201,
     response: MarkerResponse,
     errors: [404],
-    handler: ({ project, params, body, principal }, svc) => svc.measurements.markers.create(project, params.measurement_uuid, input(body), principal!.uuid),
+    handler: ({ project, params, body, principal }, svc) =>
+      svc.measurements.markers.create(project, params.measurement_uuid, input(body), principal!.uuid),
   }),
   ...dual({
     projectOp: "getProjectMeasurementMarkersWithMeasurementUUID",
@@ -80,7 +101,8 @@ export const markerRoutes = [
     success: 200,
     response: MarkerResponse,
     errors: [404],
-    handler: ({ project, params }, svc) => svc.measurements.markers.get(project, params.measurement_uuid, params.measurement_marker_uuid),
+    handler: ({ project, params }, svc) =>
+      svc.measurements.markers.get(project, params.measurement_uuid, params.measurement_marker_uuid),
   }),
   ...dual({
     projectOp: "updateProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
@@ -94,7 +116,13 @@ export const markerRoutes = [
     response: MarkerResponse,
     errors: [404],
     handler: ({ project, params, body, principal }, svc) =>
-      svc.measurements.markers.update(project, params.measurement_uuid, params.measurement_marker_uuid, input(body), principal!.uuid),
+      svc.measurements.markers.update(
+        project,
+        params.measurement_uuid,
+        params.measurement_marker_uuid,
+        input(body),
+        principal!.uuid,
+      ),
   }),
   ...dual({
     projectOp: "deleteProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
@@ -132,7 +160,13 @@ export const markerRoutes = [
       const last = page * limit >= items.length;
       return {
         items: items.slice((page - 1) * limit, page * limit),
-        page: { total_count: items.length, first: page === 1, last, next: last ? "" : pageLink(ctx, page + 1), previous: page === 1 ? "" : pageLink(ctx, page - 1) },
+        page: {
+          total_count: items.length,
+          first: page === 1,
+          last,
+          next: last ? "" : pageLink(ctx, page + 1),
+          previous: page === 1 ? "" : pageLink(ctx, page - 1),
+        },
       };
     },
   }),
@@ -145,7 +179,8 @@ export const markerRoutes = [
     success: 200,
     response: MarkerResponse,
     errors: [404],
-    handler: ({ project, params }, svc) => svc.measurements.markers.get(project, undefined, params.measurement_marker_uuid),
+    handler: ({ project, params }, svc) =>
+      svc.measurements.markers.get(project, undefined, params.measurement_marker_uuid),
   }),
   ...dual({
     projectOp: "updateProjectMeasurementMarker",
@@ -158,7 +193,8 @@ export const markerRoutes = [
     success: 200,
     response: MarkerResponse,
     errors: [404],
-    handler: ({ project, params, body, principal }, svc) => svc.measurements.markers.update(project, undefined, params.measurement_marker_uuid, input(body), principal!.uuid),
+    handler: ({ project, params, body, principal }, svc) =>
+      svc.measurements.markers.update(project, undefined, params.measurement_marker_uuid, input(body), principal!.uuid),
   }),
   ...dual({
     projectOp: "deleteProjectMeasurementMarker",

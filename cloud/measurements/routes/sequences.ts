@@ -4,12 +4,24 @@ import { Invalid } from "../../errors.js";
 import { ApiError } from "../../http/errors.js";
 import { decodeStoreDataChunksJson, decodeStoreDataChunksProto } from "../formats/codec.js";
 import { dual } from "./common.js";
-import { ChunksResult, MeasParams, SeqParams, SequenceReplace, SequenceResponse, SequencesResponse } from "../schemas.js";
+import {
+  ChunksResult,
+  MeasParams,
+  SeqParams,
+  SequenceReplace,
+  SequenceResponse,
+  SequencesResponse,
+} from "../schemas.js";
 
 /** Chunk uploads may be large (the SDKs batch about 1 MB of chunks). */
 export const CHUNK_BODY_LIMIT = 16 * 1024 * 1024;
 
-const PROTOBUF_TYPES = ["application/vnd.iscp.v2.protobuf", "application/protobuf", "application/x-protobuf", "application/octet-stream"];
+const PROTOBUF_TYPES = [
+  "application/vnd.iscp.v2.protobuf",
+  "application/protobuf",
+  "application/x-protobuf",
+  "application/octet-stream",
+];
 
 function parseJson(raw: Buffer): unknown {
   try {
@@ -40,7 +52,8 @@ export const sequenceRoutes = [
     success: 200,
     response: SequenceResponse,
     errors: [404],
-    handler: ({ project, params }, svc) => svc.measurements.sequences.get(project, params.measurement_uuid, params.sequences_uuid),
+    handler: ({ project, params }, svc) =>
+      svc.measurements.sequences.get(project, params.measurement_uuid, params.sequences_uuid),
   }),
   ...dual({
     projectOp: "replaceProjectMeasurementSequence",
@@ -87,11 +100,15 @@ export const sequenceRoutes = [
       const type = (ctx.get("content-type").split(";")[0] ?? "").trim().toLowerCase();
       let upload;
       if (PROTOBUF_TYPES.includes(type)) upload = decodeStoreDataChunksProto(raw);
-      else if (type === "application/json" || type.endsWith("+json")) upload = decodeStoreDataChunksJson(parseJson(raw));
+      else if (type === "application/json" || type.endsWith("+json"))
+        upload = decodeStoreDataChunksJson(parseJson(raw));
       else
-        throw new ApiError(415, "unsupported_media_type", "send application/vnd.iscp.v2.protobuf (StoreDataChunks) or application/json");
+        throw new ApiError(
+          415,
+          "unsupported_media_type",
+          "send application/vnd.iscp.v2.protobuf (StoreDataChunks) or application/json",
+        );
       return svc.measurements.sequences.storeChunks(project, upload);
     },
   }),
 ];
-

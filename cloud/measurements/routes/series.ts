@@ -19,6 +19,15 @@ export const seriesRoutes = dual({
   handler: ({ project, params, query: q }, svc) =>
     reducedSeries(
       { db: svc.db, files: svc.measurements.measurements.files },
-      { project, measurement: params.measurement_uuid, dataType: q.data_type, dataId: q.data_id, field: q.field, startNs: q.start, endNs: q.end, buckets: q.buckets },
+      {
+        project,
+        measurement: params.measurement_uuid,
+        dataType: q.data_type,
+        dataId: q.data_id,
+        field: q.field,
+        startNs: q.start,
+        endNs: q.end,
+        buckets: q.buckets,
+      },
     ),
 });

@@ -2,7 +2,15 @@
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Queryable } from "../../storage/db.js";
 import { isUniqueViolation } from "../../storage/db.js";
-import { DEFAULT_PRIORITY, isBaseTimeType, measurementLock, renderBaseTime, splitNs, typeOfName, type BaseTimeRow } from "./model.js";
+import {
+  DEFAULT_PRIORITY,
+  isBaseTimeType,
+  measurementLock,
+  renderBaseTime,
+  splitNs,
+  typeOfName,
+  type BaseTimeRow,
+} from "./model.js";
 import * as repo from "../repo/measurements.js";
 import type { MeasurementStore } from "./measurement-store.js";
 import { nowIso } from "../formats/time.js";
@@ -24,7 +32,10 @@ async function find(q: Queryable, measUuid: string, key: string): Promise<BaseTi
   let row: BaseTimeRow | undefined;
   if (/^\d{1,15}$/.test(key)) row = await repo.baseTimeById(q, measUuid, Number(key));
   else if (isBaseTimeType(key)) row = await repo.baseTimeByType(q, measUuid, key);
-  else throw new Invalid(`invalid path parameter: type: expected one of the base time types or a numeric id`, { type: "invalid" });
+  else
+    throw new Invalid(`invalid path parameter: type: expected one of the base time types or a numeric id`, {
+      type: "invalid",
+    });
   if (!row) throw baseTimeNotFound();
   return row;
 }
@@ -32,7 +43,11 @@ async function find(q: Queryable, measUuid: string, key: string): Promise<BaseTi
 export class BaseTimeService {
   constructor(private readonly store: MeasurementStore) {}
 
-  private async write<T>(project: string, measUuid: string, fn: (tx: Queryable, id: string, now: string) => Promise<T>): Promise<T> {
+  private async write<T>(
+    project: string,
+    measUuid: string,
+    fn: (tx: Queryable, id: string, now: string) => Promise<T>,
+  ): Promise<T> {
     let id = "";
     let result: T;
     try {
@@ -71,7 +86,14 @@ export class BaseTimeService {
       const rowId = await repo.insertBaseTime(
         tx,
         id,
-        { type: typeOfName(input.name), name: input.name, priority: input.priority, s, nanos, elapsedNs: input.elapsed_time },
+        {
+          type: typeOfName(input.name),
+          name: input.name,
+          priority: input.priority,
+          s,
+          nanos,
+          elapsedNs: input.elapsed_time,
+        },
         now,
       );
       return renderBaseTime((await repo.baseTimeById(tx, id, rowId))!);
@@ -92,14 +114,22 @@ export class BaseTimeService {
   /** PATCH by id. */
   patch(project: string, measUuid: string, key: string, input: BaseTimeInput): Promise<MeasBaseTime> {
     return this.write(project, measUuid, async (tx, id, now) => {
-      if (!/^\d{1,15}$/.test(key)) throw new Invalid("invalid path parameter: id: expected a numeric id", { id: "invalid" });
+      if (!/^\d{1,15}$/.test(key))
+        throw new Invalid("invalid path parameter: id: expected a numeric id", { id: "invalid" });
       const existing = await find(tx, id, key);
       const rowId = await this.apply(tx, id, existing, existing.type, input, now);
       return renderBaseTime((await repo.baseTimeById(tx, id, rowId))!);
     });
   }
 
-  private async apply(tx: Queryable, id: string, existing: BaseTimeRow | undefined, type: string, input: BaseTimeInput, now: string) {
+  private async apply(
+    tx: Queryable,
+    id: string,
+    existing: BaseTimeRow | undefined,
+    type: string,
+    input: BaseTimeInput,
+    now: string,
+  ) {
     const name = input.name ?? existing?.name ?? type;
     const other = await repo.baseTimeByName(tx, id, name);
     if (other && other.id !== existing?.id) throw nameTaken();
@@ -134,14 +164,25 @@ export class BaseTimeService {
   }
 
   /** The broker's metadata: upserts the base time of that name (an empty name is edge_rtc). */
-  async upsertByName(tx: Queryable, measUuid: string, b: { name: string; priority: number; baseTimeNs: bigint; elapsedNs: number }, now: string) {
+  async upsertByName(
+    tx: Queryable,
+    measUuid: string,
+    b: { name: string; priority: number; baseTimeNs: bigint; elapsedNs: number },
+    now: string,
+  ) {
     const name = b.name || "edge_rtc";
     const existing = await repo.baseTimeByName(tx, measUuid, name);
     const { s, nanos } = splitNs(b.baseTimeNs);
-    const values = { type: existing?.type ?? typeOfName(name), name, priority: b.priority, s, nanos, elapsedNs: b.elapsedNs };
+    const values = {
+      type: existing?.type ?? typeOfName(name),
+      name,
+      priority: b.priority,
+      s,
+      nanos,
+      elapsedNs: b.elapsedNs,
+    };
     if (existing) await repo.updateBaseTime(tx, existing.id, values, now);
     else await repo.insertBaseTime(tx, measUuid, values, now);
     await repo.refreshBaseTime(tx, measUuid);
   }
 }
-

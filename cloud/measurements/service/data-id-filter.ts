@@ -6,7 +6,12 @@ export type DataIdMatch = (type: string, name: string) => boolean;
 
 function globToRegExp(glob: string, within = false): RegExp {
   const any = within ? "[^/]*" : ".*";
-  return new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(any)}$`);
+  return new RegExp(
+    `^${glob
+      .split("*")
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(any)}$`,
+  );
 }
 
 /** `idq[]` entries are `<data_type>:<data_name>` with `*` wildcards; a bare `<data_type>` means any name. */
@@ -41,9 +46,17 @@ function patternProblem(p: string): string | undefined {
 function compileSide(p: string): (value: string) => boolean {
   if (p === "#") return () => true;
   if (!/[#+*]/.test(p)) return (v) => v === p;
-  const levels: Level[] = p.split("/").map((l) =>
-    l === "#" ? { kind: "rest" } : l === "+" ? { kind: "one" } : l.includes("*") ? { kind: "glob", re: globToRegExp(l, true) } : { kind: "text", text: l },
-  );
+  const levels: Level[] = p
+    .split("/")
+    .map((l) =>
+      l === "#"
+        ? { kind: "rest" }
+        : l === "+"
+          ? { kind: "one" }
+          : l.includes("*")
+            ? { kind: "glob", re: globToRegExp(l, true) }
+            : { kind: "text", text: l },
+    );
   return (value) => {
     const v = value.split("/");
     for (const [i, l] of levels.entries()) {

@@ -113,7 +113,13 @@ interface Damaged {
  * that cannot be decoded becomes a Damaged entry after the points that precede it; with
  * exit_on_error nothing follows it.
  */
-async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, match: DataIdMatch | undefined, log: Log): AsyncGenerator<Array<Item | Damaged>> {
+async function* measurementPoints(
+  src: ChunkSource,
+  m: MeasRow,
+  qy: DataQuery,
+  match: DataIdMatch | undefined,
+  log: Log,
+): AsyncGenerator<Array<Item | Damaged>> {
   const base = basetimeNs(m);
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
@@ -133,14 +139,18 @@ async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, m
     for (const [r, row] of rows.entries()) {
       const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
-      for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head()) out.push(heap.take());
+      for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head())
+        out.push(heap.take());
       let chunk;
       try {
         const payload = payloads[r]!;
         if (payload.status === "rejected") throw payload.reason;
         chunk = decodeChunk(payload.value);
       } catch (err) {
-        log.warn({ err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number }, "stored chunk could not be decoded");
+        log.warn(
+          { err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number },
+          "stored chunk could not be decoded",
+        );
         out.push({ error: `a stored chunk could not be decoded: ${(err as Error).message}` });
         if (qy.exitOnError) {
           yield out;
@@ -159,7 +169,11 @@ async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, m
         }
       }
       // Stable: equal times keep group and point order.
-      items.sort(qy.desc ? (x, y) => (x.elapsed > y.elapsed ? -1 : x.elapsed < y.elapsed ? 1 : 0) : (x, y) => (x.elapsed < y.elapsed ? -1 : x.elapsed > y.elapsed ? 1 : 0));
+      items.sort(
+        qy.desc
+          ? (x, y) => (x.elapsed > y.elapsed ? -1 : x.elapsed < y.elapsed ? 1 : 0)
+          : (x, y) => (x.elapsed < y.elapsed ? -1 : x.elapsed > y.elapsed ? 1 : 0),
+      );
       if (qy.desc) stableReverseTies(items);
       heap.add(items);
     }
@@ -175,7 +189,10 @@ async function* measurementPoints(src: ChunkSource, m: MeasRow, qy: DataQuery, m
 }
 
 /** Each row's payload: held in the row (written before payload files), or read from its sequence's file. */
-export async function payloadsOf(files: PayloadFiles, rows: readonly ChunkRow[]): Promise<Array<PromiseSettledResult<Buffer>>> {
+export async function payloadsOf(
+  files: PayloadFiles,
+  rows: readonly ChunkRow[],
+): Promise<Array<PromiseSettledResult<Buffer>>> {
   const inFiles = rows.filter((r): r is ChunkRow & PayloadRef => r.file_length !== null);
   const read = inFiles.length > 0 ? await files.read(inFiles) : [];
   let i = 0;

@@ -23,7 +23,11 @@ export class MeasurementEvents {
   publish(measUuid: string, projectUuid: string): void {
     const t = this.throttled.get(measUuid);
     if (t) t.lastAt = Date.now();
-    this.emitter.emit("measurement_updated", { measUuid, projectUuid, occurredAtNs: nowNs() } satisfies MeasurementEvent);
+    this.emitter.emit("measurement_updated", {
+      measUuid,
+      projectUuid,
+      occurredAtNs: nowNs(),
+    } satisfies MeasurementEvent);
   }
 
   /** For data arrival: publishes now if the window has passed, otherwise once at its end. */

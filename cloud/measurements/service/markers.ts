@@ -24,7 +24,10 @@ export function renderMarker(r: MarkerRow) {
     name: r.name,
     description: r.description,
     type: r.type,
-    detail: r.type === "point" ? { occurred_elapsed_time: r.occurred_us ?? 0 } : { start_elapsed_time: r.start_us ?? 0, end_elapsed_time: r.end_us ?? 0 },
+    detail:
+      r.type === "point"
+        ? { occurred_elapsed_time: r.occurred_us ?? 0 }
+        : { start_elapsed_time: r.start_us ?? 0, end_elapsed_time: r.end_us ?? 0 },
     tag: JSON.parse(r.tag) as Record<string, string>,
     created_at: r.created_at,
     created_by: r.created_by,
@@ -43,19 +46,29 @@ function valuesOf(input: MarkerInput, existing: MarkerRow | undefined): MarkerVa
   if (!type) throw new Invalid("invalid body: type: required (point or range)", { type: "required" });
   const same = existing?.type === type;
   const d = input.detail ?? {};
-  const keep = (field: "occurred_us" | "start_us" | "end_us") => (same && input.detail === undefined ? existing![field] : null);
+  const keep = (field: "occurred_us" | "start_us" | "end_us") =>
+    same && input.detail === undefined ? existing![field] : null;
   let occurred: number | null = null;
   let start: number | null = null;
   let end: number | null = null;
   if (type === "point") {
     occurred = d.occurred_elapsed_time ?? keep("occurred_us");
-    if (occurred === null) throw new Invalid("invalid body: detail.occurred_elapsed_time: required for a point marker", { "detail.occurred_elapsed_time": "required" });
+    if (occurred === null)
+      throw new Invalid("invalid body: detail.occurred_elapsed_time: required for a point marker", {
+        "detail.occurred_elapsed_time": "required",
+      });
   } else {
     start = d.start_elapsed_time ?? keep("start_us");
     end = d.end_elapsed_time ?? keep("end_us");
     if (start === null || end === null)
-      throw new Invalid("invalid body: detail.start_elapsed_time and detail.end_elapsed_time: required for a range marker", { detail: "start_elapsed_time and end_elapsed_time required" });
-    if (end < start) throw new Invalid("invalid body: detail.end_elapsed_time: before start_elapsed_time", { "detail.end_elapsed_time": "before start_elapsed_time" });
+      throw new Invalid(
+        "invalid body: detail.start_elapsed_time and detail.end_elapsed_time: required for a range marker",
+        { detail: "start_elapsed_time and end_elapsed_time required" },
+      );
+    if (end < start)
+      throw new Invalid("invalid body: detail.end_elapsed_time: before start_elapsed_time", {
+        "detail.end_elapsed_time": "before start_elapsed_time",
+      });
   }
   return {
     type,
@@ -82,7 +95,8 @@ export interface ProjectMarkerFilter {
 }
 
 /** A marker's absolute time (µs since the epoch): its measurement's base time plus its (start) time. */
-const absoluteUs = (r: ProjectMarkerRow) => r.basetime_s * 1_000_000 + Math.floor(r.basetime_nanos / 1000) + (r.occurred_us ?? r.start_us ?? 0);
+const absoluteUs = (r: ProjectMarkerRow) =>
+  r.basetime_s * 1_000_000 + Math.floor(r.basetime_nanos / 1000) + (r.occurred_us ?? r.start_us ?? 0);
 
 export class MarkerService {
   constructor(private readonly store: MeasurementStore) {}
@@ -92,7 +106,12 @@ export class MarkerService {
   }
 
   /** Runs fn on the marker's measurement under its lock; `measUuid` given = the marker must belong to it. */
-  private async write<T>(project: string, measUuid: string | undefined, markerUuid: string | undefined, fn: (tx: Queryable, meas: string, row: MarkerRow | undefined) => Promise<T>): Promise<T> {
+  private async write<T>(
+    project: string,
+    measUuid: string | undefined,
+    markerUuid: string | undefined,
+    fn: (tx: Queryable, meas: string, row: MarkerRow | undefined) => Promise<T>,
+  ): Promise<T> {
     let meas = measUuid?.toLowerCase();
     if (meas === undefined) meas = (await repo.findMarker(this.db, markerUuid!.toLowerCase()))?.measurement_uuid;
     if (meas === undefined) throw markerNotFound();
@@ -112,16 +131,33 @@ export class MarkerService {
 
   create(project: string, measUuid: string, input: MarkerInput, by: string): Promise<MeasurementMarker> {
     if (input.type === undefined || input.detail === undefined)
-      throw new Invalid("invalid body: type and detail are required", { ...(input.type === undefined ? { type: "required" } : {}), ...(input.detail === undefined ? { detail: "required" } : {}) });
+      throw new Invalid("invalid body: type and detail are required", {
+        ...(input.type === undefined ? { type: "required" } : {}),
+        ...(input.detail === undefined ? { detail: "required" } : {}),
+      });
     return this.write(project, measUuid, undefined, async (tx, meas) => {
       const now = nowIso();
-      const row: MarkerRow = { uuid: crypto.randomUUID(), measurement_uuid: meas, ...valuesOf(input, undefined), created_at: now, created_by: by, updated_at: now, updated_by: by };
+      const row: MarkerRow = {
+        uuid: crypto.randomUUID(),
+        measurement_uuid: meas,
+        ...valuesOf(input, undefined),
+        created_at: now,
+        created_by: by,
+        updated_at: now,
+        updated_by: by,
+      };
       await repo.insertMarker(tx, row);
       return renderMarker(row);
     });
   }
 
-  update(project: string, measUuid: string | undefined, markerUuid: string, input: MarkerInput, by: string): Promise<MeasurementMarker> {
+  update(
+    project: string,
+    measUuid: string | undefined,
+    markerUuid: string,
+    input: MarkerInput,
+    by: string,
+  ): Promise<MeasurementMarker> {
     return this.write(project, measUuid, markerUuid, async (tx, _meas, row) => {
       await repo.updateMarker(tx, row!.uuid, valuesOf(input, row), nowIso(), by);
       return renderMarker((await repo.findMarker(tx, row!.uuid))!);
@@ -140,7 +176,9 @@ export class MarkerService {
     const row = await repo.findMarker(this.db, markerUuid.toLowerCase());
     if (!row || (measUuid !== undefined && row.measurement_uuid !== measUuid.toLowerCase())) throw markerNotFound();
     // A marker of a measurement outside the project is not found either.
-    await this.store.require(this.db, project, row.measurement_uuid).catch((err: unknown) => Promise.reject(err instanceof NotFound ? markerNotFound() : err));
+    await this.store
+      .require(this.db, project, row.measurement_uuid)
+      .catch((err: unknown) => Promise.reject(err instanceof NotFound ? markerNotFound() : err));
     return renderMarker(row);
   }
 

@@ -62,12 +62,17 @@ export class MeasurementStore {
     return this.render(this.db, m);
   }
 
-  async create(project: string, input: CreateMeasurementInput, uuid: string = crypto.randomUUID()): Promise<Measurement> {
+  async create(
+    project: string,
+    input: CreateMeasurementInput,
+    uuid: string = crypto.randomUUID(),
+  ): Promise<Measurement> {
     const id = uuid.toLowerCase();
     const now = nowIso();
     try {
       await this.db.transaction(async (tx) => {
-        if (await repo.findMeasurement(tx, id)) throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
+        if (await repo.findMeasurement(tx, id))
+          throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
         await repo.insertMeasurement(tx, {
           uuid: id,
           project_uuid: project,
@@ -94,7 +99,8 @@ export class MeasurementStore {
         await repo.refreshBaseTime(tx, id);
       }, measurementLock(id));
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
+      if (isUniqueViolation(err))
+        throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
       throw err;
     }
     this.events.publish(id, project);
@@ -103,7 +109,10 @@ export class MeasurementStore {
 
   async list(filter: MeasurementFilter): Promise<{ items: Measurement[]; total: number }> {
     const { rows, total } = await listMeasurements(this.db, filter);
-    const totals = await repo.totalsOfMany(this.db, rows.map((r) => r.uuid));
+    const totals = await repo.totalsOfMany(
+      this.db,
+      rows.map((r) => r.uuid),
+    );
     return { items: rows.map((r) => renderMeasurement(r, totals.get(r.uuid)!)), total };
   }
 
@@ -115,7 +124,10 @@ export class MeasurementStore {
       const now = nowIso();
       if (input.basetime_type !== undefined) {
         const bt = await repo.baseTimeByType(tx, id, input.basetime_type);
-        if (!bt) throw new Invalid(`the measurement has no base time of type ${input.basetime_type}`, { basetime_type: "no such base time" });
+        if (!bt)
+          throw new Invalid(`the measurement has no base time of type ${input.basetime_type}`, {
+            basetime_type: "no such base time",
+          });
         // The deprecated field raises that base time above all others.
         const top = await repo.maxPriority(tx, id);
         if (m.basetime_id !== bt.id || bt.priority < top)
@@ -144,7 +156,11 @@ export class MeasurementStore {
       await repo.deleteMeasurementRow(tx, id);
     }, measurementLock(uuid));
     // Once the delete committed (a crash before this leaves files the next start sweeps).
-    await this.files.remove(sequences).catch((err: unknown) => this.log.warn({ err, measurement: id }, "payload files of a deleted measurement stay on disk"));
+    await this.files
+      .remove(sequences)
+      .catch((err: unknown) =>
+        this.log.warn({ err, measurement: id }, "payload files of a deleted measurement stay on disk"),
+      );
     this.events.publish(id, project);
   }
 
@@ -177,7 +193,14 @@ export class MeasurementStore {
   }
 }
 
-export const fromRow = (b: { type: string; name: string; priority: number; basetime_s: number; basetime_nanos: number; elapsed_time_ns: number }) => ({
+export const fromRow = (b: {
+  type: string;
+  name: string;
+  priority: number;
+  basetime_s: number;
+  basetime_nanos: number;
+  elapsed_time_ns: number;
+}) => ({
   type: b.type,
   name: b.name,
   priority: b.priority,
@@ -185,4 +208,3 @@ export const fromRow = (b: { type: string; name: string; priority: number; baset
   nanos: b.basetime_nanos,
   elapsedNs: b.elapsed_time_ns,
 });
-

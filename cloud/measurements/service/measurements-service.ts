@@ -9,7 +9,13 @@ import { SequenceService } from "./sequences.js";
 import { MeasurementStore } from "./measurement-store.js";
 import type { CommitTrace } from "../ingest/commit-trace.js";
 import type { CommitObserver } from "../ingest/commit-observer.js";
-import { UpstreamStore, type BaseTimeIn, type UpstreamChunkIn, type UpstreamCloseIn, type UpstreamRef } from "../ingest/upstream-store.js";
+import {
+  UpstreamStore,
+  type BaseTimeIn,
+  type UpstreamChunkIn,
+  type UpstreamCloseIn,
+  type UpstreamRef,
+} from "../ingest/upstream-store.js";
 import { StorageFullEpisode } from "../ingest/storage-full-episode.js";
 
 export class MeasurementsService {
@@ -22,7 +28,12 @@ export class MeasurementsService {
   /** Real-time writes refused by a full disk, logged once per episode. */
   readonly storageFull: StorageFullEpisode;
 
-  constructor(db: Db, log: Logger, files: PayloadFiles, opts: { eventWindowMs?: number; commitTrace?: CommitTrace; commits?: CommitObserver } = {}) {
+  constructor(
+    db: Db,
+    log: Logger,
+    files: PayloadFiles,
+    opts: { eventWindowMs?: number; commitTrace?: CommitTrace; commits?: CommitObserver } = {},
+  ) {
     this.events = new MeasurementEvents(opts.eventWindowMs);
     this.measurements = new MeasurementStore(db, this.events, log, files, opts.commits);
     this.baseTimes = new BaseTimeService(this.measurements);

@@ -98,14 +98,18 @@ export function splitNs(ns: bigint): { s: number; nanos: number } {
  * completed when every sequence got what it expects (its data points or its final sequence
  * number), otherwise resending. `complete` forces completed.
  */
-export function statusOf(m: Pick<MeasRow, "ended" | "completed">, t: Pick<MeasTotals, "recv_chunks" | "unsatisfied">): Status {
+export function statusOf(
+  m: Pick<MeasRow, "ended" | "completed">,
+  t: Pick<MeasTotals, "recv_chunks" | "unsatisfied">,
+): Status {
   if (m.completed) return "completed";
   if (m.ended) return t.unsatisfied === 0 ? "completed" : "resending";
   return t.recv_chunks > 0 ? "measuring" : "ready";
 }
 
 /** The deprecated top-level `status` only knows measuring, resending and finished. */
-export const legacyStatus = (s: Status) => (s === "completed" ? "finished" : s === "resending" ? "resending" : "measuring");
+export const legacyStatus = (s: Status) =>
+  s === "completed" ? "finished" : s === "resending" ? "resending" : "measuring";
 
 function chunksRatio(m: MeasRow, t: MeasTotals): number {
   if (m.status === "completed") return 1;

@@ -42,10 +42,15 @@ export interface ReducedSeries {
 const PAGE = 256;
 
 export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<ReducedSeries> {
-  const m = (await measurementsForName(src.db, q.project, q.measurement)).find((r) => r.uuid === q.measurement.toLowerCase());
+  const m = (await measurementsForName(src.db, q.project, q.measurement)).find(
+    (r) => r.uuid === q.measurement.toLowerCase(),
+  );
   if (!m) throw new NotFound("measurement not found");
   const read = numericReader(q.dataType, q.field);
-  if (!read) throw new Invalid(`data_type ${q.dataType} is not numeric`, { data_type: "a numeric type (float64, int64, ...), json, or string with a field" });
+  if (!read)
+    throw new Invalid(`data_type ${q.dataType} is not numeric`, {
+      data_type: "a numeric type (float64, int64, ...), json, or string with a field",
+    });
   const base = basetimeNs(m);
   const startNs = q.startNs ?? base;
   const endNs = q.endNs ?? base + BigInt(m.max_elapsed_ns) + 1n;

@@ -4,7 +4,13 @@ import type { ChunkUpload } from "../formats/codec.js";
 import { writeChunks } from "../storage/chunk-write.js";
 import { measurementLock, renderSequence } from "./model.js";
 import { refreshStatus } from "../repo/measurements.js";
-import { ensureSequence, findSequence, listSequences, setExpectations, type SequenceExpectations } from "../repo/sequences.js";
+import {
+  ensureSequence,
+  findSequence,
+  listSequences,
+  setExpectations,
+  type SequenceExpectations,
+} from "../repo/sequences.js";
 import type { MeasurementStore } from "./measurement-store.js";
 import { nowIso } from "../formats/time.js";
 
@@ -15,7 +21,10 @@ const sequenceNotFound = () => new NotFound("sequence not found");
 export class SequenceService {
   constructor(private readonly store: MeasurementStore) {}
 
-  async list(project: string, measUuid: string): Promise<{ items: MeasurementSequenceGroup[]; page: { total_count: number } }> {
+  async list(
+    project: string,
+    measUuid: string,
+  ): Promise<{ items: MeasurementSequenceGroup[]; page: { total_count: number } }> {
     const m = await this.store.require(this.store.db, project, measUuid);
     const rows = await listSequences(this.store.db, m.uuid);
     return { items: rows.map(renderSequence), page: { total_count: rows.length } };
@@ -41,7 +50,10 @@ export class SequenceService {
       s ??= await ensureSequence(tx, id, uuid, now);
       const values =
         mode === "replace"
-          ? { expected_data_points: e.expected_data_points ?? null, final_sequence_number: e.final_sequence_number ?? null }
+          ? {
+              expected_data_points: e.expected_data_points ?? null,
+              final_sequence_number: e.final_sequence_number ?? null,
+            }
           : e;
       await setExpectations(tx, s.id, values, now);
       await refreshStatus(tx, id, now);

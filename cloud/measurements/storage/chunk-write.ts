@@ -10,7 +10,8 @@ import { addDataIds, addReceived, ensureSequence, insertChunks, type ChunkRowInp
 
 export type ChunkResult = "ok" | "skipped";
 
-const clamp = (n: bigint) => Number(n > 9007199254740991n ? 9007199254740991n : n < -9007199254740991n ? -9007199254740991n : n);
+const clamp = (n: bigint) =>
+  Number(n > 9007199254740991n ? 9007199254740991n : n < -9007199254740991n ? -9007199254740991n : n);
 
 export function chunkStats(c: Chunk): { points: number; min: number; max: number } {
   let points = 0;
@@ -112,9 +113,15 @@ export async function writeChunks(
   const seqId = known?.seqs.get(sequenceUuid) ?? (await ensureSequence(tx, measUuid, sequenceUuid, now)).id;
   const { rows, firstAt } = chunkRows(measUuid, seqId, chunks, Date.parse(now), alloc);
   // Stored before: not inserted, reported as skipped.
-  const { inserted, payloads } = rows.length > 0 ? await insertChunks(tx, files, rows) : { inserted: new Set<number>(), payloads: [] };
-  const { dataIds, newIds, points, maxElapsed } = tally(rows.filter((r) => inserted.has(r.sequenceNumber)), known);
-  const results = chunks.map((c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"));
+  const { inserted, payloads } =
+    rows.length > 0 ? await insertChunks(tx, files, rows) : { inserted: new Set<number>(), payloads: [] };
+  const { dataIds, newIds, points, maxElapsed } = tally(
+    rows.filter((r) => inserted.has(r.sequenceNumber)),
+    known,
+  );
+  const results = chunks.map(
+    (c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"),
+  );
   const writes = [...payloads];
   if (inserted.size > 0) {
     if (newIds.length > 0) writes.push(addDataIds(tx, measUuid, newIds));

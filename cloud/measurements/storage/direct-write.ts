@@ -58,7 +58,8 @@ export async function writeDirect(fh: FileHandle, bufs: readonly Uint8Array[], p
       let done = 0;
       while (done < len) {
         const { bytesWritten } = await fh.write(stage, done, len - done, position + done);
-        if (bytesWritten <= 0 || bytesWritten % ALIGN !== 0) throw new Error(`direct write of ${len - done} bytes wrote ${bytesWritten}`);
+        if (bytesWritten <= 0 || bytesWritten % ALIGN !== 0)
+          throw new Error(`direct write of ${len - done} bytes wrote ${bytesWritten}`);
         done += bytesWritten;
       }
       position += len;

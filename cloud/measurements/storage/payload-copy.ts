@@ -10,7 +10,11 @@ import { payloadFileName } from "./payload-files.js";
 export class PayloadChangedError extends Error {}
 
 /** Copies `<from>/<id>.chunks` to `<to>/` for every sequence in `ends`, each cut to its end; fsyncs each copy. */
-export async function copyPayloadPrefixes(from: string, to: string, ends: ReadonlyMap<number, number>): Promise<{ files: number; bytes: number }> {
+export async function copyPayloadPrefixes(
+  from: string,
+  to: string,
+  ends: ReadonlyMap<number, number>,
+): Promise<{ files: number; bytes: number }> {
   await fsp.mkdir(to, { recursive: true, mode: 0o700 });
   let bytes = 0;
   for (const [seqId, end] of ends) {
@@ -20,13 +24,15 @@ export async function copyPayloadPrefixes(from: string, to: string, ends: Readon
       // copyFile lets the kernel copy (copy_file_range, or a reflink where the file system has them).
       await fsp.copyFile(src, dest);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new PayloadChangedError(`payload file ${payloadFileName(seqId)} was removed during the backup`);
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        throw new PayloadChangedError(`payload file ${payloadFileName(seqId)} was removed during the backup`);
       throw e;
     }
     const fh = await fsp.open(dest, "r+");
     try {
       const { size } = await fh.stat();
-      if (size < end) throw new PayloadChangedError(`payload file ${payloadFileName(seqId)} holds ${size} of ${end} bytes`);
+      if (size < end)
+        throw new PayloadChangedError(`payload file ${payloadFileName(seqId)} holds ${size} of ${end} bytes`);
       await fh.truncate(end);
       await fh.chmod(0o600);
       await fh.datasync();

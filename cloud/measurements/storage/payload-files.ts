@@ -117,7 +117,16 @@ export class PayloadFiles {
   private drop(seqId: number): Promise<void> {
     const w = this.writers.get(seqId);
     this.writers.delete(seqId);
-    return w ? w.then((x) => x.last.then(() => x.fh.close(), () => x.fh.close())).catch(() => undefined) : Promise.resolve();
+    return w
+      ? w
+          .then((x) =>
+            x.last.then(
+              () => x.fh.close(),
+              () => x.fh.close(),
+            ),
+          )
+          .catch(() => undefined)
+      : Promise.resolve();
   }
 
   /**
@@ -149,7 +158,9 @@ export class PayloadFiles {
     const handles = new Map<number, Promise<FileHandle>>();
     const open = (id: number) => handles.get(id) ?? handles.set(id, fsp.open(this.fileOf(id), "r")).get(id)!;
     try {
-      return await Promise.allSettled(rows.map(async (r) => readExactly(await open(r.sequence_id), r.file_offset, r.file_length)));
+      return await Promise.allSettled(
+        rows.map(async (r) => readExactly(await open(r.sequence_id), r.file_offset, r.file_length)),
+      );
     } finally {
       await Promise.allSettled([...handles.values()].map((h) => h.then((fh) => fh.close())));
     }
@@ -165,7 +176,11 @@ export class PayloadFiles {
 
   /** Removes files whose sequence no longer exists (a crash between a delete's commit and its removal). */
   async sweep(live: ReadonlySet<number>): Promise<number[]> {
-    const gone = (await fsp.readdir(this.dir)).map((n) => FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).filter((id) => !live.has(id));
+    const gone = (await fsp.readdir(this.dir))
+      .map((n) => FILE.exec(n))
+      .filter((m) => m !== null)
+      .map((m) => Number(m[1]))
+      .filter((id) => !live.has(id));
     await this.remove(gone);
     return gone;
   }

@@ -5,6 +5,7 @@ import { AuthorizationError, type Check } from "./context.js";
 export const checkRedirectUri: Check = (req) => {
   const uri = req.params.redirect_uri;
   if (!uri) throw new AuthorizationError("invalid_request", "redirect_uri is missing");
-  if (!req.client!.redirectUris.includes(uri)) throw new AuthorizationError("invalid_request", "redirect_uri is not registered for this client");
+  if (!req.client!.redirectUris.includes(uri))
+    throw new AuthorizationError("invalid_request", "redirect_uri is not registered for this client");
   req.redirectUri = uri;
 };

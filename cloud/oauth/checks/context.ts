@@ -34,7 +34,11 @@ export class AuthorizationError extends Error {
   /** The same error, to be sent to `req`'s redirect URI once check_redirect_uri has proven it. */
   for(req: AuthorizationRequest): AuthorizationError {
     if (!req.redirectUri) return this;
-    return new AuthorizationError(this.error, this.description, { uri: req.redirectUri, state: req.params.state, iss: req.svc.config.publicUrl });
+    return new AuthorizationError(this.error, this.description, {
+      uri: req.redirectUri,
+      state: req.params.state,
+      iss: req.svc.config.publicUrl,
+    });
   }
 }
 

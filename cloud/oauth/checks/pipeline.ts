@@ -10,13 +10,24 @@ import { AuthorizationError, type AuthorizationRequest, type Check } from "./con
 import { parseQueryOnce, rejectDuplicates } from "./reject-duplicates.js";
 import type { Services } from "../../services.js";
 
-export const CHECKS: readonly Check[] = [checkClient, checkRedirectUri, checkClientGrant, checkResponseType, checkState, checkPkce];
+export const CHECKS: readonly Check[] = [
+  checkClient,
+  checkRedirectUri,
+  checkClientGrant,
+  checkResponseType,
+  checkState,
+  checkPkce,
+];
 
 /**
  * Parses and checks an authorization request, leaving what was proven on `req`; throws AuthorizationError,
  * addressed to the redirect URI when the checks got that far.
  */
-export async function checkAuthorizationRequest(svc: Services, query: string, req: AuthorizationRequest = { svc, params: {} }): Promise<AuthorizationRequest> {
+export async function checkAuthorizationRequest(
+  svc: Services,
+  query: string,
+  req: AuthorizationRequest = { svc, params: {} },
+): Promise<AuthorizationRequest> {
   const { params, repeated } = parseQueryOnce(query);
   req.params = params;
   try {

@@ -29,7 +29,8 @@ export function readClientCredentials(req: IncomingMessage, form: Record<string,
     } catch {
       throw invalidClient("malformed HTTP Basic credentials", true);
     }
-    if (form.client_id !== undefined && form.client_id !== id) throw invalidRequest("client_id differs from the HTTP Basic user");
+    if (form.client_id !== undefined && form.client_id !== id)
+      throw invalidRequest("client_id differs from the HTTP Basic user");
     return { clientId: id, secret, via: "basic" };
   }
   if (form.client_secret !== undefined) return { clientId: form.client_id, secret: form.client_secret, via: "post" };

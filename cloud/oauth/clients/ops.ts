@@ -10,7 +10,13 @@ import type { CreateClientRequest } from "../schemas.js";
 
 export const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
-const secretView = (s: SecretRecord, plain = "") => ({ id: s.id, name: s.name, secret: plain, last_used_at: s.last_used_at, created_at: s.created_at });
+const secretView = (s: SecretRecord, plain = "") => ({
+  id: s.id,
+  name: s.name,
+  secret: plain,
+  last_used_at: s.last_used_at,
+  created_at: s.created_at,
+});
 
 export function clientView(c: ClientRecord, secrets: SecretRecord[], plain?: { id: number; secret: string }) {
   return {
@@ -68,28 +74,57 @@ export async function getClient(svc: Services, clientId: string, owner?: string)
 
 export async function listClients(
   svc: Services,
-  f: { ids?: readonly string[]; names?: readonly string[]; userUuid?: string; sort?: string; page: number; perPage: number },
+  f: {
+    ids?: readonly string[];
+    names?: readonly string[];
+    userUuid?: string;
+    sort?: string;
+    page: number;
+    perPage: number;
+  },
 ) {
   await svc.oauth.ownClients.flush();
   const { items, total } = await clientsRepo.list(svc.db, f);
-  const secrets = await clientsRepo.secretsOf(svc.db, items.map((c) => c.client_id));
+  const secrets = await clientsRepo.secretsOf(
+    svc.db,
+    items.map((c) => c.client_id),
+  );
   return {
-    items: items.map((c) => clientView(c, secrets.filter((s) => s.client_id === c.client_id))),
+    items: items.map((c) =>
+      clientView(
+        c,
+        secrets.filter((s) => s.client_id === c.client_id),
+      ),
+    ),
     page: pageInfo(total, f.page, f.perPage),
   };
 }
 
-export async function updateClient(svc: Services, clientId: string, patch: { name?: string; redirect_uris?: readonly string[] }, owner?: string) {
+export async function updateClient(
+  svc: Services,
+  clientId: string,
+  patch: { name?: string; redirect_uris?: readonly string[] },
+  owner?: string,
+) {
   const c = await requireClient(svc, clientId, owner);
   let uris: string[] | undefined;
   if (patch.redirect_uris !== undefined) {
     if (c.grant_types.includes("client_credentials") && patch.redirect_uris.length)
-      throw new Invalid("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
+      throw new Invalid("a client-credentials client has no redirect URIs", {
+        redirect_uris: "must be empty for client_credentials",
+      });
     if (c.grant_types.includes("authorization_code") && !patch.redirect_uris.length)
-      throw new Invalid("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
+      throw new Invalid("an authorization-code client needs redirect_uris", {
+        redirect_uris: "at least one is required",
+      });
     uris = checkRedirectUris(patch.redirect_uris);
   }
-  await clientsRepo.update(svc.db, clientId, { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(uris ? { redirect_uris: uris } : {}) }, nowIso());
+  await clientsRepo.update(
+    svc.db,
+    clientId,
+    { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(uris ? { redirect_uris: uris } : {}) },
+    nowIso(),
+  );
   svc.oauth.ownClients.invalidate(clientId);
   return getClient(svc, clientId);
 }
@@ -103,14 +138,20 @@ export async function deleteClient(svc: Services, clientId: string, owner?: stri
 
 export async function createSecret(svc: Services, clientId: string, name: string, owner?: string) {
   const c = await requireClient(svc, clientId, owner);
-  if (c.token_endpoint_auth_method === "none") throw new Invalid("a public client (token_endpoint_auth_method none) has no secrets");
+  if (c.token_endpoint_auth_method === "none")
+    throw new Invalid("a public client (token_endpoint_auth_method none) has no secrets");
   const secret = generateSecret();
   const stored = await clientsRepo.addSecret(svc.db, clientId, name, hashSecret(secret), nowIso());
   svc.oauth.ownClients.invalidate(clientId);
   return secretView(stored, secret);
 }
 
-export async function deleteSecret(svc: Services, clientId: string, secretId: number, owner?: string): Promise<undefined> {
+export async function deleteSecret(
+  svc: Services,
+  clientId: string,
+  secretId: number,
+  owner?: string,
+): Promise<undefined> {
   await requireClient(svc, clientId, owner);
   if (!(await clientsRepo.deleteSecret(svc.db, clientId, secretId))) throw new NotFound("client secret not found");
   svc.oauth.ownClients.invalidate(clientId);

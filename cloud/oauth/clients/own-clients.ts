@@ -64,7 +64,8 @@ export class OwnClients {
       tlsClientAuthSubjectDn: c.tls_client_auth_subject_dn,
       scopeCap: c.scopes,
       // A client-credentials client acts for its owner, with the scopes it was registered with.
-      credentials: async () => (owner ? { subject: { kind: "user" as const, uuid: owner }, scopes: c.scopes } : undefined),
+      credentials: async () =>
+        owner ? { subject: { kind: "user" as const, uuid: owner }, scopes: c.scopes } : undefined,
       verifySecret: (secret) => {
         // Check every digest (no early exit) so timing does not reveal which one matched.
         let match: SecretRecord | undefined;

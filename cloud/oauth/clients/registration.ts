@@ -18,8 +18,10 @@ export function redirectUriProblem(uri: string): string | undefined {
     return "must be an absolute URI";
   }
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `the scheme ${url.protocol} is not allowed`;
-  if (url.protocol === "http:" && !LOOPBACK.has(url.hostname)) return "plain http is allowed only for loopback addresses (use https)";
-  if ((url.protocol === "http:" || url.protocol === "https:") && url.username + url.password !== "") return "must not contain user information";
+  if (url.protocol === "http:" && !LOOPBACK.has(url.hostname))
+    return "plain http is allowed only for loopback addresses (use https)";
+  if ((url.protocol === "http:" || url.protocol === "https:") && url.username + url.password !== "")
+    return "must not contain user information";
   // Custom schemes (com.example.app:/callback) serve native apps (RFC 8252 7.1).
   return undefined;
 }
@@ -53,13 +55,30 @@ export function clientShape(req: {
   const method = req.token_endpoint_auth_method;
   const dn = req.tls_client_auth_subject_dn ?? "";
   if (method === "tls_client_auth" && dn.trim() === "")
-    throw new Invalid("tls_client_auth needs tls_client_auth_subject_dn", { tls_client_auth_subject_dn: "required for tls_client_auth" });
+    throw new Invalid("tls_client_auth needs tls_client_auth_subject_dn", {
+      tls_client_auth_subject_dn: "required for tls_client_auth",
+    });
   if (req.grant_type === "client_credentials") {
-    if (method === "none") throw new Invalid("a client-credentials client must authenticate", { token_endpoint_auth_method: "none is only for public authorization-code clients" });
-    if (req.redirect_uris?.length) throw new Invalid("a client-credentials client has no redirect URIs", { redirect_uris: "must be empty for client_credentials" });
-    return { grant_types: ["client_credentials"], response_types: [], redirect_uris: [], token_endpoint_auth_method: method, tls_client_auth_subject_dn: dn };
+    if (method === "none")
+      throw new Invalid("a client-credentials client must authenticate", {
+        token_endpoint_auth_method: "none is only for public authorization-code clients",
+      });
+    if (req.redirect_uris?.length)
+      throw new Invalid("a client-credentials client has no redirect URIs", {
+        redirect_uris: "must be empty for client_credentials",
+      });
+    return {
+      grant_types: ["client_credentials"],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: method,
+      tls_client_auth_subject_dn: dn,
+    };
   }
-  if (!req.redirect_uris?.length) throw new Invalid("an authorization-code client needs redirect_uris", { redirect_uris: "at least one is required" });
+  if (!req.redirect_uris?.length)
+    throw new Invalid("an authorization-code client needs redirect_uris", {
+      redirect_uris: "at least one is required",
+    });
   return {
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],

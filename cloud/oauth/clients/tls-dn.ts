@@ -5,7 +5,10 @@ import crypto from "node:crypto";
 
 export function normaliseDn(dn: string): string[] {
   // Split on commas/newlines not escaped with a backslash.
-  const parts = dn.split(/(?<!\\)[,\n+]/).map((p) => p.trim()).filter(Boolean);
+  const parts = dn
+    .split(/(?<!\\)[,\n+]/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   return parts
     .map((p) => {
       const i = p.indexOf("=");
@@ -25,7 +28,11 @@ export const sameDn = (a: string, b: string): boolean => {
 export function parseCertificate(text: string): crypto.X509Certificate | undefined {
   try {
     // Line breaks are layout; a space can only be a '+' that arrived form-decoded.
-    const t = text.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/[\r\n\t]/g, "").trim().replace(/ /g, "+");
+    const t = text
+      .replace(/-----(BEGIN|END) CERTIFICATE-----/g, "")
+      .replace(/[\r\n\t]/g, "")
+      .trim()
+      .replace(/ /g, "+");
     return new crypto.X509Certificate(Buffer.from(t, "base64"));
   } catch {
     return undefined;

@@ -23,10 +23,12 @@ export const authorizationCodeGrant: GrantHandler = async (req) => {
   if (code.used_at !== null) return replayed(req, code.family_id);
   if (code.expires_at <= nowSec()) throw invalidGrant("the authorization code has expired");
   if (code.client_id !== client.clientId) throw invalidGrant("the authorization code was issued to another client");
-  if (code.redirect_uri !== form.redirect_uri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
+  if (code.redirect_uri !== form.redirect_uri)
+    throw invalidGrant("redirect_uri differs from the one of the authorization request");
   if (code.code_challenge) {
     if (!form.code_verifier) throw invalidGrant("code_verifier is required");
-    if (!verifierMatches(form.code_verifier, code.code_challenge)) throw invalidGrant("code_verifier does not match the code_challenge");
+    if (!verifierMatches(form.code_verifier, code.code_challenge))
+      throw invalidGrant("code_verifier does not match the code_challenge");
   } else if (form.code_verifier !== undefined) {
     // A verifier for a code issued without a challenge means a downgrade attempt (RFC 9700 2.1.1).
     throw invalidGrant("code_verifier sent but the authorization request had no code_challenge");
@@ -36,7 +38,12 @@ export const authorizationCodeGrant: GrantHandler = async (req) => {
   if (!user || user.disabled) throw invalidGrant("the user is no longer allowed to sign in");
   const scopes = grantedScopes(user.scopes, client, undefined);
   return svc.oauth.issuer.issueWithRefresh(
-    { subject: { kind: "user", uuid: user.uuid }, clientId: client.clientId, scopes, ...(user.restricted ? { restricted: user.restricted } : {}) },
+    {
+      subject: { kind: "user", uuid: user.uuid },
+      clientId: client.clientId,
+      scopes,
+      ...(user.restricted ? { restricted: user.restricted } : {}),
+    },
     code.family_id,
   );
 };

@@ -4,7 +4,11 @@ import { unauthorizedClient } from "../service/errors.js";
 import { clientFor, grantedScopes, type GrantHandler } from "./grant.js";
 
 export const clientCredentialsGrant: GrantHandler = async (req) => {
-  const client = await clientFor(req, "client_credentials", (c) => c.grantTypes.includes("client_credentials") && c.tokenEndpointAuthMethod !== "none");
+  const client = await clientFor(
+    req,
+    "client_credentials",
+    (c) => c.grantTypes.includes("client_credentials") && c.tokenEndpointAuthMethod !== "none",
+  );
   const who = await client.credentials?.();
   if (!who) throw unauthorizedClient("this client has no subject to issue tokens for");
   let held = who.scopes;

@@ -29,7 +29,11 @@ export const FIRST_PARTY_CLIENT: OAuthClient = {
 };
 
 /** Authenticates the client and checks it may use `grant` (RFC 6749 unauthorized_client). */
-export async function clientFor(req: GrantRequest, grant: string, allowed: (c: OAuthClient) => boolean = (c) => c.grantTypes.includes(grant)) {
+export async function clientFor(
+  req: GrantRequest,
+  grant: string,
+  allowed: (c: OAuthClient) => boolean = (c) => c.grantTypes.includes(grant),
+) {
   const client = await authenticateClient(req.http, req.form, req.creds, (id) => req.svc.oauth.resolveClient(id));
   if (!allowed(client)) throw unauthorizedClient(`this client may not use the ${grant} grant`);
   return client;

@@ -14,7 +14,12 @@ export const passwordGrant: GrantHandler = async (req) => {
   const client =
     req.creds.clientId === undefined || req.creds.clientId === FIRST_PARTY_CLIENT.clientId
       ? FIRST_PARTY_CLIENT
-      : await clientFor(req, "password", (c) => c.kind === "client" && (c.grantTypes.includes("password") || c.grantTypes.includes("authorization_code")));
+      : await clientFor(
+          req,
+          "password",
+          (c) =>
+            c.kind === "client" && (c.grantTypes.includes("password") || c.grantTypes.includes("authorization_code")),
+        );
   if (!form.username || form.password === undefined) throw invalidRequest("username and password are required");
   if (form.username.length > 256 || form.password.length > 512) throw invalidGrant("wrong user name or password");
   const tenant = form.tenant_uuid || ZERO_TENANT;

@@ -36,11 +36,17 @@ export const refreshTokenGrant: GrantHandler = async (req) => {
   }
   if (form.scope) {
     const wanted = form.scope.split(" ").filter(Boolean);
-    if (wanted.some((s) => !scopes.includes(s))) throw new OAuthError("invalid_scope", "scope exceeds the original grant");
+    if (wanted.some((s) => !scopes.includes(s)))
+      throw new OAuthError("invalid_scope", "scope exceeds the original grant");
     scopes = wanted;
   }
   return svc.oauth.issuer.issueWithRefresh(
-    { subject: { kind: row.subject_kind, uuid: row.subject_uuid }, clientId: row.client_id, scopes, ...(restricted ? { restricted } : {}) },
+    {
+      subject: { kind: row.subject_kind, uuid: row.subject_uuid },
+      clientId: row.client_id,
+      scopes,
+      ...(restricted ? { restricted } : {}),
+    },
     row.family_id,
   );
 };

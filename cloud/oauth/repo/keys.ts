@@ -35,12 +35,16 @@ export const keysRepo = {
   },
   /** Pushes a superseded key's retirement out to at least `until` (never earlier than it was). */
   async keepPublishedUntil(db: Queryable, kid: string, until: Date): Promise<void> {
-    await db.run("UPDATE oauth_signing_keys SET retire_after = MAX(retire_after, ?) WHERE kid = ? AND retire_after IS NOT NULL", [
-      until.toISOString(),
-      kid,
-    ]);
+    await db.run(
+      "UPDATE oauth_signing_keys SET retire_after = MAX(retire_after, ?) WHERE kid = ? AND retire_after IS NOT NULL",
+      [until.toISOString(), kid],
+    );
   },
   async deleteRetired(db: Queryable, now = new Date()): Promise<number> {
-    return (await db.run("DELETE FROM oauth_signing_keys WHERE retire_after IS NOT NULL AND retire_after <= ?", [now.toISOString()])).changes;
+    return (
+      await db.run("DELETE FROM oauth_signing_keys WHERE retire_after IS NOT NULL AND retire_after <= ?", [
+        now.toISOString(),
+      ])
+    ).changes;
   },
 };

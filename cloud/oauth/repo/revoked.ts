@@ -7,8 +7,15 @@ export const revokedRepo = {
       await db.run("INSERT OR IGNORE INTO oauth_revoked_jtis (jti, expires_at) VALUES (?, ?)", [e.jti, e.expiresAt]);
   },
   /** Entries added after `afterSeq` that have not expired (for polling by other instances). */
-  async since(db: Queryable, afterSeq: number, nowSec: number): Promise<Array<{ seq: number; jti: string; expires_at: number }>> {
-    return db.all("SELECT seq, jti, expires_at FROM oauth_revoked_jtis WHERE seq > ? AND expires_at > ? ORDER BY seq", [afterSeq, nowSec]);
+  async since(
+    db: Queryable,
+    afterSeq: number,
+    nowSec: number,
+  ): Promise<Array<{ seq: number; jti: string; expires_at: number }>> {
+    return db.all("SELECT seq, jti, expires_at FROM oauth_revoked_jtis WHERE seq > ? AND expires_at > ? ORDER BY seq", [
+      afterSeq,
+      nowSec,
+    ]);
   },
   async maxSeq(db: Queryable): Promise<number> {
     return (await db.get<{ m: number | null }>("SELECT MAX(seq) AS m FROM oauth_revoked_jtis"))?.m ?? 0;

@@ -48,11 +48,13 @@ export const introspectionRoute = defineRoute({
     const form = body as Record<string, string>;
     const creds = readClientCredentials(ctx.req, form);
     const basic = creds.via === "basic";
-    if (creds.clientId === FIRST_PARTY_CLIENT.clientId) throw invalidClient("introspection is for confidential clients", basic);
+    if (creds.clientId === FIRST_PARTY_CLIENT.clientId)
+      throw invalidClient("introspection is for confidential clients", basic);
     const client = await authenticateClient(ctx.req, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
       throw err instanceof OAuthError ? err : invalidClient("client authentication failed", basic);
     });
-    if (client.tokenEndpointAuthMethod === "none") throw invalidClient("introspection is for confidential clients", basic);
+    if (client.tokenEndpointAuthMethod === "none")
+      throw invalidClient("introspection is for confidential clients", basic);
     if (!form.token) throw invalidRequest("token is required");
     return reply(200, await introspect(svc, form.token, form.token_type_hint, client.clientId), NO_STORE);
   },

@@ -25,5 +25,11 @@ export const jwksRoute = defineRoute({
   success: 200,
   response: Schema.Struct({ keys: Schema.Array(Jwk) }),
   responseMediaType: "application/jwk-set+json; charset=utf-8",
-  handler: (_req, svc) => reply(200, svc.oauth.keys.jwks, { "Cache-Control": "public, max-age=60", ...CORS }, "application/jwk-set+json; charset=utf-8"),
+  handler: (_req, svc) =>
+    reply(
+      200,
+      svc.oauth.keys.jwks,
+      { "Cache-Control": "public, max-age=60", ...CORS },
+      "application/jwk-set+json; charset=utf-8",
+    ),
 });

@@ -16,7 +16,9 @@ import { endSessionOf } from "../signin/session.js";
 
 const RevokeTokenRequest = Schema.Struct({
   client_id: Schema.optional(Schema.String),
-  token_type_hint: Schema.optional(Schema.String.annotations({ description: "access_token | refresh_token (default)" })),
+  token_type_hint: Schema.optional(
+    Schema.String.annotations({ description: "access_token | refresh_token (default)" }),
+  ),
   token: Schema.optional(Schema.String),
   client_secret: Schema.optional(Schema.String),
   client_certification: Schema.optional(Schema.String),
@@ -43,17 +45,21 @@ export const revocationRoute = defineRoute({
       creds.clientId === FIRST_PARTY_CLIENT.clientId
         ? FIRST_PARTY_CLIENT
         : await authenticateClient(ctx.req, form, creds, (id) => svc.oauth.resolveClient(id)).catch((err) => {
-            throw err instanceof OAuthError ? err : invalidClient("client authentication failed", creds.via === "basic");
+            throw err instanceof OAuthError
+              ? err
+              : invalidClient("client authentication failed", creds.via === "basic");
           });
     const fromRequest = form.token === undefined ? presentedToken(ctx) : undefined;
     const token = form.token ?? fromRequest?.token;
     if (!token) throw invalidRequest("token is required (or the _bearer_token cookie)");
     const hint = form.token_type_hint ?? "refresh_token";
-    if (hint !== "refresh_token" && hint !== "access_token") throw new OAuthError("invalid_request", "token_type_hint must be access_token or refresh_token");
+    if (hint !== "refresh_token" && hint !== "access_token")
+      throw new OAuthError("invalid_request", "token_type_hint must be access_token or refresh_token");
     const order = hint === "access_token" ? [revokeAccess, revokeRefresh] : [revokeRefresh, revokeAccess];
     for (const attempt of order) if (await attempt(token, client.clientId)) break;
     const headers: Record<string, string> = { ...NO_STORE };
-    if (fromRequest?.via === "cookie") ctx.cookies.set(BEARER_COOKIE, "", { expires: new Date(0), httpOnly: true, path: "/" });
+    if (fromRequest?.via === "cookie")
+      ctx.cookies.set(BEARER_COOKIE, "", { expires: new Date(0), httpOnly: true, path: "/" });
     return emptyReply(200, headers);
 
     async function revokeRefresh(token: string, clientId: string): Promise<boolean> {

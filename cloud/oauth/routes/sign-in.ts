@@ -26,10 +26,19 @@ export const limiterOf = (svc: Pick<Services, "cluster">) => {
   if (!l) {
     const bus = svc.cluster.bus;
     const tell = (limiter: "byAddress" | "byName") => (key: string) => notify(bus, "signInAttempt", { limiter, key });
-    const made = { byAddress: new RateLimiter(20, 60_000, tell("byAddress")), byName: new RateLimiter(10, 60_000, tell("byName")) };
-    onNotice<{ limiter: string; key: string }>(bus, "signInAttempt", (p) => {
-      if ((p.limiter === "byAddress" || p.limiter === "byName") && typeof p.key === "string") made[p.limiter].count(p.key);
-    }, () => {});
+    const made = {
+      byAddress: new RateLimiter(20, 60_000, tell("byAddress")),
+      byName: new RateLimiter(10, 60_000, tell("byName")),
+    };
+    onNotice<{ limiter: string; key: string }>(
+      bus,
+      "signInAttempt",
+      (p) => {
+        if ((p.limiter === "byAddress" || p.limiter === "byName") && typeof p.key === "string")
+          made[p.limiter].count(p.key);
+      },
+      () => {},
+    );
     limiters.set(svc, (l = made));
   }
   return l;
@@ -63,7 +72,10 @@ export const signInPageRoute = defineRoute({
   handler: async ({ ctx }, svc) => {
     const req = await checkAuthorizationRequest(svc, ctx.querystring);
     const name = await clientName(svc, req);
-    return htmlReply(200, signInPage({ action: `${SIGN_IN_PATH}?${ctx.querystring}`, csrf: csrfFor(ctx, svc), clientName: name }));
+    return htmlReply(
+      200,
+      signInPage({ action: `${SIGN_IN_PATH}?${ctx.querystring}`, csrf: csrfFor(ctx, svc), clientName: name }),
+    );
   },
 });
 
@@ -83,7 +95,8 @@ export const signInSubmitRoute = defineRoute({
     const cookie = ctx.cookies.get(CSRF_COOKIE);
     if (!cookie || !body.csrf || !safeEqual(cookie, body.csrf))
       throw new SignInFormRejected("The sign-in form expired or was not sent from this site. Go back and try again.");
-    if (body.action === "cancel") throw new AuthorizationError("access_denied", "the user cancelled the sign-in").for(req);
+    if (body.action === "cancel")
+      throw new AuthorizationError("access_denied", "the user cancelled the sign-in").for(req);
     const action = `${SIGN_IN_PATH}?${ctx.querystring}`;
     const name = await clientName(svc, req);
     const again = (status: number, error: string) =>
@@ -96,10 +109,16 @@ export const signInSubmitRoute = defineRoute({
       return again(429, "Too many sign-in attempts. Wait a minute and try again.");
     const result = await svc.oauth.accounts.signIn(username, body.password, svc.accounts.tenantUuid, address);
     if (!result.ok && result.reason === "throttled")
-      return again(429, `Too many failed sign-ins. Wait ${Math.ceil(result.retryAfterMs / 1000)} seconds and try again.`);
+      return again(
+        429,
+        `Too many failed sign-ins. Wait ${Math.ceil(result.retryAfterMs / 1000)} seconds and try again.`,
+      );
     if (!result.ok) return again(401, "Wrong user name or password.");
     await startSession(ctx, svc, result.user.uuid);
-    return emptyReply(303, { Location: `/api/auth/oauth2/authorization?${ctx.querystring}`, "Cache-Control": "no-store" });
+    return emptyReply(303, {
+      Location: `/api/auth/oauth2/authorization?${ctx.querystring}`,
+      "Cache-Control": "no-store",
+    });
   },
 });
 

@@ -7,7 +7,13 @@ import { sendJson, type FastPath } from "../../http/pre-routing.js";
 import { reply } from "../../http/route.js";
 import { tokenEndpoint, tokenRoute } from "./token.js";
 import { readTokenForm } from "./token-form.js";
-import { authorizationServerMetadata, METADATA_PATH, metadataHeaders, OPENID_PATH, openIdConfiguration } from "./metadata.js";
+import {
+  authorizationServerMetadata,
+  METADATA_PATH,
+  metadataHeaders,
+  OPENID_PATH,
+  openIdConfiguration,
+} from "./metadata.js";
 
 export const tokenFastPath: FastPath = {
   method: tokenRoute.method as "POST",

@@ -23,7 +23,9 @@ export const GRANTS: Record<string, GrantHandler> = {
 const opt = Schema.optional(Schema.String);
 /** Every field optional: what is missing is reported by the grant, in the RFC 6749 error shape. */
 export const TokenRequest = Schema.Struct({
-  grant_type: Schema.optional(Schema.String.annotations({ description: "password | authorization_code | refresh_token | client_credentials" })),
+  grant_type: Schema.optional(
+    Schema.String.annotations({ description: "password | authorization_code | refresh_token | client_credentials" }),
+  ),
   refresh_token: opt,
   tenant_uuid: opt,
   username: opt,
@@ -52,14 +54,19 @@ export { FORM_LIMIT, FORM_TYPE, mediaType };
 
 /** Form bodies only (RFC 6749 3.2); JSON is refused rather than half-understood. */
 export function requireForm(ctx: Context): void {
-  if (mediaType(ctx.get("content-type")) !== FORM_TYPE) throw invalidRequest("the body must be application/x-www-form-urlencoded");
+  if (mediaType(ctx.get("content-type")) !== FORM_TYPE)
+    throw invalidRequest("the body must be application/x-www-form-urlencoded");
 }
 
 /**
  * The token endpoint proper, shared by the route and its fast path (token-fast-path.ts), which both read
  * the form with readTokenForm. It throws OAuthErrors; both callers render them with the peer's error renderer.
  */
-export async function tokenEndpoint(http: IncomingMessage, form: Record<string, string>, svc: Services): Promise<Reply> {
+export async function tokenEndpoint(
+  http: IncomingMessage,
+  form: Record<string, string>,
+  svc: Services,
+): Promise<Reply> {
   const grant = form.grant_type;
   if (!grant) throw invalidRequest("grant_type is required");
   const handler = Object.hasOwn(GRANTS, grant) ? GRANTS[grant] : undefined;

@@ -33,4 +33,5 @@ export async function issueCode(svc: Services, req: AuthorizationRequest, userUu
  * A redirect (or an empty 200). The body is an empty text, not undefined: the shared renderer turns
  * an undefined body into Koa's `body = null`, which rewrites any status to 204.
  */
-export const emptyReply = (status: number, headers: Record<string, string>): Reply => reply(status, "", headers, "text/plain; charset=utf-8");
+export const emptyReply = (status: number, headers: Record<string, string>): Reply =>
+  reply(status, "", headers, "text/plain; charset=utf-8");

@@ -52,7 +52,11 @@ export function bearerAuthenticator(svc: Services): Authenticator {
  * once (like a disabled user's tokens), and super-user powers come only with a token carrying all of
  * the user's scopes (not one capped by a client). Used for HTTP and iSCP alike.
  */
-export function standingScopes(tokenScopes: readonly string[], user: { scopes: readonly string[]; isSuper: boolean }, restricted = false): { scopes: string[]; isSuper: boolean } {
+export function standingScopes(
+  tokenScopes: readonly string[],
+  user: { scopes: readonly string[]; isSuper: boolean },
+  restricted = false,
+): { scopes: string[]; isSuper: boolean } {
   const current = new Set(user.scopes);
   const scopes = tokenScopes.filter((s) => current.has(s));
   const held = new Set(scopes);

@@ -10,7 +10,9 @@ import { CORS, OAuthError, Throttled } from "./errors.js";
 
 /** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400; Throttled 429. */
 function oauthReply(err: OAuthError): Reply {
-  const challenge: Record<string, string> = err.basicChallenge ? { "WWW-Authenticate": 'Basic realm="oauth2", charset="UTF-8"' } : {};
+  const challenge: Record<string, string> = err.basicChallenge
+    ? { "WWW-Authenticate": 'Basic realm="oauth2", charset="UTF-8"' }
+    : {};
   // A sign-in that must wait (RFC 6585 429): not a protocol error, a pause the client can read.
   if (err instanceof Throttled) challenge["Retry-After"] = String(err.retryAfterSeconds);
   return new Reply(

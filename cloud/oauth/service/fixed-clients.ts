@@ -8,7 +8,10 @@ export async function ensureFixedClient(db: Db, record: ClientRecord): Promise<v
   await db.transaction(async (tx) => {
     const existing = await clientsRepo.get(tx, record.client_id);
     if (!existing) return void (await clientsRepo.insert(tx, record));
-    const same = existing.redirect_uris.length === record.redirect_uris.length && existing.redirect_uris.every((u, i) => u === record.redirect_uris[i]);
-    if (!same) await clientsRepo.update(tx, record.client_id, { redirect_uris: record.redirect_uris }, record.updated_at);
+    const same =
+      existing.redirect_uris.length === record.redirect_uris.length &&
+      existing.redirect_uris.every((u, i) => u === record.redirect_uris[i]);
+    if (!same)
+      await clientsRepo.update(tx, record.client_id, { redirect_uris: record.redirect_uris }, record.updated_at);
   });
 }

@@ -8,4 +8,5 @@ export const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 
 export const s256 = (verifier: string) => crypto.createHash("sha256").update(verifier, "ascii").digest("base64url");
 
-export const verifierMatches = (verifier: string, challenge: string) => VERIFIER.test(verifier) && safeEqual(s256(verifier), challenge);
+export const verifierMatches = (verifier: string, challenge: string) =>
+  VERIFIER.test(verifier) && safeEqual(s256(verifier), challenge);

@@ -26,7 +26,13 @@ function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-export function signInPage(o: { action: string; csrf: string; clientName: string; error?: string; username?: string }): string {
+export function signInPage(o: {
+  action: string;
+  csrf: string;
+  clientName: string;
+  error?: string;
+  username?: string;
+}): string {
   return page(
     "Sign in",
     `<h1>Sign in</h1><p>to continue to <strong>${escapeHtml(o.clientName)}</strong></p>
@@ -44,8 +50,12 @@ ${o.error ? `<p class="error" role="alert">${escapeHtml(o.error)}</p>` : ""}
 }
 
 export function errorPage(status: number, error: string, description: string): Reply {
-  const html = page("Authorization error", `<h1>Authorization error</h1><p class="error" role="alert">${escapeHtml(description)}</p><p>Error code: <code>${escapeHtml(error)}</code></p>`);
+  const html = page(
+    "Authorization error",
+    `<h1>Authorization error</h1><p class="error" role="alert">${escapeHtml(description)}</p><p>Error code: <code>${escapeHtml(error)}</code></p>`,
+  );
   return reply(status, html, PAGE_HEADERS, "text/html; charset=utf-8");
 }
 
-export const htmlReply = (status: number, html: string): Reply => reply(status, html, PAGE_HEADERS, "text/html; charset=utf-8");
+export const htmlReply = (status: number, html: string): Reply =>
+  reply(status, html, PAGE_HEADERS, "text/html; charset=utf-8");

@@ -15,7 +15,12 @@ export async function startSession(ctx: Context, svc: Services, userUuid: string
   const id = generateSecret();
   const now = Math.floor(Date.now() / 1000);
   await sessionsRepo.insert(svc.db, hashSecret(id), userUuid, now, now + SESSION_TTL_S);
-  setCookie(ctx, SESSION_COOKIE, id, { path: SESSION_PATH, sameSite: "Lax", secure: isHttps(svc.config.publicUrl), maxAgeSeconds: SESSION_TTL_S });
+  setCookie(ctx, SESSION_COOKIE, id, {
+    path: SESSION_PATH,
+    sameSite: "Lax",
+    secure: isHttps(svc.config.publicUrl),
+    maxAgeSeconds: SESSION_TTL_S,
+  });
 }
 
 /** The signed-in user of this browser, if its session is valid and the user may still sign in. */
@@ -39,5 +44,10 @@ export async function endSessionOf(ctx: Context, svc: Services, userUuid: string
   const row = await sessionsRepo.get(svc.db, digest);
   if (!row || row.user_uuid !== userUuid) return;
   await sessionsRepo.delete(svc.db, digest);
-  setCookie(ctx, SESSION_COOKIE, "", { path: SESSION_PATH, sameSite: "Lax", secure: isHttps(svc.config.publicUrl), maxAgeSeconds: 0 });
+  setCookie(ctx, SESSION_COOKIE, "", {
+    path: SESSION_PATH,
+    sameSite: "Lax",
+    secure: isHttps(svc.config.publicUrl),
+    maxAgeSeconds: 0,
+  });
 }

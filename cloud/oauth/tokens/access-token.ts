@@ -30,7 +30,12 @@ export function signAccessToken(keys: KeyStore, claims: AccessTokenClaims): stri
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Returns the claims of a well-signed, unexpired token issued by `issuer`, else undefined. */
-export function verifyAccessToken(keys: KeyStore, token: string, issuer: string, nowSec = Math.floor(Date.now() / 1000)): AccessTokenClaims | undefined {
+export function verifyAccessToken(
+  keys: KeyStore,
+  token: string,
+  issuer: string,
+  nowSec = Math.floor(Date.now() / 1000),
+): AccessTokenClaims | undefined {
   if (token.length > 8192) return undefined;
   const parts = token.split(".");
   if (parts.length !== 3 || !parts.every((p) => B64URL.test(p))) return undefined;
@@ -46,7 +51,12 @@ export function verifyAccessToken(keys: KeyStore, token: string, issuer: string,
   if (header.alg !== "ES256" || typeof header.kid !== "string" || header.typ !== "at+jwt") return undefined;
   const key = keys.verifyingKey(header.kid);
   if (!key) return undefined;
-  const ok = crypto.verify("sha256", Buffer.from(`${parts[0]}.${parts[1]}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(parts[2]!, "base64url"));
+  const ok = crypto.verify(
+    "sha256",
+    Buffer.from(`${parts[0]}.${parts[1]}`),
+    { key, dsaEncoding: "ieee-p1363" },
+    Buffer.from(parts[2]!, "base64url"),
+  );
   if (!ok) return undefined;
   if (typeof claims !== "object" || claims === null) return undefined;
   if (claims.iss !== issuer || typeof claims.sub !== "string" || typeof claims.jti !== "string") return undefined;

@@ -39,7 +39,9 @@ export class Denylist {
   /** Entries another peer committed (its notice): denied here too, without a write. */
   remember(entries: Array<{ jti: string; expiresAt: number }>): void {
     const now = Math.floor(Date.now() / 1000);
-    for (const e of entries) if (typeof e.jti === "string" && typeof e.expiresAt === "number" && e.expiresAt > now) this.jtis.set(e.jti, e.expiresAt);
+    for (const e of entries)
+      if (typeof e.jti === "string" && typeof e.expiresAt === "number" && e.expiresAt > now)
+        this.jtis.set(e.jti, e.expiresAt);
   }
 
   async poll(): Promise<void> {

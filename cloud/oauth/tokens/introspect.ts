@@ -38,13 +38,30 @@ async function refreshToken(svc: Services, token: string, clientId: string): Pro
   const row = await grantsRepo.getRefresh(svc.db, hashSecret(token));
   if (!row) return undefined;
   // Another client learns nothing about it (as revocation, RFC 7009 2.1, binds it to its client).
-  if (row.client_id !== clientId || row.used_at !== null || row.revoked_at !== null || row.expires_at <= nowSec()) return INACTIVE;
-  return { active: true, scope: row.scope, client_id: row.client_id, sub: row.subject_uuid, sub_kind: row.subject_kind, iat: row.created_at, exp: row.expires_at };
+  if (row.client_id !== clientId || row.used_at !== null || row.revoked_at !== null || row.expires_at <= nowSec())
+    return INACTIVE;
+  return {
+    active: true,
+    scope: row.scope,
+    client_id: row.client_id,
+    sub: row.subject_uuid,
+    sub_kind: row.subject_kind,
+    iat: row.created_at,
+    exp: row.expires_at,
+  };
 }
 
 /** Tries the hinted kind first (RFC 7662 2.1: the hint only speeds the search). */
-export async function introspect(svc: Services, token: string, hint: string | undefined, clientId: string): Promise<Introspection> {
-  const order = hint === "refresh_token" ? [() => refreshToken(svc, token, clientId), () => accessToken(svc, token)] : [() => accessToken(svc, token), () => refreshToken(svc, token, clientId)];
+export async function introspect(
+  svc: Services,
+  token: string,
+  hint: string | undefined,
+  clientId: string,
+): Promise<Introspection> {
+  const order =
+    hint === "refresh_token"
+      ? [() => refreshToken(svc, token, clientId), () => accessToken(svc, token)]
+      : [() => accessToken(svc, token), () => refreshToken(svc, token, clientId)];
   for (const attempt of order) {
     const found = await attempt();
     if (found) return found;

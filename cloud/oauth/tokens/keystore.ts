@@ -118,7 +118,11 @@ export class KeyStore {
     if (previous && previous !== next.signing.kid) {
       // This peer signed with the superseded key until now, and its token lifetime may be longer than
       // the one the rotating process assumed: keep the key published until those tokens expire.
-      await keysRepo.keepPublishedUntil(db, previous, new Date(Date.now() + (this.accessTtl() + RETIRE_MARGIN_S) * 1000));
+      await keysRepo.keepPublishedUntil(
+        db,
+        previous,
+        new Date(Date.now() + (this.accessTtl() + RETIRE_MARGIN_S) * 1000),
+      );
     }
     this.set = next;
   }

@@ -9,7 +9,12 @@ import { readiness, withoutDetails, type CheckName } from "../service/readiness.
 
 export const TAG = "operations";
 
-const Checks = Schema.Struct({ database: Schema.String, broker: Schema.String, storage: Schema.String, cluster: Schema.String });
+const Checks = Schema.Struct({
+  database: Schema.String,
+  broker: Schema.String,
+  storage: Schema.String,
+  cluster: Schema.String,
+});
 
 export const aliveRoute = defineRoute({
   operationId: "getHealthAlive",
@@ -28,7 +33,8 @@ export const readyRoute = defineRoute({
   method: "GET",
   path: "/health/ready",
   tag: TAG,
-  summary: "200 when the database answers, the iSCP broker accepts and storage has room and (with --nats) NATS is connected; else 503 naming what is not ready",
+  summary:
+    "200 when the database answers, the iSCP broker accepts and storage has room and (with --nats) NATS is connected; else 503 naming what is not ready",
   auth: "none",
   success: 200,
   response: Schema.Struct({ status: Schema.Literal("ready"), checks: Checks }),
@@ -39,7 +45,8 @@ export const readyRoute = defineRoute({
     if (r.ready) return { status: "ready" as const, checks: r.checks };
     const failing = (Object.entries(r.checks) as Array<[CheckName, string]>).filter(([, v]) => v !== "ok");
     // A full disk alone gets the type of the 507 answers writes then get; anything else is plain unavailability.
-    const type = failing.some(([k]) => k === "storage") && failing.length === 1 ? "insufficient_storage" : "service_unavailable";
+    const type =
+      failing.some(([k]) => k === "storage") && failing.length === 1 ? "insufficient_storage" : "service_unavailable";
     const title = `not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join("; ")}`;
     throw new ApiError(503, type, title, { "Cache-Control": "no-store" }, Object.fromEntries(failing));
   },

@@ -55,7 +55,9 @@ const PLAIN: Record<CheckName, string> = {
 };
 
 export function withoutDetails(r: Readiness): Readiness {
-  const checks = Object.fromEntries(Object.entries(r.checks).map(([k, v]) => [k, v === "ok" ? v : PLAIN[k as CheckName]])) as Record<CheckName, string>;
+  const checks = Object.fromEntries(
+    Object.entries(r.checks).map(([k, v]) => [k, v === "ok" ? v : PLAIN[k as CheckName]]),
+  ) as Record<CheckName, string>;
   return { ready: r.ready, checks };
 }
 

@@ -37,7 +37,11 @@ export class EdgeRepo {
   constructor(private readonly db: Queryable) {}
 
   list(f: EdgeFilter, sort: Sort, paging: Paging) {
-    const w = new Where().in("uuid", f.uuids).names("name", f.names).names("nickname", f.nicknames).in("owner_uuid", f.ownerUuids);
+    const w = new Where()
+      .in("uuid", f.uuids)
+      .names("name", f.names)
+      .names("nickname", f.nicknames)
+      .in("owner_uuid", f.ownerUuids);
     if (f.hasOwner !== undefined) w.add(f.hasOwner ? "owner_uuid IS NOT NULL" : "owner_uuid IS NULL");
     return pagedQuery<EdgeRow>(this.db, "edges", "*", w, orderBy(sort, SORT, "uuid"), paging);
   }
@@ -54,14 +58,10 @@ export class EdgeRepo {
     );
   }
   async update(e: EdgeRow) {
-    await this.db.run("UPDATE edges SET name = ?, nickname = ?, description = ?, owner_uuid = ?, updated_at = ? WHERE uuid = ?", [
-      e.name,
-      e.nickname,
-      e.description,
-      e.owner_uuid,
-      e.updated_at,
-      e.uuid,
-    ]);
+    await this.db.run(
+      "UPDATE edges SET name = ?, nickname = ?, description = ?, owner_uuid = ?, updated_at = ? WHERE uuid = ?",
+      [e.name, e.nickname, e.description, e.owner_uuid, e.updated_at, e.uuid],
+    );
   }
   async delete(uuid: string) {
     return (await this.db.run("DELETE FROM edges WHERE uuid = ?", [uuid])).changes > 0;
@@ -75,9 +75,10 @@ export class EdgeRepo {
     return this.db.all<EdgeSecretRow>("SELECT * FROM edge_secrets WHERE edge_uuid = ? ORDER BY id", [edge]);
   }
   secretsOf(edges: readonly string[]) {
-    return this.db.all<EdgeSecretRow>("SELECT * FROM edge_secrets WHERE edge_uuid IN (SELECT value FROM json_each(?)) ORDER BY id", [
-      JSON.stringify(edges),
-    ]);
+    return this.db.all<EdgeSecretRow>(
+      "SELECT * FROM edge_secrets WHERE edge_uuid IN (SELECT value FROM json_each(?)) ORDER BY id",
+      [JSON.stringify(edges)],
+    );
   }
   async insertSecret(s: Omit<EdgeSecretRow, "id">): Promise<number> {
     return insertId(

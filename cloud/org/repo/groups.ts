@@ -32,13 +32,10 @@ export class GroupRepo {
     return this.db.get<GroupRow>("SELECT * FROM org_groups WHERE uuid = ?", [uuid]);
   }
   async insert(g: GroupRow) {
-    await this.db.run("INSERT INTO org_groups (uuid, parent_uuid, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", [
-      g.uuid,
-      g.parent_uuid,
-      g.name,
-      g.created_at,
-      g.updated_at,
-    ]);
+    await this.db.run(
+      "INSERT INTO org_groups (uuid, parent_uuid, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      [g.uuid, g.parent_uuid, g.name, g.created_at, g.updated_at],
+    );
   }
   async rename(uuid: string, name: string, at: string) {
     await this.db.run("UPDATE org_groups SET name = ?, updated_at = ? WHERE uuid = ?", [name, at, uuid]);
@@ -59,7 +56,8 @@ export class ProjectRepo {
   list(f: { uuids?: readonly string[]; group?: string; sinceCreatedAt?: string }, sort: Sort, paging: Paging) {
     const w = new Where().in("uuid", f.uuids);
     if (f.group !== undefined) w.add("group_uuid = ?", f.group);
-    if (f.sinceCreatedAt !== undefined) w.add("julianday(created_at) > julianday(?)", new Date(f.sinceCreatedAt).toISOString());
+    if (f.sinceCreatedAt !== undefined)
+      w.add("julianday(created_at) > julianday(?)", new Date(f.sinceCreatedAt).toISOString());
     return pagedQuery<ProjectRow>(this.db, "projects", "*", w, orderBy(sort, SORT, "uuid"), paging);
   }
   get(uuid: string) {
@@ -81,6 +79,8 @@ export class ProjectRepo {
     return (await this.db.run("DELETE FROM projects WHERE uuid = ?", [uuid])).changes > 0;
   }
   async countIn(group: string) {
-    return (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM projects WHERE group_uuid = ?", [group]))?.n ?? 0;
+    return (
+      (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM projects WHERE group_uuid = ?", [group]))?.n ?? 0
+    );
   }
 }

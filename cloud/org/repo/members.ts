@@ -19,7 +19,11 @@ interface RawRow {
   updated_at: string;
 }
 
-const decode = (r: RawRow): MemberRow => ({ ...r, role_uuids: JSON.parse(r.role_uuids) as string[], is_owner: !!r.is_owner });
+const decode = (r: RawRow): MemberRow => ({
+  ...r,
+  role_uuids: JSON.parse(r.role_uuids) as string[],
+  is_owner: !!r.is_owner,
+});
 
 export class MemberRepo {
   private readonly cols: string;
@@ -32,11 +36,16 @@ export class MemberRepo {
   }
 
   async all(scope: string): Promise<MemberRow[]> {
-    const rows = await this.db.all<RawRow>(`SELECT ${this.cols} FROM ${this.table} WHERE ${this.scopeCol} = ?`, [scope]);
+    const rows = await this.db.all<RawRow>(`SELECT ${this.cols} FROM ${this.table} WHERE ${this.scopeCol} = ?`, [
+      scope,
+    ]);
     return rows.map(decode);
   }
   async get(scope: string, user: string): Promise<MemberRow | undefined> {
-    const r = await this.db.get<RawRow>(`SELECT ${this.cols} FROM ${this.table} WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [scope, user]);
+    const r = await this.db.get<RawRow>(
+      `SELECT ${this.cols} FROM ${this.table} WHERE ${this.scopeCol} = ? AND user_uuid = ?`,
+      [scope, user],
+    );
     return r && decode(r);
   }
   async upsert(m: MemberRow) {
@@ -55,20 +64,27 @@ export class MemberRepo {
   }
   /** Returns false when the member is gone. */
   async update(m: MemberRow) {
-    const r = await this.db.run(`UPDATE ${this.table} SET role_uuids = ?, is_owner = ?, updated_at = ? WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [
-      JSON.stringify(m.role_uuids),
-      m.is_owner ? 1 : 0,
-      m.updated_at,
-      m.scope_uuid,
-      m.user_uuid,
-    ]);
+    const r = await this.db.run(
+      `UPDATE ${this.table} SET role_uuids = ?, is_owner = ?, updated_at = ? WHERE ${this.scopeCol} = ? AND user_uuid = ?`,
+      [JSON.stringify(m.role_uuids), m.is_owner ? 1 : 0, m.updated_at, m.scope_uuid, m.user_uuid],
+    );
     return r.changes > 0;
   }
   async delete(scope: string, user: string) {
-    return (await this.db.run(`DELETE FROM ${this.table} WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [scope, user])).changes > 0;
+    return (
+      (await this.db.run(`DELETE FROM ${this.table} WHERE ${this.scopeCol} = ? AND user_uuid = ?`, [scope, user]))
+        .changes > 0
+    );
   }
   async ownerCount(scope: string) {
-    return (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${this.scopeCol} = ? AND is_owner = 1`, [scope]))?.n ?? 0;
+    return (
+      (
+        await this.db.get<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${this.table} WHERE ${this.scopeCol} = ? AND is_owner = 1`,
+          [scope],
+        )
+      )?.n ?? 0
+    );
   }
   async deleteUser(user: string) {
     await this.db.run(`DELETE FROM ${this.table} WHERE user_uuid = ?`, [user]);

@@ -26,8 +26,12 @@ export async function readOrgSnapshot(db: Queryable): Promise<OrgSnapshot> {
   return {
     groups: await db.all<GroupLink>("SELECT uuid, parent_uuid FROM org_groups"),
     projects: await db.all<ProjectLink>("SELECT uuid, group_uuid FROM projects"),
-    groupMembers: await db.all<MembershipRow>("SELECT group_uuid AS scope, user_uuid, role_uuids, is_owner FROM group_members"),
-    projectMembers: await db.all<MembershipRow>("SELECT project_uuid AS scope, user_uuid, role_uuids, is_owner FROM project_members"),
+    groupMembers: await db.all<MembershipRow>(
+      "SELECT group_uuid AS scope, user_uuid, role_uuids, is_owner FROM group_members",
+    ),
+    projectMembers: await db.all<MembershipRow>(
+      "SELECT project_uuid AS scope, user_uuid, role_uuids, is_owner FROM project_members",
+    ),
     edges: await db.all<EdgeOwner>("SELECT uuid, owner_uuid FROM edges"),
     projectEdges: await db.all<ProjectEdge>("SELECT project_uuid, edge_uuid FROM project_edges"),
   };

@@ -23,30 +23,35 @@ export class ProjectEdgeRepo {
     return pagedQuery<ProjectEdgeRow>(this.db, FROM, COLS, w, orderBy(sort, SORT, "pe.edge_uuid"), paging);
   }
   get(project: string, edge: string) {
-    return this.db.get<ProjectEdgeRow>(`SELECT ${COLS} FROM ${FROM} WHERE pe.project_uuid = ? AND pe.edge_uuid = ?`, [project, edge]);
+    return this.db.get<ProjectEdgeRow>(`SELECT ${COLS} FROM ${FROM} WHERE pe.project_uuid = ? AND pe.edge_uuid = ?`, [
+      project,
+      edge,
+    ]);
   }
   nicknameTaken(project: string, nickname: string, exceptEdge?: string) {
     return this.db
-      .get<{ n: number }>("SELECT COUNT(*) AS n FROM project_edges WHERE project_uuid = ? AND nickname = ? AND edge_uuid != ?", [
-        project,
-        nickname,
-        exceptEdge ?? "",
-      ])
+      .get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM project_edges WHERE project_uuid = ? AND nickname = ? AND edge_uuid != ?",
+        [project, nickname, exceptEdge ?? ""],
+      )
       .then((r) => (r?.n ?? 0) > 0);
   }
   async insert(r: Omit<ProjectEdgeRow, "name">) {
-    await this.db.run("INSERT INTO project_edges (project_uuid, edge_uuid, nickname, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", [
-      r.project_uuid,
-      r.edge_uuid,
-      r.nickname,
-      r.created_at,
-      r.updated_at,
-    ]);
+    await this.db.run(
+      "INSERT INTO project_edges (project_uuid, edge_uuid, nickname, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      [r.project_uuid, r.edge_uuid, r.nickname, r.created_at, r.updated_at],
+    );
   }
   async setNickname(project: string, edge: string, nickname: string, at: string) {
-    await this.db.run("UPDATE project_edges SET nickname = ?, updated_at = ? WHERE project_uuid = ? AND edge_uuid = ?", [nickname, at, project, edge]);
+    await this.db.run(
+      "UPDATE project_edges SET nickname = ?, updated_at = ? WHERE project_uuid = ? AND edge_uuid = ?",
+      [nickname, at, project, edge],
+    );
   }
   async delete(project: string, edge: string) {
-    return (await this.db.run("DELETE FROM project_edges WHERE project_uuid = ? AND edge_uuid = ?", [project, edge])).changes > 0;
+    return (
+      (await this.db.run("DELETE FROM project_edges WHERE project_uuid = ? AND edge_uuid = ?", [project, edge]))
+        .changes > 0
+    );
   }
 }

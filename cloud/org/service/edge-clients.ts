@@ -22,7 +22,8 @@ export function edgeClientResolver(index: OrgIndex, edges: EdgeService): ClientR
       redirectUris: [],
       tlsClientAuthSubjectDn: "",
       scopeCap: scopes,
-      credentials: async () => (index.edges.has(uuid) ? { subject: { kind: "edge" as const, uuid }, scopes } : undefined),
+      credentials: async () =>
+        index.edges.has(uuid) ? { subject: { kind: "edge" as const, uuid }, scopes } : undefined,
       verifySecret: (secret) => edges.verifySecret(uuid, secret),
     };
   };

@@ -40,7 +40,12 @@ export class EdgeService {
     const { rows, total } = await this.repo.list(f, sort, paging);
     const secrets = await this.repo.secretsOf(rows.map((r) => r.uuid));
     return {
-      items: rows.map((r) => edgeView(r, secrets.filter((s) => s.edge_uuid === r.uuid))),
+      items: rows.map((r) =>
+        edgeView(
+          r,
+          secrets.filter((s) => s.edge_uuid === r.uuid),
+        ),
+      ),
       page: pageInfo(total, paging.page, paging.perPage),
     };
   }
@@ -72,7 +77,8 @@ export class EdgeService {
       created_at: at,
       updated_at: at,
     };
-    if (await this.repo.get(row.uuid)) throw new Conflict("an edge with this UUID already exists", { uuid: "already exists" });
+    if (await this.repo.get(row.uuid))
+      throw new Conflict("an edge with this UUID already exists", { uuid: "already exists" });
     // A given UUID must not be a user's (subjects are told apart by UUID) or a client_id in use.
     if (uuid !== undefined && ((await this.users.exists(row.uuid)) || (await this.clientIdInUse(row.uuid))))
       throw new Conflict("this UUID is already in use", { uuid: "already exists" });
@@ -81,7 +87,14 @@ export class EdgeService {
       await this.db.transaction(async (tx) => {
         const repo = new EdgeRepo(tx);
         await repo.insert(row);
-        await repo.insertSecret({ edge_uuid: row.uuid, name: "default", digest: hashSecret(secret), hint: "", last_used_at: null, created_at: at });
+        await repo.insertSecret({
+          edge_uuid: row.uuid,
+          name: "default",
+          digest: hashSecret(secret),
+          hint: "",
+          last_used_at: null,
+          created_at: at,
+        });
       });
     } catch (err) {
       throw this.translate(err);
@@ -117,7 +130,8 @@ export class EdgeService {
   async assignOwner(uuid: string, user: string): Promise<{ user_uuid: string }> {
     const e = await this.row(uuid);
     const u = user.toLowerCase();
-    if (!(await this.users.exists(u))) throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
+    if (!(await this.users.exists(u)))
+      throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
     if (e.owner_uuid && e.owner_uuid !== u) throw new Conflict("the edge already has an owner");
     if (e.owner_uuid !== u) await this.repo.update({ ...e, owner_uuid: u, updated_at: now() });
     this.index.setEdge(e.uuid, u);
@@ -134,7 +148,14 @@ export class EdgeService {
   async createSecret(uuid: string, name: string, owner?: string) {
     const e = await this.row(uuid, owner);
     const secret = generateSecret();
-    const row = { edge_uuid: e.uuid, name, digest: hashSecret(secret), hint: "", last_used_at: null, created_at: now() };
+    const row = {
+      edge_uuid: e.uuid,
+      name,
+      digest: hashSecret(secret),
+      hint: "",
+      last_used_at: null,
+      created_at: now(),
+    };
     const id = await this.repo.insertSecret(row);
     return secretView({ id, ...row }, secret);
   }

@@ -31,7 +31,10 @@ export class MemberService {
     private readonly policy: Policy,
     private readonly exists: (uuid: string) => Promise<unknown>,
   ) {
-    this.repo = kind === "group" ? new MemberRepo(db, "group_members", "group_uuid") : new MemberRepo(db, "project_members", "project_uuid");
+    this.repo =
+      kind === "group"
+        ? new MemberRepo(db, "group_members", "group_uuid")
+        : new MemberRepo(db, "project_members", "project_uuid");
   }
 
   private standing(scope: string, user: string): Standing {
@@ -39,7 +42,9 @@ export class MemberService {
   }
   private inherited(scope: string, user: string): string[] {
     const s = this.standing(scope, user);
-    return s.inheritedOwner ? [this.policy.ownerRoleUuid, ...s.inherited.filter((r) => r !== this.policy.ownerRoleUuid)] : [...s.inherited];
+    return s.inheritedOwner
+      ? [this.policy.ownerRoleUuid, ...s.inherited.filter((r) => r !== this.policy.ownerRoleUuid)]
+      : [...s.inherited];
   }
   private async views(scope: string, rows: MemberRow[]): Promise<MemberView[]> {
     const cards = await this.users.cards(rows.map((r) => r.user_uuid));
@@ -52,7 +57,8 @@ export class MemberService {
     return m;
   }
   private sync(m: MemberRow) {
-    if (this.kind === "group") this.index.setGroupMember(m.scope_uuid, m.user_uuid, { roles: m.role_uuids, owner: m.is_owner });
+    if (this.kind === "group")
+      this.index.setGroupMember(m.scope_uuid, m.user_uuid, { roles: m.role_uuids, owner: m.is_owner });
     else this.index.setProjectMember(m.scope_uuid, m.user_uuid, { roles: m.role_uuids, owner: m.is_owner });
   }
   /** Updates an existing membership (404 if it went away meanwhile) and the index. */
@@ -64,7 +70,8 @@ export class MemberService {
     const out = [...new Set(roles.map((r) => r.toLowerCase()))];
     if (out.includes(this.policy.ownerRoleUuid)) throw new Forbidden("owner role cannot be changed.");
     const unknown = out.filter((r) => !this.policy.hasRole(r));
-    if (unknown.length) throw new Invalid(`invalid body: role_uuids: no such role ${unknown[0]}`, { role_uuids: "no such role" });
+    if (unknown.length)
+      throw new Invalid(`invalid body: role_uuids: no such role ${unknown[0]}`, { role_uuids: "no such role" });
     return out;
   }
 
@@ -78,8 +85,14 @@ export class MemberService {
     if (f.isOwner !== undefined) rows = rows.filter((r) => r.is_owner === f.isOwner);
     // Sorting by name needs the users' names: members of one group are few, so sort in memory.
     const all = await this.views(scope, rows);
-    const key = (sort.key === "name" ? "name" : sort.key === "updated_at" ? "updated_at" : "created_at") as "name" | "created_at" | "updated_at";
-    all.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.user_uuid < b.user_uuid ? -1 : 1) * (sort.desc ? -1 : 1));
+    const key = (sort.key === "name" ? "name" : sort.key === "updated_at" ? "updated_at" : "created_at") as
+      | "name"
+      | "created_at"
+      | "updated_at";
+    all.sort(
+      (a, b) =>
+        (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.user_uuid < b.user_uuid ? -1 : 1) * (sort.desc ? -1 : 1),
+    );
     const start = (paging.page - 1) * paging.perPage;
     return { items: all.slice(start, start + paging.perPage), page: pageInfo(all.length, paging.page, paging.perPage) };
   }
@@ -93,17 +106,30 @@ export class MemberService {
     const roles = this.checkRoles(input.role_uuids);
     let user = input.user_uuid?.toLowerCase();
     if (user !== undefined) {
-      if (!(await this.users.exists(user))) throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
+      if (!(await this.users.exists(user)))
+        throw new Invalid("invalid body: user_uuid: no such user", { user_uuid: "no such user" });
     } else if (input.user_email_address !== undefined) {
       user = await this.users.byEmail(input.user_email_address);
-      if (!user) throw new Invalid("invalid body: user_email_address: no user has this address", { user_email_address: "no user has this address" });
+      if (!user)
+        throw new Invalid("invalid body: user_email_address: no user has this address", {
+          user_email_address: "no user has this address",
+        });
     } else throw new Invalid("invalid body: user_uuid or user_email_address is required", { user_uuid: "required" });
     const at = now();
-    const m: MemberRow = { scope_uuid: scope, user_uuid: user, role_uuids: roles, is_owner: false, created_at: at, updated_at: at };
+    const m: MemberRow = {
+      scope_uuid: scope,
+      user_uuid: user,
+      role_uuids: roles,
+      is_owner: false,
+      created_at: at,
+      updated_at: at,
+    };
     try {
       await this.repo.insert(m);
     } catch (err) {
-      throw isUniqueViolation(err) ? new Conflict("the user is already a member", { user_uuid: "already a member" }) : err;
+      throw isUniqueViolation(err)
+        ? new Conflict("the user is already a member", { user_uuid: "already a member" })
+        : err;
     }
     this.sync(m);
     return this.get(scope, user);

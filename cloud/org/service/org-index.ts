@@ -64,7 +64,16 @@ export class OrgIndex {
       const fresh = new OrgIndex();
       await fresh.load(db);
       if (this.epoch !== before) continue;
-      for (const k of ["groups", "projects", "groupMembers", "projectMembers", "userGroups", "userProjects", "edges", "projectEdges"] as const) {
+      for (const k of [
+        "groups",
+        "projects",
+        "groupMembers",
+        "projectMembers",
+        "userGroups",
+        "userProjects",
+        "edges",
+        "projectEdges",
+      ] as const) {
         const m = this[k] as Map<string, unknown>;
         m.clear();
         for (const [key, v] of fresh[k] as Map<string, unknown>) m.set(key, v);
@@ -168,7 +177,11 @@ export class OrgIndex {
     return this.standing(this.groupMembers.get(group)?.get(user), this.chain(this.groups.get(group)?.parent), user);
   }
   standingInProject(project: string, user: string): Standing {
-    return this.standing(this.projectMembers.get(project)?.get(user), this.chain(this.projects.get(project)?.group), user);
+    return this.standing(
+      this.projectMembers.get(project)?.get(user),
+      this.chain(this.projects.get(project)?.group),
+      user,
+    );
   }
   private standing(direct: MemberEntry | undefined, ancestors: string[], user: string): Standing {
     let inheritedOwner = false;

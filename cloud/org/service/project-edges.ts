@@ -12,7 +12,11 @@ import { projectEdgeView } from "./views.js";
 
 import { nowIso as now } from "./time.js";
 const nicknameTaken = () =>
-  new Conflict("another edge of this project has this nickname", { nickname: "already exists" }, "conflict_project_edge_nickname");
+  new Conflict(
+    "another edge of this project has this nickname",
+    { nickname: "already exists" },
+    "conflict_project_edge_nickname",
+  );
 
 export class ProjectEdgeService {
   readonly repo: ProjectEdgeRepo;
@@ -28,7 +32,12 @@ export class ProjectEdgeService {
 
   async list(project: string, edgeUuids: readonly string[] | undefined, sort: Sort, paging: Paging) {
     await this.projectExists(project);
-    const { rows, total } = await this.repo.list(project, edgeUuids?.map((u) => u.toLowerCase()), sort, paging);
+    const { rows, total } = await this.repo.list(
+      project,
+      edgeUuids?.map((u) => u.toLowerCase()),
+      sort,
+      paging,
+    );
     return { items: rows.map(projectEdgeView), page: pageInfo(total, paging.page, paging.perPage) };
   }
 
@@ -43,12 +52,19 @@ export class ProjectEdgeService {
     await this.projectExists(project);
     const e = await this.edges.getByName(edgeName);
     if (!e) throw new Invalid("invalid body: edge_name: no such edge", { edge_name: "no such edge" });
-    if (await this.repo.get(project, e.uuid)) throw new Conflict("the edge is already in this project", undefined, "conflict_project_edge_uuid");
+    if (await this.repo.get(project, e.uuid))
+      throw new Conflict("the edge is already in this project", undefined, "conflict_project_edge_uuid");
     const nick = nickname ?? e.nickname ?? e.name;
     const finalNick = nick === "" ? e.name : nick;
     if (await this.repo.nicknameTaken(project, finalNick)) throw nicknameTaken();
     const at = now();
-    await this.repo.insert({ project_uuid: project, edge_uuid: e.uuid, nickname: finalNick, created_at: at, updated_at: at });
+    await this.repo.insert({
+      project_uuid: project,
+      edge_uuid: e.uuid,
+      nickname: finalNick,
+      created_at: at,
+      updated_at: at,
+    });
     this.index.addProjectEdge(project, e.uuid);
     return this.get(project, e.uuid);
   }

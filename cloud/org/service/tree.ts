@@ -13,7 +13,8 @@ import type { Paging, Sort } from "../repo/sql.js";
 import { groupView, projectView } from "./views.js";
 
 import { nowIso as now } from "./time.js";
-const dupName = (what: string) => new Conflict(`a ${what} with this name already exists here`, { name: "already exists" });
+const dupName = (what: string) =>
+  new Conflict(`a ${what} with this name already exists here`, { name: "already exists" });
 
 export class TreeService {
   readonly groups: GroupRepo;
@@ -78,7 +79,11 @@ export class TreeService {
   }
 
   // --- projects ---
-  async listProjects(f: { uuids?: readonly string[]; group?: string; sinceCreatedAt?: string }, sort: Sort, paging: Paging) {
+  async listProjects(
+    f: { uuids?: readonly string[]; group?: string; sinceCreatedAt?: string },
+    sort: Sort,
+    paging: Paging,
+  ) {
     const { rows, total } = await this.projects.list(f, sort, paging);
     return { items: rows.map(projectView), page: pageInfo(total, paging.page, paging.perPage) };
   }
@@ -90,7 +95,10 @@ export class TreeService {
   async createProject(group: string, name: string, creator: Principal | undefined) {
     const g = await this.groupRow(group);
     if ((await this.projects.countIn(g.uuid)) >= MAX_PROJECTS_PER_GROUP)
-      throw new Forbidden(`a group may hold at most ${MAX_PROJECTS_PER_GROUP} projects`, "exceeded_max_projects_count_per_group");
+      throw new Forbidden(
+        `a group may hold at most ${MAX_PROJECTS_PER_GROUP} projects`,
+        "exceeded_max_projects_count_per_group",
+      );
     const at = now();
     const row: ProjectRow = { uuid: crypto.randomUUID(), group_uuid: g.uuid, name, created_at: at, updated_at: at };
     const owner = creator?.kind === "user" ? creator.uuid : undefined;

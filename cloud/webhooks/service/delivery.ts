@@ -9,7 +9,8 @@ export const SIGNATURE_HEADER = "X-Intdash-Signature-256";
 const BODY_KEPT = 4096;
 const TIMEOUT_MS = 10_000;
 
-export const signature = (secret: string, body: string) => crypto.createHmac("sha256", secret).update(body).digest("base64");
+export const signature = (secret: string, body: string) =>
+  crypto.createHmac("sha256", secret).update(body).digest("base64");
 
 export interface DeliveryPlan {
   uuid: string;
@@ -31,12 +32,24 @@ interface Outcome {
 
 async function attempt(p: DeliveryPlan, headers: Record<string, string>): Promise<Outcome> {
   try {
-    const res = await fetch(p.url, { method: "POST", headers, body: p.body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(p.url, {
+      method: "POST",
+      headers,
+      body: p.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     const text = (await res.text()).slice(0, BODY_KEPT);
     const ok = res.status >= 200 && res.status < 300;
     const got: Record<string, string> = {};
     res.headers.forEach((v, k) => (got[k] = v));
-    return { ok, reason: ok ? "" : `the receiver answered ${res.status}`, status: res.status, headers: JSON.stringify(got), body: text };
+    return {
+      ok,
+      reason: ok ? "" : `the receiver answered ${res.status}`,
+      status: res.status,
+      headers: JSON.stringify(got),
+      body: text,
+    };
   } catch (err) {
     return { ok: false, reason: `no answer: ${(err as Error).message}`, status: null, headers: null, body: null };
   }
@@ -53,8 +66,16 @@ function pause(ms: number, stop: AbortSignal): Promise<boolean> {
 
 /** Runs the tries, recording each; resolves once the delivery succeeded or gave up (or the service stopped). */
 export async function deliver(db: Queryable, p: DeliveryPlan, stop: AbortSignal): Promise<boolean> {
-  const headers = { "Content-Type": "application/json", "User-Agent": "cloud-peer-webhook", [SIGNATURE_HEADER]: signature(p.secret, p.body) };
-  const shown = JSON.stringify({ "Content-Type": headers["Content-Type"], "User-Agent": headers["User-Agent"], [SIGNATURE_HEADER]: headers[SIGNATURE_HEADER] });
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": "cloud-peer-webhook",
+    [SIGNATURE_HEADER]: signature(p.secret, p.body),
+  };
+  const shown = JSON.stringify({
+    "Content-Type": headers["Content-Type"],
+    "User-Agent": headers["User-Agent"],
+    [SIGNATURE_HEADER]: headers[SIGNATURE_HEADER],
+  });
   for (let n = 1; ; n++) {
     const o = await attempt(p, headers);
     const last = o.ok || n >= p.attempts;

@@ -37,10 +37,19 @@ export function watchMeasurements(svc: Pick<Services, "log" | "measurements" | "
       if (gone.has(meas)) return;
       if (gone.size >= MAX_SEEN) gone.clear();
       gone.add(meas);
-      svc.webhooks.dispatch(project, { resource_type: "measurement", action: "deleted", fields, kind: "measurements_event" });
+      svc.webhooks.dispatch(project, {
+        resource_type: "measurement",
+        action: "deleted",
+        fields,
+        kind: "measurements_event",
+      });
       return;
     }
-    const now: Seen = { ended: m.ended, completed: m.completed, fingerprint: JSON.stringify([m.name, m.description, m.basetime, m.basetime_type]) };
+    const now: Seen = {
+      ended: m.ended,
+      completed: m.completed,
+      fingerprint: JSON.stringify([m.name, m.description, m.basetime, m.basetime_type]),
+    };
     if (seen.size >= MAX_SEEN) seen.clear();
     seen.set(meas, now);
     const actions: string[] = [];
@@ -49,7 +58,8 @@ export function watchMeasurements(svc: Pick<Services, "log" | "measurements" | "
     } else if (now.fingerprint !== before.fingerprint) actions.push("updated");
     if (now.ended && !before?.ended) actions.push("ended");
     if (now.completed && !before?.completed) actions.push("completed");
-    for (const action of actions) svc.webhooks.dispatch(project, { resource_type: "measurement", action, fields, kind: "measurements_event" });
+    for (const action of actions)
+      svc.webhooks.dispatch(project, { resource_type: "measurement", action, fields, kind: "measurements_event" });
   }
 
   let unsubscribe: (() => void) | undefined;
@@ -58,12 +68,14 @@ export function watchMeasurements(svc: Pick<Services, "log" | "measurements" | "
     // One examination at a time per measurement, in event order.
     const next = (queues.get(e.measUuid) ?? Promise.resolve())
       .then(() => examine(e.measUuid, e.projectUuid))
-      .catch((err) => svc.log.warn({ err: String(err), measurement: e.measUuid }, "webhook: measurement event not examined"));
+      .catch((err) =>
+        svc.log.warn({ err: String(err), measurement: e.measUuid }, "webhook: measurement event not examined"),
+      );
     queues.set(e.measUuid, next);
     void next.then(() => queues.get(e.measUuid) === next && queues.delete(e.measUuid));
   };
   return (active) => {
     if (active && !unsubscribe) unsubscribe = svc.measurements.events.subscribe(listener);
-    if (!active && unsubscribe) (unsubscribe(), (unsubscribe = undefined));
+    if (!active && unsubscribe) unsubscribe(), (unsubscribe = undefined);
   };
 }

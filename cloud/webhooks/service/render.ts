@@ -2,7 +2,15 @@
 import type { DeliveryRow } from "../repo/deliveries.js";
 import type { HookRow } from "../repo/hooks.js";
 
-export const EVENT_KINDS = ["edges_event", "measurements_event", "users_event", "edge_connections_event", "project_edges_event", "project_members_event", "tenants_event"] as const;
+export const EVENT_KINDS = [
+  "edges_event",
+  "measurements_event",
+  "users_event",
+  "edge_connections_event",
+  "project_edges_event",
+  "project_members_event",
+  "tenants_event",
+] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export const eventsOf = (r: HookRow): Record<EventKind, boolean> => {
@@ -11,7 +19,15 @@ export const eventsOf = (r: HookRow): Record<EventKind, boolean> => {
 };
 
 export function renderHook(r: HookRow) {
-  return { uuid: r.uuid, url: r.url, ...eventsOf(r), is_shared_global: false, enabled: r.enabled === 1, created_at: r.created_at, updated_at: r.updated_at };
+  return {
+    uuid: r.uuid,
+    url: r.url,
+    ...eventsOf(r),
+    is_shared_global: false,
+    enabled: r.enabled === 1,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
 }
 
 export function renderDelivery(r: DeliveryRow) {
@@ -24,7 +40,9 @@ export function renderDelivery(r: DeliveryRow) {
     is_test: r.is_test === 1,
     attempts: r.attempts,
     request: { ...(r.request_headers !== null ? { headers: r.request_headers } : {}), body: r.request_body },
-    ...(r.response_status !== null ? { response: { status: r.response_status, headers: r.response_headers ?? "", body: r.response_body ?? "" } } : {}),
+    ...(r.response_status !== null
+      ? { response: { status: r.response_status, headers: r.response_headers ?? "", body: r.response_body ?? "" } }
+      : {}),
     ...(r.finished_at ? { finished_at: r.finished_at } : {}),
     created_at: r.created_at,
   };

@@ -34,7 +34,8 @@ function checkUrl(url: string): void {
   } catch {
     throw new Invalid("invalid body: url: must be an absolute http or https URL", { url: "invalid" });
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Invalid("invalid body: url: must be an absolute http or https URL", { url: "invalid" });
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new Invalid("invalid body: url: must be an absolute http or https URL", { url: "invalid" });
 }
 
 export class WebhookService {
@@ -81,7 +82,16 @@ export class WebhookService {
     checkUrl(input.url);
     const now = new Date().toISOString();
     const generated = input.secret ? undefined : crypto.randomBytes(32).toString("base64url");
-    const row: HookRow = { uuid: crypto.randomUUID(), project_uuid: project, url: input.url, secret: input.secret || generated!, events: JSON.stringify(input.events), enabled: 1, created_at: now, updated_at: now };
+    const row: HookRow = {
+      uuid: crypto.randomUUID(),
+      project_uuid: project,
+      url: input.url,
+      secret: input.secret || generated!,
+      events: JSON.stringify(input.events),
+      enabled: 1,
+      created_at: now,
+      updated_at: now,
+    };
     await hooks.insertHook(this.db, row);
     await this.reload();
     return { ...renderHook(row), ...(generated ? { secret: generated } : {}) };
@@ -100,8 +110,18 @@ export class WebhookService {
   async update(project: string, uuid: string, input: HookInput & { enabled?: boolean }) {
     const h = await this.require(project, uuid);
     if (input.url !== undefined) checkUrl(input.url);
-    const events = { ...eventsOf(h), ...Object.fromEntries(EVENT_KINDS.filter((k) => input.events[k] !== undefined).map((k) => [k, input.events[k]])) };
-    const next = { uuid: h.uuid, url: input.url ?? h.url, secret: input.secret || h.secret, events: JSON.stringify(events), enabled: input.enabled === undefined ? h.enabled : input.enabled ? 1 : 0, updated_at: new Date().toISOString() };
+    const events = {
+      ...eventsOf(h),
+      ...Object.fromEntries(EVENT_KINDS.filter((k) => input.events[k] !== undefined).map((k) => [k, input.events[k]])),
+    };
+    const next = {
+      uuid: h.uuid,
+      url: input.url ?? h.url,
+      secret: input.secret || h.secret,
+      events: JSON.stringify(events),
+      enabled: input.enabled === undefined ? h.enabled : input.enabled ? 1 : 0,
+      updated_at: new Date().toISOString(),
+    };
     await hooks.updateHook(this.db, next);
     await this.reload();
     return renderHook({ ...h, ...next });
@@ -116,27 +136,68 @@ export class WebhookService {
   /** The test call: one try, answered with its outcome. */
   async test(project: string, uuid: string, resourceType: string, action: string) {
     const h = await this.require(project, uuid);
-    const fields: Record<string, string> = { [`${resourceType === "project_member" ? "member" : resourceType}_uuid`]: crypto.randomUUID() };
-    const d = await this.send(h, { resource_type: resourceType, action, fields, kind: "measurements_event" }, { test: true, attempts: 1 });
+    const fields: Record<string, string> = {
+      [`${resourceType === "project_member" ? "member" : resourceType}_uuid`]: crypto.randomUUID(),
+    };
+    const d = await this.send(
+      h,
+      { resource_type: resourceType, action, fields, kind: "measurements_event" },
+      { test: true, attempts: 1 },
+    );
     await d.done;
     return renderDelivery((await deliveries.findDelivery(this.db, project, d.uuid))!);
   }
 
   /** Delivers an event to every enabled hook of the project that wants its kind. */
   dispatch(project: string, e: HookEvent): void {
-    for (const h of this.byProject.get(project) ?? []) if (eventsOf(h)[e.kind]) void this.send(h, e, { test: false, attempts: this.retry.attempts }).catch((err) => this.log.warn({ err: String(err), hook: h.uuid }, "webhook delivery could not be recorded"));
+    for (const h of this.byProject.get(project) ?? [])
+      if (eventsOf(h)[e.kind])
+        void this.send(h, e, { test: false, attempts: this.retry.attempts }).catch((err) =>
+          this.log.warn({ err: String(err), hook: h.uuid }, "webhook delivery could not be recorded"),
+        );
   }
 
-  private async send(h: HookRow, e: HookEvent, o: { test: boolean; attempts: number; redeliveredBy?: string; body?: string }) {
+  private async send(
+    h: HookRow,
+    e: HookEvent,
+    o: { test: boolean; attempts: number; redeliveredBy?: string; body?: string },
+  ) {
     const uuid = crypto.randomUUID();
     const now = new Date().toISOString();
     const body =
-      o.body ?? JSON.stringify({ delivery_uuid: uuid, hook_uuid: h.uuid, resource_type: e.resource_type, action: e.action, project_uuid: h.project_uuid, ...e.fields, is_test: o.test, occurred_at: now });
+      o.body ??
+      JSON.stringify({
+        delivery_uuid: uuid,
+        hook_uuid: h.uuid,
+        resource_type: e.resource_type,
+        action: e.action,
+        project_uuid: h.project_uuid,
+        ...e.fields,
+        is_test: o.test,
+        occurred_at: now,
+      });
     await deliveries.insertDelivery(this.db, {
-      uuid, hook_uuid: h.uuid, project_uuid: h.project_uuid, redelivered_by: o.redeliveredBy ?? null, status: "processing", reason: "", is_test: o.test ? 1 : 0, attempts: 0,
-      request_headers: null, request_body: body, response_status: null, response_headers: null, response_body: null, finished_at: null, created_at: now,
+      uuid,
+      hook_uuid: h.uuid,
+      project_uuid: h.project_uuid,
+      redelivered_by: o.redeliveredBy ?? null,
+      status: "processing",
+      reason: "",
+      is_test: o.test ? 1 : 0,
+      attempts: 0,
+      request_headers: null,
+      request_body: body,
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+      finished_at: null,
+      created_at: now,
     });
-    const done = deliver(this.db, { uuid, url: h.url, secret: h.secret, body, attempts: o.attempts, backoffMs: this.retry.backoffMs }, this.stop.signal).catch((err) => {
+    const done = deliver(
+      this.db,
+      { uuid, url: h.url, secret: h.secret, body, attempts: o.attempts, backoffMs: this.retry.backoffMs },
+      this.stop.signal,
+    ).catch((err) => {
       this.log.warn({ err: String(err), hook: h.uuid }, "webhook delivery could not be recorded");
       return false;
     });
@@ -147,7 +208,13 @@ export class WebhookService {
 
   async deliveries(project: string, hook: string | undefined, page: number, perPage: number) {
     if (hook !== undefined) await this.require(project, hook);
-    const { rows, total } = await deliveries.pageOfDeliveries(this.db, project, hook?.toLowerCase(), perPage, (page - 1) * perPage);
+    const { rows, total } = await deliveries.pageOfDeliveries(
+      this.db,
+      project,
+      hook?.toLowerCase(),
+      perPage,
+      (page - 1) * perPage,
+    );
     return { items: rows.map(renderDelivery), page: pageInfo(total, page, perPage) };
   }
 
@@ -162,7 +229,11 @@ export class WebhookService {
     const d = await deliveries.findDelivery(this.db, project, uuid.toLowerCase());
     if (!d) throw new NotFound("webhook delivery not found");
     const h = await this.require(project, d.hook_uuid);
-    const again = await this.send(h, { resource_type: "", action: "", fields: {}, kind: "measurements_event" }, { test: d.is_test === 1, attempts: this.retry.attempts, redeliveredBy: d.uuid, body: d.request_body });
+    const again = await this.send(
+      h,
+      { resource_type: "", action: "", fields: {}, kind: "measurements_event" },
+      { test: d.is_test === 1, attempts: this.retry.attempts, redeliveredBy: d.uuid, body: d.request_body },
+    );
     return renderDelivery((await deliveries.findDelivery(this.db, project, again.uuid))!);
   }
 

@@ -6,7 +6,11 @@ import type { MessageTransport } from "../message-transport.js";
 import { MessageDeflater, MessageInflater } from "./message-deflate.js";
 import type { CompressionParams } from "./negotiation.js";
 
-export function compressedTransport(inner: MessageTransport, params: CompressionParams, maxMessageBytes: number): MessageTransport {
+export function compressedTransport(
+  inner: MessageTransport,
+  params: CompressionParams,
+  maxMessageBytes: number,
+): MessageTransport {
   const deflater = new MessageDeflater(params);
   const inflater = new MessageInflater(params, maxMessageBytes);
   let closed = false;

@@ -59,7 +59,10 @@ export class MessageDeflater {
 export class MessageInflater {
   private readonly history: History | undefined;
 
-  constructor(params: CompressionParams, private readonly maxMessageBytes: number) {
+  constructor(
+    params: CompressionParams,
+    private readonly maxMessageBytes: number,
+  ) {
     this.history = historyFor(params, MAX_DISTANCE);
   }
 

@@ -27,10 +27,14 @@ const intIn = (s: string, lo: number, hi: number): number | undefined => {
  * Level 0 or no level is off whatever `comp` says. `contextTakeover` applies only where `allowContextTakeover`
  * (WebSocket): on QUIC both clients compress every message alone.
  */
-export function readCompression(get: (key: string) => string | undefined, allowContextTakeover: boolean): { params?: CompressionParams; error?: string } {
+export function readCompression(
+  get: (key: string) => string | undefined,
+  allowContextTakeover: boolean,
+): { params?: CompressionParams; error?: string } {
   const comp = get("comp");
   if (comp === undefined || comp === "") return {};
-  if (comp !== "per-message" && comp !== "context-takeover") return { error: "comp must be per-message or context-takeover" };
+  if (comp !== "per-message" && comp !== "context-takeover")
+    return { error: "comp must be per-message or context-takeover" };
   const levelText = get("clevel");
   const level = levelText === undefined || levelText === "" ? 0 : intIn(levelText, 0, 9);
   if (level === undefined) return { error: "clevel must be an integer from 0 to 9" };

@@ -31,7 +31,12 @@ export interface QuicConnectOptions {
 const LOW_WATER = 256 * 1024;
 
 class QuicClientTransport extends QuicConnectionTransport {
-  constructor(private readonly client: QUICClient, writer: WritableStreamDefaultWriter<Uint8Array>, encoding: Encoding, maxIn: number) {
+  constructor(
+    private readonly client: QUICClient,
+    writer: WritableStreamDefaultWriter<Uint8Array>,
+    encoding: Encoding,
+    maxIn: number,
+  ) {
     super(client.connection, writer, encoding, LOW_WATER, maxIn);
     let serverStreams = 0;
     this.conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
@@ -60,17 +65,28 @@ export async function connectQuic(opts: QuicConnectOptions): Promise<MessageTran
     host: opts.host,
     port: opts.port,
     serverName: opts.serverName,
-    crypto: { ops: { async randomBytes(data: ArrayBuffer) { randomFillSync(new Uint8Array(data)); } } },
+    crypto: {
+      ops: {
+        async randomBytes(data: ArrayBuffer) {
+          randomFillSync(new Uint8Array(data));
+        },
+      },
+    },
     config: {
-      verifyPeer: opts.ca !== undefined, ca: opts.ca, applicationProtos: ["iscp"],
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, keepAliveIntervalTime: 5_000, ...QUIC_SHARED_CONFIG,
+      verifyPeer: opts.ca !== undefined,
+      ca: opts.ca,
+      applicationProtos: ["iscp"],
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000,
+      keepAliveIntervalTime: 5_000,
+      ...QUIC_SHARED_CONFIG,
       ...(await udpPayloadConfig(opts.host)),
     },
   });
   const conn = client.connection;
   installQuicPatches(client, conn);
   const neg = conn.newStream("uni").writable.getWriter();
-  const compression = opts.compression && opts.compression.level > 0 ? { ...opts.compression, contextTakeover: false } : undefined;
+  const compression =
+    opts.compression && opts.compression.level > 0 ? { ...opts.compression, contextTakeover: false } : undefined;
   await neg.write(encodeNegotiation({ enc: encoding, ...compressionQuery(compression), ...opts.extraNegotiation }));
   await neg.close();
   const writer = conn.newStream("uni").writable.getWriter();

@@ -31,7 +31,9 @@ export abstract class QuicConnectionTransport implements MessageTransport {
     this.dgram.onDrain(() => {
       if (this.bufferedBytes() <= this.lowWaterBytes) this.drainCb?.();
     });
-    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), { once: true });
+    conn.addEventListener(events.EventQUICConnectionStopped.name, () => this.fireClose("quic connection stopped"), {
+      once: true,
+    });
   }
 
   /** Feeds the peer's message stream to onMessage until it ends; framing errors close the transport. */
@@ -111,7 +113,12 @@ export abstract class QuicConnectionTransport implements MessageTransport {
 
   /** Ends this end's stream and sends what the connection still holds, then runs `stop`. */
   protected closeAfterFlush(stop: () => Promise<unknown>): void {
-    void this.writer.close().catch(() => {}).then(() => flushSends(this.conn)).catch(() => {}).finally(() => stop().catch(() => {}));
+    void this.writer
+      .close()
+      .catch(() => {})
+      .then(() => flushSends(this.conn))
+      .catch(() => {})
+      .finally(() => stop().catch(() => {}));
   }
 
   protected fireClose(reason: string): void {

@@ -6,7 +6,14 @@
 // Messages are segmented with the iSCP 8-byte header (proto/wire/datagram.ts). Sending never blocks: what does
 // not fit quiche's send queue waits in a bounded backlog (oldest messages dropped beyond it).
 import type { QUICConnection } from "@matrixai/quic";
-import { ISCP_GO_MAX_DATAGRAM_BYTES, SEGMENT_HEADER_BYTES, segmentMessage, SegmentReassembler, SegmentSequence, type DatagramStats } from "../../wire/datagram.js";
+import {
+  ISCP_GO_MAX_DATAGRAM_BYTES,
+  SEGMENT_HEADER_BYTES,
+  segmentMessage,
+  SegmentReassembler,
+  SegmentSequence,
+  type DatagramStats,
+} from "../../wire/datagram.js";
 
 const RECV_QUEUE = 1024;
 const SEND_QUEUE = 2048;
@@ -50,7 +57,13 @@ export class QuicDatagramChannel {
     this.maxBacklogBytes = opts.maxBacklogBytes ?? 1024 * 1024;
     const c = connection as unknown as Partial<ConnInternals>;
     // Without the internals this library version was written against, datagrams are simply unavailable.
-    if (!c.conn || typeof c.conn.dgramSend !== "function" || typeof c.recv !== "function" || typeof c.send !== "function") return;
+    if (
+      !c.conn ||
+      typeof c.conn.dgramSend !== "function" ||
+      typeof c.recv !== "function" ||
+      typeof c.send !== "function"
+    )
+      return;
     this.internals = c as ConnInternals;
     const recv = c.recv;
     const self = this;
@@ -153,10 +166,11 @@ export class QuicDatagramChannel {
     if (moved) void t.send().catch(() => {});
     if (this.backlog.length > 0) {
       // Room comes back as packets leave (after ACKs, i.e. after a recv); retry soon in case none comes.
-      if (!this.retryTimer) this.retryTimer = setTimeout(() => {
-        this.retryTimer = undefined;
-        this.pump();
-      }, 5);
+      if (!this.retryTimer)
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.pump();
+        }, 5);
     } else if (moved) {
       this.drainCb?.();
     }

@@ -16,7 +16,10 @@ async function load<T>(importer: () => Promise<T>): Promise<T> {
     return await importer();
   } catch (e) {
     // Only a library that does not load is "unavailable"; a fault in our own module stays what it is.
-    const libraryLoads = await Promise.all([import("@matrixai/quic"), import("@matrixai/logger")]).then(() => true, () => false);
+    const libraryLoads = await Promise.all([import("@matrixai/quic"), import("@matrixai/logger")]).then(
+      () => true,
+      () => false,
+    );
     throw libraryLoads ? e : new QuicUnavailableError(e);
   }
 }

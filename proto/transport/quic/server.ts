@@ -80,16 +80,19 @@ function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: 
   const begin = () => {
     if (!negotiated || !messages) return;
     const stream = messages;
-    void negotiated.then((params) => {
-      const enc = params.enc ?? "proto";
-      if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
-      // Both published clients compress every QUIC message alone, whatever `comp` says.
-      const { params: compression, error } = readCompression((k) => params[k], false);
-      if (error) return fail(error);
-      const t = new QuicServerTransport(conn, enc, opts.lowWaterBytes, opts.maxIncomingMessageBytes);
-      opts.onTransport(compression ? compressedTransport(t, compression, opts.maxStreamMessageBytes) : t, remote);
-      void t.readFrom(stream, opts.maxStreamMessageBytes);
-    }, () => {});
+    void negotiated.then(
+      (params) => {
+        const enc = params.enc ?? "proto";
+        if (enc !== "proto" && enc !== "json") return fail(`unknown enc ${enc}`);
+        // Both published clients compress every QUIC message alone, whatever `comp` says.
+        const { params: compression, error } = readCompression((k) => params[k], false);
+        if (error) return fail(error);
+        const t = new QuicServerTransport(conn, enc, opts.lowWaterBytes, opts.maxIncomingMessageBytes);
+        opts.onTransport(compression ? compressedTransport(t, compression, opts.maxStreamMessageBytes) : t, remote);
+        void t.readFrom(stream, opts.maxStreamMessageBytes);
+      },
+      () => {},
+    );
   };
   conn.addEventListener(events.EventQUICConnectionStream.name, (evt: Event) => {
     const stream = (evt as unknown as events.EventQUICConnectionStream).detail;
@@ -110,7 +113,9 @@ function serveConnection(opts: QuicListenOptions, conn: QUICConnection, server: 
 }
 
 /** Listens for iSCP QUIC connections; each negotiated one goes to `opts.onTransport`. */
-export async function listenQuic(opts: QuicListenOptions): Promise<{ port: number; setCertificate(pem: { key: string; cert: string }): void; close(): Promise<void> }> {
+export async function listenQuic(
+  opts: QuicListenOptions,
+): Promise<{ port: number; setCertificate(pem: { key: string; cert: string }): void; close(): Promise<void> }> {
   const hmacKey = randomBytes(32);
   const server = new QUICServer({
     logger: quietLogger(),
@@ -129,9 +134,13 @@ export async function listenQuic(opts: QuicListenOptions): Promise<{ port: numbe
       },
     },
     config: {
-      key: opts.key, cert: opts.cert, verifyPeer: false, applicationProtos: ["iscp"],
+      key: opts.key,
+      cert: opts.cert,
+      verifyPeer: false,
+      applicationProtos: ["iscp"],
       // Accepting large packets is always safe; the server sends at most the default (one config for all peers).
-      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000, ...QUIC_SHARED_CONFIG,
+      maxIdleTimeout: opts.maxIdleTimeoutMs ?? 60_000,
+      ...QUIC_SHARED_CONFIG,
     },
   });
   server.addEventListener(events.EventQUICServerConnection.name, (evt: Event) => {

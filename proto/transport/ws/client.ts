@@ -32,7 +32,13 @@ export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTranspo
     // A zero masking key (RFC 6455 5.3 still holds: the MASK bit is set, the key is sent): masking guards
     // intermediaries against scripts in browsers, not an agent's own connection, and ws then sends the
     // frame as it is instead of copying every payload to mask it.
-    const ws = new WebSocket(url, { headers: opts.headers, ca: opts.ca, perMessageDeflate: false, handshakeTimeout: opts.timeoutMs ?? 10_000, generateMask: zeroMask });
+    const ws = new WebSocket(url, {
+      headers: opts.headers,
+      ca: opts.ca,
+      perMessageDeflate: false,
+      handshakeTimeout: opts.timeoutMs ?? 10_000,
+      generateMask: zeroMask,
+    });
     const fail = (e: Error) => reject(e);
     ws.once("error", fail);
     ws.once("unexpected-response", (_req, res) => {
@@ -44,7 +50,11 @@ export function connectWebSocket(opts: WsConnectOptions): Promise<MessageTranspo
     ws.once("open", () => {
       ws.removeListener("error", fail);
       const t = new WsSocketTransport(ws, encoding, opts.lowWaterBytes ?? 512 * 1024);
-      resolve(opts.compression && opts.compression.level > 0 ? compressedTransport(t, opts.compression, opts.maxIncomingMessageBytes ?? 64 * 1024 * 1024) : t);
+      resolve(
+        opts.compression && opts.compression.level > 0
+          ? compressedTransport(t, opts.compression, opts.maxIncomingMessageBytes ?? 64 * 1024 * 1024)
+          : t,
+      );
     });
   });
 }

@@ -14,7 +14,10 @@ interface ReceiverInternals {
 }
 
 const hasInternals = (r: Partial<ReceiverInternals> | undefined): r is ReceiverInternals =>
-  r !== undefined && typeof r.consume === "function" && Array.isArray(r._buffers) && typeof r._bufferedBytes === "number";
+  r !== undefined &&
+  typeof r.consume === "function" &&
+  Array.isArray(r._buffers) &&
+  typeof r._bufferedBytes === "number";
 
 /** Makes `ws` assemble large messages in pooled frames; false when its Receiver's internals moved. */
 export function poolReceivedMessages(ws: WebSocket): boolean {

@@ -12,7 +12,11 @@ export class WsSocketTransport implements MessageTransport {
   private readonly closeCbs: ((reason: string) => void)[] = [];
   private drainCb: (() => void) | undefined;
 
-  constructor(private readonly ws: WebSocket, readonly encoding: Encoding, private readonly lowWaterBytes: number) {
+  constructor(
+    private readonly ws: WebSocket,
+    readonly encoding: Encoding,
+    private readonly lowWaterBytes: number,
+  ) {
     ws.on("close", (code, reason) => this.fireClose(`websocket closed ${code} ${reason.toString()}`.trimEnd()));
     ws.on("error", (err) => this.fireClose(`websocket error ${err.message}`));
   }
@@ -63,7 +67,8 @@ export class WsSocketTransport implements MessageTransport {
   onMessage(cb: (frame: Uint8Array) => void): void {
     this.ws.on("message", (data, isBinary) => {
       if (!isBinary) return; // iSCP frames are binary; a text frame is ignored
-      const frame = data instanceof Buffer ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      const frame =
+        data instanceof Buffer ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
       try {
         cb(frame);
       } finally {

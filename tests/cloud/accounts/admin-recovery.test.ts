@@ -81,7 +81,10 @@ describe("cloud-peer admin reset-password", () => {
 
 /** Starts bin/cloud-peer.mjs; resolves with its output once it listens or exits. */
 function startPeerProcess(dataDir: string, listen: string) {
-  const child = spawn(process.execPath, [BIN, "--listen", listen, "--data", dataDir], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "--listen", listen, "--data", dataDir], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c) => (stdout += String(c)));

@@ -16,7 +16,11 @@ describe("cloud-peer token create", () => {
     const peer = await startTestPeer({ dataDir });
     try {
       const env = { ...process.env, CLOUD_LOG_LEVEL: "silent" };
-      const { stdout } = await run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], { env, timeout: 30_000 });
+      const { stdout } = await run(
+        process.execPath,
+        [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir],
+        { env, timeout: 30_000 },
+      );
       const token = stdout.trim();
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const me = await caller(peer, token)("/auth/users/me");
@@ -27,10 +31,16 @@ describe("cloud-peer token create", () => {
       // The failure cases and the help run side by side: each child needs a few seconds to start tsx.
       const wrongDir = path.join(dataDir, "not-a-peer");
       const [dup, none, help, wrong] = await Promise.all([
-        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], { env }).catch((e) => e),
-        run(process.execPath, [BIN, "token", "create", "--user", "ghost", "--name", "x", "--data", dataDir], { env }).catch((e) => e),
+        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "script", "--data", dataDir], {
+          env,
+        }).catch((e) => e),
+        run(process.execPath, [BIN, "token", "create", "--user", "ghost", "--name", "x", "--data", dataDir], {
+          env,
+        }).catch((e) => e),
         run(process.execPath, [BIN, "token", "create", "--help"], { env }),
-        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "x", "--data", wrongDir], { env }).catch((e) => e),
+        run(process.execPath, [BIN, "token", "create", "--user", "admin", "--name", "x", "--data", wrongDir], {
+          env,
+        }).catch((e) => e),
       ]);
       // A wrong --data creates no new database (and no new admin whose password would be printed).
       expect(wrong.code).toBe(1);

@@ -22,7 +22,11 @@ describe("accounts core (service, catalogue, matcher)", () => {
     expect(await peer.svc.accounts.isSuper(admin!.uuid)).toBe(true);
     expect(await peer.svc.accounts.verifyPassword(admin!.uuid, "Admin-password-1")).toBe(true);
     expect(await peer.svc.accounts.verifyPassword(admin!.uuid, "Admin-password-2")).toBe(false);
-    expect(await peer.svc.accounts.passwordState(admin!.uuid)).toMatchObject({ isTemporary: false, expired: false, attemptCount: 0 });
+    expect(await peer.svc.accounts.passwordState(admin!.uuid)).toMatchObject({
+      isTemporary: false,
+      expired: false,
+      attemptCount: 0,
+    });
   });
 
   it("makes a user name wait after lockoutThreshold failed sign-ins, the right password too, until cleared", async () => {
@@ -30,7 +34,11 @@ describe("accounts core (service, catalogue, matcher)", () => {
     expect(await a.signIn("admin", "wrong-1")).toEqual({ ok: false, reason: "invalid" });
     expect(await a.signIn("admin", "wrong-2")).toEqual({ ok: false, reason: "invalid" });
     expect(await a.signIn("admin", "wrong-3")).toEqual({ ok: false, reason: "invalid" });
-    expect(await a.signIn("admin", "Admin-password-1")).toEqual({ ok: false, reason: "throttled", retryAfterMs: expect.any(Number) });
+    expect(await a.signIn("admin", "Admin-password-1")).toEqual({
+      ok: false,
+      reason: "throttled",
+      retryAfterMs: expect.any(Number),
+    });
     const admin = (await a.findUserByName("admin"))!;
     a.signInBackOff.succeeded("admin");
     const ok = await a.signIn("ADMIN", "Admin-password-1");
@@ -62,7 +70,12 @@ describe("accounts core (service, catalogue, matcher)", () => {
 
   it("generates passwords that satisfy the policy", () => {
     for (let i = 0; i < 50; i++) expect(checkPolicy(generatePassword())).toEqual([]);
-    expect(checkPolicy("short").map((e) => e.type)).toEqual(["min_length", "min_uppercase_alphabet_num", "min_number_num", "min_symbol_num"]);
+    expect(checkPolicy("short").map((e) => e.type)).toEqual([
+      "min_length",
+      "min_uppercase_alphabet_num",
+      "min_number_num",
+      "min_symbol_num",
+    ]);
   });
 });
 

@@ -3,7 +3,10 @@ import { expect } from "vitest";
 import { createToken } from "../../../cloud/accounts/service/tokens.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 
-export type Call = (path: string, init?: RequestInit & { json?: unknown }) => Promise<{ status: number; body: any; headers: Headers }>;
+export type Call = (
+  path: string,
+  init?: RequestInit & { json?: unknown },
+) => Promise<{ status: number; body: any; headers: Headers }>;
 
 export async function adminToken(peer: TestPeer, name = "tests"): Promise<string> {
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
@@ -59,11 +62,22 @@ export async function createUser(call: Call, name: string, extra: Record<string,
 }
 
 /** Makes a user's password permanent and returns an API token of that user. */
-export async function tokenOf(peer: TestPeer, call: Call, user: { uuid: string; password: { temporary_password: string } }, password = "Good-pass-123") {
-  const tok = await call(`/auth/users/${user.uuid}/tokens`, { method: "POST", json: { name: "t" + Date.now() + Math.random() } });
+export async function tokenOf(
+  peer: TestPeer,
+  call: Call,
+  user: { uuid: string; password: { temporary_password: string } },
+  password = "Good-pass-123",
+) {
+  const tok = await call(`/auth/users/${user.uuid}/tokens`, {
+    method: "POST",
+    json: { name: "t" + Date.now() + Math.random() },
+  });
   expect(tok.status).toBe(201);
   const own = caller(peer, tok.body.token);
-  const ch = await own("/auth/users/me/password", { method: "PUT", json: { password, old_password: user.password.temporary_password } });
+  const ch = await own("/auth/users/me/password", {
+    method: "PUT",
+    json: { password, old_password: user.password.temporary_password },
+  });
   expect(ch.status, JSON.stringify(ch.body)).toBe(200);
   return tok.body.token as string;
 }

@@ -28,7 +28,9 @@ describe("accounts limits and malformed input", () => {
     expectError(await post({ name: "", role_uuids: [] }), 400);
     expectError(await post({ name: "has space", role_uuids: [] }), 400);
     expect((await post({ name: "Ok-_9", role_uuids: [] })).status).toBe(201);
-    expect((await admin(`/auth/users/${u.uuid}`, { method: "PATCH", json: { name: "d".repeat(256) } })).status).toBe(200);
+    expect((await admin(`/auth/users/${u.uuid}`, { method: "PATCH", json: { name: "d".repeat(256) } })).status).toBe(
+      200,
+    );
     expectError(await admin(`/auth/users/${u.uuid}`, { method: "PATCH", json: { name: "d".repeat(257) } }), 400);
   });
 
@@ -40,13 +42,17 @@ describe("accounts limits and malformed input", () => {
     const over = await p({ description: "d".repeat(65537) });
     expectError(over, 400);
     expect(over.body.properties).toHaveProperty("description");
-    expect((await post({ name: "nick", nickname: "n".repeat(512), description: "d".repeat(65536), role_uuids: [] })).status).toBe(201);
+    expect(
+      (await post({ name: "nick", nickname: "n".repeat(512), description: "d".repeat(65536), role_uuids: [] })).status,
+    ).toBe(201);
     expectError(await post({ name: "nick2", nickname: "n".repeat(513), role_uuids: [] }), 400);
   });
 
   it("e-mail address: 1 to 256 characters", async () => {
     const at256 = "a".repeat(256 - "@example.com".length) + "@example.com";
-    expect((await admin(`/auth/users/${u.uuid}/emails`, { method: "POST", json: { address: at256 } })).status).toBe(201);
+    expect((await admin(`/auth/users/${u.uuid}/emails`, { method: "POST", json: { address: at256 } })).status).toBe(
+      201,
+    );
     expectError(await admin(`/auth/users/${u.uuid}/emails`, { method: "POST", json: { address: "a" + at256 } }), 400);
     expectError(await admin(`/auth/users/${u.uuid}/emails`, { method: "POST", json: { address: "" } }), 400);
     expectError(await post({ name: "mailer", role_uuids: [], email: "a" + at256 }), 400);
@@ -102,7 +108,9 @@ describe("accounts limits and malformed input", () => {
     expect((await admin("/auth/users?nickname[]=nick")).body.items.map((x: any) => x.uuid)).toEqual([u.uuid]);
     await admin(`/auth/users/${u.uuid}/emails`, { method: "POST", json: { address: "limits-x@example.org" } });
     expect((await admin("/auth/users?email[]=limits-x@")).body.items.map((x: any) => x.uuid)).toEqual([u.uuid]);
-    expect((await admin(`/auth/users?email[]=${encodeURIComponent('"limits-x@example.org"')}`)).body.page.total_count).toBe(1);
+    expect(
+      (await admin(`/auth/users?email[]=${encodeURIComponent('"limits-x@example.org"')}`)).body.page.total_count,
+    ).toBe(1);
     expect((await admin(`/auth/users?uuid[]=${u.uuid}`)).body.items).toHaveLength(1);
     const off = await admin(`/auth/users/${u.uuid}/disable`, { method: "PUT" });
     expect(off.status).toBe(200);
@@ -111,7 +119,8 @@ describe("accounts limits and malformed input", () => {
   });
 
   it("malformed bodies, wrong types, invalid ids and huge bodies never give a 500", async () => {
-    const raw = (body: string, type = "application/json") => admin("/auth/users", { method: "POST", body, headers: { "content-type": type } });
+    const raw = (body: string, type = "application/json") =>
+      admin("/auth/users", { method: "POST", body, headers: { "content-type": type } });
     expectError(await raw("{not json"), 400, "invalid_request");
     expectError(await raw("null"), 400);
     expectError(await raw("[]"), 400);
@@ -128,7 +137,10 @@ describe("accounts limits and malformed input", () => {
     expectError(await admin(`/auth/users/${u.uuid}/emails/0`, { method: "DELETE" }), 400);
     expectError(await admin(`/auth/users/${u.uuid}/emails/99999999999999999999999`, { method: "DELETE" }), 400);
     expectError(await admin(`/auth/users/${u.uuid}/tokens/1e3`, { method: "DELETE" }), 400);
-    const huge = await admin("/auth/users", { method: "POST", json: { name: "h", description: "x".repeat(2 * 1024 * 1024), role_uuids: [] } });
+    const huge = await admin("/auth/users", {
+      method: "POST",
+      json: { name: "h", description: "x".repeat(2 * 1024 * 1024), role_uuids: [] },
+    });
     expectError(huge, 413, "payload_too_large");
     const deep = "[".repeat(5000) + "]".repeat(5000);
     expectError(await raw(`{"name":"deep","role_uuids":${deep}}`), 400);
@@ -158,13 +170,20 @@ describe("request body cap (CLOUD_BODY_LIMIT)", () => {
         return JSON.stringify({ name: "cap", role_uuids: [], description: "d".repeat(size - base.length) });
       };
       expect(Buffer.byteLength(body(4096))).toBe(4096);
-      const over = await admin("/auth/users", { method: "POST", body: body(4097), headers: { "content-type": "application/json" } });
+      const over = await admin("/auth/users", {
+        method: "POST",
+        body: body(4097),
+        headers: { "content-type": "application/json" },
+      });
       expectError(over, 413, "payload_too_large");
-      const at = await admin("/auth/users", { method: "POST", body: body(4096), headers: { "content-type": "application/json" } });
+      const at = await admin("/auth/users", {
+        method: "POST",
+        body: body(4096),
+        headers: { "content-type": "application/json" },
+      });
       expect(at.status, JSON.stringify(at.body)).toBe(201);
     } finally {
       await peer.stop();
     }
   });
 });
-

@@ -17,7 +17,10 @@ describe("secrets stay out of logs and list responses", () => {
         cb();
       },
     });
-    const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "debug", adminPassword: "Admin-password-1" }, {});
+    const config = loadConfig(
+      { listen: "127.0.0.1:0", dataDir, logLevel: "debug", adminPassword: "Admin-password-1" },
+      {},
+    );
     const peer = await startCloudPeer(config, { logDestination: sink as any });
     try {
       const { createToken } = await import("../../../cloud/accounts/service/tokens.js");
@@ -29,7 +32,10 @@ describe("secrets stay out of logs and list responses", () => {
           headers: { "X-Intdash-Token": adminTok, "content-type": "application/json" },
           body: init.json === undefined ? undefined : JSON.stringify(init.json),
         }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => undefined)) as any }));
-      const u = await call("/auth/users", { method: "POST", json: { name: "zoe", role_uuids: [], email: "zoe@example.com" } });
+      const u = await call("/auth/users", {
+        method: "POST",
+        json: { name: "zoe", role_uuids: [], email: "zoe@example.com" },
+      });
       const temp = u.body.password.temporary_password as string;
       const t = await call(`/auth/users/${u.body.uuid}/tokens`, { method: "POST", json: { name: "z" } });
       const outbox = path.join(dataDir, "outbox");
@@ -45,7 +51,8 @@ describe("secrets stay out of logs and list responses", () => {
       await call("/auth/users/x", { method: "PATCH", json: { password: "Admin-password-1" } });
       const all = lines.join("");
       expect(all).toContain('"msg":"request"');
-      for (const secret of [adminTok, t.body.token, temp, verification, "Brand-new-pw-1", "Admin-password-1"]) expect(all).not.toContain(secret);
+      for (const secret of [adminTok, t.body.token, temp, verification, "Brand-new-pw-1", "Admin-password-1"])
+        expect(all).not.toContain(secret);
       const list = await call(`/auth/users/${u.body.uuid}/tokens`);
       expect(JSON.stringify(list.body)).not.toContain(t.body.token);
       const users = await call("/auth/users");

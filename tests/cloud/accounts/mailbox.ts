@@ -13,8 +13,11 @@ export function bodyText(raw: string): string {
   const headers = raw.slice(0, split);
   const body = raw.slice(split);
   if (/content-transfer-encoding:\s*quoted-printable/i.test(headers))
-    return body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
+    return body
+      .replace(/=\r?\n/g, "")
+      .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  if (/content-transfer-encoding:\s*base64/i.test(headers))
+    return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
   return body;
 }
 

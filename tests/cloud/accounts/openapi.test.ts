@@ -67,8 +67,15 @@ describe("OpenAPI document", () => {
       expect(op.operationId).toBe(r.operationId);
       expect(op.responses[String(r.success)]).toBeDefined();
     }
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
-    expect(documented.sort()).toEqual(peer.routes.filter((r) => !r.hidden).map((r) => `${r.method} ${r.path}`).sort());
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]: [string, any]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(documented.sort()).toEqual(
+      peer.routes
+        .filter((r) => !r.hidden)
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    );
   });
 
   it("has every accounts operation at the real intdash method, path and success status", () => {
@@ -87,9 +94,31 @@ describe("OpenAPI document", () => {
     expect(body.required).toEqual(expect.arrayContaining(["name", "role_uuids"]));
     expect(JSON.stringify(body.properties.name)).toContain("256");
     const list = doc.paths["/auth/users"].get.parameters.map((p: any) => p.name);
-    expect(list).toEqual(expect.arrayContaining(["uuid[]", "role_uuid[]", "name[]", "nickname[]", "email[]", "disabled", "is_super", "is_temporary", "min_sign_in_attempt_count", "max_sign_in_attempt_count", "sort", "page", "per_page"]));
-    expect(doc.paths["/auth/users/{user_uuid}"].get.parameters[0]).toMatchObject({ name: "user_uuid", in: "path", required: true });
-    expect(doc.paths["/auth/users"].get.security).toEqual(expect.arrayContaining([{ IntdashToken: [] }, { OAuth2TokenInHeader: [] }]));
+    expect(list).toEqual(
+      expect.arrayContaining([
+        "uuid[]",
+        "role_uuid[]",
+        "name[]",
+        "nickname[]",
+        "email[]",
+        "disabled",
+        "is_super",
+        "is_temporary",
+        "min_sign_in_attempt_count",
+        "max_sign_in_attempt_count",
+        "sort",
+        "page",
+        "per_page",
+      ]),
+    );
+    expect(doc.paths["/auth/users/{user_uuid}"].get.parameters[0]).toMatchObject({
+      name: "user_uuid",
+      in: "path",
+      required: true,
+    });
+    expect(doc.paths["/auth/users"].get.security).toEqual(
+      expect.arrayContaining([{ IntdashToken: [] }, { OAuth2TokenInHeader: [] }]),
+    );
     expect(doc.paths["/auth/users/emails/verified"].put.security).toEqual([]);
   });
 
@@ -107,7 +136,10 @@ describe("OpenAPI document", () => {
     expect(refs.size).toBeGreaterThan(0);
     for (const ref of refs) {
       expect(ref, ref).toMatch(/^#\//);
-      const target = ref.slice(2).split("/").reduce((o: any, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce((o: any, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
       expect(target, `${ref} does not resolve`).toBeDefined();
     }
   });
@@ -124,7 +156,9 @@ describe("OpenAPI document", () => {
     expect(params.min_sign_in_attempt_count).toMatchObject({ type: "integer", minimum: 0 });
     expect(params.sort.enum).toEqual(expect.arrayContaining(["name", "name+", "name-"]));
     expect(params["uuid[]"]).toMatchObject({ type: "array", items: { type: "string", format: "uuid" } });
-    const emailId = doc.paths["/auth/users/{user_uuid}/emails/{user_email_id}"].patch.parameters.find((x: any) => x.name === "user_email_id");
+    const emailId = doc.paths["/auth/users/{user_uuid}/emails/{user_email_id}"].patch.parameters.find(
+      (x: any) => x.name === "user_email_id",
+    );
     expect(emailId.schema).toMatchObject({ type: "integer", minimum: 1 });
   });
 
@@ -133,12 +167,16 @@ describe("OpenAPI document", () => {
     expect(body.additionalProperties).toBe(false);
     const form = doc.paths["/auth/oauth2/token"].post.requestBody.content["application/x-www-form-urlencoded"].schema;
     expect(form.additionalProperties).not.toBe(false);
-    expect(Object.keys(doc.paths["/auth/users/{user_uuid}/roles/{role_uuid}"].put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+    expect(Object.keys(doc.paths["/auth/users/{user_uuid}/roles/{role_uuid}"].put.responses)).toEqual(
+      expect.arrayContaining(["200", "304"]),
+    );
     for (const kind of ["groups/{group_uuid}", "projects/{project_uuid}"]) {
       const owner = doc.paths[`/auth/${kind}/members/{user_uuid}/owner`];
       expect(Object.keys(owner.put.responses)).toEqual(expect.arrayContaining(["200", "304"]));
       expect(Object.keys(owner.delete.responses)).toEqual(expect.arrayContaining(["204", "304", "403"]));
     }
-    expect(Object.keys(doc.paths["/auth/projects/{project_uuid}/edges/{edge_uuid}"].patch.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+    expect(Object.keys(doc.paths["/auth/projects/{project_uuid}/edges/{edge_uuid}"].patch.responses)).toEqual(
+      expect.arrayContaining(["200", "304"]),
+    );
   });
 });

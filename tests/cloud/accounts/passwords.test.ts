@@ -24,14 +24,26 @@ describe("passwords", () => {
     const check = await own("/auth/users/me/password/check", { method: "POST", json: { password: "short" } });
     expect(check.status).toBe(200);
     expect(check.body.valid).toBe(false);
-    const ch = await own("/auth/users/me/password", { method: "PUT", json: { password: "Fresh-pass-42", old_password: u.password.temporary_password } });
+    const ch = await own("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Fresh-pass-42", old_password: u.password.temporary_password },
+    });
     expect(ch.status).toBe(200);
-    expect(Object.keys(ch.body).sort()).toEqual(["attempt_count", "created_at", "expired_at", "is_temporary", "last_attempt_at", "updated_at"]);
+    expect(Object.keys(ch.body).sort()).toEqual([
+      "attempt_count",
+      "created_at",
+      "expired_at",
+      "is_temporary",
+      "last_attempt_at",
+      "updated_at",
+    ]);
     expect(ch.body).toMatchObject({ attempt_count: 0, is_temporary: false });
     expect(ch.body.expired_at).toMatch(TS);
     expect(Date.parse(ch.body.expired_at) - Date.now()).toBeGreaterThan(364 * 86400_000);
     // The restricted access token stays restricted (its claim says so); a new sign-in is not.
-    expect((await (await passwordGrantCaller(peer, "ivan", "Fresh-pass-42"))("/auth/users/me/tokens")).status).toBe(200);
+    expect((await (await passwordGrantCaller(peer, "ivan", "Fresh-pass-42"))("/auth/users/me/tokens")).status).toBe(
+      200,
+    );
   });
 
   it("checks the policy with the typed errors", async () => {
@@ -58,7 +70,11 @@ describe("passwords", () => {
     const max = await me("/auth/users/me/password/check", { method: "POST", json: { password: long } });
     expect(max.status).toBe(200);
     expect(max.body.valid).toBe(true);
-    expectError(await me("/auth/users/me/password/check", { method: "POST", json: { password: long + "x" } }), 400, "invalid_request");
+    expectError(
+      await me("/auth/users/me/password/check", { method: "POST", json: { password: long + "x" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("changePassword: limits, old password, policy", async () => {
@@ -93,15 +109,20 @@ describe("passwords", () => {
   it("makes the name wait after the threshold, lists by attempt counts, and unlocks", async () => {
     const u = await createUser(admin, "lena");
     await tokenOf(peer, admin, u, "Lx-secret-123");
-    for (let i = 0; i < 2; i++) expect(await peer.svc.accounts.signIn("lena", "nope")).toEqual({ ok: false, reason: "invalid" });
+    for (let i = 0; i < 2; i++)
+      expect(await peer.svc.accounts.signIn("lena", "nope")).toEqual({ ok: false, reason: "invalid" });
     const two = await admin("/auth/users?min_sign_in_attempt_count=2&max_sign_in_attempt_count=2");
     expect(two.body.items.map((x: any) => x.name)).toEqual(["lena"]);
     expect(two.body.items[0].password.attempt_count).toBe(2);
     expect(two.body.items[0].password.last_attempt_at).toMatch(TS);
     expect(await peer.svc.accounts.signIn("lena", "nope")).toEqual({ ok: false, reason: "invalid" });
     expect(await peer.svc.accounts.signIn("lena", "Lx-secret-123")).toMatchObject({ ok: false, reason: "throttled" });
-    expect((await admin("/auth/users?min_sign_in_attempt_count=3")).body.items.map((x: any) => x.name)).toEqual(["lena"]);
-    expect((await admin("/auth/users?max_sign_in_attempt_count=0")).body.items.map((x: any) => x.name)).not.toContain("lena");
+    expect((await admin("/auth/users?min_sign_in_attempt_count=3")).body.items.map((x: any) => x.name)).toEqual([
+      "lena",
+    ]);
+    expect((await admin("/auth/users?max_sign_in_attempt_count=0")).body.items.map((x: any) => x.name)).not.toContain(
+      "lena",
+    );
     const un = await admin(`/auth/users/${u.uuid}/password/unlock`, { method: "PUT" });
     expect(un.status).toBe(200);
     expect(un.body.attempt_count).toBe(0);
@@ -115,7 +136,15 @@ describe("passwords", () => {
     await tokenOf(peer, admin, u, "Mx-secret-1234");
     const r = await admin(`/auth/users/${u.uuid}/password`, { method: "PUT" });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["attempt_count", "created_at", "expired_at", "is_temporary", "last_attempt_at", "temporary_password", "updated_at"]);
+    expect(Object.keys(r.body).sort()).toEqual([
+      "attempt_count",
+      "created_at",
+      "expired_at",
+      "is_temporary",
+      "last_attempt_at",
+      "temporary_password",
+      "updated_at",
+    ]);
     expect(r.body).toMatchObject({ is_temporary: true, attempt_count: 0 });
     expect(r.body.temporary_password).toMatch(/^.{20}$/);
     expect(await peer.svc.accounts.verifyPassword(u.uuid, r.body.temporary_password)).toBe(true);
@@ -131,22 +160,53 @@ describe("passwords", () => {
     const outbox = path.join(peer.dataDir, "outbox");
     const count = () => (fs.existsSync(outbox) ? fs.readdirSync(outbox).length : 0);
     const before = count();
-    expect((await anon("/auth/users/password/recovery", { method: "POST", json: { address: "nina@example.com" } })).status).toBe(204);
-    expect((await anon("/auth/users/password/recovery", { method: "POST", json: { address: "nobody@example.com" } })).status).toBe(204);
+    expect(
+      (await anon("/auth/users/password/recovery", { method: "POST", json: { address: "nina@example.com" } })).status,
+    ).toBe(204);
+    expect(
+      (await anon("/auth/users/password/recovery", { method: "POST", json: { address: "nobody@example.com" } })).status,
+    ).toBe(204);
     expect(count()).toBe(before);
-    const verifyMail = fs.readdirSync(outbox).map((f) => bodyText(fs.readFileSync(path.join(outbox, f), "utf8"))).find((t) => t.includes("nina@example.com"))!;
+    const verifyMail = fs
+      .readdirSync(outbox)
+      .map((f) => bodyText(fs.readFileSync(path.join(outbox, f), "utf8")))
+      .find((t) => t.includes("nina@example.com"))!;
     const tok = verifyMail.match(/\(e-mail id \d+\):\r?\n(\S+)/)![1]!;
-    expect((await anon("/auth/users/emails/verified", { method: "PUT", json: { verification_token: tok } })).status).toBe(200);
-    expect((await anon("/auth/users/password/recovery", { method: "POST", json: { address: "NINA@example.com" } })).status).toBe(204);
+    expect(
+      (await anon("/auth/users/emails/verified", { method: "PUT", json: { verification_token: tok } })).status,
+    ).toBe(200);
+    expect(
+      (await anon("/auth/users/password/recovery", { method: "POST", json: { address: "NINA@example.com" } })).status,
+    ).toBe(204);
     expect(count()).toBe(before + 1);
-    const newest = fs.readdirSync(outbox).sort().map((f) => fs.readFileSync(path.join(outbox, f), "utf8")).find((raw) => raw.includes("Reset your password"))!;
+    const newest = fs
+      .readdirSync(outbox)
+      .sort()
+      .map((f) => fs.readFileSync(path.join(outbox, f), "utf8"))
+      .find((raw) => raw.includes("Reset your password"))!;
     const recovery = bodyText(newest).match(/Recovery token:\r?\n(\S+)/)![1]!;
-    const ch = await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-7", recovery_token: recovery } });
+    const ch = await anon("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Recovered-pw-7", recovery_token: recovery },
+    });
     expect(ch.status).toBe(200);
     expect(ch.body.is_temporary).toBe(false);
     expect(await peer.svc.accounts.verifyPassword(u.uuid, "Recovered-pw-7")).toBe(true);
-    expectError(await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-8", recovery_token: recovery } }), 400);
-    expectError(await anon("/auth/users/me/password", { method: "PUT", json: { password: "Recovered-pw-8", old_password: "Recovered-pw-7" } }), 401, "unauthorized");
+    expectError(
+      await anon("/auth/users/me/password", {
+        method: "PUT",
+        json: { password: "Recovered-pw-8", recovery_token: recovery },
+      }),
+      400,
+    );
+    expectError(
+      await anon("/auth/users/me/password", {
+        method: "PUT",
+        json: { password: "Recovered-pw-8", old_password: "Recovered-pw-7" },
+      }),
+      401,
+      "unauthorized",
+    );
   });
 
   it("an expired password restricts the tokens obtained with it until it is changed; an expired recovery token is refused", async () => {
@@ -158,19 +218,33 @@ describe("passwords", () => {
     const me = await passwordGrantCaller(peer, "olaf", "Ox-secret-123");
     expectError(await me("/auth/users/me/tokens"), 403, "forbidden");
     expect((await me("/auth/users/me")).status).toBe(200);
-    const ch = await me("/auth/users/me/password", { method: "PUT", json: { password: "Ox-renewed-456", old_password: "Ox-secret-123" } });
+    const ch = await me("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Ox-renewed-456", old_password: "Ox-secret-123" },
+    });
     expect(ch.status).toBe(200);
     expect(Date.parse(ch.body.expired_at)).toBeGreaterThan(Date.now());
-    expect((await (await passwordGrantCaller(peer, "olaf", "Ox-renewed-456"))("/auth/users/me/tokens")).status).toBe(200);
+    expect((await (await passwordGrantCaller(peer, "olaf", "Ox-renewed-456"))("/auth/users/me/tokens")).status).toBe(
+      200,
+    );
     // Recovery tokens live one hour.
     await peer.svc.accounts.emails.markVerified(u.emails[0].id, new Date().toISOString());
     const outbox = path.join(peer.dataDir, "outbox");
     const before = new Set(fs.readdirSync(outbox));
-    expect((await caller(peer)("/auth/users/password/recovery", { method: "POST", json: { address: "olaf@example.com" } })).status).toBe(204);
+    expect(
+      (await caller(peer)("/auth/users/password/recovery", { method: "POST", json: { address: "olaf@example.com" } }))
+        .status,
+    ).toBe(204);
     const file = fs.readdirSync(outbox).find((f) => !before.has(f))!;
     const recovery = bodyText(fs.readFileSync(path.join(outbox, file), "utf8")).match(/Recovery token:\r?\n(\S+)/)![1]!;
-    await peer.svc.db.run("UPDATE password_recoveries SET expired_at = ? WHERE user_uuid = ?", ["2000-01-01T00:00:00Z", u.uuid]);
-    const late = await caller(peer)("/auth/users/me/password", { method: "PUT", json: { password: "Ox-late-789", recovery_token: recovery } });
+    await peer.svc.db.run("UPDATE password_recoveries SET expired_at = ? WHERE user_uuid = ?", [
+      "2000-01-01T00:00:00Z",
+      u.uuid,
+    ]);
+    const late = await caller(peer)("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Ox-late-789", recovery_token: recovery },
+    });
     expectError(late, 400, "invalid_request");
     expect(late.body.properties).toEqual({ recovery_token: "invalid or expired" });
     expect(await peer.svc.accounts.verifyPassword(u.uuid, "Ox-renewed-456")).toBe(true);
@@ -193,4 +267,3 @@ describe("passwords that never expire (CLOUD_PASSWORD_LIFETIME_DAYS=0)", () => {
     }
   });
 });
-

@@ -3,7 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopeAccess } from "../../../cloud/accounts/service/access.js";
 import { ROLES, SCOPES } from "../../../cloud/accounts/service/catalogue.js";
 import type { TestPeer } from "../harness.js";
-import { MEMBER, OWNER, READ_ONLY, SUPER, TS, caller, createUser, expectError, startPeerWithAdmin, tokenOf, type Call } from "./helpers.js";
+import {
+  MEMBER,
+  OWNER,
+  READ_ONLY,
+  SUPER,
+  TS,
+  caller,
+  createUser,
+  expectError,
+  startPeerWithAdmin,
+  tokenOf,
+  type Call,
+} from "./helpers.js";
 
 describe("roles and scopes", () => {
   let peer: TestPeer;
@@ -39,13 +51,22 @@ describe("roles and scopes", () => {
     const byUuid = await admin(`/auth/roles?uuid[]=${MEMBER}&uuid[]=${OWNER}`);
     expect(byUuid.body.items.map((x: any) => x.name)).toEqual(["member", "owner"]);
     expect((await admin("/auth/roles?name[]=e")).body.page.total_count).toBe(5);
-    expect((await admin(`/auth/roles?name[]=${encodeURIComponent('"member"')}`)).body.items.map((x: any) => x.name)).toEqual(["member"]);
+    expect(
+      (await admin(`/auth/roles?name[]=${encodeURIComponent('"member"')}`)).body.items.map((x: any) => x.name),
+    ).toEqual(["member"]);
     expect((await admin(`/auth/roles?name[]=${encodeURIComponent('"membe"')}`)).body.items).toEqual([]);
     expectError(await admin("/auth/roles?uuid[]=nope"), 400, "invalid_request");
     const s = await admin("/auth/scopes?per_page=5&page=2");
     expect(s.body.items.map((x: any) => x.name)).toEqual(SCOPES.slice(5, 10).map((x) => x.name));
     const pages = Math.ceil(SCOPES.length / 5);
-    expect(s.body.page).toEqual({ next: true, prev: true, next_page: 3, prev_page: 1, total_page: pages, total_count: SCOPES.length });
+    expect(s.body.page).toEqual({
+      next: true,
+      prev: true,
+      next_page: 3,
+      prev_page: 1,
+      total_page: pages,
+      total_count: SCOPES.length,
+    });
     const last = await admin(`/auth/scopes?per_page=5&page=${pages}`);
     expect(last.body.page.next).toBe(false);
     const beyond = await admin(`/auth/scopes?per_page=5&page=${pages + 3}`);
@@ -70,7 +91,10 @@ describe("roles and scopes", () => {
     expect((await admin(`/auth/users?role_uuid[]=${READ_ONLY}`)).body.items.map((x: any) => x.name)).toEqual(["tom"]);
     expect((await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "DELETE" })).status).toBe(204);
     expectError(await admin(`/auth/users/${u.uuid}/roles/${READ_ONLY}`, { method: "DELETE" }), 404);
-    expectError(await admin(`/auth/users/${u.uuid}/roles/00000000-0000-0000-0000-000000000009`, { method: "PUT" }), 404);
+    expectError(
+      await admin(`/auth/users/${u.uuid}/roles/00000000-0000-0000-0000-000000000009`, { method: "PUT" }),
+      404,
+    );
     expectError(await admin(`/auth/users/${u.uuid}/roles/${OWNER}`, { method: "PUT" }), 400);
     const me = caller(peer, await tokenOf(peer, admin, u, "Secret-pass-77"));
     expect((await me("/auth/users/me/roles")).body.items.map((x: any) => x.name)).toEqual(["member"]);
@@ -111,14 +135,28 @@ describe("roles and scopes", () => {
   it("an edge principal has no own user and is judged by its scopes", async () => {
     const edgeUuid = "11111111-2222-4333-8444-555555555555";
     peer.svc.authenticators.unshift(async (ctx) =>
-      ctx.get("x-test-edge") ? { kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r", "measurements:r"], via: "bearer" } : undefined,
+      ctx.get("x-test-edge")
+        ? { kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r", "measurements:r"], via: "bearer" }
+        : undefined,
     );
     const edge = caller(peer, "1", "X-Test-Edge");
     expectError(await edge("/auth/users/me"), 403, "forbidden");
     expectError(await edge("/auth/users/me/tokens"), 403, "forbidden");
     expectError(await edge("/auth/users"), 403, "forbidden");
-    expect(await scopeAccess.allows({ kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" }, "GET", "/auth/edges/me")).toBe(true);
-    expect(await scopeAccess.allows({ kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" }, "GET", "/auth/users/me")).toBe(false);
+    expect(
+      await scopeAccess.allows(
+        { kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" },
+        "GET",
+        "/auth/edges/me",
+      ),
+    ).toBe(true);
+    expect(
+      await scopeAccess.allows(
+        { kind: "edge", uuid: edgeUuid, isSuper: false, scopes: ["edge-self:r"], via: "bearer" },
+        "GET",
+        "/auth/users/me",
+      ),
+    ).toBe(false);
     peer.svc.authenticators.shift();
   });
 });
@@ -127,9 +165,15 @@ describe("docs/roles-and-scopes.md", () => {
   const doc = fs.readFileSync("docs/roles-and-scopes.md", "utf8");
   const rows = (section: string) => {
     const part = doc.split(`## ${section}\n`)[1]!.split("\n## ")[0]!;
-    return part.split("\n").filter((l) => /^\| `/.test(l)).map((l) => l.split(" | ").map((c) => c.replace(/^\| /, "").replace(/ \|$/, "").trim()));
+    return part
+      .split("\n")
+      .filter((l) => /^\| `/.test(l))
+      .map((l) => l.split(" | ").map((c) => c.replace(/^\| /, "").replace(/ \|$/, "").trim()));
   };
-  const list = (items: readonly string[]) => (items.length ? items.map((x) => (x.startsWith("upstream") || x.startsWith("downstream") ? x : `\`${x}\``)).join(", ") : "—");
+  const list = (items: readonly string[]) =>
+    items.length
+      ? items.map((x) => (x.startsWith("upstream") || x.startsWith("downstream") ? x : `\`${x}\``)).join(", ")
+      : "—";
 
   it("documents every scope of the catalogue exactly as it is served", () => {
     const docRows = rows("Scopes");
@@ -154,4 +198,3 @@ describe("docs/roles-and-scopes.md", () => {
     }
   });
 });
-

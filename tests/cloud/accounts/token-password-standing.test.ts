@@ -30,7 +30,10 @@ describe("API tokens and the user's password standing", () => {
     const u = await createUser(admin, "expiring-user");
     const made = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "ci" } });
     const viaToken = caller(peer, made.body.token);
-    const changed = await viaToken("/auth/users/me/password", { method: "PUT", json: { password: "Ex-secret-123", old_password: u.password.temporary_password } });
+    const changed = await viaToken("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Ex-secret-123", old_password: u.password.temporary_password },
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     const p = (await peer.svc.accounts.users.password(u.uuid))!;
     await peer.svc.accounts.users.setPassword(u.uuid, p.hash, false, "2000-01-01T00:00:00Z", p.updated_at);

@@ -13,9 +13,21 @@ describe("API tokens", () => {
 
   it("creates a token shown once, lists without secrets, renames and deletes", async () => {
     const u = await createUser(admin, "olga");
-    const c = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { NAME: "ci", expired_at: "2999-01-01T00:00:00+09:00" } });
+    const c = await admin(`/auth/users/${u.uuid}/tokens`, {
+      method: "POST",
+      json: { NAME: "ci", expired_at: "2999-01-01T00:00:00+09:00" },
+    });
     expect(c.status).toBe(201);
-    expect(Object.keys(c.body).sort()).toEqual(["created_at", "expired_at", "id", "last_used_at", "name", "scopes", "token", "updated_at"]);
+    expect(Object.keys(c.body).sort()).toEqual([
+      "created_at",
+      "expired_at",
+      "id",
+      "last_used_at",
+      "name",
+      "scopes",
+      "token",
+      "updated_at",
+    ]);
     expect(c.body).toMatchObject({ name: "ci", expired_at: "2998-12-31T15:00:00Z", last_used_at: null });
     expect(c.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(c.body.scopes.map((s: any) => s.name)).toContain("me:a");
@@ -58,19 +70,34 @@ describe("API tokens", () => {
   it("refuses expired tokens and tokens of disabled users", async () => {
     const u = await createUser(admin, "quinn");
     await tokenOf(peer, admin, u, "Secret-pass-77");
-    const c = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "short", expired_at: new Date(Date.now() + 1500).toISOString() } });
+    const c = await admin(`/auth/users/${u.uuid}/tokens`, {
+      method: "POST",
+      json: { name: "short", expired_at: new Date(Date.now() + 1500).toISOString() },
+    });
     expect(c.status).toBe(201);
     const me = caller(peer, c.body.token);
     expect((await me("/auth/users/me")).status).toBe(200);
-    expect((await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: c.body.token } })).body.active).toBe(true);
+    expect(
+      (await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: c.body.token } })).body.active,
+    ).toBe(true);
     await new Promise((r) => setTimeout(r, 1600));
     expectError(await me("/auth/users/me"), 401);
-    expect((await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: c.body.token } })).body).toEqual({ active: false });
-    expectError(await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "past", expired_at: "2000-01-01T00:00:00Z" } }), 400);
+    expect(
+      (await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: c.body.token } })).body,
+    ).toEqual({ active: false });
+    expectError(
+      await admin(`/auth/users/${u.uuid}/tokens`, {
+        method: "POST",
+        json: { name: "past", expired_at: "2000-01-01T00:00:00Z" },
+      }),
+      400,
+    );
     const d = await admin(`/auth/users/${u.uuid}/tokens`, { method: "POST", json: { name: "d" } });
     await admin(`/auth/users/${u.uuid}/disable`, { method: "PUT" });
     expectError(await caller(peer, d.body.token)("/auth/users/me"), 401);
-    expect((await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: d.body.token } })).body).toEqual({ active: false });
+    expect(
+      (await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: d.body.token } })).body,
+    ).toEqual({ active: false });
   });
 
   it("introspects a token with the extra fields", async () => {
@@ -86,10 +113,16 @@ describe("API tokens", () => {
       expired_at: null,
       created_at: expect.stringMatching(TS),
     });
-    expect((await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: "nope" } })).body).toEqual({ active: false });
+    expect((await admin("/auth/users/tokens/introspection", { method: "POST", json: { token: "nope" } })).body).toEqual(
+      { active: false },
+    );
     // a member may not introspect
     const member = caller(peer, await tokenOf(peer, admin, u, "Secret-pass-77"));
-    expectError(await member("/auth/users/tokens/introspection", { method: "POST", json: { token: "nope" } }), 403, "forbidden");
+    expectError(
+      await member("/auth/users/tokens/introspection", { method: "POST", json: { token: "nope" } }),
+      403,
+      "forbidden",
+    );
   });
 
   it("manages own tokens with the name limits", async () => {
@@ -98,12 +131,22 @@ describe("API tokens", () => {
     const n256 = "n".repeat(256);
     const c = await me("/auth/users/me/tokens", { method: "POST", json: { name: n256 } });
     expect(c.status).toBe(201);
-    expectError(await me("/auth/users/me/tokens", { method: "POST", json: { name: n256 + "n" } }), 400, "invalid_request");
+    expectError(
+      await me("/auth/users/me/tokens", { method: "POST", json: { name: n256 + "n" } }),
+      400,
+      "invalid_request",
+    );
     expectError(await me("/auth/users/me/tokens", { method: "POST", json: { name: "" } }), 400);
-    expectError(await me("/auth/users/me/tokens", { method: "POST", json: { name: "x", expired_at: "tomorrow" } }), 400);
+    expectError(
+      await me("/auth/users/me/tokens", { method: "POST", json: { name: "x", expired_at: "tomorrow" } }),
+      400,
+    );
     const up = await me(`/auth/users/me/tokens/${c.body.id}`, { method: "PATCH", json: { name: "m".repeat(256) } });
     expect(up.status).toBe(200);
-    expectError(await me(`/auth/users/me/tokens/${c.body.id}`, { method: "PATCH", json: { name: "m".repeat(257) } }), 400);
+    expectError(
+      await me(`/auth/users/me/tokens/${c.body.id}`, { method: "PATCH", json: { name: "m".repeat(257) } }),
+      400,
+    );
     const list = await me("/auth/users/me/tokens?per_page=1&page=2");
     expect(list.body.page).toEqual({ next: false, prev: true, prev_page: 1, total_page: 2, total_count: 2 });
     expect(list.body.items).toHaveLength(1);
@@ -122,4 +165,3 @@ describe("API tokens", () => {
       expect(fs.readFileSync(path.join(peer.dataDir, f)).includes(c.body.token), f).toBe(false);
   });
 });
-

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestPeer } from "../harness.js";
-import { MEMBER, SUPER, TS, UUID, caller, createUser, expectError, startPeerWithAdmin, tokenOf, type Call } from "./helpers.js";
+import {
+  MEMBER,
+  SUPER,
+  TS,
+  UUID,
+  caller,
+  createUser,
+  expectError,
+  startPeerWithAdmin,
+  tokenOf,
+  type Call,
+} from "./helpers.js";
 
 describe("users", () => {
   let peer: TestPeer;
@@ -12,17 +23,52 @@ describe("users", () => {
   it("creates a user with a temporary password and the exact User shape", async () => {
     const r = await admin("/auth/users", {
       method: "POST",
-      json: { Name: "alice", NickName: "Alice A.", description: "first", ROLE_UUIDS: [MEMBER], email: "alice@example.com" },
+      json: {
+        Name: "alice",
+        NickName: "Alice A.",
+        description: "first",
+        ROLE_UUIDS: [MEMBER],
+        email: "alice@example.com",
+      },
     });
     expect(r.status).toBe(201);
     const u = r.body;
     expect(Object.keys(u).sort()).toEqual(
-      ["uuid", "name", "nickname", "description", "disabled", "is_super", "emails", "password", "roles", "last_sign_in_at", "created_at", "updated_at"].sort(),
+      [
+        "uuid",
+        "name",
+        "nickname",
+        "description",
+        "disabled",
+        "is_super",
+        "emails",
+        "password",
+        "roles",
+        "last_sign_in_at",
+        "created_at",
+        "updated_at",
+      ].sort(),
     );
-    expect(u).toMatchObject({ name: "alice", nickname: "Alice A.", description: "first", disabled: false, is_super: false, roles: [MEMBER], last_sign_in_at: null });
+    expect(u).toMatchObject({
+      name: "alice",
+      nickname: "Alice A.",
+      description: "first",
+      disabled: false,
+      is_super: false,
+      roles: [MEMBER],
+      last_sign_in_at: null,
+    });
     expect(u.uuid).toMatch(UUID);
     expect(u.created_at).toMatch(TS);
-    expect(u.emails).toEqual([{ id: expect.any(Number), address: "alice@example.com", verified: false, created_at: expect.stringMatching(TS), updated_at: expect.stringMatching(TS) }]);
+    expect(u.emails).toEqual([
+      {
+        id: expect.any(Number),
+        address: "alice@example.com",
+        verified: false,
+        created_at: expect.stringMatching(TS),
+        updated_at: expect.stringMatching(TS),
+      },
+    ]);
     expect(u.password).toMatchObject({ attempt_count: 0, is_temporary: true, last_attempt_at: null });
     expect(u.password.temporary_password).toMatch(/^.{20}$/);
     expect(u.password.expired_at).toMatch(TS);
@@ -37,10 +83,16 @@ describe("users", () => {
     const dup = await admin("/auth/users", { method: "POST", json: { name: "BOB", role_uuids: [] } });
     expectError(dup, 409, "conflict");
     expect(dup.body.properties).toEqual({ name: "already exist" });
-    const unknown = await admin("/auth/users", { method: "POST", json: { name: "x1", role_uuids: ["00000000-0000-0000-0000-000000000001"] } });
+    const unknown = await admin("/auth/users", {
+      method: "POST",
+      json: { name: "x1", role_uuids: ["00000000-0000-0000-0000-000000000001"] },
+    });
     expectError(unknown, 400, "invalid_request");
     expect(unknown.body.properties.role_uuids).toBeDefined();
-    const owner = await admin("/auth/users", { method: "POST", json: { name: "x2", role_uuids: ["bd8058f4-a370-49a4-9e8a-8326a07872b7"] } });
+    const owner = await admin("/auth/users", {
+      method: "POST",
+      json: { name: "x2", role_uuids: ["bd8058f4-a370-49a4-9e8a-8326a07872b7"] },
+    });
     expectError(owner, 400);
   });
 
@@ -86,7 +138,10 @@ describe("users", () => {
   });
 
   it("takes UUIDs in any letter case (paths, bodies, filters)", async () => {
-    const r = await admin("/auth/users", { method: "POST", json: { name: "casey", role_uuids: [MEMBER.toUpperCase()] } });
+    const r = await admin("/auth/users", {
+      method: "POST",
+      json: { name: "casey", role_uuids: [MEMBER.toUpperCase()] },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.roles).toEqual([MEMBER]);
     const upper = r.body.uuid.toUpperCase();

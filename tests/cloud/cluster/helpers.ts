@@ -76,7 +76,9 @@ export async function startCluster(n: number): Promise<Cluster> {
     child.stdout!.on("data", (c) => (log += String(c)));
     const p = { url, port: Number(new URL(url).port), dataDir, child, exit, peer: remotePeer(url), log: () => log };
     peers.push(p);
-    balancer.setBackends(peers.filter((x) => x.child.exitCode === null && x.child.signalCode === null).map((x) => x.port));
+    balancer.setBackends(
+      peers.filter((x) => x.child.exitCode === null && x.child.signalCode === null).map((x) => x.port),
+    );
     return p;
   };
   const stop = async () => {
@@ -98,7 +100,10 @@ export async function startCluster(n: number): Promise<Cluster> {
   }
   const command = (args: string[]) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args, "--data", dirs[0]!], { env: { ...process.env, CLOUD_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [BIN, ...args, "--data", dirs[0]!], {
+        env: { ...process.env, CLOUD_LOG_LEVEL: "warn", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.on("data", (c) => (out += String(c)));
       child.stderr.on("data", (c) => (out += String(c)));

@@ -18,7 +18,16 @@ const ready = postgresInstalled() && natsInstalled();
 
 type Point = { seq: number; name: string; text: string; elapsed: bigint };
 const flatten = (chunks: ReceivedChunk[]): Point[] =>
-  chunks.flatMap((c) => c.groups.flatMap((g) => g.dataPoints.map((p) => ({ seq: c.sequenceNumber, name: g.dataId.name, text: Buffer.from(p.payload).toString(), elapsed: p.elapsedTime }))));
+  chunks.flatMap((c) =>
+    c.groups.flatMap((g) =>
+      g.dataPoints.map((p) => ({
+        seq: c.sequenceNumber,
+        name: g.dataId.name,
+        text: Buffer.from(p.payload).toString(),
+        elapsed: p.elapsedTime,
+      })),
+    ),
+  );
 
 describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
   let cluster: Cluster;
@@ -70,7 +79,9 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     await caller.call({ destinationNodeId: edge.uuid, name: "reboot", type: "string", payload: Buffer.from("now") });
     await eventually(async () => got.length === 1, 5_000, "the call on peer B");
     expect(got[0]).toMatchObject({ name: "reboot", text: "now" });
-    await expect(caller.call({ destinationNodeId: randomUUID(), name: "x", type: "string", payload: Buffer.from("") })).rejects.toThrow();
+    await expect(
+      caller.call({ destinationNodeId: randomUUID(), name: "x", type: "string", payload: Buffer.from("") }),
+    ).rejects.toThrow();
   });
 
   it("relays an upstream on A to filtered downstreams on A, B and C alike, and stores it once", async () => {
@@ -78,7 +89,11 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     const filters = [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "sensor/+", type: "#" }] }];
     const received = new Map<string, ReceivedChunk[]>();
     const baseTimes = new Map<string, bigint[]>();
-    for (const [name, url, qos] of [["A", a, QoS.RELIABLE], ["B", b, QoS.RELIABLE], ["C", c, QoS.UNRELIABLE]] as const) {
+    for (const [name, url, qos] of [
+      ["A", a, QoS.RELIABLE],
+      ["B", b, QoS.RELIABLE],
+      ["C", c, QoS.UNRELIABLE],
+    ] as const) {
       const conn = await connect(url, admin, randomUUID());
       const ds = await conn.openDownstream({ filters, qos });
       received.set(name, []);
@@ -92,34 +107,56 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     const up = await connect(a, tok, edge.uuid);
     const session = randomUUID();
     const baseNs = BigInt(Date.now()) * 1_000_000n;
-    await up.sendBaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs }, true);
+    await up.sendBaseTime(
+      { sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs },
+      true,
+    );
     const us = await up.openUpstream({ sessionId: session, persist: true });
     const sent: Point[] = [];
     for (let i = 1; i <= 20; i++) {
       us.write({ name: "sensor/a", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from(`a${i}`) }]);
       us.write({ name: "other", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from(`filtered ${i}`) }]);
-      if (i % 2 === 0) us.write({ name: "sensor/b", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from(`b${i}`) }]);
+      if (i % 2 === 0)
+        us.write({ name: "sensor/b", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from(`b${i}`) }]);
       us.flush();
       sent.push({ seq: i, name: "sensor/a", text: `a${i}`, elapsed: BigInt(i) });
       if (i % 2 === 0) sent.push({ seq: i, name: "sensor/b", text: `b${i}`, elapsed: BigInt(i) });
     }
     expect(await us.waitAcked(15_000)).toBe(true);
-    await eventually(async () => [...received.values()].every((r) => flatten(r).length >= sent.length), 10_000, "every downstream has every point");
+    await eventually(
+      async () => [...received.values()].every((r) => flatten(r).length >= sent.length),
+      10_000,
+      "every downstream has every point",
+    );
     for (const name of ["A", "B", "C"]) {
       expect(flatten(received.get(name)!), name).toEqual(sent);
-      expect(received.get(name)!.every((ch) => ch.upstream.sourceNodeId === edge.uuid && ch.upstream.sessionId === session), name).toBe(true);
+      expect(
+        received.get(name)!.every((ch) => ch.upstream.sourceNodeId === edge.uuid && ch.upstream.sessionId === session),
+        name,
+      ).toBe(true);
       expect(baseTimes.get(name), name).toEqual([baseNs]);
     }
     await us.close({ closeSession: true });
     // Stored once, by the peer that received the upstream, and readable through any peer.
     const read = caller(cluster.peers[2]!.peer, `Bearer ${admin}`, "Authorization");
     let lines: Array<{ data_id: string }> = [];
-    await eventually(async () => {
-      const res = await read(`/v1/projects/${PROJECT}/data?name=${session}&time_format=ns`);
-      const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body) + "\n";
-      lines = res.status === 200 ? text.trim().split("\n").filter(Boolean).map((l: string) => JSON.parse(l)) : [];
-      return lines.length >= 50;
-    }, 10_000, "stored points");
+    await eventually(
+      async () => {
+        const res = await read(`/v1/projects/${PROJECT}/data?name=${session}&time_format=ns`);
+        const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body) + "\n";
+        lines =
+          res.status === 200
+            ? text
+                .trim()
+                .split("\n")
+                .filter(Boolean)
+                .map((l: string) => JSON.parse(l))
+            : [];
+        return lines.length >= 50;
+      },
+      10_000,
+      "stored points",
+    );
     expect(lines.length).toBe(50);
   });
 
@@ -128,17 +165,37 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
     const tok = (await edgeToken(cluster.peers[0]!.peer, edge)).body.access_token as string;
     const conn = await connect(cluster.peers[0]!.url, tok, edge.uuid);
     const up = await conn.openUpstream({ sessionId: randomUUID(), persist: false });
-    for (let i = 0; i < 10; i++) up.write({ name: "rate", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from("12345678") }]);
+    for (let i = 0; i < 10; i++)
+      up.write({ name: "rate", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from("12345678") }]);
     up.flush();
     expect(await up.waitAcked(10_000)).toBe(true);
-    type Item = { edge_uuid: string; upstreams: number; data_rate: { points_per_second: number; bytes_per_second: number } };
-    const listed = (i: number) => caller(cluster.peers[i]!.peer, `Bearer ${admin}`, "Authorization")(`/v1/projects/${PROJECT}/edge_connections`).then((r) => (r.body.items as Item[]).filter((x) => x.edge_uuid === edge.uuid));
+    type Item = {
+      edge_uuid: string;
+      upstreams: number;
+      data_rate: { points_per_second: number; bytes_per_second: number };
+    };
+    const listed = (i: number) =>
+      caller(
+        cluster.peers[i]!.peer,
+        `Bearer ${admin}`,
+        "Authorization",
+      )(`/v1/projects/${PROJECT}/edge_connections`).then((r) =>
+        (r.body.items as Item[]).filter((x) => x.edge_uuid === edge.uuid),
+      );
     for (const i of [1, 2]) {
-      await eventually(async () => (await listed(i)).some((x) => x.upstreams === 1 && x.data_rate.points_per_second > 0), 5_000, `the edge listed by peer ${i}`);
+      await eventually(
+        async () => (await listed(i)).some((x) => x.upstreams === 1 && x.data_rate.points_per_second > 0),
+        5_000,
+        `the edge listed by peer ${i}`,
+      );
       const [item] = await listed(i);
       expect(item!.data_rate.bytes_per_second).toBeCloseTo(item!.data_rate.points_per_second * 8, 6);
     }
     await conn.close();
-    await eventually(async () => (await listed(1)).length === 0 && (await listed(2)).length === 0, 6_000, "the edge gone from every peer's list");
+    await eventually(
+      async () => (await listed(1)).length === 0 && (await listed(2)).length === 0,
+      6_000,
+      "the edge gone from every peer's list",
+    );
   });
 });

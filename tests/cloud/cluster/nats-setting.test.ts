@@ -31,19 +31,26 @@ describe("--nats (CLOUD_NATS)", () => {
     expect(err?.message).not.toContain("s3cret");
   }, 30_000);
 
-  it.runIf(natsInstalled())("reports the cluster ready on NATS, and not ready while NATS is away", async () => {
-    const nats = await startNats();
-    const peer = await startTestPeer({ config: { nats: nats.url } });
-    try {
-      expect((await peer.api("/health/ready")).status).toBe(200);
-      await nats.pause();
-      let r = await peer.api("/health/ready");
-      for (let i = 0; r.status !== 503 && i < 100; i++) r = (await new Promise((ok) => setTimeout(ok, 50)), await peer.api("/health/ready"));
-      expect(r.status).toBe(503);
-      expect(((await r.json()) as { title: string }).title).toMatch(/cluster: NATS is unreachable \(nats:\/\/127\.0\.0\.1:\d+\); reconnecting/);
-    } finally {
-      await peer.stop();
-      await nats.stop();
-    }
-  }, 60_000);
+  it.runIf(natsInstalled())(
+    "reports the cluster ready on NATS, and not ready while NATS is away",
+    async () => {
+      const nats = await startNats();
+      const peer = await startTestPeer({ config: { nats: nats.url } });
+      try {
+        expect((await peer.api("/health/ready")).status).toBe(200);
+        await nats.pause();
+        let r = await peer.api("/health/ready");
+        for (let i = 0; r.status !== 503 && i < 100; i++)
+          r = (await new Promise((ok) => setTimeout(ok, 50)), await peer.api("/health/ready"));
+        expect(r.status).toBe(503);
+        expect(((await r.json()) as { title: string }).title).toMatch(
+          /cluster: NATS is unreachable \(nats:\/\/127\.0\.0\.1:\d+\); reconnecting/,
+        );
+      } finally {
+        await peer.stop();
+        await nats.stop();
+      }
+    },
+    60_000,
+  );
 });

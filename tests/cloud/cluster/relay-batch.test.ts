@@ -44,7 +44,12 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
     return b;
   };
   const client = async (b: TestBroker, nodeId: string) => {
-    const c = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId, reconnect: false });
+    const c = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: b.url }),
+      token: TOKEN,
+      nodeId,
+      reconnect: false,
+    });
     clients.push(c);
     return c;
   };
@@ -55,7 +60,10 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
     let messages = 0;
     (await bus("counter")).subscribe("cloud.iscp.*.*.chunk", () => messages++);
     const reader = await client(b, READER);
-    const ds = await reader.openDownstream({ filters: [{ sourceNodeId: EDGE, dataFilters: [{ name: "#", type: "#" }] }], qos: QoS.RELIABLE });
+    const ds = await reader.openDownstream({
+      filters: [{ sourceNodeId: EDGE, dataFilters: [{ name: "#", type: "#" }] }],
+      qos: QoS.RELIABLE,
+    });
     const got: ReceivedChunk[] = [];
     ds.onChunk((c) => got.push(c));
     await new Promise((r) => setTimeout(r, 300)); // B's subscription reaches NATS
@@ -63,14 +71,20 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
     const edge = await client(a, EDGE);
     const us = await edge.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
     for (let i = 1; i <= CHUNKS; i++) {
-      us.write({ name: i % 3 ? "v" : "w", type: "string" }, [{ elapsedTime: BigInt(i), payload: Buffer.from(`p${i}`) }]);
+      us.write({ name: i % 3 ? "v" : "w", type: "string" }, [
+        { elapsedTime: BigInt(i), payload: Buffer.from(`p${i}`) },
+      ]);
       us.flush();
     }
     expect(await us.waitAcked(20_000)).toBe(true);
     await eventually(async () => got.length >= CHUNKS, 20_000, "every chunk on B");
     await new Promise((r) => setTimeout(r, 200)); // nothing more comes
     expect(got.map((c) => c.sequenceNumber)).toEqual(Array.from({ length: CHUNKS }, (_, i) => i + 1));
-    const points = got.flatMap((c) => c.groups.flatMap((g) => g.dataPoints.map((p) => `${g.dataId.name}:${p.elapsedTime}:${Buffer.from(p.payload).toString()}`)));
+    const points = got.flatMap((c) =>
+      c.groups.flatMap((g) =>
+        g.dataPoints.map((p) => `${g.dataId.name}:${p.elapsedTime}:${Buffer.from(p.payload).toString()}`),
+      ),
+    );
     expect(points).toEqual(Array.from({ length: CHUNKS }, (_, i) => `${(i + 1) % 3 ? "v" : "w"}:${i + 1}:p${i + 1}`));
     expect(got.every((c) => c.upstream.sourceNodeId === EDGE && c.upstream.sessionId === "s")).toBe(true);
     // One message per chunk before batching.

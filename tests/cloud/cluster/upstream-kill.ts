@@ -28,12 +28,23 @@ async function storedPayloads(read: Call, meas: string): Promise<string[]> {
   const res = await read(`/v1/projects/${PROJECT}/data?name=${meas}&time_format=ns`);
   if (res.status !== 200 || res.body === undefined) return [];
   const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body) + "\n";
-  const lines = text.trim().split("\n").filter(Boolean).map((l: string) => JSON.parse(l) as { data_id: string; data: { d?: string } });
+  const lines = text
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l) as { data_id: string; data: { d?: string } });
   // A payload of a type the data endpoint does not decode comes as base64.
   return lines.filter((l) => l.data_id === "count").map((l) => Buffer.from(String(l.data.d), "base64").toString());
 }
 
-export async function streamThroughKill(o: { balancerUrl: string; token: string; nodeId: string; read: Call; points: number; kill: () => Promise<void> }): Promise<KillRun> {
+export async function streamThroughKill(o: {
+  balancerUrl: string;
+  token: string;
+  nodeId: string;
+  read: Call;
+  points: number;
+  kill: () => Promise<void>;
+}): Promise<KillRun> {
   const client = await IscpClient.connect({
     transport: () => connectWebSocket({ url: `${o.balancerUrl.replace("http", "ws")}/api/iscp/connect` }),
     token: o.token,
@@ -49,7 +60,14 @@ export async function streamThroughKill(o: { balancerUrl: string; token: string;
       if (state === "open" && why === "reconnected") reconnected = true;
     });
     const meas = randomUUID();
-    const opts: UpstreamOptions = { sessionId: meas, qos: QoS.RELIABLE, persist: true, ackIntervalMs: 5_000, expiryIntervalSec: 60, closeTimeoutMs: 30_000 };
+    const opts: UpstreamOptions = {
+      sessionId: meas,
+      qos: QoS.RELIABLE,
+      persist: true,
+      ackIntervalMs: 5_000,
+      expiryIntervalSec: 60,
+      closeTimeoutMs: 30_000,
+    };
     const acked = new Set<number>();
     const lost: string[] = [];
     const payloadOf = new Map<number, number>();
@@ -62,7 +80,9 @@ export async function streamThroughKill(o: { balancerUrl: string; token: string;
       return up;
     };
     const writePoint = (u: ClientUpstream, i: number) => {
-      u.write({ name: "count", type: "string" }, [{ elapsedTime: BigInt(i) * 1_000_000n, payload: Buffer.from(`p${i}`) }]);
+      u.write({ name: "count", type: "string" }, [
+        { elapsedTime: BigInt(i) * 1_000_000n, payload: Buffer.from(`p${i}`) },
+      ]);
       payloadOf.set(u.flush(), i);
     };
     let up = await open();
@@ -81,7 +101,12 @@ export async function streamThroughKill(o: { balancerUrl: string; token: string;
     if (!(await up.waitAcked(30_000))) throw new Error("the second half was not acknowledged");
     await up.close({ closeSession: true });
     const seqs = await o.read(`/v1/projects/${PROJECT}/measurements/${meas}/sequences`);
-    return { payloads: await storedPayloads(o.read, meas), lost, ackedBeforeKill, sequences: (seqs.body?.items ?? seqs.body ?? []).length };
+    return {
+      payloads: await storedPayloads(o.read, meas),
+      lost,
+      ackedBeforeKill,
+      sequences: (seqs.body?.items ?? seqs.body ?? []).length,
+    };
   } finally {
     await client.close().catch(() => undefined);
   }

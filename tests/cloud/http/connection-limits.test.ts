@@ -26,12 +26,17 @@ async function answers(peer: TestPeer, localAddress = "127.0.0.1"): Promise<bool
 }
 
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms))]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)),
+  ]);
 
 describe("HTTP limits without credentials", () => {
   let peer: TestPeer;
   beforeAll(async () => {
-    peer = await startTestPeer({ config: { maxConnectionsPerAddress: 4, maxConnections: 8, httpHeadersTimeout: 1, httpRequestTimeout: 2 } });
+    peer = await startTestPeer({
+      config: { maxConnectionsPerAddress: 4, maxConnections: 8, httpHeadersTimeout: 1, httpRequestTimeout: 2 },
+    });
   });
   afterAll(async () => {
     await peer.stop();
@@ -50,7 +55,10 @@ describe("HTTP limits without credentials", () => {
   });
 
   it("caps the connections of all addresses together", async () => {
-    const held = ["127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"].flatMap((a) => [connect(peer, a), connect(peer, a)]);
+    const held = ["127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"].flatMap((a) => [
+      connect(peer, a),
+      connect(peer, a),
+    ]);
     await Promise.all(held.map((c) => c.open));
     const ninth = connect(peer, "127.0.0.7");
     expect(await within(ninth.closed, 5_000, "the ninth connection cut")).toBe("");
@@ -65,7 +73,9 @@ describe("HTTP limits without credentials", () => {
     const slow = connect(peer, "127.0.0.9");
     await slow.open;
     // The token endpoint reads the body of anyone.
-    slow.socket.write("POST /api/auth/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng");
+    slow.socket.write(
+      "POST /api/auth/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng",
+    );
     const drip = setInterval(() => slow.socket.write("g"), 200);
     try {
       // Node's own default would hold both for minutes.
@@ -79,11 +89,19 @@ describe("HTTP limits without credentials", () => {
   it("answers 400 to a chunk upload nested 100,000 deep", async () => {
     const call = await adminCall(peer);
     const deep = `{"measUuid": "00000000-0000-0000-0000-000000000000", "sequenceUuid": "00000000-0000-0000-0000-000000000001", "chunks": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
-    const r = await call(`${P}/measurements/sequences/chunks`, { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+    const r = await call(`${P}/measurements/sequences/chunks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: deep,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(r.body.title).toMatch(/nested/);
     const obj = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
-    const r2 = await call(`${P}/measurements/sequences/chunks`, { method: "POST", headers: { "content-type": "application/json" }, body: obj });
+    const r2 = await call(`${P}/measurements/sequences/chunks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: obj,
+    });
     expect(r2.status, JSON.stringify(r2.body)).toBe(400);
   });
 });

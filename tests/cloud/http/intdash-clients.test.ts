@@ -48,7 +48,10 @@ describe("older intdash clients", () => {
   it("answers 404 for iSCP version 1 and /api/v1/authn, which are out of scope", async () => {
     const ws = await peer.api("/v1/ws/measurements", { headers: { "X-Intdash-Token": token } });
     expect(ws.status).toBe(404);
-    const authn = await peer.api("/v1/authn", { method: "POST", json: { username: "admin", password: "Admin-password-1" } });
+    const authn = await peer.api("/v1/authn", {
+      method: "POST",
+      json: { username: "admin", password: "Admin-password-1" },
+    });
     expect(authn.status).toBe(404);
   });
 });

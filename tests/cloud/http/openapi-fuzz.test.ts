@@ -36,14 +36,20 @@ it("answers a NUL character in a path or a body with a 4xx, on either database",
   const del = await fetch(`${p.url}/api/auth/clients/%00`, { method: "DELETE", headers: auth });
   expect(del.status).toBeGreaterThanOrEqual(400);
   expect(del.status).toBeLessThan(500);
-  const made = await fetch(`${p.url}/api/auth/users`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ name: "nul\u0000name" }) });
+  const made = await fetch(`${p.url}/api/auth/users`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ name: "nul\u0000name" }),
+  });
   expect(made.status).toBeLessThan(500);
   expect(p.child.exitCode).toBe(null);
 }, 60_000);
 
 it("answers every bent request of every operation without a 5xx, and leaves no descriptor behind", async () => {
   const p = peer!;
-  const doc = (await (await fetch(`${p.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${p.url}/api/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const auth = await token(p.url);
   // Let the connections of the set-up close (keep-alive ends after 5 s) before counting.
   const settle = async (limit: number) => {
@@ -57,17 +63,31 @@ it("answers every bent request of every operation without a 5xx, and leaves no d
   const failures: string[] = [];
   let sent = 0;
   for (const path of Object.keys(doc.paths).sort()) {
-    for (const method of Object.keys(doc.paths[path]!).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m)).sort()) {
+    for (const method of Object.keys(doc.paths[path]!)
+      .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
+      .sort()) {
       if (STREAMING.test(path) && method === "get") continue;
       for (let i = 0; i < PER_OPERATION; i++) {
         const req = requestFor(doc, path, method, rng);
-        const headers = { ...req.headers, ...(withToken.chance(0.8) ? { authorization: `Bearer ${auth}` } : {}), connection: "close" };
-        const r = await fetch(`${p.url}/api${req.path}`, { method: req.method, headers, body: req.body, signal: AbortSignal.timeout(20_000) }).catch((e: unknown) => e as Error);
+        const headers = {
+          ...req.headers,
+          ...(withToken.chance(0.8) ? { authorization: `Bearer ${auth}` } : {}),
+          connection: "close",
+        };
+        const r = await fetch(`${p.url}/api${req.path}`, {
+          method: req.method,
+          headers,
+          body: req.body,
+          signal: AbortSignal.timeout(20_000),
+        }).catch((e: unknown) => e as Error);
         sent++;
         if (r instanceof Error) failures.push(`${req.method} ${req.path.slice(0, 200)}: ${r.message}`);
         else {
           const text = await r.text();
-          if (r.status >= 500) failures.push(`${req.method} ${req.path.slice(0, 200)} (${req.body?.slice(0, 200) ?? ""}) -> ${r.status} ${text.slice(0, 200)}`);
+          if (r.status >= 500)
+            failures.push(
+              `${req.method} ${req.path.slice(0, 200)} (${req.body?.slice(0, 200) ?? ""}) -> ${r.status} ${text.slice(0, 200)}`,
+            );
         }
         expect(p.child.exitCode, `the peer exited (seed ${SEED})`).toBe(null);
       }

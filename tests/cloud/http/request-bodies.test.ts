@@ -3,7 +3,15 @@
 // and no error ever quotes the value of a password, secret or token field.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, caller, createUser, expectError, passwordGrantCaller, tokenOf, type Call } from "../accounts/helpers.js";
+import {
+  adminToken,
+  caller,
+  createUser,
+  expectError,
+  passwordGrantCaller,
+  tokenOf,
+  type Call,
+} from "../accounts/helpers.js";
 
 describe("cloud JSON request bodies", () => {
   let peer: TestPeer;
@@ -22,13 +30,19 @@ describe("cloud JSON request bodies", () => {
   });
 
   it("refuses unknown fields by name on user create, password change and edge create, and does nothing", async () => {
-    const user = await admin("/auth/users", { method: "POST", json: { name: "extra-user", role_uuids: [], current_password: "x", Admin: true } });
+    const user = await admin("/auth/users", {
+      method: "POST",
+      json: { name: "extra-user", role_uuids: [], current_password: "x", Admin: true },
+    });
     expectError(user, 400, "invalid_request");
     expect(user.body.title).toBe("invalid body: unknown fields: current_password, Admin");
     expect(user.body.properties).toEqual({ current_password: "is not a known field", Admin: "is not a known field" });
     expect((await admin("/auth/users?name[]=extra-user")).body.items).toEqual([]);
 
-    const change = await me("/auth/users/me/password", { method: "PUT", json: { password: "Body-secret-34", current_password: "Body-secret-12" } });
+    const change = await me("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "Body-secret-34", current_password: "Body-secret-12" },
+    });
     expectError(change, 400, "invalid_request");
     expect(change.body.title).toBe("invalid body: unknown field: current_password");
     expect(await peer.svc.accounts.verifyPassword(meUuid, "Body-secret-12")).toBe(true);
@@ -52,7 +66,12 @@ describe("cloud JSON request bodies", () => {
     const res = await peer.api("/auth/oauth2/token", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "password", username: "admin", password: "Admin-password-1", some_extension: "1" }).toString(),
+      body: new URLSearchParams({
+        grant_type: "password",
+        username: "admin",
+        password: "Admin-password-1",
+        some_extension: "1",
+      }).toString(),
     });
     expect(res.status).toBe(200);
     expect(typeof ((await res.json()) as any).access_token).toBe("string");
@@ -62,8 +81,20 @@ describe("cloud JSON request bodies", () => {
     const cases: Array<[Call, string, string, unknown, string]> = [
       [me, "PUT", "/auth/users/me/password", { password: "short", old_password: "Body-secret-12" }, "short"],
       [me, "PUT", "/auth/users/me/password", { password: 98765432, old_password: "Body-secret-12" }, "98765432"],
-      [me, "PUT", "/auth/users/me/password", { password: "Body-secret-56", old_password: ["hidden-old"] }, "hidden-old"],
-      [me, "PUT", "/auth/users/me/password", { password: "Body-secret-56", recovery_token: "r".repeat(4097) }, "rrrrrrrr"],
+      [
+        me,
+        "PUT",
+        "/auth/users/me/password",
+        { password: "Body-secret-56", old_password: ["hidden-old"] },
+        "hidden-old",
+      ],
+      [
+        me,
+        "PUT",
+        "/auth/users/me/password",
+        { password: "Body-secret-56", recovery_token: "r".repeat(4097) },
+        "rrrrrrrr",
+      ],
       [me, "POST", "/auth/users/me/password/check", { password: "p".repeat(513) }, "pppppppp"],
       [admin, "POST", "/auth/users/tokens/introspection", { token: { value: "tok-in-object" } }, "tok-in-object"],
     ];
@@ -77,7 +108,10 @@ describe("cloud JSON request bodies", () => {
     // A password-grant caller sees the same rule-only message.
     const temp = await createUser(admin, "body-temp");
     const restricted = await passwordGrantCaller(peer, "body-temp", temp.password.temporary_password);
-    const short = await restricted("/auth/users/me/password", { method: "PUT", json: { password: "tiny", old_password: temp.password.temporary_password } });
+    const short = await restricted("/auth/users/me/password", {
+      method: "PUT",
+      json: { password: "tiny", old_password: temp.password.temporary_password },
+    });
     expectError(short, 400, "invalid_request");
     expect(short.body.properties.password).toBe("Expected a string at least 8 character(s) long");
     expect(JSON.stringify(short.body)).not.toContain("tiny");

@@ -77,7 +77,16 @@ describe("broker protocol handling", () => {
   });
 
   it("refuses requests beyond the configured limits", async () => {
-    b = await startTestBroker({ limits: { maxUpstreamsPerConn: 1, maxAckIntervalMs: 1000, maxExpiryIntervalSec: 60, maxDownstreamFilters: 1, maxDataFiltersPerFilter: 1, maxDataIdAliases: 2 } });
+    b = await startTestBroker({
+      limits: {
+        maxUpstreamsPerConn: 1,
+        maxAckIntervalMs: 1000,
+        maxExpiryIntervalSec: 60,
+        maxDownstreamFilters: 1,
+        maxDataFiltersPerFilter: 1,
+        maxDataIdAliases: 2,
+      },
+    });
     const r = await raw(b);
     r.send(connectReq());
     await r.next("connectResponse");
@@ -91,30 +100,75 @@ describe("broker protocol handling", () => {
     expect(await open({ ackInterval: 5000 }, 2)).toBe(ResultCode.TOO_LONG_ACK_INTERVAL);
     expect(await open({ expiryInterval: 61 }, 4)).toBe(ResultCode.TOO_LONG_EXPIRY_INTERVAL);
     expect(await open({ qos: 7 as iscp2.QoS }, 6)).toBe(ResultCode.DESIRED_QOS_NOT_SUPPORTED);
-    expect(await open({ dataIds: [{ name: "a", type: "t" }, { name: "b", type: "t" }, { name: "c", type: "t" }] }, 8)).toBe(ResultCode.TOO_MANY_DATA_ID_ALIASES);
+    expect(
+      await open(
+        {
+          dataIds: [
+            { name: "a", type: "t" },
+            { name: "b", type: "t" },
+            { name: "c", type: "t" },
+          ],
+        },
+        8,
+      ),
+    ).toBe(ResultCode.TOO_MANY_DATA_ID_ALIASES);
     expect(await open({ dataIds: [{ name: "", type: "t" }] }, 10)).toBe(ResultCode.INVALID_DATA_ID);
     expect(await open({}, 12)).toBe(ResultCode.SUCCEEDED);
     expect(await open({}, 14)).toBe(ResultCode.TOO_MANY_STREAMS);
 
     const down = async (o: Partial<iscp2.IDownstreamOpenRequest>, id: number) => {
-      r.send({ downstreamOpenRequest: { requestId: id, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], ...o } });
+      r.send({
+        downstreamOpenRequest: {
+          requestId: id,
+          desiredStreamIdAlias: 1,
+          downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+          ...o,
+        },
+      });
       return (await r.next("downstreamOpenResponse")).downstreamOpenResponse!.resultCode ?? 0;
     };
-    expect(await down({ downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: [{ name: "a/#/b", type: "#" }] }] }, 16)).toBe(ResultCode.INVALID_DATA_FILTER);
-    expect(await down({ downstreamFilters: [{ sourceNodeId: "", dataFilters: ALL }] }, 18)).toBe(ResultCode.INVALID_DATA_FILTER);
-    expect(await down({ downstreamFilters: [{ sourceNodeId: "a", dataFilters: ALL }, { sourceNodeId: "b", dataFilters: ALL }] }, 20)).toBe(ResultCode.TOO_MANY_DOWNSTREAM_FILTERS);
-    expect(await down({ downstreamFilters: [{ sourceNodeId: "a", dataFilters: [...ALL, ...ALL] }] }, 22)).toBe(ResultCode.TOO_MANY_DATA_FILTERS);
+    expect(
+      await down({ downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: [{ name: "a/#/b", type: "#" }] }] }, 16),
+    ).toBe(ResultCode.INVALID_DATA_FILTER);
+    expect(await down({ downstreamFilters: [{ sourceNodeId: "", dataFilters: ALL }] }, 18)).toBe(
+      ResultCode.INVALID_DATA_FILTER,
+    );
+    expect(
+      await down(
+        {
+          downstreamFilters: [
+            { sourceNodeId: "a", dataFilters: ALL },
+            { sourceNodeId: "b", dataFilters: ALL },
+          ],
+        },
+        20,
+      ),
+    ).toBe(ResultCode.TOO_MANY_DOWNSTREAM_FILTERS);
+    expect(await down({ downstreamFilters: [{ sourceNodeId: "a", dataFilters: [...ALL, ...ALL] }] }, 22)).toBe(
+      ResultCode.TOO_MANY_DATA_FILTERS,
+    );
     expect(await down({ desiredStreamIdAlias: 0 }, 24)).toBe(ResultCode.PROTOCOL_ERROR);
     expect(await down({}, 26)).toBe(ResultCode.SUCCEEDED);
     expect(await down({}, 28)).toBe(ResultCode.PROTOCOL_ERROR); // alias 1 in use
 
     // Unknown streams and aliases.
     r.send({ upstreamResumeRequest: { requestId: 30, streamId: new Uint8Array(16) } });
-    expect((await r.next("upstreamResumeResponse")).upstreamResumeResponse!.resultCode).toBe(ResultCode.STREAM_NOT_FOUND);
+    expect((await r.next("upstreamResumeResponse")).upstreamResumeResponse!.resultCode).toBe(
+      ResultCode.STREAM_NOT_FOUND,
+    );
     r.send({ upstreamChunk: { streamIdAlias: 99, streamChunk: { sequenceNumber: 1 } } });
-    expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.STREAM_NOT_FOUND);
-    r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 42, dataPoints: [] }] } } });
-    expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(ResultCode.INVALID_DATA_ID_ALIAS);
+    expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(
+      ResultCode.STREAM_NOT_FOUND,
+    );
+    r.send({
+      upstreamChunk: {
+        streamIdAlias: 1,
+        streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 42, dataPoints: [] }] },
+      },
+    });
+    expect((await r.next("upstreamChunkAck")).upstreamChunkAck!.results![0]!.resultCode).toBe(
+      ResultCode.INVALID_DATA_ID_ALIAS,
+    );
     r.ws.close();
   });
 
@@ -125,10 +179,18 @@ describe("broker protocol handling", () => {
       r.send({ upstreamOpenRequest: { requestId: 2 + 2 * i, sessionId: "s", ackInterval: 300, qos } });
       const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
       const t0 = Date.now();
-      for (let seq = 1; seq <= 3; seq++) r.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq } } });
+      for (let seq = 1; seq <= 3; seq++)
+        r.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq } } });
       const ack = (await r.next("upstreamChunkAck")).upstreamChunkAck!;
       expect(Date.now() - t0).toBeGreaterThanOrEqual(250); // waited for the interval to batch
-      expect([ack.streamIdAlias, ack.results!.map((x) => [x.sequenceNumber, x.resultCode ?? 0])]).toEqual([alias, [[1, 0], [2, 0], [3, 0]]]);
+      expect([ack.streamIdAlias, ack.results!.map((x) => [x.sequenceNumber, x.resultCode ?? 0])]).toEqual([
+        alias,
+        [
+          [1, 0],
+          [2, 0],
+          [3, 0],
+        ],
+      ]);
     }
     expect(r.msgs.filter((m) => m.upstreamChunkAck)).toEqual([]);
     r.ws.close();
@@ -137,20 +199,32 @@ describe("broker protocol handling", () => {
   it("bounds the aliases a downstream may declare in its acks (TOO_MANY_DATA_ID_ALIASES)", async () => {
     b = await startTestBroker({ limits: { maxDataIdAliases: 3 } });
     const r = await connected(b, { nodeId: "reader" });
-    r.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], dataIdAliases: { 1: { name: "a", type: "t" } } } });
+    r.send({
+      downstreamOpenRequest: {
+        requestId: 2,
+        desiredStreamIdAlias: 1,
+        downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+        dataIdAliases: { 1: { name: "a", type: "t" } },
+      },
+    });
     await r.next("downstreamOpenResponse");
     const ds = () => [...b.broker.hub.downstreams.values()][0]!;
     const ack = (ackId: number, names: string[], streams: number) => {
       const dataIdAliases = Object.fromEntries(names.map((n, i) => [10 * ackId + i, { name: n, type: "t" }]));
-      const upstreamAliases = Object.fromEntries(Array.from({ length: streams }, (_, i) => {
-        const id = new Uint8Array(16).fill(ackId * 16 + i);
-        id[6] = 0x40; id[8] = 0x80; // a v4 UUID
-        return [10 * ackId + i, { sessionId: "s", streamId: id, sourceNodeId: NODE_U }];
-      }));
+      const upstreamAliases = Object.fromEntries(
+        Array.from({ length: streams }, (_, i) => {
+          const id = new Uint8Array(16).fill(ackId * 16 + i);
+          id[6] = 0x40;
+          id[8] = 0x80; // a v4 UUID
+          return [10 * ackId + i, { sessionId: "s", streamId: id, sourceNodeId: NODE_U }];
+        }),
+      );
       r.send({ downstreamChunkAck: { streamIdAlias: 1, ackId, dataIdAliases, upstreamAliases } });
     };
     ack(1, ["b", "c"], 2); // 3 data-ID aliases and 2 upstream aliases: within the limit
-    expect((await r.next("downstreamChunkAckComplete")).downstreamChunkAckComplete!.resultCode ?? 0).toBe(ResultCode.SUCCEEDED);
+    expect((await r.next("downstreamChunkAckComplete")).downstreamChunkAckComplete!.resultCode ?? 0).toBe(
+      ResultCode.SUCCEEDED,
+    );
     ack(2, ["a", "d", "e"], 2); // "a" is known; "d" fits, "e" does not; one upstream alias fits
     const refused = (await r.next("downstreamChunkAckComplete")).downstreamChunkAckComplete!;
     expect([refused.ackId, refused.resultCode]).toEqual([2, ResultCode.TOO_MANY_DATA_ID_ALIASES]);
@@ -169,7 +243,9 @@ describe("broker protocol handling", () => {
     c.send(connectReq());
     await c.next("connectResponse");
     c.send({ upstreamResumeRequest: { requestId: 2, streamId: id } });
-    expect((await c.next("upstreamResumeResponse")).upstreamResumeResponse!.resultCode).toBe(ResultCode.RESUME_REQUEST_CONFLICT);
+    expect((await c.next("upstreamResumeResponse")).upstreamResumeResponse!.resultCode).toBe(
+      ResultCode.RESUME_REQUEST_CONFLICT,
+    );
     a.ws.terminate();
     await waitFor(() => b.broker.connections().length === 1, 3000, "old connection gone");
     c.send({ upstreamResumeRequest: { requestId: 4, streamId: id } });
@@ -181,12 +257,41 @@ describe("broker protocol handling", () => {
 
   it("survives mutated client messages (fuzz) and keeps serving", async () => {
     const internalErrors: string[] = [];
-    b = await startTestBroker({ logger: { debug() {}, info() {}, warn: (o, msg) => void (msg === "iscp request failed" && internalErrors.push(JSON.stringify(o))) } });
+    b = await startTestBroker({
+      logger: {
+        debug() {},
+        info() {},
+        warn: (o, msg) => void (msg === "iscp request failed" && internalErrors.push(JSON.stringify(o))),
+      },
+    });
     const valid: Message[] = [
       { upstreamOpenRequest: { requestId: 2, sessionId: "s", dataIds: [{ name: "a", type: "t" }], qos: QoS.RELIABLE } },
-      { upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 1, dataPointGroups: [{ dataIdAlias: 1, dataPoints: [{ payload: new Uint8Array(4) }] }] }, dataIds: [{ name: "b", type: "t" }] } },
-      { downstreamOpenRequest: { requestId: 4, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], dataIdAliases: { 1: { name: "a", type: "t" } } } },
-      { downstreamChunkAck: { streamIdAlias: 1, ackId: 1, results: [{ streamIdOfUpstream: new Uint8Array(16), sequenceNumberInUpstream: 1 }], upstreamAliases: { 1: { streamId: new Uint8Array(16) } } } },
+      {
+        upstreamChunk: {
+          streamIdAlias: 1,
+          streamChunk: {
+            sequenceNumber: 1,
+            dataPointGroups: [{ dataIdAlias: 1, dataPoints: [{ payload: new Uint8Array(4) }] }],
+          },
+          dataIds: [{ name: "b", type: "t" }],
+        },
+      },
+      {
+        downstreamOpenRequest: {
+          requestId: 4,
+          desiredStreamIdAlias: 1,
+          downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+          dataIdAliases: { 1: { name: "a", type: "t" } },
+        },
+      },
+      {
+        downstreamChunkAck: {
+          streamIdAlias: 1,
+          ackId: 1,
+          results: [{ streamIdOfUpstream: new Uint8Array(16), sequenceNumberInUpstream: 1 }],
+          upstreamAliases: { 1: { streamId: new Uint8Array(16) } },
+        },
+      },
       { upstreamMetadata: { requestId: 6, baseTime: { sessionId: "s", name: "m", priority: 1 } } },
       { upstreamResumeRequest: { requestId: 8, streamId: new Uint8Array(16) } },
       { downstreamResumeRequest: { requestId: 10, streamId: new Uint8Array(16), desiredStreamIdAlias: 2 } },
@@ -195,7 +300,7 @@ describe("broker protocol handling", () => {
       { upstreamCall: { callId: "c", destinationNodeId: NODE_U, payload: new Uint8Array(3) } },
     ];
     let seed = 42;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     let r = await raw(b);
     r.send(connectReq());
     await r.next("connectResponse");
@@ -225,14 +330,29 @@ describe("broker protocol handling", () => {
     const slow = await raw(b);
     slow.send(connectReq({ nodeId: "slow" }));
     await slow.next("connectResponse");
-    slow.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], qos: QoS.RELIABLE } });
+    slow.send({
+      downstreamOpenRequest: {
+        requestId: 2,
+        desiredStreamIdAlias: 1,
+        downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+        qos: QoS.RELIABLE,
+      },
+    });
     await slow.next("downstreamOpenResponse");
     slow.ws.pause();
-    const fast = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "fast" });
+    const fast = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: b.url }),
+      token: TOKEN,
+      nodeId: "fast",
+    });
     const fds = await fast.openDownstream({ filters: [{ sourceNodeId: NODE_U, dataFilters: ALL }] });
     let fastChunks = 0;
     fds.onChunk(() => fastChunks++);
-    const u = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: NODE_U });
+    const u = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: b.url }),
+      token: TOKEN,
+      nodeId: NODE_U,
+    });
     const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
     const total = 5000; // 20 MB: well beyond the slow peer's queue and socket buffers
     const payload = new Uint8Array(4096).fill(3);
@@ -249,7 +369,11 @@ describe("broker protocol handling", () => {
     expect(slowStats.sentChunks + slowStats.droppedChunks + slowStats.queuedChunks).toBe(total);
     // Once it reads again it gets the rest: what was sent plus what was still queued.
     slow.ws.resume();
-    await waitFor(() => slow.msgs.filter((m) => m.downstreamChunk).length === slowStats.sentChunks + slowStats.queuedChunks, 10_000, "slow drains");
+    await waitFor(
+      () => slow.msgs.filter((m) => m.downstreamChunk).length === slowStats.sentChunks + slowStats.queuedChunks,
+      10_000,
+      "slow drains",
+    );
     const seqs = slow.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber!);
     expect(seqs.at(-1)).toBe(total);
     expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);

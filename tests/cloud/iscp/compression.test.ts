@@ -11,7 +11,13 @@ import type { MessageTransport } from "../../../proto/transport/message-transpor
 import { encodeMessage, QoS, ResultCode } from "../../../proto/wire/message.js";
 import { IscpClient } from "../../../runtime/iscp/conn.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
-import { buildGoDeflate, goDeflatePeer, goFramedPeer, type GoDeflateOptions, type GoFramedPeer } from "../../support/go-deflate.js";
+import {
+  buildGoDeflate,
+  goDeflatePeer,
+  goFramedPeer,
+  type GoDeflateOptions,
+  type GoFramedPeer,
+} from "../../support/go-deflate.js";
 import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { ALL, connectReq } from "../../support/iscp-raw-peer.js";
 
@@ -33,9 +39,14 @@ afterAll(async () => {
   go?.cleanup();
 });
 
-const overWs = (query: string, o: Parameters<typeof connectWebSocket>[0] = { url: "" }) => () => connectWebSocket({ ...o, url: `${b.url}?${query}` });
-const overQuic = (o: Partial<Parameters<typeof connectQuic>[0]> = {}) => () =>
-  connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", ...o });
+const overWs =
+  (query: string, o: Parameters<typeof connectWebSocket>[0] = { url: "" }) =>
+  () =>
+    connectWebSocket({ ...o, url: `${b.url}?${query}` });
+const overQuic =
+  (o: Partial<Parameters<typeof connectQuic>[0]> = {}) =>
+  () =>
+    connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", ...o });
 
 /** The status and body of a refused WebSocket upgrade. */
 function refusal(url: string): Promise<[number, string]> {
@@ -52,7 +63,11 @@ function refusal(url: string): Promise<[number, string]> {
 }
 
 /** Points from an upstream on `up` reach a downstream on `down`, and the upstream is acked. */
-async function relays(up: () => Promise<MessageTransport>, down: () => Promise<MessageTransport>, node: string): Promise<void> {
+async function relays(
+  up: () => Promise<MessageTransport>,
+  down: () => Promise<MessageTransport>,
+  node: string,
+): Promise<void> {
   const viewer = await IscpClient.connect({ transport: down, token: TOKEN, nodeId: `viewer-${node}` });
   const edge = await IscpClient.connect({ transport: up, token: TOKEN, nodeId: node });
   try {
@@ -99,17 +114,39 @@ describe("compression negotiation", () => {
 
   it("closes a QUIC connection whose negotiation asks for a compression no client sends", async () => {
     const bad = overQuic({ extraNegotiation: { comp: "gzip", clevel: "6" } });
-    await expect(IscpClient.connect({ transport: bad, token: TOKEN, nodeId: "edge-bad", reconnect: false, requestTimeoutMs: 3000 })).rejects.toThrow();
+    await expect(
+      IscpClient.connect({
+        transport: bad,
+        token: TOKEN,
+        nodeId: "edge-bad",
+        reconnect: false,
+        requestTimeoutMs: 3000,
+      }),
+    ).rejects.toThrow();
   });
 
   it("our client compresses when asked: WebSocket with context takeover, QUIC per message (stream and datagrams)", async () => {
     const level = { level: 6, contextTakeover: true, windowBits: 12 };
-    await relays(() => connectWebSocket({ url: b.url, compression: level }), overQuic({ compression: level }), "edge-ours");
+    await relays(
+      () => connectWebSocket({ url: b.url, compression: level }),
+      overQuic({ compression: level }),
+      "edge-ours",
+    );
     // UNRELIABLE chunks travel on QUIC datagrams, each compressed alone.
-    const viewer = await IscpClient.connect({ transport: overQuic({ compression: level }), token: TOKEN, nodeId: "viewer-dg" });
-    const edge = await IscpClient.connect({ transport: overQuic({ compression: level }), token: TOKEN, nodeId: "edge-dg" });
+    const viewer = await IscpClient.connect({
+      transport: overQuic({ compression: level }),
+      token: TOKEN,
+      nodeId: "viewer-dg",
+    });
+    const edge = await IscpClient.connect({
+      transport: overQuic({ compression: level }),
+      token: TOKEN,
+      nodeId: "edge-dg",
+    });
     const got: ReceivedChunk[] = [];
-    (await viewer.openDownstream({ qos: QoS.UNRELIABLE, filters: [{ sourceNodeId: "edge-dg", dataFilters: ALL }] })).onChunk((c) => got.push(c));
+    (
+      await viewer.openDownstream({ qos: QoS.UNRELIABLE, filters: [{ sourceNodeId: "edge-dg", dataFilters: ALL }] })
+    ).onChunk((c) => got.push(c));
     const us = await edge.openUpstream({ sessionId: "s", qos: QoS.UNRELIABLE });
     for (let i = 1; i <= 5; i++) {
       us.write({ name: "v", type: "u8" }, [{ elapsedTime: i, payload: new Uint8Array(2000).fill(7) }]);
@@ -130,11 +167,17 @@ describe("our client's compressed frames", () => {
       const seen = new Promise<{ query: string; frames: Buffer[] }>((resolve) =>
         server.once("connection", (ws, req) => {
           const frames: Buffer[] = [];
-          ws.on("message", (d) => frames.push(d as Buffer) === 3 && resolve({ query: new URL(req.url!, "http://x").search, frames }));
+          ws.on(
+            "message",
+            (d) => frames.push(d as Buffer) === 3 && resolve({ query: new URL(req.url!, "http://x").search, frames }),
+          );
         }),
       );
       const port = (server.address() as AddressInfo).port;
-      const t = await connectWebSocket({ url: `ws://127.0.0.1:${port}/api/iscp/connect`, compression: { level: 6, contextTakeover: true, windowBits: 12 } });
+      const t = await connectWebSocket({
+        url: `ws://127.0.0.1:${port}/api/iscp/connect`,
+        compression: { level: 6, contextTakeover: true, windowBits: 12 },
+      });
       const sent = [1, 2, 3].map((i) => encodeMessage(connectReq({ requestId: i }), "proto"));
       for (const m of sent) t.send(m);
       const { query, frames } = await seen;
@@ -150,15 +193,25 @@ describe("our client's compressed frames", () => {
 });
 
 describe("peers compressing with Go's compress/flate as the published Go client does", () => {
-  const cases: { name: string; up: [() => Promise<MessageTransport>, GoDeflateOptions]; down: [() => Promise<MessageTransport>, GoDeflateOptions] }[] = [
+  const cases: {
+    name: string;
+    up: [() => Promise<MessageTransport>, GoDeflateOptions];
+    down: [() => Promise<MessageTransport>, GoDeflateOptions];
+  }[] = [
     {
       name: "WebSocket, context takeover (cwinbits 15 and 10)",
       up: [overWs("comp=context-takeover&clevel=6&cwinbits=15"), { transport: "ws", takeover: true, winbits: 15 }],
-      down: [overWs("comp=context-takeover&clevel=1&cwinbits=10"), { transport: "ws", takeover: true, winbits: 10, level: 1 }],
+      down: [
+        overWs("comp=context-takeover&clevel=1&cwinbits=10"),
+        { transport: "ws", takeover: true, winbits: 10, level: 1 },
+      ],
     },
     {
       name: "QUIC, every message alone",
-      up: [overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }), { transport: "quic" }],
+      up: [
+        overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }),
+        { transport: "quic" },
+      ],
       down: [overQuic({ extraNegotiation: { comp: "per-message", clevel: "9" } }), { transport: "quic", level: 9 }],
     },
   ];
@@ -174,16 +227,39 @@ describe("peers compressing with Go's compress/flate as the published Go client 
       };
       try {
         const down = await open(c.down, "viewer-go");
-        down.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, qos: QoS.RELIABLE, downstreamFilters: [{ sourceNodeId: EDGE, dataFilters: ALL }] } });
-        expect((await down.next("downstreamOpenResponse")).downstreamOpenResponse!.resultCode ?? 0).toBe(ResultCode.SUCCEEDED);
+        down.send({
+          downstreamOpenRequest: {
+            requestId: 2,
+            desiredStreamIdAlias: 1,
+            qos: QoS.RELIABLE,
+            downstreamFilters: [{ sourceNodeId: EDGE, dataFilters: ALL }],
+          },
+        });
+        expect((await down.next("downstreamOpenResponse")).downstreamOpenResponse!.resultCode ?? 0).toBe(
+          ResultCode.SUCCEEDED,
+        );
         const up = await open(c.up, EDGE);
-        up.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 10, expiryInterval: 1, qos: QoS.RELIABLE } });
+        up.send({
+          upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 10, expiryInterval: 1, qos: QoS.RELIABLE },
+        });
         const alias = (await up.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
         const record = (i: number) => Buffer.from(`{"lat":35.6${i},"lon":139.7${i},"speed":${i}}`.repeat(20));
         for (let seq = 1; seq <= 5; seq++)
-          up.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataId: { name: "gnss", type: "json" }, dataPoints: [{ elapsedTime: seq, payload: record(seq) }] }] } } });
+          up.send({
+            upstreamChunk: {
+              streamIdAlias: alias,
+              streamChunk: {
+                sequenceNumber: seq,
+                dataPointGroups: [
+                  { dataId: { name: "gnss", type: "json" }, dataPoints: [{ elapsedTime: seq, payload: record(seq) }] },
+                ],
+              },
+            },
+          });
         const acked = new Set<number>();
-        while (acked.size < 5) for (const r of (await up.next("upstreamChunkAck")).upstreamChunkAck!.results ?? []) acked.add(r.sequenceNumber!);
+        while (acked.size < 5)
+          for (const r of (await up.next("upstreamChunkAck")).upstreamChunkAck!.results ?? [])
+            acked.add(r.sequenceNumber!);
         for (let seq = 1; seq <= 5; seq++) {
           const chunk = (await down.next("downstreamChunk")).downstreamChunk!;
           const point = chunk.streamChunk!.dataPointGroups![0]!.dataPoints![0]!;

@@ -21,7 +21,9 @@ async function slowAuthBroker(limits = {}) {
   return { broker: b, answer: () => answer({ ok: true, subject: { kind: "edge", uuid: "subject-1" } }) };
 }
 
-const call = (i: number, bytes: number): Message => ({ upstreamCall: { callId: `c${i}`, destinationNodeId: NODE_U, name: "n", type: "t", payload: new Uint8Array(bytes) } });
+const call = (i: number, bytes: number): Message => ({
+  upstreamCall: { callId: `c${i}`, destinationNodeId: NODE_U, name: "n", type: "t", payload: new Uint8Array(bytes) },
+});
 
 /** Sends the messages in one socket write (as one TCP read on the other side, where they fit). */
 function sendTogether(r: Raw, msgs: Message[]): void {
@@ -61,7 +63,9 @@ it("keeps a flood sent during the token check in the client's socket, then serve
   expect((await r.next("connectResponse", 10_000)).connectResponse!.resultCode ?? 0).toBe(ResultCode.SUCCEEDED);
   // Every call of the flood is read and answered (no destination here: PROCESS_FAILED), none lost.
   await waitFor(() => r.msgs.filter((m) => m.message === "upstreamCallAck").length === N, 30_000, "every call acked");
-  expect(r.msgs.filter((m) => m.message === "upstreamCallAck").map((m) => m.upstreamCallAck!.callId)).toEqual(Array.from({ length: N }, (_, i) => `c${i}`));
+  expect(r.msgs.filter((m) => m.message === "upstreamCallAck").map((m) => m.upstreamCallAck!.callId)).toEqual(
+    Array.from({ length: N }, (_, i) => `c${i}`),
+  );
   expect(conn.connectBacklogBytes).toBe(0);
   r.ws.close();
 }, 90_000);

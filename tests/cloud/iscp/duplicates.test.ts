@@ -8,9 +8,19 @@ import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-br
 import { ALL, connected, NODE_U, type Raw } from "../../support/iscp-raw-peer.js";
 
 const chunk = (seq: number) => ({
-  upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ payload: new Uint8Array([seq]) }] }] } },
+  upstreamChunk: {
+    streamIdAlias: 1,
+    streamChunk: {
+      sequenceNumber: seq,
+      dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ payload: new Uint8Array([seq]) }] }],
+    },
+  },
 });
-const results = (r: Raw) => r.msgs.filter((m) => m.upstreamChunkAck).flatMap((m) => m.upstreamChunkAck!.results ?? []).map((x) => [x.sequenceNumber, x.resultCode ?? 0]);
+const results = (r: Raw) =>
+  r.msgs
+    .filter((m) => m.upstreamChunkAck)
+    .flatMap((m) => m.upstreamChunkAck!.results ?? [])
+    .map((x) => [x.sequenceNumber, x.resultCode ?? 0]);
 
 describe("duplicate upstream chunks", () => {
   let b: TestBroker;
@@ -19,7 +29,13 @@ describe("duplicate upstream chunks", () => {
   async function setup(hook: (c: UpstreamChunkData) => Promise<void>) {
     b = await startTestBroker({ onUpstreamChunk: (_i, c) => hook(c) });
     const down = await connected(b, { nodeId: "reader" });
-    down.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }] } });
+    down.send({
+      downstreamOpenRequest: {
+        requestId: 2,
+        desiredStreamIdAlias: 1,
+        downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+      },
+    });
     await down.next("downstreamOpenResponse");
     const up = await connected(b);
     up.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 0, qos: 1 } });
@@ -41,7 +57,10 @@ describe("duplicate upstream chunks", () => {
     expect(results(up)).toEqual([]); // nothing is acked before the commit
     release();
     await waitFor(() => results(up).length === 2, 2000, "acks");
-    expect(results(up)).toEqual([[1, ResultCode.SUCCEEDED], [1, ResultCode.SUCCEEDED]]);
+    expect(results(up)).toEqual([
+      [1, ResultCode.SUCCEEDED],
+      [1, ResultCode.SUCCEEDED],
+    ]);
     expect(stored).toEqual([1]);
     expect(down.msgs.filter((m) => m.downstreamChunk)).toHaveLength(1);
     up.ws.close();
@@ -77,10 +96,15 @@ describe("duplicate upstream chunks", () => {
     up.send(chunk(0));
     up.send(chunk(1));
     await waitFor(() => results(up).length === 2, 2000, "acks");
-    expect(results(up)).toEqual([[0, ResultCode.PROTOCOL_ERROR], [1, ResultCode.SUCCEEDED]]);
+    expect(results(up)).toEqual([
+      [0, ResultCode.PROTOCOL_ERROR],
+      [1, ResultCode.SUCCEEDED],
+    ]);
     expect(stored).toEqual([1]);
     await waitFor(() => down.msgs.some((m) => m.downstreamChunk), 2000, "relay");
-    expect(down.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber)).toEqual([1]);
+    expect(
+      down.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber),
+    ).toEqual([1]);
     up.ws.close();
     down.ws.close();
   });

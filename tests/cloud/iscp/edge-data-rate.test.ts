@@ -42,10 +42,18 @@ describe("edge connections' data rate", () => {
       reconnect: false,
     });
     const up = await client.openUpstream({ sessionId: randomUUID() });
-    expect((await connections()).map((c) => [c.edge_uuid, c.data_rate])).toEqual([[edge.uuid, { points_per_second: 0, bytes_per_second: 0 }]]);
+    expect((await connections()).map((c) => [c.edge_uuid, c.data_rate])).toEqual([
+      [edge.uuid, { points_per_second: 0, bytes_per_second: 0 }],
+    ]);
     // 400 points of 16 bytes, in 4 chunks a quarter of a second apart.
     for (let chunk = 0; chunk < 4; chunk++) {
-      up.write({ name: "v/x", type: "bytes" }, Array.from({ length: 100 }, (_, i) => ({ elapsedTime: BigInt(chunk * 100 + i) * 1_000_000n, payload: new Uint8Array(16) })));
+      up.write(
+        { name: "v/x", type: "bytes" },
+        Array.from({ length: 100 }, (_, i) => ({
+          elapsedTime: BigInt(chunk * 100 + i) * 1_000_000n,
+          payload: new Uint8Array(16),
+        })),
+      );
       up.flush();
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -26,7 +26,10 @@ describe("data filters", () => {
   });
 
   it("matches name and type together, any filter", () => {
-    const x = new DataIdMatcher([{ name: compilePattern("can/+")!, type: compilePattern("#")! }, { name: compilePattern("gps")!, type: compilePattern("nmea")! }]);
+    const x = new DataIdMatcher([
+      { name: compilePattern("can/+")!, type: compilePattern("#")! },
+      { name: compilePattern("gps")!, type: compilePattern("nmea")! },
+    ]);
     expect(x.matches("can/1", "frame")).toBe(true);
     expect(x.matches("gps", "nmea")).toBe(true);
     expect(x.matches("gps", "other")).toBe(false);

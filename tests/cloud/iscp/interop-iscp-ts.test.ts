@@ -8,7 +8,13 @@ const NODE_D = "22222222-2222-4222-8222-222222222222";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-type ConnOpts = { nodeId?: string; token?: string; encoding?: "proto" | "json"; pingInterval?: number; pingTimeout?: number };
+type ConnOpts = {
+  nodeId?: string;
+  token?: string;
+  encoding?: "proto" | "json";
+  pingInterval?: number;
+  pingTimeout?: number;
+};
 
 function connect(b: TestBroker, o: ConnOpts = {}): Promise<iscp.Conn> {
   return iscp.Conn.connect({
@@ -23,13 +29,26 @@ function connect(b: TestBroker, o: ConnOpts = {}): Promise<iscp.Conn> {
   } as ConstructorParameters<typeof Object>[0]);
 }
 
-interface Received { name: string; type: string; elapsed: bigint; text: string; seq: number }
+interface Received {
+  name: string;
+  type: string;
+  elapsed: bigint;
+  text: string;
+  seq: number;
+}
 
 function collect(ds: iscp.Downstream): { points: Received[]; baseTimes: bigint[] } {
   const out = { points: [] as Received[], baseTimes: [] as bigint[] };
   ds.addEventListener(iscp.Downstream.EVENT.CHUNK, (c: iscp.DownstreamChunk) => {
     for (const g of c.dataPointGroups) {
-      for (const p of g.dataPoints) out.points.push({ name: g.dataId.name, type: g.dataId.type, elapsed: p.elapsedTime, text: dec.decode(p.payload), seq: c.sequenceNumber });
+      for (const p of g.dataPoints)
+        out.points.push({
+          name: g.dataId.name,
+          type: g.dataId.type,
+          elapsed: p.elapsedTime,
+          text: dec.decode(p.payload),
+          seq: c.sequenceNumber,
+        });
     }
   });
   ds.addEventListener(iscp.Downstream.EVENT.METADATA, (m: iscp.DownstreamMetadata) => {
@@ -56,7 +75,12 @@ describe("@aptpod/iscp-ts against the broker", () => {
       const down = await connect(b, { nodeId: NODE_D, encoding });
       conns.push(down);
       const ds = await down.openDownstream({
-        filters: [new iscp.DownstreamFilter({ sourceNodeId: NODE_U, dataFilters: [new iscp.DataFilter({ name: "sensor/+", type: "#" })] })],
+        filters: [
+          new iscp.DownstreamFilter({
+            sourceNodeId: NODE_U,
+            dataFilters: [new iscp.DataFilter({ name: "sensor/+", type: "#" })],
+          }),
+        ],
         qos: iscp.QOS.RELIABLE,
       });
       const got = collect(ds);
@@ -64,7 +88,9 @@ describe("@aptpod/iscp-ts against the broker", () => {
       conns.push(up);
       const us = await up.openUpstream({ sessionId: "s1", qos: iscp.QOS.RELIABLE });
       const baseTime = BigInt(Date.now()) * 1_000_000n;
-      await up.sendBaseTime(new iscp.BaseTime({ sessionId: "s1", name: "manual", priority: 1000, elapsedTime: 0n, baseTime }));
+      await up.sendBaseTime(
+        new iscp.BaseTime({ sessionId: "s1", name: "manual", priority: 1000, elapsedTime: 0n, baseTime }),
+      );
       const temp = new iscp.DataId({ name: "sensor/temp", type: "float/text" });
       const other = new iscp.DataId({ name: "other", type: "string" });
       await us.writeDataPoints(temp, [point(1n, "t1"), point(2n, "t2")]);
@@ -97,7 +123,11 @@ describe("@aptpod/iscp-ts against the broker", () => {
     await us.writeDataPoints(id, [point(1n, "a")]);
     await us.flush();
     const state = () => [...b.broker.hub.downstreams.values()][0]!;
-    await waitFor(() => state().upstreamAliases.size === 1 && state().dataIdAliases.size === 1, 5000, "declared aliases");
+    await waitFor(
+      () => state().upstreamAliases.size === 1 && state().dataIdAliases.size === 1,
+      5000,
+      "declared aliases",
+    );
     for (let i = 2; i <= 5; i++) {
       await us.writeDataPoints(id, [point(BigInt(i), String.fromCharCode(96 + i))]);
       await us.flush();
@@ -111,16 +141,28 @@ describe("@aptpod/iscp-ts against the broker", () => {
     const callee = await connect(b, { nodeId: NODE_D });
     conns.push(caller, callee);
     callee.addEventListener(iscp.Conn.EVENT.CALL, (call: iscp.DownstreamCall) => {
-      void callee.sendReplyCall(new iscp.UpstreamReplyCall({
-        requestCallId: call.callId, destinationNodeId: call.sourceNodeId, name: "pong", type: "text", payload: enc.encode(`re:${dec.decode(call.payload)}`),
-      }));
+      void callee.sendReplyCall(
+        new iscp.UpstreamReplyCall({
+          requestCallId: call.callId,
+          destinationNodeId: call.sourceNodeId,
+          name: "pong",
+          type: "text",
+          payload: enc.encode(`re:${dec.decode(call.payload)}`),
+        }),
+      );
     });
-    const reply = await caller.sendCallAndWaitReplyCall(new iscp.UpstreamCall({ destinationNodeId: NODE_D, name: "ping", type: "text", payload: enc.encode("hello") }));
+    const reply = await caller.sendCallAndWaitReplyCall(
+      new iscp.UpstreamCall({ destinationNodeId: NODE_D, name: "ping", type: "text", payload: enc.encode("hello") }),
+    );
     expect(reply.sourceNodeId).toBe(NODE_D);
     expect(reply.name).toBe("pong");
     expect(dec.decode(reply.payload)).toBe("re:hello");
     // No such node: the call is acked with a failure code and the client rejects.
-    await expect(caller.sendCall(new iscp.UpstreamCall({ destinationNodeId: "nobody", name: "x", type: "y", payload: new Uint8Array(0) }))).rejects.toMatchObject({ resultCode: 77 });
+    await expect(
+      caller.sendCall(
+        new iscp.UpstreamCall({ destinationNodeId: "nobody", name: "x", type: "y", payload: new Uint8Array(0) }),
+      ),
+    ).rejects.toMatchObject({ resultCode: 77 });
   });
 
   it("refuses a bad token with AUTH_FAILED", async () => {
@@ -143,13 +185,25 @@ describe("@aptpod/iscp-ts against the broker", () => {
     await us.flush();
     await waitFor(() => got.points.length === 1, 5000, "first point");
     // RELIABLE downstreams re-send unacked chunks after a resume; wait for iscp-ts' 1 s ack first.
-    await waitFor(() => Object.values(b.broker.stats().downstreams).every((d) => d.unackedChunks === 0), 5000, "downstream ack");
+    await waitFor(
+      () => Object.values(b.broker.stats().downstreams).every((d) => d.unackedChunks === 0),
+      5000,
+      "downstream ack",
+    );
     const streamsBefore = Object.keys(b.broker.stats().downstreams);
 
     for (const c of b.broker.connections()) c.transport.terminate();
     // iscp-ts only notices through its ping timeout; then it reconnects and resumes.
-    await waitFor(() => reconnected >= 2 && b.broker.connections().filter((c) => c.isOpen).length === 2, 15000, "reconnects");
-    await waitFor(() => b.broker.connections().every((c) => c.upstreams.size + c.downstreams.size === 1), 5000, "resumes");
+    await waitFor(
+      () => reconnected >= 2 && b.broker.connections().filter((c) => c.isOpen).length === 2,
+      15000,
+      "reconnects",
+    );
+    await waitFor(
+      () => b.broker.connections().every((c) => c.upstreams.size + c.downstreams.size === 1),
+      5000,
+      "resumes",
+    );
     await us.writeDataPoints(id, [point(2n, "after")]);
     await us.flush();
     await waitFor(() => got.points.length === 2, 5000, "point after resume");

@@ -9,7 +9,8 @@ import { DEFAULT_LIMITS, silentLogger } from "../../../cloud/iscp/broker/options
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { ALL, connected, NODE_U, type Raw } from "../../support/iscp-raw-peer.js";
 
-const notices = (r: Raw) => r.msgs.filter((m) => m.downstreamMetadata).map((m) => m.downstreamMetadata as iscp2.DownstreamMetadata);
+const notices = (r: Raw) =>
+  r.msgs.filter((m) => m.downstreamMetadata).map((m) => m.downstreamMetadata as iscp2.DownstreamMetadata);
 const kindOf = (m: iscp2.DownstreamMetadata) => m.metadata!;
 
 describe("downstream lifecycle notices", () => {
@@ -19,7 +20,13 @@ describe("downstream lifecycle notices", () => {
   it("reports upstream open, resume, normal close and expiry to the node's downstreams", async () => {
     b = await startTestBroker({ limits: { expiryGraceFloorSec: 1 } });
     const d = await connected(b, { nodeId: "reader" });
-    d.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 7, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }] } });
+    d.send({
+      downstreamOpenRequest: {
+        requestId: 2,
+        desiredStreamIdAlias: 7,
+        downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+      },
+    });
     await d.next("downstreamOpenResponse");
 
     const u1 = await connected(b);
@@ -40,16 +47,40 @@ describe("downstream lifecycle notices", () => {
     await waitFor(() => notices(d).length === 5, 4000, "five notices");
 
     const got = notices(d);
-    expect(got.map(kindOf)).toEqual(["upstreamOpen", "upstreamResume", "upstreamNormalClose", "upstreamOpen", "upstreamAbnormalClose"]);
+    expect(got.map(kindOf)).toEqual([
+      "upstreamOpen",
+      "upstreamResume",
+      "upstreamNormalClose",
+      "upstreamOpen",
+      "upstreamAbnormalClose",
+    ]);
     for (const m of got) expect([m.streamIdAlias, m.sourceNodeId, m.requestId! % 2]).toEqual([7, NODE_U, 1]);
     expect(new Set(got.map((m) => m.requestId)).size).toBe(5);
     const [open1, resume1, close1, open2, expired2] = got;
-    expect([bytesToUuid(open1!.upstreamOpen!.streamId), open1!.upstreamOpen!.sessionId, open1!.upstreamOpen!.qos]).toEqual([bytesToUuid(id1), "s1", QoS.RELIABLE]);
-    expect([bytesToUuid(resume1!.upstreamResume!.streamId), resume1!.upstreamResume!.sessionId]).toEqual([bytesToUuid(id1), "s1"]);
+    expect([
+      bytesToUuid(open1!.upstreamOpen!.streamId),
+      open1!.upstreamOpen!.sessionId,
+      open1!.upstreamOpen!.qos,
+    ]).toEqual([bytesToUuid(id1), "s1", QoS.RELIABLE]);
+    expect([bytesToUuid(resume1!.upstreamResume!.streamId), resume1!.upstreamResume!.sessionId]).toEqual([
+      bytesToUuid(id1),
+      "s1",
+    ]);
     const nc = close1!.upstreamNormalClose!;
-    expect([bytesToUuid(nc.streamId), nc.sessionId, String(nc.totalDataPoints), nc.finalSequenceNumber]).toEqual([bytesToUuid(id1), "s1", "12", 3]);
-    expect([bytesToUuid(open2!.upstreamOpen!.streamId), open2!.upstreamOpen!.qos ?? 0]).toEqual([bytesToUuid(id2), QoS.UNRELIABLE]);
-    expect([bytesToUuid(expired2!.upstreamAbnormalClose!.streamId), expired2!.upstreamAbnormalClose!.sessionId]).toEqual([bytesToUuid(id2), "s2"]);
+    expect([bytesToUuid(nc.streamId), nc.sessionId, String(nc.totalDataPoints), nc.finalSequenceNumber]).toEqual([
+      bytesToUuid(id1),
+      "s1",
+      "12",
+      3,
+    ]);
+    expect([bytesToUuid(open2!.upstreamOpen!.streamId), open2!.upstreamOpen!.qos ?? 0]).toEqual([
+      bytesToUuid(id2),
+      QoS.UNRELIABLE,
+    ]);
+    expect([
+      bytesToUuid(expired2!.upstreamAbnormalClose!.streamId),
+      expired2!.upstreamAbnormalClose!.sessionId,
+    ]).toEqual([bytesToUuid(id2), "s2"]);
     d.ws.close();
   });
 });
@@ -59,12 +90,17 @@ describe("base times remembered for new downstreams", () => {
     const hub = new IscpHub(DEFAULT_LIMITS, {}, silentLogger);
     const P = "00000000-0000-0000-0000-000000000000";
     const nodes = MAX_BASE_TIME_NODES + 100; // e.g. users connecting with ever new node ids
-    for (let i = 0; i < nodes; i++) hub.publishMetadata(P, `node-${i}`, { baseTime: { sessionId: "s", name: "manual", priority: 1 } });
+    for (let i = 0; i < nodes; i++)
+      hub.publishMetadata(P, `node-${i}`, { baseTime: { sessionId: "s", name: "manual", priority: 1 } });
     hub.publishMetadata(P, "node-0", { baseTime: { sessionId: "s", name: "manual", priority: 2 } }); // refreshed: kept
     expect(hub.stats().baseTimeNodes).toBe(MAX_BASE_TIME_NODES);
     const replayed = (node: string) => {
       const got: unknown[] = [];
-      hub.replayBaseTimes({ sourceNodeIds: new Set([node]), projectUuid: P, sendMetadata: (m: unknown) => got.push(m) } as never);
+      hub.replayBaseTimes({
+        sourceNodeIds: new Set([node]),
+        projectUuid: P,
+        sendMetadata: (m: unknown) => got.push(m),
+      } as never);
       return got;
     };
     expect(replayed("node-0")).toHaveLength(1);

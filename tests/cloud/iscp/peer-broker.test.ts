@@ -9,7 +9,12 @@ import { loadConfig } from "../../../cloud/config.js";
 import { ResultCode } from "../../../proto/wire/message.js";
 import { adminToken, caller, type Call } from "../accounts/helpers.js";
 import { edgeToken, json, makeEdge, makeUser, READ_ONLY, type TestEdge } from "../org/helpers.js";
-import { adminToken as oauthAdminToken, createUser as createOauthUser, MEMBER_ROLE, passwordToken } from "../oauth/helpers.js";
+import {
+  adminToken as oauthAdminToken,
+  createUser as createOauthUser,
+  MEMBER_ROLE,
+  passwordToken,
+} from "../oauth/helpers.js";
 
 const PROJECT = "00000000-0000-0000-0000-000000000000";
 
@@ -67,7 +72,10 @@ describe("iSCP broker in the cloud peer", () => {
     const older = (await passwordToken(peer, user.name, user.password)).access_token as string;
     const streams = async () => {
       const c = await connect(older, randomUUID());
-      return c.openUpstream({ sessionId: randomUUID() }).then(() => "opened", (e: unknown) => (e as IscpRequestError).resultCode);
+      return c.openUpstream({ sessionId: randomUUID() }).then(
+        () => "opened",
+        (e: unknown) => (e as IscpRequestError).resultCode,
+      );
     };
     expect(await streams()).toBe("opened");
     expect((await admin(`/auth/users/${user.uuid}/roles/${MEMBER_ROLE}`, { method: "DELETE" })).status).toBe(204);
@@ -78,16 +86,28 @@ describe("iSCP broker in the cloud peer", () => {
 
   it("lets in only subjects of the project, with the message types their roles allow", async () => {
     const group = (await json(admin("/auth/groups", { method: "POST", json: { name: "iscp-group" } }), 201)).uuid;
-    const project = (await json(admin(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "iscp-project" } }), 201)).uuid;
+    const project = (
+      await json(admin(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "iscp-project" } }), 201)
+    ).uuid;
     // A read-only member may receive (downstream, downstream_call) but not send.
     const vic = await makeUser(peer, admin, "iscp-vic", [READ_ONLY]);
-    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: vic.uuid, role_uuids: [READ_ONLY] } }), 200);
+    await json(
+      admin(`/auth/projects/${project}/members`, {
+        method: "POST",
+        json: { user_uuid: vic.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
     const ticket = (await json(vic.call("/iscp/tickets", { method: "POST" }), 201)).ticket;
     const reader = await connect(ticket, randomUUID(), project);
-    await expect(reader.openDownstream({ filters: [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "#", type: "#" }] }] })).resolves.toBeDefined();
+    await expect(
+      reader.openDownstream({ filters: [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "#", type: "#" }] }] }),
+    ).resolves.toBeDefined();
     const refused = await reader.openUpstream({ sessionId: randomUUID() }).catch((e: unknown) => e);
     expect((refused as IscpRequestError).resultCode).toBe(66);
-    const meta = await reader.sendBaseTime({ sessionId: randomUUID(), name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1n }).catch((e: unknown) => e);
+    const meta = await reader
+      .sendBaseTime({ sessionId: randomUUID(), name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1n })
+      .catch((e: unknown) => e);
     expect((meta as IscpRequestError).resultCode).toBe(66);
     // An edge that is not in the project is refused at connect; in the default project it is let in.
     const outsider = await connect(token, edge.uuid, project).catch((e: unknown) => e);
@@ -114,7 +134,10 @@ describe("iSCP broker in the cloud peer", () => {
       const t = (await edgeToken(limited, e)).body.access_token as string;
       const c = await IscpClient.connect({
         transport: () => connectWebSocket({ url: `${limited.url.replace("http", "ws")}/api/iscp/connect` }),
-        token: t, nodeId: e.uuid, projectUuid: PROJECT, reconnect: false,
+        token: t,
+        nodeId: e.uuid,
+        projectUuid: PROJECT,
+        reconnect: false,
       });
       clients.push(c);
       await c.openUpstream({ sessionId: randomUUID() });
@@ -142,10 +165,16 @@ describe("iSCP broker in the cloud peer", () => {
     const c = await connect(token, edge.uuid);
     const session = randomUUID();
     const baseNs = BigInt(Date.now()) * 1_000_000n;
-    await c.sendBaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs }, true);
+    await c.sendBaseTime(
+      { sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs },
+      true,
+    );
     const up = await c.openUpstream({ sessionId: session, persist: true });
     const payloads = [Buffer.from("alpha"), Buffer.from("beta"), Buffer.from([0, 1, 2, 255])];
-    up.write({ name: "sensor/a", type: "bytes" }, payloads.map((p, i) => ({ elapsedTime: BigInt(i) * 1_000_000n, payload: p })));
+    up.write(
+      { name: "sensor/a", type: "bytes" },
+      payloads.map((p, i) => ({ elapsedTime: BigInt(i) * 1_000_000n, payload: p })),
+    );
     up.flush();
     expect(await up.waitAcked(5000)).toBe(true);
     await up.close({ closeSession: true });
@@ -153,7 +182,10 @@ describe("iSCP broker in the cloud peer", () => {
     const res = await admin(`/v1/projects/${PROJECT}/data?name=${session}&time_format=ns`);
     expect(res.status).toBe(200);
     const text = typeof res.body === "string" ? res.body : JSON.stringify(res.body) + "\n";
-    const points = text.trim().split("\n").map((l: string) => JSON.parse(l));
+    const points = text
+      .trim()
+      .split("\n")
+      .map((l: string) => JSON.parse(l));
     expect(points.map((p: any) => p.data_id)).toEqual(["sensor/a", "sensor/a", "sensor/a"]);
     expect(points.map((p: any) => Buffer.from(p.data.d, "base64"))).toEqual(payloads);
     // Nanosecond times exceed 2^53: read them from the text, not through JSON.parse.

@@ -23,10 +23,20 @@ export interface PeerProcess {
  * `cloud-peer --listen 127.0.0.1:0 --data DIR` as a real child process; resolves once it listens.
  * `bin` is this checkout's by default (an installed package's for the install tests).
  */
-export async function spawnPeerAt(dataDir: string, env: Record<string, string> = {}, bin = BIN): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
+export async function spawnPeerAt(
+  dataDir: string,
+  env: Record<string, string> = {},
+  bin = BIN,
+): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
   const database = await testDatabaseFor(dataDir);
   const child = spawn(process.execPath, [bin, "--listen", "127.0.0.1:0", "--data", dataDir], {
-    env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn", ...(database ? { CLOUD_DATABASE: database } : {}), ...env },
+    env: {
+      ...process.env,
+      CLOUD_ADMIN_PASSWORD: "Admin-password-1",
+      CLOUD_LOG_LEVEL: "warn",
+      ...(database ? { CLOUD_DATABASE: database } : {}),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -74,7 +84,11 @@ export interface UpgradeOutcome {
  * answer and close. The socket is left open on our side unless `halfClose` ends it after the request,
  * so only the server can free its end; the caller destroys it.
  */
-export function rawUpgrade(port: number, target: string, o: { method?: string; halfClose?: boolean; waitMs?: number } = {}): Promise<UpgradeOutcome> {
+export function rawUpgrade(
+  port: number,
+  target: string,
+  o: { method?: string; halfClose?: boolean; waitMs?: number } = {},
+): Promise<UpgradeOutcome> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     let response = "";

@@ -28,19 +28,41 @@ async function behind(limits: Partial<IscpLimits>, pingIntervalSec = 10) {
     },
   });
   r = await connected(b, { pingInterval: pingIntervalSec, pingTimeout: 1 });
-  r.send({ upstreamOpenRequest: { requestId: 2, sessionId: SESSION, qos: QoS.RELIABLE, ackInterval: 0, extensionFields: { persist: true } } });
+  r.send({
+    upstreamOpenRequest: {
+      requestId: 2,
+      sessionId: SESSION,
+      qos: QoS.RELIABLE,
+      ackInterval: 0,
+      extensionFields: { persist: true },
+    },
+  });
   const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
   const payload = new Uint8Array(1024);
   const send = (from: number, to: number) => {
     for (let seq = from; seq <= to; seq++) {
-      r!.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }] } } });
+      r!.send({
+        upstreamChunk: {
+          streamIdAlias: alias,
+          streamChunk: {
+            sequenceNumber: seq,
+            dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
+          },
+        },
+      });
     }
   };
   const release = () => {
     open = true;
     for (const w of waiting.splice(0)) w();
   };
-  const acked = () => new Set(r!.msgs.flatMap((m) => m.upstreamChunkAck?.results ?? []).filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED).map((x) => x.sequenceNumber));
+  const acked = () =>
+    new Set(
+      r!.msgs
+        .flatMap((m) => m.upstreamChunkAck?.results ?? [])
+        .filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED)
+        .map((x) => x.sequenceNumber),
+    );
   return { stored, waiting, send, release, acked };
 }
 
@@ -61,7 +83,10 @@ it("answers a Ping sent behind chunks that wait for storage within a second", as
 
 it("does not drop a client whose Pong waits in input the broker stopped reading", async () => {
   // Held messages past 8 KiB stop the reading: the client's Pongs wait behind its chunks in the socket.
-  const s = await behind({ maxPendingStoreBytes: 8 * 1024, minPendingStoreBytesPerConn: 1024, maxHeldBytesPerConn: 8 * 1024 }, 1);
+  const s = await behind(
+    { maxPendingStoreBytes: 8 * 1024, minPendingStoreBytesPerConn: 1024, maxHeldBytesPerConn: 8 * 1024 },
+    1,
+  );
   r!.ws.on("message", (d) => {
     const m = decodeMessage(d as Buffer, "proto");
     if (m.ping) r!.send({ pong: { requestId: m.ping.requestId ?? 0 } });

@@ -40,7 +40,9 @@ describe("QUIC certificate and key files", () => {
     const fromEnv = loadConfig({ listen: "127.0.0.1:0", dataDir: path.join(dir, "data") }, env);
     expect([fromEnv.iscpQuicCert, fromEnv.iscpQuicKey]).toEqual([certFile, keyFile]);
 
-    peer = await startTestPeer({ config: { iscpQuicListen: "127.0.0.1:0", iscpQuicCert: certFile, iscpQuicKey: keyFile } });
+    peer = await startTestPeer({
+      config: { iscpQuicListen: "127.0.0.1:0", iscpQuicCert: certFile, iscpQuicKey: keyFile },
+    });
     const port = peer.svc.iscp.quicPort!;
     // The self-signed pair the peer makes otherwise is not there: the files were used.
     expect(fs.existsSync(path.join(peer.dataDir, "quic"))).toBe(false);
@@ -66,7 +68,9 @@ describe("QUIC certificate and key files", () => {
     expect(load({ CLOUD_ISCP_QUIC_CERT: path.join(dir, "nope.pem"), CLOUD_ISCP_QUIC_KEY: keyFile })).toThrow(
       /CLOUD_ISCP_QUIC_CERT "[^"]*nope\.pem": cannot read the file \(ENOENT\)/,
     );
-    expect(load({ CLOUD_ISCP_QUIC_CERT: certFile, CLOUD_ISCP_QUIC_KEY: dir })).toThrow(/CLOUD_ISCP_QUIC_KEY "[^"]*": cannot read the file \(EISDIR\)/);
+    expect(load({ CLOUD_ISCP_QUIC_CERT: certFile, CLOUD_ISCP_QUIC_KEY: dir })).toThrow(
+      /CLOUD_ISCP_QUIC_KEY "[^"]*": cannot read the file \(EISDIR\)/,
+    );
     const pemText = fs.readFileSync(keyFile, "utf8");
     let message = "";
     try {
@@ -77,6 +81,8 @@ describe("QUIC certificate and key files", () => {
     expect(message).toMatch(/CLOUD_ISCP_QUIC_KEY: expected the path of a PEM file, not PEM text/);
     expect(message).not.toContain("PRIVATE KEY"); // the key itself is never echoed
     expect(load({ CLOUD_ISCP_QUIC_CERT: certFile })).toThrow(/set both or neither/);
-    expect(loadConfig({ iscpQuicCert: certFile, iscpQuicKey: keyFile, dataDir: path.join(dir, "data") }, {}).iscpQuicKey).toBe(keyFile);
+    expect(
+      loadConfig({ iscpQuicCert: certFile, iscpQuicKey: keyFile, dataDir: path.join(dir, "data") }, {}).iscpQuicKey,
+    ).toBe(keyFile);
   });
 });

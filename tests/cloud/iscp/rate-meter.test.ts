@@ -17,7 +17,7 @@ describe("RateMeter", () => {
     // A steady 100 points/s: the full window holds (window - 1) whole seconds plus the current half one.
     const r = m.rate();
     expect(r.points_per_second).toBeGreaterThan(95);
-    expect(r.points_per_second).toBeLessThanOrEqual(100 * RATE_WINDOW_SECONDS / (RATE_WINDOW_SECONDS - 0.5) + 0.1);
+    expect(r.points_per_second).toBeLessThanOrEqual((100 * RATE_WINDOW_SECONDS) / (RATE_WINDOW_SECONDS - 0.5) + 0.1);
     expect(r.bytes_per_second).toBeCloseTo(r.points_per_second * 8, 0);
   });
 

@@ -20,46 +20,50 @@ afterEach(async () => {
   await b?.close();
 });
 
-it.each(["websocket", "quic"])("pauses a %s connection while too many persisted chunks wait for storage, and stores all of them", async (kind) => {
-  const LIMIT = 8;
-  const CHUNKS = 120;
-  let pending = 0;
-  let maxPending = 0;
-  let open = false;
-  const waiting: (() => void)[] = [];
-  const stored = new Set<number>();
-  b = await startTestBroker({
-    // About LIMIT chunks of 16 KiB (each costs its bytes plus pendingStoreChunkBytes).
-    limits: { maxPendingStoreBytes: LIMIT * 17 * 1024 },
-    onUpstreamChunk: async (_info, chunk: UpstreamChunkData) => {
-      pending++;
-      maxPending = Math.max(maxPending, pending);
-      if (!open) await new Promise<void>((r) => waiting.push(r));
-      pending--;
-      stored.add(chunk.sequenceNumber);
-    },
-  });
-  let transport = () => connectWebSocket({ url: b!.url });
-  if (kind === "quic") {
-    const { key, cert } = makeLocalhostCert();
-    const quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key, cert });
-    transport = () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost" });
-  }
-  c = await IscpClient.connect({ transport, token: TOKEN, nodeId: NODE });
-  const us = await c.openUpstream({ sessionId: "s", qos: QoS.RELIABLE, persist: true });
-  const payload = new Uint8Array(16 * 1024); // a few chunks per socket read
-  for (let i = 0; i < CHUNKS; i++) {
-    us.write({ name: "n", type: "t" }, [{ elapsedTime: BigInt(i), payload }]);
-    us.flush();
-  }
-  await waitFor(() => pending >= LIMIT, 5000, "storage to fill up");
-  await new Promise((r) => setTimeout(r, 300)); // the broker would go on reading here without the pause
-  // Frames already parsed from the last read still arrive; the rest waits in the socket or quiche's stream.
-  expect(maxPending).toBeLessThan(LIMIT + 8);
-  expect(stored.size).toBe(0);
+it.each(["websocket", "quic"])(
+  "pauses a %s connection while too many persisted chunks wait for storage, and stores all of them",
+  async (kind) => {
+    const LIMIT = 8;
+    const CHUNKS = 120;
+    let pending = 0;
+    let maxPending = 0;
+    let open = false;
+    const waiting: (() => void)[] = [];
+    const stored = new Set<number>();
+    b = await startTestBroker({
+      // About LIMIT chunks of 16 KiB (each costs its bytes plus pendingStoreChunkBytes).
+      limits: { maxPendingStoreBytes: LIMIT * 17 * 1024 },
+      onUpstreamChunk: async (_info, chunk: UpstreamChunkData) => {
+        pending++;
+        maxPending = Math.max(maxPending, pending);
+        if (!open) await new Promise<void>((r) => waiting.push(r));
+        pending--;
+        stored.add(chunk.sequenceNumber);
+      },
+    });
+    let transport = () => connectWebSocket({ url: b!.url });
+    if (kind === "quic") {
+      const { key, cert } = makeLocalhostCert();
+      const quic = await startIscpQuic({ ...b.broker.options, broker: b.broker, key, cert });
+      transport = () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost" });
+    }
+    c = await IscpClient.connect({ transport, token: TOKEN, nodeId: NODE });
+    const us = await c.openUpstream({ sessionId: "s", qos: QoS.RELIABLE, persist: true });
+    const payload = new Uint8Array(16 * 1024); // a few chunks per socket read
+    for (let i = 0; i < CHUNKS; i++) {
+      us.write({ name: "n", type: "t" }, [{ elapsedTime: BigInt(i), payload }]);
+      us.flush();
+    }
+    await waitFor(() => pending >= LIMIT, 5000, "storage to fill up");
+    await new Promise((r) => setTimeout(r, 300)); // the broker would go on reading here without the pause
+    // Frames already parsed from the last read still arrive; the rest waits in the socket or quiche's stream.
+    expect(maxPending).toBeLessThan(LIMIT + 8);
+    expect(stored.size).toBe(0);
 
-  open = true;
-  for (const w of waiting.splice(0)) w();
-  expect(await us.waitAcked(10_000)).toBe(true);
-  expect(stored.size).toBe(CHUNKS);
-}, 30_000);
+    open = true;
+    for (const w of waiting.splice(0)) w();
+    expect(await us.waitAcked(10_000)).toBe(true);
+    expect(stored.size).toBe(CHUNKS);
+  },
+  30_000,
+);

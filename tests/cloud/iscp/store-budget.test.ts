@@ -17,16 +17,34 @@ afterEach(async () => {
 });
 
 async function upstream(r: Raw): Promise<(from: number, to: number) => void> {
-  r.send({ upstreamOpenRequest: { requestId: 2, sessionId: SESSION, qos: QoS.RELIABLE, ackInterval: 0, extensionFields: { persist: true } } });
+  r.send({
+    upstreamOpenRequest: {
+      requestId: 2,
+      sessionId: SESSION,
+      qos: QoS.RELIABLE,
+      ackInterval: 0,
+      extensionFields: { persist: true },
+    },
+  });
   const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
   const payload = new Uint8Array(1024);
   return (from, to) => {
     for (let seq = from; seq <= to; seq++) {
-      r.send({ upstreamChunk: { streamIdAlias: alias, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }] } } });
+      r.send({
+        upstreamChunk: {
+          streamIdAlias: alias,
+          streamChunk: {
+            sequenceNumber: seq,
+            dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
+          },
+        },
+      });
     }
   };
 }
-const acked = (r: Raw) => r.msgs.flatMap((m) => m.upstreamChunkAck?.results ?? []).filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED).length;
+const acked = (r: Raw) =>
+  r.msgs.flatMap((m) => m.upstreamChunkAck?.results ?? []).filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED)
+    .length;
 
 it("keeps the chunks waiting for storage within the byte budget, shared between connections", async () => {
   // A chunk of 1 KiB costs about 2 KiB (its bytes plus 1 KiB): the budget is about 16 chunks.
@@ -36,11 +54,12 @@ it("keeps the chunks waiting for storage within the byte budget, shared between 
   const aheadOfB: number[] = [];
   b = await startTestBroker({
     limits: { maxPendingStoreBytes: BUDGET, minPendingStoreBytesPerConn: 2048, pendingStoreChunkBytes: 1024 },
-    onUpstreamChunk: (info) => new Promise<void>((go) => {
-      if (info.nodeId === NODE_B) aheadOfB.push(queue.filter((e) => e.node !== NODE_B).length);
-      queue.push({ node: info.nodeId, go });
-      maxWaiting = Math.max(maxWaiting, queue.length);
-    }),
+    onUpstreamChunk: (info) =>
+      new Promise<void>((go) => {
+        if (info.nodeId === NODE_B) aheadOfB.push(queue.filter((e) => e.node !== NODE_B).length);
+        queue.push({ node: info.nodeId, go });
+        maxWaiting = Math.max(maxWaiting, queue.length);
+      }),
   });
   // The store commits the oldest four chunks every 5 ms, in arrival order.
   pump = setInterval(() => {

@@ -24,7 +24,8 @@ async function pipelineUpstreamOpens(r: Raw, n: number, firstId = 2): Promise<is
   return out;
 }
 
-const count = (rs: { resultCode?: iscp2.ResultCode | null }[], code: iscp2.ResultCode) => rs.filter((x) => (x.resultCode ?? 0) === code).length;
+const count = (rs: { resultCode?: iscp2.ResultCode | null }[], code: iscp2.ResultCode) =>
+  rs.filter((x) => (x.resultCode ?? 0) === code).length;
 
 describe("per-connection stream limits under pipelined opens", () => {
   it("5,000 pipelined upstream opens behind a slow open hook open at most maxUpstreamsPerConn streams; the rest are TOO_MANY_STREAMS", async () => {
@@ -53,7 +54,8 @@ describe("per-connection stream limits under pipelined opens", () => {
       },
     });
     const r = await connected(b);
-    const answered = () => r.msgs.filter((m) => m.message === "upstreamOpenResponse").map((m) => m.upstreamOpenResponse!);
+    const answered = () =>
+      r.msgs.filter((m) => m.message === "upstreamOpenResponse").map((m) => m.upstreamOpenResponse!);
     for (let i = 0; i < 20; i++) r.send({ upstreamOpenRequest: { requestId: 2 + 2 * i, sessionId: "s" } });
     await waitFor(() => count(answered(), ResultCode.TOO_MANY_STREAMS) >= 16, 20_000, "16 opens refused for the limit");
     release();
@@ -73,8 +75,18 @@ describe("per-connection stream limits under pipelined opens", () => {
     b = await startTestBroker({ limits: { maxDownstreamsPerConn: 16 } });
     const r = await connected(b);
     for (let i = 0; i < 100; i++)
-      r.send({ downstreamOpenRequest: { requestId: 2 + 2 * i, desiredStreamIdAlias: 1 + i, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }] } });
-    await waitFor(() => r.msgs.filter((m) => m.message === "downstreamOpenResponse").length >= 100, 10_000, "downstream open responses");
+      r.send({
+        downstreamOpenRequest: {
+          requestId: 2 + 2 * i,
+          desiredStreamIdAlias: 1 + i,
+          downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+        },
+      });
+    await waitFor(
+      () => r.msgs.filter((m) => m.message === "downstreamOpenResponse").length >= 100,
+      10_000,
+      "downstream open responses",
+    );
     const rs = r.msgs.filter((m) => m.message === "downstreamOpenResponse").map((m) => m.downstreamOpenResponse!);
     expect(count(rs, ResultCode.SUCCEEDED)).toBe(16);
     expect(count(rs, ResultCode.TOO_MANY_STREAMS)).toBe(84);

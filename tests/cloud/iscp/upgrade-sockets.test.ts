@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { decodeMessage, encodeMessage, ResultCode } from "../../../proto/wire/message.js";
-import { fdsSettle, parseResponse, rawUpgrade, spawnPeerProcess, type PeerProcess, type UpgradeOutcome } from "./peer-process.js";
+import {
+  fdsSettle,
+  parseResponse,
+  rawUpgrade,
+  spawnPeerProcess,
+  type PeerProcess,
+  type UpgradeOutcome,
+} from "./peer-process.js";
 
 let peer: PeerProcess;
 let baseline: number;
@@ -42,7 +49,9 @@ describe("WebSocket upgrades the broker does not take", () => {
 
   it("500 such upgrades leave the server's open descriptors where they were", async () => {
     // Half the clients close their side after the request (as a probe does), half keep it open: the server must free both.
-    const outs = await many(500, (i) => rawUpgrade(peer.port, `/nope/${i}`, { halfClose: i % 2 === 0, waitMs: 15_000 }));
+    const outs = await many(500, (i) =>
+      rawUpgrade(peer.port, `/nope/${i}`, { halfClose: i % 2 === 0, waitMs: 15_000 }),
+    );
     const after = await fdsSettle(peer, baseline + 5, 10_000);
     for (const o of outs) o.socket.destroy();
     expect(outs.filter((o) => parseResponse(o.response).status === 404)).toHaveLength(500);
@@ -54,14 +63,23 @@ describe("WebSocket upgrades the broker does not take", () => {
 describe("refused upgrades to the broker's path", () => {
   it("a bad query or method is answered 400/405 in the API's error shape and the socket freed", async () => {
     const bad = await many(100, (i) =>
-      i % 3 === 0 ? rawUpgrade(peer.port, "/api/iscp/connect?enc=xml")
-      : i % 3 === 1 ? rawUpgrade(peer.port, "/api/iscp/connect?comp=deflate")
-      : rawUpgrade(peer.port, "/api/iscp/connect", { method: "POST" }));
+      i % 3 === 0
+        ? rawUpgrade(peer.port, "/api/iscp/connect?enc=xml")
+        : i % 3 === 1
+          ? rawUpgrade(peer.port, "/api/iscp/connect?comp=deflate")
+          : rawUpgrade(peer.port, "/api/iscp/connect", { method: "POST" }),
+    );
     const after = await fdsSettle(peer, baseline + 5);
     for (const o of bad) o.socket.destroy();
     expect(bad.filter((o) => !o.closedByServer)).toHaveLength(0);
-    expect(parseResponse(bad[0]!.response)).toMatchObject({ status: 400, body: { type: "invalid_request", title: "enc must be proto or json" } });
-    expect(parseResponse(bad[1]!.response)).toMatchObject({ status: 400, body: { type: "invalid_request", title: "comp must be per-message or context-takeover" } });
+    expect(parseResponse(bad[0]!.response)).toMatchObject({
+      status: 400,
+      body: { type: "invalid_request", title: "enc must be proto or json" },
+    });
+    expect(parseResponse(bad[1]!.response)).toMatchObject({
+      status: 400,
+      body: { type: "invalid_request", title: "comp must be per-message or context-takeover" },
+    });
     expect(parseResponse(bad[2]!.response)).toMatchObject({ status: 405, body: { type: "method_not_allowed" } });
     expect(after).toBeLessThanOrEqual(baseline + 5);
   }, 60_000);
@@ -74,7 +92,21 @@ describe("refused upgrades to the broker's path", () => {
         await new Promise((r) => ws.once("open", r));
         const closed = new Promise<void>((r) => ws.once("close", () => r()));
         const first = new Promise<Buffer>((r) => ws.once("message", (d) => r(d as Buffer)));
-        ws.send(encodeMessage({ connectRequest: { requestId: 0, protocolVersion: "2.0.0", nodeId: "", pingInterval: 10, pingTimeout: 1, extensionFields: { accessToken: "not-a-token" } } }, "proto"));
+        ws.send(
+          encodeMessage(
+            {
+              connectRequest: {
+                requestId: 0,
+                protocolVersion: "2.0.0",
+                nodeId: "",
+                pingInterval: 10,
+                pingTimeout: 1,
+                extensionFields: { accessToken: "not-a-token" },
+              },
+            },
+            "proto",
+          ),
+        );
         const code = decodeMessage(await first, "proto").connectResponse?.resultCode;
         await closed;
         return code;

@@ -8,7 +8,13 @@ const chunk = Buffer.from(
   pb.StoreDataChunk.encode({
     sequenceNumber: 7,
     dataPointGroups: [
-      { dataId: { name: "a", type: "float64" }, dataPoints: [{ elapsedTime: 5, payload: Buffer.from([1, 2]) }, { elapsedTime: -3_000_000_000, payload: Buffer.alloc(0) }] },
+      {
+        dataId: { name: "a", type: "float64" },
+        dataPoints: [
+          { elapsedTime: 5, payload: Buffer.from([1, 2]) },
+          { elapsedTime: -3_000_000_000, payload: Buffer.alloc(0) },
+        ],
+      },
       { dataId: { name: "b", type: "float64" }, dataPoints: [{ elapsedTime: 1, payload: Buffer.from([9]) }] },
       { dataId: { name: "a", type: "float64" }, dataPoints: [{ elapsedTime: 2 ** 40, payload: Buffer.from("xyz") }] },
     ],

@@ -22,7 +22,10 @@ const BASE_NS = parseTimeNs(BASETIME)!;
 
 /** Points in the order the data endpoint must return them (time, then sequence/chunk/group/point order). */
 function expectedOrder(points: TestPoint[]): TestPoint[] {
-  return points.map((p, i) => ({ p, i })).sort((a, b) => (a.p.elapsed < b.p.elapsed ? -1 : a.p.elapsed > b.p.elapsed ? 1 : a.i - b.i)).map((x) => x.p);
+  return points
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.elapsed < b.p.elapsed ? -1 : a.p.elapsed > b.p.elapsed ? 1 : a.i - b.i))
+    .map((x) => x.p);
 }
 
 describe("measurements: chunk upload and data read-back", () => {
@@ -33,7 +36,9 @@ describe("measurements: chunk upload and data read-back", () => {
   afterAll(() => peer?.stop());
 
   async function data(query: string, accept?: string) {
-    const res = await peer.api(`${P}/data?${query}`, { headers: { "X-Intdash-Token": token, ...(accept ? { accept } : {}) } });
+    const res = await peer.api(`${P}/data?${query}`, {
+      headers: { "X-Intdash-Token": token, ...(accept ? { accept } : {}) },
+    });
     return res;
   }
 
@@ -43,13 +48,28 @@ describe("measurements: chunk upload and data read-back", () => {
     const msg = chunksMessage(m.uuid, seq, [randomPoints(5, ["1/a"], 1), randomPoints(3, ["1/a"], 2)]);
     const first = await uploadProto(call, msg);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body).toEqual({ items: [{ sequence_number: 1, result: "ok" }, { sequence_number: 2, result: "ok" }], total_count: 2 });
+    expect(first.body).toEqual({
+      items: [
+        { sequence_number: 1, result: "ok" },
+        { sequence_number: 2, result: "ok" },
+      ],
+      total_count: 2,
+    });
     const again = await uploadProto(call, msg);
-    expect(again.body).toEqual({ items: [{ sequence_number: 1, result: "skipped" }, { sequence_number: 2, result: "skipped" }], total_count: 2 });
+    expect(again.body).toEqual({
+      items: [
+        { sequence_number: 1, result: "skipped" },
+        { sequence_number: 2, result: "skipped" },
+      ],
+      total_count: 2,
+    });
     const s = await call(`${P}/measurements/${m.uuid}/sequences/${seq}`);
     expect(s.body).toMatchObject({ uuid: seq, received_data_points: 8, received_chunks_count: 2 });
     const got = await call(`${P}/measurements/${m.uuid}`);
-    expect(got.body).toMatchObject({ received_data_points: 8, sequences: { status: "measuring", received_data_points: 8 } });
+    expect(got.body).toMatchObject({
+      received_data_points: 8,
+      sequences: { status: "measuring", received_data_points: 8 },
+    });
   });
 
   it("takes the JSON form too (camelCase or snake_case), with the same idempotency", async () => {
@@ -63,7 +83,13 @@ describe("measurements: chunk upload and data read-back", () => {
     const snake = {
       meas_uuid: body.measUuid,
       sequence_uuid: body.sequenceUuid,
-      chunks: body.chunks.map((c) => ({ sequence_number: c.sequenceNumber, data_point_groups: c.dataPointGroups.map((g) => ({ data_id: g.dataId, data_points: g.dataPoints.map((p) => ({ elapsed_time: p.elapsedTime, payload: p.payload })) })) })),
+      chunks: body.chunks.map((c) => ({
+        sequence_number: c.sequenceNumber,
+        data_point_groups: c.dataPointGroups.map((g) => ({
+          data_id: g.dataId,
+          data_points: g.dataPoints.map((p) => ({ elapsed_time: p.elapsedTime, payload: p.payload })),
+        })),
+      })),
     };
     const again = await call(`${P}/measurements/sequences/chunks`, { method: "POST", json: snake });
     expect(again.body.items).toEqual([{ sequence_number: 1, result: "skipped" }]);
@@ -79,7 +105,8 @@ describe("measurements: chunk upload and data read-back", () => {
     const b = randomPoints(40, ["3/c"], 9).map((p) => ({ ...p, elapsed: p.elapsed + 500_000n }));
     const seqA = uuid();
     const seqB = uuid();
-    const split = (pts: TestPoint[], n: number) => Array.from({ length: Math.ceil(pts.length / n) }, (_, i) => pts.slice(i * n, i * n + n).reverse());
+    const split = (pts: TestPoint[], n: number) =>
+      Array.from({ length: Math.ceil(pts.length / n) }, (_, i) => pts.slice(i * n, i * n + n).reverse());
     expect((await uploadProto(call, chunksMessage(m.uuid, seqA, split(a, 7)))).status).toBe(200);
     expect((await uploadProto(call, chunksMessage(m.uuid, seqB, split(b, 6)))).status).toBe(200);
     const all = expectedOrder([...a, ...b]);
@@ -129,20 +156,30 @@ describe("measurements: chunk upload and data read-back", () => {
     expect(onlyA.map((l) => l.data_id)).toEqual(all.filter((p) => p.name === "1/a").map((p) => p.name));
     const bytes = ndjson(await (await data(`name=${m.uuid}&idq[]=bytes`)).text());
     expect(bytes).toHaveLength(all.filter((p) => p.type === "bytes").length);
-    const two = ndjson(await (await data(`name=${m.uuid}&idq[]=${encodeURIComponent("float64:1/*")}&idq[]=${encodeURIComponent("bytes:2/c")}`)).text());
-    expect(two).toHaveLength(all.filter((p) => (p.type === "float64" && p.name.startsWith("1/")) || (p.type === "bytes" && p.name === "2/c")).length);
+    const two = ndjson(
+      await (
+        await data(`name=${m.uuid}&idq[]=${encodeURIComponent("float64:1/*")}&idq[]=${encodeURIComponent("bytes:2/c")}`)
+      ).text(),
+    );
+    expect(two).toHaveLength(
+      all.filter((p) => (p.type === "float64" && p.name.startsWith("1/")) || (p.type === "bytes" && p.name === "2/c"))
+        .length,
+    );
 
     const desc = ndjson(await (await data(`name=${m.uuid}&order=desc&limit=5&time_format=ns`)).text());
     expect(desc.map((l) => Buffer.from(l.data.d, "base64").toString("hex"))).toEqual(
-      [...all].reverse().slice(0, 5).map((p) => Buffer.from(p.payload).toString("hex")),
+      [...all]
+        .reverse()
+        .slice(0, 5)
+        .map((p) => Buffer.from(p.payload).toString("hex")),
     );
 
     // Window [10 ms, 20 ms) after the base time.
     const startIso = new Date(Number((BASE_NS + 10_000_000n) / 1_000_000n)).toISOString();
     const endIso = new Date(Number((BASE_NS + 20_000_000n) / 1_000_000n)).toISOString();
     const win = ndjson(await (await data(`name=${m.uuid}&start=${startIso}&end=${endIso}`)).text());
-    const from = (BASE_NS + 10_000_000n) / 1_000_000n * 1_000_000n - BASE_NS;
-    const to = (BASE_NS + 20_000_000n) / 1_000_000n * 1_000_000n - BASE_NS;
+    const from = ((BASE_NS + 10_000_000n) / 1_000_000n) * 1_000_000n - BASE_NS;
+    const to = ((BASE_NS + 20_000_000n) / 1_000_000n) * 1_000_000n - BASE_NS;
     expect(win).toHaveLength(all.filter((p) => p.elapsed >= from && p.elapsed < to).length);
 
     const rfc = ndjson(await (await data(`name=${m.uuid}&limit=1&time_format=rfc3339`)).text());
@@ -155,7 +192,9 @@ describe("measurements: chunk upload and data read-back", () => {
     const ids = await call(`${P}/data_ids?name=${m.uuid}`);
     expect(ids.status).toBe(200);
     expect(ids.body).toEqual({
-      items: [...new Set(pts.map((p) => `${p.type}\u0000${p.name}`))].sort().map((k) => ({ data_type: k.split("\u0000")[0], data_id: k.split("\u0000")[1] })),
+      items: [...new Set(pts.map((p) => `${p.type}\u0000${p.name}`))]
+        .sort()
+        .map((k) => ({ data_type: k.split("\u0000")[0], data_id: k.split("\u0000")[1] })),
     });
     expectError(await call(`${P}/data_ids`), 400, "invalid_request");
 
@@ -189,11 +228,46 @@ describe("measurements: chunk upload and data read-back", () => {
     const m = await createMeasurement(call);
     const url = `${P}/measurements/sequences/chunks`;
     const cases = [
-      await call(url, { method: "POST", headers: { "content-type": "application/vnd.iscp.v2.protobuf" }, body: Buffer.from([0xff, 0xff, 0xff, 0x0f, 0x01]) }),
+      await call(url, {
+        method: "POST",
+        headers: { "content-type": "application/vnd.iscp.v2.protobuf" },
+        body: Buffer.from([0xff, 0xff, 0xff, 0x0f, 0x01]),
+      }),
       await call(url, { method: "POST", json: { meas_uuid: "x", sequence_uuid: uuid(), chunks: [] } }),
-      await call(url, { method: "POST", json: { meas_uuid: m.uuid, sequence_uuid: uuid(), chunks: [{ sequence_number: 0 }] } }),
-      await call(url, { method: "POST", json: { meas_uuid: m.uuid, sequence_uuid: uuid(), chunks: [{ sequence_number: 1, data_point_groups: [{ data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "x1", payload: "AA==" }] }] }] } }),
-      await call(url, { method: "POST", json: { meas_uuid: m.uuid, sequence_uuid: uuid(), chunks: [{ sequence_number: 1, data_point_groups: [{ data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "1", payload: "!!" }] }] }] } }),
+      await call(url, {
+        method: "POST",
+        json: { meas_uuid: m.uuid, sequence_uuid: uuid(), chunks: [{ sequence_number: 0 }] },
+      }),
+      await call(url, {
+        method: "POST",
+        json: {
+          meas_uuid: m.uuid,
+          sequence_uuid: uuid(),
+          chunks: [
+            {
+              sequence_number: 1,
+              data_point_groups: [
+                { data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "x1", payload: "AA==" }] },
+              ],
+            },
+          ],
+        },
+      }),
+      await call(url, {
+        method: "POST",
+        json: {
+          meas_uuid: m.uuid,
+          sequence_uuid: uuid(),
+          chunks: [
+            {
+              sequence_number: 1,
+              data_point_groups: [
+                { data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "1", payload: "!!" }] },
+              ],
+            },
+          ],
+        },
+      }),
       await call(url, { method: "POST", headers: { "content-type": "application/json" }, body: "[1," }),
       await call(`${P}/data`),
       await call(`${P}/data?name=${m.uuid}&order=sideways`),
@@ -202,7 +276,11 @@ describe("measurements: chunk upload and data read-back", () => {
       await call(`${P}/data?name=${m.uuid}&limit=-3`),
     ];
     for (const r of cases) expectError(r, 400, "invalid_request");
-    expectError(await call(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" }), 415, "unsupported_media_type");
+    expectError(
+      await call(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" }),
+      415,
+      "unsupported_media_type",
+    );
     // An unknown measurement is 404.
     expectError(await uploadProto(call, chunksMessage(uuid(), uuid(), [randomPoints(1)])), 404, "not_found");
   });

@@ -38,7 +38,10 @@ describe("measurements: create, list, get, update, delete, end, complete", () =>
     const id = uuid();
     const m = await createMeasurement(call, {}, `${P}/measurements/${id}`);
     expect(m.uuid).toBe(id);
-    const again = await call(`${P}/measurements/${id}`, { method: "POST", json: { basetime: BASETIME, basetime_type: "ntp", edge_uuid: EDGE, protected: false } });
+    const again = await call(`${P}/measurements/${id}`, {
+      method: "POST",
+      json: { basetime: BASETIME, basetime_type: "ntp", edge_uuid: EDGE, protected: false },
+    });
     expectError(again, 409, "conflict");
   });
 
@@ -85,14 +88,34 @@ describe("measurements: create, list, get, update, delete, end, complete", () =>
   it("filters by partial_match, duration, basetime_type, ended and since", async () => {
     const edge = uuid();
     const a = await createMeasurement(call, { name: "a", edge_uuid: edge, basetime: "2026-04-01T00:00:00Z" });
-    const b = await createMeasurement(call, { name: "b", edge_uuid: edge, basetime: "2026-04-02T00:00:00Z", basetime_type: "ntp" });
+    const b = await createMeasurement(call, {
+      name: "b",
+      edge_uuid: edge,
+      basetime: "2026-04-02T00:00:00Z",
+      basetime_type: "ntp",
+    });
     // a lasts 2 days (a point 48 h after its base time), b has no data.
     const seq = uuid();
     await call(`${P}/measurements/sequences/chunks`, {
       method: "POST",
-      json: { measUuid: a.uuid, sequenceUuid: seq, chunks: [{ sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "x", type: "bytes" }, dataPoints: [{ elapsedTime: String(48n * 3600n * 1_000_000_000n), payload: "AA==" }] }] }] },
+      json: {
+        measUuid: a.uuid,
+        sequenceUuid: seq,
+        chunks: [
+          {
+            sequenceNumber: 1,
+            dataPointGroups: [
+              {
+                dataId: { name: "x", type: "bytes" },
+                dataPoints: [{ elapsedTime: String(48n * 3600n * 1_000_000_000n), payload: "AA==" }],
+              },
+            ],
+          },
+        ],
+      },
     });
-    const names = async (q: string) => (await call(`${P}/measurements?edge_uuid=${edge}&${q}`)).body.items.map((m: any) => m.name);
+    const names = async (q: string) =>
+      (await call(`${P}/measurements?edge_uuid=${edge}&${q}`)).body.items.map((m: any) => m.name);
     const win = "start=2026-04-02T12:00:00Z&end=2026-04-05T00:00:00Z";
     expect(await names(win)).toEqual([]);
     expect(await names(`${win}&partial_match=true`)).toEqual(["a"]);
@@ -109,7 +132,10 @@ describe("measurements: create, list, get, update, delete, end, complete", () =>
 
   it("updates with PUT (204), protects, refuses to delete a protected one, deletes", async () => {
     const m = await createMeasurement(call);
-    const put = await call(`${P}/measurements/${m.uuid}`, { method: "PUT", json: { name: "renamed", description: "d2" } });
+    const put = await call(`${P}/measurements/${m.uuid}`, {
+      method: "PUT",
+      json: { name: "renamed", description: "d2" },
+    });
     expect(put.status).toBe(204);
     expect(put.body).toBeUndefined();
     const got = await call(`${P}/measurements/${m.uuid}`);
@@ -131,16 +157,35 @@ describe("measurements: create, list, get, update, delete, end, complete", () =>
     const m2 = await createMeasurement(call);
     const done = await call(`${P}/measurements/${m2.uuid}/complete`, { method: "PUT" });
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ uuid: m2.uuid, completed: true, ended: true, status: "finished", sequences: { status: "completed" } });
+    expect(done.body).toMatchObject({
+      uuid: m2.uuid,
+      completed: true,
+      ended: true,
+      status: "finished",
+      sequences: { status: "completed" },
+    });
   });
 
   it("answers bad input with 400 {type, title} and never 500", async () => {
     const bad = [
       await call(`${P}/measurements`, { method: "POST", json: { basetime_type: "edge_rtc", edge_uuid: EDGE } }),
-      await call(`${P}/measurements`, { method: "POST", json: { basetime: "yesterday", basetime_type: "edge_rtc", edge_uuid: EDGE } }),
-      await call(`${P}/measurements`, { method: "POST", json: { basetime: BASETIME, basetime_type: "sundial", edge_uuid: EDGE } }),
-      await call(`${P}/measurements`, { method: "POST", json: { basetime: BASETIME, basetime_type: "ntp", edge_uuid: "nope" } }),
-      await call(`${P}/measurements`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }),
+      await call(`${P}/measurements`, {
+        method: "POST",
+        json: { basetime: "yesterday", basetime_type: "edge_rtc", edge_uuid: EDGE },
+      }),
+      await call(`${P}/measurements`, {
+        method: "POST",
+        json: { basetime: BASETIME, basetime_type: "sundial", edge_uuid: EDGE },
+      }),
+      await call(`${P}/measurements`, {
+        method: "POST",
+        json: { basetime: BASETIME, basetime_type: "ntp", edge_uuid: "nope" },
+      }),
+      await call(`${P}/measurements`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{not json",
+      }),
       await call(`${P}/measurements/not-a-uuid`),
       await call(`/v1/projects/xyz/measurements`),
       await call(`${P}/measurements?limit=-1`),

@@ -2,7 +2,19 @@
 // and data_name on every NDJSON line, over a real peer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestPeer } from "../harness.js";
-import { P, chunksMessage, createMeasurement, expectError, ndjson, startPeerWithAdmin, unframe, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
+import {
+  P,
+  chunksMessage,
+  createMeasurement,
+  expectError,
+  ndjson,
+  startPeerWithAdmin,
+  unframe,
+  uploadProto,
+  uuid,
+  type Call,
+  type TestPoint,
+} from "./helpers.js";
 
 const IDS: Array<[string, string]> = [
   ["float64", "1/gnss_coordinates"],
@@ -23,13 +35,17 @@ describe("measurements: data_id_filter and data_name", () => {
     // Three points per data ID, interleaved in time.
     const points: TestPoint[] = [];
     for (let i = 0; i < 3; i++)
-      for (const [k, [type, name]] of IDS.entries()) points.push({ type, name, elapsed: BigInt(i * 10 + k) * 1_000_000n, payload: new Uint8Array([k, i]) });
+      for (const [k, [type, name]] of IDS.entries())
+        points.push({ type, name, elapsed: BigInt(i * 10 + k) * 1_000_000n, payload: new Uint8Array([k, i]) });
     const r = await uploadProto(call, chunksMessage(meas, uuid(), [points]));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
   afterAll(() => peer?.stop());
 
-  const data = (query: string, accept?: string) => peer.api(`${P}/data?name=${meas}&${query}`, { headers: { "X-Intdash-Token": token, ...(accept ? { accept } : {}) } });
+  const data = (query: string, accept?: string) =>
+    peer.api(`${P}/data?name=${meas}&${query}`, {
+      headers: { "X-Intdash-Token": token, ...(accept ? { accept } : {}) },
+    });
   const f = (...entries: string[]) => entries.map((e) => `data_id_filter=${encodeURIComponent(e)}`).join("&");
   /** The [type, name] pairs of the lines answered, once each, in order of first appearance. */
   async function ids(query: string): Promise<string[]> {
@@ -44,7 +60,12 @@ describe("measurements: data_id_filter and data_name", () => {
     const lines = ndjson(await res.text());
     expect(lines).toHaveLength(3);
     for (const l of lines) {
-      expect(l).toMatchObject({ measurement_uuid: meas, data_type: "float64", data_id: "1/gnss_coordinates", data_name: "1/gnss_coordinates" });
+      expect(l).toMatchObject({
+        measurement_uuid: meas,
+        data_type: "float64",
+        data_id: "1/gnss_coordinates",
+        data_name: "1/gnss_coordinates",
+      });
       expect(Buffer.from(l.data.d, "base64")[0]).toBe(0);
     }
     // Several entries (repeated key, as generated clients send a list) add up.
@@ -65,13 +86,20 @@ describe("measurements: data_id_filter and data_name", () => {
   });
 
   it("narrows with idq[] when both are given", async () => {
-    expect(await ids(`${f("#:1/#")}&idq[]=${encodeURIComponent("float64:*")}`)).toEqual(["float64:1/gnss_coordinates", "float64:1/gnss_speed"]);
+    expect(await ids(`${f("#:1/#")}&idq[]=${encodeURIComponent("float64:*")}`)).toEqual([
+      "float64:1/gnss_coordinates",
+      "float64:1/gnss_speed",
+    ]);
   });
 
   it("applies the filter to the protobuf form too", async () => {
     const res = await data(f("#:0/GNRMC"), "application/protobuf");
     const msgs = unframe(Buffer.from(await res.arrayBuffer()));
-    expect(msgs.map((m) => [m.dataType, m.dataName])).toEqual([["string", "0/GNRMC"], ["string", "0/GNRMC"], ["string", "0/GNRMC"]]);
+    expect(msgs.map((m) => [m.dataType, m.dataName])).toEqual([
+      ["string", "0/GNRMC"],
+      ["string", "0/GNRMC"],
+      ["string", "0/GNRMC"],
+    ]);
   });
 
   it("refuses a filter it cannot read with a 400 naming data_id_filter", async () => {

@@ -3,7 +3,18 @@ import { pb } from "../../../proto/gen/pb.js";
 import { ResultCode } from "../../../proto/wire/message.js";
 import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { P, adminToken, chunksMessage, createMeasurement, ndjson, randomPoints, startPeerWithAdmin, uploadProto, uuid, type Call } from "./helpers.js";
+import {
+  P,
+  adminToken,
+  chunksMessage,
+  createMeasurement,
+  ndjson,
+  randomPoints,
+  startPeerWithAdmin,
+  uploadProto,
+  uuid,
+  type Call,
+} from "./helpers.js";
 
 /** Reads a streaming response in the background, collecting its bytes. */
 function collect(res: Response) {
@@ -16,7 +27,10 @@ function collect(res: Response) {
       parts.push(Buffer.from(r.value!));
     }
   })();
-  return { bytes: () => Buffer.concat(parts), cancel: async () => (await reader.cancel().catch(() => undefined), await done) };
+  return {
+    bytes: () => Buffer.concat(parts),
+    cancel: async () => (await reader.cancel().catch(() => undefined), await done),
+  };
 }
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 5000) {
@@ -38,7 +52,9 @@ describe("measurements: events and the broker storage API", () => {
     const json = await peer.api(`${P}/measurements/events`, { headers: { "X-Intdash-Token": token } });
     expect(json.status).toBe(200);
     expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    const proto = await peer.api(`${P}/measurements/events`, { headers: { "X-Intdash-Token": token, accept: "application/protobuf" } });
+    const proto = await peer.api(`${P}/measurements/events`, {
+      headers: { "X-Intdash-Token": token, accept: "application/protobuf" },
+    });
     expect(proto.headers.get("content-type")).toBe("application/protobuf");
     const js = collect(json);
     const ps = collect(proto);
@@ -58,7 +74,9 @@ describe("measurements: events and the broker storage API", () => {
       return frames.length >= 3;
     });
     const frames = unframeEvents(ps.bytes());
-    expect(frames.every((f) => f.measUuid === m.uuid && f.measurementUpdated !== null && f.measurementUpdated !== undefined)).toBe(true);
+    expect(
+      frames.every((f) => f.measUuid === m.uuid && f.measurementUpdated !== null && f.measurementUpdated !== undefined),
+    ).toBe(true);
     await js.cancel();
     await ps.cancel();
     await until(() => peer.svc.measurements.events.listenerCount === 0);
@@ -66,7 +84,9 @@ describe("measurements: events and the broker storage API", () => {
 
   it("only sends a project's events (and one measurement's with meas_uuid)", async () => {
     const a = await createMeasurement(call);
-    const res = await peer.api(`${P}/measurements/events?meas_uuid=${a.uuid}`, { headers: { "X-Intdash-Token": token } });
+    const res = await peer.api(`${P}/measurements/events?meas_uuid=${a.uuid}`, {
+      headers: { "X-Intdash-Token": token },
+    });
     const s = collect(res);
     await until(() => peer.svc.measurements.events.listenerCount >= 1);
     const b = await createMeasurement(call);
@@ -82,29 +102,52 @@ describe("measurements: events and the broker storage API", () => {
     const session = uuid();
     const stream = uuid();
     const edge = uuid();
-    const info = { streamId: stream, sessionId: session, projectUuid: "00000000-0000-0000-0000-000000000000", nodeId: edge, persist: true };
+    const info = {
+      streamId: stream,
+      sessionId: session,
+      projectUuid: "00000000-0000-0000-0000-000000000000",
+      nodeId: edge,
+      persist: true,
+    };
     const svc = peer.svc.measurements;
     const pts = randomPoints(12, ["1/a", "1/b"], 21);
     const chunk = (n: number, points = pts.slice((n - 1) * 4, n * 4)) => ({
       sequenceNumber: n,
-      dataPointGroups: points.map((p) => ({ dataId: { name: p.name, type: p.type }, dataPoints: [{ elapsedTime: p.elapsed, payload: p.payload }] })),
+      dataPointGroups: points.map((p) => ({
+        dataId: { name: p.name, type: p.type },
+        dataPoints: [{ elapsedTime: p.elapsed, payload: p.payload }],
+      })),
     });
     // Concurrent chunks are group-committed; a repeated sequence number is skipped.
-    const results = await Promise.all([svc.storeUpstreamChunk(info, chunk(1)), svc.storeUpstreamChunk(info, chunk(2)), svc.storeUpstreamChunk(info, chunk(2))]);
+    const results = await Promise.all([
+      svc.storeUpstreamChunk(info, chunk(1)),
+      svc.storeUpstreamChunk(info, chunk(2)),
+      svc.storeUpstreamChunk(info, chunk(2)),
+    ]);
     expect(results).toEqual(["ok", "ok", "skipped"]);
     await svc.storeBaseTime(
       { projectUuid: info.projectUuid, nodeId: edge, persist: true },
       { sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1_767_323_045_000_000_001n },
     );
     let m = (await call(`${P}/measurements/${session}`)).body;
-    expect(m).toMatchObject({ uuid: session, edge_uuid: edge, basetime_type: "edge_rtc", basetime: "2026-01-02T03:04:05.000000001Z", sequences: { status: "measuring", received_data_points: 8 } });
+    expect(m).toMatchObject({
+      uuid: session,
+      edge_uuid: edge,
+      basetime_type: "edge_rtc",
+      basetime: "2026-01-02T03:04:05.000000001Z",
+      sequences: { status: "measuring", received_data_points: 8 },
+    });
     const bts = (await call(`${P}/measurements/${session}/basetimes`)).body.items.map((b: any) => b.type).sort();
     expect(bts).toEqual(["api_first_received", "edge_rtc"]);
 
     expect(await svc.storeUpstreamChunk(info, chunk(3))).toBe("ok");
     await svc.closeUpstream(info, { totalDataPoints: 12n, finalSequenceNumber: 3, closeSession: true });
     m = (await call(`${P}/measurements/${session}`)).body;
-    expect(m).toMatchObject({ ended: true, completed: true, sequences: { status: "completed", received_data_points: 12, expected_data_points: 12 } });
+    expect(m).toMatchObject({
+      ended: true,
+      completed: true,
+      sequences: { status: "completed", received_data_points: 12, expected_data_points: 12 },
+    });
     const seq = (await call(`${P}/measurements/${session}/sequences/${stream}`)).body;
     expect(seq).toMatchObject({ received_chunks_count: 3, final_sequence_number: 3 });
 
@@ -116,33 +159,70 @@ describe("measurements: events and the broker storage API", () => {
     );
 
     // Not persisted: nothing stored.
-    expect(await svc.storeUpstreamChunk({ ...info, sessionId: uuid(), persist: false }, chunk(1))).toBe("not_persisted");
+    expect(await svc.storeUpstreamChunk({ ...info, sessionId: uuid(), persist: false }, chunk(1))).toBe(
+      "not_persisted",
+    );
   });
 
   it("gives the broker hooks iSCP result codes for sessions it cannot store", async () => {
     const hooks = measurementHooks(peer.svc.measurements);
-    const base = { streamId: uuid(), projectUuid: "00000000-0000-0000-0000-000000000000", nodeId: uuid(), persist: true, subject: { kind: "edge" as const, uuid: uuid() }, qos: 1 };
-    expect(await hooks.onUpstreamOpen({ ...base, sessionId: "not-a-uuid" })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
+    const base = {
+      streamId: uuid(),
+      projectUuid: "00000000-0000-0000-0000-000000000000",
+      nodeId: uuid(),
+      persist: true,
+      subject: { kind: "edge" as const, uuid: uuid() },
+      qos: 1,
+    };
+    expect(await hooks.onUpstreamOpen({ ...base, sessionId: "not-a-uuid" })).toMatchObject({
+      resultCode: ResultCode.SESSION_NOT_FOUND,
+    });
     expect(await hooks.onUpstreamOpen({ ...base, sessionId: uuid() })).toBeUndefined();
     // The node id becomes the measurement's edge_uuid: a persisted upstream needs a UUID there.
-    expect(await hooks.onUpstreamOpen({ ...base, nodeId: "my-laptop", sessionId: uuid() })).toMatchObject({ resultCode: ResultCode.NO_NODE_ID });
+    expect(await hooks.onUpstreamOpen({ ...base, nodeId: "my-laptop", sessionId: uuid() })).toMatchObject({
+      resultCode: ResultCode.NO_NODE_ID,
+    });
     const laptop = { projectUuid: base.projectUuid, nodeId: "my-laptop", subject: base.subject, persist: true };
     const fresh = uuid();
-    expect(await hooks.onUpstreamMetadata(laptop, { sessionId: fresh, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1n })).toMatchObject({ resultCode: ResultCode.NO_NODE_ID });
+    expect(
+      await hooks.onUpstreamMetadata(laptop, {
+        sessionId: fresh,
+        name: "edge_rtc",
+        priority: 20,
+        elapsedTime: 0n,
+        baseTime: 1n,
+      }),
+    ).toMatchObject({ resultCode: ResultCode.NO_NODE_ID });
     expect((await call(`${P}/measurements/${fresh}`)).status).toBe(404);
     // A measurement of another project with the same UUID is refused.
     const other = await createMeasurement(call);
     const r = await hooks.onUpstreamChunk(
       { ...base, projectUuid: uuid(), sessionId: other.uuid },
-      { sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] }] },
+      {
+        sequenceNumber: 1,
+        dataPointGroups: [
+          { dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] },
+        ],
+      },
     );
     expect(r).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
     // The open is refused at once for such a session, not chunk by chunk.
-    expect(await hooks.onUpstreamOpen({ ...base, projectUuid: uuid(), sessionId: other.uuid })).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
+    expect(await hooks.onUpstreamOpen({ ...base, projectUuid: uuid(), sessionId: other.uuid })).toMatchObject({
+      resultCode: ResultCode.SESSION_NOT_FOUND,
+    });
     // A session persisted by (or created for) another node: NODE_ID_MISMATCH, at open, per chunk and for base times.
-    const chunk1 = { sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] }] };
-    expect(await hooks.onUpstreamOpen({ ...base, sessionId: other.uuid })).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
-    expect(await hooks.onUpstreamChunk({ ...base, sessionId: other.uuid }, chunk1)).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
+    const chunk1 = {
+      sequenceNumber: 1,
+      dataPointGroups: [
+        { dataId: { name: "a", type: "bytes" }, dataPoints: [{ elapsedTime: 1n, payload: new Uint8Array([1]) }] },
+      ],
+    };
+    expect(await hooks.onUpstreamOpen({ ...base, sessionId: other.uuid })).toMatchObject({
+      resultCode: ResultCode.NODE_ID_MISMATCH,
+    });
+    expect(await hooks.onUpstreamChunk({ ...base, sessionId: other.uuid }, chunk1)).toMatchObject({
+      resultCode: ResultCode.NODE_ID_MISMATCH,
+    });
     const bt = { sessionId: other.uuid, name: "ntp", priority: 40, elapsedTime: 0n, baseTime: 1n };
     const meta = { projectUuid: base.projectUuid, nodeId: base.nodeId, subject: base.subject, persist: true };
     expect(await hooks.onUpstreamMetadata(meta, bt)).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });

@@ -5,13 +5,27 @@ import { dataFrame, jsonLine } from "../../../cloud/measurements/formats/data-fo
 import { decodeChunk, encodeChunk } from "../../../cloud/measurements/formats/codec.js";
 import { formatNs, parseTimeNs } from "../../../cloud/measurements/formats/time.js";
 
-const tsNs = (t: { seconds?: unknown; nanos?: number | null }) => BigInt(String(t.seconds ?? 0)) * 1_000_000_000n + BigInt(t.nanos ?? 0);
+const tsNs = (t: { seconds?: unknown; nanos?: number | null }) =>
+  BigInt(String(t.seconds ?? 0)) * 1_000_000_000n + BigInt(t.nanos ?? 0);
 
 describe("measurements: data formats", () => {
-  const group = { measUuid: "0b6a1c1e-8d1f-4d7e-9b1a-2f3c4d5e6f70", type: "string/json", name: "1/ünïcode", createdAtMs: 1_767_323_045_123 };
+  const group = {
+    measUuid: "0b6a1c1e-8d1f-4d7e-9b1a-2f3c4d5e6f70",
+    type: "string/json",
+    name: "1/ünïcode",
+    createdAtMs: 1_767_323_045_123,
+  };
 
   it("frames DataResponseProto with an 8-byte little-endian length, for any time and payload", () => {
-    for (const timeNs of [0n, 1n, 999_999_999n, 1_767_323_045_123_456_789n, 253_402_300_799_999_999_999n, -1n, -1_500_000_000n]) {
+    for (const timeNs of [
+      0n,
+      1n,
+      999_999_999n,
+      1_767_323_045_123_456_789n,
+      253_402_300_799_999_999_999n,
+      -1n,
+      -1_500_000_000n,
+    ]) {
       for (const payload of [new Uint8Array(), new Uint8Array([0]), new Uint8Array(300).fill(7)]) {
         const f = dataFrame({ ...group }, timeNs, payload);
         const len = Number(f.readBigUInt64LE(0));
@@ -19,7 +33,12 @@ describe("measurements: data formats", () => {
         const d = pb.DataResponseProto.decode(f.subarray(8));
         expect(tsNs(d.time ?? {})).toBe(timeNs);
         expect(Buffer.from(d.dataPayload).equals(Buffer.from(payload))).toBe(true);
-        expect(d).toMatchObject({ dataType: group.type, dataId: group.name, dataName: group.name, measurementUuid: group.measUuid });
+        expect(d).toMatchObject({
+          dataType: group.type,
+          dataId: group.name,
+          dataName: group.name,
+          measurementUuid: group.measUuid,
+        });
         expect(tsNs(d.createdAt!)).toBe(BigInt(group.createdAtMs) * 1_000_000n);
       }
     }
@@ -38,11 +57,16 @@ describe("measurements: data formats", () => {
       data_name: group.name,
       data: { d: Buffer.from([1, 2, 250]).toString("base64") },
     });
-    expect(JSON.parse(jsonLine({ ...group }, 1_767_323_045_123_456_789n, new Uint8Array(), "rfc3339")).time).toBe("2026-01-02T03:04:05.123456789Z");
+    expect(JSON.parse(jsonLine({ ...group }, 1_767_323_045_123_456_789n, new Uint8Array(), "rfc3339")).time).toBe(
+      "2026-01-02T03:04:05.123456789Z",
+    );
   });
 
   it("keeps int64 elapsed times exact through the stored chunk encoding", () => {
-    const points = [2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, -1n, 0n].map((e) => ({ elapsedNs: e, payload: new Uint8Array([1]) }));
+    const points = [2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, -1n, 0n].map((e) => ({
+      elapsedNs: e,
+      payload: new Uint8Array([1]),
+    }));
     const back = decodeChunk(encodeChunk({ sequenceNumber: 4294967295, groups: [{ name: "n", type: "t", points }] }));
     expect(back.sequenceNumber).toBe(4294967295);
     expect(back.groups[0]!.points.map((p) => p.elapsedNs)).toEqual(points.map((p) => p.elapsedNs));

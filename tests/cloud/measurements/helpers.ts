@@ -30,7 +30,10 @@ export function withPeer(): { peer: TestPeer; call: Call } {
 }
 
 export async function createMeasurement(call: Call, extra: Record<string, unknown> = {}, path = `${P}/measurements`) {
-  const r = await call(path, { method: "POST", json: { basetime: BASETIME, basetime_type: "edge_rtc", edge_uuid: EDGE, protected: false, ...extra } });
+  const r = await call(path, {
+    method: "POST",
+    json: { basetime: BASETIME, basetime_type: "edge_rtc", edge_uuid: EDGE, protected: false, ...extra },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
 }
@@ -52,7 +55,9 @@ export function chunksMessage(meas: string, seq: string, chunks: TestPoint[][], 
       for (const p of points) {
         const key = `${p.type}:${p.name}`;
         if (!groups.has(key)) groups.set(key, { dataId: { name: p.name, type: p.type }, dataPoints: [] });
-        groups.get(key)!.dataPoints!.push({ elapsedTime: p.elapsed.toString() as unknown as number, payload: p.payload });
+        groups
+          .get(key)!
+          .dataPoints!.push({ elapsedTime: p.elapsed.toString() as unknown as number, payload: p.payload });
       }
       return { sequenceNumber: first + i, dataPointGroups: [...groups.values()] };
     }),
@@ -70,14 +75,21 @@ export function jsonBody(m: pb.IStoreDataChunks) {
       sequenceNumber: c.sequenceNumber,
       dataPointGroups: (c.dataPointGroups ?? []).map((g) => ({
         dataId: g.dataId,
-        dataPoints: (g.dataPoints ?? []).map((p) => ({ elapsedTime: String(p.elapsedTime), payload: Buffer.from(p.payload!).toString("base64") })),
+        dataPoints: (g.dataPoints ?? []).map((p) => ({
+          elapsedTime: String(p.elapsedTime),
+          payload: Buffer.from(p.payload!).toString("base64"),
+        })),
       })),
     })),
   };
 }
 
 export async function uploadProto(call: Call, m: pb.IStoreDataChunks, path = `${P}/measurements/sequences/chunks`) {
-  return call(path, { method: "POST", headers: { "content-type": "application/vnd.iscp.v2.protobuf" }, body: protoBody(m) });
+  return call(path, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.iscp.v2.protobuf" },
+    body: protoBody(m),
+  });
 }
 
 export function randomPoints(n: number, names = ["1/a", "1/b"], seed = 1): TestPoint[] {
@@ -86,7 +98,12 @@ export function randomPoints(n: number, names = ["1/a", "1/b"], seed = 1): TestP
   return Array.from({ length: n }, (_, i) => {
     const payload = new Uint8Array(1 + (rnd() % 24));
     for (let j = 0; j < payload.length; j++) payload[j] = rnd() % 256;
-    return { name: names[i % names.length]!, type: i % 3 === 0 ? "bytes" : "float64", elapsed: BigInt(i) * 1_000_000n + BigInt(rnd() % 1000), payload };
+    return {
+      name: names[i % names.length]!,
+      type: i % 3 === 0 ? "bytes" : "float64",
+      elapsed: BigInt(i) * 1_000_000n + BigInt(rnd() % 1000),
+      payload,
+    };
   });
 }
 
@@ -101,6 +118,10 @@ export function unframe(buf: Buffer): pb.DataResponseProto[] {
   return out;
 }
 
-export const ndjson = (text: string) => text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+export const ndjson = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
 
 export const uuid = () => crypto.randomUUID();

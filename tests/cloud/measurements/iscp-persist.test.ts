@@ -41,14 +41,23 @@ describe("measurements: a persisted iscp-ts upstream", () => {
       projectUuid: "00000000-0000-0000-0000-000000000000",
     });
     const session = uuid();
-    await client.sendBaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1_767_323_045_000_000_000n }, true);
+    await client.sendBaseTime(
+      { sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1_767_323_045_000_000_000n },
+      true,
+    );
     const up = await client.openUpstream({ sessionId: session, persist: true, qos: QoS.RELIABLE });
     const reused = framesReused();
     const CHUNKS = 48;
     const POINTS = 4;
     const fill = (c: number, i: number) => (c * POINTS + i) % 251;
     for (let c = 0; c < CHUNKS; c++) {
-      up.write({ name: "big", type: "bytes" }, Array.from({ length: POINTS }, (_, i) => ({ elapsedTime: BigInt(c * POINTS + i) * 1000n, payload: new Uint8Array(64 * 1024).fill(fill(c, i)) })));
+      up.write(
+        { name: "big", type: "bytes" },
+        Array.from({ length: POINTS }, (_, i) => ({
+          elapsedTime: BigInt(c * POINTS + i) * 1000n,
+          payload: new Uint8Array(64 * 1024).fill(fill(c, i)),
+        })),
+      );
       up.flush();
     }
     expect(await up.waitAcked(20_000)).toBe(true);
@@ -58,17 +67,23 @@ describe("measurements: a persisted iscp-ts upstream", () => {
     // node:http, not fetch: this file imports @aptpod/iscp-ts, whose web-streams polyfill replaces the globals
     // Node's fetch reads bodies with, and fetch then stalls on a body this size (docs/iscp.md).
     const body = await new Promise<Buffer>((resolve, reject) => {
-      const req = http.get(`${peer.url}/api${P}/data?name=${session}`, { headers: { "X-Intdash-Token": token, accept: "application/protobuf" } }, (res) => {
-        const parts: Buffer[] = [];
-        res.on("data", (d: Buffer) => parts.push(d));
-        res.on("end", () => resolve(Buffer.concat(parts)));
-        res.on("error", reject);
-      });
+      const req = http.get(
+        `${peer.url}/api${P}/data?name=${session}`,
+        { headers: { "X-Intdash-Token": token, accept: "application/protobuf" } },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on("data", (d: Buffer) => parts.push(d));
+          res.on("end", () => resolve(Buffer.concat(parts)));
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
     });
     const payloads = unframe(body).map((f) => Buffer.from(f.dataPayload));
     expect(payloads).toHaveLength(CHUNKS * POINTS);
-    const wrong = payloads.flatMap((p, k) => (p.length === 64 * 1024 && p.every((x) => x === fill(Math.floor(k / POINTS), k % POINTS)) ? [] : [k]));
+    const wrong = payloads.flatMap((p, k) =>
+      p.length === 64 * 1024 && p.every((x) => x === fill(Math.floor(k / POINTS), k % POINTS)) ? [] : [k],
+    );
     expect(wrong).toEqual([]);
     // ws's own assembly (were its internals to move) would reuse none.
     expect(framesReused()).toBeGreaterThan(reused);
@@ -88,11 +103,22 @@ describe("measurements: a persisted iscp-ts upstream", () => {
       conns.push(conn);
       const session = uuid();
       const baseNs = 1_767_323_045_123_456_789n;
-      await conn.sendBaseTime(new iscp.BaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs }), { persist: true });
-      const up = await conn.openUpstream({ sessionId: session, persist: true, qos: iscp.QOS.RELIABLE, closeSession: true });
+      await conn.sendBaseTime(
+        new iscp.BaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: baseNs }),
+        { persist: true },
+      );
+      const up = await conn.openUpstream({
+        sessionId: session,
+        persist: true,
+        qos: iscp.QOS.RELIABLE,
+        closeSession: true,
+      });
       const sent: Array<{ name: string; type: string; elapsed: bigint; payload: Uint8Array }> = [];
       for (let c = 0; c < 5; c++) {
-        for (const [name, type] of [["1/can", "can_frame"], ["2/gnss", "float64_array"]] as const) {
+        for (const [name, type] of [
+          ["1/can", "can_frame"],
+          ["2/gnss", "float64_array"],
+        ] as const) {
           const pts = Array.from({ length: 4 }, (_, i) => {
             const payload = new Uint8Array(8 + c + i).map((_, k) => (k * 31 + c * 7 + i) & 0xff);
             const elapsed = BigInt(c * 10 + i) * 1_000_000n + (name === "2/gnss" ? 500n : 0n);
@@ -124,20 +150,32 @@ describe("measurements: a persisted iscp-ts upstream", () => {
       });
       const seqs = (await admin(`${P}/measurements/${session}/sequences`)).body;
       expect(seqs.items).toHaveLength(1);
-      expect(seqs.items[0]).toMatchObject({ received_data_points: sent.length, received_chunks_count: 5, final_sequence_number: 5 });
+      expect(seqs.items[0]).toMatchObject({
+        received_data_points: sent.length,
+        received_chunks_count: 5,
+        final_sequence_number: 5,
+      });
 
       const order = [...sent].sort((a, b) => (a.elapsed < b.elapsed ? -1 : a.elapsed > b.elapsed ? 1 : 0));
-      const res = await fetch(`${peer.url}/api${P}/data?name=${session}&time_format=ns`, { headers: { "X-Intdash-Token": token } });
+      const res = await fetch(`${peer.url}/api${P}/data?name=${session}&time_format=ns`, {
+        headers: { "X-Intdash-Token": token },
+      });
       const text = await res.text();
       const lines = ndjson(text);
       expect(lines.map((l) => [l.data_type, l.data_id, Buffer.from(l.data.d, "base64").toString("hex")])).toEqual(
         order.map((p) => [p.type, p.name, Buffer.from(p.payload).toString("hex")]),
       );
-      expect([...text.matchAll(/"time":(\d+)/g)].map((x) => BigInt(x[1]!) - baseNs)).toEqual(order.map((p) => p.elapsed));
+      expect([...text.matchAll(/"time":(\d+)/g)].map((x) => BigInt(x[1]!) - baseNs)).toEqual(
+        order.map((p) => p.elapsed),
+      );
 
-      const pbRes = await fetch(`${peer.url}/api${P}/data?name=${session}`, { headers: { "X-Intdash-Token": token, accept: "application/protobuf" } });
+      const pbRes = await fetch(`${peer.url}/api${P}/data?name=${session}`, {
+        headers: { "X-Intdash-Token": token, accept: "application/protobuf" },
+      });
       const frames = unframe(Buffer.from(await pbRes.arrayBuffer()));
-      expect(frames.map((f) => Buffer.from(f.dataPayload).toString("hex"))).toEqual(order.map((p) => Buffer.from(p.payload).toString("hex")));
+      expect(frames.map((f) => Buffer.from(f.dataPayload).toString("hex"))).toEqual(
+        order.map((p) => Buffer.from(p.payload).toString("hex")),
+      );
     });
   }
 });

@@ -7,8 +7,14 @@ const BODIES: Array<{ type: string; body: string | Buffer }> = [
   { type: "application/json", body: "{" },
   { type: "application/json", body: "[]" },
   { type: "application/json", body: '"text"' },
-  { type: "application/json", body: '{"basetime": 5, "priority": "high", "name": [], "expected_data_points": -4, "final_sequence_number": 1.5, "meas_uuid": {}, "chunks": "x"}' },
-  { type: "application/json", body: '{"meas_uuid": "00000000-0000-0000-0000-000000000000", "sequence_uuid": "00000000-0000-0000-0000-000000000001", "chunks": [{"sequence_number": 1, "data_point_groups": [{"data_id": null}]}]}' },
+  {
+    type: "application/json",
+    body: '{"basetime": 5, "priority": "high", "name": [], "expected_data_points": -4, "final_sequence_number": 1.5, "meas_uuid": {}, "chunks": "x"}',
+  },
+  {
+    type: "application/json",
+    body: '{"meas_uuid": "00000000-0000-0000-0000-000000000000", "sequence_uuid": "00000000-0000-0000-0000-000000000001", "chunks": [{"sequence_number": 1, "data_point_groups": [{"data_id": null}]}]}',
+  },
   { type: "application/vnd.iscp.v2.protobuf", body: Buffer.from([0x0a, 0xff, 0xff]) },
   { type: "text/plain", body: "hello" },
 ];
@@ -34,12 +40,28 @@ describe("measurements: malformed input over every operation", () => {
     for (const path of paths) {
       for (const method of Object.keys(doc.paths[path])) {
         const variants = [
-          path.replace("{project_uuid}", "00000000-0000-0000-0000-000000000000").replace("{measurement_uuid}", meas).replace("{sequences_uuid}", uuid()).replace("{type}", "ntp"),
-          path.replace("{project_uuid}", "nope").replace("{measurement_uuid}", "nope").replace("{sequences_uuid}", "x").replace("{type}", "x%00y"),
-          path.replace("{project_uuid}", uuid()).replace("{measurement_uuid}", uuid()).replace("{sequences_uuid}", uuid()).replace("{type}", "99999999999999999999"),
+          path
+            .replace("{project_uuid}", "00000000-0000-0000-0000-000000000000")
+            .replace("{measurement_uuid}", meas)
+            .replace("{sequences_uuid}", uuid())
+            .replace("{type}", "ntp"),
+          path
+            .replace("{project_uuid}", "nope")
+            .replace("{measurement_uuid}", "nope")
+            .replace("{sequences_uuid}", "x")
+            .replace("{type}", "x%00y"),
+          path
+            .replace("{project_uuid}", uuid())
+            .replace("{measurement_uuid}", uuid())
+            .replace("{sequences_uuid}", uuid())
+            .replace("{type}", "99999999999999999999"),
         ];
         for (const url of variants) {
-          const queries = ["", "?name=&limit=abc&order=up&start=x&idq[]=&time_format=ps&page=0&status[]=zzz", "?name=" + "a".repeat(300)];
+          const queries = [
+            "",
+            "?name=&limit=abc&order=up&start=x&idq[]=&time_format=ps&page=0&status[]=zzz",
+            "?name=" + "a".repeat(300),
+          ];
           for (const q of queries) {
             for (const b of method === "get" || method === "delete" ? [undefined] : BODIES) {
               const res = await peer.api(url + q, {

@@ -22,7 +22,13 @@ const OPS: Array<[string, string, string, string, string]> = [
   ["getProjectMeasurementSequence", "getMeasurementSequence", "get", `${M}/sequences/{sequences_uuid}`, "200"],
   ["replaceProjectMeasurementSequence", "replaceMeasurementSequence", "put", `${M}/sequences/{sequences_uuid}`, "200"],
   ["updateProjectMeasurementSequence", "updateMeasurementSequence", "patch", `${M}/sequences/{sequences_uuid}`, "200"],
-  ["createProjectMeasurementSequenceChunks", "createMeasurementSequenceChunks", "post", "/measurements/sequences/chunks", "200"],
+  [
+    "createProjectMeasurementSequenceChunks",
+    "createMeasurementSequenceChunks",
+    "post",
+    "/measurements/sequences/chunks",
+    "200",
+  ],
   ["listProjectDataPoints", "listDataPoints", "get", "/data", "200"],
   ["listProjectMeasurementBaseTimes", "listMeasurementBaseTimes", "get", `${M}/basetimes`, "200"],
   ["createProjectMeasurementBaseTime", "", "post", `${M}/basetimes`, "201"],
@@ -31,15 +37,57 @@ const OPS: Array<[string, string, string, string, string]> = [
   ["updateProjectMeasurementBaseTimeByID", "", "patch", `${M}/basetimes/{type}`, "200"],
   ["deleteProjectMeasurementBaseTime", "deleteMeasurementBaseTime", "delete", `${M}/basetimes/{type}`, "204"],
   ["createProjectMeasurementMarker", "createMeasurementMarker", "post", `${M}/markers`, "201"],
-  ["getProjectMeasurementMarkersWithMeasurementUUID", "getMeasurementMarkersWithMeasurementUUID", "get", `${M}/markers`, "200"],
+  [
+    "getProjectMeasurementMarkersWithMeasurementUUID",
+    "getMeasurementMarkersWithMeasurementUUID",
+    "get",
+    `${M}/markers`,
+    "200",
+  ],
   ["deleteProjectMeasurementMarkers", "deleteMeasurementMarkers", "delete", `${M}/markers`, "204"],
-  ["getProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "getMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "get", `${M}/markers/{measurement_marker_uuid}`, "200"],
-  ["updateProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "updateMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "put", `${M}/markers/{measurement_marker_uuid}`, "200"],
-  ["deleteProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "deleteMeasurementMarkerWithMeasurementUUIDAndMarkerUUID", "delete", `${M}/markers/{measurement_marker_uuid}`, "204"],
+  [
+    "getProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "getMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "get",
+    `${M}/markers/{measurement_marker_uuid}`,
+    "200",
+  ],
+  [
+    "updateProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "updateMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "put",
+    `${M}/markers/{measurement_marker_uuid}`,
+    "200",
+  ],
+  [
+    "deleteProjectMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "deleteMeasurementMarkerWithMeasurementUUIDAndMarkerUUID",
+    "delete",
+    `${M}/markers/{measurement_marker_uuid}`,
+    "204",
+  ],
   ["listProjectMeasurementMarkers", "listMeasurementMarkers", "get", "/measurements/markers", "200"],
-  ["getProjectMeasurementMarker", "getMeasurementMarker", "get", "/measurements/markers/{measurement_marker_uuid}", "200"],
-  ["updateProjectMeasurementMarker", "updateMeasurementMarker", "put", "/measurements/markers/{measurement_marker_uuid}", "200"],
-  ["deleteProjectMeasurementMarker", "deleteMeasurementMarker", "delete", "/measurements/markers/{measurement_marker_uuid}", "204"],
+  [
+    "getProjectMeasurementMarker",
+    "getMeasurementMarker",
+    "get",
+    "/measurements/markers/{measurement_marker_uuid}",
+    "200",
+  ],
+  [
+    "updateProjectMeasurementMarker",
+    "updateMeasurementMarker",
+    "put",
+    "/measurements/markers/{measurement_marker_uuid}",
+    "200",
+  ],
+  [
+    "deleteProjectMeasurementMarker",
+    "deleteMeasurementMarker",
+    "delete",
+    "/measurements/markers/{measurement_marker_uuid}",
+    "204",
+  ],
 ];
 
 describe("measurements: OpenAPI", () => {
@@ -72,6 +120,9 @@ describe("measurements: OpenAPI", () => {
     expect(doc.paths["/v1/version"]?.get?.operationId).toBe("getVersion");
     const res = await peer.api("/v1/version");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), cloud_peer_version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(await res.json()).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      cloud_peer_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
   });
 });

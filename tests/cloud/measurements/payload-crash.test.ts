@@ -35,7 +35,9 @@ const freePort = () =>
 
 /** Starts the peer on `dir`; resolves with a caller once it listens. */
 async function startChild(port: number): Promise<Call> {
-  const c = spawn(NODE_TS[0], [...NODE_TS.slice(1), CHILD, dir, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+  const c = spawn(NODE_TS[0], [...NODE_TS.slice(1), CHILD, dir, String(port)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   child = c;
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: c.stdout! }).once("line", resolve);
@@ -46,7 +48,7 @@ async function startChild(port: number): Promise<Call> {
     const headers = new Headers(init.headers);
     headers.set("X-Intdash-Token", token);
     let body = init.body;
-    if (init.json !== undefined) (headers.set("content-type", "application/json"), (body = JSON.stringify(init.json)));
+    if (init.json !== undefined) headers.set("content-type", "application/json"), (body = JSON.stringify(init.json));
     const res = await fetch(`${url}/api${p}`, { ...init, headers, body });
     const text = await res.text();
     let parsed: unknown = text;
@@ -120,7 +122,9 @@ it("keeps every acknowledged upload across a SIGKILL, and an interrupted one who
   };
   await Promise.all([uploader(), uploader()]);
   const sent = next - 1;
-  await new Promise((r) => (child!.exitCode === null && child!.signalCode === null ? child!.once("exit", r) : r(undefined)));
+  await new Promise((r) =>
+    child!.exitCode === null && child!.signalCode === null ? child!.once("exit", r) : r(undefined),
+  );
 
   call = await startChild(port);
   const after = await storedChunks(call, m.uuid);

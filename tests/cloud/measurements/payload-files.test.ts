@@ -9,11 +9,27 @@ import { alignUp, O_DIRECT } from "../../../cloud/measurements/storage/direct-wr
 import { INLINE_MAX, PayloadFiles } from "../../../cloud/measurements/storage/payload-files.js";
 import { SqliteDb as Db } from "../../../cloud/storage/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, caller, chunksMessage, expectError, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call, type TestPoint } from "./helpers.js";
+import {
+  adminToken,
+  caller,
+  chunksMessage,
+  expectError,
+  createMeasurement,
+  ndjson,
+  P,
+  randomPoints,
+  uploadProto,
+  uuid,
+  type Call,
+  type TestPoint,
+} from "./helpers.js";
 
 /** Points with payloads too large to stay in their row (INLINE_MAX), so their chunks go to payload files. */
 function bigPoints(n: number, names: string[], seed: number): TestPoint[] {
-  return randomPoints(n, names, seed).map((p, i) => ({ ...p, payload: Buffer.alloc(INLINE_MAX + 1 + i, p.payload[0]! ^ i) }));
+  return randomPoints(n, names, seed).map((p, i) => ({
+    ...p,
+    payload: Buffer.alloc(INLINE_MAX + 1 + i, p.payload[0]! ^ i),
+  }));
 }
 
 let dir: string;
@@ -56,14 +72,20 @@ function directTaken(d: string): boolean {
 /** The size one append of n bytes gives a new file: padded to a 4 KiB block where appends are direct. */
 const filed = (n: number) => (directTaken(dir) ? alignUp(n) : n);
 const sequenceIds = async (measUuid: string) =>
-  (await peer!.svc.db.all<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ? ORDER BY id", [measUuid])).map((r) => r.id);
+  (
+    await peer!.svc.db.all<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ? ORDER BY id", [
+      measUuid,
+    ])
+  ).map((r) => r.id);
 
 /** The measurement's points as the data endpoint returns them, as "name payload(base64)", sorted. */
 async function readBack(measUuid: string): Promise<string[]> {
   const r = await call(`${P}/data?name=${measUuid}`);
   expect(r.status).toBe(200);
   const lines = typeof r.body === "string" ? ndjson(r.body) : r.body === undefined ? [] : [r.body];
-  return lines.map((l) => (l.data.d === undefined ? `error ${JSON.stringify(l.data)}` : `${l.data_id} ${l.data.d}`)).sort();
+  return lines
+    .map((l) => (l.data.d === undefined ? `error ${JSON.stringify(l.data)}` : `${l.data_id} ${l.data.d}`))
+    .sort();
 }
 const expected = (pts: TestPoint[]) => pts.map((p) => `${p.name} ${Buffer.from(p.payload).toString("base64")}`).sort();
 
@@ -121,9 +143,14 @@ describe("chunk payload files", () => {
     // Written and synced, but the transaction never committed.
     fs.appendFileSync(path.join(dir, "chunks", `${id}.chunks`), Buffer.alloc(10_000, 0xff));
     await start();
-    expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts.slice(10, 20), pts.slice(20)], 2))).status).toBe(200);
+    expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts.slice(10, 20), pts.slice(20)], 2))).status).toBe(
+      200,
+    );
     expect(await readBack(m.uuid)).toEqual(expected(pts));
-    const offsets = await peer!.svc.db.all<{ file_offset: number }>("SELECT file_offset FROM meas_chunk_payloads WHERE sequence_id = ? ORDER BY sequence_number", [id!]);
+    const offsets = await peer!.svc.db.all<{ file_offset: number }>(
+      "SELECT file_offset FROM meas_chunk_payloads WHERE sequence_id = ? ORDER BY sequence_number",
+      [id!],
+    );
     expect(offsets[1]!.file_offset).toBeGreaterThanOrEqual(offsets[0]!.file_offset + 10_000);
   });
 
@@ -141,9 +168,15 @@ describe("chunk payload files", () => {
       [id!],
     ))!;
     const bytes = fs.readFileSync(file).subarray(first.file_offset, first.file_offset + first.file_length);
-    await db.run("UPDATE meas_chunk_payloads SET payload = ?, file_offset = NULL, file_length = NULL WHERE sequence_id = ? AND sequence_number = 1", [bytes, id!]);
+    await db.run(
+      "UPDATE meas_chunk_payloads SET payload = ?, file_offset = NULL, file_length = NULL WHERE sequence_id = ? AND sequence_number = 1",
+      [bytes, id!],
+    );
     await db.close();
-    fs.writeFileSync(file, Buffer.concat([Buffer.alloc(first.file_length, 0xff), fs.readFileSync(file).subarray(first.file_length)]));
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.alloc(first.file_length, 0xff), fs.readFileSync(file).subarray(first.file_length)]),
+    );
     await start();
     expect(await readBack(old.uuid)).toEqual(expected(pts));
   });
@@ -154,7 +187,9 @@ describe("chunk payload files", () => {
     for (let s = 0; s < 70; s++) {
       const pts = bigPoints(3, [`s/${s}`], 100 + s);
       all.push(...pts);
-      expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 1), pts.slice(1)]))).status).toBe(200);
+      expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 1), pts.slice(1)]))).status).toBe(
+        200,
+      );
     }
     expect(chunkFiles()).toHaveLength(70);
     expect(await readBack(m.uuid)).toEqual(expected(all));
@@ -164,7 +199,9 @@ describe("chunk payload files", () => {
     const m = await createMeasurement(call);
     const small = randomPoints(6, ["1/a"], 8);
     const big = bigPoints(2, ["1/b"], 9);
-    expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [small.slice(0, 3), big, small.slice(3)]))).status).toBe(200);
+    expect(
+      (await uploadProto(call, chunksMessage(m.uuid, uuid(), [small.slice(0, 3), big, small.slice(3)]))).status,
+    ).toBe(200);
     const rows = await peer!.svc.db.all<{ stored: number; file_length: number | null }>(
       "SELECT length(payload) AS stored, file_length FROM meas_chunk_payloads ORDER BY sequence_number",
     );
@@ -173,7 +210,9 @@ describe("chunk payload files", () => {
       [false, true],
       [true, false],
     ]);
-    expect(fs.statSync(path.join(dir, "chunks", `${(await sequenceIds(m.uuid))[0]}.chunks`)).size).toBe(filed(rows[1]!.file_length!));
+    expect(fs.statSync(path.join(dir, "chunks", `${(await sequenceIds(m.uuid))[0]}.chunks`)).size).toBe(
+      filed(rows[1]!.file_length!),
+    );
     expect(await readBack(m.uuid)).toEqual(expected([...small, ...big]));
   });
 
@@ -182,7 +221,9 @@ describe("chunk payload files", () => {
     const pts = bigPoints(6, ["1/a"], 17);
     await uploadProto(call, chunksMessage(m.uuid, uuid(), [pts.slice(0, 2), pts.slice(2, 4), pts.slice(4)]));
     const [id] = await sequenceIds(m.uuid);
-    const last = (await peer!.svc.db.get<{ file_offset: number }>("SELECT file_offset FROM meas_chunk_payloads WHERE sequence_number = 3"))!;
+    const last = (await peer!.svc.db.get<{ file_offset: number }>(
+      "SELECT file_offset FROM meas_chunk_payloads WHERE sequence_number = 3",
+    ))!;
     fs.truncateSync(path.join(dir, "chunks", `${id}.chunks`), last.file_offset + 1);
     const lines = await readBack(m.uuid);
     expect(lines.filter((l) => l.startsWith("1/a "))).toHaveLength(4);
@@ -195,7 +236,10 @@ describe("chunk payload files", () => {
     const m = await createMeasurement(call);
     const seq = uuid();
     // The sequence exists before its first chunk, so its payload file is not there yet: make it a full disk.
-    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`, { method: "PUT", json: { expected_data_points: 2 } })).status).toBe(200);
+    expect(
+      (await call(`${P}/measurements/${m.uuid}/sequences/${seq}`, { method: "PUT", json: { expected_data_points: 2 } }))
+        .status,
+    ).toBe(200);
     const [id] = await sequenceIds(m.uuid);
     const file = path.join(dir, "chunks", `${id}.chunks`);
     fs.symlinkSync("/dev/full", file);
@@ -203,7 +247,10 @@ describe("chunk payload files", () => {
     const full = await uploadProto(call, chunksMessage(m.uuid, seq, [pts]));
     expectError(full, 507, "insufficient_storage");
     expect(full.headers.get("retry-after")).toBe("60");
-    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`)).body).toMatchObject({ received_chunks_count: 0, received_data_points: 0 });
+    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`)).body).toMatchObject({
+      received_chunks_count: 0,
+      received_data_points: 0,
+    });
 
     fs.unlinkSync(file);
     expect((await uploadProto(call, chunksMessage(m.uuid, seq, [pts]))).status).toBe(200);
@@ -224,9 +271,14 @@ describe("payload file appends", () => {
       await a.synced;
       const b = await files.append(7, second);
       await b.synced;
-      const rows = [...first.map((p, i) => ({ sequence_id: 7, file_offset: a.offsets[i]!, file_length: p.length })), { sequence_id: 7, file_offset: b.offsets[0]!, file_length: 70_000 }];
+      const rows = [
+        ...first.map((p, i) => ({ sequence_id: 7, file_offset: a.offsets[i]!, file_length: p.length })),
+        { sequence_id: 7, file_offset: b.offsets[0]!, file_length: 70_000 },
+      ];
       const got = await files.read(rows);
-      expect(got.map((r) => r.status === "fulfilled" && r.value.equals([...first, ...second][got.indexOf(r)]!))).toEqual([true, true, true, true]);
+      expect(
+        got.map((r) => r.status === "fulfilled" && r.value.equals([...first, ...second][got.indexOf(r)]!)),
+      ).toEqual([true, true, true, true]);
       return { offsets: [...a.offsets, ...b.offsets], size: fs.statSync(path.join(d, "7.chunks")).size };
     } finally {
       await files.close();
@@ -254,7 +306,13 @@ describe("payload file appends", () => {
       const payloads = Array.from({ length: 20 }, (_, i) => pattern(4 * 1024 * 1024 + 1000 * i, i));
       const appended = await Promise.all(payloads.map((p, i) => files.append(100 + i, [p])));
       await Promise.all(appended.map((a) => a.synced));
-      const got = await files.read(payloads.map((p, i) => ({ sequence_id: 100 + i, file_offset: appended[i]!.offsets[0]!, file_length: p.length })));
+      const got = await files.read(
+        payloads.map((p, i) => ({
+          sequence_id: 100 + i,
+          file_offset: appended[i]!.offsets[0]!,
+          file_length: p.length,
+        })),
+      );
       expect(got.map((r, i) => r.status === "fulfilled" && r.value.equals(payloads[i]!))).toEqual(Array(20).fill(true));
     } finally {
       await files.close();

@@ -25,10 +25,16 @@ afterEach(async () => {
 describe("chunk payload migration (402)", () => {
   it("moves stored payloads to their own table, readable as before, deleted with their chunks", async () => {
     const all = modules.flatMap((m) => m.migrations ?? []);
-    await migrate(db, all.filter((m) => m.version < 402));
+    await migrate(
+      db,
+      all.filter((m) => m.version < 402),
+    );
     // Rows as a peer before 402 wrote them (the measurement's own row is not needed for this table).
     await db.exec("PRAGMA foreign_keys = OFF");
-    await db.run("INSERT INTO meas_sequences (id, measurement_uuid, uuid, created_at, updated_at) VALUES (7, ?, 's', 'x', 'x')", [M]);
+    await db.run(
+      "INSERT INTO meas_sequences (id, measurement_uuid, uuid, created_at, updated_at) VALUES (7, ?, 's', 'x', 'x')",
+      [M],
+    );
     for (const n of [1, 2, 3])
       await db.run(
         "INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms) VALUES (?, 7, ?, 1, ?, ?, ?, 0)",

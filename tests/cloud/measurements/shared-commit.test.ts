@@ -14,18 +14,41 @@ import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";
 type Point = { name: string; type?: string; payload: Buffer };
 const chunk = (n: number, points: Point[]): UpstreamChunkIn => ({
   sequenceNumber: n,
-  dataPointGroups: points.map((p) => ({ dataId: { name: p.name, type: p.type ?? "t" }, dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: p.payload }] })),
+  dataPointGroups: points.map((p) => ({
+    dataId: { name: p.name, type: p.type ?? "t" },
+    dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: p.payload }],
+  })),
 });
 const small = (n: number, name = "a") => chunk(n, [{ name, payload: Buffer.from(`${name}@${n}`) }]);
 
 /** As the broker hands a received chunk over: each group's points as the frame's bytes (chunk-scan.ts). */
 function received(n: number, points: Point[]): UpstreamChunkIn {
   const frame = encodeMessage(
-    { upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: n, dataPointGroups: points.map((p) => ({ dataId: { name: p.name, type: p.type ?? "t" }, dataPoints: [{ elapsedTime: n * 1000, payload: p.payload }] })) } } },
+    {
+      upstreamChunk: {
+        streamIdAlias: 1,
+        streamChunk: {
+          sequenceNumber: n,
+          dataPointGroups: points.map((p) => ({
+            dataId: { name: p.name, type: p.type ?? "t" },
+            dataPoints: [{ elapsedTime: n * 1000, payload: p.payload }],
+          })),
+        },
+      },
+    },
     "proto",
   );
   const scanned = scanUpstreamChunkMessage(frame)!;
-  return { sequenceNumber: n, dataPointGroups: scanned.groups.map((g) => ({ dataId: g.dataId!, get dataPoints() { return g.dataPoints.map((p) => ({ elapsedTime: BigInt(String(p.elapsedTime)), payload: p.payload! })); }, raw: g })) };
+  return {
+    sequenceNumber: n,
+    dataPointGroups: scanned.groups.map((g) => ({
+      dataId: g.dataId!,
+      get dataPoints() {
+        return g.dataPoints.map((p) => ({ elapsedTime: BigInt(String(p.elapsedTime)), payload: p.payload! }));
+      },
+      raw: g,
+    })),
+  };
 }
 
 /** Counts the chunk commits (transactions) and the statements each sent through the Db layer. */
@@ -50,16 +73,25 @@ describe("measurements: one group commit for the chunks of every stream", () => 
   const t = withPeer();
   const call = (path: string, init?: Parameters<typeof t.call>[1]) => t.call(path, init);
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
-  const sequences = async (m: string) => (await call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
+  const sequences = async (m: string) =>
+    (await call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
   const measurement = async (m: string) => (await call(`${P}/measurements/${m}`)).body as Record<string, any>;
-  const dataIds = async (m: string) => ((await call(`${P}/data_ids?name=${m}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id).sort();
-  const stream = (session: string = uuid()): UpstreamRef => ({ streamId: uuid(), sessionId: session, projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true });
+  const dataIds = async (m: string) =>
+    ((await call(`${P}/data_ids?name=${m}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id).sort();
+  const stream = (session: string = uuid()): UpstreamRef => ({
+    streamId: uuid(),
+    sessionId: session,
+    projectUuid: DEFAULT_PROJECT,
+    nodeId: EDGE,
+    persist: true,
+  });
   /** The data points as `data_id payload` lines (one point comes back as a single JSON object). */
   const points = async (m: string) => {
     const body = (await call(`${P}/data?name=${m}`)).body as string | Record<string, any>;
     return typeof body === "string" ? ndjson(body) : [body];
   };
-  const texts = async (m: string) => (await points(m)).map((l) => `${l.data_id} ${Buffer.from(l.data.d, "base64").toString()}`).sort();
+  const texts = async (m: string) =>
+    (await points(m)).map((l) => `${l.data_id} ${Buffer.from(l.data.d, "base64").toString()}`).sort();
 
   /** Runs fn while the chunk commits wait behind a transaction that holds the database (every writer waits). */
   async function whileHeld<T>(fn: () => T): Promise<{ value: T; release: () => Promise<void> }> {
@@ -143,8 +175,15 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     expect(many.statements).toEqual(few.statements);
     for (const up of [few.ups[0]!, many.ups[59]!]) {
       const m = await measurement(up.sessionId);
-      expect(m).toMatchObject({ uuid: up.sessionId, edge_uuid: EDGE, basetime_type: "api_first_received", sequences: { status: "measuring", received_data_points: 1 } });
-      const bts = (await call(`${P}/measurements/${up.sessionId}/basetimes`)).body.items as Array<Record<string, unknown>>;
+      expect(m).toMatchObject({
+        uuid: up.sessionId,
+        edge_uuid: EDGE,
+        basetime_type: "api_first_received",
+        sequences: { status: "measuring", received_data_points: 1 },
+      });
+      const bts = (await call(`${P}/measurements/${up.sessionId}/basetimes`)).body.items as Array<
+        Record<string, unknown>
+      >;
       expect(bts).toMatchObject([{ type: "api_first_received", name: "api_first_received", priority: 10 }]);
       expect(m.basetime).toBe(bts[0]!.basetime);
     }
@@ -154,20 +193,30 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     const ups = Array.from({ length: 10 }, () => stream());
     const counted = countCommits(t.peer.svc.db);
     try {
-      const { value, release } = await whileHeld(() => ups.flatMap((up) => Array.from({ length: 300 }, (_, i) => store(up, small(i + 1)))));
+      const { value, release } = await whileHeld(() =>
+        ups.flatMap((up) => Array.from({ length: 300 }, (_, i) => store(up, small(i + 1)))),
+      );
       await release();
       expect(await Promise.all(value)).toEqual(Array(3000).fill("ok"));
       expect(counted.commits.length).toBe(2); // the holder, and one commit for the backlog
     } finally {
       counted.restore();
     }
-    expect(await sequences(ups[9]!.sessionId)).toMatchObject([{ received_chunks_count: 300, received_data_points: 300 }]);
+    expect(await sequences(ups[9]!.sessionId)).toMatchObject([
+      { received_chunks_count: 300, received_data_points: 300 },
+    ]);
   });
 
   it("skips a number stored in an earlier commit and counts it once, in a commit with other numbers", async () => {
     const up = stream();
     expect(await Promise.all([1, 2, 3].map((n) => store(up, small(n))))).toEqual(["ok", "ok", "ok"]);
-    expect(await Promise.all([2, 4, 3, 5, 4].map((n) => store(up, small(n))))).toEqual(["skipped", "ok", "skipped", "ok", "skipped"]);
+    expect(await Promise.all([2, 4, 3, 5, 4].map((n) => store(up, small(n))))).toEqual([
+      "skipped",
+      "ok",
+      "skipped",
+      "ok",
+      "skipped",
+    ]);
     expect(await store(up, small(1))).toBe("skipped");
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 5, received_data_points: 5 }]);
     expect(await texts(up.sessionId)).toEqual(["a a@1", "a a@2", "a a@3", "a a@4", "a a@5"]);
@@ -180,23 +229,40 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     expect(await store(up, small(1))).toBe("ok");
     expect(
       await Promise.all([
-        store(up, chunk(2, [{ name: quoted, payload: Buffer.from([0, 39, 255]) }, { name: "a", payload: Buffer.from("a@2") }])),
+        store(
+          up,
+          chunk(2, [
+            { name: quoted, payload: Buffer.from([0, 39, 255]) },
+            { name: "a", payload: Buffer.from("a@2") },
+          ]),
+        ),
         store(up, received(3, [{ name: "big", type: "raw", payload: big }])),
       ]),
     ).toEqual(["ok", "ok"]);
-    expect(await sequences(up.sessionId)).toMatchObject([{ uuid: up.streamId, received_chunks_count: 3, received_data_points: 4 }]);
-    expect(await measurement(up.sessionId)).toMatchObject({ status: "measuring", ended: false, max_elapsed_time: expect.any(Number) });
+    expect(await sequences(up.sessionId)).toMatchObject([
+      { uuid: up.streamId, received_chunks_count: 3, received_data_points: 4 },
+    ]);
+    expect(await measurement(up.sessionId)).toMatchObject({
+      status: "measuring",
+      ended: false,
+      max_elapsed_time: expect.any(Number),
+    });
     expect(await dataIds(up.sessionId)).toEqual(["a", "big", quoted].sort());
     const lines = ndjson((await call(`${P}/data?name=${up.sessionId}&time_format=ns`)).body as string);
     const got = lines.map((l) => `${l.data_id} ${Buffer.from(l.data.d, "base64").toString("hex")}`);
     const hex = (s: string) => Buffer.from(s).toString("hex");
-    expect(got.sort()).toEqual([`a ${hex("a@1")}`, `a ${hex("a@2")}`, `${quoted} 0027ff`, `big ${big.toString("hex")}`].sort());
+    expect(got.sort()).toEqual(
+      [`a ${hex("a@1")}`, `a ${hex("a@2")}`, `${quoted} 0027ff`, `big ${big.toString("hex")}`].sort(),
+    );
   });
 
   it("stores a name with a NUL character on SQLite; PostgreSQL text cannot hold one, so there only that stream is refused", async () => {
     const up = stream();
     const other = stream();
-    const { value, release } = await whileHeld(() => [store(up, small(1, "nul\u0000name")).catch((e: unknown) => e), store(other, small(1))]);
+    const { value, release } = await whileHeld(() => [
+      store(up, small(1, "nul\u0000name")).catch((e: unknown) => e),
+      store(other, small(1)),
+    ]);
     await release();
     const [nul, ok] = await Promise.all(value);
     expect(ok).toBe("ok");
@@ -213,11 +279,18 @@ describe("measurements: one group commit for the chunks of every stream", () => 
   it("stores large payloads of batch after batch intact (their buffers are reused once a batch's writes settled)", async () => {
     const up = stream();
     const payload = (n: number) => Buffer.alloc(100 * 1024, n);
-    const send = (from: number) => Promise.all(Array.from({ length: 8 }, (_, i) => store(up, received(from + i, [{ name: "big", payload: payload(from + i) }]))));
+    const send = (from: number) =>
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store(up, received(from + i, [{ name: "big", payload: payload(from + i) }])),
+        ),
+      );
     expect(await send(1)).toEqual(Array(8).fill("ok"));
     expect(await send(9)).toEqual(Array(8).fill("ok"));
     const lines = ndjson((await call(`${P}/data?name=${up.sessionId}`)).body as string);
-    const got = lines.map((l) => Buffer.from(l.data.d, "base64")).map((b) => [b.length, b[0], b.every((x) => x === b[0])]);
+    const got = lines
+      .map((l) => Buffer.from(l.data.d, "base64"))
+      .map((b) => [b.length, b[0], b.every((x) => x === b[0])]);
     expect(got).toEqual(Array.from({ length: 16 }, (_, i) => [100 * 1024, i + 1, true]));
   });
 
@@ -226,7 +299,10 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     const theirs = { ...stream(), nodeId: "0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d" };
     expect(await store(theirs, small(1))).toBe("ok");
     const intruder = { ...stream(theirs.sessionId) };
-    const { value, release } = await whileHeld(() => [store(mine, small(1)), store(intruder, small(1)).catch((e: unknown) => e)]);
+    const { value, release } = await whileHeld(() => [
+      store(mine, small(1)),
+      store(intruder, small(1)).catch((e: unknown) => e),
+    ]);
     await release();
     const [ok, refused] = await Promise.all(value);
     expect(ok).toBe("ok");
@@ -238,10 +314,22 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     const up = stream();
     expect(await Promise.all([1, 2, 3].map((n) => store(up, small(n))))).toEqual(["ok", "ok", "ok"]);
     const m = up.sessionId;
-    expect((await call(`${P}/measurements/${m}/sequences/${up.streamId}`, { method: "PATCH", json: { expected_data_points: 4, final_sequence_number: 4 } })).status).toBe(200);
+    expect(
+      (
+        await call(`${P}/measurements/${m}/sequences/${up.streamId}`, {
+          method: "PATCH",
+          json: { expected_data_points: 4, final_sequence_number: 4 },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(`${P}/measurements/${m}/end`, { method: "PUT" })).body).toEqual({ status: "resending" });
     expect(await store(up, small(4))).toBe("ok");
-    expect(await measurement(m)).toMatchObject({ ended: true, completed: true, status: "finished", sequences: { status: "completed", received_data_points: 4 } });
+    expect(await measurement(m)).toMatchObject({
+      ended: true,
+      completed: true,
+      status: "finished",
+      sequences: { status: "completed", received_data_points: 4 },
+    });
   });
 
   it("makes a measurement deleted mid-stream again, with only the chunks sent after", async () => {
@@ -249,7 +337,9 @@ describe("measurements: one group commit for the chunks of every stream", () => 
     expect(await Promise.all([1, 2].map((n) => store(up, small(n))))).toEqual(["ok", "ok"]);
     expect((await call(`${P}/measurements/${up.sessionId}`, { method: "DELETE" })).status).toBe(204);
     expect(await store(up, small(3, "b"))).toBe("ok");
-    expect(await sequences(up.sessionId)).toMatchObject([{ uuid: up.streamId, received_chunks_count: 1, received_data_points: 1 }]);
+    expect(await sequences(up.sessionId)).toMatchObject([
+      { uuid: up.streamId, received_chunks_count: 1, received_data_points: 1 },
+    ]);
     expect(await dataIds(up.sessionId)).toEqual(["b"]);
   });
 });

@@ -11,7 +11,12 @@ import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
 const CHUNKS = 400;
 const chunk = (n: number, size: number): UpstreamChunkIn => ({
   sequenceNumber: n,
-  dataPointGroups: [{ dataId: { name: "big", type: "t" }, dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: Buffer.alloc(size, n & 0xff) }] }],
+  dataPointGroups: [
+    {
+      dataId: { name: "big", type: "t" },
+      dataPoints: [{ elapsedTime: BigInt(n) * 1000n, payload: Buffer.alloc(size, n & 0xff) }],
+    },
+  ],
 });
 
 describe("measurements: a full disk under a large batch", () => {
@@ -20,11 +25,18 @@ describe("measurements: a full disk under a large batch", () => {
   const listen = (e: unknown) => void unheard.push(e);
   beforeEach(() => void process.on("unhandledRejection", listen));
   afterEach(() => void process.off("unhandledRejection", listen));
-  const sequences = async (m: string) => (await t.call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
+  const sequences = async (m: string) =>
+    (await t.call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
 
   /** A stream whose sequence exists (one small chunk stored), and a database with room for a few pages only. */
   async function fullStream(): Promise<UpstreamRef> {
-    const up: UpstreamRef = { streamId: uuid(), sessionId: uuid(), projectUuid: DEFAULT_PROJECT, nodeId: EDGE, persist: true };
+    const up: UpstreamRef = {
+      streamId: uuid(),
+      sessionId: uuid(),
+      projectUuid: DEFAULT_PROJECT,
+      nodeId: EDGE,
+      persist: true,
+    };
     expect(await t.peer.svc.measurements.upstream.storeChunk(up, chunk(1, 8))).toBe("ok");
     const { n } = (await t.peer.svc.db.get<{ n: number }>("SELECT page_count AS n FROM pragma_page_count()"))!;
     await t.peer.svc.db.exec(`PRAGMA max_page_count = ${n + 4}`);
@@ -36,10 +48,15 @@ describe("measurements: a full disk under a large batch", () => {
     const up = await fullStream();
     const hooks = measurementHooks(t.peer.svc.measurements);
     const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0];
-    const send = () => Promise.all(Array.from({ length: CHUNKS }, (_, i) => hooks.onUpstreamChunk(info, chunk(i + 2, 8 * 1024))));
+    const send = () =>
+      Promise.all(Array.from({ length: CHUNKS }, (_, i) => hooks.onUpstreamChunk(info, chunk(i + 2, 8 * 1024))));
     for (let round = 0; round < 3; round++) {
       const refused = await send();
-      expect(new Set(refused.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" })]));
+      expect(new Set(refused.map((r) => JSON.stringify(r)))).toEqual(
+        new Set([
+          JSON.stringify({ resultCode: ResultCode.PROCESS_FAILED, resultString: "the server's storage is full" }),
+        ]),
+      );
     }
     await new Promise((r) => setTimeout(r, 200)); // a rejection left unheard is reported on a later turn
     expect(unheard).toEqual([]);
@@ -56,11 +73,17 @@ describe("measurements: a full disk under a large batch", () => {
       sequence_uuid: up.streamId,
       chunks: Array.from({ length: CHUNKS }, (_, i) => ({
         sequence_number: i + 2,
-        data_point_groups: [{ data_id: { type: "t", name: "big" }, data_points: [{ elapsed_time: (i + 2) * 1000, payload: Buffer.alloc(8 * 1024, 1).toString("base64") }] }],
+        data_point_groups: [
+          {
+            data_id: { type: "t", name: "big" },
+            data_points: [{ elapsed_time: (i + 2) * 1000, payload: Buffer.alloc(8 * 1024, 1).toString("base64") }],
+          },
+        ],
       })),
     };
     const upload = () => t.call(`${P}/measurements/sequences/chunks`, { method: "POST", json: body });
-    for (let round = 0; round < 3; round++) expect((await upload()).body).toMatchObject({ type: "insufficient_storage" });
+    for (let round = 0; round < 3; round++)
+      expect((await upload()).body).toMatchObject({ type: "insufficient_storage" });
     await new Promise((r) => setTimeout(r, 200));
     expect(unheard).toEqual([]);
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 1 }]);

@@ -26,7 +26,8 @@ describe("measurements: the storage full in real time", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "storage-full-log-"));
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
-        for (const l of chunk.toString().split("\n")) if (l.trim() !== "") lines.push(JSON.parse(l) as { level: number; msg: string });
+        for (const l of chunk.toString().split("\n"))
+          if (l.trim() !== "") lines.push(JSON.parse(l) as { level: number; msg: string });
         done();
       },
     });
@@ -50,7 +51,9 @@ describe("measurements: the storage full in real time", () => {
   async function send(up: ClientUpstream, acks: AckResult[], n: number, size = 64 * 1024): Promise<AckResult[]> {
     const before = acks.length;
     for (let i = 0; i < n; i++) {
-      up.write({ name: "big", type: "bytes" }, [{ elapsedTime: BigInt(before + i) * 1000n, payload: new Uint8Array(size).fill(i) }]);
+      up.write({ name: "big", type: "bytes" }, [
+        { elapsedTime: BigInt(before + i) * 1000n, payload: new Uint8Array(size).fill(i) },
+      ]);
       up.flush();
     }
     const end = Date.now() + 15_000;
@@ -67,7 +70,9 @@ describe("measurements: the storage full in real time", () => {
     const acks: AckResult[] = [];
     up.onAck((r) => acks.push(...r));
     expect((await send(up, acks, 1, 100)).map((a) => a.resultCode)).toEqual([0]); // small: stored in its row
-    const { id } = (await peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ?", [session]))!;
+    const { id } = (await peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ?", [
+      session,
+    ]))!;
     // The sequence's payload file on a device that is always full (ENOSPC on every write).
     const file = path.join(dir, "chunks", `${id}.chunks`);
     fs.symlinkSync("/dev/full", file);

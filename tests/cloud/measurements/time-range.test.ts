@@ -3,7 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { BASETIME, P, createMeasurement, withPeer } from "./helpers.js";
 
-const OUT_OF_RANGE = ["9223372036854775807", "-9223372036854775807", "-62135596800000001", "0000-12-31T23:59:59Z", "10000-01-01T00:00:00Z"];
+const OUT_OF_RANGE = [
+  "9223372036854775807",
+  "-9223372036854775807",
+  "-62135596800000001",
+  "0000-12-31T23:59:59Z",
+  "10000-01-01T00:00:00Z",
+];
 
 describe("measurements: out-of-range times", () => {
   const ctx = withPeer();
@@ -12,8 +18,18 @@ describe("measurements: out-of-range times", () => {
     const meas = (await createMeasurement(ctx.call)).uuid;
     for (const t of OUT_OF_RANGE) {
       const calls: Array<[string, string, RequestInit & { json?: unknown }, string]> = [
-        ["POST", `${P}/measurements`, { json: { basetime: t, basetime_type: "manual", edge_uuid: "5b0a3c4e-1f2d-4c3b-9a8e-7d6c5b4a3f21" } }, "basetime"],
-        ["POST", `${P}/measurements/${meas}/basetimes`, { json: { basetime: t, priority: 1, name: "x", elapsed_time: 0 } }, "basetime"],
+        [
+          "POST",
+          `${P}/measurements`,
+          { json: { basetime: t, basetime_type: "manual", edge_uuid: "5b0a3c4e-1f2d-4c3b-9a8e-7d6c5b4a3f21" } },
+          "basetime",
+        ],
+        [
+          "POST",
+          `${P}/measurements/${meas}/basetimes`,
+          { json: { basetime: t, priority: 1, name: "x", elapsed_time: 0 } },
+          "basetime",
+        ],
         ["PUT", `${P}/measurements/${meas}/basetimes/edge_rtc`, { json: { basetime: t } }, "basetime"],
         ["GET", `${P}/measurements?start=${t}`, {}, "start"],
         ["GET", `${P}/measurements?end=${t}`, {}, "end"],
@@ -55,7 +71,9 @@ describe("measurements: out-of-range times", () => {
     const uuids = list.body.items.map((m: { uuid: string }) => m.uuid);
     expect(uuids).toContain(good);
     expect(uuids).toContain(bad);
-    expect(list.body.items.find((m: { uuid: string }) => m.uuid === bad).basetime).toBe("9999-12-31T23:59:59.999999999Z");
+    expect(list.body.items.find((m: { uuid: string }) => m.uuid === bad).basetime).toBe(
+      "9999-12-31T23:59:59.999999999Z",
+    );
     const one = await ctx.call(`${P}/measurements/${bad}`);
     expect(one.status, JSON.stringify(one.body)).toBe(200);
     expect((await ctx.call(`${P}/measurements/${good}`)).body.basetime).toBe(BASETIME);

@@ -4,7 +4,16 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { CookieJar, hiddenField, signInThroughPage } from "./browser.js";
-import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
+import {
+  adminToken,
+  bearer,
+  createUser,
+  decodeJwt,
+  form,
+  oidcConfig,
+  passwordToken,
+  registerClient,
+} from "./helpers.js";
 
 const REDIRECT = "https://app.example/callback";
 
@@ -22,8 +31,18 @@ describe("authorization endpoint and authorization_code grant", () => {
     const admin = await adminToken(peer);
     user = await createUser(peer, admin);
     userToken = (await passwordToken(peer, user.name, user.password)).access_token;
-    confidential = await registerClient(peer, userToken, { name: "Web App", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [REDIRECT] });
-    pub = await registerClient(peer, userToken, { name: "SPA", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT, "com.example.app:/oauth"] });
+    confidential = await registerClient(peer, userToken, {
+      name: "Web App",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [REDIRECT],
+    });
+    pub = await registerClient(peer, userToken, {
+      name: "SPA",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "none",
+      redirect_uris: [REDIRECT, "com.example.app:/oauth"],
+    });
     cc = await registerClient(peer, userToken, { name: "cc", grant_type: "client_credentials" });
   });
   afterAll(async () => {
@@ -34,7 +53,11 @@ describe("authorization endpoint and authorization_code grant", () => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...extra,
+      redirect_uri: REDIRECT,
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...extra,
     });
     let res = await jar.fetch(url.toString());
     if (res.status === 302 && res.headers.get("location")!.startsWith("/api/auth/oauth2/sign-in")) {
@@ -53,12 +76,20 @@ describe("authorization endpoint and authorization_code grant", () => {
     expect(callback.origin + callback.pathname).toBe(REDIRECT);
     expect(callback.searchParams.get("state")).toBe(state);
     expect(callback.searchParams.get("iss")).toBe(peer.url);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect(decodeJwt(tokens.access_token).claims).toMatchObject({ sub: user.uuid, client_id: confidential.client_id });
     expect(tokens.refresh_token).toBeTruthy();
     expect(jar.has("oauth_session")).toBe(true);
     // Second authorization: straight to the redirect URI.
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, state: "s2", code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      state: "s2",
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    });
     const again = await jar.fetch(url.toString());
     expect(again.status).toBe(302);
     expect(again.headers.get("location")!.startsWith(REDIRECT + "?code=")).toBe(true);
@@ -68,9 +99,17 @@ describe("authorization endpoint and authorization_code grant", () => {
     const config = oidcConfig(peer, pub.client_id, oidc.None());
     const jar = new CookieJar();
     const first = await authorize(config, jar);
-    await expect(oidc.authorizationCodeGrant(config, first.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: first.state })).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(
+      oidc.authorizationCodeGrant(config, first.callback, {
+        pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+        expectedState: first.state,
+      }),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
     const second = await authorize(config, jar);
-    const tokens = await oidc.authorizationCodeGrant(config, second.callback, { pkceCodeVerifier: second.verifier, expectedState: second.state });
+    const tokens = await oidc.authorizationCodeGrant(config, second.callback, {
+      pkceCodeVerifier: second.verifier,
+      expectedState: second.state,
+    });
     expect(decodeJwt(tokens.access_token).claims.client_id).toBe(pub.client_id);
   });
 
@@ -78,11 +117,18 @@ describe("authorization endpoint and authorization_code grant", () => {
     const config = oidcConfig(peer, confidential.client_id, oidc.ClientSecretBasic(confidential.client_secret));
     const jar = new CookieJar();
     const { callback, verifier, state } = await authorize(config, jar);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect((await peer.api("/auth/users/me", { headers: bearer(tokens.access_token) })).status).toBe(200);
-    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state })).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
     expect((await peer.api("/auth/users/me", { headers: bearer(tokens.access_token) })).status).toBe(401);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
   });
 
   it("binds codes to the client and the redirect URI", async () => {
@@ -92,14 +138,38 @@ describe("authorization endpoint and authorization_code grant", () => {
     const code = callback.searchParams.get("code")!;
     const otherClient = await peer.api("/auth/oauth2/token", {
       ...form({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier }),
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${confidential.client_id}:${confidential.client_secret}`).toString("base64")}` },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${confidential.client_id}:${confidential.client_secret}`).toString("base64")}`,
+      },
     });
     expect(await otherClient.json()).toMatchObject({ error: "invalid_grant" });
-    const otherUri = await peer.api("/auth/oauth2/token", form({ grant_type: "authorization_code", client_id: pub.client_id, code, redirect_uri: "com.example.app:/oauth", code_verifier: verifier }));
+    const otherUri = await peer.api(
+      "/auth/oauth2/token",
+      form({
+        grant_type: "authorization_code",
+        client_id: pub.client_id,
+        code,
+        redirect_uri: "com.example.app:/oauth",
+        code_verifier: verifier,
+      }),
+    );
     expect(await otherUri.json()).toMatchObject({ error: "invalid_grant" });
-    const missingVerifier = await peer.api("/auth/oauth2/token", form({ grant_type: "authorization_code", client_id: pub.client_id, code, redirect_uri: REDIRECT }));
+    const missingVerifier = await peer.api(
+      "/auth/oauth2/token",
+      form({ grant_type: "authorization_code", client_id: pub.client_id, code, redirect_uri: REDIRECT }),
+    );
     expect(await missingVerifier.json()).toMatchObject({ error: "invalid_grant" });
-    const ok = await peer.api("/auth/oauth2/token", form({ grant_type: "authorization_code", client_id: pub.client_id, code, redirect_uri: REDIRECT, code_verifier: verifier }));
+    const ok = await peer.api(
+      "/auth/oauth2/token",
+      form({
+        grant_type: "authorization_code",
+        client_id: pub.client_id,
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      }),
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -109,8 +179,20 @@ describe("authorization endpoint and authorization_code grant", () => {
     const realNow = Date.now;
     Date.now = () => realNow() + 61_000;
     try {
-      const res = await peer.api("/auth/oauth2/token", form({ grant_type: "authorization_code", client_id: pub.client_id, code: callback.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: verifier }));
-      expect(await res.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/expired/) });
+      const res = await peer.api(
+        "/auth/oauth2/token",
+        form({
+          grant_type: "authorization_code",
+          client_id: pub.client_id,
+          code: callback.searchParams.get("code")!,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+        }),
+      );
+      expect(await res.json()).toMatchObject({
+        error: "invalid_grant",
+        error_description: expect.stringMatching(/expired/),
+      });
     } finally {
       Date.now = realNow;
     }
@@ -118,8 +200,16 @@ describe("authorization endpoint and authorization_code grant", () => {
 
   describe("error paths", () => {
     const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-    const base = () => ({ client_id: pub.client_id, response_type: "code", redirect_uri: REDIRECT, state: "xyz", code_challenge: challenge, code_challenge_method: "S256" });
-    const get = (params: Record<string, string>, raw?: string) => fetch(`${authz()}?${raw ?? new URLSearchParams(params)}`, { redirect: "manual" });
+    const base = () => ({
+      client_id: pub.client_id,
+      response_type: "code",
+      redirect_uri: REDIRECT,
+      state: "xyz",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const get = (params: Record<string, string>, raw?: string) =>
+      fetch(`${authz()}?${raw ?? new URLSearchParams(params)}`, { redirect: "manual" });
 
     async function expectPage(res: Response, text: RegExp) {
       expect(res.status).toBe(400);
@@ -150,7 +240,14 @@ describe("authorization endpoint and authorization_code grant", () => {
       await expectPage(await get(rest), /redirect_uri is missing/);
     });
     it("unregistered, prefix-extended or differently-cased redirect_uri: page, never a redirect", async () => {
-      for (const uri of ["https://evil.example/callback", `${REDIRECT}/more`, `${REDIRECT}?x=1`, REDIRECT.toUpperCase(), `${REDIRECT}#frag`, "https://app.example/callback/../callback"])
+      for (const uri of [
+        "https://evil.example/callback",
+        `${REDIRECT}/more`,
+        `${REDIRECT}?x=1`,
+        REDIRECT.toUpperCase(),
+        `${REDIRECT}#frag`,
+        "https://app.example/callback/../callback",
+      ])
         await expectPage(await get({ ...base(), redirect_uri: uri }), /not registered/);
     });
     it("repeated parameters: page", async () => {
@@ -162,7 +259,15 @@ describe("authorization endpoint and authorization_code grant", () => {
     it("a client registered without the authorization_code grant but with a redirect URI: unauthorized_client redirect", async () => {
       peer.svc.oauth.clientResolvers.push(async (id) =>
         id === "cc-with-uri"
-          ? { clientId: id, kind: "client", grantTypes: ["client_credentials"], tokenEndpointAuthMethod: "client_secret_post", redirectUris: [REDIRECT], tlsClientAuthSubjectDn: "", verifySecret: () => false }
+          ? {
+              clientId: id,
+              kind: "client",
+              grantTypes: ["client_credentials"],
+              tokenEndpointAuthMethod: "client_secret_post",
+              redirectUris: [REDIRECT],
+              tlsClientAuthSubjectDn: "",
+              verifySecret: () => false,
+            }
           : undefined,
       );
       await expectRedirect(await get({ ...base(), client_id: "cc-with-uri" }), "unauthorized_client");
@@ -171,7 +276,9 @@ describe("authorization endpoint and authorization_code grant", () => {
       const res = await get({ ...base(), state: "s".repeat(2049) });
       expect(res.status).toBe(302);
       expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
-      expect((await get({ ...base(), state: "s".repeat(2048) })).headers.get("location")).toMatch(/^\/api\/auth\/oauth2\/sign-in/);
+      expect((await get({ ...base(), state: "s".repeat(2048) })).headers.get("location")).toMatch(
+        /^\/api\/auth\/oauth2\/sign-in/,
+      );
     });
     it("missing response_type: invalid_request redirect", async () => {
       const { response_type: _, ...rest } = base();
@@ -199,7 +306,12 @@ describe("authorization endpoint and authorization_code grant", () => {
       await expectRedirect(await get(rest), "invalid_request");
     });
     it("confidential client without PKCE is accepted (sent to sign in)", async () => {
-      const res = await get({ client_id: confidential.client_id, response_type: "code", redirect_uri: REDIRECT, state: "xyz" });
+      const res = await get({
+        client_id: confidential.client_id,
+        response_type: "code",
+        redirect_uri: REDIRECT,
+        state: "xyz",
+      });
       expect(res.status).toBe(302);
       expect(res.headers.get("location")).toMatch(/^\/api\/auth\/oauth2\/sign-in\?/);
     });
@@ -208,17 +320,30 @@ describe("authorization endpoint and authorization_code grant", () => {
       const res = await jar.fetch(`${authz()}?${new URLSearchParams(base())}`);
       const pageUrl = new URL(res.headers.get("location")!, peer.url).toString();
       const csrf = hiddenField(await (await jar.fetch(pageUrl)).text(), "csrf")!;
-      const cancel = await jar.fetch(pageUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, action: "cancel" }).toString() });
+      const cancel = await jar.fetch(pageUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrf, action: "cancel" }).toString(),
+      });
       await expectRedirect(cancel, "access_denied");
     });
     it("the sign-in page re-checks the request (no page for a bad redirect_uri)", async () => {
-      const res = await fetch(`${peer.url}/api/auth/oauth2/sign-in?${new URLSearchParams({ ...base(), redirect_uri: "https://evil.example/" })}`, { redirect: "manual" });
+      const res = await fetch(
+        `${peer.url}/api/auth/oauth2/sign-in?${new URLSearchParams({ ...base(), redirect_uri: "https://evil.example/" })}`,
+        { redirect: "manual" },
+      );
       await expectPage(res, /not registered/);
     });
     it("wrong password on the page: 401 page with a clear message, no session", async () => {
       const jar = new CookieJar();
       const res = await jar.fetch(`${authz()}?${new URLSearchParams(base())}`);
-      const failed = await signInThroughPage(jar, peer.url, res.headers.get("location")!, user.name, "Wrong-password-1");
+      const failed = await signInThroughPage(
+        jar,
+        peer.url,
+        res.headers.get("location")!,
+        user.name,
+        "Wrong-password-1",
+      );
       expect(failed.status).toBe(401);
       expect(await failed.text()).toMatch(/Wrong user name or password/);
       expect(jar.has("oauth_session")).toBe(false);

@@ -20,7 +20,10 @@ async function startClientApp(getConfig: () => oidc.Configuration, peer: () => T
         const state = oidc.randomState();
         pending.set(state, verifier);
         const to = oidc.buildAuthorizationUrl(getConfig(), {
-          redirect_uri: `${url.origin}/cb`, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256",
+          redirect_uri: `${url.origin}/cb`,
+          state,
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: "S256",
         });
         res.writeHead(302, { location: to.toString() }).end();
         return;
@@ -30,15 +33,25 @@ async function startClientApp(getConfig: () => oidc.Configuration, peer: () => T
         const verifier = pending.get(state);
         pending.delete(state);
         if (!verifier) throw new Error("unknown state");
-        const tokens = await oidc.authorizationCodeGrant(getConfig(), url, { pkceCodeVerifier: verifier, expectedState: state });
+        const tokens = await oidc.authorizationCodeGrant(getConfig(), url, {
+          pkceCodeVerifier: verifier,
+          expectedState: state,
+        });
         const me: any = await (await peer().api("/auth/users/me", { headers: bearer(tokens.access_token) })).json();
         res.writeHead(200, { "content-type": "text/html" }).end(`<h1 id="who">Signed in as ${me.name}</h1>`);
         return;
       }
       if (url.pathname === "/frame") {
         // A page of this (other) origin trying to frame the peer's sign-in page.
-        const query = oidc.buildAuthorizationUrl(getConfig(), { redirect_uri: `${url.origin}/cb`, state: "framed", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" }).search;
-        res.writeHead(200, { "content-type": "text/html" }).end(`<iframe id="f" src="${peer().url}/api/auth/oauth2/sign-in${query}"></iframe>`);
+        const query = oidc.buildAuthorizationUrl(getConfig(), {
+          redirect_uri: `${url.origin}/cb`,
+          state: "framed",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          code_challenge_method: "S256",
+        }).search;
+        res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(`<iframe id="f" src="${peer().url}/api/auth/oauth2/sign-in${query}"></iframe>`);
         return;
       }
       res.writeHead(404).end();
@@ -62,9 +75,15 @@ describe("authorization code + PKCE in a real browser", () => {
     peer = await startTestPeer();
     user = await createUser(peer, await adminToken(peer));
     const userToken = (await passwordToken(peer, user.name, user.password)).access_token;
-    app = await startClientApp(() => config, () => peer);
+    app = await startClientApp(
+      () => config,
+      () => peer,
+    );
     const client = await registerClient(peer, userToken, {
-      name: "Browser Test App", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [`${app.origin}/cb`],
+      name: "Browser Test App",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [`${app.origin}/cb`],
     });
     config = oidcConfig(peer, client.client_id, oidc.ClientSecretBasic(client.client_secret));
     browser = await launchChromium();
@@ -97,7 +116,9 @@ describe("authorization code + PKCE in a real browser", () => {
     await page.waitForURL(`${app.origin}/cb?**`);
     expect(await page.textContent("#who")).toBe(`Signed in as ${user.name}`);
 
-    const session = (await context.cookies(`${peer.url}/api/auth/oauth2/authorization`)).find((c) => c.name === "oauth_session");
+    const session = (await context.cookies(`${peer.url}/api/auth/oauth2/authorization`)).find(
+      (c) => c.name === "oauth_session",
+    );
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/api/auth/oauth2", secure: false });
 
     // Second visit: the session cookie skips the sign-in page.

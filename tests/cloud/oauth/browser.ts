@@ -35,7 +35,13 @@ export class CookieJar {
 export const hiddenField = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 
 /** Signs in through the page the way a browser would: GET the page, POST the form. */
-export async function signInThroughPage(jar: CookieJar, base: string, signInUrl: string, username: string, password: string): Promise<Response> {
+export async function signInThroughPage(
+  jar: CookieJar,
+  base: string,
+  signInUrl: string,
+  username: string,
+  password: string,
+): Promise<Response> {
   const url = new URL(signInUrl, base).toString();
   const page = await jar.fetch(url);
   const html = await page.text();

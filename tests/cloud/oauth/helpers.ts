@@ -27,14 +27,26 @@ export async function adminToken(peer: TestPeer): Promise<string> {
 
 let seq = 0;
 /** A member user whose temporary password was replaced by `password`. */
-export async function createUser(peer: TestPeer, admin: string, password = "User-password-1"): Promise<{ uuid: string; name: string; password: string }> {
+export async function createUser(
+  peer: TestPeer,
+  admin: string,
+  password = "User-password-1",
+): Promise<{ uuid: string; name: string; password: string }> {
   const name = `user${process.pid}x${++seq}`;
-  const created = await peer.api("/auth/users", { method: "POST", headers: bearer(admin), json: { name, role_uuids: [MEMBER_ROLE] } });
+  const created = await peer.api("/auth/users", {
+    method: "POST",
+    headers: bearer(admin),
+    json: { name, role_uuids: [MEMBER_ROLE] },
+  });
   if (created.status !== 201) throw new Error(`create user: ${created.status} ${await created.text()}`);
   const user: any = await created.json();
   const temp = user.password.temporary_password as string;
   const t = await passwordToken(peer, name, temp);
-  const changed = await peer.api("/auth/users/me/password", { method: "PUT", headers: bearer(t.access_token), json: { password, old_password: temp } });
+  const changed = await peer.api("/auth/users/me/password", {
+    method: "PUT",
+    headers: bearer(t.access_token),
+    json: { password, old_password: temp },
+  });
   if (changed.status !== 200) throw new Error(`change password: ${changed.status} ${await changed.text()}`);
   return { uuid: user.uuid, name, password };
 }
@@ -58,7 +70,12 @@ export function serverMetadata(peer: TestPeer): oidc.ServerMetadata {
 }
 
 /** An openid-client configuration for our peer over plain HTTP (loopback). */
-export function oidcConfig(peer: TestPeer, clientId: string, auth: oidc.ClientAuth, metadata: Partial<oidc.ClientMetadata> = {}): oidc.Configuration {
+export function oidcConfig(
+  peer: TestPeer,
+  clientId: string,
+  auth: oidc.ClientAuth,
+  metadata: Partial<oidc.ClientMetadata> = {},
+): oidc.Configuration {
   const config = new oidc.Configuration(serverMetadata(peer), clientId, metadata, auth);
   oidc.allowInsecureRequests(config);
   return config;

@@ -22,10 +22,14 @@ describe("cloud-peer keys", () => {
 
   it("rotate adds a signing key, list shows both, old tokens keep verifying", async () => {
     const old = (await passwordToken(peer, "admin", "Admin-password-1")).access_token;
-    const { stdout } = await run(process.execPath, [BIN, "keys", "rotate", "--data", peer.dataDir], { env: { ...process.env, CLOUD_LOG_LEVEL: "warn" } });
+    const { stdout } = await run(process.execPath, [BIN, "keys", "rotate", "--data", peer.dataDir], {
+      env: { ...process.env, CLOUD_LOG_LEVEL: "warn" },
+    });
     const kid = /new signing key (\S+);/.exec(stdout)?.[1];
     expect(kid).toBeTruthy();
-    const listed = (await run(process.execPath, [BIN, "keys", "list", "--data", peer.dataDir])).stdout.trim().split("\n");
+    const listed = (await run(process.execPath, [BIN, "keys", "list", "--data", peer.dataDir])).stdout
+      .trim()
+      .split("\n");
     expect(listed).toHaveLength(2);
     expect(listed.find((l) => l.startsWith(kid!))).toMatch(/current$/);
     expect(listed.find((l) => l.startsWith(decodeJwt(old).header.kid))).toMatch(/retires \d{4}-/);

@@ -11,7 +11,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function grantOf(peer: TestPeer) {
   return async (username: string, password: string, forwardedFor?: string) => {
     const init = form({ grant_type: "password", username, password });
-    const r = await peer.api("/auth/oauth2/token", { ...init, headers: { ...init.headers, ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) } });
+    const r = await peer.api("/auth/oauth2/token", {
+      ...init,
+      headers: { ...init.headers, ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) },
+    });
     const body: any = await r.json();
     return { status: r.status, body, retryAfter: r.headers.get("retry-after") };
   };
@@ -52,7 +55,11 @@ describe("password sign-in back-off", () => {
     expect(waiting.status).toBe(429);
     expect(Number(waiting.retryAfter)).toBeGreaterThan(0);
     expect(Number(waiting.retryAfter)).toBeLessThanOrEqual(3);
-    expect(waiting.body).toMatchObject({ error: "temporarily_unavailable", type: expect.any(String), title: expect.any(String) });
+    expect(waiting.body).toMatchObject({
+      error: "temporarily_unavailable",
+      type: expect.any(String),
+      title: expect.any(String),
+    });
     await waitOut(waiting);
     expect((await grant(victim.name, victim.password)).status).toBe(200);
     // A success resets the count: the next failure is a plain invalid_grant again.

@@ -11,14 +11,26 @@ describe("OAuth endpoints under malformed input", () => {
   afterAll(async () => {
     await peer.stop();
   });
-  const post = (p: string, body: string, headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" }) =>
-    fetch(`${peer.url}/api${p}`, { method: "POST", headers, body, redirect: "manual" });
+  const post = (
+    p: string,
+    body: string,
+    headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" },
+  ) => fetch(`${peer.url}/api${p}`, { method: "POST", headers, body, redirect: "manual" });
 
   it("token endpoint", async () => {
     const bodies = [
-      "", "%", "grant_type", "grant_type=%E0%A4%A", "grant_type=password&username=" + "a".repeat(10_000), "grant_type=authorization_code&code=",
-      "grant_type=refresh_token&refresh_token=" + "x".repeat(5000), "grant_type=password&username=admin&password=x&tenant_uuid=nope",
-      "grant_type=client_credentials&client_id=" + "c".repeat(300), "grant_type=__proto__", "grant_type=constructor", "grant_type=toString&__proto__=x",
+      "",
+      "%",
+      "grant_type",
+      "grant_type=%E0%A4%A",
+      "grant_type=password&username=" + "a".repeat(10_000),
+      "grant_type=authorization_code&code=",
+      "grant_type=refresh_token&refresh_token=" + "x".repeat(5000),
+      "grant_type=password&username=admin&password=x&tenant_uuid=nope",
+      "grant_type=client_credentials&client_id=" + "c".repeat(300),
+      "grant_type=__proto__",
+      "grant_type=constructor",
+      "grant_type=toString&__proto__=x",
       "grant_type=authorization_code&client_id=first-party&code=abc&redirect_uri=x&code_verifier=" + "~".repeat(200),
       "grant_type=client_credentials&client_id=x&client_certification=-----BEGIN CERTIFICATE-----garbage",
     ];
@@ -29,8 +41,17 @@ describe("OAuth endpoints under malformed input", () => {
       const json: any = await res.json();
       expect(typeof json.error === "string" || typeof json.type === "string").toBe(true);
     }
-    for (const auth of ["Basic", "Basic !!!", "Basic " + Buffer.from("nocolon").toString("base64"), "Basic " + Buffer.from("%zz:%zz").toString("base64"), "Bearer x"]) {
-      const res = await post("/auth/oauth2/token", "grant_type=client_credentials", { "content-type": "application/x-www-form-urlencoded", authorization: auth });
+    for (const auth of [
+      "Basic",
+      "Basic !!!",
+      "Basic " + Buffer.from("nocolon").toString("base64"),
+      "Basic " + Buffer.from("%zz:%zz").toString("base64"),
+      "Bearer x",
+    ]) {
+      const res = await post("/auth/oauth2/token", "grant_type=client_credentials", {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: auth,
+      });
       expect(res.status, auth).toBeGreaterThanOrEqual(400);
       expect(res.status, auth).toBeLessThan(500);
     }
@@ -47,7 +68,9 @@ describe("OAuth endpoints under malformed input", () => {
     const { port } = new URL(peer.url);
     await new Promise<void>((resolve) => {
       const s = net.connect(Number(port), "127.0.0.1", () => {
-        s.write("POST /api/auth/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=");
+        s.write(
+          "POST /api/auth/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=",
+        );
         setTimeout(() => s.destroy(), 50);
       });
       s.on("close", () => resolve());
@@ -57,7 +80,14 @@ describe("OAuth endpoints under malformed input", () => {
   });
 
   it("authorization endpoint, sign-in page and revocation", async () => {
-    for (const q of ["%", "client_id=%E0%A4%A", "client_id=" + "x".repeat(5000), "state=" + "s".repeat(5000), "__proto__=1&client_id=x", "client_id[]=a"]) {
+    for (const q of [
+      "%",
+      "client_id=%E0%A4%A",
+      "client_id=" + "x".repeat(5000),
+      "state=" + "s".repeat(5000),
+      "__proto__=1&client_id=x",
+      "client_id[]=a",
+    ]) {
       for (const p of ["/auth/oauth2/authorization", "/auth/oauth2/sign-in"]) {
         const res = await fetch(`${peer.url}/api${p}?${q}`, { redirect: "manual" });
         expect(res.status, `${p}?${q.slice(0, 40)}`).toBeLessThan(500);
@@ -67,7 +97,12 @@ describe("OAuth endpoints under malformed input", () => {
       const res = await post("/auth/oauth2/sign-in?client_id=x", body);
       expect(res.status).toBeLessThan(500);
     }
-    for (const body of ["", "client_id=first-party&token_type_hint=weird&token=x", "client_id=first-party&token=a.b.c", "client_id=" + "x".repeat(1000) + "&token=y"]) {
+    for (const body of [
+      "",
+      "client_id=first-party&token_type_hint=weird&token=x",
+      "client_id=first-party&token=a.b.c",
+      "client_id=" + "x".repeat(1000) + "&token=y",
+    ]) {
       const res = await post("/auth/oauth2/revocation", body);
       expect(res.status, body.slice(0, 40)).toBeLessThan(500);
     }

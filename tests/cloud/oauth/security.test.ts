@@ -12,7 +12,17 @@ import { verifySecret, hashSecret } from "../../../cloud/oauth/service/secrets.j
 import { startCloudPeer } from "../../../cloud/server.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { CookieJar, hiddenField, signInThroughPage } from "./browser.js";
-import { adminToken, bearer, createUser, decodeJwt, form, MEMBER_ROLE, oidcConfig, passwordToken, registerClient } from "./helpers.js";
+import {
+  adminToken,
+  bearer,
+  createUser,
+  decodeJwt,
+  form,
+  MEMBER_ROLE,
+  oidcConfig,
+  passwordToken,
+  registerClient,
+} from "./helpers.js";
 
 const REDIRECT = "https://app.example/cb";
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
@@ -26,15 +36,33 @@ describe("RFC 9700 security items", () => {
   let pub: any;
   let conf: any;
   const authz = (p: Record<string, string>) => `${peer.url}/api/auth/oauth2/authorization?${new URLSearchParams(p)}`;
-  const request = (c: any, extra: Record<string, string> = {}) => ({ client_id: c.client_id, response_type: "code", redirect_uri: REDIRECT, state: "st", code_challenge: CHALLENGE, code_challenge_method: "S256", ...extra });
+  const request = (c: any, extra: Record<string, string> = {}) => ({
+    client_id: c.client_id,
+    response_type: "code",
+    redirect_uri: REDIRECT,
+    state: "st",
+    code_challenge: CHALLENGE,
+    code_challenge_method: "S256",
+    ...extra,
+  });
 
   beforeAll(async () => {
     peer = await startTestPeer({ config: { signInWaitSeconds: 60 } });
     admin = await adminToken(peer);
     user = await createUser(peer, admin);
     userToken = (await passwordToken(peer, user.name, user.password)).access_token;
-    pub = await registerClient(peer, userToken, { name: "pub", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
-    conf = await registerClient(peer, userToken, { name: "conf", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [REDIRECT] });
+    pub = await registerClient(peer, userToken, {
+      name: "pub",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "none",
+      redirect_uris: [REDIRECT],
+    });
+    conf = await registerClient(peer, userToken, {
+      name: "conf",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [REDIRECT],
+    });
   });
   afterAll(async () => {
     await peer.stop();
@@ -50,7 +78,14 @@ describe("RFC 9700 security items", () => {
   }
 
   it("S1 exact redirect URI matching: no prefix, path, query, case or port variations", async () => {
-    for (const uri of [`${REDIRECT}x`, `${REDIRECT}/`, `${REDIRECT}?a=b`, "https://APP.example/cb", "https://app.example:443/cb", "https://app.example/CB"]) {
+    for (const uri of [
+      `${REDIRECT}x`,
+      `${REDIRECT}/`,
+      `${REDIRECT}?a=b`,
+      "https://APP.example/cb",
+      "https://app.example:443/cb",
+      "https://app.example/CB",
+    ]) {
       const res = await fetch(authz(request(pub, { redirect_uri: uri })), { redirect: "manual" });
       expect(res.status, uri).toBe(400);
       expect(res.headers.get("location")).toBeNull();
@@ -58,18 +93,29 @@ describe("RFC 9700 security items", () => {
   });
 
   it("S2 no open redirector: errors before the redirect URI is proven are pages, and sign-in only leads back to the authorization endpoint", async () => {
-    const unknown = await fetch(authz({ client_id: "unknown", redirect_uri: "https://evil.example/", response_type: "code", state: "s" }), { redirect: "manual" });
+    const unknown = await fetch(
+      authz({ client_id: "unknown", redirect_uri: "https://evil.example/", response_type: "code", state: "s" }),
+      { redirect: "manual" },
+    );
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get("location")).toBeNull();
     const jar = new CookieJar();
     const first = await jar.fetch(authz(request(pub)));
-    const signedIn = await signInThroughPage(jar, peer.url, `${first.headers.get("location")}&return_to=https://evil.example/`, user.name, user.password);
+    const signedIn = await signInThroughPage(
+      jar,
+      peer.url,
+      `${first.headers.get("location")}&return_to=https://evil.example/`,
+      user.name,
+      user.password,
+    );
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get("location")).toMatch(/^\/api\/auth\/oauth2\/authorization\?/);
   });
 
   it("S3 PKCE: S256 only, required for public clients, and no downgrade by sending a verifier for a code without challenge", async () => {
-    const plain = await fetch(authz(request(pub, { code_challenge_method: "plain", code_challenge: VERIFIER })), { redirect: "manual" });
+    const plain = await fetch(authz(request(pub, { code_challenge_method: "plain", code_challenge: VERIFIER })), {
+      redirect: "manual",
+    });
     expect(new URL(plain.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
     const { code_challenge: _, code_challenge_method: __, ...noPkce } = request(pub);
     const missing = await fetch(authz(noPkce), { redirect: "manual" });
@@ -79,7 +125,12 @@ describe("RFC 9700 security items", () => {
     const cb = await codeFor(confNoPkce);
     const basic = `Basic ${Buffer.from(`${conf.client_id}:${conf.client_secret}`).toString("base64")}`;
     const res = await peer.api("/auth/oauth2/token", {
-      ...form({ grant_type: "authorization_code", code: cb.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
+      ...form({
+        grant_type: "authorization_code",
+        code: cb.searchParams.get("code")!,
+        redirect_uri: REDIRECT,
+        code_verifier: VERIFIER,
+      }),
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic },
     });
     expect(await res.json()).toMatchObject({ error: "invalid_grant" });
@@ -89,12 +140,24 @@ describe("RFC 9700 security items", () => {
     const cb = await codeFor(request(pub));
     const code = cb.searchParams.get("code")!;
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const redeem = () => peer.api("/auth/oauth2/token", form({ grant_type: "authorization_code", client_id: pub.client_id, code, redirect_uri: REDIRECT, code_verifier: VERIFIER }));
+    const redeem = () =>
+      peer.api(
+        "/auth/oauth2/token",
+        form({
+          grant_type: "authorization_code",
+          client_id: pub.client_id,
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: VERIFIER,
+        }),
+      );
     const first: any = await (await redeem()).json();
     expect(first.access_token).toBeTruthy();
     expect(await (await redeem()).json()).toMatchObject({ error: "invalid_grant" });
     expect((await peer.api("/auth/users/me", { headers: bearer(first.access_token) })).status).toBe(401);
-    const row = await peer.svc.db.get<{ expires_at: number }>("SELECT expires_at FROM oauth_codes ORDER BY expires_at DESC LIMIT 1");
+    const row = await peer.svc.db.get<{ expires_at: number }>(
+      "SELECT expires_at FROM oauth_codes ORDER BY expires_at DESC LIMIT 1",
+    );
     expect(row!.expires_at - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(60);
   });
 
@@ -130,9 +193,18 @@ describe("RFC 9700 security items", () => {
     const first = await jar.fetch(authz(request(pub)));
     const pageUrl = new URL(first.headers.get("location")!, peer.url).toString();
     await jar.fetch(pageUrl);
-    const forged = await fetch(pageUrl, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: user.name, password: user.password, csrf: "x".repeat(43) }).toString() });
+    const forged = await fetch(pageUrl, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ username: user.name, password: user.password, csrf: "x".repeat(43) }).toString(),
+    });
     expect(forged.status).toBe(403);
-    const wrongToken = await jar.fetch(pageUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: user.name, password: user.password, csrf: "y".repeat(43) }).toString() });
+    const wrongToken = await jar.fetch(pageUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ username: user.name, password: user.password, csrf: "y".repeat(43) }).toString(),
+    });
     expect(wrongToken.status).toBe(403);
   });
 
@@ -153,12 +225,21 @@ describe("RFC 9700 security items", () => {
     const first = await jar.fetch(authz(request(pub)));
     const pageUrl = new URL(first.headers.get("location")!, peer.url).toString();
     const page = await fetch(pageUrl);
-    expect(page.headers.get("set-cookie")).toMatch(/^oauth_csrf=[^;]+; Path=\/api\/auth\/oauth2\/sign-in; HttpOnly; SameSite=Strict$/);
+    expect(page.headers.get("set-cookie")).toMatch(
+      /^oauth_csrf=[^;]+; Path=\/api\/auth\/oauth2\/sign-in; HttpOnly; SameSite=Strict$/,
+    );
     const signedIn = await signInThroughPage(jar, peer.url, first.headers.get("location")!, user.name, user.password);
-    expect(signedIn.headers.get("set-cookie")).toMatch(/^oauth_session=[^;]+; Path=\/api\/auth\/oauth2; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    expect(signedIn.headers.get("set-cookie")).toMatch(
+      /^oauth_session=[^;]+; Path=\/api\/auth\/oauth2; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
+    );
     const https = await startTestPeer({ config: { publicUrl: "https://peer.example" } });
     try {
-      const c = await registerClient(https, await adminToken(https), { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+      const c = await registerClient(https, await adminToken(https), {
+        name: "p",
+        grant_type: "authorization_code",
+        token_endpoint_auth_method: "none",
+        redirect_uris: [REDIRECT],
+      });
       const j = new CookieJar();
       const f = await j.fetch(`${https.url}/api/auth/oauth2/authorization?${new URLSearchParams(request(c))}`);
       const s = await signInThroughPage(j, https.url, f.headers.get("location")!, "admin", "Admin-password-1");
@@ -171,7 +252,10 @@ describe("RFC 9700 security items", () => {
   it("S11 client secrets: 256-bit random, stored as SHA-256 digests, compared in constant time via digests", async () => {
     const c = await registerClient(peer, userToken, { name: "s", grant_type: "client_credentials" });
     expect(Buffer.from(c.client_secret, "base64url")).toHaveLength(32);
-    const rows = await peer.svc.db.all<{ digest: string }>("SELECT digest FROM oauth_client_secrets WHERE client_id = ?", [c.client_id]);
+    const rows = await peer.svc.db.all<{ digest: string }>(
+      "SELECT digest FROM oauth_client_secrets WHERE client_id = ?",
+      [c.client_id],
+    );
     expect(rows).toEqual([{ digest: hashSecret(c.client_secret) }]);
     expect(verifySecret(c.client_secret, rows[0]!.digest)).toBe(true);
     expect(verifySecret(c.client_secret.slice(0, -1) + "A", rows[0]!.digest)).toBe(c.client_secret.endsWith("A"));
@@ -181,7 +265,11 @@ describe("RFC 9700 security items", () => {
   it("S12 token privileges: a client caps the scopes of every token it gets, even for a super user signing in through it", async () => {
     // conf was registered by a member: an admin signing in through it gets member scopes, not super-user powers.
     const cb = await codeFor(request(conf), { uuid: "", name: "admin", password: "Admin-password-1" });
-    const tokens = await oidc.authorizationCodeGrant(oidcConfig(peer, conf.client_id, oidc.ClientSecretBasic(conf.client_secret)), cb, { pkceCodeVerifier: VERIFIER, expectedState: "st" });
+    const tokens = await oidc.authorizationCodeGrant(
+      oidcConfig(peer, conf.client_id, oidc.ClientSecretBasic(conf.client_secret)),
+      cb,
+      { pkceCodeVerifier: VERIFIER, expectedState: "st" },
+    );
     const granted = tokens.scope!.split(" ").filter(Boolean);
     expect(granted).not.toContain("all:a");
     expect(granted.every((s) => conf.scopes.includes(s))).toBe(true);
@@ -192,26 +280,54 @@ describe("RFC 9700 security items", () => {
   it("S12 token privileges follow the subject's current roles: a demoted user keeps no removed scope, through a client-credentials client or an older token", async () => {
     const SUPER = "afb7f751-cf2c-4ce6-a9b4-c5820217df87";
     const name = `demoted${process.pid}`;
-    const created: any = await (await peer.api("/auth/users", { method: "POST", headers: bearer(admin), json: { name, role_uuids: [MEMBER_ROLE, SUPER] } })).json();
+    const created: any = await (
+      await peer.api("/auth/users", {
+        method: "POST",
+        headers: bearer(admin),
+        json: { name, role_uuids: [MEMBER_ROLE, SUPER] },
+      })
+    ).json();
     const temp = created.password.temporary_password;
     const first = await passwordToken(peer, name, temp);
-    expect((await peer.api("/auth/users/me/password", { method: "PUT", headers: bearer(first.access_token), json: { password: "Demoted-password-1", old_password: temp } })).status).toBe(200);
+    expect(
+      (
+        await peer.api("/auth/users/me/password", {
+          method: "PUT",
+          headers: bearer(first.access_token),
+          json: { password: "Demoted-password-1", old_password: temp },
+        })
+      ).status,
+    ).toBe(200);
     const before = (await passwordToken(peer, name, "Demoted-password-1")).access_token;
     const cc = await registerClient(peer, before, { name: "background", grant_type: "client_credentials" });
     expect(cc.scopes).toContain("all:a");
-    const createUserWith = (token: string) => peer.api("/auth/users", { method: "POST", headers: bearer(token), json: { name: `made${crypto.randomUUID().slice(0, 8)}`, role_uuids: [MEMBER_ROLE] } });
+    const createUserWith = (token: string) =>
+      peer.api("/auth/users", {
+        method: "POST",
+        headers: bearer(token),
+        json: { name: `made${crypto.randomUUID().slice(0, 8)}`, role_uuids: [MEMBER_ROLE] },
+      });
     expect((await createUserWith(before)).status).toBe(201);
 
-    expect((await peer.api(`/auth/users/${created.uuid}/roles/${SUPER}`, { method: "DELETE", headers: bearer(admin) })).status).toBe(204);
+    expect(
+      (await peer.api(`/auth/users/${created.uuid}/roles/${SUPER}`, { method: "DELETE", headers: bearer(admin) }))
+        .status,
+    ).toBe(204);
     await new Promise((r) => setTimeout(r, 1100)); // the user's standing is cached for one second
-    const ccGrant = () => peer.api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: cc.client_id, client_secret: cc.client_secret }));
+    const ccGrant = () =>
+      peer.api(
+        "/auth/oauth2/token",
+        form({ grant_type: "client_credentials", client_id: cc.client_id, client_secret: cc.client_secret }),
+      );
     const after: any = await (await ccGrant()).json();
     expect(after.scope.split(" ")).not.toContain("all:a");
     expect((await createUserWith(after.access_token)).status).toBe(403);
     expect((await createUserWith(before)).status).toBe(403);
 
     // A disabled owner's client gets no token at all.
-    expect((await peer.api(`/auth/users/${created.uuid}/disable`, { method: "PUT", headers: bearer(admin) })).status).toBe(200);
+    expect(
+      (await peer.api(`/auth/users/${created.uuid}/disable`, { method: "PUT", headers: bearer(admin) })).status,
+    ).toBe(200);
     await new Promise((r) => setTimeout(r, 1100));
     const refused = await ccGrant();
     expect(refused.status).toBe(400);
@@ -222,9 +338,14 @@ describe("RFC 9700 security items", () => {
     const t = (await passwordToken(peer, user.name, user.password)).access_token;
     const [, p] = t.split(".");
     const claims = decodeJwt(t).claims;
-    const fake = (header: object, payload: object) => `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.c2ln`;
+    const fake = (header: object, payload: object) =>
+      `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.c2ln`;
     const kid = decodeJwt(t).header.kid;
-    for (const bad of [fake({ alg: "none", typ: "at+jwt", kid }, claims), fake({ alg: "HS256", typ: "at+jwt", kid }, claims), `${t.split(".")[0]}.${Buffer.from(JSON.stringify({ ...claims, iss: "https://other.example" })).toString("base64url")}.${t.split(".")[2]}`])
+    for (const bad of [
+      fake({ alg: "none", typ: "at+jwt", kid }, claims),
+      fake({ alg: "HS256", typ: "at+jwt", kid }, claims),
+      `${t.split(".")[0]}.${Buffer.from(JSON.stringify({ ...claims, iss: "https://other.example" })).toString("base64url")}.${t.split(".")[2]}`,
+    ])
       expect((await peer.api("/auth/users/me", { headers: bearer(bad) })).status).toBe(401);
     expect(p).toBeTruthy();
   });
@@ -236,7 +357,10 @@ describe("RFC 9700 security items", () => {
   });
 
   it("S15 token responses are not cached; sign-in answers 303 so credentials are never re-posted (no 307)", async () => {
-    const res = await peer.api("/auth/oauth2/token", form({ grant_type: "password", username: user.name, password: user.password }));
+    const res = await peer.api(
+      "/auth/oauth2/token",
+      form({ grant_type: "password", username: user.name, password: user.password }),
+    );
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("pragma")).toBe("no-cache");
     const jar = new CookieJar();
@@ -253,13 +377,20 @@ describe("RFC 9700 security items", () => {
     const csrf = hiddenField(await (await jar.fetch(pageUrl)).text(), "csrf")!;
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      const r = await jar.fetch(pageUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, username: victim.name, password: `Wrong-password-${i}` }).toString() });
+      const r = await jar.fetch(pageUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrf, username: victim.name, password: `Wrong-password-${i}` }).toString(),
+      });
       statuses.push(r.status);
       await r.text();
     }
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses[10]).toBe(429);
-    const waiting = await peer.api("/auth/oauth2/token", form({ grant_type: "password", username: victim.name, password: victim.password }));
+    const waiting = await peer.api(
+      "/auth/oauth2/token",
+      form({ grant_type: "password", username: victim.name, password: victim.password }),
+    );
     expect(waiting.status).toBe(429);
     expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
   });
@@ -267,7 +398,12 @@ describe("RFC 9700 security items", () => {
   /** A fresh peer (a limit window of its own) and its sign-in page, for failures from chosen forwarded addresses. */
   async function signInPageOf(config: ConfigInput = {}) {
     const fresh = await startTestPeer({ config });
-    const c = await registerClient(fresh, await adminToken(fresh), { name: "p", grant_type: "authorization_code", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+    const c = await registerClient(fresh, await adminToken(fresh), {
+      name: "p",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "none",
+      redirect_uris: [REDIRECT],
+    });
     const jar = new CookieJar();
     const first = await jar.fetch(`${fresh.url}/api/auth/oauth2/authorization?${new URLSearchParams(request(c))}`);
     const pageUrl = new URL(first.headers.get("location")!, fresh.url).toString();
@@ -275,8 +411,15 @@ describe("RFC 9700 security items", () => {
     let n = 0;
     /** Status of one failed sign-in (a new user name each time), sent with `forwardedFor` as X-Forwarded-For. */
     const fail = async (forwardedFor?: string) => {
-      const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) };
-      const r = await jar.fetch(pageUrl, { method: "POST", headers, body: new URLSearchParams({ csrf, username: `nobody${n++}`, password: "Wrong-password-1" }).toString() });
+      const headers: Record<string, string> = {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}),
+      };
+      const r = await jar.fetch(pageUrl, {
+        method: "POST",
+        headers,
+        body: new URLSearchParams({ csrf, username: `nobody${n++}`, password: "Wrong-password-1" }).toString(),
+      });
       await r.text();
       return r.status;
     };
@@ -314,10 +457,23 @@ describe("RFC 9700 security items", () => {
   it("S19 sender checks: codes and refresh tokens work only for the client they were issued to, authenticated by its registered method", async () => {
     const basic = (c: any) => `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString("base64")}`;
     const post = (fields: Record<string, string>, authorization?: string) =>
-      peer.api("/auth/oauth2/token", { ...form(fields), headers: { "content-type": "application/x-www-form-urlencoded", ...(authorization ? { authorization } : {}) } });
-    const other = await registerClient(peer, userToken, { name: "other", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [REDIRECT] });
+      peer.api("/auth/oauth2/token", {
+        ...form(fields),
+        headers: { "content-type": "application/x-www-form-urlencoded", ...(authorization ? { authorization } : {}) },
+      });
+    const other = await registerClient(peer, userToken, {
+      name: "other",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [REDIRECT],
+    });
     const cb = await codeFor(request(conf));
-    const code = { grant_type: "authorization_code", code: cb.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: VERIFIER };
+    const code = {
+      grant_type: "authorization_code",
+      code: cb.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+    };
     // The code: not for another client, not for its own client_id without the secret.
     expect(await (await post(code, basic(other))).json()).toMatchObject({ error: "invalid_grant" });
     expect((await post({ ...code, client_id: conf.client_id })).status).toBe(401);
@@ -334,21 +490,52 @@ describe("RFC 9700 security items", () => {
 
   it("S17 no tokens, secrets, codes or passwords in the logs, even at debug level", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "oauth-logs-"));
-    const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "trace", adminPassword: "Admin-password-1" }, {});
+    const config = loadConfig(
+      { listen: "127.0.0.1:0", dataDir, logLevel: "trace", adminPassword: "Admin-password-1" },
+      {},
+    );
     const logged = await startCloudPeer(config, { logDestination: sink as never });
     try {
       const api = (p: string, init?: RequestInit) => fetch(`${logged.url}/api${p}`, init);
-      const t: any = await (await api("/auth/oauth2/token", form({ grant_type: "password", username: "admin", password: "Admin-password-1" }))).json();
-      const c: any = await (await api("/auth/users/me/clients", { method: "POST", headers: { ...bearer(t.access_token), "content-type": "application/json" }, body: JSON.stringify({ name: "l", grant_type: "client_credentials" }) })).json();
-      const cc: any = await (await api("/auth/oauth2/token", form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }))).json();
+      const t: any = await (
+        await api(
+          "/auth/oauth2/token",
+          form({ grant_type: "password", username: "admin", password: "Admin-password-1" }),
+        )
+      ).json();
+      const c: any = await (
+        await api("/auth/users/me/clients", {
+          method: "POST",
+          headers: { ...bearer(t.access_token), "content-type": "application/json" },
+          body: JSON.stringify({ name: "l", grant_type: "client_credentials" }),
+        })
+      ).json();
+      const cc: any = await (
+        await api(
+          "/auth/oauth2/token",
+          form({ grant_type: "client_credentials", client_id: c.client_id, client_secret: c.client_secret }),
+        )
+      ).json();
       await api("/auth/oauth2/token", form({ grant_type: "refresh_token", refresh_token: t.refresh_token }));
       await api("/auth/oauth2/revocation", form({ client_id: "first-party", token: cc.access_token }));
       await api("/auth/users/me", { headers: bearer(cc.access_token) });
       const all = lines.join("\n");
       expect(lines.length).toBeGreaterThan(3);
-      for (const secret of ["Admin-password-1", t.access_token, t.refresh_token, c.client_secret, cc.access_token, t.access_token.split(".")[2]])
+      for (const secret of [
+        "Admin-password-1",
+        t.access_token,
+        t.refresh_token,
+        c.client_secret,
+        cc.access_token,
+        t.access_token.split(".")[2],
+      ])
         expect(all).not.toContain(secret);
     } finally {
       await logged.close();

@@ -7,7 +7,13 @@ import type { AddressInfo } from "node:net";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { ADMIN_PASSWORD } from "./helpers.js";
 
-const SPELLINGS = ["/auth/oauth2/token", "/auth/oauth2/TOKEN", "/auth/oauth2/token/", "/Auth/OAuth2/Token/?x=1", "/auth/oauth2/token?x=1"];
+const SPELLINGS = [
+  "/auth/oauth2/token",
+  "/auth/oauth2/TOKEN",
+  "/auth/oauth2/token/",
+  "/Auth/OAuth2/Token/?x=1",
+  "/auth/oauth2/token?x=1",
+];
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const good = `grant_type=password&username=admin&password=${ADMIN_PASSWORD}`;
 const twice = `grant_type=password&username=nobody&username=admin&password=${ADMIN_PASSWORD}`;
@@ -17,14 +23,20 @@ function expectOneEndpoint(peerOf: () => TestPeer): void {
     const peer = peerOf();
     const repeated = await peer.api(p, { method: "POST", headers: FORM, body: twice });
     expect(repeated.status).toBe(400);
-    expect(await repeated.json()).toMatchObject({ error: "invalid_request", error_description: "parameter username is repeated" });
+    expect(await repeated.json()).toMatchObject({
+      error: "invalid_request",
+      error_description: "parameter username is repeated",
+    });
     const ok = await peer.api(p, { method: "POST", headers: FORM, body: good });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("cache-control")).toBe("no-store");
     expect(await ok.json()).toMatchObject({ token_type: "bearer", access_token: expect.any(String) });
     const json = await peer.api(p, { method: "POST", json: { grant_type: "password" } });
     expect(json.status).toBe(400);
-    expect(await json.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/form-urlencoded/) });
+    expect(await json.json()).toMatchObject({
+      error: "invalid_request",
+      error_description: expect.stringMatching(/form-urlencoded/),
+    });
   });
 }
 

@@ -7,7 +7,16 @@ import { rotateKeysCommand } from "../../../cloud/cli/keys.js";
 import { withPeerDatabaseEnv } from "../../support/test-database.js";
 import { keysRepo } from "../../../cloud/oauth/repo/keys.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, bearer, createUser, decodeJwt, form, oidcConfig, passwordToken, registerClient } from "./helpers.js";
+import {
+  adminToken,
+  bearer,
+  createUser,
+  decodeJwt,
+  form,
+  oidcConfig,
+  passwordToken,
+  registerClient,
+} from "./helpers.js";
 
 describe("token lifecycle", () => {
   let peer: TestPeer;
@@ -37,8 +46,12 @@ describe("token lifecycle", () => {
     const t1 = await oidc.refreshTokenGrant(firstParty(), t0.refresh_token);
     const t2 = await oidc.refreshTokenGrant(firstParty(), t1.refresh_token!);
     // An attacker replays the first refresh token.
-    await expect(oidc.refreshTokenGrant(firstParty(), t0.refresh_token)).rejects.toMatchObject({ error: "invalid_grant" });
-    await expect(oidc.refreshTokenGrant(firstParty(), t2.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.refreshTokenGrant(firstParty(), t0.refresh_token)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
+    await expect(oidc.refreshTokenGrant(firstParty(), t2.refresh_token!)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
     for (const t of [t0.access_token, t1.access_token, t2.access_token]) expect((await me(t)).status).toBe(401);
     // Another sign-in of the same user is unaffected.
     expect((await me((await passwordToken(peer, user.name, user.password)).access_token)).status).toBe(200);
@@ -46,22 +59,34 @@ describe("token lifecycle", () => {
 
   it("two concurrent uses of one refresh token: at most one wins, and its tokens end up revoked too", async () => {
     const t0 = await passwordToken(peer, user.name, user.password);
-    const results = await Promise.allSettled([0, 1, 2].map(() => oidc.refreshTokenGrant(firstParty(), t0.refresh_token)));
+    const results = await Promise.allSettled(
+      [0, 1, 2].map(() => oidc.refreshTokenGrant(firstParty(), t0.refresh_token)),
+    );
     const won = results.filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<oidc.TokenEndpointResponse>[];
     expect(won.length).toBeLessThanOrEqual(1);
     for (const w of won) {
       expect((await me(w.value.access_token)).status).toBe(401);
-      await expect(oidc.refreshTokenGrant(firstParty(), w.value.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+      await expect(oidc.refreshTokenGrant(firstParty(), w.value.refresh_token!)).rejects.toMatchObject({
+        error: "invalid_grant",
+      });
     }
   });
 
   it("binds refresh tokens to their client", async () => {
     const owner = (await passwordToken(peer, user.name, user.password)).access_token;
-    const web = await registerClient(peer, owner, { name: "w", grant_type: "authorization_code", token_endpoint_auth_method: "client_secret_basic", redirect_uris: ["https://w.example/cb"] });
+    const web = await registerClient(peer, owner, {
+      name: "w",
+      grant_type: "authorization_code",
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: ["https://w.example/cb"],
+    });
     const t0 = await passwordToken(peer, user.name, user.password);
     const res = await peer.api("/auth/oauth2/token", {
       ...form({ grant_type: "refresh_token", refresh_token: t0.refresh_token }),
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${web.client_id}:${web.client_secret}`).toString("base64")}` },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${web.client_id}:${web.client_secret}`).toString("base64")}`,
+      },
     });
     expect(await res.json()).toMatchObject({ error: "invalid_grant" });
   });
@@ -82,11 +107,15 @@ describe("token lifecycle", () => {
     const res = await peer.api("/auth/oauth2/revocation", form({ client_id: "first-party", token: t.refresh_token }));
     expect(res.status).toBe(200);
     expect((await me(t.access_token)).status).toBe(401);
-    await expect(oidc.refreshTokenGrant(firstParty(), t.refresh_token)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.refreshTokenGrant(firstParty(), t.refresh_token)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
   });
 
   it("answers 200 for unknown tokens and requires client_id", async () => {
-    expect((await peer.api("/auth/oauth2/revocation", form({ client_id: "first-party", token: "garbage" }))).status).toBe(200);
+    expect(
+      (await peer.api("/auth/oauth2/revocation", form({ client_id: "first-party", token: "garbage" }))).status,
+    ).toBe(200);
     const noClient = await peer.api("/auth/oauth2/revocation", form({ token: "garbage" }));
     expect(noClient.status).toBe(400);
     expect(await noClient.json()).toMatchObject({ error: "invalid_request" });
@@ -98,7 +127,10 @@ describe("token lifecycle", () => {
     const t = await passwordToken(peer, user.name, user.password);
     const cookie = { cookie: `_bearer_token=${t.access_token}` };
     expect((await peer.api("/auth/users/me", { headers: cookie })).status).toBe(200);
-    const res = await peer.api("/auth/oauth2/revocation", { ...form({ client_id: "first-party", token_type_hint: "access_token" }), headers: { ...cookie, "content-type": "application/x-www-form-urlencoded" } });
+    const res = await peer.api("/auth/oauth2/revocation", {
+      ...form({ client_id: "first-party", token_type_hint: "access_token" }),
+      headers: { ...cookie, "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("set-cookie")).toMatch(/_bearer_token=;/);
     expect((await peer.api("/auth/users/me", { headers: cookie })).status).toBe(401);
@@ -110,7 +142,8 @@ describe("token lifecycle", () => {
     const claims = JSON.parse(Buffer.from(p!, "base64url").toString());
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: "00000000-0000-0000-0000-000000000001" })).toString("base64url")}.${s}`;
     const none = `${Buffer.from(JSON.stringify({ alg: "none", typ: "at+jwt" })).toString("base64url")}.${p}.`;
-    for (const bad of [tampered, none, "not-a-jwt", `${h}.${p}.${"A".repeat(86)}`]) expect((await me(bad)).status).toBe(401);
+    for (const bad of [tampered, none, "not-a-jwt", `${h}.${p}.${"A".repeat(86)}`])
+      expect((await me(bad)).status).toBe(401);
     const realNow = Date.now;
     Date.now = () => realNow() + 3601_000;
     try {
@@ -123,7 +156,11 @@ describe("token lifecycle", () => {
   it("issued tokens verify with jose against the published JWKS, before and after a key rotation", async () => {
     const jwks = createRemoteJWKSet(new URL(`${peer.url}/api/auth/oauth2/jwks`));
     const old = (await passwordToken(peer, user.name, user.password)).access_token;
-    const { payload, protectedHeader } = await jwtVerify(old, jwks, { issuer: peer.url, algorithms: ["ES256"], typ: "at+jwt" });
+    const { payload, protectedHeader } = await jwtVerify(old, jwks, {
+      issuer: peer.url,
+      algorithms: ["ES256"],
+      typ: "at+jwt",
+    });
     expect(payload.sub).toBe(user.uuid);
     const raw = await peer.api("/auth/oauth2/jwks");
     expect(raw.headers.get("content-type")).toBe("application/jwk-set+json; charset=utf-8");
@@ -148,7 +185,9 @@ describe("token lifecycle", () => {
     const u = await createUser(peer, admin);
     const t = (await passwordToken(peer, u.name, u.password)).access_token;
     expect((await me(t)).status).toBe(200);
-    expect((await peer.api(`/auth/users/${u.uuid}/disable`, { method: "PUT", headers: bearer(admin) })).status).toBe(200);
+    expect((await peer.api(`/auth/users/${u.uuid}/disable`, { method: "PUT", headers: bearer(admin) })).status).toBe(
+      200,
+    );
     await new Promise((r) => setTimeout(r, 1100));
     expect((await me(t)).status).toBe(401);
   });
@@ -220,7 +259,8 @@ describe("access-token lifetime (CLOUD_ACCESS_TOKEN_TTL)", () => {
     expect(old.header.kid).not.toBe(kid);
     await peer.svc.oauth.keys.reload();
     expect(decodeJwt((await passwordToken(peer, "admin", "Admin-password-1")).access_token).header.kid).toBe(kid);
-    const publishedAt = async (sec: number) => (await keysRepo.published(peer.svc.db, new Date(sec * 1000))).map((k) => k.kid);
+    const publishedAt = async (sec: number) =>
+      (await keysRepo.published(peer.svc.db, new Date(sec * 1000))).map((k) => k.kid);
     expect(await publishedAt(old.claims.exp - 1)).toContain(old.header.kid);
     expect(await publishedAt(old.claims.exp + 3600)).not.toContain(old.header.kid);
   });

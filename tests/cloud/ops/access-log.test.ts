@@ -21,7 +21,10 @@ beforeAll(async () => {
       cb();
     },
   });
-  const config = loadConfig({ listen: "127.0.0.1:0", dataDir, logLevel: "info", adminPassword: "Admin-password-1" }, {});
+  const config = loadConfig(
+    { listen: "127.0.0.1:0", dataDir, logLevel: "info", adminPassword: "Admin-password-1" },
+    {},
+  );
   peer = await startCloudPeer(config, { logDestination: sink as never });
 });
 afterAll(async () => {
@@ -35,15 +38,30 @@ it("writes one info line per request with the route template, status, duration a
   const admin = (await peer.svc.accounts.findUserByName("admin"))!;
   const apiToken = (await createToken(peer.svc, admin.uuid, { name: "log" })).token!;
   const before = requestLines().length;
-  const form = new URLSearchParams({ grant_type: "password", username: "admin", password: "Admin-password-1", client_id: "first-party" });
-  const tokenRes = await fetch(`${peer.url}/api/auth/oauth2/token?client_secret=query-secret-1`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
+  const form = new URLSearchParams({
+    grant_type: "password",
+    username: "admin",
+    password: "Admin-password-1",
+    client_id: "first-party",
+  });
+  const tokenRes = await fetch(`${peer.url}/api/auth/oauth2/token?client_secret=query-secret-1`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
   expect(tokenRes.status).toBe(200);
   const bearer = ((await tokenRes.json()) as { access_token: string }).access_token;
-  const me = await fetch(`${peer.url}/api/auth/users/${admin.uuid}?access_token=query-token-2`, { headers: { "X-Intdash-Token": apiToken } });
+  const me = await fetch(`${peer.url}/api/auth/users/${admin.uuid}?access_token=query-token-2`, {
+    headers: { "X-Intdash-Token": apiToken },
+  });
   expect(me.status).toBe(200);
-  expect((await fetch(`${peer.url}/api/auth/users/me`, { headers: { authorization: `Bearer ${bearer}` } })).status).toBe(200);
+  expect(
+    (await fetch(`${peer.url}/api/auth/users/me`, { headers: { authorization: `Bearer ${bearer}` } })).status,
+  ).toBe(200);
   expect((await fetch(`${peer.url}/api/no-such/secret-in-path-3`)).status).toBe(404);
-  expect((await fetch(`${peer.url}/api/auth/users`, { headers: { "X-Intdash-Token": "not-a-real-token-4" } })).status).toBe(401);
+  expect(
+    (await fetch(`${peer.url}/api/auth/users`, { headers: { "X-Intdash-Token": "not-a-real-token-4" } })).status,
+  ).toBe(401);
   expect((await fetch(`${peer.url}/api/health/alive`)).status).toBe(200);
 
   const got = requestLines().slice(before);
@@ -69,5 +87,14 @@ it("writes one info line per request with the route template, status, duration a
   expect(got[5]).not.toHaveProperty("principal");
 
   const all = lines.join("\n");
-  for (const secret of [apiToken, bearer, "Admin-password-1", "query-secret-1", "query-token-2", "secret-in-path-3", "not-a-real-token-4"]) expect(all).not.toContain(secret);
+  for (const secret of [
+    apiToken,
+    bearer,
+    "Admin-password-1",
+    "query-secret-1",
+    "query-token-2",
+    "secret-in-path-3",
+    "not-a-real-token-4",
+  ])
+    expect(all).not.toContain(secret);
 });

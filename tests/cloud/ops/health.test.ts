@@ -4,7 +4,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INLINE_MAX } from "../../../cloud/measurements/storage/payload-files.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminCall, chunksMessage, createMeasurement, P, randomPoints, uploadProto, uuid, type Call } from "../measurements/helpers.js";
+import {
+  adminCall,
+  chunksMessage,
+  createMeasurement,
+  P,
+  randomPoints,
+  uploadProto,
+  uuid,
+  type Call,
+} from "../measurements/helpers.js";
 
 let peer: TestPeer;
 let call: Call;
@@ -25,7 +34,10 @@ const probe = async (which: "alive" | "ready") => {
 describe("health probes", () => {
   it("answers alive and ready without credentials, listed in the OpenAPI document as public", async () => {
     expect(await probe("alive")).toEqual({ status: 200, body: { status: "alive" } });
-    expect(await probe("ready")).toEqual({ status: 200, body: { status: "ready", checks: { database: "ok", broker: "ok", storage: "ok", cluster: "ok" } } });
+    expect(await probe("ready")).toEqual({
+      status: 200,
+      body: { status: "ready", checks: { database: "ok", broker: "ok", storage: "ok", cluster: "ok" } },
+    });
     const doc = (await (await fetch(`${peer.url}/api/openapi.json`)).json()) as any;
     expect(doc.paths["/health/alive"].get).toMatchObject({ operationId: "getHealthAlive", security: [] });
     expect(doc.paths["/health/ready"].get).toMatchObject({ operationId: "getHealthReady", security: [] });
@@ -36,8 +48,13 @@ describe("health probes", () => {
     const m = await createMeasurement(call);
     const seq = uuid();
     // A payload too large for its row goes to the sequence's payload file: made a full disk here.
-    expect((await call(`${P}/measurements/${m.uuid}/sequences/${seq}`, { method: "PUT", json: { expected_data_points: 1 } })).status).toBe(200);
-    const { id } = (await peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ?", [m.uuid]))!;
+    expect(
+      (await call(`${P}/measurements/${m.uuid}/sequences/${seq}`, { method: "PUT", json: { expected_data_points: 1 } }))
+        .status,
+    ).toBe(200);
+    const { id } = (await peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE measurement_uuid = ?", [
+      m.uuid,
+    ]))!;
     const file = path.join(peer.dataDir, "chunks", `${id}.chunks`);
     fs.symlinkSync("/dev/full", file);
     const pts = randomPoints(1, ["1/a"], 3).map((p) => ({ ...p, payload: Buffer.alloc(INLINE_MAX + 1, 7) }));
@@ -67,7 +84,10 @@ describe("health probes", () => {
       const r = await fetch(`${other.url}/api/health/ready`);
       expect(r.status).toBe(503);
       const body = (await r.json()) as any;
-      expect(body).toMatchObject({ type: "service_unavailable", properties: { broker: "the iSCP broker is shutting down" } });
+      expect(body).toMatchObject({
+        type: "service_unavailable",
+        properties: { broker: "the iSCP broker is shutting down" },
+      });
       expect(body.title).toBe("not ready: broker: the iSCP broker is shutting down");
     } finally {
       await other.stop();

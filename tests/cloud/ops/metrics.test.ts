@@ -41,7 +41,20 @@ describe("cloud metrics", () => {
     const s = await scrape();
     expect(s.status).toBe(200);
     expect(s.type).toMatch(/^text\/plain; version=0\.0\.4/);
-    for (const name of ["process_cpu_user_seconds_total", "nodejs_eventloop_lag_seconds", "cloud_iscp_connections", "cloud_iscp_streams", "cloud_points_stored_total", "cloud_chunks_stored_total", "cloud_storage_commit_seconds", "cloud_storage_bytes", "cloud_http_requests_total", "cloud_http_request_duration_seconds", "cloud_tokens_issued_total", "cloud_access_checks_total"])
+    for (const name of [
+      "process_cpu_user_seconds_total",
+      "nodejs_eventloop_lag_seconds",
+      "cloud_iscp_connections",
+      "cloud_iscp_streams",
+      "cloud_points_stored_total",
+      "cloud_chunks_stored_total",
+      "cloud_storage_commit_seconds",
+      "cloud_storage_bytes",
+      "cloud_http_requests_total",
+      "cloud_http_request_duration_seconds",
+      "cloud_tokens_issued_total",
+      "cloud_access_checks_total",
+    ])
       expect(s.text).toContain(`# TYPE ${name} `);
     expect(metric(s.text, "cloud_storage_bytes", { part: "database" })).toBeGreaterThan(0);
     expect(metric(s.text, "cloud_storage_free_bytes")).toBeGreaterThan(0);
@@ -56,14 +69,29 @@ describe("cloud metrics", () => {
     expect((await call("/no/such/api?secret=x")).status).toBe(404);
     const s = (await scrape()).text;
     expect(metric(s, "cloud_tokens_issued_total", { grant_type: "client_credentials" })).toBe(2);
-    expect(metric(s, "cloud_http_requests_total", { method: "POST", route: "/auth/oauth2/token", status: "200" })).toBe(2);
-    expect(metric(s, "cloud_http_requests_total", { method: "POST", route: "/auth/oauth2/token", status: "401" })).toBe(1);
-    expect(metric(s, "cloud_http_requests_total", { method: "GET", route: "/auth/users/{user_uuid}", status: "200" })).toBe(1);
+    expect(metric(s, "cloud_http_requests_total", { method: "POST", route: "/auth/oauth2/token", status: "200" })).toBe(
+      2,
+    );
+    expect(metric(s, "cloud_http_requests_total", { method: "POST", route: "/auth/oauth2/token", status: "401" })).toBe(
+      1,
+    );
+    expect(
+      metric(s, "cloud_http_requests_total", { method: "GET", route: "/auth/users/{user_uuid}", status: "200" }),
+    ).toBe(1);
     expect(metric(s, "cloud_http_requests_total", { method: "GET", route: "unmatched", status: "404" })).toBe(1);
-    expect(metric(s, "cloud_http_request_duration_seconds_count", { method: "GET", route: "/auth/users/me", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(s, "cloud_http_request_duration_seconds_count", { method: "GET", route: "/auth/users/me", status: "200" }),
+    ).toBeGreaterThanOrEqual(1);
     // Route labels are templates, never raw URLs.
-    const routes = new Set(samples(s).filter((x) => x.name === "cloud_http_requests_total").map((x) => x.labels.route!));
-    for (const r of routes) expect(r === "unmatched" || r === "/metrics" || r.startsWith("/") && !r.includes(me.body.uuid) && !r.includes("?")).toBe(true);
+    const routes = new Set(
+      samples(s)
+        .filter((x) => x.name === "cloud_http_requests_total")
+        .map((x) => x.labels.route!),
+    );
+    for (const r of routes)
+      expect(
+        r === "unmatched" || r === "/metrics" || (r.startsWith("/") && !r.includes(me.body.uuid) && !r.includes("?")),
+      ).toBe(true);
     expect(s).not.toContain(me.body.uuid);
   });
 
@@ -71,9 +99,13 @@ describe("cloud metrics", () => {
     const before = (await scrape()).text;
     const token = (await edgeToken(peer, edge)).body.access_token as string;
     expect((await call("/auth/users")).status).toBe(200);
-    expect((await fetch(`${peer.url}/api/auth/users`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    expect((await fetch(`${peer.url}/api/auth/users`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      403,
+    );
     const after = (await scrape()).text;
-    const delta = (result: string) => (metric(after, "cloud_access_checks_total", { result }) ?? 0) - (metric(before, "cloud_access_checks_total", { result }) ?? 0);
+    const delta = (result: string) =>
+      (metric(after, "cloud_access_checks_total", { result }) ?? 0) -
+      (metric(before, "cloud_access_checks_total", { result }) ?? 0);
     expect(delta("allowed")).toBeGreaterThanOrEqual(1);
     expect(delta("denied")).toBe(1);
   });
@@ -88,12 +120,21 @@ describe("cloud metrics", () => {
       projectUuid: PROJECT,
     });
     const session = uuid();
-    await client.sendBaseTime({ sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1_767_323_045_000_000_000n }, true);
+    await client.sendBaseTime(
+      { sessionId: session, name: "edge_rtc", priority: 20, elapsedTime: 0n, baseTime: 1_767_323_045_000_000_000n },
+      true,
+    );
     const up = await client.openUpstream({ sessionId: session, persist: true, qos: QoS.RELIABLE });
     const CHUNKS = 5;
     const POINTS = 7;
     for (let c = 0; c < CHUNKS; c++) {
-      up.write({ name: "v", type: "float64" }, Array.from({ length: POINTS }, (_, i) => ({ elapsedTime: BigInt(c * POINTS + i) * 1000n, payload: new Uint8Array(8).fill(i) })));
+      up.write(
+        { name: "v", type: "float64" },
+        Array.from({ length: POINTS }, (_, i) => ({
+          elapsedTime: BigInt(c * POINTS + i) * 1000n,
+          payload: new Uint8Array(8).fill(i),
+        })),
+      );
       up.flush();
     }
     expect(await up.waitAcked(10_000)).toBe(true);
@@ -108,7 +149,9 @@ describe("cloud metrics", () => {
     expect(grew("cloud_storage_commit_seconds_count")).toBeLessThanOrEqual(CHUNKS);
     await up.close();
     await client.close();
-    await expect.poll(async () => metric((await scrape()).text, "cloud_iscp_connections", { transport: "websocket" })).toBe(0);
+    await expect
+      .poll(async () => metric((await scrape()).text, "cloud_iscp_connections", { transport: "websocket" }))
+      .toBe(0);
   });
 
   it("serves /metrics on the main port to this host and to super users only", async () => {
@@ -128,7 +171,9 @@ describe("cloud metrics", () => {
   });
 
   it("refuses /metrics to a client on another address without credentials", async () => {
-    const external = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === "IPv4" && !i.internal);
     // Without a non-loopback address on this machine, the forwarded-header case above stands for it.
     if (!external) return;
     const open = await startTestPeer({ config: { listen: "0.0.0.0:0" } });
@@ -145,10 +190,22 @@ describe("cloud metrics", () => {
 describe("--metrics-listen", () => {
   it("serves GET /metrics on a port of its own, and nothing else there", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-peer-"));
-    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, "../../../bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--data", dataDir], {
-      env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.resolve(import.meta.dirname, "../../../bin/cloud-peer.mjs"),
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--data",
+        dataDir,
+      ],
+      {
+        env: { ...process.env, CLOUD_ADMIN_PASSWORD: "Admin-password-1", CLOUD_LOG_LEVEL: "warn" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     try {
       let out = "";
@@ -166,7 +223,9 @@ describe("--metrics-listen", () => {
       expect((await fetch(`${urls.main}/api/health/alive`)).status).toBe(200);
       const s = await scrape(urls.metrics, { "x-forwarded-for": "203.0.113.9" });
       expect(s.status).toBe(200);
-      expect(metric(s.text, "cloud_http_requests_total", { method: "GET", route: "/health/alive", status: "200" })).toBe(1);
+      expect(
+        metric(s.text, "cloud_http_requests_total", { method: "GET", route: "/health/alive", status: "200" }),
+      ).toBe(1);
       const other = await fetch(urls.metrics.replace("/metrics", "/api/health/alive"));
       expect(other.status).toBe(404);
       expect(await other.json()).toMatchObject({ type: "not_found" });

@@ -30,21 +30,37 @@ let output = "";
 let live: { cert: string; key: string };
 
 /** One HTTPS request trusting only the test CA; also the serial of the certificate the server presented. */
-function request(url: string, o: { method?: string; form?: Record<string, string>; agent?: https.Agent } = {}): Promise<{ status: number; body: any; serial: string }> {
+function request(
+  url: string,
+  o: { method?: string; form?: Record<string, string>; agent?: https.Agent } = {},
+): Promise<{ status: number; body: any; serial: string }> {
   return new Promise((resolve, reject) => {
     const body = o.form ? new URLSearchParams(o.form).toString() : undefined;
-    const req = https.request(url, { method: o.method ?? "GET", ca: ca.ca, agent: o.agent ?? false, headers: body ? { "content-type": "application/x-www-form-urlencoded" } : {} }, (res) => {
-      const serial = (res.socket as tls.TLSSocket).getPeerCertificate().serialNumber;
-      let text = "";
-      res.on("data", (c) => (text += String(c)));
-      res.on("end", () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, serial }));
-    });
+    const req = https.request(
+      url,
+      {
+        method: o.method ?? "GET",
+        ca: ca.ca,
+        agent: o.agent ?? false,
+        headers: body ? { "content-type": "application/x-www-form-urlencoded" } : {},
+      },
+      (res) => {
+        const serial = (res.socket as tls.TLSSocket).getPeerCertificate().serialNumber;
+        let text = "";
+        res.on("data", (c) => (text += String(c)));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, serial }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 }
 
-const passwordToken = (url: string) => request(`${url}/api/auth/oauth2/token`, { method: "POST", form: { grant_type: "password", username: "admin", password: ADMIN_PASSWORD } });
+const passwordToken = (url: string) =>
+  request(`${url}/api/auth/oauth2/token`, {
+    method: "POST",
+    form: { grant_type: "password", username: "admin", password: ADMIN_PASSWORD },
+  });
 
 const port = () => Number(new URL(peer.url).port);
 
@@ -86,7 +102,11 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
     expect(r.body).toMatchObject({ token_type: "bearer", access_token: expect.any(String) });
     expect(r.serial).toBe("1001");
     // A client that does not trust the CA is refused by its own TLS check.
-    await expect(new Promise((resolve, reject) => https.get(`${peer.url}/api/health/alive`, { agent: false }, resolve).on("error", reject))).rejects.toThrow(/self[- ]signed|unable to (get|verify)/i);
+    await expect(
+      new Promise((resolve, reject) =>
+        https.get(`${peer.url}/api/health/alive`, { agent: false }, resolve).on("error", reject),
+      ),
+    ).rejects.toThrow(/self[- ]signed|unable to (get|verify)/i);
   }, 30_000);
 
   it("carries iSCP over wss://: the published @aptpod/iscp-ts client streams points through the peer", async () => {
@@ -105,7 +125,11 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
       fs.copyFileSync(second.cert, live.cert);
       fs.copyFileSync(second.key, live.key);
       peer.child.kill("SIGHUP");
-      await until(async () => (await newConnectionSerial()) === "1002", 10_000, "the renewed certificate on a new connection");
+      await until(
+        async () => (await newConnectionSerial()) === "1002",
+        10_000,
+        "the renewed certificate on a new connection",
+      );
       // The connection opened before the reload was not dropped: the same socket answers, with the old certificate.
       const again = await request(`${peer.url}/api/health/alive`, { agent: keepAlive });
       expect([again.status, again.serial]).toEqual([200, "1001"]);
@@ -131,29 +155,53 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
 
   it("refuses to start with a missing file, only one of the pair, or a key that is not the certificate's", async () => {
     const startWith = async (env: Record<string, string>) => {
-      const r = await run(process.execPath, [path.resolve("bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", path.join(dir, "refused")], { env: { ...process.env, ...env } }).catch((e: { code: number; stderr: string }) => e);
+      const r = await run(
+        process.execPath,
+        [path.resolve("bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", path.join(dir, "refused")],
+        { env: { ...process.env, ...env } },
+      ).catch((e: { code: number; stderr: string }) => e);
       return r as { code?: number; stderr: string };
     };
     const mismatch = await startWith({ CLOUD_TLS_CERT: first.cert, CLOUD_TLS_KEY: second.key });
     expect(mismatch.code).toBe(2);
-    expect(mismatch.stderr).toMatch(/^cloud-peer: --tls-key \/ CLOUD_TLS_KEY "[^"]*second\.key": the key does not belong to the certificate in --tls-cert \/ CLOUD_TLS_CERT "[^"]*first\.pem"\n$/);
+    expect(mismatch.stderr).toMatch(
+      /^cloud-peer: --tls-key \/ CLOUD_TLS_KEY "[^"]*second\.key": the key does not belong to the certificate in --tls-cert \/ CLOUD_TLS_CERT "[^"]*first\.pem"\n$/,
+    );
     expect(fs.existsSync(path.join(dir, "refused", "cloud.db"))).toBe(false); // refused before anything was made
-    const load = (flags: Record<string, string>) => () => loadConfig({ dataDir: path.join(dir, "refused"), ...flags }, {});
-    expect(load({ tlsCert: path.join(dir, "nope.pem"), tlsKey: first.key })).toThrow(/^invalid --tls-cert "[^"]*nope\.pem": cannot read the file \(ENOENT\)$/);
-    expect(load({ tlsCert: first.cert })).toThrow("--tls-cert / CLOUD_TLS_CERT and --tls-key / CLOUD_TLS_KEY go together: set both or neither");
-    expect(load({ tlsCert: first.key, tlsKey: first.key })).toThrow(/--tls-cert \/ CLOUD_TLS_CERT "[^"]*first\.key": no PEM certificate in the file/);
-    expect(load({ tlsCert: first.cert, tlsKey: first.cert })).toThrow(/--tls-key \/ CLOUD_TLS_KEY "[^"]*first\.pem": no unencrypted PEM private key in the file/);
+    const load = (flags: Record<string, string>) => () =>
+      loadConfig({ dataDir: path.join(dir, "refused"), ...flags }, {});
+    expect(load({ tlsCert: path.join(dir, "nope.pem"), tlsKey: first.key })).toThrow(
+      /^invalid --tls-cert "[^"]*nope\.pem": cannot read the file \(ENOENT\)$/,
+    );
+    expect(load({ tlsCert: first.cert })).toThrow(
+      "--tls-cert / CLOUD_TLS_CERT and --tls-key / CLOUD_TLS_KEY go together: set both or neither",
+    );
+    expect(load({ tlsCert: first.key, tlsKey: first.key })).toThrow(
+      /--tls-cert \/ CLOUD_TLS_CERT "[^"]*first\.key": no PEM certificate in the file/,
+    );
+    expect(load({ tlsCert: first.cert, tlsKey: first.cert })).toThrow(
+      /--tls-key \/ CLOUD_TLS_KEY "[^"]*first\.pem": no unencrypted PEM private key in the file/,
+    );
   }, 30_000);
 
   it("refuses to start with an expired or a not yet valid certificate, naming the setting and the dates", async () => {
     const expired = ca.issueDated("expired", "1003", "20200101000000Z", "20200102000000Z");
     const early = ca.issueDated("early", "1004", "20990101000000Z", "20990102000000Z");
-    const load = (pair: { cert: string; key: string }) => () => loadConfig({ dataDir: path.join(dir, "refused"), tlsCert: pair.cert, tlsKey: pair.key }, {});
-    expect(load(expired)).toThrow(/--tls-cert \/ CLOUD_TLS_CERT "[^"]*expired\.pem": the certificate expired on 2020-01-02T00:00:00Z/);
-    expect(load(early)).toThrow(/--tls-cert \/ CLOUD_TLS_CERT "[^"]*early\.pem": the certificate is not valid before 2099-01-01T00:00:00Z/);
-    const started = await run(process.execPath, [path.resolve("bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", path.join(dir, "refused")], {
-      env: { ...process.env, CLOUD_TLS_CERT: expired.cert, CLOUD_TLS_KEY: expired.key },
-    }).catch((e: { code: number; stderr: string }) => e);
+    const load = (pair: { cert: string; key: string }) => () =>
+      loadConfig({ dataDir: path.join(dir, "refused"), tlsCert: pair.cert, tlsKey: pair.key }, {});
+    expect(load(expired)).toThrow(
+      /--tls-cert \/ CLOUD_TLS_CERT "[^"]*expired\.pem": the certificate expired on 2020-01-02T00:00:00Z/,
+    );
+    expect(load(early)).toThrow(
+      /--tls-cert \/ CLOUD_TLS_CERT "[^"]*early\.pem": the certificate is not valid before 2099-01-01T00:00:00Z/,
+    );
+    const started = await run(
+      process.execPath,
+      [path.resolve("bin/cloud-peer.mjs"), "--listen", "127.0.0.1:0", "--data", path.join(dir, "refused")],
+      {
+        env: { ...process.env, CLOUD_TLS_CERT: expired.cert, CLOUD_TLS_KEY: expired.key },
+      },
+    ).catch((e: { code: number; stderr: string }) => e);
     expect((started as { code?: number }).code).toBe(2);
     expect((started as { stderr: string }).stderr).toMatch(/the certificate expired on 2020-01-02T00:00:00Z/);
   }, 30_000);
@@ -175,12 +223,21 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
     const files = { cert: path.join(dir, "quic-live.pem"), key: path.join(dir, "quic-live.key") };
     fs.copyFileSync(first.cert, files.cert);
     fs.copyFileSync(first.key, files.key);
-    const quicPeer = await startTestPeer({ config: { iscpQuicListen: "127.0.0.1:0", tlsCert: files.cert, tlsKey: files.key } });
+    const quicPeer = await startTestPeer({
+      config: { iscpQuicListen: "127.0.0.1:0", tlsCert: files.cert, tlsKey: files.key },
+    });
     // A client trusting only `trusted` connects (and closes again), or fails its TLS check.
     const token = (await passwordToken(quicPeer.url)).body.access_token as string;
     const quicConnects = async (trusted: string) => {
       const client = await IscpClient.connect({
-        transport: () => connectQuic({ host: "127.0.0.1", port: quicPeer.svc.iscp.quicPort!, ca: trusted, serverName: "localhost", encoding: "proto" }),
+        transport: () =>
+          connectQuic({
+            host: "127.0.0.1",
+            port: quicPeer.svc.iscp.quicPort!,
+            ca: trusted,
+            serverName: "localhost",
+            encoding: "proto",
+          }),
         token,
         nodeId: "11111111-1111-4111-8111-111111111111",
         reconnect: false,
@@ -223,6 +280,9 @@ describe.sequential("cloud-peer --tls-cert / --tls-key", () => {
     fs.writeFileSync(file, `tls-cert: ${first.cert}\ntls-key: ${first.key}\n`);
     const c = loadConfig({ config: file, listen: "127.0.0.1:8443" }, {});
     expect([c.tlsCert, c.tlsKey, c.publicUrl]).toEqual([first.cert, first.key, "https://127.0.0.1:8443"]);
-    expect(showSettings(resolveSettings({ config: file }, {}))).toMatchObject({ "tls-cert": first.cert, "tls-key": first.key });
+    expect(showSettings(resolveSettings({ config: file }, {}))).toMatchObject({
+      "tls-cert": first.cert,
+      "tls-key": first.key,
+    });
   });
 });

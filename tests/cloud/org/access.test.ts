@@ -2,10 +2,33 @@
 // subject's own scopes), Check own access (as the subject), and the route guard on real routes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { adminToken, bearer, caller, edgeToken, json, makeEdge, makeUser, MEMBER, READ_ONLY, type Call, type TestUser } from "./helpers.js";
+import {
+  adminToken,
+  bearer,
+  caller,
+  edgeToken,
+  json,
+  makeEdge,
+  makeUser,
+  MEMBER,
+  READ_ONLY,
+  type Call,
+  type TestUser,
+} from "./helpers.js";
 
 const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";
-const MEMBER_SCOPES = ["me:a", "users:r", "roles:r", "edges:r", "groups:r", "projects:r", "measurements:r", "measurements:w", "iscp:r", "iscp:w"];
+const MEMBER_SCOPES = [
+  "me:a",
+  "users:r",
+  "roles:r",
+  "edges:r",
+  "groups:r",
+  "projects:r",
+  "measurements:r",
+  "measurements:w",
+  "iscp:r",
+  "iscp:w",
+];
 
 interface Who {
   uuid: string;
@@ -35,15 +58,36 @@ describe("access rules", () => {
     ids.P1 = (await json(admin(`/auth/groups/${ids.SG}/projects`, { method: "POST", json: { name: "P1" } }), 201)).uuid;
     ids.P2 = (await json(admin(`/auth/groups/${ids.G}/projects`, { method: "POST", json: { name: "P2" } }), 201)).uuid;
     // alice: member role in G (inherited by SG and P1, P2); bob: read-only in P1; carol: owner of P2.
-    await json(admin(`/auth/groups/${ids.G}/members`, { method: "POST", json: { user_uuid: users.alice!.uuid, role_uuids: [MEMBER] } }), 200);
-    await json(admin(`/auth/projects/${ids.P1}/members`, { method: "POST", json: { user_uuid: users.bob!.uuid, role_uuids: [READ_ONLY] } }), 200);
-    await json(admin(`/auth/projects/${ids.P2}/members`, { method: "POST", json: { user_email_address: "carol@example.test", role_uuids: [] } }), 200);
+    await json(
+      admin(`/auth/groups/${ids.G}/members`, {
+        method: "POST",
+        json: { user_uuid: users.alice!.uuid, role_uuids: [MEMBER] },
+      }),
+      200,
+    );
+    await json(
+      admin(`/auth/projects/${ids.P1}/members`, {
+        method: "POST",
+        json: { user_uuid: users.bob!.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
+    await json(
+      admin(`/auth/projects/${ids.P2}/members`, {
+        method: "POST",
+        json: { user_email_address: "carol@example.test", role_uuids: [] },
+      }),
+      200,
+    );
     await json(admin(`/auth/projects/${ids.P2}/members/${users.carol!.uuid}/owner`, { method: "PUT" }), 200);
     // E1 added to P1; E2 owned by bob (a member of P1); E3 unrelated.
     const e1 = await makeEdge(admin, "E1");
     const e2 = await makeEdge(users.bob!.call, "E2", "/auth/users/me/edges");
     const e3 = await makeEdge(admin, "E3");
-    await json(admin(`/auth/projects/${ids.P1}/edges`, { method: "POST", json: { edge_name: "E1", nickname: "first" } }), 200);
+    await json(
+      admin(`/auth/projects/${ids.P1}/edges`, { method: "POST", json: { edge_name: "E1", nickname: "first" } }),
+      200,
+    );
     for (const [n, e] of Object.entries({ E1: e1, E2: e2, E3: e3 })) {
       const t = await edgeToken(peer, e);
       expect(t.status, JSON.stringify(t.body)).toBe(200);
@@ -109,14 +153,23 @@ describe("access rules", () => {
 
   it("Check access decides every row from the subject and the request's scopes", async () => {
     for (const [subject, method, path, expected] of table) {
-      const r = await json(admin("/auth/authorize/http", { method: "POST", json: { subject: who[subject]!.uuid, scopes: who[subject]!.scopes, method, path: fill(path) } }), 200);
+      const r = await json(
+        admin("/auth/authorize/http", {
+          method: "POST",
+          json: { subject: who[subject]!.uuid, scopes: who[subject]!.scopes, method, path: fill(path) },
+        }),
+        200,
+      );
       expect(r, `${subject} ${method} ${path}`).toEqual({ result: expected });
     }
   });
 
   it("Check own access agrees, asked by the subject itself (API token or edge bearer token)", async () => {
     for (const [subject, method, path, expected] of table) {
-      const r = await json(who[subject]!.call("/auth/users/me/authorize/http", { method: "POST", json: { method, path: fill(path) } }), 200);
+      const r = await json(
+        who[subject]!.call("/auth/users/me/authorize/http", { method: "POST", json: { method, path: fill(path) } }),
+        200,
+      );
       expect(r, `${subject} ${method} ${path}`).toEqual({ result: expected });
     }
   });
@@ -124,7 +177,10 @@ describe("access rules", () => {
   it("the route guard agrees on real routes", async () => {
     for (const [subject, method, path, expected, mode] of table) {
       if (!mode) continue;
-      const r = await who[subject]!.call(fill(path), { method, ...(mode === "bad-body" ? { json: { name: "", role_uuids: "x" } } : {}) });
+      const r = await who[subject]!.call(fill(path), {
+        method,
+        ...(mode === "bad-body" ? { json: { name: "", role_uuids: "x" } } : {}),
+      });
       const label = `${subject} ${method} ${path} -> ${r.status} ${JSON.stringify(r.body)}`;
       if (expected) expect([200, 400], label).toContain(r.status);
       else expect(r, label).toMatchObject({ status: 403, body: { type: "forbidden", title: "access denied" } });
@@ -133,7 +189,8 @@ describe("access rules", () => {
 
   it("without a subject only the request's scopes count, and a deny beats an allow", async () => {
     const ask = async (scopes: string[], method: string, path: string) =>
-      (await json(admin("/auth/authorize/http", { method: "POST", json: { scopes, method, path: fill(path) } }), 200)).result;
+      (await json(admin("/auth/authorize/http", { method: "POST", json: { scopes, method, path: fill(path) } }), 200))
+        .result;
     expect(await ask(["projects:r"], "GET", "/auth/projects/{P1}/members")).toBe(true);
     expect(await ask([], "GET", "/auth/projects/{P1}/members")).toBe(false);
     expect(await ask(["all:a"], "GET", "/auth/users/{alice}/tokens")).toBe(true);
@@ -148,29 +205,58 @@ describe("access rules", () => {
   });
 
   it("a super user passes everything; Check access refuses callers without authorization scopes", async () => {
-    const r = await json(admin("/auth/authorize/http", { method: "POST", json: { subject: adminUuid, scopes: [], method: "DELETE", path: fill("/auth/projects/{P1}") } }), 200);
+    const r = await json(
+      admin("/auth/authorize/http", {
+        method: "POST",
+        json: { subject: adminUuid, scopes: [], method: "DELETE", path: fill("/auth/projects/{P1}") },
+      }),
+      200,
+    );
     expect(r).toEqual({ result: true });
-    const refused = await who.dave!.call("/auth/authorize/http", { method: "POST", json: { scopes: [], method: "GET", path: "/" } });
+    const refused = await who.dave!.call("/auth/authorize/http", {
+      method: "POST",
+      json: { scopes: [], method: "GET", path: "/" },
+    });
     expect(refused).toMatchObject({ status: 403, body: { type: "forbidden", title: "access denied" } });
-    const bad = await admin("/auth/authorize/http", { method: "POST", json: { scopes: [], method: "TRACE", path: "/" } });
+    const bad = await admin("/auth/authorize/http", {
+      method: "POST",
+      json: { scopes: [], method: "TRACE", path: "/" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.type).toBe("invalid_request");
   });
 
   it("decisions follow membership changes at once (the index is kept in step)", async () => {
-    const ask = () => who.dave!.call("/auth/users/me/authorize/http", { method: "POST", json: { method: "GET", path: fill("/auth/projects/{P1}/members") } });
+    const ask = () =>
+      who.dave!.call("/auth/users/me/authorize/http", {
+        method: "POST",
+        json: { method: "GET", path: fill("/auth/projects/{P1}/members") },
+      });
     expect((await ask()).body).toEqual({ result: false });
-    await json(admin(`/auth/groups/${ids.SG}/members`, { method: "POST", json: { user_uuid: who.dave!.uuid, role_uuids: [READ_ONLY] } }), 200);
+    await json(
+      admin(`/auth/groups/${ids.SG}/members`, {
+        method: "POST",
+        json: { user_uuid: who.dave!.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
     expect((await ask()).body).toEqual({ result: true });
     await json(admin(`/auth/groups/${ids.SG}/members/${who.dave!.uuid}`, { method: "DELETE" }), 204);
     expect((await ask()).body).toEqual({ result: false });
     // An edge removed from the project loses it; a deleted edge loses everything.
-    const e1 = () => who.E1!.call("/auth/users/me/authorize/http", { method: "POST", json: { method: "POST", path: fill("/v1/projects/{P1}/measurements") } });
+    const e1 = () =>
+      who.E1!.call("/auth/users/me/authorize/http", {
+        method: "POST",
+        json: { method: "POST", path: fill("/v1/projects/{P1}/measurements") },
+      });
     expect((await e1()).body).toEqual({ result: true });
     await json(admin(`/auth/projects/${ids.P1}/edges/${who.E1!.uuid}`, { method: "DELETE" }), 204);
     expect((await e1()).body).toEqual({ result: false });
     await json(admin(`/auth/edges/${who.E3!.uuid}`, { method: "DELETE" }), 204);
-    const gone = await who.E3!.call("/auth/users/me/authorize/http", { method: "POST", json: { method: "GET", path: "/v1/measurements" } });
+    const gone = await who.E3!.call("/auth/users/me/authorize/http", {
+      method: "POST",
+      json: { method: "GET", path: "/v1/measurements" },
+    });
     expect(gone.body).toEqual({ result: false });
   });
 });

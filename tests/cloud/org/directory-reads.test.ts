@@ -18,7 +18,10 @@ describe("directory reads", () => {
     owner = await makeUser(peer, admin, "owner1");
     member = await makeUser(peer, admin, "member1");
     reader = await makeUser(peer, admin, "reader1", [READ_ONLY]);
-    const c = await owner.call("/auth/users/me/clients", { method: "POST", json: { name: "owner's app", grant_type: "client_credentials", token_endpoint_auth_method: "client_secret_post" } });
+    const c = await owner.call("/auth/users/me/clients", {
+      method: "POST",
+      json: { name: "owner's app", grant_type: "client_credentials", token_endpoint_auth_method: "client_secret_post" },
+    });
     expect(c.status, JSON.stringify(c.body)).toBe(201);
     clientId = c.body.client_id;
   });
@@ -32,7 +35,9 @@ describe("directory reads", () => {
     // Users themselves stay readable to members.
     expect((await member.call(`/auth/users/${owner.uuid}`)).status).toBe(200);
     // The owner reads its own.
-    expect((await owner.call("/auth/users/me/clients")).body.items.map((c: { client_id: string }) => c.client_id)).toEqual([clientId]);
+    expect(
+      (await owner.call("/auth/users/me/clients")).body.items.map((c: { client_id: string }) => c.client_id),
+    ).toEqual([clientId]);
   });
 
   it("answers a reader of everything the same by either path: shown", async () => {

@@ -33,7 +33,12 @@ describe("path classification", () => {
 });
 
 describe("compiled scope sets", () => {
-  const policy = new Policy({ scopes: SCOPES, roles: ROLES, ownerRoleUuid: ROLE_UUIDS.owner, iscpMessageTypes: ISCP_MESSAGE_TYPES });
+  const policy = new Policy({
+    scopes: SCOPES,
+    roles: ROLES,
+    ownerRoleUuid: ROLE_UUIDS.owner,
+    iscpMessageTypes: ISCP_MESSAGE_TYPES,
+  });
   it("follows the glob syntax: * one segment, ** any number, trailing slash ignored", () => {
     const users = policy.forScopes(["users:r"]);
     expect(users.test("GET", "/auth/users")).toBe(true);
@@ -53,7 +58,12 @@ describe("compiled scope sets", () => {
   it("gives the owner role everything and unknown roles nothing", () => {
     expect(policy.forRoles([ROLE_UUIDS.owner]).test("DELETE", "/anything")).toBe(true);
     expect(policy.forRoles(["00000000-0000-4000-8000-000000000000"]).test("GET", "/auth/users")).toBe(false);
-    expect([...policy.forRoles([ROLE_UUIDS.edge]).iscpMessages].sort()).toEqual(["downstream", "downstream_call", "upstream", "upstream_call"]);
+    expect([...policy.forRoles([ROLE_UUIDS.edge]).iscpMessages].sort()).toEqual([
+      "downstream",
+      "downstream_call",
+      "upstream",
+      "upstream_call",
+    ]);
   });
 });
 
@@ -71,10 +81,22 @@ describe("org index over restart and user deletion; iSCP questions", () => {
     const uma = await makeUser(peer, admin, "uma");
     const vic = await makeUser(peer, admin, "vic", [READ_ONLY]);
     const group = (await json(admin("/auth/groups", { method: "POST", json: { name: "persist" } }), 201)).uuid;
-    const sub = (await json(admin(`/auth/groups/${group}/groups`, { method: "POST", json: { name: "persist-sub" } }), 201)).uuid;
-    const project = (await json(admin(`/auth/groups/${sub}/projects`, { method: "POST", json: { name: "kept" } }), 201)).uuid;
-    await json(admin(`/auth/groups/${group}/members`, { method: "POST", json: { user_uuid: uma.uuid, role_uuids: [MEMBER] } }), 200);
-    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: vic.uuid, role_uuids: [READ_ONLY] } }), 200);
+    const sub = (
+      await json(admin(`/auth/groups/${group}/groups`, { method: "POST", json: { name: "persist-sub" } }), 201)
+    ).uuid;
+    const project = (await json(admin(`/auth/groups/${sub}/projects`, { method: "POST", json: { name: "kept" } }), 201))
+      .uuid;
+    await json(
+      admin(`/auth/groups/${group}/members`, { method: "POST", json: { user_uuid: uma.uuid, role_uuids: [MEMBER] } }),
+      200,
+    );
+    await json(
+      admin(`/auth/projects/${project}/members`, {
+        method: "POST",
+        json: { user_uuid: vic.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
     const edge = await makeEdge(vic.call, "vics-edge", "/auth/users/me/edges");
     const stranger = await makeEdge(admin, "stranger");
     const adminToken1 = await adminToken(peer, "again");
@@ -83,7 +105,8 @@ describe("org index over restart and user deletion; iSCP questions", () => {
     peer = await startTestPeer({ dataDir });
     admin = caller(peer, adminToken1);
     const ask = async (subject: string, scopes: string[], method: string, p: string) =>
-      (await json(admin("/auth/authorize/http", { method: "POST", json: { subject, scopes, method, path: p } }), 200)).result;
+      (await json(admin("/auth/authorize/http", { method: "POST", json: { subject, scopes, method, path: p } }), 200))
+        .result;
     expect(await ask(uma.uuid, [], "GET", `/auth/projects/${project}/members`)).toBe(true);
     expect(await ask(uma.uuid, [], "POST", `/v1/projects/${project}/measurements`)).toBe(true);
     expect(await ask(vic.uuid, [], "POST", `/v1/projects/${project}/measurements`)).toBe(false);
@@ -92,15 +115,31 @@ describe("org index over restart and user deletion; iSCP questions", () => {
 
     // The broker's questions.
     const org = peer.svc.org;
-    const principal = (uuid: string, kind: "user" | "edge", scopes: string[]): Principal => ({ kind, uuid, isSuper: false, scopes, via: "bearer" });
+    const principal = (uuid: string, kind: "user" | "edge", scopes: string[]): Principal => ({
+      kind,
+      uuid,
+      isSuper: false,
+      scopes,
+      via: "bearer",
+    });
     const edgeScopes = (await edgeToken(peer, edge)).body.scope.split(" ");
     expect(org.canUseProject(principal(uma.uuid, "user", []), project)).toBe(true);
     expect(org.canUseProject(principal(edge.uuid, "edge", edgeScopes), project)).toBe(true);
     expect(org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), project)).toBe(false);
     expect(org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), ZERO)).toBe(true);
-    expect(org.canUseProject({ kind: "user", uuid: "00000000-0000-4000-8000-00000000000a", isSuper: true }, project)).toBe(true);
-    expect([...org.iscpMessages(principal(edge.uuid, "edge", edgeScopes), project)].sort()).toEqual(["downstream", "downstream_call", "upstream", "upstream_call"]);
-    expect([...org.iscpMessages(principal(vic.uuid, "user", []), project)].sort()).toEqual(["downstream", "downstream_call"]);
+    expect(
+      org.canUseProject({ kind: "user", uuid: "00000000-0000-4000-8000-00000000000a", isSuper: true }, project),
+    ).toBe(true);
+    expect([...org.iscpMessages(principal(edge.uuid, "edge", edgeScopes), project)].sort()).toEqual([
+      "downstream",
+      "downstream_call",
+      "upstream",
+      "upstream_call",
+    ]);
+    expect([...org.iscpMessages(principal(vic.uuid, "user", []), project)].sort()).toEqual([
+      "downstream",
+      "downstream_call",
+    ]);
     expect(org.iscpMessages(principal(stranger.uuid, "edge", edgeScopes), project).size).toBe(0);
 
     // Deleting vic removes his membership; his edge loses its owner and with it the project.

@@ -33,7 +33,10 @@ export async function makeEdge(call: Call, name: string, path = "/auth/edges"): 
 }
 
 /** client_credentials at the token endpoint with the edge UUID and a secret. */
-export async function edgeToken(peer: TestPeer, edge: { uuid: string; secret: string }): Promise<{ status: number; body: any }> {
+export async function edgeToken(
+  peer: TestPeer,
+  edge: { uuid: string; secret: string },
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${peer.url}/api/auth/oauth2/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },

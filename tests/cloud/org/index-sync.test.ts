@@ -9,8 +9,13 @@ import { adminToken, caller, json, makeUser, MEMBER, READ_ONLY, type Call, type 
 function snapshot(ix: OrgIndex) {
   const sortObj = <V>(entries: Array<[string, V]>) => Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
   const members = (m: Map<string, Map<string, { roles: readonly string[]; owner: boolean }>>) =>
-    sortObj([...m].filter(([, v]) => v.size > 0).map(([k, v]) => [k, sortObj([...v].map(([u, e]) => [u, { roles: [...e.roles], owner: e.owner }]))]));
-  const sets = (m: Map<string, Set<string>>) => sortObj([...m].filter(([, v]) => v.size > 0).map(([k, v]) => [k, [...v].sort()]));
+    sortObj(
+      [...m]
+        .filter(([, v]) => v.size > 0)
+        .map(([k, v]) => [k, sortObj([...v].map(([u, e]) => [u, { roles: [...e.roles], owner: e.owner }]))]),
+    );
+  const sets = (m: Map<string, Set<string>>) =>
+    sortObj([...m].filter(([, v]) => v.size > 0).map(([k, v]) => [k, [...v].sort()]));
   return {
     groups: sortObj([...ix.groups].map(([k, v]) => [k, v.parent])),
     projects: sortObj([...ix.projects].map(([k, v]) => [k, v.group])),
@@ -39,29 +44,56 @@ describe("org index and database", () => {
   it("agree after a random run of writes", async () => {
     let seed = 7;
     const pick = <T>(xs: T[]): T => xs[((seed = (seed * 16807) % 2147483647), seed % xs.length)]!;
-    const groups: string[] = [(await json(admin("/auth/groups", { method: "POST", json: { name: "sync-root" } }), 201)).uuid];
+    const groups: string[] = [
+      (await json(admin("/auth/groups", { method: "POST", json: { name: "sync-root" } }), 201)).uuid,
+    ];
     const projects: string[] = [];
     const edges: Array<{ uuid: string; name: string }> = [];
     let n = 0;
     const ops: Array<() => unknown> = [
-      async () => groups.push((await admin(`/auth/groups/${pick(groups)}/groups`, { method: "POST", json: { name: `g${n++}` } })).body.uuid ?? groups[0]),
+      async () =>
+        groups.push(
+          (await admin(`/auth/groups/${pick(groups)}/groups`, { method: "POST", json: { name: `g${n++}` } })).body
+            .uuid ?? groups[0],
+        ),
       async () => {
         const r = await admin(`/auth/groups/${pick(groups)}/projects`, { method: "POST", json: { name: `p${n++}` } });
         if (r.status === 201) projects.push(r.body.uuid);
       },
-      () => admin(`/auth/groups/${pick(groups)}/members`, { method: "POST", json: { user_uuid: pick(users).uuid, role_uuids: [pick([MEMBER, READ_ONLY])] } }),
-      () => projects.length && admin(`/auth/projects/${pick(projects)}/members`, { method: "POST", json: { user_uuid: pick(users).uuid, role_uuids: [MEMBER] } }),
-      () => projects.length && admin(`/auth/projects/${pick(projects)}/members/${pick(users).uuid}`, { method: "PATCH", json: { role_uuids: [READ_ONLY] } }),
+      () =>
+        admin(`/auth/groups/${pick(groups)}/members`, {
+          method: "POST",
+          json: { user_uuid: pick(users).uuid, role_uuids: [pick([MEMBER, READ_ONLY])] },
+        }),
+      () =>
+        projects.length &&
+        admin(`/auth/projects/${pick(projects)}/members`, {
+          method: "POST",
+          json: { user_uuid: pick(users).uuid, role_uuids: [MEMBER] },
+        }),
+      () =>
+        projects.length &&
+        admin(`/auth/projects/${pick(projects)}/members/${pick(users).uuid}`, {
+          method: "PATCH",
+          json: { role_uuids: [READ_ONLY] },
+        }),
       () => admin(`/auth/groups/${pick(groups)}/members/${pick(users).uuid}/owner`, { method: "PUT" }),
       () => admin(`/auth/groups/${pick(groups)}/members/${pick(users).uuid}/owner`, { method: "DELETE" }),
       () => admin(`/auth/groups/${pick(groups)}/members/${pick(users).uuid}`, { method: "DELETE" }),
-      () => projects.length && admin(`/auth/projects/${pick(projects)}/members/${pick(users).uuid}`, { method: "DELETE" }),
+      () =>
+        projects.length && admin(`/auth/projects/${pick(projects)}/members/${pick(users).uuid}`, { method: "DELETE" }),
       async () => {
         const r = await admin(`/auth/users/${pick(users).uuid}/edges`, { method: "POST", json: { name: `e${n++}` } });
         edges.push({ uuid: r.body.uuid, name: r.body.name });
       },
-      () => edges.length && projects.length && admin(`/auth/projects/${pick(projects)}/edges`, { method: "POST", json: { edge_name: pick(edges).name } }),
-      () => edges.length && projects.length && admin(`/auth/projects/${pick(projects)}/edges/${pick(edges).uuid}`, { method: "DELETE" }),
+      () =>
+        edges.length &&
+        projects.length &&
+        admin(`/auth/projects/${pick(projects)}/edges`, { method: "POST", json: { edge_name: pick(edges).name } }),
+      () =>
+        edges.length &&
+        projects.length &&
+        admin(`/auth/projects/${pick(projects)}/edges/${pick(edges).uuid}`, { method: "DELETE" }),
       () => edges.length && admin(`/auth/edges/${pick(edges).uuid}/owner`, { method: "DELETE" }),
       () => edges.length && admin(`/auth/edges/${pick(edges).uuid}`, { method: "DELETE" }),
       () => projects.length && admin(`/auth/projects/${pick(projects)}`, { method: "DELETE" }),

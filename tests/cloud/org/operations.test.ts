@@ -85,14 +85,37 @@ describe("organisation operations in the OpenAPI document", () => {
     const { adminToken, caller } = await import("./helpers.js");
     const admin = caller(peer, await adminToken(peer));
     const group = (await admin("/auth/groups", { method: "POST", json: { name: "fuzz" } })).body.uuid;
-    const project = (await admin(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "fuzz" } })).body.uuid;
-    const ids: Record<string, string> = { group_uuid: group, project_uuid: project, edge_uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", user_uuid: "0f8fad5b-d9cb-469f-a165-70867728950e" };
-    const bodies: unknown[] = [null, [], 42, "text", { name: 1, role_uuids: "x", user_uuid: {}, scopes: [1], path: 5, method: "get" }, { name: "n".repeat(70000) }, { role_uuids: Array(500).fill("r") }];
+    const project = (await admin(`/auth/groups/${group}/projects`, { method: "POST", json: { name: "fuzz" } })).body
+      .uuid;
+    const ids: Record<string, string> = {
+      group_uuid: group,
+      project_uuid: project,
+      edge_uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+      user_uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+    };
+    const bodies: unknown[] = [
+      null,
+      [],
+      42,
+      "text",
+      { name: 1, role_uuids: "x", user_uuid: {}, scopes: [1], path: 5, method: "get" },
+      { name: "n".repeat(70000) },
+      { role_uuids: Array(500).fill("r") },
+    ];
     for (const [, method, path] of OPS) {
-      for (const p of [path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k]!), path.replace(/\{(\w+)\}/g, "%00not-a-uuid")]) {
+      for (const p of [
+        path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k]!),
+        path.replace(/\{(\w+)\}/g, "%00not-a-uuid"),
+      ]) {
         for (const body of method === "GET" || method === "DELETE" ? [undefined] : bodies) {
-          const r = await admin(p + "?page=0&per_page=abc&sort=%00&is_owner=maybe&since_created_at=x&uuid[]=1", { method, json: body });
-          expect(r.status, `${method} ${p} ${JSON.stringify(body)?.slice(0, 40)} -> ${JSON.stringify(r.body)}`).toBeLessThan(500);
+          const r = await admin(p + "?page=0&per_page=abc&sort=%00&is_owner=maybe&since_created_at=x&uuid[]=1", {
+            method,
+            json: body,
+          });
+          expect(
+            r.status,
+            `${method} ${p} ${JSON.stringify(body)?.slice(0, 40)} -> ${JSON.stringify(r.body)}`,
+          ).toBeLessThan(500);
         }
       }
     }

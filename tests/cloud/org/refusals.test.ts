@@ -17,7 +17,9 @@ describe("refusals with exact bodies", () => {
     ids.U = (await makeUser(peer, admin, "rita")).uuid;
     ids.G = (await json(admin("/auth/groups", { method: "POST", json: { name: "ref-g" } }), 201)).uuid;
     await json(admin("/auth/groups", { method: "POST", json: { name: "ref-taken" } }), 201);
-    ids.P = (await json(admin(`/auth/groups/${ids.G}/projects`, { method: "POST", json: { name: "ref-p" } }), 201)).uuid;
+    ids.P = (
+      await json(admin(`/auth/groups/${ids.G}/projects`, { method: "POST", json: { name: "ref-p" } }), 201)
+    ).uuid;
     await json(admin(`/auth/groups/${ids.G}/projects`, { method: "POST", json: { name: "ref-taken" } }), 201);
     ids.E = (await makeEdge(admin, "ref-e")).uuid;
   });
@@ -26,8 +28,32 @@ describe("refusals with exact bodies", () => {
   });
 
   const rows: Array<[string, string, unknown, { status: number; body: unknown }]> = [
-    ["PATCH", "/auth/groups/{G}", { name: "ref-taken" }, { status: 409, body: { type: "conflict", title: "a group with this name already exists here", properties: { name: "already exists" } } }],
-    ["PATCH", "/auth/projects/{P}", { name: "ref-taken" }, { status: 409, body: { type: "conflict", title: "a project with this name already exists here", properties: { name: "already exists" } } }],
+    [
+      "PATCH",
+      "/auth/groups/{G}",
+      { name: "ref-taken" },
+      {
+        status: 409,
+        body: {
+          type: "conflict",
+          title: "a group with this name already exists here",
+          properties: { name: "already exists" },
+        },
+      },
+    ],
+    [
+      "PATCH",
+      "/auth/projects/{P}",
+      { name: "ref-taken" },
+      {
+        status: 409,
+        body: {
+          type: "conflict",
+          title: "a project with this name already exists here",
+          properties: { name: "already exists" },
+        },
+      },
+    ],
     ["PATCH", "/auth/groups/{X}", { name: "n" }, nf("group not found")],
     ["DELETE", "/auth/groups/{X}", undefined, nf("group not found")],
     ["GET", "/auth/groups/{X}/groups", undefined, nf("group not found")],
@@ -72,11 +98,14 @@ describe("refusals with exact bodies", () => {
   it("stores edge client secrets only as SHA-256 digests", async () => {
     const e = await json(admin("/auth/edges", { method: "POST", json: { name: "ref-hashed" } }), 201);
     const extra = await json(admin(`/auth/edges/${e.uuid}/secrets`, { method: "POST", json: { name: "extra" } }), 201);
-    const rows = await peer.svc.db.all<Record<string, unknown>>("SELECT * FROM edge_secrets WHERE edge_uuid = ?", [e.uuid]);
+    const rows = await peer.svc.db.all<Record<string, unknown>>("SELECT * FROM edge_secrets WHERE edge_uuid = ?", [
+      e.uuid,
+    ]);
     expect(rows).toHaveLength(2);
     const crypto = await import("node:crypto");
     const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
     expect(rows.map((r) => r.digest).sort()).toEqual([sha(e.client_secret), sha(extra.secret)].sort());
-    for (const r of rows) for (const secret of [e.client_secret, extra.secret]) expect(JSON.stringify(r)).not.toContain(secret);
+    for (const r of rows)
+      for (const secret of [e.client_secret, extra.secret]) expect(JSON.stringify(r)).not.toContain(secret);
   });
 });

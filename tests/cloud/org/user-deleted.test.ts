@@ -19,9 +19,24 @@ describe("a deleted user", () => {
     const ida = await makeUser(peer, admin, "ida");
     const ned = await makeUser(peer, admin, "ned");
     const group = await json(admin("/auth/groups", { method: "POST", json: { name: "deleted-user-group" } }), 201);
-    const project = await json(admin(`/auth/groups/${group.uuid}/projects`, { method: "POST", json: { name: "deleted-user-project" } }), 201);
-    await json(admin(`/auth/groups/${group.uuid}/members`, { method: "POST", json: { user_uuid: ida.uuid, role_uuids: [READ_ONLY] } }), 200);
-    await json(admin(`/auth/projects/${project.uuid}/members`, { method: "POST", json: { user_uuid: ida.uuid, role_uuids: [READ_ONLY] } }), 200);
+    const project = await json(
+      admin(`/auth/groups/${group.uuid}/projects`, { method: "POST", json: { name: "deleted-user-project" } }),
+      201,
+    );
+    await json(
+      admin(`/auth/groups/${group.uuid}/members`, {
+        method: "POST",
+        json: { user_uuid: ida.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
+    await json(
+      admin(`/auth/projects/${project.uuid}/members`, {
+        method: "POST",
+        json: { user_uuid: ida.uuid, role_uuids: [READ_ONLY] },
+      }),
+      200,
+    );
     const edge = await makeEdge(admin, "ida-edge");
     await json(admin(`/auth/edges/${edge.uuid}/owner`, { method: "POST", json: { user_uuid: ida.uuid } }), 200);
     const taken = await admin(`/auth/edges/${edge.uuid}/owner`, { method: "POST", json: { user_uuid: ned.uuid } });
@@ -31,6 +46,8 @@ describe("a deleted user", () => {
 
     expect((await admin(`/auth/groups/${group.uuid}/members/${ida.uuid}`)).status).toBe(404);
     expect((await admin(`/auth/projects/${project.uuid}/members/${ida.uuid}`)).status).toBe(404);
-    expect(await json(admin(`/auth/edges/${edge.uuid}/owner`, { method: "POST", json: { user_uuid: ned.uuid } }), 200)).toEqual({ user_uuid: ned.uuid });
+    expect(
+      await json(admin(`/auth/edges/${edge.uuid}/owner`, { method: "POST", json: { user_uuid: ned.uuid } }), 200),
+    ).toEqual({ user_uuid: ned.uuid });
   });
 });

@@ -73,7 +73,9 @@ describe("cloud-peer backup / restore", () => {
     expect(fs.existsSync(path.join(target, "cloud.db-wal"))).toBe(false);
     expect(fs.statSync(path.join(target, "cloud.db")).mode & 0o777).toBe(0o600);
     for (const f of ["cert.pem", "key.pem"])
-      expect(fs.readFileSync(path.join(target, "quic", f), "utf8")).toBe(fs.readFileSync(path.join(peer.dataDir, "quic", f), "utf8"));
+      expect(fs.readFileSync(path.join(target, "quic", f), "utf8")).toBe(
+        fs.readFileSync(path.join(peer.dataDir, "quic", f), "utf8"),
+      );
 
     const restored = await startTestPeer({ dataDir: target });
     try {

@@ -86,7 +86,9 @@ describe("Db checkpoints", () => {
     // would seldom see the WAL complete.
     const writers = [0, 1].map(async (w) => {
       for (let i = 0; writing; i++) {
-        await db.transaction((tx) => tx.run("INSERT OR REPLACE INTO blobs (id, b) VALUES (?, ?)", [(i * 2 + w) % 64, blob]));
+        await db.transaction((tx) =>
+          tx.run("INSERT OR REPLACE INTO blobs (id, b) VALUES (?, ?)", [(i * 2 + w) % 64, blob]),
+        );
         written++;
         perWriter[w]!++;
       }
@@ -97,7 +99,8 @@ describe("Db checkpoints", () => {
         const at = written;
         await db.checkpoint();
         const deadline = Date.now() + 10_000;
-        while ((generation() === before || written <= at + 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        while ((generation() === before || written <= at + 1) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10));
         expect(generation(), `round ${round}`).not.toBe(before);
       }
       // Every id written at least once (32 per writer) before the writers stop: fast rounds can finish first.

@@ -43,7 +43,10 @@ describe("SQLite commits", () => {
   });
 
   it("CLOUD_DURABILITY=process-crash gives synchronous = NORMAL", async () => {
-    const config = loadConfig({ listen: "127.0.0.1:0", dataDir: dir, logLevel: "silent", adminPassword: "Admin-password-1" }, { CLOUD_DURABILITY: "process-crash" });
+    const config = loadConfig(
+      { listen: "127.0.0.1:0", dataDir: dir, logLevel: "silent", adminPassword: "Admin-password-1" },
+      { CLOUD_DURABILITY: "process-crash" },
+    );
     expect(config.durability).toBe("process-crash");
     const peer = await startTestPeer({ dataDir: dir, config: { durability: "process-crash" } });
     try {
@@ -54,13 +57,29 @@ describe("SQLite commits", () => {
   });
 
   it("refuses an unknown value with one clear line at start, and logs the one in force", async () => {
-    expect(() => loadConfig({}, { CLOUD_DURABILITY: "fast" })).toThrow('invalid CLOUD_DURABILITY "fast": expected power-loss or process-crash');
-    const env = { ...process.env, CLOUD_LISTEN: "127.0.0.1:0", CLOUD_DATA: dir, CLOUD_LOG_LEVEL: "info", CLOUD_ADMIN_PASSWORD: "Admin-password-1" };
-    const bad = await promisify(execFile)(process.execPath, [BIN], { env: { ...env, CLOUD_DURABILITY: "none" }, timeout: 60_000 }).catch((e: { code: number; stderr: string }) => e);
+    expect(() => loadConfig({}, { CLOUD_DURABILITY: "fast" })).toThrow(
+      'invalid CLOUD_DURABILITY "fast": expected power-loss or process-crash',
+    );
+    const env = {
+      ...process.env,
+      CLOUD_LISTEN: "127.0.0.1:0",
+      CLOUD_DATA: dir,
+      CLOUD_LOG_LEVEL: "info",
+      CLOUD_ADMIN_PASSWORD: "Admin-password-1",
+    };
+    const bad = await promisify(execFile)(process.execPath, [BIN], {
+      env: { ...env, CLOUD_DURABILITY: "none" },
+      timeout: 60_000,
+    }).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(2);
-    expect((bad as { stderr: string }).stderr.trim()).toBe('cloud-peer: invalid CLOUD_DURABILITY "none": expected power-loss or process-crash');
+    expect((bad as { stderr: string }).stderr.trim()).toBe(
+      'cloud-peer: invalid CLOUD_DURABILITY "none": expected power-loss or process-crash',
+    );
 
-    const child = spawn(process.execPath, [BIN], { env: { ...env, CLOUD_DURABILITY: "process-crash" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [BIN], {
+      env: { ...env, CLOUD_DURABILITY: "process-crash" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     try {
       let out = "";
       const line = await new Promise<Record<string, unknown>>((resolve, reject) => {

@@ -53,8 +53,15 @@ async function counterPoints(url: string, token: string, project: string): Promi
   return out.sort();
 }
 
-async function form(url: string, body: Record<string, string>): Promise<{ status: number; body: { access_token?: string } }> {
-  const r = await fetch(`${url}/api/auth/oauth2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) });
+async function form(
+  url: string,
+  body: Record<string, string>,
+): Promise<{ status: number; body: { access_token?: string } }> {
+  const r = await fetch(`${url}/api/auth/oauth2/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(body),
+  });
   return { status: r.status, body: (await r.json()) as { access_token?: string } };
 }
 
@@ -87,9 +94,13 @@ describe("cloud-peer migrate-store on a live demo", () => {
     const demoUrl = /cloud peer\s+(http\S+)\/api/.exec(out)![1]!;
     const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
     const password = fs.readFileSync(path.join(dir, "admin-password"), "utf8").trim();
-    const { projectUuid, edgeUuid, edgeSecret } = JSON.parse(fs.readFileSync(path.join(dir, "demo.json"), "utf8")) as Record<string, string>;
+    const { projectUuid, edgeUuid, edgeSecret } = JSON.parse(
+      fs.readFileSync(path.join(dir, "demo.json"), "utf8"),
+    ) as Record<string, string>;
     // A few hundred points stored (the sample connector sends 100 a second).
-    await expect.poll(async () => (await counterPoints(demoUrl, token, projectUuid)).length, { timeout: 60_000, interval: 500 }).toBeGreaterThanOrEqual(300);
+    await expect
+      .poll(async () => (await counterPoints(demoUrl, token, projectUuid)).length, { timeout: 60_000, interval: 500 })
+      .toBeGreaterThanOrEqual(300);
     expect(await stop(demo)).toBe(0);
 
     // What the SQLite store holds once everything stopped, read through a cloud peer on it.
@@ -113,24 +124,48 @@ describe("cloud-peer migrate-store on a live demo", () => {
     // The admin signs in with the demo's password; the edge's secret gets a token.
     const admin = await form(onPg.url, { grant_type: "password", username: "admin", password });
     expect(admin.status, JSON.stringify(admin.body)).toBe(200);
-    const edge = await form(onPg.url, { grant_type: "client_credentials", client_id: edgeUuid!, client_secret: edgeSecret! });
+    const edge = await form(onPg.url, {
+      grant_type: "client_credentials",
+      client_id: edgeUuid!,
+      client_secret: edgeSecret!,
+    });
     expect(edge.status, JSON.stringify(edge.body)).toBe(200);
-    const me = await fetch(`${onPg.url}/api/auth/users/me`, { headers: { Authorization: `Bearer ${admin.body.access_token}` } });
+    const me = await fetch(`${onPg.url}/api/auth/users/me`, {
+      headers: { Authorization: `Bearer ${admin.body.access_token}` },
+    });
     expect(me.status).toBe(200);
 
     // The demo's agent started again (its configuration kept in its data directory), pointed at the new peer.
     const agentData = path.join(dir, "agent");
     const socket = path.join(agentData, "agent.sock");
-    const agent = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", agentData, "--allow-dir", path.dirname(process.execPath), "--log-level", "warn"], {
-      cwd: ROOT,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    const agent = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, "bin/edge-agent.mjs"),
+        "--socket",
+        socket,
+        "--data",
+        agentData,
+        "--allow-dir",
+        path.dirname(process.execPath),
+        "--log-level",
+        "warn",
+      ],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
     children.push(agent);
     const api = new ApiClient(socket);
-    await expect.poll(async () => (await api.get("/version").catch(() => undefined))?.status, { timeout: 60_000, interval: 200 }).toBe(200);
+    await expect
+      .poll(async () => (await api.get("/version").catch(() => undefined))?.status, { timeout: 60_000, interval: 200 })
+      .toBe(200);
     const conn = await api.request("PATCH", "/connection", { server_url: onPg.url });
     expect(conn.status, JSON.stringify(conn.body)).toBe(200);
-    await expect.poll(async () => (await counterPoints(onPg.url, token, projectUuid)).length, { timeout: 60_000, interval: 500 }).toBeGreaterThan(before.length + 100);
+    await expect
+      .poll(async () => (await counterPoints(onPg.url, token, projectUuid)).length, { timeout: 60_000, interval: 500 })
+      .toBeGreaterThan(before.length + 100);
     // Nothing that was moved is lost or changed by the new stream.
     const after = new Set(await counterPoints(onPg.url, token, projectUuid));
     expect(before.filter((p) => !after.has(p))).toEqual([]);

@@ -9,7 +9,18 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INLINE_MAX } from "../../../cloud/measurements/storage/payload-files.js";
 import { startTestPeer } from "../harness.js";
-import { adminToken, caller, chunksMessage, createMeasurement, ndjson, P, randomPoints, uploadProto, uuid, type Call } from "../measurements/helpers.js";
+import {
+  adminToken,
+  caller,
+  chunksMessage,
+  createMeasurement,
+  ndjson,
+  P,
+  randomPoints,
+  uploadProto,
+  uuid,
+  type Call,
+} from "../measurements/helpers.js";
 import { startPostgres, type PgServer } from "../../support/postgres.js";
 
 const run = promisify(execFile);
@@ -18,7 +29,9 @@ const BIN = path.resolve("bin/cloud-peer.mjs");
 async function readBack(call: Call, measUuid: string): Promise<string[]> {
   const r = await call(`${P}/data?name=${measUuid}`);
   expect(r.status).toBe(200);
-  return ndjson(r.body as string).map((l) => `${l.data_id} ${l.data.d}`).sort();
+  return ndjson(r.body as string)
+    .map((l) => `${l.data_id} ${l.data.d}`)
+    .sort();
 }
 
 describe("cloud-peer migrate-store", () => {
@@ -40,8 +53,13 @@ describe("cloud-peer migrate-store", () => {
     const call = caller(sqlite, token);
     const m = await createMeasurement(call, { name: "moved" });
     const small = randomPoints(6, ["1/a"], 1);
-    const big = randomPoints(3, ["2/b"], 2).map((p, i) => ({ ...p, payload: Buffer.alloc(INLINE_MAX + 10 + i, i + 1) }));
-    expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [small.slice(0, 3), small.slice(3)]))).status).toBe(200);
+    const big = randomPoints(3, ["2/b"], 2).map((p, i) => ({
+      ...p,
+      payload: Buffer.alloc(INLINE_MAX + 10 + i, i + 1),
+    }));
+    expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [small.slice(0, 3), small.slice(3)]))).status).toBe(
+      200,
+    );
     expect((await uploadProto(call, chunksMessage(m.uuid, uuid(), [big]))).status).toBe(200);
     expect(fs.readdirSync(path.join(dir, "chunks"))).toHaveLength(1);
     const before = await readBack(call, m.uuid);
@@ -69,7 +87,9 @@ describe("cloud-peer migrate-store", () => {
       fs.rmSync(pgDir, { recursive: true, force: true });
     }
 
-    const again = await run(process.execPath, [BIN, "migrate-store", "--from", `sqlite:${dir}`, "--to", url]).catch((e: { code: number; stderr: string }) => e);
+    const again = await run(process.execPath, [BIN, "migrate-store", "--from", `sqlite:${dir}`, "--to", url]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining("the target database is not empty") });
   });
 });

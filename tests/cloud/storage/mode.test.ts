@@ -18,6 +18,7 @@ it("creates cloud.db and its WAL files with mode 0600 in a world-readable direct
   peer = await startTestPeer({ dataDir: dir });
   for (const f of ["cloud.db", "cloud.db-wal", "cloud.db-shm"]) {
     const p = path.join(dir, f);
-    if (f === "cloud.db" || fs.existsSync(p)) expect([f, (fs.statSync(p).mode & 0o777).toString(8)]).toEqual([f, "600"]);
+    if (f === "cloud.db" || fs.existsSync(p))
+      expect([f, (fs.statSync(p).mode & 0o777).toString(8)]).toEqual([f, "600"]);
   }
 });

@@ -52,7 +52,11 @@ function load(api: ReturnType<typeof apiAt>, auth: string) {
   const statuses: number[] = [];
   let running = true;
   const create = () =>
-    api("/v1/measurements", { method: "POST", headers: { authorization: `Bearer ${auth}` }, json: { basetime: "2026-01-01T00:00:00Z", basetime_type: "manual", edge_uuid: EDGE } });
+    api("/v1/measurements", {
+      method: "POST",
+      headers: { authorization: `Bearer ${auth}` },
+      json: { basetime: "2026-01-01T00:00:00Z", basetime_type: "manual", edge_uuid: EDGE },
+    });
   const workers = Array.from({ length: 8 }, async () => {
     while (running) {
       const r = await create().catch(() => undefined);
@@ -84,36 +88,48 @@ async function expectAnswersWhileAway(create: () => Promise<Response>) {
   expect(text).toMatch(/^cloud_database_up 0$/m);
 }
 
-it.runIf(postgresInstalled())("survives a cut proxy and a PostgreSQL stopped with -m immediate, answering 503 meanwhile", async () => {
-  const api = apiAt(peer!.url);
-  const auth = await token(api);
-  const exited = () => peer!.child.exitCode !== null || peer!.child.signalCode !== null;
+it.runIf(postgresInstalled())(
+  "survives a cut proxy and a PostgreSQL stopped with -m immediate, answering 503 meanwhile",
+  async () => {
+    const api = apiAt(peer!.url);
+    const auth = await token(api);
+    const exited = () => peer!.child.exitCode !== null || peer!.child.signalCode !== null;
 
-  let w = load(api, auth);
-  await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
-  // The proxy cuts every connection and takes no new one to the server.
-  proxy!.setBackends([1]);
-  proxy!.cut();
-  await new Promise((r) => setTimeout(r, 1500));
-  expect(exited(), log).toBe(false);
-  await expectAnswersWhileAway(w.create);
-  await w.stop();
-  expect(w.statuses.filter((s) => s >= 500 && s !== 503), log).toEqual([]);
-  proxy!.setBackends([pg!.port]);
-  await expect.poll(async () => (await w.create()).status, { timeout: 30_000, interval: 500 }).toBe(201);
+    let w = load(api, auth);
+    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
+    // The proxy cuts every connection and takes no new one to the server.
+    proxy!.setBackends([1]);
+    proxy!.cut();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(exited(), log).toBe(false);
+    await expectAnswersWhileAway(w.create);
+    await w.stop();
+    expect(
+      w.statuses.filter((s) => s >= 500 && s !== 503),
+      log,
+    ).toEqual([]);
+    proxy!.setBackends([pg!.port]);
+    await expect.poll(async () => (await w.create()).status, { timeout: 30_000, interval: 500 }).toBe(201);
 
-  w = load(api, auth);
-  await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
-  // SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl stop -m immediate): every backend ends at once.
-  const postmaster = Number(fs.readFileSync(path.join(pg!.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
-  process.kill(postmaster, "SIGQUIT");
-  await expect.poll(() => fs.existsSync(path.join(pg!.dir, "data", "postmaster.pid")), { timeout: 30_000 }).toBe(false);
-  await new Promise((r) => setTimeout(r, 1500));
-  expect(exited(), log).toBe(false);
-  await expectAnswersWhileAway(w.create);
-  await w.stop();
-  expect(w.statuses.filter((s) => s >= 500 && s !== 503), log).toEqual([]);
-  pg!.resume();
-  await expect.poll(async () => (await w.create()).status, { timeout: 30_000, interval: 500 }).toBe(201);
-  expect(exited(), log).toBe(false);
-}, 150_000);
+    w = load(api, auth);
+    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
+    // SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl stop -m immediate): every backend ends at once.
+    const postmaster = Number(fs.readFileSync(path.join(pg!.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    process.kill(postmaster, "SIGQUIT");
+    await expect
+      .poll(() => fs.existsSync(path.join(pg!.dir, "data", "postmaster.pid")), { timeout: 30_000 })
+      .toBe(false);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(exited(), log).toBe(false);
+    await expectAnswersWhileAway(w.create);
+    await w.stop();
+    expect(
+      w.statuses.filter((s) => s >= 500 && s !== 503),
+      log,
+    ).toEqual([]);
+    pg!.resume();
+    await expect.poll(async () => (await w.create()).status, { timeout: 30_000, interval: 500 }).toBe(201);
+    expect(exited(), log).toBe(false);
+  },
+  150_000,
+);

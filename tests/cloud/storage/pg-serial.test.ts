@@ -24,7 +24,11 @@ it("runs a transaction's concurrent statements in order, without pg's deprecatio
     });
     expect(inserted.map((r) => r.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     // A failing statement among them still fails the transaction, and nothing of it stays.
-    await expect(db.transaction((tx) => allStatements([tx.run("INSERT INTO t (n) VALUES (?)", [100]), tx.run("INSERT INTO t (n) VALUES (?)", [1])]))).rejects.toThrow();
+    await expect(
+      db.transaction((tx) =>
+        allStatements([tx.run("INSERT INTO t (n) VALUES (?)", [100]), tx.run("INSERT INTO t (n) VALUES (?)", [1])]),
+      ),
+    ).rejects.toThrow();
     expect(await db.get("SELECT COUNT(*) AS c FROM t WHERE n = 100")).toEqual({ c: 0 });
     await new Promise((r) => setImmediate(r));
     expect(warnings.filter((w) => /already executing a query/.test(w))).toEqual([]);

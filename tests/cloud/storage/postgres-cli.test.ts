@@ -33,8 +33,12 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, CLOUD_LOG_LEVEL: "warn", CLOUD_DATABASE: "", ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { cwd, env: { ...process.env, CLOUD_LOG_LEVEL: "warn", CLOUD_DATABASE: "", ...env }, timeout: 60_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
 
@@ -92,10 +96,14 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
   it("a first start on PostgreSQL points to reset-password with the same --database, without the URL", async () => {
     const fresh = await pg.createDatabase();
     const { CLOUD_ADMIN_PASSWORD: _, ...env } = process.env;
-    const child = spawn(process.execPath, [BIN, "--listen", "127.0.0.1:0", "--data", path.join(cwd, "first"), "--database", fresh], {
-      env: { ...env, CLOUD_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "--listen", "127.0.0.1:0", "--data", path.join(cwd, "first"), "--database", fresh],
+      {
+        env: { ...env, CLOUD_LOG_LEVEL: "warn" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     try {
       await new Promise<void>((resolve, reject) => {

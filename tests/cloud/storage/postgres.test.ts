@@ -17,16 +17,26 @@ describe("SQLite statements in PostgreSQL's dialect", () => {
     );
   });
   it("turns INSERT OR IGNORE into ON CONFLICT DO NOTHING, before RETURNING", () => {
-    expect(toPostgres("INSERT OR IGNORE INTO t (a) VALUES (?)")).toBe("INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING");
-    expect(toPostgres("INSERT OR IGNORE INTO t (a) VALUES (?), (?) RETURNING a AS n")).toBe("INSERT INTO t (a) VALUES ($1), ($2) ON CONFLICT DO NOTHING RETURNING a AS n");
+    expect(toPostgres("INSERT OR IGNORE INTO t (a) VALUES (?)")).toBe(
+      "INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING",
+    );
+    expect(toPostgres("INSERT OR IGNORE INTO t (a) VALUES (?), (?) RETURNING a AS n")).toBe(
+      "INSERT INTO t (a) VALUES ($1), ($2) ON CONFLICT DO NOTHING RETURNING a AS n",
+    );
   });
   it("turns scalar MAX/MIN into GREATEST/LEAST and leaves the aggregates", () => {
     expect(toPostgres("UPDATE t SET m = MAX(m, ?) WHERE k = ?")).toBe("UPDATE t SET m = GREATEST(m, $1) WHERE k = $2");
-    expect(toPostgres("SELECT MAX(seq) AS m, SUM(MIN(a, COALESCE(b, 0))) FROM t")).toBe("SELECT MAX(seq) AS m, SUM(LEAST(a, COALESCE(b, 0))) FROM t");
+    expect(toPostgres("SELECT MAX(seq) AS m, SUM(MIN(a, COALESCE(b, 0))) FROM t")).toBe(
+      "SELECT MAX(seq) AS m, SUM(LEAST(a, COALESCE(b, 0))) FROM t",
+    );
   });
   it("keeps SQLite's case-insensitive comparisons", () => {
-    expect(toPostgres("SELECT * FROM users WHERE name = ? COLLATE NOCASE")).toBe("SELECT * FROM users WHERE lower(name) = lower($1::text)");
-    expect(toPostgres("SELECT * FROM t WHERE name LIKE ? ESCAPE '\\'")).toBe("SELECT * FROM t WHERE name ILIKE $1 ESCAPE '\\'");
+    expect(toPostgres("SELECT * FROM users WHERE name = ? COLLATE NOCASE")).toBe(
+      "SELECT * FROM users WHERE lower(name) = lower($1::text)",
+    );
+    expect(toPostgres("SELECT * FROM t WHERE name LIKE ? ESCAPE '\\'")).toBe(
+      "SELECT * FROM t WHERE name ILIKE $1 ESCAPE '\\'",
+    );
   });
 });
 
@@ -68,7 +78,12 @@ describe("PgDb on a real PostgreSQL", () => {
       await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 ? a : b)));
       expect(await a.get("SELECT n FROM counter")).toEqual({ n: 20 });
       // A failed transaction leaves nothing behind.
-      await expect(a.transaction(async (tx) => { await tx.run("UPDATE counter SET n = 0"); throw new Error("no"); })).rejects.toThrow("no");
+      await expect(
+        a.transaction(async (tx) => {
+          await tx.run("UPDATE counter SET n = 0");
+          throw new Error("no");
+        }),
+      ).rejects.toThrow("no");
       expect(await b.get("SELECT n FROM counter")).toEqual({ n: 20 });
     } finally {
       await a.close();
@@ -85,15 +100,20 @@ describe("PgDb on a real PostgreSQL", () => {
       const held = new Promise<void>((r) => (release = r));
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
-      const first = a.transaction(async (tx) => {
-        await tx.run("INSERT INTO r (k, n) VALUES (?, ?)", ["m1", 1]);
-        entered();
-        await held;
-      }, { locks: ["meas:1", "meas:2"] });
+      const first = a.transaction(
+        async (tx) => {
+          await tx.run("INSERT INTO r (k, n) VALUES (?, ?)", ["m1", 1]);
+          entered();
+          await held;
+        },
+        { locks: ["meas:1", "meas:2"] },
+      );
       await inside;
       const done: string[] = [];
       const write = (k: string, locks?: string[]) =>
-        b.transaction((tx) => tx.run("INSERT INTO r (k, n) VALUES (?, ?)", [k, 1]), { locks }).then(() => void done.push(k));
+        b
+          .transaction((tx) => tx.run("INSERT INTO r (k, n) VALUES (?, ?)", [k, 1]), { locks })
+          .then(() => void done.push(k));
       const other = write("other", ["meas:3"]);
       const same = write("same", ["meas:2", "meas:4"]);
       const global = write("global");
@@ -103,7 +123,12 @@ describe("PgDb on a real PostgreSQL", () => {
       expect(done).toEqual(["other"]);
       release();
       await Promise.all([first, same, global]);
-      expect((await a.all<{ k: string }>("SELECT k FROM r ORDER BY k")).map((r) => r.k)).toEqual(["global", "m1", "other", "same"]);
+      expect((await a.all<{ k: string }>("SELECT k FROM r ORDER BY k")).map((r) => r.k)).toEqual([
+        "global",
+        "m1",
+        "other",
+        "same",
+      ]);
     } finally {
       await a.close();
       await b.close();
@@ -122,7 +147,10 @@ describe("PgDb on a real PostgreSQL", () => {
       expect(await ready()).toMatchObject({ status: 200, body: { checks: { database: "ok" } } });
       server.halt();
       halted = true;
-      expect(await ready()).toMatchObject({ status: 503, body: { title: expect.stringMatching(/^not ready: database: /) } });
+      expect(await ready()).toMatchObject({
+        status: 503,
+        body: { title: expect.stringMatching(/^not ready: database: /) },
+      });
       server.resume();
       halted = false;
       // The pool drops the connections the restart cut and opens new ones.
@@ -138,18 +166,30 @@ describe("PgDb on a real PostgreSQL", () => {
     const url = await server.createDatabase();
     const dbs = await Promise.all([1, 2, 3].map(() => PgDb.open(url)));
     const migrations: Migration[] = [
-      { version: 1, name: "one", up: "CREATE TABLE m (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE COLLATE NOCASE, p BLOB, t INTEGER)" },
+      {
+        version: 1,
+        name: "one",
+        up: "CREATE TABLE m (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE COLLATE NOCASE, p BLOB, t INTEGER)",
+      },
       { version: 2, name: "two", up: "CREATE TABLE k (a TEXT NOT NULL, PRIMARY KEY (a)) WITHOUT ROWID" },
     ];
     try {
       const applied = await Promise.all(dbs.map((db) => migrate(db, migrations)));
       expect(applied.flat().sort()).toEqual([1, 2]);
       const db = dbs[0]!;
-      expect(await db.all("SELECT version FROM schema_migrations ORDER BY version")).toEqual([{ version: 1 }, { version: 2 }]);
-      const first = await db.get<{ id: number }>("INSERT INTO m (name, t) VALUES (?, ?) RETURNING id", ["Alice", 2 ** 45]);
+      expect(await db.all("SELECT version FROM schema_migrations ORDER BY version")).toEqual([
+        { version: 1 },
+        { version: 2 },
+      ]);
+      const first = await db.get<{ id: number }>("INSERT INTO m (name, t) VALUES (?, ?) RETURNING id", [
+        "Alice",
+        2 ** 45,
+      ]);
       expect(first).toEqual({ id: 1 });
       expect(await db.get("SELECT id, t FROM m WHERE name = ?", ["ALICE"])).toEqual({ id: 1, t: 2 ** 45 });
-      expect(isUniqueViolation(await db.run("INSERT INTO m (name) VALUES (?)", ["alice"]).catch((e: unknown) => e))).toBe(true);
+      expect(
+        isUniqueViolation(await db.run("INSERT INTO m (name) VALUES (?)", ["alice"]).catch((e: unknown) => e)),
+      ).toBe(true);
     } finally {
       for (const db of dbs) await db.close();
     }

@@ -31,7 +31,10 @@ function sql(file: string, statement: string): Promise<void> {
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (e.isFile()) out[path.relative(dir, path.join(e.parentPath, e.name))] = fs.readFileSync(path.join(e.parentPath, e.name)).toString("base64");
+    if (e.isFile())
+      out[path.relative(dir, path.join(e.parentPath, e.name))] = fs
+        .readFileSync(path.join(e.parentPath, e.name))
+        .toString("base64");
   return out;
 }
 
@@ -78,7 +81,15 @@ describe("cloud-peer restore checks the copy first", () => {
       /damaged/,
     ],
     ["empty", (db) => fs.writeFileSync(db, ""), /holds no cloud-peer store/],
-    ["newer", (db) => sql(db, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99999, 'from the future', '2030-01-01T00:00:00Z')"), /newer cloud-peer/],
+    [
+      "newer",
+      (db) =>
+        sql(
+          db,
+          "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99999, 'from the future', '2030-01-01T00:00:00Z')",
+        ),
+      /newer cloud-peer/,
+    ],
   ];
 
   for (const [name, spoil, message] of cases) {

@@ -6,7 +6,15 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { json, makeUser, MEMBER } from "../org/helpers.js";
-import { adminCall, chunksMessage, createMeasurement, expectError, uploadProto, uuid, type Call } from "../measurements/helpers.js";
+import {
+  adminCall,
+  chunksMessage,
+  createMeasurement,
+  expectError,
+  uploadProto,
+  uuid,
+  type Call,
+} from "../measurements/helpers.js";
 
 interface Received {
   path: string;
@@ -31,7 +39,8 @@ async function receiver() {
   return { got, plan, url, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const signed = (secret: string, r: Received) => crypto.createHmac("sha256", secret).update(r.body).digest("base64") === r.headers["x-intdash-signature-256"];
+const signed = (secret: string, r: Received) =>
+  crypto.createHmac("sha256", secret).update(r.body).digest("base64") === r.headers["x-intdash-signature-256"];
 
 describe("webhooks", () => {
   let peer: TestPeer;
@@ -58,7 +67,13 @@ describe("webhooks", () => {
   it("manages hooks: create (secret shown once when generated), list, get, update, disable, enable, delete", async () => {
     const made = await admin(H, { method: "POST", json: { url: rx.url("/a"), measurements_events: true } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    expect(made.body).toMatchObject({ url: rx.url("/a"), measurements_event: true, edges_event: false, enabled: true, is_shared_global: false });
+    expect(made.body).toMatchObject({
+      url: rx.url("/a"),
+      measurements_event: true,
+      edges_event: false,
+      enabled: true,
+      is_shared_global: false,
+    });
     expect(made.body.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const own = await admin(H, { method: "POST", json: { url: rx.url("/b"), secret: "my-secret" } });
     expect(own.body.secret).toBeUndefined();
@@ -68,7 +83,10 @@ describe("webhooks", () => {
     expect(JSON.stringify(list.body)).not.toContain(made.body.secret);
     expect((await admin(`${H}/${own.body.uuid}`)).body).not.toHaveProperty("secret");
 
-    const patched = await admin(`${H}/${own.body.uuid}`, { method: "PATCH", json: { url: rx.url("/c"), edges_event: true } });
+    const patched = await admin(`${H}/${own.body.uuid}`, {
+      method: "PATCH",
+      json: { url: rx.url("/c"), edges_event: true },
+    });
     expect(patched.body).toMatchObject({ url: rx.url("/c"), edges_event: true, measurements_event: false });
     expect((await admin(`${H}/${own.body.uuid}/disable`, { method: "PUT" })).body.enabled).toBe(false);
     expect((await admin(`${H}/${own.body.uuid}/enable`, { method: "PUT" })).body.enabled).toBe(true);
@@ -84,9 +102,18 @@ describe("webhooks", () => {
     const owner = await makeUser(peer, admin, "hook-owner");
     const member = await makeUser(peer, admin, "hook-member");
     const outsider = await makeUser(peer, admin, "hook-outsider");
-    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: owner.uuid, role_uuids: [] } }), 200);
+    await json(
+      admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: owner.uuid, role_uuids: [] } }),
+      200,
+    );
     await json(admin(`/auth/projects/${project}/members/${owner.uuid}/owner`, { method: "PUT" }), 200);
-    await json(admin(`/auth/projects/${project}/members`, { method: "POST", json: { user_uuid: member.uuid, role_uuids: [MEMBER] } }), 200);
+    await json(
+      admin(`/auth/projects/${project}/members`, {
+        method: "POST",
+        json: { user_uuid: member.uuid, role_uuids: [MEMBER] },
+      }),
+      200,
+    );
     const made = await owner.call(H, { method: "POST", json: { url: rx.url("/owner"), measurements_events: true } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect((await owner.call(`${H}/${made.body.uuid}/disable`, { method: "PUT" })).status).toBe(200);
@@ -94,21 +121,49 @@ describe("webhooks", () => {
     expectError(await member.call(H, { method: "POST", json: { url: rx.url("/member") } }), 403, "forbidden");
     expectError(await outsider.call(`${H}/${made.body.uuid}`, { method: "DELETE" }), 403, "forbidden");
     // The owner's rights stop at the project.
-    const other = (await json(admin(`/auth/groups/${(await json(admin("/auth/groups", { method: "POST", json: { name: "WG2" } }), 201)).uuid}/projects`, { method: "POST", json: { name: "WP2" } }), 201)).uuid;
+    const other = (
+      await json(
+        admin(
+          `/auth/groups/${(await json(admin("/auth/groups", { method: "POST", json: { name: "WG2" } }), 201)).uuid}/projects`,
+          { method: "POST", json: { name: "WP2" } },
+        ),
+        201,
+      )
+    ).uuid;
     expectError(await owner.call(`/projects/${other}/hooks`), 403, "forbidden");
     expect((await owner.call(`${H}/${made.body.uuid}`, { method: "DELETE" })).status).toBe(204);
   });
 
   it("sends a signed test delivery and records it", async () => {
-    const hook = (await admin(H, { method: "POST", json: { url: rx.url("/test"), secret: "s3cret", measurements_events: true } })).body;
-    const d = await admin(`${H}/${hook.uuid}/test`, { method: "PUT", json: { resource_type: "measurement", action: "completed" } });
+    const hook = (
+      await admin(H, { method: "POST", json: { url: rx.url("/test"), secret: "s3cret", measurements_events: true } })
+    ).body;
+    const d = await admin(`${H}/${hook.uuid}/test`, {
+      method: "PUT",
+      json: { resource_type: "measurement", action: "completed" },
+    });
     expect(d.status, JSON.stringify(d.body)).toBe(200);
-    expect(d.body).toMatchObject({ hook_uuid: hook.uuid, status: "succeeded", is_test: true, attempts: 1, response: { status: 204 } });
+    expect(d.body).toMatchObject({
+      hook_uuid: hook.uuid,
+      status: "succeeded",
+      is_test: true,
+      attempts: 1,
+      response: { status: 204 },
+    });
     const [r] = rx.got.filter((g) => g.path === "/test");
     expect(signed("s3cret", r!)).toBe(true);
-    expect(JSON.parse(r!.body)).toMatchObject({ delivery_uuid: d.body.uuid, hook_uuid: hook.uuid, resource_type: "measurement", action: "completed", project_uuid: project, is_test: true });
+    expect(JSON.parse(r!.body)).toMatchObject({
+      delivery_uuid: d.body.uuid,
+      hook_uuid: hook.uuid,
+      resource_type: "measurement",
+      action: "completed",
+      project_uuid: project,
+      is_test: true,
+    });
     expect(JSON.parse(r!.body).measurement_uuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await admin(`${H}/${hook.uuid}/hook_deliveries`)).body.items.map((x: { uuid: string }) => x.uuid)).toEqual([d.body.uuid]);
+    expect((await admin(`${H}/${hook.uuid}/hook_deliveries`)).body.items.map((x: { uuid: string }) => x.uuid)).toEqual([
+      d.body.uuid,
+    ]);
     expect((await admin(`/projects/${project}/hook_deliveries/${d.body.uuid}`)).body).toEqual(d.body);
     // Redelivery sends the same body again, as a new delivery.
     const again = await admin(`/projects/${project}/hook_deliveries/${d.body.uuid}/redeliver`, { method: "PUT" });
@@ -118,20 +173,37 @@ describe("webhooks", () => {
   });
 
   it("tells hooks of a measurement's creation, update, end, completion and deletion, not of its data", async () => {
-    const hook = (await admin(H, { method: "POST", json: { url: rx.url("/meas"), secret: "k", measurements_events: true } })).body;
+    const hook = (
+      await admin(H, { method: "POST", json: { url: rx.url("/meas"), secret: "k", measurements_events: true } })
+    ).body;
     const P = `/v1/projects/${project}`;
     const m = (await createMeasurement(admin, {}, `${P}/measurements`)).uuid as string;
     await expect.poll(() => bodies("/meas").map((b) => b.action)).toEqual(["created"]);
     // Deliveries are sent side by side: their order is not promised, so actions are compared as a set.
-    const actions = () => bodies("/meas").map((b) => b.action).sort();
-    expect((await uploadProto(admin, chunksMessage(m, uuid(), [[{ name: "x", type: "float64", elapsed: 1n, payload: new Uint8Array(8) }]]), `${P}/measurements/sequences/chunks`)).status).toBe(200);
+    const actions = () =>
+      bodies("/meas")
+        .map((b) => b.action)
+        .sort();
+    expect(
+      (
+        await uploadProto(
+          admin,
+          chunksMessage(m, uuid(), [[{ name: "x", type: "float64", elapsed: 1n, payload: new Uint8Array(8) }]]),
+          `${P}/measurements/sequences/chunks`,
+        )
+      ).status,
+    ).toBe(200);
     expect((await admin(`${P}/measurements/${m}`, { method: "PUT", json: { name: "renamed" } })).status).toBe(204);
     expect((await admin(`${P}/measurements/${m}/end`, { method: "PUT" })).status).toBe(200);
     expect((await admin(`${P}/measurements/${m}/complete`, { method: "PUT" })).status).toBe(200);
     expect((await admin(`${P}/measurements/${m}`, { method: "DELETE" })).status).toBe(204);
     await expect.poll(actions).toEqual(["completed", "created", "deleted", "ended", "updated"]);
     for (const r of rx.got.filter((g) => g.path === "/meas")) expect(signed("k", r)).toBe(true);
-    expect(bodies("/meas").every((b) => b.measurement_uuid === m && b.resource_type === "measurement" && b.is_test === false)).toBe(true);
+    expect(
+      bodies("/meas").every(
+        (b) => b.measurement_uuid === m && b.resource_type === "measurement" && b.is_test === false,
+      ),
+    ).toBe(true);
     // Disabled: nothing is sent.
     await admin(`${H}/${hook.uuid}/disable`, { method: "PUT" });
     await createMeasurement(admin, {}, `${P}/measurements`);
@@ -141,7 +213,9 @@ describe("webhooks", () => {
   });
 
   it("retries a failing receiver with backoff, and records a delivery that gives up as failed", async () => {
-    const hook = (await admin(H, { method: "POST", json: { url: rx.url("/flaky"), secret: "k", measurements_events: true } })).body;
+    const hook = (
+      await admin(H, { method: "POST", json: { url: rx.url("/flaky"), secret: "k", measurements_events: true } })
+    ).body;
     rx.plan.set("/flaky", [500, 503]);
     await createMeasurement(admin, {}, `/v1/projects/${project}/measurements`);
     const deliveries = async () => (await admin(`${H}/${hook.uuid}/hook_deliveries`)).body.items;
@@ -151,7 +225,11 @@ describe("webhooks", () => {
 
     rx.plan.set("/flaky", [500, 500, 500]);
     await createMeasurement(admin, {}, `/v1/projects/${project}/measurements`);
-    await expect.poll(async () => (await deliveries()).filter((d: { status: string }) => d.status === "failed").length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(async () => (await deliveries()).filter((d: { status: string }) => d.status === "failed").length, {
+        timeout: 10_000,
+      })
+      .toBe(1);
     const failed = (await deliveries()).find((d: { status: string }) => d.status === "failed");
     expect(failed).toMatchObject({ attempts: 3, reason: "the receiver answered 500", response: { status: 500 } });
     expect(failed.finished_at).toBeTruthy();

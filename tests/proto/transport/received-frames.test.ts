@@ -2,7 +2,14 @@
 // real broker whose storage hook reads chunks after the frame's callback and a downstream that reads late.
 import { afterEach, describe, expect, it } from "vitest";
 import { POOLED_MIN } from "../../../proto/wire/buffer-pool.js";
-import { framesReused, holdFrame, keepFrame, markReusable, releaseFrame, takeFrame } from "../../../proto/transport/received-frames.js";
+import {
+  framesReused,
+  holdFrame,
+  keepFrame,
+  markReusable,
+  releaseFrame,
+  takeFrame,
+} from "../../../proto/transport/received-frames.js";
 import { iscp2 } from "../../../proto/wire/message.js";
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { ALL, connected, NODE_U } from "../../support/iscp-raw-peer.js";
@@ -63,7 +70,8 @@ describe("received frames: a broker that reads chunks late", () => {
   const CHUNKS = 40;
   /** Payload i of chunk seq: every byte says which it is. */
   const payload = (seq: number, i: number) => new Uint8Array(SIZE).fill((seq * POINTS + i) % 251);
-  const sameAs = (seq: number, i: number, got: Uint8Array | null | undefined) => got?.length === SIZE && got.every((x) => x === (seq * POINTS + i) % 251);
+  const sameAs = (seq: number, i: number, got: Uint8Array | null | undefined) =>
+    got?.length === SIZE && got.every((x) => x === (seq * POINTS + i) % 251);
 
   it("stores and relays every payload intact while frames are reused", async () => {
     const stored = new Map<number, Uint8Array[]>();
@@ -82,22 +90,44 @@ describe("received frames: a broker that reads chunks late", () => {
     });
     // A downstream that does not read while the upstream sends: its queue keeps views of the frames.
     const reader = await connected(b, { nodeId: "reader" });
-    reader.send({ downstreamOpenRequest: { requestId: 2, desiredStreamIdAlias: 1, downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }], qos: iscp2.QoS.RELIABLE } });
+    reader.send({
+      downstreamOpenRequest: {
+        requestId: 2,
+        desiredStreamIdAlias: 1,
+        downstreamFilters: [{ sourceNodeId: NODE_U, dataFilters: ALL }],
+        qos: iscp2.QoS.RELIABLE,
+      },
+    });
     const opened = (await reader.next("downstreamOpenResponse")).downstreamOpenResponse!;
     reader.ws.pause();
 
     const up = await connected(b);
-    up.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s", ackInterval: 10, qos: iscp2.QoS.RELIABLE, dataIds: [{ name: "big", type: "bytes" }] } });
+    up.send({
+      upstreamOpenRequest: {
+        requestId: 2,
+        sessionId: "s",
+        ackInterval: 10,
+        qos: iscp2.QoS.RELIABLE,
+        dataIds: [{ name: "big", type: "bytes" }],
+      },
+    });
     await up.next("upstreamOpenResponse");
     const reused = framesReused();
     for (let seq = 1; seq <= CHUNKS; seq++) {
       const dataPoints = Array.from({ length: POINTS }, (_, i) => ({ elapsedTime: seq, payload: payload(seq, i) }));
-      up.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataIdAlias: 1, dataPoints }] } } });
+      up.send({
+        upstreamChunk: {
+          streamIdAlias: 1,
+          streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataIdAlias: 1, dataPoints }] },
+        },
+      });
       if (seq % 8 === 0) await waitFor(() => stored.size >= seq - 4, 10_000, "stored chunks");
     }
     await waitFor(() => stored.size === CHUNKS, 10_000, "every chunk stored");
 
-    for (let seq = 1; seq <= CHUNKS; seq++) for (let i = 0; i < POINTS; i++) expect(sameAs(seq, i, stored.get(seq)![i]), `stored chunk ${seq} point ${i}`).toBe(true);
+    for (let seq = 1; seq <= CHUNKS; seq++)
+      for (let i = 0; i < POINTS; i++)
+        expect(sameAs(seq, i, stored.get(seq)![i]), `stored chunk ${seq} point ${i}`).toBe(true);
 
     reader.ws.resume();
     const relayed = new Map<number, Uint8Array[]>();
@@ -106,14 +136,19 @@ describe("received frames: a broker that reads chunks late", () => {
         for (const m of reader.msgs.splice(0)) {
           const c = m.downstreamChunk;
           if (!c?.streamChunk) continue;
-          relayed.set(Number(c.streamChunk.sequenceNumber), c.streamChunk.dataPointGroups!.flatMap((g) => g.dataPoints!.map((p) => p.payload!)));
+          relayed.set(
+            Number(c.streamChunk.sequenceNumber),
+            c.streamChunk.dataPointGroups!.flatMap((g) => g.dataPoints!.map((p) => p.payload!)),
+          );
         }
         return relayed.size === CHUNKS;
       },
       20_000,
       "every chunk relayed",
     );
-    for (let seq = 1; seq <= CHUNKS; seq++) for (let i = 0; i < POINTS; i++) expect(sameAs(seq, i, relayed.get(seq)![i]), `relayed chunk ${seq} point ${i}`).toBe(true);
+    for (let seq = 1; seq <= CHUNKS; seq++)
+      for (let i = 0; i < POINTS; i++)
+        expect(sameAs(seq, i, relayed.get(seq)![i]), `relayed chunk ${seq} point ${i}`).toBe(true);
     // Relayed frames stay with the queue; before the downstream opened nothing was relayed, so nothing was
     // reused here. Close the downstream and send more: now frames do go back.
     reader.send({ downstreamCloseRequest: { requestId: 4, streamId: opened.assignedStreamId } });
@@ -121,10 +156,17 @@ describe("received frames: a broker that reads chunks late", () => {
     expect(b.broker.hub.downstreams.size).toBe(0);
     for (let seq = CHUNKS + 1; seq <= CHUNKS + 16; seq++) {
       const dataPoints = Array.from({ length: POINTS }, (_, i) => ({ elapsedTime: seq, payload: payload(seq, i) }));
-      up.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataIdAlias: 1, dataPoints }] } } });
+      up.send({
+        upstreamChunk: {
+          streamIdAlias: 1,
+          streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataIdAlias: 1, dataPoints }] },
+        },
+      });
     }
     await waitFor(() => stored.size === CHUNKS + 16, 10_000, "later chunks stored");
-    for (let seq = CHUNKS + 1; seq <= CHUNKS + 16; seq++) for (let i = 0; i < POINTS; i++) expect(sameAs(seq, i, stored.get(seq)![i]), `stored chunk ${seq} point ${i}`).toBe(true);
+    for (let seq = CHUNKS + 1; seq <= CHUNKS + 16; seq++)
+      for (let i = 0; i < POINTS; i++)
+        expect(sameAs(seq, i, stored.get(seq)![i]), `stored chunk ${seq} point ${i}`).toBe(true);
     // ws's own assembly (its internals moved) would reuse nothing.
     expect(framesReused()).toBeGreaterThan(reused);
     up.ws.close();

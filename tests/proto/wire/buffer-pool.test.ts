@@ -5,7 +5,9 @@ import { BufferPool, POOLED_MIN, sizeClass } from "../../../proto/wire/buffer-po
 
 describe("BufferPool", () => {
   it("sizes blocks in quarter steps between powers of two", () => {
-    expect([65536, 65537, 81920, 81921, 1048576, 1048577, 1100000].map(sizeClass)).toEqual([65536, 81920, 81920, 98304, 1048576, 1310720, 1310720]);
+    expect([65536, 65537, 81920, 81921, 1048576, 1048577, 1100000].map(sizeClass)).toEqual([
+      65536, 81920, 81920, 98304, 1048576, 1310720, 1310720,
+    ]);
   });
 
   it("hands a block out again only after it came back, and takes back only its own blocks, once", () => {

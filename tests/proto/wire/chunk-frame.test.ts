@@ -30,7 +30,10 @@ function objectPathFrame(v: ChunkView, streamIdAlias: number, sequenceNumber: nu
       ask.push({ name: g.dataId.name, type: g.dataId.type });
     }
   }
-  return encodeMessage({ upstreamChunk: { streamIdAlias, streamChunk: { sequenceNumber, dataPointGroups: groups }, dataIds: ask } }, "proto");
+  return encodeMessage(
+    { upstreamChunk: { streamIdAlias, streamChunk: { sequenceNumber, dataPointGroups: groups }, dataIds: ask } },
+    "proto",
+  );
 }
 
 /** Deterministic PRNG (mulberry32), so a failure can be replayed. */
@@ -53,16 +56,60 @@ function plain(v: unknown): unknown {
   return v;
 }
 
-const EDGES = [0, -0, 1, -1, 63, -64, 64, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, -(2 ** 31) - 1, -(2 ** 31), -(2 ** 31) + 1, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, -(2 ** 32),
-  2 ** 49 - 1, 2 ** 49, 2 ** 52 + 1, -(2 ** 52) - 1, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, -(2 ** 53), 2 ** 56, -(2 ** 55), 1.9, -1.9, -(2 ** 31) - 0.5, 1.7000000001234568e18];
-const NAMES = [["a", "float64"], ["b/c", "bytes"], ["名前/ü", "string"], ["", ""], ["x".repeat(300), "t"], ["dup", "t1"], ["dup", "t2"]] as const;
+const EDGES = [
+  0,
+  -0,
+  1,
+  -1,
+  63,
+  -64,
+  64,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 31 + 1,
+  -(2 ** 31) - 1,
+  -(2 ** 31),
+  -(2 ** 31) + 1,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 32 + 1,
+  -(2 ** 32),
+  2 ** 49 - 1,
+  2 ** 49,
+  2 ** 52 + 1,
+  -(2 ** 52) - 1,
+  2 ** 53 - 1,
+  -(2 ** 53 - 1),
+  2 ** 53,
+  -(2 ** 53),
+  2 ** 56,
+  -(2 ** 55),
+  1.9,
+  -1.9,
+  -(2 ** 31) - 0.5,
+  1.7000000001234568e18,
+];
+const NAMES = [
+  ["a", "float64"],
+  ["b/c", "bytes"],
+  ["名前/ü", "string"],
+  ["", ""],
+  ["x".repeat(300), "t"],
+  ["dup", "t1"],
+  ["dup", "t2"],
+] as const;
 
 function randomChunk(r: () => number, n: number): DataPoint[] {
   const ids = NAMES.slice(0, 1 + Math.floor(r() * NAMES.length));
   return Array.from({ length: n }, () => {
     const [name, type] = ids[Math.floor(r() * ids.length)]!;
     const pick = r();
-    const elapsedNs = pick < 0.4 ? EDGES[Math.floor(r() * EDGES.length)]! : pick < 0.7 ? Math.floor((r() - 0.5) * 2 ** 40) : Math.floor(r() * 3.6e12);
+    const elapsedNs =
+      pick < 0.4
+        ? EDGES[Math.floor(r() * EDGES.length)]!
+        : pick < 0.7
+          ? Math.floor((r() - 0.5) * 2 ** 40)
+          : Math.floor(r() * 3.6e12);
     const size = r() < 0.1 ? 0 : r() < 0.01 ? 70_000 : Math.floor(r() * 80);
     const payload = Buffer.alloc(size, Math.floor(r() * 256));
     for (let i = 0; i < Math.min(size, 80); i++) payload[i] = Math.floor(r() * 256);
@@ -76,7 +123,8 @@ describe("encodeUpstreamChunkMessage", () => {
     for (let round = 0; round < 300; round++) {
       const c = chunkView(encodeChunk(randomChunk(r, 1 + Math.floor(r() * 200))));
       const aliases = new Map<string, number>();
-      for (const { dataId: id } of c.groups) if (r() < 0.5) aliases.set(`${id.type}\0${id.name}`, 1 + Math.floor(r() * 2 ** 20));
+      for (const { dataId: id } of c.groups)
+        if (r() < 0.5) aliases.set(`${id.type}\0${id.name}`, 1 + Math.floor(r() * 2 ** 20));
       const aliasOf: AliasOf = (name, type) => aliases.get(`${type}\0${name}`);
       const streamIdAlias = Math.floor(r() * 2 ** 32);
       const seq = Math.floor(r() * 2 ** 32);
@@ -92,25 +140,51 @@ describe("encodeUpstreamChunkMessage", () => {
   it("writes every elapsed time within ±2^53 exactly as sint64, and out-of-range ones as protobufjs's Long does", () => {
     const odd = [NaN, Infinity, -Infinity, 1e19, -1e19, 2 ** 63, -(2 ** 63), 2 ** 62 + 2 ** 40, -(2 ** 62) - 2 ** 12];
     const all = [...EDGES, ...odd];
-    const c = chunkView(encodeChunk(all.map((elapsedNs, i) => ({ name: "t", type: "int", payload: Buffer.from([i]), elapsedNs, srcId: "" }))));
+    const c = chunkView(
+      encodeChunk(
+        all.map((elapsedNs, i) => ({ name: "t", type: "int", payload: Buffer.from([i]), elapsedNs, srcId: "" })),
+      ),
+    );
     const { frame } = encodeUpstreamChunkMessage(c, { streamIdAlias: 1, sequenceNumber: 1, aliasOf: () => undefined });
     expect(Buffer.from(frame).equals(Buffer.from(objectPathFrame(c, 1, 1, () => undefined)))).toBe(true);
-    const got = decodeMessage(frame, "proto").upstreamChunk!.streamChunk!.dataPointGroups![0]!.dataPoints!.map((p) => toBigInt(p.elapsedTime));
+    const got = decodeMessage(frame, "proto").upstreamChunk!.streamChunk!.dataPointGroups![0]!.dataPoints!.map((p) =>
+      toBigInt(p.elapsedTime),
+    );
     expect(got.slice(0, EDGES.length)).toEqual(EDGES.map((v) => BigInt(Math.trunc(v))));
-    expect(got.slice(EDGES.length)).toEqual([0n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 62n + 2n ** 40n, -(2n ** 62n) - 2n ** 12n]);
+    expect(got.slice(EDGES.length)).toEqual([
+      0n,
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 62n + 2n ** 40n,
+      -(2n ** 62n) - 2n ** 12n,
+    ]);
   });
 
   it("sends 64 KiB payloads, empty payloads and a chunk of one data id with thousands of points", () => {
     const big = Buffer.alloc(65536, 7);
-    const pts: DataPoint[] = [{ name: "big", type: "bytes", payload: big, elapsedNs: 5, srcId: "" }, { name: "e", type: "bytes", payload: Buffer.alloc(0), elapsedNs: -5, srcId: "" }];
-    for (let i = 0; i < 4096; i++) pts.push({ name: "s", type: "float64", payload: Buffer.alloc(16, i), elapsedNs: i * 1e6, srcId: "" });
+    const pts: DataPoint[] = [
+      { name: "big", type: "bytes", payload: big, elapsedNs: 5, srcId: "" },
+      { name: "e", type: "bytes", payload: Buffer.alloc(0), elapsedNs: -5, srcId: "" },
+    ];
+    for (let i = 0; i < 4096; i++)
+      pts.push({ name: "s", type: "float64", payload: Buffer.alloc(16, i), elapsedNs: i * 1e6, srcId: "" });
     const c = chunkView(encodeChunk(pts));
     const aliasOf: AliasOf = (name) => (name === "s" ? 3 : undefined);
     const { frame, askIds } = encodeUpstreamChunkMessage(c, { streamIdAlias: 9, sequenceNumber: 77, aliasOf });
     expect(Buffer.from(frame).equals(Buffer.from(objectPathFrame(c, 9, 77, aliasOf)))).toBe(true);
     expect(askIds.map((id) => id.name)).toEqual(["big", "e"]);
     const m = decodeMessage(frame, "proto").upstreamChunk!;
-    expect(m.streamChunk!.dataPointGroups!.map((g) => [g.dataId?.name ?? g.dataIdAlias, g.dataPoints!.length])).toEqual([["big", 1], ["e", 1], [3, 4096]]);
+    expect(m.streamChunk!.dataPointGroups!.map((g) => [g.dataId?.name ?? g.dataIdAlias, g.dataPoints!.length])).toEqual(
+      [
+        ["big", 1],
+        ["e", 1],
+        [3, 4096],
+      ],
+    );
     expect(Buffer.from(m.streamChunk!.dataPointGroups![0]!.dataPoints![0]!.payload!).equals(big)).toBe(true);
   });
 });
@@ -130,9 +204,15 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
   });
 
   /** A client whose outgoing frames are recorded. */
-  async function client(nodeId: string, encoding: "proto" | "json" = "proto", sent: Uint8Array[] = []): Promise<IscpClient> {
+  async function client(
+    nodeId: string,
+    encoding: "proto" | "json" = "proto",
+    sent: Uint8Array[] = [],
+  ): Promise<IscpClient> {
     const c = await IscpClient.connect({
-      token: TOKEN, nodeId, reconnectBaseMs: 20,
+      token: TOKEN,
+      nodeId,
+      reconnectBaseMs: 20,
       transport: async (): Promise<MessageTransport> => {
         const t = await connectWebSocket({ url: b.url, encoding });
         const send = t.send.bind(t);
@@ -156,9 +236,29 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
   }
 
   const stored = (tag: string, n: number) =>
-    chunkView(encodeChunk(Array.from({ length: n }, (_, i) => ({ name: `${tag}/${i % 2}`, type: "bytes", payload: Buffer.from(`${tag}${i}`), elapsedNs: (i - 1) * 2 ** 33, srcId: "" }))));
-  const relayed = (got: ReceivedChunk[]) => got.map((c) => [c.sequenceNumber, c.groups.map((g) => [g.dataId.name, g.dataPoints.map((p) => [p.elapsedTime, Buffer.from(p.payload).toString()])])]);
-  const expected = (seq: number, c: ChunkView) => [seq, chunkGroups(decodeChunk(c.buffer)).map((g) => [g.dataId.name, g.points.map((p) => [BigInt(p.elapsedNs), p.payload.toString()])])];
+    chunkView(
+      encodeChunk(
+        Array.from({ length: n }, (_, i) => ({
+          name: `${tag}/${i % 2}`,
+          type: "bytes",
+          payload: Buffer.from(`${tag}${i}`),
+          elapsedNs: (i - 1) * 2 ** 33,
+          srcId: "",
+        })),
+      ),
+    );
+  const relayed = (got: ReceivedChunk[]) =>
+    got.map((c) => [
+      c.sequenceNumber,
+      c.groups.map((g) => [g.dataId.name, g.dataPoints.map((p) => [p.elapsedTime, Buffer.from(p.payload).toString()])]),
+    ]);
+  const expected = (seq: number, c: ChunkView) => [
+    seq,
+    chunkGroups(decodeChunk(c.buffer)).map((g) => [
+      g.dataId.name,
+      g.points.map((p) => [BigInt(p.elapsedNs), p.payload.toString()]),
+    ]),
+  ];
 
   for (const encoding of ["proto", "json"] as const) {
     it(`relays stored chunks, by alias once acked (enc=${encoding})`, async () => {
@@ -167,7 +267,9 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
       const u = await client(NODE_U, encoding, sent);
       const us = await u.openUpstream({ sessionId: "s", qos: QoS.PARTIAL, ackIntervalMs: 0 });
       const acks: number[] = [];
-      us.onAck((rs) => acks.push(...rs.filter((r) => r.resultCode === ResultCode.SUCCEEDED).map((r) => r.sequenceNumber)));
+      us.onAck((rs) =>
+        acks.push(...rs.filter((r) => r.resultCode === ResultCode.SUCCEEDED).map((r) => r.sequenceNumber)),
+      );
       const c1 = stored("a", 3);
       const c2 = stored("a", 4);
       expect(us.writeStoredChunk(5, c1)).toBe(true);
@@ -179,8 +281,13 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
       expect(relayed(got)).toEqual([expected(5, c1), expected(9, c2)]);
       expect(us.totalDataPoints).toBe(7n);
       expect(us.lastSequenceNumber).toBe(9);
-      const chunks = sent.map((f) => decodeMessage(f, encoding).upstreamChunk).filter((m) => m !== undefined && m !== null);
-      expect(chunks.map((m) => m.streamChunk!.dataPointGroups!.map((g) => g.dataIdAlias || g.dataId!.name))).toEqual([["a/0", "a/1"], [1, 2]]);
+      const chunks = sent
+        .map((f) => decodeMessage(f, encoding).upstreamChunk)
+        .filter((m) => m !== undefined && m !== null);
+      expect(chunks.map((m) => m.streamChunk!.dataPointGroups!.map((g) => g.dataIdAlias || g.dataId!.name))).toEqual([
+        ["a/0", "a/1"],
+        [1, 2],
+      ]);
       expect(chunks.map((m) => (m.dataIds ?? []).length)).toEqual([2, 0]);
     });
   }
@@ -191,12 +298,24 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
     const us = await u.openUpstream({ sessionId: "s", qos: QoS.PARTIAL, ackIntervalMs: 0 });
     // 32 chunks of 3 x 100 KiB, each byte telling its chunk and point: pooled frames (> 64 KiB) reused too early would mix them.
     const big = (k: number) =>
-      chunkView(encodeChunk(Array.from({ length: 3 }, (_, i) => ({ name: "big", type: "bytes", payload: Buffer.alloc(100 * 1024, k * 3 + i), elapsedNs: k * 10 + i, srcId: "" }))));
+      chunkView(
+        encodeChunk(
+          Array.from({ length: 3 }, (_, i) => ({
+            name: "big",
+            type: "bytes",
+            payload: Buffer.alloc(100 * 1024, k * 3 + i),
+            elapsedNs: k * 10 + i,
+            srcId: "",
+          })),
+        ),
+      );
     const chunks = Array.from({ length: 32 }, (_, k) => big(k));
     chunks.forEach((c, k) => expect(us.writeStoredChunk(k + 1, c)).toBe(true));
     expect(await us.waitAcked()).toBe(true);
     await waitFor(() => got.length === 32, 10_000, "relayed chunks");
-    const firstByte = got.map((c) => c.groups.flatMap((g) => g.dataPoints.map((p) => [p.payload[0], p.payload.every((x) => x === p.payload[0])])));
+    const firstByte = got.map((c) =>
+      c.groups.flatMap((g) => g.dataPoints.map((p) => [p.payload[0], p.payload.every((x) => x === p.payload[0])])),
+    );
     expect(firstByte).toEqual(chunks.map((_, k) => [0, 1, 2].map((i) => [(k * 3 + i) & 0xff, true])));
   });
 
@@ -221,7 +340,9 @@ describe("ClientUpstream.writeStoredChunk through a broker", () => {
     await waitFor(() => got.length === 2, 5000, "chunk 2");
     await new Promise((r) => setTimeout(r, 200));
     expect(relayed(got)).toEqual(want);
-    const chunks = sent.map((f) => decodeMessage(f, "proto").upstreamChunk).filter((m) => m !== undefined && m !== null);
+    const chunks = sent
+      .map((f) => decodeMessage(f, "proto").upstreamChunk)
+      .filter((m) => m !== undefined && m !== null);
     expect(chunks.filter((m) => m.streamChunk!.sequenceNumber === 1).length).toBe(2);
     expect(chunks.at(-1)!.streamIdAlias).toBe(us.alias);
   }, 20_000);

@@ -9,12 +9,33 @@ import pbDescriptor from "../../../proto/gen/pb-descriptor.js";
 import iscpDescriptor from "../../../proto/gen/iscp-descriptor.js";
 import { loadRoot, messageFromJson, messageToJson } from "../../../proto/wire/json.js";
 import { toBigInt, toLong } from "../../../proto/wire/long.js";
-import { decodeNegotiation, encodeNegotiation, lengthPrefixed, LengthPrefixedReader } from "../../../proto/transport/message-transport.js";
+import {
+  decodeNegotiation,
+  encodeNegotiation,
+  lengthPrefixed,
+  LengthPrefixedReader,
+} from "../../../proto/transport/message-transport.js";
 import { decodeMessage, encodeMessage, MalformedMessageError } from "../../../proto/wire/message.js";
 
 const require = createRequire(import.meta.url);
-type PtField = { no: number; name: string; kind: string; oneof?: string; repeat?: number; T: unknown; K?: number; V?: { kind: string; T: unknown } };
-type PtType = { typeName: string; fields: PtField[]; fromBinary(b: Uint8Array): object; toBinary(m: object): Uint8Array; fromJsonString(s: string): object; toJson(m: object): unknown };
+type PtField = {
+  no: number;
+  name: string;
+  kind: string;
+  oneof?: string;
+  repeat?: number;
+  T: unknown;
+  K?: number;
+  V?: { kind: string; T: unknown };
+};
+type PtType = {
+  typeName: string;
+  fields: PtField[];
+  fromBinary(b: Uint8Array): object;
+  toBinary(m: object): Uint8Array;
+  fromJsonString(s: string): object;
+  toJson(m: object): unknown;
+};
 const theirs = require("@aptpod/iscp-ts/lib/encoding/codegen/message").Message as PtType;
 
 const root = loadRoot(iscpDescriptor);
@@ -51,13 +72,22 @@ function fill(type: protobuf.Type, variant: number, depth = 0): Record<string, u
       if (rt instanceof protobuf.Type) return depth > 6 ? {} : fill(rt, variant + 1, depth + 1);
       if (rt instanceof protobuf.Enum) return Math.max(...Object.values(rt.values));
       switch (f.type) {
-        case "string": return `v_${f.name}`;
-        case "bool": return true;
-        case "bytes": return new Uint8Array([0x6f, 0x9b, 0x3c, 0x1e, 0x8a, 0x20, 0x4c, 0x3d, 0x9e, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77]);
-        case "uint32": return 4_000_000_000;
-        case "sint64": return Long.fromString("-1700000000000000001");
-        case "uint64": return Long.fromString("18000000000000000000", true);
-        default: return 7;
+        case "string":
+          return `v_${f.name}`;
+        case "bool":
+          return true;
+        case "bytes":
+          return new Uint8Array([
+            0x6f, 0x9b, 0x3c, 0x1e, 0x8a, 0x20, 0x4c, 0x3d, 0x9e, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+          ]);
+        case "uint32":
+          return 4_000_000_000;
+        case "sint64":
+          return Long.fromString("-1700000000000000001");
+        case "uint64":
+          return Long.fromString("18000000000000000000", true);
+        default:
+          return 7;
       }
     };
     if (f.map) out[f.name] = { 3: one(), 4000000000: one() };
@@ -75,8 +105,18 @@ describe("iSCP v2 codec", () => {
     expect(types.size).toBe(80);
     for (const [name, t] of types) {
       const ours = root.lookupType(name);
-      const mine = ours.fieldsArray.map((f) => `${f.id}:${snake(f.name)}:${f.partOf ? snake(f.partOf.name) : ""}:${f.map ? "map" : f.repeated ? "rep" : ""}`).sort();
-      const their = t.fields.map((f) => `${f.no}:${f.name}:${f.oneof ? snake(f.oneof) : ""}:${f.kind === "map" ? "map" : f.repeat ? "rep" : ""}`).sort();
+      const mine = ours.fieldsArray
+        .map(
+          (f) =>
+            `${f.id}:${snake(f.name)}:${f.partOf ? snake(f.partOf.name) : ""}:${f.map ? "map" : f.repeated ? "rep" : ""}`,
+        )
+        .sort();
+      const their = t.fields
+        .map(
+          (f) =>
+            `${f.no}:${f.name}:${f.oneof ? snake(f.oneof) : ""}:${f.kind === "map" ? "map" : f.repeat ? "rep" : ""}`,
+        )
+        .sort();
       expect(mine, name).toEqual(their);
     }
     expect(kinds).toHaveLength(29);
@@ -97,22 +137,49 @@ describe("iSCP v2 codec", () => {
         const back = decodeMessage(theirs.toBinary(theirMsg), "proto");
         expect(JSON.parse(Buffer.from(encodeMessage(back, "json")).toString())).toEqual(ourJson);
         // our JSON decoder gives the same as our binary decoder
-        expect(decodeMessage(encodeMessage(msg, "json"), "json")).toEqual(decodeMessage(encodeMessage(msg, "proto"), "proto"));
+        expect(decodeMessage(encodeMessage(msg, "json"), "json")).toEqual(
+          decodeMessage(encodeMessage(msg, "proto"), "proto"),
+        );
       }
     });
   }
 
   it("writes canonical JSON: defaults omitted, int64 as strings, enums by name, oneof alias 0 kept", () => {
-    const json = Buffer.from(encodeMessage({
-      upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: 0, dataPointGroups: [{ dataIdAlias: 0, dataPoints: [{ elapsedTime: Long.fromNumber(-5), payload: new Uint8Array([1, 2]) }] }] } },
-    }, "json")).toString();
-    expect(JSON.parse(json)).toEqual({ upstreamChunk: { streamIdAlias: 1, streamChunk: { dataPointGroups: [{ dataIdAlias: 0, dataPoints: [{ elapsedTime: "-5", payload: "AQI=" }] }] } } });
-    const resp = JSON.parse(Buffer.from(encodeMessage({ connectResponse: { requestId: 0, resultCode: 66, resultString: "no" } }, "json")).toString());
+    const json = Buffer.from(
+      encodeMessage(
+        {
+          upstreamChunk: {
+            streamIdAlias: 1,
+            streamChunk: {
+              sequenceNumber: 0,
+              dataPointGroups: [
+                { dataIdAlias: 0, dataPoints: [{ elapsedTime: Long.fromNumber(-5), payload: new Uint8Array([1, 2]) }] },
+              ],
+            },
+          },
+        },
+        "json",
+      ),
+    ).toString();
+    expect(JSON.parse(json)).toEqual({
+      upstreamChunk: {
+        streamIdAlias: 1,
+        streamChunk: { dataPointGroups: [{ dataIdAlias: 0, dataPoints: [{ elapsedTime: "-5", payload: "AQI=" }] }] },
+      },
+    });
+    const resp = JSON.parse(
+      Buffer.from(
+        encodeMessage({ connectResponse: { requestId: 0, resultCode: 66, resultString: "no" } }, "json"),
+      ).toString(),
+    );
     expect(resp).toEqual({ connectResponse: { resultCode: "AUTH_FAILED", resultString: "no" } });
   });
 
   it("accepts snake_case names and numeric enums on input", () => {
-    const m = decodeMessage(Buffer.from(JSON.stringify({ connect_response: { request_id: 4, result_code: 66, protocol_version: "2.0.0" } })), "json");
+    const m = decodeMessage(
+      Buffer.from(JSON.stringify({ connect_response: { request_id: 4, result_code: 66, protocol_version: "2.0.0" } })),
+      "json",
+    );
     expect(m.connectResponse).toMatchObject({ requestId: 4, resultCode: 66, protocolVersion: "2.0.0" });
   });
 
@@ -131,17 +198,41 @@ describe("pb data messages", () => {
   const pbRoot = loadRoot(pbDescriptor);
   it("round-trips StoreDataChunks (sint64 elapsed time) in binary and JSON", () => {
     const msg = {
-      measUuid: "6f9b3c1e-8a20-4c3d-9e11-223344556677", sequenceUuid: "0f9b3c1e-8a20-4c3d-9e11-223344556677",
-      chunks: [{ sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: Long.fromNumber(-42), payload: new Uint8Array([9]) }] }] }],
+      measUuid: "6f9b3c1e-8a20-4c3d-9e11-223344556677",
+      sequenceUuid: "0f9b3c1e-8a20-4c3d-9e11-223344556677",
+      chunks: [
+        {
+          sequenceNumber: 1,
+          dataPointGroups: [
+            {
+              dataId: { name: "n", type: "t" },
+              dataPoints: [{ elapsedTime: Long.fromNumber(-42), payload: new Uint8Array([9]) }],
+            },
+          ],
+        },
+      ],
     };
     const bin = pb.StoreDataChunks.encode(msg).finish();
     const back = pb.StoreDataChunks.decode(bin);
-    expect(Long.fromValue(back.chunks[0]!.dataPointGroups![0]!.dataPoints![0]!.elapsedTime as Long).toNumber()).toBe(-42);
+    expect(Long.fromValue(back.chunks[0]!.dataPointGroups![0]!.dataPoints![0]!.elapsedTime as Long).toNumber()).toBe(
+      -42,
+    );
     // sint64 is zigzag: -42 encodes as 83
     expect([...bin]).toContain(83);
     const type = pbRoot.lookupType("pb.StoreDataChunks");
     const json = messageToJson(type, back as unknown as Record<string, unknown>);
-    expect(json).toEqual({ measUuid: msg.measUuid, sequenceUuid: msg.sequenceUuid, chunks: [{ sequenceNumber: 1, dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: "-42", payload: "CQ==" }] }] }] });
+    expect(json).toEqual({
+      measUuid: msg.measUuid,
+      sequenceUuid: msg.sequenceUuid,
+      chunks: [
+        {
+          sequenceNumber: 1,
+          dataPointGroups: [
+            { dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: "-42", payload: "CQ==" }] },
+          ],
+        },
+      ],
+    });
     expect(pb.StoreDataChunks.encode(messageFromJson(type, json)).finish()).toEqual(bin);
   });
 
@@ -171,7 +262,18 @@ describe("pb data messages", () => {
 
 describe("int64 helpers", () => {
   it("convert bigint <-> Long exactly across the whole range", () => {
-    for (const v of [0n, 1n, -1n, 2n ** 31n, -(2n ** 31n), 2n ** 32n + 5n, -(2n ** 40n) - 7n, 2n ** 63n - 1n, -(2n ** 63n), 1_700_000_000_000_000_001n]) {
+    for (const v of [
+      0n,
+      1n,
+      -1n,
+      2n ** 31n,
+      -(2n ** 31n),
+      2n ** 32n + 5n,
+      -(2n ** 40n) - 7n,
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      1_700_000_000_000_000_001n,
+    ]) {
       const l = toLong(v);
       expect([l.toString(), toBigInt(l)]).toEqual([v.toString(), v]);
     }
@@ -200,7 +302,12 @@ describe("QUIC framing", () => {
   });
 
   it("reassembles large messages from QUIC-sized chunks and odd splits, refusing an oversized one at its header", () => {
-    const frames = [new Uint8Array(1 << 20).map((_, i) => i * 31), new Uint8Array([9]), new Uint8Array(5000).map((_, i) => i), new Uint8Array(0)];
+    const frames = [
+      new Uint8Array(1 << 20).map((_, i) => i * 31),
+      new Uint8Array([9]),
+      new Uint8Array(5000).map((_, i) => i),
+      new Uint8Array(0),
+    ];
     const all = Buffer.concat(frames.map(lengthPrefixed));
     for (const sizes of [[4096], [1, 2, 3, 4096, 7], [all.length]]) {
       const r = new LengthPrefixedReader(2 << 20);
@@ -213,6 +320,8 @@ describe("QUIC framing", () => {
       expect(out.map((f, i) => Buffer.from(f).equals(frames[i]!))).toEqual([true, true, true, true]);
     }
     // Only the 4-byte header of a too-large message is needed to refuse it.
-    expect(() => new LengthPrefixedReader(100).push(lengthPrefixed(new Uint8Array(101)).subarray(0, 4))).toThrow(/101 bytes exceeds 100/);
+    expect(() => new LengthPrefixedReader(100).push(lengthPrefixed(new Uint8Array(101)).subarray(0, 4))).toThrow(
+      /101 bytes exceeds 100/,
+    );
   });
 });

@@ -5,7 +5,24 @@ import { describe, expect, it } from "vitest";
 import { len64, putVarint, putVarint64, readVarint64, rv, varintSize } from "../../../proto/wire/varint.js";
 import { retagEntries } from "../../../proto/wire/pb-bits.js";
 
-const values = [0, 1, 127, 128, 300, 16_383, 16_384, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 1_700_000_000_123, 2 ** 49 + 7, 2 ** 53 - 1];
+const values = [
+  0,
+  1,
+  127,
+  128,
+  300,
+  16_383,
+  16_384,
+  2 ** 21,
+  2 ** 28 - 1,
+  2 ** 28,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 32,
+  1_700_000_000_123,
+  2 ** 49 + 7,
+  2 ** 53 - 1,
+];
 
 const theirs = (n: number): Uint8Array => protobuf.Writer.create().uint64(Long.fromNumber(n, true)).finish();
 
@@ -20,10 +37,18 @@ describe("varints", () => {
   });
 
   it("writes and reads 64-bit halves as protobufjs does, to the full 10 bytes", () => {
-    for (const [lo, hi] of [[0, 0], [0xffffffff, 0], [0, 1], [0x12345678, 0x9abcdef], [0xffffffff, 0xffffffff]] as const) {
+    for (const [lo, hi] of [
+      [0, 0],
+      [0xffffffff, 0],
+      [0, 1],
+      [0x12345678, 0x9abcdef],
+      [0xffffffff, 0xffffffff],
+    ] as const) {
       const out = new Uint8Array(10);
       const end = putVarint64(out, 0, lo, hi);
-      const want = protobuf.Writer.create().uint64(new Long(lo | 0, hi | 0, true)).finish();
+      const want = protobuf.Writer.create()
+        .uint64(new Long(lo | 0, hi | 0, true))
+        .finish();
       expect([...out.subarray(0, end)]).toEqual([...want]);
       expect(len64(lo, hi)).toBe(end);
       readVarint64(out, 0, end);

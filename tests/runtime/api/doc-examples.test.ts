@@ -11,7 +11,8 @@ function examples(markdown: string): { method: string; path: string; body: unkno
   const out: { method: string; path: string; body: unknown }[] = [];
   for (const block of blocks) {
     const parts = block.split(/^(GET|POST|PATCH|DELETE) \/api\/v1(\S+)\n/m).slice(1);
-    for (let i = 0; i < parts.length; i += 3) out.push({ method: parts[i]!, path: parts[i + 1]!, body: JSON.parse(parts[i + 2]!) });
+    for (let i = 0; i < parts.length; i += 3)
+      out.push({ method: parts[i]!, path: parts[i + 1]!, body: JSON.parse(parts[i + 2]!) });
   }
   return out;
 }
@@ -19,7 +20,10 @@ function examples(markdown: string): { method: string; path: string; body: unkno
 let t: TestAgent;
 beforeAll(async () => {
   // As the examples' agent: its socket in /var/run/edge-agent (so its IPC folder there) and --allow-dir /opt/can-connector.
-  t = await startTestAgent({ upstreamIpc: fakeOpener().open, downstreamIpc: fakeOpener().open }, ["/var/run/edge-agent/ipc", "/opt/can-connector"]);
+  t = await startTestAgent({ upstreamIpc: fakeOpener().open, downstreamIpc: fakeOpener().open }, [
+    "/var/run/edge-agent/ipc",
+    "/opt/can-connector",
+  ]);
 });
 afterAll(async () => {
   await t.close();

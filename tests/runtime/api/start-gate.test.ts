@@ -33,7 +33,11 @@ async function gateOnSocket() {
 
 it("answers version while loading and hands waiting requests, bodies intact, to the API once it is there", async () => {
   const { gate, api } = await gateOnSocket();
-  expect(await api.get("/version")).toMatchObject({ status: 200, body: { version: "1.2.1" }, headers: { "content-type": "application/json; charset=UTF-8" } });
+  expect(await api.get("/version")).toMatchObject({
+    status: 200,
+    body: { version: "1.2.1" },
+    headers: { "content-type": "application/json; charset=UTF-8" },
+  });
   let answered = false;
   const waiting = api.post("/upstreams", { id: "u" }).finally(() => (answered = true));
   await new Promise((r) => setTimeout(r, 200));
@@ -41,7 +45,11 @@ it("answers version while loading and hands waiting requests, bodies intact, to 
   gate.open((req: http.IncomingMessage, res: http.ServerResponse) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ got: `${req.method} ${req.url} ${body}` })));
+    req.on("end", () =>
+      res
+        .writeHead(201, { "content-type": "application/json" })
+        .end(JSON.stringify({ got: `${req.method} ${req.url} ${body}` })),
+    );
   });
   expect(await waiting).toMatchObject({ status: 201, body: { got: 'POST /api/v1/upstreams {"id":"u"}' } });
   expect((await api.get("/version")).body).toEqual({ got: "GET /api/v1/version " }); // the API answers everything now
@@ -72,7 +80,19 @@ it("removes its socket when the rest of the agent fails to open", async () => {
 async function agentAnswering() {
   const dir = await tempDir("gate-");
   const socket = path.join(dir, "agent.sock");
-  const child = spawn(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), "--socket", socket, "--data", path.join(dir, "data"), "--log-level", "info"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, "bin/edge-agent.mjs"),
+      "--socket",
+      socket,
+      "--data",
+      path.join(dir, "data"),
+      "--log-level",
+      "info",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   cleanup.push(async () => {
     await stopChild(child);
     fs.rmSync(dir, { recursive: true, force: true });

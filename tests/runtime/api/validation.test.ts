@@ -47,7 +47,11 @@ describe("limits at the boundary and one past it", () => {
     expect((await t.api.get(`/upstreams/${encodeURIComponent(id)}`)).status).toBe(200);
     expect((await t.api.delete(`/upstreams/${encodeURIComponent(id)}`)).status).toBe(204);
     expectProblem(await t.api.post("/upstreams", { id: `${id}a` }), 400, /^id: /);
-    const ipc = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "iscp-v2-compat", ipc: { type: "fifo", path: `${t.dir}/emoji.fifo` } });
+    const ipc = await t.api.post("/device-connectors/downstream", {
+      id: fresh(),
+      format: "iscp-v2-compat",
+      ipc: { type: "fifo", path: `${t.dir}/emoji.fifo` },
+    });
     expectProblem(await t.api.post("/downstreams", { id: fresh(), dest_ids: [`${id}a`] }), 400, /^dest_ids\[0\]: /);
     expect(ipc.status).toBe(201);
   });
@@ -76,9 +80,15 @@ describe("limits at the boundary and one past it", () => {
 
   it("forces recover to false when persist is false, on create and on update", async () => {
     const id = fresh();
-    expect((await t.api.post("/upstreams", { id, persist: false, recover: true })).body).toMatchObject({ persist: false, recover: false });
+    expect((await t.api.post("/upstreams", { id, persist: false, recover: true })).body).toMatchObject({
+      persist: false,
+      recover: false,
+    });
     expect((await t.api.patch(`/upstreams/${id}`, { recover: true })).body).toMatchObject({ recover: false });
-    expect((await t.api.patch(`/upstreams/${id}`, { persist: true, recover: true })).body).toMatchObject({ persist: true, recover: true });
+    expect((await t.api.patch(`/upstreams/${id}`, { persist: true, recover: true })).body).toMatchObject({
+      persist: true,
+      recover: true,
+    });
     expect((await t.api.patch(`/upstreams/${id}`, { persist: false })).body).toMatchObject({ recover: false });
   });
 
@@ -119,7 +129,12 @@ describe("limits at the boundary and one past it", () => {
     ["a/#", 400],
     ["a+", 400],
   ])("data_name_prefix %j → %i", async (prefix, status) => {
-    const r = await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat", dest_ids: ["u"], data_name_prefix: prefix });
+    const r = await t.api.post("/device-connectors/upstream", {
+      id: fresh(),
+      format: "iscp-v2-compat",
+      dest_ids: ["u"],
+      data_name_prefix: prefix,
+    });
     expect(r.status).toBe(status);
     if (status === 400) expectProblem(r, 400, /^data_name_prefix: /);
   });
@@ -140,14 +155,26 @@ describe("limits at the boundary and one past it", () => {
 
   it("requires format and dest_ids on create", async () => {
     expectProblem(await t.api.post("/device-connectors/upstream", { id: fresh(), dest_ids: [] }), 400, /^format: /);
-    expectProblem(await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat" }), 400, /^dest_ids: /);
-    expectProblem(await t.api.post("/device-connectors/upstream", { id: fresh(), format: "csv", dest_ids: [] }), 400, /^format: /);
+    expectProblem(
+      await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat" }),
+      400,
+      /^dest_ids: /,
+    );
+    expectProblem(
+      await t.api.post("/device-connectors/upstream", { id: fresh(), format: "csv", dest_ids: [] }),
+      400,
+      /^format: /,
+    );
     expectProblem(await t.api.post("/downstreams", { id: fresh() }), 400, /^dest_ids: /);
   });
 
   it("checks downstream dest_ids against downstream IPC channels", async () => {
     expect((await t.api.post("/downstreams", { id: fresh(), dest_ids: ["dd"] })).status).toBe(201);
-    expectProblem(await t.api.post("/downstreams", { id: fresh(), dest_ids: ["u"] }), 400, 'dest_ids[0]: downstream device-connector IPC "u" does not exist');
+    expectProblem(
+      await t.api.post("/downstreams", { id: fresh(), dest_ids: ["u"] }),
+      400,
+      'dest_ids[0]: downstream device-connector IPC "u" does not exist',
+    );
   });
 
   it.each([
@@ -165,17 +192,35 @@ describe("limits at the boundary and one past it", () => {
   });
 
   it("validates filter variants and the type/change_to agreement", async () => {
-    const ok = { id: fresh(), type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } };
+    const ok = {
+      id: fresh(),
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms: 10 },
+    };
     expect((await t.api.post("/filters/upstream", ok)).status).toBe(201);
-    expectProblem(await t.api.post("/filters/upstream", { ...ok, id: fresh(), type: "rename" }), 400, /^change_to\.type: /);
-    expectProblem(await t.api.post("/filters/upstream", { ...ok, id: fresh(), target: { type: "bogus" } }), 400, /^target/);
+    expectProblem(
+      await t.api.post("/filters/upstream", { ...ok, id: fresh(), type: "rename" }),
+      400,
+      /^change_to\.type: /,
+    );
+    expectProblem(
+      await t.api.post("/filters/upstream", { ...ok, id: fresh(), target: { type: "bogus" } }),
+      400,
+      /^target/,
+    );
     expectProblem(await t.api.post("/filters/upstream", { ...ok, id: fresh(), target: undefined }), 400, /^target: /);
     expectProblem(await t.api.patch(`/filters/upstream/${ok.id}`, { type: "rename" }), 400, /^change_to\.type: /);
   });
 });
 
 describe("limits of the designed objects (ipc, launch, filter target and change_to)", () => {
-  const filter = (target: object, change_to: object) => ({ id: fresh(), type: (change_to as { type: string }).type, target, change_to });
+  const filter = (target: object, change_to: object) => ({
+    id: fresh(),
+    type: (change_to as { type: string }).type,
+    target,
+    change_to,
+  });
   const name = (n: number) => ({ type: "name", patterns: Array.from({ length: n }, (_, i) => `p${i}/#`) });
   const sampling = (interval_ms: unknown) => ({ type: "sampling", interval_ms });
 
@@ -196,20 +241,38 @@ describe("limits of the designed objects (ipc, launch, filter target and change_
   });
 
   it("fills the defaults of h264-essential-nal-units and of launch", async () => {
-    const h = await t.api.post("/filters/upstream", filter({ type: "type", patterns: ["h264_frame/#"] }, { type: "h264-essential-nal-units" }));
+    const h = await t.api.post(
+      "/filters/upstream",
+      filter({ type: "type", patterns: ["h264_frame/#"] }, { type: "h264-essential-nal-units" }),
+    );
     expect(h.body).toMatchObject({ change_to: { type: "h264-essential-nal-units", keep_sei: false, keep_aud: false } });
-    const c = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", launch: { command: "/bin/true" } });
+    const c = await t.api.post("/device-connectors/downstream", {
+      id: fresh(),
+      format: "logger-msg",
+      launch: { command: "/bin/true" },
+    });
     expect((c.body as { launch: unknown }).launch).toEqual({
       command: "/bin/true",
       args: [],
       environment: {},
-      restart: { policy: "always", initial_backoff_ms: 500, max_backoff_ms: 30000, multiplier: 2, reset_after_ms: 10000, max_restarts: 0 },
+      restart: {
+        policy: "always",
+        initial_backoff_ms: 500,
+        max_backoff_ms: 30000,
+        multiplier: 2,
+        reset_after_ms: 10000,
+        max_restarts: 0,
+      },
       stop_timeout_ms: 5000,
     });
   });
 
   it.each([
-    [{ restart: { initial_backoff_ms: 10, max_backoff_ms: 3_600_000, multiplier: 10, max_restarts: 1_000_000 } }, 201, ""],
+    [
+      { restart: { initial_backoff_ms: 10, max_backoff_ms: 3_600_000, multiplier: 10, max_restarts: 1_000_000 } },
+      201,
+      "",
+    ],
     [{ restart: { initial_backoff_ms: 9 } }, 400, "launch.restart.initial_backoff_ms"],
     [{ restart: { max_backoff_ms: 3_600_001 } }, 400, "launch.restart.max_backoff_ms"],
     [{ restart: { multiplier: 10.5 } }, 400, "launch.restart.multiplier"],
@@ -220,7 +283,11 @@ describe("limits of the designed objects (ipc, launch, filter target and change_
     [{ environment: { "1BAD": "x" } }, 400, "launch.environment"],
     [{ command: "" }, 400, "launch.command"],
   ])("launch %j → %i", async (extra, status, field) => {
-    const r = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", launch: { command: "/bin/true", ...extra } });
+    const r = await t.api.post("/device-connectors/downstream", {
+      id: fresh(),
+      format: "logger-msg",
+      launch: { command: "/bin/true", ...extra },
+    });
     expect(r.status).toBe(status);
     if (status === 400) expectProblem(r, 400, new RegExp(`^${field.replace(/\./g, "\\.")}`));
   });
@@ -230,12 +297,23 @@ describe("limits of the designed objects (ipc, launch, filter target and change_
     [{ type: "socket", path: "/tmp/x" }, "ipc.type"],
     [{ type: "fifo" }, "ipc.path"],
   ])("ipc %j → 400 naming %s", async (ipc, field) => {
-    expectProblem(await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", ipc }), 400, new RegExp(`^${field.replace(/\./g, "\\.")}`));
+    expectProblem(
+      await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", ipc }),
+      400,
+      new RegExp(`^${field.replace(/\./g, "\\.")}`),
+    );
   });
 });
 
 describe("404, 409 and 400 bodies", () => {
-  const collections = ["/upstreams", "/downstreams", "/device-connectors/upstream", "/device-connectors/downstream", "/filters/upstream", "/filters/downstream"];
+  const collections = [
+    "/upstreams",
+    "/downstreams",
+    "/device-connectors/upstream",
+    "/device-connectors/downstream",
+    "/filters/upstream",
+    "/filters/downstream",
+  ];
 
   it.each(collections)("%s: unknown ids give 404 naming the id on get, update, delete and state", async (base) => {
     const cases: Array<[string, string, unknown]> = [
@@ -252,7 +330,11 @@ describe("404, 409 and 400 bodies", () => {
 
   it("duplicate ids give 409", async () => {
     expectProblem(await t.api.post("/upstreams", { id: "u" }), 409, 'upstream "u" already exists');
-    expectProblem(await t.api.post("/device-connectors/downstream", { id: "dd", format: "logger-msg" }), 409, '"dd" already exists');
+    expectProblem(
+      await t.api.post("/device-connectors/downstream", { id: "dd", format: "logger-msg" }),
+      409,
+      '"dd" already exists',
+    );
   });
 
   it("deleting a referenced item gives 409 naming who references it", async () => {
@@ -264,8 +346,14 @@ describe("404, 409 and 400 bodies", () => {
 
   it("two channels cannot share a FIFO path", async () => {
     const ipc = { type: "fifo", path: `${t.dir}/shared.fifo` };
-    expect((await t.api.post("/device-connectors/downstream", { id: fresh(), format: "iscp-v2-compat", ipc })).status).toBe(201);
-    expectProblem(await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat", dest_ids: [], ipc }), 409, /^ipc\.path: /);
+    expect(
+      (await t.api.post("/device-connectors/downstream", { id: fresh(), format: "iscp-v2-compat", ipc })).status,
+    ).toBe(201);
+    expectProblem(
+      await t.api.post("/device-connectors/upstream", { id: fresh(), format: "iscp-v2-compat", dest_ids: [], ipc }),
+      409,
+      /^ipc\.path: /,
+    );
   });
 
   it("the id cannot be changed by an update", async () => {
@@ -282,9 +370,17 @@ describe("404, 409 and 400 bodies", () => {
     expectProblem(await t.api.request("POST", "/upstreams", undefined, "[1,2]"), 400, /^body: /);
     expectProblem(await t.api.request("POST", "/upstreams", undefined, "null"), 400, /^body: /);
     expectProblem(await t.api.request("PATCH", "/transport", undefined, '"str"'), 400, /^body: /);
-    expectProblem(await t.api.post("/upstreams", { id: fresh(), flush_intervall: 5 }), 400, /^flush_intervall: is unexpected/);
+    expectProblem(
+      await t.api.post("/upstreams", { id: fresh(), flush_intervall: 5 }),
+      400,
+      /^flush_intervall: is unexpected/,
+    );
     expectProblem(await t.api.get("/upstreams/-/states?enabled=yes"), 400, /^enabled: /);
-    expectProblem(await t.api.request("POST", "/upstreams", undefined, JSON.stringify({ id: "x".repeat(2_000_000) })), 413, /body/);
+    expectProblem(
+      await t.api.request("POST", "/upstreams", undefined, JSON.stringify({ id: "x".repeat(2_000_000) })),
+      413,
+      /body/,
+    );
     expectProblem(await t.api.get("/no/such/api"), 404, "no API at GET /api/v1/no/such/api");
     const wrongMethod = await t.api.request("PUT", "/upstreams/u");
     expectProblem(wrongMethod, 405, "PUT is not allowed on /api/v1/upstreams/u");
@@ -295,10 +391,23 @@ describe("404, 409 and 400 bodies", () => {
 
   it("deeply nested bodies give 400, not 500", async () => {
     const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
-    expectProblem(await t.api.request("POST", "/upstreams", undefined, deep(100_000)), 400, /^body: nested deeper than/);
-    expectProblem(await t.api.request("POST", "/upstreams", undefined, `{"id": "q", "enabled": ${deep(10_000)}}`), 400, /^body: nested deeper than/);
+    expectProblem(
+      await t.api.request("POST", "/upstreams", undefined, deep(100_000)),
+      400,
+      /^body: nested deeper than/,
+    );
+    expectProblem(
+      await t.api.request("POST", "/upstreams", undefined, `{"id": "q", "enabled": ${deep(10_000)}}`),
+      400,
+      /^body: nested deeper than/,
+    );
     const launch = { command: "/bin/true", restart: { policy: "never" } };
-    const ok = await t.api.post("/device-connectors/downstream", { id: fresh(), format: "logger-msg", ipc: { type: "fifo", path: `${t.dir}/n.fifo` }, launch });
+    const ok = await t.api.post("/device-connectors/downstream", {
+      id: fresh(),
+      format: "logger-msg",
+      ipc: { type: "fifo", path: `${t.dir}/n.fifo` },
+      launch,
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -306,7 +415,11 @@ describe("404, 409 and 400 bodies", () => {
     expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"id": "a\\ud800"}'), 400, /^id: /);
     expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"id": "b\\udc00x"}'), 400, /^id: /);
     const body = `{"id": "${fresh()}", "format": "logger-msg", "launch": {"command": "/bin/true", "args": ["ok", "\\udfff"]}}`;
-    expectProblem(await t.api.request("POST", "/device-connectors/downstream", undefined, body), 400, /^launch\.args\[1\]: /);
+    expectProblem(
+      await t.api.request("POST", "/device-connectors/downstream", undefined, body),
+      400,
+      /^launch\.args\[1\]: /,
+    );
     expectProblem(await t.api.request("POST", "/upstreams", undefined, '{"\\ud800": 1}'), 400, /^body: /);
     expect((await t.api.post("/upstreams", { id: `ok-\u{1F697}` })).status).toBe(201); // a surrogate pair is fine
   });

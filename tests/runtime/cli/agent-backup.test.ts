@@ -26,11 +26,27 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function startAgent(dataDir: string, socket: string): Promise<{ child: ChildProcess; api: ApiClient; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, "--socket", socket, "--data", dataDir, "--log-level", "warn", ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d])], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+async function startAgent(
+  dataDir: string,
+  socket: string,
+): Promise<{ child: ChildProcess; api: ApiClient; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "--socket",
+      socket,
+      "--data",
+      dataDir,
+      "--log-level",
+      "warn",
+      ...TEST_ALLOW_DIRS.flatMap((d) => ["--allow-dir", d]),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   children.push(child);
   const api = new ApiClient(socket);
   await eventually(async () => {
@@ -69,8 +85,25 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   // No cloud is configured: everything written stays in the queue, waiting for delivery.
   for (const [p, body] of [
     ["/upstreams", { id: "rt", persist: true, qos: "partial" }],
-    ["/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], data_name_prefix: "dev/", ipc: { type: "fifo", path: fifo } }],
-    ["/filters/upstream", { id: "thin", type: "sampling", target: { type: "name", patterns: ["dev/x/#"] }, change_to: { type: "sampling", interval_ms: 100 } }],
+    [
+      "/device-connectors/upstream",
+      {
+        id: "dc",
+        format: "iscp-v2-compat",
+        dest_ids: ["rt"],
+        data_name_prefix: "dev/",
+        ipc: { type: "fifo", path: fifo },
+      },
+    ],
+    [
+      "/filters/upstream",
+      {
+        id: "thin",
+        type: "sampling",
+        target: { type: "name", patterns: ["dev/x/#"] },
+        change_to: { type: "sampling", interval_ms: 100 },
+      },
+    ],
   ] as const) {
     const r = await agent.api.request("POST", p, body);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -78,7 +111,8 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   const fh = await openFifoWriter(fifo);
   await writeNumbered(fh, 0, 2000, { size: 64 });
   await fh.close();
-  const queued = async () => (await agent.api.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items;
+  const queued = async () =>
+    (await agent.api.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items;
   await eventually(async () => (await queued()).reduce((a, m) => a + m.pending_data_size, 0) >= 2000 * 64, 15_000);
   // The measurement ends with its channel; its streams' ends wait for the (absent) cloud for at most 5 s.
   // Once that is written, nothing changes the queue any more: wait until it has stood still for 6 s.
@@ -102,7 +136,11 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   expect(again.stderr).toContain("exists and is not empty");
 
   const settingsOf = async (api: ApiClient) =>
-    Promise.all(["/upstreams", "/device-connectors/upstream", "/filters/upstream", "/connection", "/transport"].map(async (p) => (await api.get(p)).body));
+    Promise.all(
+      ["/upstreams", "/device-connectors/upstream", "/filters/upstream", "/connection", "/transport"].map(
+        async (p) => (await api.get(p)).body,
+      ),
+    );
   const before = { settings: await settingsOf(agent.api), measurements: (await agent.api.get("/measurements")).body };
   const liveQueue = await dumpQueue(path.join(data, "queue", "queue.mdb"));
   expect(liveQueue.chunks!.length).toBeGreaterThan(0);

@@ -38,12 +38,19 @@ describe("agentctl --help", () => {
 });
 
 describe("edge-agent help", () => {
-  const help = (args: string[]) => promisify(execFile)(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), ...args], { timeout: 30_000 }).then((r) => r.stdout);
+  const help = (args: string[]) =>
+    promisify(execFile)(process.execPath, [path.join(ROOT, "bin/edge-agent.mjs"), ...args], { timeout: 30_000 }).then(
+      (r) => r.stdout,
+    );
 
   it("shows the --socket and --data defaults by their options", async () => {
     const text = await help(["--help"]);
-    expect(text).toMatch(/--socket <path> +command API socket \(env AGENT_SOCKET\) \(default:\s+"\.\/data\/agent\/agent\.sock"\)/);
-    expect(text).toMatch(/--data <dir> +settings and data directory \(env AGENT_DATA\)\s+\(default: "\.\/data\/agent"\)/);
+    expect(text).toMatch(
+      /--socket <path> +command API socket \(env AGENT_SOCKET\) \(default:\s+"\.\/data\/agent\/agent\.sock"\)/,
+    );
+    expect(text).toMatch(
+      /--data <dir> +settings and data directory \(env AGENT_DATA\)\s+\(default: "\.\/data\/agent"\)/,
+    );
   });
 
   for (const sub of ["backup", "bench"])
@@ -51,7 +58,7 @@ describe("edge-agent help", () => {
       const text = await help([sub, "--help"]);
       expect(text.startsWith(`Usage: edge-agent ${sub} [options]\n\n`), text).toBe(true);
       expect(text).toContain("\nOptions:\n");
-      expect(text).toContain('  -d, --data <dir>');
+      expect(text).toContain("  -d, --data <dir>");
       expect(text).toContain("  -h, --help ");
     });
 });

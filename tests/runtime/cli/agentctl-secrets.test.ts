@@ -17,7 +17,12 @@ afterAll(() => Promise.all([a?.close(), b?.close()]));
 
 describe("agentctl and the client secret", () => {
   it("masks the secret after config connection --modify and when showing it, in every format, unless --show-secrets", async () => {
-    const modified = await agentctl(a.socketPath, ["config", "connection", "--modify", `client_secret: ${SECRET}\nedge_uuid: ${EDGE}`]);
+    const modified = await agentctl(a.socketPath, [
+      "config",
+      "connection",
+      "--modify",
+      `client_secret: ${SECRET}\nedge_uuid: ${EDGE}`,
+    ]);
     expect(modified.code, modified.stderr).toBe(0);
     expect(modified.stdout).toMatch(/^client_secret\s+\*{8}$/m);
     expect(modified.stdout).toContain(EDGE);

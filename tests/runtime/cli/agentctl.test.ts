@@ -16,9 +16,18 @@ describe("agentctl", () => {
     const created = await agentctl(a.socketPath, ["config", "upstream", "--create", "id: up1\nqos: partial"]);
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^qos\s+partial$/m);
-    await agentctl(a.socketPath, ["--socket", a.socketPath, "config", "upstream", "-c", '{"id": "up2", "enabled": false}']);
+    await agentctl(a.socketPath, [
+      "--socket",
+      a.socketPath,
+      "config",
+      "upstream",
+      "-c",
+      '{"id": "up2", "enabled": false}',
+    ]);
     const list = await agentctl(a.socketPath, ["config", "upstream"]);
-    expect(list.stdout.split("\n")[0]).toMatch(/^ID\s+ENABLED\s+RECOVER\s+PERSIST\s+QOS\s+FLUSH_POLICY\s+FLUSH_INTERVAL$/);
+    expect(list.stdout.split("\n")[0]).toMatch(
+      /^ID\s+ENABLED\s+RECOVER\s+PERSIST\s+QOS\s+FLUSH_POLICY\s+FLUSH_INTERVAL$/,
+    );
     expect(list.stdout).toMatch(/^up2\s+false\s/m);
     const json = await agentctl(a.socketPath, ["-o", "json", "state", "upstream", "--enabled", "false"]);
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id: "up2", enabled: false, code: "none" })]);
@@ -30,7 +39,9 @@ describe("agentctl", () => {
     expect(bad.stderr).toContain("flush_interval: Expected an integer from 1 to 100000");
     const missing = await agentctl(a.socketPath, ["measurement", "--delete", "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11"]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('measurement "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11" is not found (404 Resource is not found)');
+    expect(missing.stderr).toContain(
+      'measurement "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11" is not found (404 Resource is not found)',
+    );
     const verify = await agentctl(a.socketPath, ["verify"]);
     expect(verify.code).toBe(3);
     expect(verify.stderr).toContain("not verified: client_secret is not set");
@@ -50,7 +61,9 @@ describe("agentctl", () => {
   it("refuses more than one action flag instead of silently doing one", async () => {
     const both = await agentctl(a.socketPath, ["config", "upstream", "--create", "id: both", "--delete", "up1"]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/--create.*cannot be used with option.*--delete|--delete.*cannot be used with option.*--create/);
+    expect(both.stderr).toMatch(
+      /--create.*cannot be used with option.*--delete|--delete.*cannot be used with option.*--create/,
+    );
     expect((await a.api.get("/upstreams/both")).status).toBe(404);
     expect((await a.api.get("/upstreams/up1")).status).toBe(200);
     const meas = await agentctl(a.socketPath, ["measurement", "--get", "x", "--delete", "y"]);
@@ -63,12 +76,33 @@ describe("agentctl", () => {
     await a.api.patch("/connection", { client_secret: "abc", edge_uuid: "0e4ed8f2-5b7a-4c65-9d8e-2f7f0b2d9a11" });
     await a.api.patch("/transport", { send_queue_size: 10 });
     await a.api.patch("/deferred-upload", { priority: "lower_than_realtime" });
-    await a.api.post("/device-connectors/downstream", { id: "dcd", format: "logger-msg", ipc: { type: "fifo", path: `${a.dir}/d.fifo` } });
+    await a.api.post("/device-connectors/downstream", {
+      id: "dcd",
+      format: "logger-msg",
+      ipc: { type: "fifo", path: `${a.dir}/d.fifo` },
+    });
     await a.api.post("/downstreams", { id: "down1", dest_ids: ["dcd"] });
-    await a.api.post("/filters/upstream", { id: "f1", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 100 } });
+    await a.api.post("/filters/upstream", {
+      id: "f1",
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms: 100 },
+    });
     const steps = [
-      ["config", "device-connector", "upstream", "-c", `id: dcu\nformat: iscp-v2-compat\ndest_ids: [up1, deferred]\nlaunch: {command: /bin/true, restart: {policy: never}}`],
-      ["config", "filter", "upstream", "-c", "id: f2\ntype: rename\ntarget: {type: name, patterns: ['a/#']}\nchange_to: {type: rename, add_prefix: b/}"],
+      [
+        "config",
+        "device-connector",
+        "upstream",
+        "-c",
+        `id: dcu\nformat: iscp-v2-compat\ndest_ids: [up1, deferred]\nlaunch: {command: /bin/true, restart: {policy: never}}`,
+      ],
+      [
+        "config",
+        "filter",
+        "upstream",
+        "-c",
+        "id: f2\ntype: rename\ntarget: {type: name, patterns: ['a/#']}\nchange_to: {type: rename, add_prefix: b/}",
+      ],
     ];
     for (const s of steps) {
       const r = await agentctl(a.socketPath, s);

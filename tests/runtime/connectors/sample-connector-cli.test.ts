@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest";
 const CONNECTOR = path.join(process.cwd(), "dist", "runtime", "connectors", "sample-connector.js");
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [CONNECTOR, ...args], { timeout: 30_000, env: { ...process.env, EDGE_AGENT_IPC_PATH: "" } }).then(
+  return promisify(execFile)(process.execPath, [CONNECTOR, ...args], {
+    timeout: 30_000,
+    env: { ...process.env, EDGE_AGENT_IPC_PATH: "" },
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -17,7 +20,21 @@ describe("sample-connector command line", () => {
   it("--help lists every option and exits 0", async () => {
     const r = await run(["--help"]);
     expect(r.code).toBe(0);
-    for (const option of ["--path", "--format", "--rate", "--size", "--count", "--name", "--type", "--stamp", "--report", "--write-log", "--reopen-every", "--exit-code", "--help"])
+    for (const option of [
+      "--path",
+      "--format",
+      "--rate",
+      "--size",
+      "--count",
+      "--name",
+      "--type",
+      "--stamp",
+      "--report",
+      "--write-log",
+      "--reopen-every",
+      "--exit-code",
+      "--help",
+    ])
       expect(r.stdout, option).toContain(option);
     expect(r.stderr).toBe("");
   });

@@ -7,7 +7,11 @@ describe("VehicleSim", () => {
   const sim = new VehicleSim();
   const points = sim.advance(240); // four minutes of driving: two laps and more
   const byName = new Map<string, typeof points>();
-  for (const p of points) byName.set(p.name, byName.get(p.name) ?? []).get(p.name)!.push(p);
+  for (const p of points)
+    byName
+      .set(p.name, byName.get(p.name) ?? [])
+      .get(p.name)!
+      .push(p);
   const f64 = (name: string) => byName.get(name)!.map((p) => p.payload.readDoubleBE(0));
 
   it("plays each stream at its rate, with its type", () => {
@@ -33,7 +37,9 @@ describe("VehicleSim", () => {
     expect(Math.min(...speeds)).toBe(0); // starts from standstill
     expect(Math.max(...speeds)).toBeGreaterThan(80);
     expect(Math.max(...speeds)).toBeLessThan(120);
-    const positions = byName.get("gnss/position")!.map((p) => JSON.parse(p.payload.toString()) as { lat: number; lon: number; heading: number });
+    const positions = byName
+      .get("gnss/position")!
+      .map((p) => JSON.parse(p.payload.toString()) as { lat: number; lon: number; heading: number });
     const lats = positions.map((p) => p.lat);
     const lons = positions.map((p) => p.lon);
     // A track of about 1.4 km × 0.64 km: the positions spread over it, not one point.
@@ -62,6 +68,7 @@ describe("VehicleSim", () => {
   it("continues where it stopped: no point twice, times in order per stream", () => {
     const more = sim.advance(241);
     expect(more.filter((p) => p.name === "vehicle/speed").map((p) => p.t)[0]).toBeGreaterThan(240);
-    for (const list of byName.values()) for (let i = 1; i < list.length; i++) expect(list[i]!.t).toBeGreaterThanOrEqual(list[i - 1]!.t);
+    for (const list of byName.values())
+      for (let i = 1; i < list.length; i++) expect(list[i]!.t).toBeGreaterThanOrEqual(list[i - 1]!.t);
   });
 });

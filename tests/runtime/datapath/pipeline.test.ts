@@ -47,7 +47,11 @@ describe("data path blocks together", () => {
           data_name_prefix: "1/",
           format: "iscp-v2-compat",
           ipc: { type: "fifo", path: join(dir, "up.fifo") },
-          launch: Schema.decodeUnknownSync(Launch)({ command: NODE_TS[0], args: [...NODE_TS.slice(1), SAMPLE_CONNECTOR, "--rate", "20000", "--count", String(COUNT)], restart: { policy: "never" } }),
+          launch: Schema.decodeUnknownSync(Launch)({
+            command: NODE_TS[0],
+            args: [...NODE_TS.slice(1), SAMPLE_CONNECTOR, "--rate", "20000", "--count", String(COUNT)],
+            restart: { policy: "never" },
+          }),
           dest_ids: ["up"],
         },
         clockBase: clock.clockBase,
@@ -94,10 +98,12 @@ describe("data path blocks together", () => {
       for (let b = nextUploadBatch(q, s.ord); b !== undefined; b = nextUploadBatch(q, s.ord)) {
         const msg = pb.StoreDataChunks.decode(b.body);
         expect(msg.sequenceUuid).toBe(s.uuid);
-        for (const c of msg.chunks) for (const g of c.dataPointGroups!) for (const p of g.dataPoints!) {
-          delivered.push(Number(Buffer.from(p.payload!).readBigUInt64BE(0)));
-          uploaded++;
-        }
+        for (const c of msg.chunks)
+          for (const g of c.dataPointGroups!)
+            for (const p of g.dataPoints!) {
+              delivered.push(Number(Buffer.from(p.payload!).readBigUInt64BE(0)));
+              uploaded++;
+            }
         await q.ack(s.ord, b.chunkNos);
       }
     }

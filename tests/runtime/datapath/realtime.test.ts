@@ -13,7 +13,12 @@ import { VolatileUpstream } from "../../../runtime/datapath/volatile-upstream.js
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import type { IscpClient } from "../../../runtime/iscp/conn.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
-import { defaultConnection, defaultDeferredUpload, defaultTransport, type UpstreamSettings } from "../../../runtime/settings/schemas.js";
+import {
+  defaultConnection,
+  defaultDeferredUpload,
+  defaultTransport,
+  type UpstreamSettings,
+} from "../../../runtime/settings/schemas.js";
 import type { AllSettings } from "../../../runtime/settings/store.js";
 import { tempDir, waitFor } from "../../support/datapath.js";
 
@@ -30,7 +35,15 @@ afterEach(async () => {
   await cleanup();
 });
 
-const up0: UpstreamSettings = { id: "up", enabled: true, persist: true, recover: true, qos: "partial", flush_policy: "immediately", flush_interval: 5 };
+const up0: UpstreamSettings = {
+  id: "up",
+  enabled: true,
+  persist: true,
+  recover: true,
+  qos: "partial",
+  flush_policy: "immediately",
+  flush_interval: 5,
+};
 const up = up0;
 const settings = (upstreams: UpstreamSettings[]): AllSettings => ({
   connection: defaultConnection(),
@@ -43,10 +56,20 @@ const settings = (upstreams: UpstreamSettings[]): AllSettings => ({
   upstream_filters: [],
   downstream_filters: [],
 });
-const points = (n: number): DataPoint[] => Array.from({ length: n }, (_, i) => ({ name: "n", type: "bytes", payload: Buffer.from([i]), elapsedNs: i, srcId: "dc" }));
+const points = (n: number): DataPoint[] =>
+  Array.from({ length: n }, (_, i) => ({
+    name: "n",
+    type: "bytes",
+    payload: Buffer.from([i]),
+    elapsedNs: i,
+    srcId: "dc",
+  }));
 
 /** A stream link whose upstreams record the chunks written to them (never acked). */
-function fakeLink(written: number[], o: { ack?: boolean; closed?: string[]; code?: (no: number) => number } = {}): StreamLink {
+function fakeLink(
+  written: number[],
+  o: { ack?: boolean; closed?: string[]; code?: (no: number) => number } = {},
+): StreamLink {
   let n = 0;
   const client = {
     onStateChange() {},
@@ -151,7 +174,9 @@ it("skips a stored chunk that cannot be read, with a warning, and goes on with t
   await dp.sink(points(5), ["up"]);
   await waitFor(() => written.length === 2);
   expect(written).toEqual([1, 3]);
-  expect(warnings).toContainEqual(expect.objectContaining({ upstream: "up", chunk: 2, msg: "stored chunk could not be read" }));
+  expect(warnings).toContainEqual(
+    expect.objectContaining({ upstream: "up", chunk: 2, msg: "stored chunk could not be read" }),
+  );
   // Still stored, for the deferred upload to drop and report once the sequence closes; the rest is released.
   await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 1);
 });

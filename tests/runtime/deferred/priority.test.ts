@@ -32,8 +32,17 @@ beforeAll(async () => {
   admin = await adminToken(peer);
   const demo = await ensureDemoCloud(dir, apiClient(peer.url, admin));
   projectUuid = demo.projectUuid;
-  const connection = { server_url: peer.url, project_uuid: demo.projectUuid, edge_uuid: demo.edgeUuid, client_secret: demo.edgeSecret };
-  session = { connection, transport: { protocol: "websocket", send_queue_size: 4096 }, accessToken: (await fetchToken(connection)).accessToken };
+  const connection = {
+    server_url: peer.url,
+    project_uuid: demo.projectUuid,
+    edge_uuid: demo.edgeUuid,
+    client_secret: demo.edgeSecret,
+  };
+  session = {
+    connection,
+    transport: { protocol: "websocket", send_queue_size: 4096 },
+    accessToken: (await fetchToken(connection)).accessToken,
+  };
 }, 60_000);
 afterAll(async () => {
   await queue?.close();
@@ -48,7 +57,13 @@ beforeEach(async () => {
 });
 
 const points = (count: number): DataPoint[] =>
-  Array.from({ length: count }, (_, i) => ({ elapsedNs: i * 1_000_000, type: "bytes", name: "p", payload: Buffer.from([i & 0xff]), srcId: "dc" }));
+  Array.from({ length: count }, (_, i) => ({
+    elapsedNs: i * 1_000_000,
+    type: "bytes",
+    name: "p",
+    payload: Buffer.from([i & 0xff]),
+    srcId: "dc",
+  }));
 
 /** An ended measurement whose one sequence was left with `chunks` unsent chunks of 10 points. */
 async function pendingMeasurement(chunks: number): Promise<string> {
@@ -61,9 +76,22 @@ async function pendingMeasurement(chunks: number): Promise<string> {
   return uuid;
 }
 
-async function cloudMeasurement(uuid: string): Promise<{ status: number; body: { received_data_points?: number; status?: string; completed?: boolean; sequences?: unknown } }> {
-  const r = await fetch(`${peer.url}/api/v1/projects/${projectUuid}/measurements/${uuid}`, { headers: { "X-Intdash-Token": admin } });
-  return { status: r.status, body: (await r.json()) as { received_data_points?: number; status?: string; completed?: boolean; sequences?: unknown } };
+async function cloudMeasurement(uuid: string): Promise<{
+  status: number;
+  body: { received_data_points?: number; status?: string; completed?: boolean; sequences?: unknown };
+}> {
+  const r = await fetch(`${peer.url}/api/v1/projects/${projectUuid}/measurements/${uuid}`, {
+    headers: { "X-Intdash-Token": admin },
+  });
+  return {
+    status: r.status,
+    body: (await r.json()) as {
+      received_data_points?: number;
+      status?: string;
+      completed?: boolean;
+      sequences?: unknown;
+    },
+  };
 }
 
 interface Run {
@@ -72,7 +100,10 @@ interface Run {
   close(): void;
 }
 
-function upload(priority: DeferredUploadSettings["priority"], realtime: { busy(): boolean; setHoldRealtime(h: boolean): void }): Run {
+function upload(
+  priority: DeferredUploadSettings["priority"],
+  realtime: { busy(): boolean; setHoldRealtime(h: boolean): void },
+): Run {
   const events: string[] = [];
   let finish!: (s: string) => void;
   const done = new Promise<string>((r) => (finish = r));
@@ -91,7 +122,10 @@ function upload(priority: DeferredUploadSettings["priority"], realtime: { busy()
 
 it("uploads a measurement's pending chunks in several requests, releases them, and completes it", async () => {
   const uuid = await pendingMeasurement(30);
-  const run = upload("same_as_realtime", { busy: () => true, setHoldRealtime: () => expect.fail("same_as_realtime holds nothing") });
+  const run = upload("same_as_realtime", {
+    busy: () => true,
+    setHoldRealtime: () => expect.fail("same_as_realtime holds nothing"),
+  });
   expect(await run.done).toBe("closed: everything stored has been uploaded");
   expect(run.events.filter((e) => e === "data").length).toBeGreaterThan(1);
   expect(queue.getMeasurement(uuid)).toMatchObject({ chunkCount: 0, pendingDataSize: 0 });
@@ -120,7 +154,11 @@ it("uploads again without duplicates what the cloud already holds (skipped count
   const seq = queue.sequencesOf(uuid)[0]!;
   const first = upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} });
   expect(await first.done).toMatch(/^closed/);
-  const again = await DurableQueue.open({ dir: path.join(dir, `queue-again-${n}`), capacityMiB: 100, limitDataStorage: true });
+  const again = await DurableQueue.open({
+    dir: path.join(dir, `queue-again-${n}`),
+    capacityMiB: 100,
+    limitDataStorage: true,
+  });
   again.startMeasurement(uuid, 1_700_000_000_000_000_000n);
   const copy = again.openSequence(uuid, "rt", seq.uuid, true);
   for (let i = 0; i < 5; i++) await again.append(copy.ord, points(10)).durable;
@@ -128,7 +166,10 @@ it("uploads again without duplicates what the cloud already holds (skipped count
   await again.endMeasurement(uuid);
   const h = deferredUploaderOpener({ queue: again, realtime: { busy: () => false, setHoldRealtime: () => {} } });
   const closed = await new Promise<string>((resolve) => {
-    h({ settings: { priority: "same_as_realtime", limit_data_storage: true, data_storage_capacity: 100 }, session }, { opened() {}, data() {}, closed: resolve, failed: resolve });
+    h(
+      { settings: { priority: "same_as_realtime", limit_data_storage: true, data_storage_capacity: 100 }, session },
+      { opened() {}, data() {}, closed: resolve, failed: resolve },
+    );
   });
   expect(closed).toBe("everything stored has been uploaded");
   expect(again.getMeasurement(uuid)).toMatchObject({ chunkCount: 0 });
@@ -139,7 +180,10 @@ it("uploads again without duplicates what the cloud already holds (skipped count
 it("lower_than_realtime waits while real time has chunks waiting", async () => {
   const uuid = await pendingMeasurement(3);
   let busy = true;
-  const run = upload("lower_than_realtime", { busy: () => busy, setHoldRealtime: () => expect.fail("lower_than_realtime holds nothing") });
+  const run = upload("lower_than_realtime", {
+    busy: () => busy,
+    setHoldRealtime: () => expect.fail("lower_than_realtime holds nothing"),
+  });
   await new Promise((r) => setTimeout(r, 600));
   expect(run.events).not.toContain("data");
   expect((await cloudMeasurement(uuid)).status).toBe(404);
@@ -171,12 +215,18 @@ it("fails with the cloud's reason, keeps the data, and never holds real time aft
   const bad: Session = { ...session, accessToken: "not-a-token" };
   const h = deferredUploaderOpener({ queue, realtime: { busy: () => false, setHoldRealtime: (x) => holds.push(x) } });
   const result = await new Promise<string>((resolve) => {
-    h({ settings: { priority: "higher_than_realtime", limit_data_storage: true, data_storage_capacity: 100 }, session: bad }, {
-      opened() {},
-      data() {},
-      closed: (r) => resolve(`closed: ${r}`),
-      failed: (r) => resolve(`failed: ${r}`),
-    });
+    h(
+      {
+        settings: { priority: "higher_than_realtime", limit_data_storage: true, data_storage_capacity: 100 },
+        session: bad,
+      },
+      {
+        opened() {},
+        data() {},
+        closed: (r) => resolve(`closed: ${r}`),
+        failed: (r) => resolve(`failed: ${r}`),
+      },
+    );
   });
   expect(result).toMatch(/^failed: POST \/measurements\/[0-9a-f-]+ failed \(401\)/);
   expect(queue.getMeasurement(uuid)!.chunkCount).toBe(2);
@@ -203,7 +253,11 @@ it("completes a measurement uploaded while it was being taken once it ends, also
 
   expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
   const m = await cloudMeasurement(uuid);
-  expect(m.body).toMatchObject({ received_data_points: 40, completed: true, sequences: { expected_data_points: 40, status: "completed" } });
+  expect(m.body).toMatchObject({
+    received_data_points: 40,
+    completed: true,
+    sequences: { expected_data_points: 40, status: "completed" },
+  });
   expect(queue.completionsDue()).toEqual([]);
 });
 
@@ -237,7 +291,11 @@ it("reports its state with the bitrate of what it posts", async () => {
   let sent = 0;
   let busy = false;
   let pausedOnce = false;
-  const opener = deferredUploaderOpener({ queue, realtime: { busy: () => busy, setHoldRealtime: () => {} }, batchBytes: 200 });
+  const opener = deferredUploaderOpener({
+    queue,
+    realtime: { busy: () => busy, setHoldRealtime: () => {} },
+    batchBytes: 200,
+  });
   const machine = deferredUploadMachine.provide({
     actors: {
       uploader: openerActor((p, cb) =>
@@ -252,12 +310,22 @@ it("reports its state with the bitrate of what it posts", async () => {
       ),
     },
   });
-  const settings: DeferredUploadSettings = { priority: "lower_than_realtime", limit_data_storage: true, data_storage_capacity: 100 };
-  const actor = createActor(machine, { input: { settings, session, pending: queue.getMeasurement(uuid)!.pendingDataSize } }).start();
+  const settings: DeferredUploadSettings = {
+    priority: "lower_than_realtime",
+    limit_data_storage: true,
+    data_storage_capacity: 100,
+  };
+  const actor = createActor(machine, {
+    input: { settings, session, pending: queue.getMeasurement(uuid)!.pendingDataSize },
+  }).start();
   try {
     await expect.poll(() => sent, { timeout: 5000 }).toBeGreaterThan(0);
     actor.send({ type: "TICK" });
-    expect(reportDeferred(actor.getSnapshot())).toEqual({ code: "connected", error: "", bitrate: Math.round((sent * 8 * 1000) / TICK_MS) });
+    expect(reportDeferred(actor.getSnapshot())).toEqual({
+      code: "connected",
+      error: "",
+      bitrate: Math.round((sent * 8 * 1000) / TICK_MS),
+    });
     busy = false;
     await expect.poll(() => queue.getMeasurement(uuid)!.chunkCount, { timeout: 5000 }).toBe(0);
     await expect.poll(() => reportDeferred(actor.getSnapshot()).code, { timeout: 5000 }).toBe("none");
@@ -283,7 +351,11 @@ it("tells the cloud that a measurement interrupted by a crash has ended, though 
   expect((await cloudMeasurement(uuid)).body.completed).toBe(false);
 
   expect(await upload("same_as_realtime", { busy: () => false, setHoldRealtime: () => {} }).done).toMatch(/^closed/);
-  expect((await cloudMeasurement(uuid)).body).toMatchObject({ received_data_points: 30, completed: true, sequences: { expected_data_points: 30 } });
+  expect((await cloudMeasurement(uuid)).body).toMatchObject({
+    received_data_points: 30,
+    completed: true,
+    sequences: { expected_data_points: 30 },
+  });
   expect(queue.completionsDue()).toEqual([]);
 });
 

@@ -37,12 +37,39 @@ describe("patterns", () => {
 describe("filter schema", () => {
   it("requires type to equal change_to.type and validates each variant", () => {
     const bad = (d: unknown) => Schema.decodeUnknownEither(FilterDefinition)(d)._tag;
-    expect(bad({ id: "f", type: "rename", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } })).toBe("Left");
-    expect(bad({ id: "f", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 0 } })).toBe("Left");
-    expect(bad({ id: "f", type: "rename", target: { type: "name", patterns: [] }, change_to: { type: "rename", name: "x" } })).toBe("Left");
-    expect(bad({ id: "f", type: "rename", target: { type: "always" }, change_to: { type: "rename", name: "a//b" } })).toBe("Left");
-    expect(bad({ id: "f", type: "rename", target: { type: "src-id", patterns: ["dc-+"] }, change_to: { type: "rename", name: "x" } })).toBe("Left");
-    expect(bad({ id: "f", type: "rename", target: { type: "src-id", patterns: ["dc-1"] }, change_to: { type: "rename", add_prefix: "x/" } })).toBe("Right");
+    expect(
+      bad({ id: "f", type: "rename", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } }),
+    ).toBe("Left");
+    expect(
+      bad({ id: "f", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 0 } }),
+    ).toBe("Left");
+    expect(
+      bad({
+        id: "f",
+        type: "rename",
+        target: { type: "name", patterns: [] },
+        change_to: { type: "rename", name: "x" },
+      }),
+    ).toBe("Left");
+    expect(
+      bad({ id: "f", type: "rename", target: { type: "always" }, change_to: { type: "rename", name: "a//b" } }),
+    ).toBe("Left");
+    expect(
+      bad({
+        id: "f",
+        type: "rename",
+        target: { type: "src-id", patterns: ["dc-+"] },
+        change_to: { type: "rename", name: "x" },
+      }),
+    ).toBe("Left");
+    expect(
+      bad({
+        id: "f",
+        type: "rename",
+        target: { type: "src-id", patterns: ["dc-1"] },
+        change_to: { type: "rename", add_prefix: "x/" },
+      }),
+    ).toBe("Right");
   });
 });
 
@@ -55,7 +82,11 @@ describe("filters", () => {
 
   it("target always / type / name / src-id select the points a change applies to", () => {
     const rename = (target: FilterDefinitionEncoded["target"]) =>
-      names(new FilterPipeline([def({ id: "r", type: "rename", target, change_to: { type: "rename", add_prefix: "x/" } })]).apply(batch()));
+      names(
+        new FilterPipeline([
+          def({ id: "r", type: "rename", target, change_to: { type: "rename", add_prefix: "x/" } }),
+        ]).apply(batch()),
+      );
     expect(rename({ type: "always" })).toEqual(["x/1/a", "x/1/b", "x/2/a"]);
     expect(rename({ type: "type", patterns: ["float64"] })).toEqual(["x/1/a", "1/b", "x/2/a"]);
     expect(rename({ type: "name", patterns: ["+/a"] })).toEqual(["x/1/a", "1/b", "x/2/a"]);
@@ -65,11 +96,17 @@ describe("filters", () => {
 
   it("rename replaces the name, rewrites prefixes, changes the type, and refuses invalid names", () => {
     const run = (change_to: FilterDefinitionEncoded["change_to"]) => {
-      const pl = new FilterPipeline([def({ id: "r", type: "rename", target: { type: "name", patterns: ["1/a"] }, change_to })]);
+      const pl = new FilterPipeline([
+        def({ id: "r", type: "rename", target: { type: "name", patterns: ["1/a"] }, change_to }),
+      ]);
       return { out: pl.apply(batch()), stats: pl.stats.r! };
     };
     expect(names(run({ type: "rename", name: "gnss/lat" }).out)).toEqual(["gnss/lat", "1/b", "2/a"]);
-    expect(names(run({ type: "rename", strip_prefix: "1/", add_prefix: "v1/9/" }).out)).toEqual(["v1/9/a", "1/b", "2/a"]);
+    expect(names(run({ type: "rename", strip_prefix: "1/", add_prefix: "v1/9/" }).out)).toEqual([
+      "v1/9/a",
+      "1/b",
+      "2/a",
+    ]);
     const typed = run({ type: "rename", data_type: "float64/deg" }).out;
     expect(typed.map((p) => p.type)).toEqual(["float64/deg", "string", "float64"]);
     const invalid = run({ type: "rename", strip_prefix: "1/a" });
@@ -78,7 +115,9 @@ describe("filters", () => {
   });
 
   it("sampling keeps at most one point per interval per data id, across batches", () => {
-    const pl = new FilterPipeline([def({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 100 } })]);
+    const pl = new FilterPipeline([
+      def({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 100 } }),
+    ]);
     const at = (name: string, ms: number) => point(name, "float64", "", ms * 1e6);
     const first = pl.apply([at("a", 0), at("a", 50), at("b", 60), at("a", 99), at("a", 100), at("b", 120)]);
     expect(first.map((p) => `${p.name}@${p.elapsedNs / 1e6}`)).toEqual(["a@0", "b@60", "a@100"]);
@@ -91,29 +130,61 @@ describe("filters", () => {
 
   it("filters apply in order: a rename is seen by the next filter's target", () => {
     const pl = new FilterPipeline([
-      def({ id: "r", type: "rename", target: { type: "name", patterns: ["raw"] }, change_to: { type: "rename", name: "fast/x" } }),
-      def({ id: "s", type: "sampling", target: { type: "name", patterns: ["fast/#"] }, change_to: { type: "sampling", interval_ms: 1000 } }),
+      def({
+        id: "r",
+        type: "rename",
+        target: { type: "name", patterns: ["raw"] },
+        change_to: { type: "rename", name: "fast/x" },
+      }),
+      def({
+        id: "s",
+        type: "sampling",
+        target: { type: "name", patterns: ["fast/#"] },
+        change_to: { type: "sampling", interval_ms: 1000 },
+      }),
     ]);
     const out = pl.apply([point("raw", "bytes", "", 0), point("raw", "bytes", "", 1), point("other", "bytes", "", 2)]);
     expect(names(out)).toEqual(["fast/x", "other"]);
   });
 
   it("updates at runtime: unchanged filters keep state, changed ones restart, no point is lost", () => {
-    const sampling = def({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 100 } });
+    const sampling = def({
+      id: "s",
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms: 100 },
+    });
     const pl = new FilterPipeline([sampling]);
     expect(pl.apply([point("a", "t", "", 0)]).length).toBe(1);
-    pl.update([sampling, def({ id: "r", type: "rename", target: { type: "always" }, change_to: { type: "rename", add_prefix: "p/" } })]);
+    pl.update([
+      sampling,
+      def({ id: "r", type: "rename", target: { type: "always" }, change_to: { type: "rename", add_prefix: "p/" } }),
+    ]);
     expect(names(pl.apply([point("a", "t", "", 50e6), point("b", "t", "", 50e6)]))).toEqual(["p/b"]); // state of "s" kept
     pl.update([def({ ...sampling, change_to: { type: "sampling", interval_ms: 10 } })]);
     expect(names(pl.apply([point("a", "t", "", 60e6)]))).toEqual(["a"]); // 60 ms after the last kept one (0)
-    pl.update([def({ id: "s", enabled: false, type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 10 } })]);
+    pl.update([
+      def({
+        id: "s",
+        enabled: false,
+        type: "sampling",
+        target: { type: "always" },
+        change_to: { type: "sampling", interval_ms: 10 },
+      }),
+    ]);
     expect(pl.apply([point("a", "t", "", 61e6), point("a", "t", "", 62e6)]).length).toBe(2);
   });
 });
 
 describe("sampling state across updates", () => {
   const sampling = (interval_ms: number, extra: object = {}) =>
-    def({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms }, ...extra });
+    def({
+      id: "s",
+      type: "sampling",
+      target: { type: "always" },
+      change_to: { type: "sampling", interval_ms },
+      ...extra,
+    });
 
   it("keeps the per-data-id last-kept times through interval and target changes and disable/enable", () => {
     const pl = new FilterPipeline([sampling(100)]);
@@ -179,7 +250,9 @@ describe("h264-essential-nal-units", () => {
   });
 
   it("optionally keeps SEI and AUD", () => {
-    const out = filter({ keep_sei: true, keep_aud: true }).apply([h264("key", [...aud, ...sei, ...nonIdr, ...sps, ...pps, ...idr])]);
+    const out = filter({ keep_sei: true, keep_aud: true }).apply([
+      h264("key", [...aud, ...sei, ...nonIdr, ...sps, ...pps, ...idr]),
+    ]);
     expect([...out[0]!.payload]).toEqual([...aud, ...sei, ...sps, ...pps, ...idr]);
   });
 });

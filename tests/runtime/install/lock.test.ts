@@ -8,7 +8,9 @@ import { expect, it } from "vitest";
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 it("locks no web3, keccak or secp256k1 package, not even for development", () => {
-  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, unknown>;
+  };
   const names = Object.keys(lock.packages).map((p) => p.slice(p.lastIndexOf("node_modules/") + "node_modules/".length));
   expect(names).toContain("@aptpod/iscp-ts");
   expect(names.filter((n) => /^(web3|web3-.*|keccak|secp256k1|ethereumjs-.*|@ethereumjs\/.*)$/.test(n))).toEqual([]);

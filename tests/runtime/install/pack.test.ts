@@ -21,7 +21,8 @@ const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pack-"));
 const app = path.join(dir, "app");
 const bin = (name: string) => path.join(app, "node_modules", ".bin", name);
-const npm = (args: string[], cwd: string) => run("npm", args, { cwd, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: "false" } });
+const npm = (args: string[], cwd: string) =>
+  run("npm", args, { cwd, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: "false" } });
 
 beforeAll(async () => {
   // dist/ is fresh (the global setup built it), so pack's own build step is skipped.
@@ -34,12 +35,21 @@ beforeAll(async () => {
   // version). lmdb, msgpackr-extract and bufferutil load their prebuilt binaries without a script.
   await npm(["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", tarball], app);
   const sqlite = (root: string) => path.join(root, "node_modules", "sqlite3");
-  const version = (root: string) => (JSON.parse(fs.readFileSync(path.join(sqlite(root), "package.json"), "utf8")) as { version: string }).version;
+  const version = (root: string) =>
+    (JSON.parse(fs.readFileSync(path.join(sqlite(root), "package.json"), "utf8")) as { version: string }).version;
   expect(version(app)).toBe(version(ROOT));
-  fs.cpSync(path.join(sqlite(ROOT), "build", "Release", "node_sqlite3.node"), path.join(sqlite(app), "build", "Release", "node_sqlite3.node"));
+  fs.cpSync(
+    path.join(sqlite(ROOT), "build", "Release", "node_sqlite3.node"),
+    path.join(sqlite(app), "build", "Release", "node_sqlite3.node"),
+  );
   // No QUIC on this "device": its native binding package is gone, so importing @matrixai/quic fails.
-  fs.rmSync(path.join(app, "node_modules", "@matrixai", `quic-${process.platform}-${process.arch}`), { recursive: true, force: true });
-  const quic = await run(process.execPath, ["--input-type=module", "-e", "await import('@matrixai/quic')"], { cwd: app }).catch((e: { stderr: string }) => e);
+  fs.rmSync(path.join(app, "node_modules", "@matrixai", `quic-${process.platform}-${process.arch}`), {
+    recursive: true,
+    force: true,
+  });
+  const quic = await run(process.execPath, ["--input-type=module", "-e", "await import('@matrixai/quic')"], {
+    cwd: app,
+  }).catch((e: { stderr: string }) => e);
   expect((quic as { stderr?: string }).stderr).toMatch(/native bindings|Cannot find/);
 }, 600_000);
 
@@ -52,10 +62,16 @@ it("installs working edge-agent, agentctl and cloud-peer commands", async () => 
   expect(await help("edge-agent")).toContain("edge-agent");
 
   const socket = path.join(dir, "agent.sock");
-  const agent = spawn(process.execPath, [bin("edge-agent"), "--socket", socket, "--data", path.join(dir, "agent-data"), "--log-level", "warn"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  const agent = spawn(
+    process.execPath,
+    [bin("edge-agent"), "--socket", socket, "--data", path.join(dir, "agent-data"), "--log-level", "warn"],
+    { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
+  );
   try {
     const api = new ApiClient(socket);
-    await expect.poll(async () => (await api.get("/version").catch(() => undefined))?.status, { timeout: 60_000, interval: 100 }).toBe(200);
+    await expect
+      .poll(async () => (await api.get("/version").catch(() => undefined))?.status, { timeout: 60_000, interval: 100 })
+      .toBe(200);
     const v = await run(process.execPath, [bin("agentctl"), "--socket", socket, "version"], { cwd: dir });
     expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   } finally {
@@ -66,7 +82,8 @@ it("installs working edge-agent, agentctl and cloud-peer commands", async () => 
 it("installs no TypeScript toolchain and no test-only dependency", async () => {
   const tree = (await npm(["ls", "--omit=dev", "--all"], app)).stdout;
   expect(tree).toContain("measure-edge-cloud@");
-  for (const name of ["tsx", "typescript", "esbuild", "web3", "keccak", "secp256k1"]) expect(tree).not.toMatch(new RegExp(`[\\s─]${name}@`));
+  for (const name of ["tsx", "typescript", "esbuild", "web3", "keccak", "secp256k1"])
+    expect(tree).not.toMatch(new RegExp(`[\\s─]${name}@`));
   // Nothing runs TypeScript: no loader is even installed.
   expect(fs.existsSync(path.join(app, "node_modules", "tsx"))).toBe(false);
 }, 60_000);
@@ -77,17 +94,46 @@ it("streams a connector's points over WebSocket from the installed agent to the 
   const socket = path.join(dir, "stream", "agent.sock");
   let agent: ReturnType<typeof spawn> | undefined;
   try {
-    const token = (await run(process.execPath, [bin("cloud-peer"), "token", "create", "--user", "admin", "--name", "pack-test", "--data", cloudDir], { cwd: dir })).stdout.trim();
+    const token = (
+      await run(
+        process.execPath,
+        [bin("cloud-peer"), "token", "create", "--user", "admin", "--name", "pack-test", "--data", cloudDir],
+        { cwd: dir },
+      )
+    ).stdout.trim();
     const edge = await ensureDemoCloud(dir, apiClient(cloud.url, token));
-    agent = spawn(process.execPath, [bin("edge-agent"), "--socket", socket, "--data", path.join(dir, "stream-data"), "--log-level", "warn"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    agent = spawn(
+      process.execPath,
+      [bin("edge-agent"), "--socket", socket, "--data", path.join(dir, "stream-data"), "--log-level", "warn"],
+      { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
+    );
     const api = new ApiClient(socket);
-    const call = async (method: string, p: string, body: unknown) => expect((await until(() => api.request(method, p, body).catch(() => undefined), 60_000, `${method} ${p}`)).status).toBeLessThan(300);
-    await call("PATCH", "/connection", { server_url: cloud.url, project_uuid: edge.projectUuid, edge_uuid: edge.edgeUuid, client_secret: edge.edgeSecret });
+    const call = async (method: string, p: string, body: unknown) =>
+      expect(
+        (await until(() => api.request(method, p, body).catch(() => undefined), 60_000, `${method} ${p}`)).status,
+      ).toBeLessThan(300);
+    await call("PATCH", "/connection", {
+      server_url: cloud.url,
+      project_uuid: edge.projectUuid,
+      edge_uuid: edge.edgeUuid,
+      client_secret: edge.edgeSecret,
+    });
     await call("PATCH", "/transport", { protocol: "websocket" });
-    await call("POST", "/upstreams", { id: "rt", persist: true, qos: "partial", flush_policy: "interval", flush_interval: 5 });
+    await call("POST", "/upstreams", {
+      id: "rt",
+      persist: true,
+      qos: "partial",
+      flush_policy: "interval",
+      flush_interval: 5,
+    });
     // A FIFO in the agent's own IPC directory (next to its socket): allowed without --allow-dir.
     const fifo = path.join(dir, "stream", "ipc", "dc.fifo");
-    await call("POST", "/device-connectors/upstream", { id: "dc", format: "iscp-v2-compat", dest_ids: ["rt"], ipc: { type: "fifo", path: fifo } });
+    await call("POST", "/device-connectors/upstream", {
+      id: "dc",
+      format: "iscp-v2-compat",
+      dest_ids: ["rt"],
+      ipc: { type: "fifo", path: fifo },
+    });
     const fh = await openFifoWriter(fifo, 30_000);
     try {
       await writeNumbered(fh, 0, 200, { size: 16 });

@@ -47,7 +47,12 @@ describe("upstream channel", () => {
     const seq = q.openSequence("44444444-4444-4444-8444-444444444444", "up-1", "s", true).ord;
     const batcher = new ChunkBatcher(q, seq, { flushPolicy: "interval", flushIntervalMs: 5 });
     const filters = new FilterPipeline([
-      Schema.decodeUnknownSync(FilterDefinition)({ id: "r", type: "rename", target: { type: "name", patterns: ["dc/#"] }, change_to: { type: "rename", strip_prefix: "dc/", add_prefix: "car/" } }),
+      Schema.decodeUnknownSync(FilterDefinition)({
+        id: "r",
+        type: "rename",
+        target: { type: "name", patterns: ["dc/#"] },
+        change_to: { type: "rename", strip_prefix: "dc/", add_prefix: "car/" },
+      }),
     ]);
     const routed: string[][] = [];
     const { cb, events, bytes } = recorder();
@@ -55,7 +60,14 @@ describe("upstream channel", () => {
     const ch = openUpstreamChannel(
       {
         clockBase: clock.clockBase,
-        settings: { id: "dc-1", data_name_prefix: "dc/", format: "iscp-v2-compat", ipc: { type: "fifo", path: join(dir, "up.fifo") }, launch: launchSample(["--rate", "0", "--count", "20000", "--name", "speed"]), dest_ids: ["up-1"] },
+        settings: {
+          id: "dc-1",
+          data_name_prefix: "dc/",
+          format: "iscp-v2-compat",
+          ipc: { type: "fifo", path: join(dir, "up.fifo") },
+          launch: launchSample(["--rate", "0", "--count", "20000", "--name", "speed"]),
+          dest_ids: ["up-1"],
+        },
         filters,
         sink: (points, destIds) => {
           routed.push([...destIds]);
@@ -67,7 +79,11 @@ describe("upstream channel", () => {
     stops.push(() => ch.close());
     await waitFor(() => ch.stats.accepted === 20000, 20_000, "20000 accepted");
     expect(events[0]).toBe("opened");
-    await waitFor(() => events.some((e) => e.startsWith("closed: device connector exited with code 0")), 5000, "exit reported");
+    await waitFor(
+      () => events.some((e) => e.startsWith("closed: device connector exited with code 0")),
+      5000,
+      "exit reported",
+    );
     expect(bytes()).toBe(ch.stats.bytes);
     expect(routed.every((d) => d.length === 1 && d[0] === "up-1")).toBe(true);
     const stored = q.readChunks(seq, 0, 1e6).flatMap((c) => chunkPoints(decodeChunk(c.data)));
@@ -85,7 +101,14 @@ describe("upstream channel", () => {
     const { cb } = recorder();
     const ch = openUpstreamChannel(
       {
-        settings: { id: "dc-2", data_name_prefix: "", format: "iscp-v2-compat", ipc: { type: "fifo", path: join(dir, "up.fifo") }, launch: launchSample(["--rate", "0", "--count", "2000000"]), dest_ids: ["deferred"] },
+        settings: {
+          id: "dc-2",
+          data_name_prefix: "",
+          format: "iscp-v2-compat",
+          ipc: { type: "fifo", path: join(dir, "up.fifo") },
+          launch: launchSample(["--rate", "0", "--count", "2000000"]),
+          dest_ids: ["deferred"],
+        },
         maxPendingBatches: 4,
         sink: (points) => {
           got += points.length;
@@ -103,9 +126,9 @@ describe("upstream channel", () => {
     expect(ch.stats.bytes).toBe(stalled); // not reading: the pipe is full and the connector blocks
     for (const r of waiting.splice(0)) r();
     await waitFor(() => ch.stats.bytes > stalled, 5000, "reading again");
-    expect(upstreamChannelError({ ...ch.stats, corrupt: 2, skippedBytes: 9, rejected: 3, lastError: "disk full" })).toBe(
-      "2 corrupt frame region(s) skipped (9 bytes); 3 point(s) not accepted: disk full",
-    );
+    expect(
+      upstreamChannelError({ ...ch.stats, corrupt: 2, skippedBytes: 9, rejected: 3, lastError: "disk full" }),
+    ).toBe("2 corrupt frame region(s) skipped (9 bytes); 3 point(s) not accepted: disk full");
   });
 
   it("reports a FIFO that cannot be created as failed", async () => {
@@ -113,7 +136,16 @@ describe("upstream channel", () => {
     const { writeFile } = await import("node:fs/promises");
     await writeFile(join(dir, "file"), "x");
     const ch = openUpstreamChannel(
-      { settings: { id: "dc-3", data_name_prefix: "", format: "logger-msg", ipc: { type: "fifo", path: join(dir, "file") }, dest_ids: ["u"] }, sink: () => {} },
+      {
+        settings: {
+          id: "dc-3",
+          data_name_prefix: "",
+          format: "logger-msg",
+          ipc: { type: "fifo", path: join(dir, "file") },
+          dest_ids: ["u"],
+        },
+        sink: () => {},
+      },
       cb,
     );
     stops.push(() => ch.close());
@@ -133,13 +165,20 @@ describe("downstream channel", () => {
           data_name_prefix: "ctl/",
           format: "iscp-v2-compat",
           ipc: { type: "fifo", path: join(dir, "down.fifo") },
-          launch: Schema.decodeUnknownSync(Launch)({ command: "sh", args: ["-c", 'exec cat "$EDGE_AGENT_IPC_PATH" > "$0"', out] }),
+          launch: Schema.decodeUnknownSync(Launch)({
+            command: "sh",
+            args: ["-c", 'exec cat "$EDGE_AGENT_IPC_PATH" > "$0"', out],
+          }),
         },
       },
       cb,
     );
     stops.push(() => ch.close());
-    const points: DataPoint[] = [point("ctl/steer", "float64", Buffer.alloc(8, 1), 5e9), point("other/x", "string", "no", 1), point("ctl/brake", "bool", Buffer.from([1]), 6e9)];
+    const points: DataPoint[] = [
+      point("ctl/steer", "float64", Buffer.alloc(8, 1), 5e9),
+      point("other/x", "string", "no", 1),
+      point("ctl/brake", "bool", Buffer.from([1]), 6e9),
+    ];
     expect(ch.write(points)).toBe(2);
     await waitFor(() => events.includes("opened"), 10_000, "connector opened the FIFO");
     await ch.close(); // what is queued still reaches the connector, which then ends at EOF
@@ -156,13 +195,21 @@ describe("downstream channel", () => {
 describe("downstream fan-out", () => {
   it("applies the downstream filters once, then writes to each dest channel; unknown ids are counted", () => {
     const filters = new FilterPipeline([
-      Schema.decodeUnknownSync(FilterDefinition)({ id: "s", type: "sampling", target: { type: "always" }, change_to: { type: "sampling", interval_ms: 1000 } }),
+      Schema.decodeUnknownSync(FilterDefinition)({
+        id: "s",
+        type: "sampling",
+        target: { type: "always" },
+        change_to: { type: "sampling", interval_ms: 1000 },
+      }),
     ]);
     const got: Record<string, string[]> = { a: [], b: [] };
     const fan = new DownstreamFanout(filters);
     fan.set("a", { write: (ps) => (got.a!.push(...ps.map((p) => p.name)), ps.length) });
     fan.set("b", { write: (ps) => (got.b!.push(...ps.map((p) => p.name)), ps.length) });
-    const frames = fan.deliver([point("x", "t", "", 0), point("x", "t", "", 1), point("y", "t", "", 2)], ["a", "b", "gone"]);
+    const frames = fan.deliver(
+      [point("x", "t", "", 0), point("x", "t", "", 1), point("y", "t", "", 2)],
+      ["a", "b", "gone"],
+    );
     expect(frames).toBe(4);
     expect(got).toEqual({ a: ["x", "y"], b: ["x", "y"] });
     expect(fan.unrouted.get("gone")).toBe(2);

@@ -24,7 +24,13 @@ afterEach(async () => {
 });
 
 function reader(path: string, format: "iscp-v2-compat" | "logger-msg", got: DataPoint[], prefix = ""): FifoReader {
-  const r = new FifoReader({ path, format, srcId: "dc-up", namePrefix: prefix, onPoints: (ps) => got.push(...ps.map(own)) });
+  const r = new FifoReader({
+    path,
+    format,
+    srcId: "dc-up",
+    namePrefix: prefix,
+    onPoints: (ps) => got.push(...ps.map(own)),
+  });
   stops.push(() => r.stop());
   return r;
 }
@@ -46,12 +52,29 @@ describe("upstream FIFO reader", () => {
       const path = join(dir, "up.fifo");
       const got: DataPoint[] = [];
       await reader(path, format, got, "v1/1/").start();
-      const child = startSampleConnector(["--path", path, "--format", format, "--rate", "0", "--count", "50000", "--size", "16", "--name", "ctr"]);
+      const child = startSampleConnector([
+        "--path",
+        path,
+        "--format",
+        format,
+        "--rate",
+        "0",
+        "--count",
+        "50000",
+        "--size",
+        "16",
+        "--name",
+        "ctr",
+      ]);
       expect(await exited(child)).toBe(0);
       await waitFor(() => got.length >= 50000, 10_000, "50000 points");
       expect(got.length).toBe(50000);
       expect(got.every((p, i) => seqOf(p) === i)).toBe(true);
-      expect(got[0]).toMatchObject({ name: "v1/1/ctr", type: format === "logger-msg" ? "string" : "bytes", srcId: "dc-up" });
+      expect(got[0]).toMatchObject({
+        name: "v1/1/ctr",
+        type: format === "logger-msg" ? "string" : "bytes",
+        srcId: "dc-up",
+      });
       expect(got[0]!.payload.length).toBe(16);
     });
   }
@@ -67,7 +90,10 @@ describe("upstream FIFO reader", () => {
     const second = startSampleConnector(["--path", path, "--rate", "0", "--count", "2000"]);
     expect(await exited(second)).toBe(0);
     await waitFor(() => got.length >= 5000, 10_000, "second connector's points");
-    expect(got.map(seqOf)).toEqual([...Array.from({ length: 3000 }, (_, i) => i), ...Array.from({ length: 2000 }, (_, i) => i)]);
+    expect(got.map(seqOf)).toEqual([
+      ...Array.from({ length: 3000 }, (_, i) => i),
+      ...Array.from({ length: 2000 }, (_, i) => i),
+    ]);
     expect(r.stats.reopens).toBeGreaterThanOrEqual(1);
     expect(r.stats.corrupt).toBe(0);
   });
@@ -81,8 +107,12 @@ describe("upstream FIFO reader", () => {
       const got: DataPoint[] = [];
       const r = reader(path, "iscp-v2-compat", got);
       await r.start();
-      expect(await exited(startSampleConnector(["--path", path, "--rate", "0", "--count", "3000", "--reopen-every", "700"]))).toBe(0);
-      await waitFor(() => got.length >= 3000 || r.stats.truncated > 0, 10_000, `run ${i}'s points`).catch(() => undefined);
+      expect(
+        await exited(startSampleConnector(["--path", path, "--rate", "0", "--count", "3000", "--reopen-every", "700"])),
+      ).toBe(0);
+      await waitFor(() => got.length >= 3000 || r.stats.truncated > 0, 10_000, `run ${i}'s points`).catch(
+        () => undefined,
+      );
       if (got.length !== 3000 || r.stats.truncated > 0 || !got.every((p, k) => seqOf(p) === k))
         lost.push(`run ${i}: ${got.length} points, ${r.stats.truncated} truncated, ${r.stats.corrupt} corrupt`);
       await r.stop();
@@ -128,7 +158,11 @@ describe("downstream FIFO writer", () => {
       const w = new FifoWriter({ path, format, namePrefix: "dc/" });
       stops.push(() => w.stop());
       await w.start();
-      const pts = [point("dc/a", "string", "one", 1_000_000_005), point("x/b", "string", "skip", 2), point("dc/c", "string", "three", 3)];
+      const pts = [
+        point("dc/a", "string", "one", 1_000_000_005),
+        point("x/b", "string", "skip", 2),
+        point("dc/c", "string", "three", 3),
+      ];
       expect(w.write(pts)).toBe(2); // queued while nobody reads
       const child = catTo(path, out);
       await waitFor(() => w.stats.written === 2, 5000, "written");

@@ -63,7 +63,9 @@ describe("iscp-v2-compat", () => {
       }
     };
     const frames = (n: number, size: number, from: number) =>
-      enc.encode(Array.from({ length: n }, (_, i) => point("d", "bytes", Buffer.alloc(size, (from + i) & 0xff), from + i))).buffer;
+      enc.encode(
+        Array.from({ length: n }, (_, i) => point("d", "bytes", Buffer.alloc(size, (from + i) & 0xff), from + i)),
+      ).buffer;
     // Twenty 2 MiB frames in 16 KiB reads (2,560 reads): sized once, never shrunk (and grown again) between frames.
     feed(frames(1, 2 << 20, 0), 16 * 1024);
     const sized = dec.assemblyBytes;
@@ -103,7 +105,10 @@ describe("iscp-v2-compat", () => {
     const enc = new IscpV2CompatEncoder();
     const a = enc.encode(points.slice(0, 2)).buffer;
     const b = enc.encode(points.slice(2, 3)).buffer;
-    const garbage = Buffer.from("\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00junk\x01\x02\x03!!!!!!!!!!!!!!!!!!!!", "latin1");
+    const garbage = Buffer.from(
+      "\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00junk\x01\x02\x03!!!!!!!!!!!!!!!!!!!!",
+      "latin1",
+    );
     const { out, dec } = decodeAll([Buffer.concat([a, garbage, b, Buffer.from([0xff, 0xff]), a])]);
     expect(out.map(plain)).toEqual([...points.slice(0, 3), ...points.slice(0, 2)].map(plain));
     expect(dec.stats.corrupt).toBe(2);
@@ -112,7 +117,7 @@ describe("iscp-v2-compat", () => {
 
   it("never throws on random bytes and recovers on the next valid frames", () => {
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff;
     const noise = Buffer.from(Array.from({ length: 20_000 }, rnd));
     const good = new IscpV2CompatEncoder().encode(points.slice(0, 2)).buffer;
     const dec = new IscpV2CompatDecoder({ srcId: "src", maxPayload: 1024 });
@@ -152,14 +157,27 @@ describe("iscp-v2-compat", () => {
   });
 
   it("checks every frame that repeats the last type and name: its split, its header and its payload size", () => {
-    const f = (type: string, name: string, nsec = 0, payload = Buffer.from("v")) => encodeIscpV2Frame(1, nsec, type, name, payload);
+    const f = (type: string, name: string, nsec = 0, payload = Buffer.from("v")) =>
+      encodeIscpV2Frame(1, nsec, type, name, payload);
     const bad = f("float", "64x"); // a header with nanoseconds of 1e9 or more is no frame, whatever its name
     bad.writeUInt32LE(1_000_000_000, 4);
-    const stream = [f("float", "64x"), f("float", "64x"), f("float6", "4x"), bad, f("float", "64x", 7), f("float", "64x", 0, Buffer.alloc(100))];
+    const stream = [
+      f("float", "64x"),
+      f("float", "64x"),
+      f("float6", "4x"),
+      bad,
+      f("float", "64x", 7),
+      f("float", "64x", 0, Buffer.alloc(100)),
+    ];
     const dec = new IscpV2CompatDecoder({ srcId: "src", maxPayload: 64 });
     const out: DataPoint[] = [];
     decodeInto(dec, Buffer.concat(stream), out);
-    expect(out.map((p) => `${p.type} ${p.name} ${p.elapsedNs}`)).toEqual(["float 64x 1000000000", "float 64x 1000000000", "float6 4x 1000000000", "float 64x 1000000007"]);
+    expect(out.map((p) => `${p.type} ${p.name} ${p.elapsedNs}`)).toEqual([
+      "float 64x 1000000000",
+      "float 64x 1000000000",
+      "float6 4x 1000000000",
+      "float 64x 1000000007",
+    ]);
     expect(dec.stats.corrupt).toBeGreaterThan(0);
   });
 });

@@ -16,7 +16,14 @@ const decodeLaunch = Schema.decodeUnknownSync(Launch);
 describe("launch settings", () => {
   it("fills defaults and rejects bad input", () => {
     const l = decodeLaunch({ command: "x" });
-    expect(l.restart).toEqual({ policy: "always", initial_backoff_ms: 500, max_backoff_ms: 30000, multiplier: 2, reset_after_ms: 10000, max_restarts: 0 });
+    expect(l.restart).toEqual({
+      policy: "always",
+      initial_backoff_ms: 500,
+      max_backoff_ms: 30000,
+      multiplier: 2,
+      reset_after_ms: 10000,
+      max_restarts: 0,
+    });
     expect(() => decodeLaunch({ command: "" })).toThrow();
     expect(() => decodeLaunch({ command: "x", environment: { "1BAD": "v" } })).toThrow();
     expect(() => decodeLaunch({ command: "x", restart: { policy: "sometimes" } })).toThrow();
@@ -32,14 +39,30 @@ describe("connector launcher", () => {
   it("starts the sample connector on the FIFO and restarts it with backoff when it exits", async () => {
     const path = join(dir, "up.fifo");
     const got: DataPoint[] = [];
-    const reader = new FifoReader({ path, format: "iscp-v2-compat", srcId: "dc", onPoints: (ps) => got.push(...ps.map(own)) });
+    const reader = new FifoReader({
+      path,
+      format: "iscp-v2-compat",
+      srcId: "dc",
+      onPoints: (ps) => got.push(...ps.map(own)),
+    });
     stops.push(() => reader.stop());
     await reader.start();
     const exits: ExitInfo[] = [];
     const launcher = new ConnectorLauncher(
       decodeLaunch({
         command: NODE_TS[0],
-        args: [...NODE_TS.slice(1), SAMPLE_CONNECTOR, "--path", "${ipc.path}", "--rate", "0", "--count", "100", "--exit-code", "3"],
+        args: [
+          ...NODE_TS.slice(1),
+          SAMPLE_CONNECTOR,
+          "--path",
+          "${ipc.path}",
+          "--rate",
+          "0",
+          "--count",
+          "100",
+          "--exit-code",
+          "3",
+        ],
         restart: { policy: "on-failure", initial_backoff_ms: 50, max_backoff_ms: 100, max_restarts: 2 },
       }),
       { ipcPath: path, format: "iscp-v2-compat", onExit: (e) => exits.push(e) },
@@ -58,15 +81,24 @@ describe("connector launcher", () => {
     const out = join(dir, "env.txt");
     const exits: ExitInfo[] = [];
     const launcher = new ConnectorLauncher(
-      decodeLaunch({ command: "sh", args: ["-c", 'echo "$EDGE_AGENT_IPC_PATH $EDGE_AGENT_IPC_FORMAT $GREETING" > "$0"; exec sleep 30', out], environment: { GREETING: "hi" } }),
+      decodeLaunch({
+        command: "sh",
+        args: ["-c", 'echo "$EDGE_AGENT_IPC_PATH $EDGE_AGENT_IPC_FORMAT $GREETING" > "$0"; exec sleep 30', out],
+        environment: { GREETING: "hi" },
+      }),
       { ipcPath: "/tmp/some.fifo", format: "logger-msg", onExit: (e) => exits.push(e) },
     );
     launcher.start();
     await waitFor(() => launcher.state.running, 5000, "running");
     let text = "";
-    await waitFor(() => text.endsWith("\n"), 5000, "env file", async () => {
-      text = await readFile(out, "utf8").catch(() => "");
-    });
+    await waitFor(
+      () => text.endsWith("\n"),
+      5000,
+      "env file",
+      async () => {
+        text = await readFile(out, "utf8").catch(() => "");
+      },
+    );
     expect(text.trim()).toBe("/tmp/some.fifo logger-msg hi");
     await launcher.stop();
     expect(exits.map((e) => e.reason)).toEqual(["killed by signal SIGTERM"]);
@@ -77,7 +109,10 @@ describe("connector launcher", () => {
   it("reports a command that cannot start and retries it per policy", async () => {
     const exits: ExitInfo[] = [];
     const launcher = new ConnectorLauncher(
-      decodeLaunch({ command: join(dir, "missing-binary"), restart: { policy: "always", initial_backoff_ms: 10, max_restarts: 1 } }),
+      decodeLaunch({
+        command: join(dir, "missing-binary"),
+        restart: { policy: "always", initial_backoff_ms: 10, max_restarts: 1 },
+      }),
       { ipcPath: "/tmp/x.fifo", format: "iscp-v2-compat", onExit: (e) => exits.push(e) },
     );
     stops.push(() => launcher.stop());
@@ -93,15 +128,30 @@ describe("connector launcher", () => {
     const exits: ExitInfo[] = [];
     const sleeper = decodeLaunch({ command: "sh", args: ["-c", "exec sleep 30"], restart: { policy: "never" } });
     // The "crashed agent": its launcher is never stopped.
-    const old = new ConnectorLauncher(sleeper, { ipcPath, pidFile, format: "iscp-v2-compat", onExit: (e) => exits.push(e) });
+    const old = new ConnectorLauncher(sleeper, {
+      ipcPath,
+      pidFile,
+      format: "iscp-v2-compat",
+      onExit: (e) => exits.push(e),
+    });
     old.start();
     await waitFor(() => old.state.pid !== undefined, 5000, "old connector");
     let recorded = "";
-    await waitFor(() => recorded === String(old.state.pid), 5000, "pid file", async () => {
-      recorded = (await readFile(pidFile, "utf8").catch(() => "")).split(" ")[0]!;
-    });
+    await waitFor(
+      () => recorded === String(old.state.pid),
+      5000,
+      "pid file",
+      async () => {
+        recorded = (await readFile(pidFile, "utf8").catch(() => "")).split(" ")[0]!;
+      },
+    );
     const notices: string[] = [];
-    const fresh = new ConnectorLauncher(sleeper, { ipcPath, pidFile, format: "iscp-v2-compat", onNotice: (m) => notices.push(m) });
+    const fresh = new ConnectorLauncher(sleeper, {
+      ipcPath,
+      pidFile,
+      format: "iscp-v2-compat",
+      onNotice: (m) => notices.push(m),
+    });
     stops.push(() => fresh.stop());
     fresh.start();
     await waitFor(() => exits.length === 1, 5000, "old connector killed");
@@ -116,20 +166,28 @@ describe("connector launcher", () => {
     const pidOut = join(dir, "bg.pid");
     const exits: ExitInfo[] = [];
     const launcher = new ConnectorLauncher(
-      decodeLaunch({ command: "sh", args: ["-c", 'sleep 30 & echo $! > "$0"; exit 4', pidOut], restart: { policy: "never" } }),
+      decodeLaunch({
+        command: "sh",
+        args: ["-c", 'sleep 30 & echo $! > "$0"; exit 4', pidOut],
+        restart: { policy: "never" },
+      }),
       { ipcPath: join(dir, "y.fifo"), format: "iscp-v2-compat", onExit: (e) => exits.push(e) },
     );
     launcher.start();
     await waitFor(() => exits.length === 1, 5000, "exit");
     expect(exits[0]!.reason).toBe("exited with code 4");
     const bg = Number((await readFile(pidOut, "utf8")).trim());
-    await waitFor(() => {
-      try {
-        process.kill(bg, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 5000, "background child gone");
+    await waitFor(
+      () => {
+        try {
+          process.kill(bg, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+      "background child gone",
+    );
   });
 });

@@ -45,7 +45,15 @@ describe("logger-msg", () => {
     const seen: number[] = [];
     const dec = new LoggerMsgDecoder({ srcId: "src", namePrefix: "p/", onUnknownDType: (d) => seen.push(d) });
     const out: DataPoint[] = [];
-    decodeInto(dec, Buffer.concat([frameHex(0x42, Buffer.from("xy")), frameHex(0x42, Buffer.from("z")), frameHex(0x43, Buffer.alloc(0))]), out);
+    decodeInto(
+      dec,
+      Buffer.concat([
+        frameHex(0x42, Buffer.from("xy")),
+        frameHex(0x42, Buffer.from("z")),
+        frameHex(0x43, Buffer.alloc(0)),
+      ]),
+      out,
+    );
     expect(out.map((p) => [p.name, p.type, Buffer.from(p.payload).toString()])).toEqual([
       ["p/logger-msg/66", "bytes", "xy"],
       ["p/logger-msg/66", "bytes", "z"],

@@ -66,7 +66,9 @@ describe("connector pid files", () => {
     const file = pidFileFor(join(dir, "connectors"), fifo);
     writePidFile(file, victim);
     const [pid, start, uid] = (await readFile(file, "utf8")).trim().split(" ");
-    await writeFile(file, `${pid} ${start} ${uid} ${Buffer.from("my-connector\0").toString("base64")}\n`, { mode: 0o600 });
+    await writeFile(file, `${pid} ${start} ${uid} ${Buffer.from("my-connector\0").toString("base64")}\n`, {
+      mode: 0o600,
+    });
     const r = killLeftover(file, fifo);
     expect(r).toEqual({ killed: false, ignored: expect.stringMatching(/is not the connector the agent started/) });
     expect(alive(victim)).toBe(true);

@@ -24,7 +24,11 @@ describe("runtime/iscp client over WebSocket", () => {
   let b: TestBroker;
   const clients: IscpClient[] = [];
   const client = async (o: Partial<IscpClientOptions> & { url?: string } = {}) => {
-    const c = await IscpClient.connect({ transport: () => connectWebSocket({ url: o.url ?? b.url }), token: TOKEN, ...o });
+    const c = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: o.url ?? b.url }),
+      token: TOKEN,
+      ...o,
+    });
     clients.push(c);
     return c;
   };
@@ -39,7 +43,9 @@ describe("runtime/iscp client over WebSocket", () => {
   it("opens streams, relays points and base time, receives acks (enc=json too)", async () => {
     for (const encoding of ["proto", "json"] as const) {
       const d = await client({ nodeId: NODE_D, transport: () => connectWebSocket({ url: b.url, encoding }) });
-      const ds = await d.openDownstream({ filters: [{ sourceNodeId: NODE_U, dataFilters: [{ name: "#", type: "#" }] }] });
+      const ds = await d.openDownstream({
+        filters: [{ sourceNodeId: NODE_U, dataFilters: [{ name: "#", type: "#" }] }],
+      });
       const got: ReceivedChunk[] = [];
       const meta: Record<string, unknown>[] = [];
       ds.onChunk((c) => got.push(c));
@@ -47,20 +53,39 @@ describe("runtime/iscp client over WebSocket", () => {
       const u = await client({ nodeId: NODE_U, transport: () => connectWebSocket({ url: b.url, encoding }) });
       const us = await u.openUpstream({ sessionId: `s-${encoding}`, qos: QoS.RELIABLE });
       const acks: number[] = [];
-      us.onAck((rs) => acks.push(...rs.filter((r) => r.resultCode === ResultCode.SUCCEEDED).map((r) => r.sequenceNumber)));
-      await u.sendBaseTime({ sessionId: `s-${encoding}`, name: "manual", priority: 1000, elapsedTime: 0n, baseTime: 1_700_000_000_000_000_000n });
-      us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("x") }, { elapsedTime: -2n, payload: enc.encode("y") }]);
+      us.onAck((rs) =>
+        acks.push(...rs.filter((r) => r.resultCode === ResultCode.SUCCEEDED).map((r) => r.sequenceNumber)),
+      );
+      await u.sendBaseTime({
+        sessionId: `s-${encoding}`,
+        name: "manual",
+        priority: 1000,
+        elapsedTime: 0n,
+        baseTime: 1_700_000_000_000_000_000n,
+      });
+      us.write({ name: "a", type: "t" }, [
+        { elapsedTime: 1n, payload: enc.encode("x") },
+        { elapsedTime: -2n, payload: enc.encode("y") },
+      ]);
       expect(us.flush()).toBe(1);
       us.write({ name: "a", type: "t" }, [{ elapsedTime: 3, payload: enc.encode("z") }]);
       expect(us.flush()).toBe(2);
       expect(await us.waitAcked()).toBe(true);
       await waitFor(() => got.length === 2, 5000, "chunks");
       expect(acks).toEqual([1, 2]);
-      expect(got.map((c) => [c.sequenceNumber, c.upstream.streamId, c.groups.map((g) => [g.dataId.name, g.dataPoints.map((p) => p.elapsedTime)])])).toEqual([
+      expect(
+        got.map((c) => [
+          c.sequenceNumber,
+          c.upstream.streamId,
+          c.groups.map((g) => [g.dataId.name, g.dataPoints.map((p) => p.elapsedTime)]),
+        ]),
+      ).toEqual([
         [1, us.streamId, [["a", [1n, -2n]]]],
         [2, us.streamId, [["a", [3n]]]],
       ]);
-      const bt = meta.find((m) => m.baseTime) as { baseTime: { baseTime: unknown }; sourceNodeId: string; requestId: number } | undefined;
+      const bt = meta.find((m) => m.baseTime) as
+        | { baseTime: { baseTime: unknown }; sourceNodeId: string; requestId: number }
+        | undefined;
       expect(bt?.sourceNodeId).toBe(NODE_U);
       expect(String(bt?.baseTime.baseTime)).toBe("1700000000000000000");
       // Server-originated request ids are odd.
@@ -123,7 +148,10 @@ describe("runtime/iscp client over WebSocket", () => {
     const u = await client({ nodeId: NODE_U });
     const us = await u.openUpstream({ sessionId: "s" });
     const payload = new Uint8Array(1000).fill(1);
-    us.write({ name: "big", type: "bytes" }, Array.from({ length: 1500 }, (_, i) => ({ elapsedTime: i, payload })));
+    us.write(
+      { name: "big", type: "bytes" },
+      Array.from({ length: 1500 }, (_, i) => ({ elapsedTime: i, payload })),
+    );
     us.flush();
     await waitFor(() => points === 1500, 5000, "all points");
     const chunkFrames = frames.filter((f) => decodeMessage(f, "proto").downstreamChunk);
@@ -149,12 +177,23 @@ describe("runtime/iscp client over WebSocket", () => {
   it("round-trips an E2E call", async () => {
     const a = await client({ nodeId: NODE_U });
     const z = await client({ nodeId: NODE_D });
-    z.onCall((c) => void z.call({ destinationNodeId: c.sourceNodeId, requestCallId: c.callId, name: "re", type: "t", payload: c.payload }));
+    z.onCall(
+      (c) =>
+        void z.call({
+          destinationNodeId: c.sourceNodeId,
+          requestCallId: c.callId,
+          name: "re",
+          type: "t",
+          payload: c.payload,
+        }),
+    );
     const replies: { requestCallId: string; payload: string }[] = [];
     a.onCall((c) => replies.push({ requestCallId: c.requestCallId, payload: new TextDecoder().decode(c.payload) }));
     const callId = await a.call({ destinationNodeId: NODE_D, name: "q", type: "t", payload: enc.encode("hello") });
     await waitFor(() => replies.length === 1, 5000, "reply");
     expect(replies[0]).toEqual({ requestCallId: callId, payload: "hello" });
-    await expect(a.call({ destinationNodeId: "nobody", name: "q", type: "t", payload: new Uint8Array(0) })).rejects.toMatchObject({ resultCode: ResultCode.PROCESS_FAILED });
+    await expect(
+      a.call({ destinationNodeId: "nobody", name: "q", type: "t", payload: new Uint8Array(0) }),
+    ).rejects.toMatchObject({ resultCode: ResultCode.PROCESS_FAILED });
   });
 });

@@ -24,8 +24,11 @@ beforeAll(async () => {
   broker = attachIscpBroker(cloud.server, {
     authenticate: async (token, project, nodeId) => {
       connects.push({ token, nodeId: nodeId ?? "", project });
-      if (project === REFUSED_PROJECT) return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "project not allowed" };
-      return token === "tok-1" ? { ok: true, subject: { kind: "edge", uuid: nodeId ?? "x" } } : { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "bad token" };
+      if (project === REFUSED_PROJECT)
+        return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "project not allowed" };
+      return token === "tok-1"
+        ? { ok: true, subject: { kind: "edge", uuid: nodeId ?? "x" } }
+        : { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "bad token" };
     },
   });
   t = await startTestAgent();
@@ -42,8 +45,15 @@ const state = async (p: string) => (await t.api.get<{ code: string; error: strin
 describe("iSCP links", () => {
   it("an upstream connects with the edge's token, node id and project and reports quiet", async () => {
     await t.api.post("/upstreams", { id: "up" });
-    await t.api.patch("/connection", { server_url: cloud.url, edge_uuid: EDGE, client_secret: SECRET, project_uuid: "11111111-1111-4111-8111-111111111111" });
-    await expect.poll(() => state("/upstreams/up/state"), { timeout: 10_000 }).toMatchObject({ code: "quiet", error: "" });
+    await t.api.patch("/connection", {
+      server_url: cloud.url,
+      edge_uuid: EDGE,
+      client_secret: SECRET,
+      project_uuid: "11111111-1111-4111-8111-111111111111",
+    });
+    await expect
+      .poll(() => state("/upstreams/up/state"), { timeout: 10_000 })
+      .toMatchObject({ code: "quiet", error: "" });
     expect(connects).toContainEqual({ token: "tok-1", nodeId: EDGE, project: "11111111-1111-4111-8111-111111111111" });
   });
 
@@ -70,8 +80,12 @@ describe("iSCP links", () => {
         up.flush();
       }, 50);
       try {
-        await expect.poll(() => state("/downstreams/down/state"), { timeout: 10_000 }).toMatchObject({ code: "connected" });
-        await expect.poll(async () => (await state("/downstreams/down/state")).bitrate, { timeout: 5_000 }).toBeGreaterThan(0);
+        await expect
+          .poll(() => state("/downstreams/down/state"), { timeout: 10_000 })
+          .toMatchObject({ code: "connected" });
+        await expect
+          .poll(async () => (await state("/downstreams/down/state")).bitrate, { timeout: 5_000 })
+          .toBeGreaterThan(0);
       } finally {
         clearInterval(pump);
       }
@@ -94,7 +108,9 @@ describe("iSCP links", () => {
     try {
       const before = connects.length;
       await t.api.patch("/transport", { protocol: "quic" });
-      await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet", error: "" });
+      await expect
+        .poll(() => state("/upstreams/up/state"), { timeout: 15_000 })
+        .toMatchObject({ code: "quiet", error: "" });
       expect(connects.length).toBeGreaterThan(before); // the shared broker authenticated the QUIC connection
       await t.api.patch("/transport", { protocol: "websocket" });
       await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet" });
@@ -110,10 +126,14 @@ describe("iSCP links", () => {
     const before = connects.length;
     try {
       await t.api.patch("/transport", { compression_level: 6, compression_window_bits: 12 });
-      await expect.poll(() => queries.some((q) => q.includes("comp=context-takeover&clevel=6&cwinbits=12")), { timeout: 15_000 }).toBe(true);
+      await expect
+        .poll(() => queries.some((q) => q.includes("comp=context-takeover&clevel=6&cwinbits=12")), { timeout: 15_000 })
+        .toBe(true);
       // The broker read the compressed ConnectRequest (authenticate saw it) and the upstream open that followed it.
       await expect.poll(() => connects.length, { timeout: 15_000 }).toBeGreaterThan(before);
-      await expect.poll(() => state("/upstreams/up/state"), { timeout: 15_000 }).toMatchObject({ code: "quiet", error: "" });
+      await expect
+        .poll(() => state("/upstreams/up/state"), { timeout: 15_000 })
+        .toMatchObject({ code: "quiet", error: "" });
     } finally {
       cloud.server.off("upgrade", seen);
       await t.api.patch("/transport", { compression_level: 0, compression_window_bits: 0 });
@@ -122,17 +142,21 @@ describe("iSCP links", () => {
 
   it("reports a connection the broker refuses as an error with the broker's reason", async () => {
     await t.api.patch("/connection", { project_uuid: REFUSED_PROJECT });
-    await expect.poll(() => state("/upstreams/up/state"), { timeout: 10_000 }).toMatchObject({
-      code: "error",
-      error: expect.stringContaining("project not allowed"),
-    });
+    await expect
+      .poll(() => state("/upstreams/up/state"), { timeout: 10_000 })
+      .toMatchObject({
+        code: "error",
+        error: expect.stringContaining("project not allowed"),
+      });
   });
 
   it("holds streams disconnected, with the reason, while the token is refused", async () => {
     await t.api.patch("/connection", { client_secret: "wrong" });
-    await expect.poll(() => state("/upstreams/up/state"), { timeout: 10_000 }).toMatchObject({
-      code: "disconnected",
-      error: expect.stringContaining("authentication failed: token request rejected (401)"),
-    });
+    await expect
+      .poll(() => state("/upstreams/up/state"), { timeout: 10_000 })
+      .toMatchObject({
+        code: "disconnected",
+        error: expect.stringContaining("authentication failed: token request rejected (401)"),
+      });
   });
 });

@@ -23,13 +23,19 @@ afterEach(async () => {
   await cleanup();
 });
 
-const pts = (n: number, from = 0): DataPoint[] => Array.from({ length: n }, (_, i) => point("a", "bytes", Buffer.alloc(16), from + i));
+const pts = (n: number, from = 0): DataPoint[] =>
+  Array.from({ length: n }, (_, i) => point("a", "bytes", Buffer.alloc(16), from + i));
 const chunkSizes = () => q.readChunks(seq, 0, 1000).map((c) => decodeChunk(c.data).count);
 
 describe("chunk batcher", () => {
   it("interval: one chunk per flush interval, split at maxPoints, resolved when durable", async () => {
     const durable: number[] = [];
-    const b = new ChunkBatcher(q, seq, { flushPolicy: "interval", flushIntervalMs: 30, maxPoints: 100, onDurable: (_s, no) => durable.push(no) });
+    const b = new ChunkBatcher(q, seq, {
+      flushPolicy: "interval",
+      flushIntervalMs: 30,
+      maxPoints: 100,
+      onDurable: (_s, no) => durable.push(no),
+    });
     const first = b.push(pts(10));
     const second = b.push(pts(20, 10));
     expect(chunkSizes()).toEqual([]); // nothing appended before the interval

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../../runtime/datapoint.js";
-import { ChunkBuilder, chunkGroups, chunkPoints, chunkView, decodeChunk, encodeChunk } from "../../../runtime/queue/chunk-codec.js";
+import {
+  ChunkBuilder,
+  chunkGroups,
+  chunkPoints,
+  chunkView,
+  decodeChunk,
+  encodeChunk,
+} from "../../../runtime/queue/chunk-codec.js";
 import { encodeChunkV1 } from "../../../runtime/queue/chunk-v1.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
 import { exited, plain, point, spawnTs, tempDir, waitFor } from "../../support/datapath.js";
@@ -19,14 +26,20 @@ afterEach(async () => {
   await cleanup();
 });
 
-async function openQueue(capacityMiB = 1024, limitDataStorage = true, onEvict?: (c: number, b: number) => void): Promise<DurableQueue> {
+async function openQueue(
+  capacityMiB = 1024,
+  limitDataStorage = true,
+  onEvict?: (c: number, b: number) => void,
+): Promise<DurableQueue> {
   const q = await DurableQueue.open({ dir, capacityMiB, limitDataStorage, onEvict });
   queues.push(q);
   return q;
 }
 
 const pts = (n: number, tag = "p", size = 16): DataPoint[] =>
-  Array.from({ length: n }, (_, i) => point(`${tag}/${i % 3}`, i % 2 ? "bytes" : "float64", Buffer.alloc(size, i), i * 1000));
+  Array.from({ length: n }, (_, i) =>
+    point(`${tag}/${i % 3}`, i % 2 ? "bytes" : "float64", Buffer.alloc(size, i), i * 1000),
+  );
 
 /** Points in the order a chunk keeps them: grouped by data id (first appearance), arrival order within a group. */
 function grouped(points: readonly DataPoint[]): DataPoint[] {
@@ -50,13 +63,17 @@ describe("chunk codec", () => {
     // Per group 12 bytes and the id; per 16-byte point 1 + 1 + (1 + elapsed varint) + (1 + 1) + 16.
     const elapsed = (ns: number) => (ns === 0 ? 1 : Math.ceil(Math.log2(Math.abs(ns) * 2 + 1) / 7));
     const idBytes = d.ids.reduce((n, id) => n + 12 + Buffer.byteLength(id.name) + Buffer.byteLength(id.type), 0);
-    expect(buf.length).toBe(6 + idBytes + pts(5).reduce((n, p) => n + 21 + elapsed(p.elapsedNs), 0) + 2 + 1 + elapsed(-5) + 2);
+    expect(buf.length).toBe(
+      6 + idBytes + pts(5).reduce((n, p) => n + 21 + elapsed(p.elapsedNs), 0) + 2 + 1 + elapsed(-5) + 2,
+    );
   });
 
   it("keeps each data id's points as iSCP DataPoint entries (the spans a frame copies)", () => {
     const v = chunkView(encodeChunk([point("a", "t", "xy", 3), point("b", "u", "", -1), point("a", "t", "z", 300)]));
     expect(v.count).toBe(3);
-    expect(v.groups.map((g) => [g.dataId.name, g.dataId.type, g.count, v.buffer.subarray(g.start, g.end).toString("hex")])).toEqual([
+    expect(
+      v.groups.map((g) => [g.dataId.name, g.dataId.type, g.count, v.buffer.subarray(g.start, g.end).toString("hex")]),
+    ).toEqual([
       ["a", "t", 2, "1a06" + "0806" + "12027879" + "1a06" + "08d804" + "12017a"],
       ["b", "u", 1, "1a04" + "0801" + "1200"],
     ]);
@@ -89,7 +106,9 @@ describe("chunk builder", () => {
     for (const p of input) b.add(p);
     const buf = b.finish(16);
     expect(buf.subarray(16).equals(encodeChunk(input))).toBe(true);
-    expect(chunkPoints(decodeChunk(buf.subarray(16))).map(plain)).toEqual(input.map((p) => ({ ...plain(p), srcId: "" })));
+    expect(chunkPoints(decodeChunk(buf.subarray(16))).map(plain)).toEqual(
+      input.map((p) => ({ ...plain(p), srcId: "" })),
+    );
     expect(b.count).toBe(0);
     b.add(point("x", "t", "y", 1));
     expect(decodeChunk(b.finish()).ids).toEqual([{ name: "x", type: "t" }]);
@@ -104,15 +123,24 @@ describe("chunk builder", () => {
     chunks.forEach((c, i) => {
       const d = decodeChunk(c.subarray(16));
       expect(d.count).toBe(50 * (i + 1));
-      expect(chunkPoints(d).every((p) => p.payload.length === (i + 1) * 100 && p.payload.every((x) => x === i + 1))).toBe(true);
+      expect(
+        chunkPoints(d).every((p) => p.payload.length === (i + 1) * 100 && p.payload.every((x) => x === i + 1)),
+      ).toBe(true);
     });
   });
 });
 
 describe("chunk groups", () => {
   it("group points by data id in first-appearance order", () => {
-    const d = decodeChunk(encodeChunk([point("a", "t", "1", 1), point("b", "t", "2", 2), point("a", "t", "3", 3), point("a", "u", "4", 4)]));
-    expect(chunkGroups(d).map((g) => [g.dataId.type + ":" + g.dataId.name, g.points.map((p) => `${p.elapsedNs}=${p.payload.toString()}`)])).toEqual([
+    const d = decodeChunk(
+      encodeChunk([point("a", "t", "1", 1), point("b", "t", "2", 2), point("a", "t", "3", 3), point("a", "u", "4", 4)]),
+    );
+    expect(
+      chunkGroups(d).map((g) => [
+        g.dataId.type + ":" + g.dataId.name,
+        g.points.map((p) => `${p.elapsedNs}=${p.payload.toString()}`),
+      ]),
+    ).toEqual([
       ["t:a", ["1=1", "3=3"]],
       ["t:b", ["2=2"]],
       ["u:a", ["4=4"]],
@@ -135,7 +163,9 @@ describe("durable queue", () => {
     expect(info.pendingDataSize).toBeGreaterThan(30 * 30);
     const chunks = q.readChunks(s.ord, 0, 10);
     expect(chunks.map((c) => c.chunkNo)).toEqual([1, 2]);
-    expect(chunkPoints(decodeChunk(chunks[1]!.data)).map(plain)).toEqual(grouped(pts(20)).map((p) => ({ ...plain(p), srcId: "" })));
+    expect(chunkPoints(decodeChunk(chunks[1]!.data)).map(plain)).toEqual(
+      grouped(pts(20)).map((p) => ({ ...plain(p), srcId: "" })),
+    );
     expect(q.readChunks(s.ord, 1, 10).map((c) => c.chunkNo)).toEqual([2]);
     await q.ack(s.ord, [1, 1, 99]);
     expect(q.getMeasurement(M1)).toMatchObject({ chunkCount: 1 });
@@ -156,9 +186,13 @@ describe("durable queue", () => {
     queues.length = 0;
     q = await openQueue();
     // The interrupted measurement is over: a restart starts a new one.
-    expect(q.listMeasurements()).toMatchObject([{ uuid: M1, baseTimeNs: "1700000000123456789", chunkCount: 1, ended: true }]);
+    expect(q.listMeasurements()).toMatchObject([
+      { uuid: M1, baseTimeNs: "1700000000123456789", chunkCount: 1, ended: true },
+    ]);
     // recover: true keeps its unacked chunks for deferred upload; recover: false drops (and counts) them.
-    expect(q.pendingSequences()).toMatchObject([{ uuid: "seq-1", destId: "up", closed: true, lastChunkNo: 2, points: 10 }]);
+    expect(q.pendingSequences()).toMatchObject([
+      { uuid: "seq-1", destId: "up", closed: true, lastChunkNo: 2, points: 10 },
+    ]);
     expect(q.stats.droppedChunks).toBe(1);
     expect(chunkPoints(decodeChunk(q.readChunks(s.ord, 0, 10)[0]!.data)).length).toBe(3);
     // Numbering goes on after the reopen: a new sequence gets a new ord.
@@ -202,7 +236,10 @@ describe("durable queue", () => {
     expect(stats.bytes).toBeLessThanOrEqual(0.05 * 1024 * 1024);
     expect(stats.evictedChunks).toBeGreaterThan(0);
     expect(evictions.reduce((x, y) => x + y, 0)).toBe(stats.evictedChunks);
-    const left = [...q.readChunks(a.ord, 0, 100).map((c) => (c.chunkNo - 1) * 2), ...q.readChunks(b.ord, 0, 100).map((c) => (c.chunkNo - 1) * 2 + 1)].sort((x, y) => x - y);
+    const left = [
+      ...q.readChunks(a.ord, 0, 100).map((c) => (c.chunkNo - 1) * 2),
+      ...q.readChunks(b.ord, 0, 100).map((c) => (c.chunkNo - 1) * 2 + 1),
+    ].sort((x, y) => x - y);
     // What remains is exactly the newest appends.
     expect(left).toEqual(Array.from({ length: left.length }, (_, i) => 20 - left.length + i));
     expect(stats.chunks).toBe(left.length);
@@ -265,7 +302,14 @@ describe("durable queue", () => {
     const before = q.ack(s.ord, [1]); // issued before close: close waits for it
     const closed = q.close();
     // Issued after close: dropped, never an lmdb write on a closed environment.
-    await Promise.all([before, closed, q.ack(s.ord, [2]), q.closeSequence(s.ord), q.endMeasurement(M1), q.markOwesCompletion(M1, true)]);
+    await Promise.all([
+      before,
+      closed,
+      q.ack(s.ord, [2]),
+      q.closeSequence(s.ord),
+      q.endMeasurement(M1),
+      q.markOwesCompletion(M1, true),
+    ]);
     expect(() => q.append(s.ord, pts(1))).toThrow("the queue is closed");
     expect(q.readChunks(s.ord, 0, 10)).toEqual([]);
     queues.length = 0;
@@ -282,7 +326,11 @@ describe("durable queue", () => {
     const b = q.append(s.ord, pts(4));
     const c = q.append(s.ord, pts(5));
     // Chunk 1 from LMDB, chunks 2 and 3 before their commit, in order, each once.
-    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([[1, 3], [2, 4], [3, 5]]);
+    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([
+      [1, 3],
+      [2, 4],
+      [3, 5],
+    ]);
     expect(q.readChunks(s.ord, 2, 10).map((x) => x.chunkNo)).toEqual([3]);
     expect(q.readChunks(s.ord, 0, 2).map((x) => x.chunkNo)).toEqual([1, 2]);
     const acked = q.ack(s.ord, [2]); // the server's ack came back before chunk 2 was on disk
@@ -327,7 +375,11 @@ describe("durable queue", () => {
     expect(lmdbReads).toBe(0);
     // Behind (chunk 1 is only in LMDB): read from LMDB, then on into the chunk not yet committed.
     const c = q.append(s.ord, pts(4, "z"));
-    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([[1, 2], [2, 3], [3, 4]]);
+    expect(q.readChunks(s.ord, 0, 10).map((x) => [x.chunkNo, decodeChunk(x.data).count])).toEqual([
+      [1, 2],
+      [2, 3],
+      [3, 4],
+    ]);
     expect(lmdbReads).toBe(1);
     await Promise.all([b.durable, c.durable]);
     expect(q.readChunks(s.ord, 1, 10).map((x) => x.chunkNo)).toEqual([2, 3]);
@@ -341,8 +393,16 @@ describe("durable queue", () => {
     const first = q.append(s.ord, pts(2, "x", 48 * 1024));
     const [read] = q.readChunks(s.ord, 0, 10);
     await first.durable;
-    await q.append(s.ord, pts(2, "y", 48 * 1024).map((p) => ({ ...p, payload: Buffer.alloc(p.payload.length, 0xee) }))).durable;
-    expect(chunkPoints(decodeChunk(read!.data)).map((p) => [p.name, Buffer.compare(p.payload, grouped(pts(2, "x", 48 * 1024)).find((x) => x.name === p.name)!.payload)])).toEqual([
+    await q.append(
+      s.ord,
+      pts(2, "y", 48 * 1024).map((p) => ({ ...p, payload: Buffer.alloc(p.payload.length, 0xee) })),
+    ).durable;
+    expect(
+      chunkPoints(decodeChunk(read!.data)).map((p) => [
+        p.name,
+        Buffer.compare(p.payload, grouped(pts(2, "x", 48 * 1024)).find((x) => x.name === p.name)!.payload),
+      ]),
+    ).toEqual([
       ["x/0", 0],
       ["x/1", 0],
     ]);

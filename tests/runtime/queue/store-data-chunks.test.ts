@@ -25,7 +25,11 @@ describe("deferred upload batches", () => {
     q.startMeasurement(M, 0n);
     const seq = q.openSequence(M, "deferred", S, true).ord;
     for (let i = 0; i < 5; i++) {
-      await q.append(seq, [point("1/a", "float64", Buffer.alloc(8, i), i * 1e9), point("1/b", "bytes", Buffer.alloc(400_000, i), i * 1e9 + 1), point("1/a", "float64", Buffer.alloc(8, i + 100), -5)]).durable;
+      await q.append(seq, [
+        point("1/a", "float64", Buffer.alloc(8, i), i * 1e9),
+        point("1/b", "bytes", Buffer.alloc(400_000, i), i * 1e9 + 1),
+        point("1/a", "float64", Buffer.alloc(8, i + 100), -5),
+      ]).durable;
     }
     const first = nextUploadBatch(q, seq, 0, 1_000_000)!;
     expect(first.chunkNos).toEqual([1, 2]);
@@ -52,7 +56,17 @@ describe("deferred upload batches", () => {
     const seq = q.openSequence(M, "deferred", S, true).ord;
     const names = ["a", "名/ü", "", "x".repeat(200)];
     for (let c = 0; c < 4; c++)
-      await q.append(seq, Array.from({ length: 50 + c * 30 }, (_, i) => point(names[(i * 7 + c) % 4]!, i % 3 ? "float64" : "bytes", Buffer.alloc((i * 13) % 150, i), (i - 20) * 2 ** 28 + c))).durable;
+      await q.append(
+        seq,
+        Array.from({ length: 50 + c * 30 }, (_, i) =>
+          point(
+            names[(i * 7 + c) % 4]!,
+            i % 3 ? "float64" : "bytes",
+            Buffer.alloc((i * 13) % 150, i),
+            (i - 20) * 2 ** 28 + c,
+          ),
+        ),
+      ).durable;
     // A chunk left by an older agent (the earlier layout) goes out the same way.
     const old = [point("old", "int", Buffer.from("v1"), 42)];
     const buf = Buffer.concat([Buffer.alloc(CHUNK_HEADER), encodeChunkV1(old)]);
@@ -87,7 +101,10 @@ describe("deferred upload batches", () => {
     expect(batch.chunkNos).toEqual([1, 3]);
     expect(batch.unreadable).toEqual([2]);
     const msg = pb.StoreDataChunks.decode(batch.body);
-    expect(msg.chunks.map((c) => Buffer.from(c.dataPointGroups![0]!.dataPoints![0]!.payload!).toString())).toEqual(["one", "three"]);
+    expect(msg.chunks.map((c) => Buffer.from(c.dataPointGroups![0]!.dataPoints![0]!.payload!).toString())).toEqual([
+      "one",
+      "three",
+    ]);
     // Only damaged chunks left: an empty batch that still names them.
     await q.ack(seq, [1, 3]);
     expect(nextUploadBatch(q, seq, 0)).toMatchObject({ chunkNos: [], points: 0, unreadable: [2] });

@@ -10,7 +10,15 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-const up = (id: string) => ({ id, enabled: true, recover: true, persist: true, qos: "unreliable" as const, flush_policy: "interval" as const, flush_interval: 5 });
+const up = (id: string) => ({
+  id,
+  enabled: true,
+  recover: true,
+  persist: true,
+  qos: "unreliable" as const,
+  flush_policy: "interval" as const,
+  flush_interval: 5,
+});
 
 describe("settings store listeners", () => {
   it("isolates a throwing listener: the write stands, the others are told, the error is reported", async () => {
@@ -27,12 +35,21 @@ describe("settings store listeners", () => {
     expect(() => store.setSingleton("transport", { protocol: "quic", send_queue_size: 1 })).not.toThrow();
     expect(() => store.remove("upstreams", "a")).not.toThrow();
     expect(heard).toEqual([["a"], ["a"], []]);
-    expect(errors.map((e) => (e as Error).message)).toEqual(["data path refused", "data path refused", "data path refused"]);
+    expect(errors.map((e) => (e as Error).message)).toEqual([
+      "data path refused",
+      "data path refused",
+      "data path refused",
+    ]);
     await store.close();
 
     const again = SettingsStore.open(dir);
     // Fields the stored record lacks (compression, added later) come back as their defaults.
-    expect(again.getSingleton("transport")).toEqual({ protocol: "quic", send_queue_size: 1, compression_level: 0, compression_window_bits: 0 });
+    expect(again.getSingleton("transport")).toEqual({
+      protocol: "quic",
+      send_queue_size: 1,
+      compression_level: 0,
+      compression_window_bits: 0,
+    });
     await again.close();
   });
 });

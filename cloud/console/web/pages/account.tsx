@@ -55,16 +55,28 @@ function TokensSection({ me }: { me: Me }) {
   return (
     <Section title={`API tokens of ${me.name}`}>
       <ErrorNote error={tokens.error ?? act.error} />
-      {created?.token && <ShownOnce label={`New token "${created.name}"`} value={created.token} onDone={() => setCreated(undefined)} />}
+      {created?.token && (
+        <ShownOnce label={`New token "${created.name}"`} value={created.token} onDone={() => setCreated(undefined)} />
+      )}
       <form class="inline" onSubmit={create} aria-label="New API token">
         <label>
-          Token name <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          Token name{" "}
+          <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </label>
-        <button type="submit" disabled={act.busy}>Create token</button>
+        <button type="submit" disabled={act.busy}>
+          Create token
+        </button>
       </form>
       <table class="list" aria-label="API tokens">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {tokens.data?.map((t) => (
@@ -72,7 +84,11 @@ function TokensSection({ me }: { me: Me }) {
               <td>{t.name}</td>
               <td>{fmtTime(t.created_at)}</td>
               <td>{fmtTime(t.expired_at)}</td>
-              <td><button type="button" onClick={() => revoke(t)} aria-label={`Revoke ${t.name}`}>Revoke</button></td>
+              <td>
+                <button type="button" onClick={() => revoke(t)} aria-label={`Revoke ${t.name}`}>
+                  Revoke
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -20,7 +20,10 @@ interface Client {
 type Grant = "authorization_code" | "client_credentials";
 
 export function ClientsPage({ me }: { me: Me }) {
-  const clients = useLoad(() => api<{ items: Client[] }>("/auth/users/me/clients?per_page=200").then((r) => r.items), []);
+  const clients = useLoad(
+    () => api<{ items: Client[] }>("/auth/users/me/clients?per_page=200").then((r) => r.items),
+    [],
+  );
   const [name, setName] = useState("");
   const [grant, setGrant] = useState<Grant>("client_credentials");
   const [redirect, setRedirect] = useState("");
@@ -29,7 +32,11 @@ export function ClientsPage({ me }: { me: Me }) {
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const json = { name, grant_type: grant, ...(grant === "authorization_code" ? { redirect_uris: [redirect] } : {}) };
+      const json = {
+        name,
+        grant_type: grant,
+        ...(grant === "authorization_code" ? { redirect_uris: [redirect] } : {}),
+      };
       setCreated(await api<Client>("/auth/users/me/clients", { method: "POST", json }));
       setName("");
       setRedirect("");
@@ -44,14 +51,22 @@ export function ClientsPage({ me }: { me: Me }) {
     });
   return (
     <Section title={`OAuth2 clients of ${me.name}`}>
-      <p class="hint">Applications that sign in at this peer's OAuth 2.0 server as you (authorization code) or as themselves with your rights (client credentials).</p>
+      <p class="hint">
+        Applications that sign in at this peer's OAuth 2.0 server as you (authorization code) or as themselves with your
+        rights (client credentials).
+      </p>
       <ErrorNote error={clients.error ?? act.error} />
       {created?.client_secret && (
-        <ShownOnce label={`Secret of client "${created.name}" (client ID ${created.client_id})`} value={created.client_secret} onDone={() => setCreated(undefined)} />
+        <ShownOnce
+          label={`Secret of client "${created.name}" (client ID ${created.client_id})`}
+          value={created.client_secret}
+          onDone={() => setCreated(undefined)}
+        />
       )}
       <form class="inline" onSubmit={create} aria-label="New OAuth2 client">
         <label>
-          Client name <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          Client name{" "}
+          <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </label>
         <label>
           Grant type{" "}
@@ -62,27 +77,57 @@ export function ClientsPage({ me }: { me: Me }) {
         </label>
         {grant === "authorization_code" && (
           <label>
-            Redirect URI <input type="url" value={redirect} required maxLength={256} onInput={(e) => setRedirect((e.target as HTMLInputElement).value)} />
+            Redirect URI{" "}
+            <input
+              type="url"
+              value={redirect}
+              required
+              maxLength={256}
+              onInput={(e) => setRedirect((e.target as HTMLInputElement).value)}
+            />
           </label>
         )}
-        <button type="submit" disabled={act.busy}>Create client</button>
+        <button type="submit" disabled={act.busy}>
+          Create client
+        </button>
       </form>
       <table class="list" aria-label="OAuth2 clients">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Grant type</th><th scope="col">Redirect URIs</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Client ID</th>
+            <th scope="col">Grant type</th>
+            <th scope="col">Redirect URIs</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {clients.data?.map((c) => (
             <tr key={c.client_id}>
               <td>{c.name}</td>
-              <td><code>{c.client_id}</code></td>
+              <td>
+                <code>{c.client_id}</code>
+              </td>
               <td>{c.grant_types.map((g) => g.replace("_", " ")).join(", ")}</td>
               <td>{c.redirect_uris.join(", ") || "—"}</td>
               <td>{fmtTime(c.created_at)}</td>
-              <td><button type="button" onClick={() => remove(c)} aria-label={`Delete ${c.name}`}>Delete</button></td>
+              <td>
+                <button type="button" onClick={() => remove(c)} aria-label={`Delete ${c.name}`}>
+                  Delete
+                </button>
+              </td>
             </tr>
           ))}
-          {clients.data?.length === 0 && <tr><td class="empty" colSpan={6}>No clients yet.</td></tr>}
+          {clients.data?.length === 0 && (
+            <tr>
+              <td class="empty" colSpan={6}>
+                No clients yet.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
     </Section>

@@ -13,8 +13,23 @@ const SEARCHED = 2000;
  * Non-numeric data: text where it is text, hex where it is not, with a search over the values (a log line, a
  * CAN frame's bytes).
  */
-export function DataTable({ project, uuid, dataType, dataId, refresh }: { project: string; uuid: string; dataType: string; dataId: string; refresh: number }) {
-  const rows = useLoad(() => fetchPoints(project, uuid, { idq: `${dataType}:${dataId}`, limit: SEARCHED }).then(parseNdjson), [project, uuid, dataType, dataId, Math.floor(refresh / 5)]);
+export function DataTable({
+  project,
+  uuid,
+  dataType,
+  dataId,
+  refresh,
+}: {
+  project: string;
+  uuid: string;
+  dataType: string;
+  dataId: string;
+  refresh: number;
+}) {
+  const rows = useLoad(
+    () => fetchPoints(project, uuid, { idq: `${dataType}:${dataId}`, limit: SEARCHED }).then(parseNdjson),
+    [project, uuid, dataType, dataId, Math.floor(refresh / 5)],
+  );
   const [search, setSearch] = useState("");
   const needle = search.trim().toLowerCase();
   const all = (rows.data ?? []).map((p) => ({ time: p.time, text: valueText(p) }));
@@ -27,22 +42,35 @@ export function DataTable({ project, uuid, dataType, dataId, refresh }: { projec
         <label>
           Search <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
         </label>
-        {needle && <span class="hint">{matching.length} of {all.length} points match</span>}
+        {needle && (
+          <span class="hint">
+            {matching.length} of {all.length} points match
+          </span>
+        )}
       </form>
       <table class="list data" aria-label={`Data of ${dataId}`}>
         <thead>
-          <tr><th scope="col">Time</th><th scope="col">Value{dataType === "string" || dataType === "json" ? "" : " (hex)"}</th></tr>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Value{dataType === "string" || dataType === "json" ? "" : " (hex)"}</th>
+          </tr>
         </thead>
         <tbody>
           {shown.map((r, i) => (
             <tr key={i}>
               <td class="time">{r.time}</td>
-              <td class="value"><code>{r.text}</code></td>
+              <td class="value">
+                <code>{r.text}</code>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {matching.length > SHOWN && <p class="hint">The first {SHOWN} of {matching.length}; narrow the search, or download the measurement for all points.</p>}
+      {matching.length > SHOWN && (
+        <p class="hint">
+          The first {SHOWN} of {matching.length}; narrow the search, or download the measurement for all points.
+        </p>
+      )}
       {!needle && all.length === SEARCHED && <p class="hint">Search looks at the first {SEARCHED} points.</p>}
     </Section>
   );
@@ -67,8 +95,12 @@ export function Downloads({ project, uuid, name }: { project: string; uuid: stri
   };
   return (
     <div class="toolbar">
-      <button type="button" disabled={busy} onClick={() => void download("ndjson")}>Download NDJSON</button>
-      <button type="button" disabled={busy} onClick={() => void download("csv")}>Download CSV</button>
+      <button type="button" disabled={busy} onClick={() => void download("ndjson")}>
+        Download NDJSON
+      </button>
+      <button type="button" disabled={busy} onClick={() => void download("csv")}>
+        Download CSV
+      </button>
       <ErrorNote error={error} />
     </div>
   );

@@ -31,16 +31,24 @@ export function EdgesPage({ me }: { me: Me }) {
   const projects = useProjects(me.is_super);
   const rows = useLoad(
     async () => {
-      const edges = (await api<{ items: Edge[] }>(me.is_super ? "/auth/edges?per_page=200" : "/auth/users/me/edges?per_page=200")).items;
+      const edges = (
+        await api<{ items: Edge[] }>(me.is_super ? "/auth/edges?per_page=200" : "/auth/users/me/edges?per_page=200")
+      ).items;
       const out = new Map<string, Row>(edges.map((e) => [e.uuid, { edge: e }]));
-      const row = (uuid: string) => out.get(uuid) ?? { edge: { uuid, name: uuid.slice(0, 8), nickname: "", created_at: "" } };
+      const row = (uuid: string) =>
+        out.get(uuid) ?? { edge: { uuid, name: uuid.slice(0, 8), nickname: "", created_at: "" } };
       // Per project: the broker's open connections, and the running measurements.
       for (const p of projects.data ?? []) {
         const [conns, running] = await Promise.all([
-          api<{ items: { edge_uuid: string; transport: string; data_rate: Rate }[] }>(`/v1/projects/${p.uuid}/edge_connections`).catch(() => ({ items: [] })),
-          api<{ items: Measurement[] }>(`/v1/projects/${p.uuid}/measurements?status[]=measuring&limit=100`).catch(() => ({ items: [] })),
+          api<{ items: { edge_uuid: string; transport: string; data_rate: Rate }[] }>(
+            `/v1/projects/${p.uuid}/edge_connections`,
+          ).catch(() => ({ items: [] })),
+          api<{ items: Measurement[] }>(`/v1/projects/${p.uuid}/measurements?status[]=measuring&limit=100`).catch(
+            () => ({ items: [] }),
+          ),
         ]);
-        for (const c of conns.items) out.set(c.edge_uuid, { ...row(c.edge_uuid), transport: c.transport, rate: c.data_rate });
+        for (const c of conns.items)
+          out.set(c.edge_uuid, { ...row(c.edge_uuid), transport: c.transport, rate: c.data_rate });
         for (const m of running.items) out.set(m.edge_uuid, { ...row(m.edge_uuid), project: p, running: m });
       }
       return [...out.values()];
@@ -53,16 +61,44 @@ export function EdgesPage({ me }: { me: Me }) {
       <ErrorNote error={rows.error ?? projects.error} />
       <table class="list" aria-label="Edges">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Connected</th><th scope="col">Now</th><th scope="col" class="num">Data rate</th><th scope="col">Current measurement</th><th scope="col" class="num">Points</th><th scope="col">Created</th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Connected</th>
+            <th scope="col">Now</th>
+            <th scope="col" class="num">
+              Data rate
+            </th>
+            <th scope="col">Current measurement</th>
+            <th scope="col" class="num">
+              Points
+            </th>
+            <th scope="col">Created</th>
+          </tr>
         </thead>
         <tbody>
           {rows.data?.map(({ edge, project, running, transport, rate }) => (
             <tr key={edge.uuid}>
               <td>{edge.nickname || edge.name}</td>
-              <td><span class={`badge ${transport ? "connected" : "idle"}`}>{transport ? `connected (${transport})` : "offline"}</span></td>
-              <td><span class={`badge ${running ? "measuring" : "idle"}`}>{running ? "measuring" : "idle"}</span></td>
-              <td class="num" data-testid="rate">{rate ? fmtRate(rate) : "—"}</td>
-              <td>{running && project ? <a href={`#/measurement/${project.uuid}/${running.uuid}`}>{running.name || fmtTime(running.basetime)}</a> : "—"}</td>
+              <td>
+                <span class={`badge ${transport ? "connected" : "idle"}`}>
+                  {transport ? `connected (${transport})` : "offline"}
+                </span>
+              </td>
+              <td>
+                <span class={`badge ${running ? "measuring" : "idle"}`}>{running ? "measuring" : "idle"}</span>
+              </td>
+              <td class="num" data-testid="rate">
+                {rate ? fmtRate(rate) : "—"}
+              </td>
+              <td>
+                {running && project ? (
+                  <a href={`#/measurement/${project.uuid}/${running.uuid}`}>
+                    {running.name || fmtTime(running.basetime)}
+                  </a>
+                ) : (
+                  "—"
+                )}
+              </td>
               <td class="num">{fmtCount(running?.received_data_points)}</td>
               <td>{fmtTime(edge.created_at)}</td>
             </tr>

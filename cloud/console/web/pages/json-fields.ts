@@ -41,7 +41,9 @@ export function useJsonFields(project: string, uuid: string, ids: Plottable[]) {
   return useLoad(async () => {
     const found: Plottable[] = [];
     for (const d of json) {
-      const points = parseNdjson(await fetchPoints(project, uuid, { idq: `${d.data_type}:${d.data_id}`, limit: SAMPLED }));
+      const points = parseNdjson(
+        await fetchPoints(project, uuid, { idq: `${d.data_type}:${d.data_id}`, limit: SAMPLED }),
+      );
       const fields = new Set<string>();
       for (const p of points) {
         try {

@@ -53,10 +53,28 @@ function indexAt(times: number[], t: number): number {
   return lo;
 }
 
-export function MapPanel({ project, uuid, source, window, refresh, cursor }: { project: string; uuid: string; source: PositionSource; window?: [number, number]; refresh: number; cursor?: number }) {
+export function MapPanel({
+  project,
+  uuid,
+  source,
+  window,
+  refresh,
+  cursor,
+}: {
+  project: string;
+  uuid: string;
+  source: PositionSource;
+  window?: [number, number];
+  refresh: number;
+  cursor?: number;
+}) {
   const track = useLoad<Track>(async () => {
     const [lat, lon] = await Promise.all(
-      [source.lat, source.lon].map((field) => fetchReduced(project, uuid, { data_type: source.data_type, data_id: source.data_id, field }, 1000, window).then(bucketMiddles)),
+      [source.lat, source.lon].map((field) =>
+        fetchReduced(project, uuid, { data_type: source.data_type, data_id: source.data_id, field }, 1000, window).then(
+          bucketMiddles,
+        ),
+      ),
     );
     // The two fields come from the same points, so their buckets are the same ones.
     const n = Math.min(lat!.values.length, lon!.values.length);
@@ -64,7 +82,13 @@ export function MapPanel({ project, uuid, source, window, refresh, cursor }: { p
   }, [project, uuid, source.data_id, window?.[0], window?.[1], refresh]);
   const t = track.data;
   const title = `Map of ${source.data_id}`;
-  if (!t || t.times.length === 0) return <Section title={title}><ErrorNote error={track.error} />{t && <p class="hint">No positions yet.</p>}</Section>;
+  if (!t || t.times.length === 0)
+    return (
+      <Section title={title}>
+        <ErrorNote error={track.error} />
+        {t && <p class="hint">No positions yet.</p>}
+      </Section>
+    );
 
   const [latMin, latMax] = [Math.min(...t.lat), Math.max(...t.lat)];
   const [lonMin, lonMax] = [Math.min(...t.lon), Math.max(...t.lon)];
@@ -73,17 +97,32 @@ export function MapPanel({ project, uuid, source, window, refresh, cursor }: { p
   const spanX = Math.max((lonMax - lonMin) * kx, 1e-6);
   const spanY = Math.max(latMax - latMin, 1e-6);
   const scale = Math.min((W - 2 * PAD) / spanX, (H - 2 * PAD) / spanY);
-  const x = (lon: number) => PAD + ((W - 2 * PAD) - spanX * scale) / 2 + (lon - lonMin) * kx * scale;
-  const y = (lat: number) => H - PAD - ((H - 2 * PAD) - spanY * scale) / 2 - (lat - latMin) * scale;
+  const x = (lon: number) => PAD + (W - 2 * PAD - spanX * scale) / 2 + (lon - lonMin) * kx * scale;
+  const y = (lat: number) => H - PAD - (H - 2 * PAD - spanY * scale) / 2 - (lat - latMin) * scale;
   const points = t.lat.map((la, i) => `${x(t.lon[i]!).toFixed(1)},${y(la).toFixed(1)}`).join(" ");
   const at = cursor === undefined ? t.times.length - 1 : indexAt(t.times, cursor);
   const here = { lat: t.lat[at]!, lon: t.lon[at]! };
   return (
     <Section title={title}>
       <ErrorNote error={track.error} />
-      <svg class="map" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Track of ${source.data_id}`} data-testid="map" data-points={t.times.length}>
+      <svg
+        class="map"
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={`Track of ${source.data_id}`}
+        data-testid="map"
+        data-points={t.times.length}
+      >
         <polyline points={points} fill="none" stroke="#1f6fd1" stroke-width="2" stroke-linejoin="round" />
-        <circle cx={x(here.lon)} cy={y(here.lat)} r="6" fill="#d1401f" stroke="#fff" stroke-width="2" data-testid="map-cursor" />
+        <circle
+          cx={x(here.lon)}
+          cy={y(here.lat)}
+          r="6"
+          fill="#d1401f"
+          stroke="#fff"
+          stroke-width="2"
+          data-testid="map-cursor"
+        />
       </svg>
       <p class="hint" data-testid="map-position">
         {cursor === undefined ? "Latest position" : "At the cursor"}: {here.lat.toFixed(6)}, {here.lon.toFixed(6)}

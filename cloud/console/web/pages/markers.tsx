@@ -40,7 +40,10 @@ export function MarkersPanel({ project, uuid }: { project: string; uuid: string 
   const add = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const detail = type === "point" ? { occurred_elapsed_time: toUs(at) } : { start_elapsed_time: toUs(at), end_elapsed_time: toUs(end) };
+      const detail =
+        type === "point"
+          ? { occurred_elapsed_time: toUs(at) }
+          : { start_elapsed_time: toUs(at), end_elapsed_time: toUs(end) };
       await api(base, { method: "POST", json: { name, type, detail, tag: parseTags(tags) } });
       setName("");
       setTags("");
@@ -68,7 +71,8 @@ export function MarkersPanel({ project, uuid }: { project: string; uuid: string 
           </select>
         </label>
         <label>
-          {type === "point" ? "At (s after base time)" : "From (s after base time)"} <input type="number" step="any" required value={at} onInput={field(setAt)} />
+          {type === "point" ? "At (s after base time)" : "From (s after base time)"}{" "}
+          <input type="number" step="any" required value={at} onInput={field(setAt)} />
         </label>
         {type === "range" && (
           <label>
@@ -78,20 +82,47 @@ export function MarkersPanel({ project, uuid }: { project: string; uuid: string 
         <label>
           Tags <input value={tags} placeholder="key=value, key2=value2" onInput={field(setTags)} />
         </label>
-        <button type="submit" disabled={act.busy}>Add marker</button>
+        <button type="submit" disabled={act.busy}>
+          Add marker
+        </button>
       </form>
       <table class="list" aria-label="Markers">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Time (s)</th><th scope="col">Tags</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Time (s)</th>
+            <th scope="col">Tags</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {markers.data?.map((k) => (
             <tr key={k.uuid}>
               <td>{k.name || "—"}</td>
               <td>{k.type}</td>
-              <td class="time">{k.type === "point" ? secs(k.detail.occurred_elapsed_time) : `${secs(k.detail.start_elapsed_time)} – ${secs(k.detail.end_elapsed_time)}`}</td>
-              <td>{Object.entries(k.tag).map(([key, v]) => (v ? `${key}=${v}` : key)).join(", ")}</td>
-              <td><button type="button" disabled={act.busy} onClick={() => remove(k)} aria-label={`Delete marker ${k.name || k.uuid}`}>Delete</button></td>
+              <td class="time">
+                {k.type === "point"
+                  ? secs(k.detail.occurred_elapsed_time)
+                  : `${secs(k.detail.start_elapsed_time)} – ${secs(k.detail.end_elapsed_time)}`}
+              </td>
+              <td>
+                {Object.entries(k.tag)
+                  .map(([key, v]) => (v ? `${key}=${v}` : key))
+                  .join(", ")}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  disabled={act.busy}
+                  onClick={() => remove(k)}
+                  aria-label={`Delete marker ${k.name || k.uuid}`}
+                >
+                  Delete
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>

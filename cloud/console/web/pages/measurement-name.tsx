@@ -3,13 +3,25 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorNote, useAction } from "../common";
 
-export function RenameMeasurement({ project, uuid, name, onRenamed }: { project: string; uuid: string; name: string; onRenamed(): void }) {
+export function RenameMeasurement({
+  project,
+  uuid,
+  name,
+  onRenamed,
+}: {
+  project: string;
+  uuid: string;
+  name: string;
+  onRenamed(): void;
+}) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(name);
   const act = useAction();
   if (!editing)
     return (
-      <button type="button" onClick={() => (setValue(name), setEditing(true))}>Rename</button>
+      <button type="button" onClick={() => (setValue(name), setEditing(true))}>
+        Rename
+      </button>
     );
   const save = (e: Event) => {
     e.preventDefault();
@@ -22,10 +34,20 @@ export function RenameMeasurement({ project, uuid, name, onRenamed }: { project:
   return (
     <form class="inline" onSubmit={save} aria-label="Rename measurement">
       <label>
-        Name <input value={value} maxLength={256} autoFocus onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+        Name{" "}
+        <input
+          value={value}
+          maxLength={256}
+          autoFocus
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+        />
       </label>
-      <button type="submit" disabled={act.busy}>Save</button>
-      <button type="button" onClick={() => setEditing(false)}>Cancel</button>
+      <button type="submit" disabled={act.busy}>
+        Save
+      </button>
+      <button type="button" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
       <ErrorNote error={act.error} />
     </form>
   );

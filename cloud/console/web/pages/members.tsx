@@ -42,8 +42,10 @@ export function Members({ base, title }: { base: string; title: string }) {
       }
     });
   const memberPath = (m: Member) => `${base}/members/${m.user_uuid}`;
-  const setRole = (m: Member, role: string) => change(() => api(memberPath(m), { method: "PATCH", json: { role_uuids: role ? [role] : [] } }));
-  const setOwner = (m: Member, owner: boolean) => change(() => api(`${memberPath(m)}/owner`, { method: owner ? "PUT" : "DELETE" }));
+  const setRole = (m: Member, role: string) =>
+    change(() => api(memberPath(m), { method: "PATCH", json: { role_uuids: role ? [role] : [] } }));
+  const setOwner = (m: Member, owner: boolean) =>
+    change(() => api(`${memberPath(m)}/owner`, { method: owner ? "PUT" : "DELETE" }));
   const remove = (m: Member) => change(() => api(memberPath(m), { method: "DELETE" }));
   return (
     <>
@@ -51,7 +53,16 @@ export function Members({ base, title }: { base: string; title: string }) {
       <ErrorNote error={members.error ?? act.error} />
       <table class="list" aria-label={`Members of ${title}`} data-can-edit={String(canEdit ?? "asking")}>
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">Owner</th>{canEdit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Roles</th>
+            <th scope="col">Owner</th>
+            {canEdit && (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            )}
+          </tr>
         </thead>
         <tbody>
           {members.data?.map((m) => (
@@ -59,24 +70,57 @@ export function Members({ base, title }: { base: string; title: string }) {
               <td>{m.name}</td>
               <td>
                 {canEdit ? (
-                  <select aria-label={`Role of ${m.name}`} value={m.role_uuids[0] ?? ""} disabled={act.busy} onChange={(e) => setRole(m, selected(e))}>
+                  <select
+                    aria-label={`Role of ${m.name}`}
+                    value={m.role_uuids[0] ?? ""}
+                    disabled={act.busy}
+                    onChange={(e) => setRole(m, selected(e))}
+                  >
                     <option value="">(no role)</option>
-                    {assignable.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
+                    {assignable.map((r) => (
+                      <option key={r.uuid} value={r.uuid}>
+                        {r.name}
+                      </option>
+                    ))}
                   </select>
                 ) : (
                   <span class="roles">{m.role_uuids.map(roleName).join(", ") || "—"}</span>
                 )}
-                {m.inherited_role_uuids.length > 0 && <span class="hint"> inherited: {m.inherited_role_uuids.map(roleName).join(", ")}</span>}
+                {m.inherited_role_uuids.length > 0 && (
+                  <span class="hint"> inherited: {m.inherited_role_uuids.map(roleName).join(", ")}</span>
+                )}
               </td>
               <td>
                 {canEdit ? (
-                  <input type="checkbox" aria-label={`${m.name} is an owner`} checked={m.is_owner} disabled={act.busy} onChange={(e) => setOwner(m, (e.target as HTMLInputElement).checked)} />
-                ) : m.is_owner ? "owner" : ""}
+                  <input
+                    type="checkbox"
+                    aria-label={`${m.name} is an owner`}
+                    checked={m.is_owner}
+                    disabled={act.busy}
+                    onChange={(e) => setOwner(m, (e.target as HTMLInputElement).checked)}
+                  />
+                ) : m.is_owner ? (
+                  "owner"
+                ) : (
+                  ""
+                )}
               </td>
-              {canEdit && <td><button type="button" aria-label={`Remove ${m.name}`} disabled={act.busy} onClick={() => remove(m)}>Remove</button></td>}
+              {canEdit && (
+                <td>
+                  <button type="button" aria-label={`Remove ${m.name}`} disabled={act.busy} onClick={() => remove(m)}>
+                    Remove
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
-          {members.data?.length === 0 && <tr><td class="empty" colSpan={4}>No members.</td></tr>}
+          {members.data?.length === 0 && (
+            <tr>
+              <td class="empty" colSpan={4}>
+                No members.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
       {canEdit && <AddMember base={base} members={members.data ?? []} roles={assignable} onAdded={members.reload} />}
@@ -84,18 +128,34 @@ export function Members({ base, title }: { base: string; title: string }) {
   );
 }
 
-function AddMember({ base, members, roles, onAdded }: { base: string; members: Member[]; roles: Role[]; onAdded(): void }) {
-  const users = useLoad(() => api<{ items: { uuid: string; name: string }[] }>("/auth/users?per_page=200").then((r) => r.items), []);
+function AddMember({
+  base,
+  members,
+  roles,
+  onAdded,
+}: {
+  base: string;
+  members: Member[];
+  roles: Role[];
+  onAdded(): void;
+}) {
+  const users = useLoad(
+    () => api<{ items: { uuid: string; name: string }[] }>("/auth/users?per_page=200").then((r) => r.items),
+    [],
+  );
   const [user, setUser] = useState("");
   const [role, setRole] = useState<string>();
   const act = useAction();
   const candidates = (users.data ?? []).filter((u) => !members.some((m) => m.user_uuid === u.uuid));
   const chosenUser = candidates.some((u) => u.uuid === user) ? user : (candidates[0]?.uuid ?? "");
-  const chosenRole = role ?? (roles.find((r) => r.name === "member")?.uuid ?? "");
+  const chosenRole = role ?? roles.find((r) => r.name === "member")?.uuid ?? "";
   const add = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      await api(`${base}/members`, { method: "POST", json: { user_uuid: chosenUser, role_uuids: chosenRole ? [chosenRole] : [] } });
+      await api(`${base}/members`, {
+        method: "POST",
+        json: { user_uuid: chosenUser, role_uuids: chosenRole ? [chosenRole] : [] },
+      });
       setUser("");
       onAdded();
     });
@@ -107,17 +167,27 @@ function AddMember({ base, members, roles, onAdded }: { base: string; members: M
       <label>
         User{" "}
         <select aria-label="User" value={chosenUser} onChange={(e) => setUser(selected(e))}>
-          {candidates.map((u) => <option key={u.uuid} value={u.uuid}>{u.name}</option>)}
+          {candidates.map((u) => (
+            <option key={u.uuid} value={u.uuid}>
+              {u.name}
+            </option>
+          ))}
         </select>
       </label>
       <label>
         Role{" "}
         <select aria-label="Role" value={chosenRole} onChange={(e) => setRole(selected(e))}>
           <option value="">(no role)</option>
-          {roles.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
+          {roles.map((r) => (
+            <option key={r.uuid} value={r.uuid}>
+              {r.name}
+            </option>
+          ))}
         </select>
       </label>
-      <button type="submit" disabled={act.busy || !chosenUser}>Add member</button>
+      <button type="submit" disabled={act.busy || !chosenUser}>
+        Add member
+      </button>
     </form>
   );
 }

@@ -30,17 +30,25 @@ export function EdgesSection({ me }: { me: Me }) {
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const edge = await api<{ uuid: string; name: string; client_secret?: string }>(base, { method: "POST", json: { name } });
-      if (edge.client_secret) setSecret({ label: `Secret of edge ${edge.name} (client ID ${edge.uuid})`, value: edge.client_secret });
+      const edge = await api<{ uuid: string; name: string; client_secret?: string }>(base, {
+        method: "POST",
+        json: { name },
+      });
+      if (edge.client_secret)
+        setSecret({ label: `Secret of edge ${edge.name} (client ID ${edge.uuid})`, value: edge.client_secret });
       setName("");
       edges.reload();
     });
   };
   const rotate = (edge: EdgeInfo) =>
     void act.run(async () => {
-      const made = await api<{ id: number; secret: string }>(`${base}/${edge.uuid}/secrets`, { method: "POST", json: { name: `rotated ${new Date().toISOString()}` } });
+      const made = await api<{ id: number; secret: string }>(`${base}/${edge.uuid}/secrets`, {
+        method: "POST",
+        json: { name: `rotated ${new Date().toISOString()}` },
+      });
       setSecret({ label: `New secret of edge ${edge.name} (client ID ${edge.uuid})`, value: made.secret });
-      for (const old of edge.secrets) if (old.id !== made.id) await api(`${base}/${edge.uuid}/secrets/${old.id}`, { method: "DELETE" });
+      for (const old of edge.secrets)
+        if (old.id !== made.id) await api(`${base}/${edge.uuid}/secrets/${old.id}`, { method: "DELETE" });
       edges.reload();
     });
   return (
@@ -51,17 +59,28 @@ export function EdgesSection({ me }: { me: Me }) {
         <label>
           Edge name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </label>
-        <button type="submit" disabled={act.busy}>Create edge</button>
+        <button type="submit" disabled={act.busy}>
+          Create edge
+        </button>
       </form>
       <table class="list" aria-label="Edges and their secrets">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Secrets</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Client ID</th>
+            <th scope="col">Secrets</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {edges.data?.map((e) => (
             <tr key={e.uuid}>
               <td>{e.nickname || e.name}</td>
-              <td><code>{e.uuid}</code></td>
+              <td>
+                <code>{e.uuid}</code>
+              </td>
               <td>
                 {e.secrets.map((s) => (
                   <div key={s.id}>
@@ -69,10 +88,25 @@ export function EdgesSection({ me }: { me: Me }) {
                   </div>
                 ))}
               </td>
-              <td><button type="button" aria-label={`Rotate the secret of ${e.name}`} disabled={act.busy} onClick={() => rotate(e)}>Rotate secret</button></td>
+              <td>
+                <button
+                  type="button"
+                  aria-label={`Rotate the secret of ${e.name}`}
+                  disabled={act.busy}
+                  onClick={() => rotate(e)}
+                >
+                  Rotate secret
+                </button>
+              </td>
             </tr>
           ))}
-          {edges.data?.length === 0 && <tr><td class="empty" colSpan={4}>No edges.</td></tr>}
+          {edges.data?.length === 0 && (
+            <tr>
+              <td class="empty" colSpan={4}>
+                No edges.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
     </Section>

@@ -13,7 +13,17 @@ export interface OrgNode {
 }
 
 /** A one-field form that POSTs `{name}` to `path`; left out when the user may not make that call. */
-export function NameForm({ path, label, button, onMade }: { path: string; label: string; button: string; onMade(made: OrgNode): void }) {
+export function NameForm({
+  path,
+  label,
+  button,
+  onMade,
+}: {
+  path: string;
+  label: string;
+  button: string;
+  onMade(made: OrgNode): void;
+}) {
   const allowed = useAllowed("POST", path);
   const [name, setName] = useState("");
   const act = useAction();
@@ -30,9 +40,12 @@ export function NameForm({ path, label, button, onMade }: { path: string; label:
     <form class="inline" onSubmit={submit} aria-label={button}>
       <ErrorNote error={act.error} />
       <label>
-        {label} <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        {label}{" "}
+        <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       </label>
-      <button type="submit" disabled={act.busy}>{button}</button>
+      <button type="submit" disabled={act.busy}>
+        {button}
+      </button>
     </form>
   );
 }

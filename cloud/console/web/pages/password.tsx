@@ -6,7 +6,13 @@ import { refresh } from "../auth";
 import { ErrorNote, useAction } from "../common";
 
 /** The form: the current password, the new one twice; on success the token is refreshed (no longer restricted). */
-export function PasswordForm({ onChanged, submitLabel = "Change password" }: { onChanged(): void; submitLabel?: string }) {
+export function PasswordForm({
+  onChanged,
+  submitLabel = "Change password",
+}: {
+  onChanged(): void;
+  submitLabel?: string;
+}) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [repeat, setRepeat] = useState("");
@@ -28,7 +34,14 @@ export function PasswordForm({ onChanged, submitLabel = "Change password" }: { o
   };
   const field = (label: string, value: string, set: (v: string) => void, autocomplete: string) => (
     <label>
-      {label} <input type="password" value={value} required autocomplete={autocomplete} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+      {label}{" "}
+      <input
+        type="password"
+        value={value}
+        required
+        autocomplete={autocomplete}
+        onInput={(e) => set((e.target as HTMLInputElement).value)}
+      />
     </label>
   );
   return (
@@ -36,9 +49,15 @@ export function PasswordForm({ onChanged, submitLabel = "Change password" }: { o
       {field("Current password", current, setCurrent, "current-password")}
       {field("New password", next, setNext, "new-password")}
       {field("Repeat the new password", repeat, setRepeat, "new-password")}
-      {mismatch && <p role="alert" class="error">The new password and its repetition differ.</p>}
+      {mismatch && (
+        <p role="alert" class="error">
+          The new password and its repetition differ.
+        </p>
+      )}
       <ErrorNote error={act.error} />
-      <button type="submit" disabled={act.busy}>{submitLabel}</button>
+      <button type="submit" disabled={act.busy}>
+        {submitLabel}
+      </button>
     </form>
   );
 }

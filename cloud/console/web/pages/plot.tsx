@@ -34,7 +34,9 @@ const valueAxisSize: uPlot.Axis.Size = (u, values, axisIdx, cycleNum) => {
   if (cycleNum > 1) return (axis as { _size?: number })._size ?? 50;
   const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), "");
   u.ctx.font = Array.isArray(axis.font) ? String(axis.font[0]) : "12px system-ui";
-  return Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + u.ctx.measureText(longest).width / devicePixelRatio) + 4;
+  return (
+    Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + u.ctx.measureText(longest).width / devicePixelRatio) + 4
+  );
 };
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
@@ -50,7 +52,19 @@ function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
   return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
 }
 
-export function Plot({ series, range, onZoom, onCursor, label }: { series: PlotSeries[]; range: [number, number]; onZoom(r: [number, number]): void; onCursor?(t: number | undefined): void; label: string }) {
+export function Plot({
+  series,
+  range,
+  onZoom,
+  onCursor,
+  label,
+}: {
+  series: PlotSeries[];
+  range: [number, number];
+  onZoom(r: [number, number]): void;
+  onCursor?(t: number | undefined): void;
+  label: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const zoom = useRef(onZoom);
@@ -68,7 +82,14 @@ export function Plot({ series, range, onZoom, onCursor, label }: { series: PlotS
       height: 360,
       series: [
         { value: (_u, v) => cursorTime(v) },
-        ...series.map((s, i) => ({ label: s.label, scale: `y${i}`, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, points: { show: false } })),
+        ...series.map((s, i) => ({
+          label: s.label,
+          scale: `y${i}`,
+          stroke: COLORS[i % COLORS.length],
+          width: 1.5,
+          spanGaps: true,
+          points: { show: false },
+        })),
       ],
       scales: { x: { time: true, range: () => rangeNow.current } },
       axes: [{}, ...series.slice(0, 2).map((_s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!))],
@@ -80,7 +101,10 @@ export function Plot({ series, range, onZoom, onCursor, label }: { series: PlotS
         setSelect: [
           (u) => {
             if (u.select.width < 3) return;
-            const r: [number, number] = [u.posToVal(u.select.left, "x"), u.posToVal(u.select.left + u.select.width, "x")];
+            const r: [number, number] = [
+              u.posToVal(u.select.left, "x"),
+              u.posToVal(u.select.left + u.select.width, "x"),
+            ];
             u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
             zoom.current(r);
           },

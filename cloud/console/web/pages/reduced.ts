@@ -11,10 +11,18 @@ export interface Reduced {
 }
 
 /** One series reduced to `buckets` over the whole measurement, or over `window` (epoch seconds) when zoomed. */
-export function fetchReduced(project: string, uuid: string, d: Plottable, buckets: number, window?: [number, number]): Promise<Reduced> {
+export function fetchReduced(
+  project: string,
+  uuid: string,
+  d: Plottable,
+  buckets: number,
+  window?: [number, number],
+): Promise<Reduced> {
   const toIso = (s: number) => new Date(s * 1000).toISOString();
   const w = window ? { start: toIso(window[0]), end: toIso(window[1] + 0.001) } : {};
-  return api<Reduced>(`/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, field: d.field, buckets, ...w })}`);
+  return api<Reduced>(
+    `/v1/projects/${project}/measurements/${uuid}/series${q({ data_type: d.data_type, data_id: d.data_id, field: d.field, buckets, ...w })}`,
+  );
 }
 
 /** Bucket minima and maxima in time order: one line that looks like the full series at this width. */
@@ -24,7 +32,10 @@ export function toSeries(label: string, r: Reduced): PlotSeries {
   const values: number[] = [];
   const b = r.buckets;
   for (let i = 0; i < b.min.length; i++) {
-    const pair: [number, number][] = [[b.time_min[i]!, b.min[i]!], [b.time_max[i]!, b.max[i]!]];
+    const pair: [number, number][] = [
+      [b.time_min[i]!, b.min[i]!],
+      [b.time_max[i]!, b.max[i]!],
+    ];
     if (pair[0][0] > pair[1][0]) pair.reverse();
     for (const [t, v] of pair) {
       if (times.length && times[times.length - 1] === base + t) continue;
@@ -39,5 +50,8 @@ export function toSeries(label: string, r: Reduced): PlotSeries {
 export function bucketMiddles(r: Reduced): { times: number[]; values: number[] } {
   const base = Date.parse(r.basetime) / 1000;
   const b = r.buckets;
-  return { times: b.min.map((_v, i) => base + (b.time_min[i]! + b.time_max[i]!) / 2), values: b.min.map((v, i) => (v + b.max[i]!) / 2) };
+  return {
+    times: b.min.map((_v, i) => base + (b.time_min[i]! + b.time_max[i]!) / 2),
+    values: b.min.map((v, i) => (v + b.max[i]!) / 2),
+  };
 }

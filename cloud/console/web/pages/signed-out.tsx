@@ -6,7 +6,9 @@ export function SignedOut({ message }: { message: string }) {
     <main class="signed-out">
       <h1>Console</h1>
       <p role="status">{message}</p>
-      <button type="button" onClick={() => void startSignIn("#/")}>Sign in</button>
+      <button type="button" onClick={() => void startSignIn("#/")}>
+        Sign in
+      </button>
     </main>
   );
 }

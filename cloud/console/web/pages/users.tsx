@@ -19,7 +19,10 @@ interface User {
 
 export function UsersSection() {
   const users = useLoad(() => api<{ items: User[] }>("/auth/users?per_page=200").then((r) => r.items), []);
-  const roles = useLoad(() => api<{ items: { uuid: string; name: string }[] }>("/auth/roles?per_page=200").then((r) => r.items), []);
+  const roles = useLoad(
+    () => api<{ items: { uuid: string; name: string }[] }>("/auth/roles?per_page=200").then((r) => r.items),
+    [],
+  );
   const [name, setName] = useState("");
   const [role, setRole] = useState("");
   const [secret, setSecret] = useState<{ label: string; value: string }>();
@@ -33,7 +36,8 @@ export function UsersSection() {
     void act.run(async () => {
       const chosen = role || defaultRole;
       const u = await api<User>("/auth/users", { method: "POST", json: { name, role_uuids: chosen ? [chosen] : [] } });
-      if (u.password?.temporary_password) setSecret({ label: `Temporary password of ${u.name}`, value: u.password.temporary_password });
+      if (u.password?.temporary_password)
+        setSecret({ label: `Temporary password of ${u.name}`, value: u.password.temporary_password });
       setName("");
       users.reload();
     });
@@ -48,21 +52,39 @@ export function UsersSection() {
     <Section title="Users">
       <ErrorNote error={act.error} />
       {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
-      {canManage && <form class="inline" onSubmit={create} aria-label="New user">
-        <label>
-          User name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          Role{" "}
-          <select value={role || defaultRole} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
-            {roles.data?.map((r) => <option key={r.uuid} value={r.uuid}>{r.name}</option>)}
-          </select>
-        </label>
-        <button type="submit" disabled={act.busy || !roles.data}>Create user</button>
-      </form>}
+      {canManage && (
+        <form class="inline" onSubmit={create} aria-label="New user">
+          <label>
+            User name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            Role{" "}
+            <select value={role || defaultRole} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+              {roles.data?.map((r) => (
+                <option key={r.uuid} value={r.uuid}>
+                  {r.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" disabled={act.busy || !roles.data}>
+            Create user
+          </button>
+        </form>
+      )}
       <table class="list" aria-label="Users">
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">State</th><th scope="col">Last sign-in</th>{canManage && <th scope="col"><span class="sr-only">Actions</span></th>}</tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Roles</th>
+            <th scope="col">State</th>
+            <th scope="col">Last sign-in</th>
+            {canManage && (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            )}
+          </tr>
         </thead>
         <tbody>
           {users.data?.map((u) => (
@@ -71,11 +93,25 @@ export function UsersSection() {
               <td>{u.roles.map(roleName).join(", ")}</td>
               <td>{u.disabled ? "disabled" : "active"}</td>
               <td>{fmtTime(u.last_sign_in_at)}</td>
-              {canManage && <td class="actions">
-                <button type="button" onClick={() => call(`/auth/users/${u.uuid}/${u.disabled ? "enable" : "disable"}`)}>{u.disabled ? "Enable" : "Disable"}</button>
-                <button type="button" onClick={() => call(`/auth/users/${u.uuid}/password`, "PUT", `Temporary password of ${u.name}`)}>Reset password</button>
-                <button type="button" onClick={() => call(`/auth/users/${u.uuid}/password/unlock`)}>Unlock</button>
-              </td>}
+              {canManage && (
+                <td class="actions">
+                  <button
+                    type="button"
+                    onClick={() => call(`/auth/users/${u.uuid}/${u.disabled ? "enable" : "disable"}`)}
+                  >
+                    {u.disabled ? "Enable" : "Disable"}
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => call(`/auth/users/${u.uuid}/password`, "PUT", `Temporary password of ${u.name}`)}
+                  >
+                    Reset password
+                  </button>
+                  <button type="button" onClick={() => call(`/auth/users/${u.uuid}/password/unlock`)}>
+                    Unlock
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -38,8 +38,17 @@ const actionOf = (d: Delivery) => {
 export function Webhooks({ project }: { project: string }) {
   const base = `/projects/${project}`;
   const allowed = useAllowed("POST", `${base}/hooks`);
-  const hooks = useLoad(() => (allowed ? api<{ items: Hook[] }>(`${base}/hooks?per_page=200`).then((r) => r.items) : Promise.resolve([])), [base, allowed]);
-  const deliveries = useLoad(() => (allowed ? api<{ items: Delivery[] }>(`${base}/hook_deliveries?per_page=10`).then((r) => r.items) : Promise.resolve([])), [base, allowed]);
+  const hooks = useLoad(
+    () => (allowed ? api<{ items: Hook[] }>(`${base}/hooks?per_page=200`).then((r) => r.items) : Promise.resolve([])),
+    [base, allowed],
+  );
+  const deliveries = useLoad(
+    () =>
+      allowed
+        ? api<{ items: Delivery[] }>(`${base}/hook_deliveries?per_page=10`).then((r) => r.items)
+        : Promise.resolve([]),
+    [base, allowed],
+  );
   const [url, setUrl] = useState("");
   const [created, setCreated] = useState<Hook>();
   const act = useAction();
@@ -61,28 +70,74 @@ export function Webhooks({ project }: { project: string }) {
   return (
     <>
       <h3>Webhooks</h3>
-      <p class="hint">Each hook gets a signed POST when one of the project's measurements is created, changed, ended, completed or deleted.</p>
+      <p class="hint">
+        Each hook gets a signed POST when one of the project's measurements is created, changed, ended, completed or
+        deleted.
+      </p>
       <ErrorNote error={hooks.error ?? deliveries.error ?? act.error} />
-      {created?.secret && <ShownOnce label={`Signing secret of the webhook to ${created.url}`} value={created.secret} onDone={() => setCreated(undefined)} />}
+      {created?.secret && (
+        <ShownOnce
+          label={`Signing secret of the webhook to ${created.url}`}
+          value={created.secret}
+          onDone={() => setCreated(undefined)}
+        />
+      )}
       <form class="inline" onSubmit={add} aria-label="New webhook">
         <label>
-          Webhook URL <input type="url" value={url} required maxLength={2048} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+          Webhook URL{" "}
+          <input
+            type="url"
+            value={url}
+            required
+            maxLength={2048}
+            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
         </label>
-        <button type="submit" disabled={act.busy}>Add webhook</button>
+        <button type="submit" disabled={act.busy}>
+          Add webhook
+        </button>
       </form>
       <table class="list" aria-label="Webhooks">
         <thead>
-          <tr><th scope="col">URL</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">State</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {hooks.data?.map((h) => (
             <tr key={h.uuid}>
-              <td><code>{h.url}</code></td>
+              <td>
+                <code>{h.url}</code>
+              </td>
               <td>{h.enabled ? "enabled" : "disabled"}</td>
               <td>
-                <button type="button" disabled={act.busy} onClick={() => call(h, "PUT", "/test")} aria-label={`Test webhook ${h.url}`}>Test</button>{" "}
-                <button type="button" disabled={act.busy} onClick={() => call(h, "PUT", h.enabled ? "/disable" : "/enable")}>{h.enabled ? "Disable" : "Enable"}</button>{" "}
-                <button type="button" disabled={act.busy} onClick={() => call(h, "DELETE", "")} aria-label={`Delete webhook ${h.url}`}>Delete</button>
+                <button
+                  type="button"
+                  disabled={act.busy}
+                  onClick={() => call(h, "PUT", "/test")}
+                  aria-label={`Test webhook ${h.url}`}
+                >
+                  Test
+                </button>{" "}
+                <button
+                  type="button"
+                  disabled={act.busy}
+                  onClick={() => call(h, "PUT", h.enabled ? "/disable" : "/enable")}
+                >
+                  {h.enabled ? "Disable" : "Enable"}
+                </button>{" "}
+                <button
+                  type="button"
+                  disabled={act.busy}
+                  onClick={() => call(h, "DELETE", "")}
+                  aria-label={`Delete webhook ${h.url}`}
+                >
+                  Delete
+                </button>
               </td>
             </tr>
           ))}
@@ -91,20 +146,33 @@ export function Webhooks({ project }: { project: string }) {
       {hooks.data?.length === 0 && <p class="hint">No webhooks.</p>}
       <table class="list" aria-label="Latest webhook deliveries">
         <thead>
-          <tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Status</th><th scope="col">Tries</th></tr>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Action</th>
+            <th scope="col">Status</th>
+            <th scope="col">Tries</th>
+          </tr>
         </thead>
         <tbody>
           {deliveries.data?.map((d) => (
             <tr key={d.uuid} title={d.reason}>
               <td>{fmtTime(d.created_at)}</td>
-              <td>{actionOf(d)}{d.is_test ? " (test)" : ""}</td>
-              <td>{d.status}{d.reason ? `: ${d.reason}` : ""}</td>
+              <td>
+                {actionOf(d)}
+                {d.is_test ? " (test)" : ""}
+              </td>
+              <td>
+                {d.status}
+                {d.reason ? `: ${d.reason}` : ""}
+              </td>
               <td>{d.attempts}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      <button type="button" onClick={reload}>Refresh deliveries</button>
+      <button type="button" onClick={reload}>
+        Refresh deliveries
+      </button>
     </>
   );
 }

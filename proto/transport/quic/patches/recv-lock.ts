@@ -21,7 +21,13 @@ interface RecvLock {
 export function lightenRecvLock(connection: object): boolean {
   const c = connection as { recvLock?: Partial<RecvLock> };
   const old = c.recvLock;
-  if (!old || typeof old.withF !== "function" || typeof old.isLocked !== "function" || typeof old.waitForUnlock !== "function") return false;
+  if (
+    !old ||
+    typeof old.withF !== "function" ||
+    typeof old.isLocked !== "function" ||
+    typeof old.waitForUnlock !== "function"
+  )
+    return false;
   let pending = 0;
   let idle: Promise<void> = Promise.resolve();
   let settleIdle: (() => void) | undefined;

@@ -33,7 +33,8 @@ export function routeShortHeaders(owner: object): boolean {
   if (s === undefined || s === null) return false;
   if (routed.has(s)) return true;
   const { socket: udp, connectionMap: map, handleSocketMessage: viaLibrary } = s;
-  if (!udp || typeof udp.listeners !== "function" || typeof map?.get !== "function" || typeof viaLibrary !== "function") return false;
+  if (!udp || typeof udp.listeners !== "function" || typeof map?.get !== "function" || typeof viaLibrary !== "function")
+    return false;
   if (!udp.listeners("message").includes(viaLibrary)) return false;
   const route = (data: Buffer, from: dgram.RemoteInfo): Promise<void> => {
     if (data.length > CID_BYTES && (data[0]! & LONG_HEADER) === 0) {

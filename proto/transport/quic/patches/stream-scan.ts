@@ -51,8 +51,20 @@ export function lightenStreamScan(connection: object): boolean {
   const processStreams = c.processStreams;
   const drain = c.send;
   const streams = c.streamMap;
-  if (!native || typeof processStreams !== "function" || typeof drain !== "function" || !(streams instanceof Map) || (c.type !== "client" && c.type !== "server")) return false;
-  if (typeof native.isReadable !== "function" || typeof native.streamCapacity !== "function" || typeof c.addEventListener !== "function") return false;
+  if (
+    !native ||
+    typeof processStreams !== "function" ||
+    typeof drain !== "function" ||
+    !(streams instanceof Map) ||
+    (c.type !== "client" && c.type !== "server")
+  )
+    return false;
+  if (
+    typeof native.isReadable !== "function" ||
+    typeof native.streamCapacity !== "function" ||
+    typeof c.addEventListener !== "function"
+  )
+    return false;
   const weAreServer = c.type === "server";
   const fullReadable = native.readable.bind(native);
   const fullWritable = native.writable.bind(native);

@@ -48,7 +48,9 @@ loopback.addAddress("::1", "ipv6");
 loopback.addSubnet("::ffff:127.0.0.0", 104, "ipv6");
 
 /** The UDP payload settings for a client connecting to `host` (a name is resolved the way the client will). */
-export async function udpPayloadConfig(host: string): Promise<{ maxSendUdpPayloadSize?: number; maxRecvUdpPayloadSize: number }> {
+export async function udpPayloadConfig(
+  host: string,
+): Promise<{ maxSendUdpPayloadSize?: number; maxRecvUdpPayloadSize: number }> {
   let address = host;
   if (isIP(host) === 0) {
     try {

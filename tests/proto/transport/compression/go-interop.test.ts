@@ -15,7 +15,8 @@ afterAll(() => go.cleanup());
 
 /** Messages that refer back to earlier ones (repeated records), one larger than any window, and random bytes. */
 function messages(): Buffer[] {
-  const record = (i: number) => Buffer.from(`{"name":"sensor/${i % 4}","type":"float64","value":${(i * 0.25).toFixed(2)}}`);
+  const record = (i: number) =>
+    Buffer.from(`{"name":"sensor/${i % 4}","type":"float64","value":${(i * 0.25).toFixed(2)}}`);
   const out: Buffer[] = [];
   for (let i = 0; i < 40; i++) out.push(Buffer.concat([record(i), record(i + 1)]));
   out.push(Buffer.concat(Array.from({ length: 2000 }, (_, i) => record(i)))); // ~100 KB
@@ -24,12 +25,36 @@ function messages(): Buffer[] {
 }
 
 const CASES: { name: string; params: CompressionParams; go: Parameters<typeof goDeflatePeer>[1] }[] = [
-  { name: "WebSocket context takeover, cwinbits 15", params: { level: 6, contextTakeover: true, windowBits: 15 }, go: { transport: "ws", takeover: true, winbits: 15 } },
-  { name: "WebSocket context takeover, cwinbits 9 (iscp-rs's smallest)", params: { level: 9, contextTakeover: true, windowBits: 9 }, go: { transport: "ws", takeover: true, winbits: 9, level: 9 } },
-  { name: "WebSocket context takeover, cwinbits 0 (a one-byte context)", params: { level: 1, contextTakeover: true, windowBits: 0 }, go: { transport: "ws", takeover: true, winbits: 0, level: 1 } },
-  { name: "WebSocket context takeover, cwinbits 20 (more than DEFLATE reaches)", params: { level: 6, contextTakeover: true, windowBits: 20 }, go: { transport: "ws", takeover: true, winbits: 20 } },
-  { name: "WebSocket per-message", params: { level: 6, contextTakeover: false, windowBits: 15 }, go: { transport: "ws" } },
-  { name: "QUIC (every message alone)", params: { level: 6, contextTakeover: false, windowBits: 15 }, go: { transport: "quic" } },
+  {
+    name: "WebSocket context takeover, cwinbits 15",
+    params: { level: 6, contextTakeover: true, windowBits: 15 },
+    go: { transport: "ws", takeover: true, winbits: 15 },
+  },
+  {
+    name: "WebSocket context takeover, cwinbits 9 (iscp-rs's smallest)",
+    params: { level: 9, contextTakeover: true, windowBits: 9 },
+    go: { transport: "ws", takeover: true, winbits: 9, level: 9 },
+  },
+  {
+    name: "WebSocket context takeover, cwinbits 0 (a one-byte context)",
+    params: { level: 1, contextTakeover: true, windowBits: 0 },
+    go: { transport: "ws", takeover: true, winbits: 0, level: 1 },
+  },
+  {
+    name: "WebSocket context takeover, cwinbits 20 (more than DEFLATE reaches)",
+    params: { level: 6, contextTakeover: true, windowBits: 20 },
+    go: { transport: "ws", takeover: true, winbits: 20 },
+  },
+  {
+    name: "WebSocket per-message",
+    params: { level: 6, contextTakeover: false, windowBits: 15 },
+    go: { transport: "ws" },
+  },
+  {
+    name: "QUIC (every message alone)",
+    params: { level: 6, contextTakeover: false, windowBits: 15 },
+    go: { transport: "quic" },
+  },
 ];
 
 describe("per-message DEFLATE against Go's compress/flate", () => {
@@ -72,7 +97,9 @@ describe("per-message DEFLATE against Go's compress/flate", () => {
   it("refuses a stream that decompresses to more than the message limit", () => {
     const d = new MessageDeflater({ level: 9, contextTakeover: false, windowBits: 15 });
     const bomb = d.deflate(Buffer.alloc(5 << 20));
-    expect(() => new MessageInflater({ level: 9, contextTakeover: false, windowBits: 15 }, 1 << 20).inflate(bomb)).toThrow();
+    expect(() =>
+      new MessageInflater({ level: 9, contextTakeover: false, windowBits: 15 }, 1 << 20).inflate(bomb),
+    ).toThrow();
   });
 });
 
@@ -84,9 +111,13 @@ describe("negotiation (comp, clevel, cwinbits)", () => {
     expect(read("enc=proto")).toEqual({});
   });
   it("reads what iscp-go and iscp-rs send when compression is on", () => {
-    expect(read("comp=context-takeover&clevel=6&cwinbits=12")).toEqual({ params: { level: 6, contextTakeover: true, windowBits: 12 } });
+    expect(read("comp=context-takeover&clevel=6&cwinbits=12")).toEqual({
+      params: { level: 6, contextTakeover: true, windowBits: 12 },
+    });
     expect(read("comp=per-message&clevel=9")).toEqual({ params: { level: 9, contextTakeover: false, windowBits: 15 } });
-    expect(read("comp=context-takeover&clevel=6&cwinbits=12", false)).toEqual({ params: { level: 6, contextTakeover: false, windowBits: 12 } });
+    expect(read("comp=context-takeover&clevel=6&cwinbits=12", false)).toEqual({
+      params: { level: 6, contextTakeover: false, windowBits: 12 },
+    });
   });
   it("refuses values the clients never send, with a sentence", () => {
     expect(read("comp=gzip&clevel=6").error).toBe("comp must be per-message or context-takeover");

@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIscpQuic } from "../../../../cloud/iscp/broker/broker.js";
 import {
-  decodeSegment, encodeSegment, ISCP_GO_MAX_DATAGRAM_BYTES, segmentMessage, SegmentReassembler, SegmentSequence,
+  decodeSegment,
+  encodeSegment,
+  ISCP_GO_MAX_DATAGRAM_BYTES,
+  segmentMessage,
+  SegmentReassembler,
+  SegmentSequence,
 } from "../../../../proto/wire/datagram.js";
 import { QuicDatagramChannel } from "../../../../proto/transport/quic/datagrams.js";
 import { encodeMessage, QoS } from "../../../../proto/wire/message.js";
@@ -17,17 +22,29 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("datagram segment header codec", () => {
   it("encodes u32be seq, u16be max index, u16be index, payload and decodes it back", () => {
-    const d = encodeSegment({ messageSeq: 0x01020304, maxSegmentIndex: 0x0506, segmentIndex: 0x0102 }, Uint8Array.of(9, 8));
+    const d = encodeSegment(
+      { messageSeq: 0x01020304, maxSegmentIndex: 0x0506, segmentIndex: 0x0102 },
+      Uint8Array.of(9, 8),
+    );
     expect([...d]).toEqual([1, 2, 3, 4, 5, 6, 1, 2, 9, 8]);
-    expect(decodeSegment(d)).toEqual({ header: { messageSeq: 0x01020304, maxSegmentIndex: 0x0506, segmentIndex: 0x0102 }, payload: Uint8Array.of(9, 8) });
+    expect(decodeSegment(d)).toEqual({
+      header: { messageSeq: 0x01020304, maxSegmentIndex: 0x0506, segmentIndex: 0x0102 },
+      payload: Uint8Array.of(9, 8),
+    });
   });
 
   it("matches iscp-rs' splitter cases (12-byte datagrams)", () => {
     const hex = (ds: Uint8Array[]) => ds.map((d) => Buffer.from(d).toString("hex"));
     expect(hex(segmentMessage(0, Uint8Array.of(0, 1, 2, 3), 12))).toEqual(["000000000000000000010203"]);
-    expect(hex(segmentMessage(0, Uint8Array.of(0, 1, 2, 3, 4, 5), 12))).toEqual(["000000000001000000010203", "00000000000100010405"]);
+    expect(hex(segmentMessage(0, Uint8Array.of(0, 1, 2, 3, 4, 5), 12))).toEqual([
+      "000000000001000000010203",
+      "00000000000100010405",
+    ]);
     // An exact multiple gives no empty trailing segment.
-    expect(hex(segmentMessage(0, Uint8Array.of(0, 1, 2, 3, 4, 5, 6, 7), 12))).toEqual(["000000000001000000010203", "000000000001000104050607"]);
+    expect(hex(segmentMessage(0, Uint8Array.of(0, 1, 2, 3, 4, 5, 6, 7), 12))).toEqual([
+      "000000000001000000010203",
+      "000000000001000104050607",
+    ]);
   });
 
   it("splits a large message into datagrams of at most the given size and rebuilds it", () => {
@@ -85,7 +102,8 @@ describe("datagram segment header codec", () => {
 
   it("keeps memory bounded: oldest incomplete sets are evicted, oversized sets dropped", () => {
     const r = new SegmentReassembler({ maxMessageBytes: 5000, maxPendingMessages: 4, maxPendingBytes: 3000 });
-    for (let seq = 0; seq < 100; seq++) r.push(encodeSegment({ messageSeq: seq, maxSegmentIndex: 65_535, segmentIndex: 0 }, bytes(500)));
+    for (let seq = 0; seq < 100; seq++)
+      r.push(encodeSegment({ messageSeq: seq, maxSegmentIndex: 65_535, segmentIndex: 0 }, bytes(500)));
     let s = r.stats();
     expect(s.pendingMessages).toBeLessThanOrEqual(4);
     expect(s.pendingBytes).toBeLessThanOrEqual(3000);
@@ -104,9 +122,13 @@ describe("datagram segment header codec", () => {
     const r = new SegmentReassembler({ maxMessageBytes: 1 << 16, maxPendingMessages: 8 });
     expect(r.push(new Uint8Array(0))).toBeUndefined();
     expect(r.push(Uint8Array.of(1, 2, 3, 4, 5, 6, 7))).toBeUndefined(); // shorter than the header
-    expect(r.push(encodeSegment({ messageSeq: 1, maxSegmentIndex: 1, segmentIndex: 2 }, Uint8Array.of(1)))).toBeUndefined(); // index > max
+    expect(
+      r.push(encodeSegment({ messageSeq: 1, maxSegmentIndex: 1, segmentIndex: 2 }, Uint8Array.of(1))),
+    ).toBeUndefined(); // index > max
     r.push(encodeSegment({ messageSeq: 2, maxSegmentIndex: 3, segmentIndex: 0 }, Uint8Array.of(1)));
-    expect(r.push(encodeSegment({ messageSeq: 2, maxSegmentIndex: 5, segmentIndex: 1 }, Uint8Array.of(1)))).toBeUndefined(); // max index changed
+    expect(
+      r.push(encodeSegment({ messageSeq: 2, maxSegmentIndex: 5, segmentIndex: 1 }, Uint8Array.of(1))),
+    ).toBeUndefined(); // max index changed
     expect(r.stats().malformed).toBe(4);
     let seed = 12345;
     const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
@@ -142,7 +164,8 @@ describe("QUIC datagram channel (stand-in for the library's internal connection)
     };
     return f;
   };
-  const channel = (f: ReturnType<typeof fakeConnection>) => new QuicDatagramChannel(f as never, { maxIncomingMessageBytes: 1 << 20, maxBacklogBytes: 100_000 });
+  const channel = (f: ReturnType<typeof fakeConnection>) =>
+    new QuicDatagramChannel(f as never, { maxIncomingMessageBytes: 1 << 20, maxBacklogBytes: 100_000 });
 
   it("segments at iscp-go's 1196 bytes, sends at once, and rebuilds what recv() brought", async () => {
     const f = fakeConnection();
@@ -202,7 +225,11 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
   });
 
   const connect = async (nodeId: string) => {
-    const c = await IscpClient.connect({ transport: () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost" }), token: TOKEN, nodeId });
+    const c = await IscpClient.connect({
+      transport: () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost" }),
+      token: TOKEN,
+      nodeId,
+    });
     clients.push(c);
     return c;
   };
@@ -212,7 +239,10 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     const down = await connect("viewer-d");
     const up = await connect("edge-d");
     const got: ReceivedChunk[] = [];
-    const ds = await down.openDownstream({ qos: QoS.UNRELIABLE, filters: [{ sourceNodeId: "edge-d", dataFilters: [{ name: "#", type: "#" }] }] });
+    const ds = await down.openDownstream({
+      qos: QoS.UNRELIABLE,
+      filters: [{ sourceNodeId: "edge-d", dataFilters: [{ name: "#", type: "#" }] }],
+    });
     ds.onChunk((c) => got.push(c));
     const us = await up.openUpstream({ sessionId: "s", qos: QoS.UNRELIABLE });
     const acked: number[] = [];
@@ -239,7 +269,10 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     const down = await connect("viewer-l");
     const up = await connect("edge-l");
     const got: ReceivedChunk[] = [];
-    const ds = await down.openDownstream({ qos: QoS.UNRELIABLE, filters: [{ sourceNodeId: "edge-l", dataFilters: [{ name: "#", type: "#" }] }] });
+    const ds = await down.openDownstream({
+      qos: QoS.UNRELIABLE,
+      filters: [{ sourceNodeId: "edge-l", dataFilters: [{ name: "#", type: "#" }] }],
+    });
     ds.onChunk((c) => got.push(c));
     const us = await up.openUpstream({ sessionId: "s", qos: QoS.UNRELIABLE });
     const before = up.transport.datagramStats!().sentDatagrams;
@@ -258,7 +291,10 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     const down = await connect("viewer-r");
     const up = await connect("edge-r");
     const got: ReceivedChunk[] = [];
-    const ds = await down.openDownstream({ qos: QoS.RELIABLE, filters: [{ sourceNodeId: "edge-r", dataFilters: [{ name: "#", type: "#" }] }] });
+    const ds = await down.openDownstream({
+      qos: QoS.RELIABLE,
+      filters: [{ sourceNodeId: "edge-r", dataFilters: [{ name: "#", type: "#" }] }],
+    });
     ds.onChunk((c) => got.push(c));
     for (const qos of [QoS.RELIABLE, QoS.PARTIAL]) {
       const us = await up.openUpstream({ sessionId: "s", qos });
@@ -279,7 +315,9 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     const lost: number[] = [];
     us.onLost((seqs) => lost.push(...seqs));
     // Simulated network loss: the native connection swallows every datagram for a while.
-    const native = (up.transport as unknown as { dgram: { internals: { conn: { dgramSend(d: Uint8Array): unknown } } } }).dgram.internals.conn;
+    const native = (
+      up.transport as unknown as { dgram: { internals: { conn: { dgramSend(d: Uint8Array): unknown } } } }
+    ).dgram.internals.conn;
     const realSend = native.dgramSend;
     native.dgramSend = () => undefined;
     us.write({ name: "v", type: "u8" }, [{ elapsedTime: 1, payload: Uint8Array.of(1) }]);
@@ -304,10 +342,15 @@ describe("UNRELIABLE streams on QUIC datagrams", () => {
     t.sendUnreliable(bytes(3000)); // segmented fine, but not an iSCP message
     t.sendUnreliable(encodeMessage({ ping: { requestId: 2 } }, "proto")); // not allowed on datagrams
     // Raw datagrams with a broken header, through the channel's native connection.
-    const native = (t as unknown as { dgram: { internals: { conn: { dgramSend(d: Uint8Array): unknown } } } }).dgram.internals.conn;
+    const native = (t as unknown as { dgram: { internals: { conn: { dgramSend(d: Uint8Array): unknown } } } }).dgram
+      .internals.conn;
     native.dgramSend(Uint8Array.of(1, 2, 3));
     native.dgramSend(encodeSegment({ messageSeq: 99, maxSegmentIndex: 0, segmentIndex: 1 }, Uint8Array.of(1)));
-    await waitFor(() => server.datagramStats!().malformed >= 1 && server.datagramStats!().messages >= 2, 5000, "garbage seen by the broker");
+    await waitFor(
+      () => server.datagramStats!().malformed >= 1 && server.datagramStats!().messages >= 2,
+      5000,
+      "garbage seen by the broker",
+    );
     // Still open, and chunks still flow.
     const us = await up.openUpstream({ sessionId: "s", qos: QoS.UNRELIABLE });
     us.write({ name: "v", type: "u8" }, [{ elapsedTime: 1, payload: Uint8Array.of(1) }]);

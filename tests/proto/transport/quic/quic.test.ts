@@ -27,7 +27,10 @@ describe("iSCP over QUIC", () => {
     await b.close();
   });
 
-  const overQuic = (encoding: Encoding = "proto") => () => connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", encoding });
+  const overQuic =
+    (encoding: Encoding = "proto") =>
+    () =>
+      connectQuic({ host: "127.0.0.1", port: quic.port, ca: cert, serverName: "localhost", encoding });
 
   it("gives its UDP socket 4 MiB buffers (or the kernel's cap): with the default, bulk sends lost packets", async () => {
     const t = await overQuic()();
@@ -46,7 +49,8 @@ describe("iSCP over QUIC", () => {
     const t = await overQuic()();
     try {
       // The same reach as proto/transport/quic/patches/recv-lock.ts: this fails if the library's recvLock moves.
-      const lock = (t as unknown as { client: { connection: { recvLock: { withF: unknown } } } }).client.connection.recvLock;
+      const lock = (t as unknown as { client: { connection: { recvLock: { withF: unknown } } } }).client.connection
+        .recvLock;
       expect(lock.constructor.name).toBe("Object");
       expect(typeof lock.withF).toBe("function");
     } finally {
@@ -55,10 +59,16 @@ describe("iSCP over QUIC", () => {
   });
 
   it("sends packets of up to 16,383 bytes to a loopback server (lo has no path MTU), and large points arrive whole", async () => {
-    const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer-big" });
+    const wsDown = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: b.url }),
+      token: TOKEN,
+      nodeId: "viewer-big",
+    });
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-big" });
     const got: ReceivedChunk[] = [];
-    const ds = await wsDown.openDownstream({ filters: [{ sourceNodeId: "edge-big", dataFilters: [{ name: "#", type: "#" }] }] });
+    const ds = await wsDown.openDownstream({
+      filters: [{ sourceNodeId: "edge-big", dataFilters: [{ name: "#", type: "#" }] }],
+    });
     ds.onChunk((ch) => got.push(ch));
     const us = await up.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
     const payloads = Array.from({ length: 4 }, (_, i) => new Uint8Array(256 * 1024).map((_, j) => (i * 7 + j) & 0xff));
@@ -68,22 +78,32 @@ describe("iSCP over QUIC", () => {
     }
     expect(await us.waitAcked(20_000)).toBe(true);
     await waitFor(() => got.length === 4, 20_000, "relayed large points");
-    expect(got.map((c) => Buffer.compare(Buffer.from(c.groups[0]!.dataPoints[0]!.payload), Buffer.from(payloads[c.sequenceNumber - 1]!)))).toEqual([0, 0, 0, 0]);
+    expect(
+      got.map((c) =>
+        Buffer.compare(Buffer.from(c.groups[0]!.dataPoints[0]!.payload), Buffer.from(payloads[c.sequenceNumber - 1]!)),
+      ),
+    ).toEqual([0, 0, 0, 0]);
     // The same reach into @matrixai/quic's internals as the transport: quiche's own packet counters.
-    const stats = (up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; sentBytes: number } } } } })
-      .client.connection.conn.stats();
+    const stats = (
+      up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; sentBytes: number } } } } }
+    ).client.connection.conn.stats();
     // With the default no packet exceeds 1,350 bytes, so neither could their average (acks included here).
     expect(stats.sentBytes / stats.sent).toBeGreaterThan(4_000);
     // And reads a stream a packet's worth at a time (the library's default is 4 KiB).
-    expect((up.transport as unknown as { client: { connection: { config: { readableChunkSize: number } } } }).client.connection.config.readableChunkSize).toBe(16 * 1024);
+    expect(
+      (up.transport as unknown as { client: { connection: { config: { readableChunkSize: number } } } }).client
+        .connection.config.readableChunkSize,
+    ).toBe(16 * 1024);
     await Promise.all([up.close(), wsDown.close()]);
   }, 40_000);
 
   it("acknowledges a burst with far fewer packets than it carried: receives do not wait for each other's drain", async () => {
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-burst" });
     const us = await up.openUpstream({ sessionId: "burst", qos: QoS.RELIABLE });
-    const stats = () => (up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; recv: number } } } } })
-      .client.connection.conn.stats();
+    const stats = () =>
+      (
+        up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; recv: number } } } } }
+      ).client.connection.conn.stats();
     const before = stats();
     for (let i = 0; i < 16; i++) {
       us.write({ name: "burst", type: "bytes" }, [{ elapsedTime: i + 1, payload: new Uint8Array(256 * 1024).fill(i) }]);
@@ -104,7 +124,11 @@ describe("iSCP over QUIC", () => {
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-direct" });
     const us = await up.openUpstream({ sessionId: "direct", qos: QoS.RELIABLE });
     // The same reach as proto/transport/quic/patches/direct-send.ts: the QUICSocket's promisified send and its dgram socket.
-    const socket = (up.transport as unknown as { client: { socket: { send_: (...a: unknown[]) => Promise<void>; socket: dgram.Socket } } }).client.socket;
+    const socket = (
+      up.transport as unknown as {
+        client: { socket: { send_: (...a: unknown[]) => Promise<void>; socket: dgram.Socket } };
+      }
+    ).client.socket;
     const libraryPath = socket.send_.bind(socket);
     let viaLibrary = 0;
     socket.send_ = (...a: unknown[]) => (viaLibrary++, libraryPath(...a));
@@ -143,8 +167,9 @@ describe("iSCP over QUIC", () => {
     } finally {
       quiche.Header = header;
     }
-    const stats = (up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; recv: number } } } } })
-      .client.connection.conn.stats();
+    const stats = (
+      up.transport as unknown as { client: { connection: { conn: { stats(): { sent: number; recv: number } } } } }
+    ).client.connection.conn.stats();
     expect(stats.sent + stats.recv).toBeGreaterThan(64);
     expect(parsed).toBe(0);
     await up.close();
@@ -164,13 +189,22 @@ describe("iSCP over QUIC", () => {
   });
 
   it("relays points from a QUIC upstream to WebSocket and QUIC downstreams (proto and json)", async () => {
-    const wsDown = await IscpClient.connect({ transport: () => connectWebSocket({ url: b.url }), token: TOKEN, nodeId: "viewer" });
+    const wsDown = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: b.url }),
+      token: TOKEN,
+      nodeId: "viewer",
+    });
     const qDown = await IscpClient.connect({ transport: overQuic("json"), token: TOKEN, nodeId: "viewer-q" });
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-q" });
     expect(up.transport.kind).toBe("quic");
     const got: Record<string, ReceivedChunk[]> = { ws: [], quic: [] };
-    for (const [name, c] of [["ws", wsDown], ["quic", qDown]] as const) {
-      const ds = await c.openDownstream({ filters: [{ sourceNodeId: "edge-q", dataFilters: [{ name: "#", type: "#" }] }] });
+    for (const [name, c] of [
+      ["ws", wsDown],
+      ["quic", qDown],
+    ] as const) {
+      const ds = await c.openDownstream({
+        filters: [{ sourceNodeId: "edge-q", dataFilters: [{ name: "#", type: "#" }] }],
+      });
       ds.onChunk((ch) => got[name]!.push(ch));
     }
     const us = await up.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
@@ -190,7 +224,9 @@ describe("iSCP over QUIC", () => {
   }, 30_000);
 
   it("refuses a bad token with AUTH_FAILED", async () => {
-    await expect(IscpClient.connect({ transport: overQuic(), token: "wrong", nodeId: "x" })).rejects.toMatchObject({ resultCode: ResultCode.AUTH_FAILED });
+    await expect(IscpClient.connect({ transport: overQuic(), token: "wrong", nodeId: "x" })).rejects.toMatchObject({
+      resultCode: ResultCode.AUTH_FAILED,
+    });
   });
 
   it("resumes an upstream after the QUIC connection is dropped", async () => {

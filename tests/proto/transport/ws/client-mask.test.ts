@@ -29,8 +29,12 @@ describe("agent WebSocket client frames", () => {
     const firstFrame = new Promise<Buffer>((resolve) => {
       server.on("upgrade", (req, socket: Socket) => {
         upgraded.push(socket);
-        const accept = createHash("sha1").update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64");
-        socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+        const accept = createHash("sha1")
+          .update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+          .digest("base64");
+        socket.write(
+          `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+        );
         let got = Buffer.alloc(0);
         socket.on("data", (d: Buffer) => {
           got = Buffer.concat([got, d]);
@@ -52,7 +56,9 @@ describe("agent WebSocket client frames", () => {
   it("is read unchanged by a standard WebSocket server", async () => {
     const server = http.createServer();
     const wss = new WebSocketServer({ server });
-    const received = new Promise<Buffer>((resolve) => wss.on("connection", (ws) => ws.on("message", (m: Buffer) => resolve(m))));
+    const received = new Promise<Buffer>((resolve) =>
+      wss.on("connection", (ws) => ws.on("message", (m: Buffer) => resolve(m))),
+    );
     const port = await listen(server);
     const t = await connectWebSocket({ url: `ws://127.0.0.1:${port}/` });
     const payload = Uint8Array.from({ length: 70_000 }, (_, i) => i & 0xff);

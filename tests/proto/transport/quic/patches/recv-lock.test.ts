@@ -31,7 +31,9 @@ class Lock {
 
 describe("lightenRecvLock", () => {
   it("starts receives in call order without waiting for the previous one's drain, past a failure", async () => {
-    const conn = { recvLock: new Lock() } as unknown as WithF & { recvLock: { isLocked(): boolean; waitForUnlock(): Promise<void> } };
+    const conn = { recvLock: new Lock() } as unknown as WithF & {
+      recvLock: { isLocked(): boolean; waitForUnlock(): Promise<void> };
+    };
     lightenRecvLock(conn);
     const log: string[] = [];
     // Like the library's receive: a synchronous hand-over to quiche, then an awaited drain.

@@ -21,7 +21,8 @@ function fakeSocket() {
   return { owner: { socket }, udp, socket, received, viaLibrary };
 }
 
-const packet = (flags: number, cid: Buffer, body = 32) => Buffer.concat([Buffer.from([flags]), cid, Buffer.alloc(body)]);
+const packet = (flags: number, cid: Buffer, body = 32) =>
+  Buffer.concat([Buffer.from([flags]), cid, Buffer.alloc(body)]);
 
 describe("routeShortHeaders", () => {
   it("hands a short-header packet for a known connection id straight to that connection", async () => {
