@@ -1,7 +1,8 @@
 // A MessageTransport whose messages travel DEFLATE-compressed (message-deflate.ts): the connection layers above see
 // whole messages as before. On WebSocket every message shares one context per direction, in order; on QUIC each
 // message is compressed alone (context takeover is not negotiated there), so messages on the stream and on
-// datagrams need no common order. A message that does not decompress ends the transport.
+// datagrams need no common order. A peer that frames its messages as zlib streams is answered so (message-deflate.ts);
+// its first message (ConnectRequest) comes before any of ours. A message that does not decompress ends the transport.
 import type { MessageTransport } from "../message-transport.js";
 import { MessageDeflater, MessageInflater } from "./message-deflate.js";
 import type { CompressionParams } from "./negotiation.js";
@@ -49,6 +50,8 @@ export function compressedTransport(
           inner.terminate();
           return;
         }
+        // Answer in the framing the peer uses (a zlib header on QUIC: iscp-go before 1.1.0).
+        if (inflater.zlibFramed) deflater.zlibFramed = true;
         cb(plain, unreliable);
       });
     },

@@ -214,6 +214,18 @@ describe("peers compressing with Go's compress/flate as the published Go client 
       ],
       down: [overQuic({ extraNegotiation: { comp: "per-message", clevel: "9" } }), { transport: "quic", level: 9 }],
     },
+    {
+      // What iscp-go 0.9.0 to 1.0.0 send and expect on QUIC: each message a zlib stream.
+      name: "QUIC, each message a zlib stream (iscp-go before 1.1.0)",
+      up: [
+        overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }),
+        { transport: "quic", zlib: true },
+      ],
+      down: [
+        overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "1", cwinbits: "15" } }),
+        { transport: "quic", level: 1, zlib: true },
+      ],
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: connect, upstream, acks and relayed chunks`, async () => {

@@ -2,13 +2,15 @@
 // Go client frames them: each message one complete raw DEFLATE stream; with context takeover (WebSocket) the
 // last 2^winbits bytes of the direction's earlier messages are the stream's preset dictionary. It reads requests
 // on stdin (op byte 'c' or 'd', u32be length, bytes) and answers each on stdout (status byte 0 or 1, u32be length,
-// bytes or an error text), keeping one context per direction.
+// bytes or an error text), keeping one context per direction. With -zlib it frames each message as iscp-go before
+// 1.1.0 does on QUIC: a zlib stream (compress/zlib).
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"encoding/binary"
 	"flag"
 	"io"
@@ -59,6 +61,33 @@ func compress(msg []byte, level int, flush bool, w *window) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+func compressZlib(msg []byte, level int) ([]byte, error) {
+	var out bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&out, level)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(msg); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func decompressZlib(data []byte) ([]byte, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	msg, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	return msg, zr.Close()
+}
+
 func decompress(data []byte, w *window) ([]byte, error) {
 	fr := flate.NewReaderDict(bytes.NewReader(data), w.dict())
 	msg, err := io.ReadAll(fr)
@@ -77,6 +106,7 @@ func main() {
 	transport := flag.String("transport", "ws", "ws or quic")
 	takeover := flag.Bool("takeover", false, "context takeover (ws only)")
 	winbits := flag.Int("winbits", 15, "context window bits")
+	zlibFramed := flag.Bool("zlib", false, "zlib streams (QUIC, iscp-go before 1.1.0)")
 	flag.Parse()
 
 	var sendWin, recvWin *window
@@ -97,7 +127,11 @@ func main() {
 		}
 		var res []byte
 		var err error
-		if head[0] == 'c' {
+		if *zlibFramed && head[0] == 'c' {
+			res, err = compressZlib(body, *level)
+		} else if *zlibFramed {
+			res, err = decompressZlib(body)
+		} else if head[0] == 'c' {
 			res, err = compress(body, *level, *transport == "ws", sendWin)
 		} else {
 			res, err = decompress(body, recvWin)

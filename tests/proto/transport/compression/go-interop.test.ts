@@ -3,7 +3,12 @@
 // message after message, so the context each side keeps (the last 2^cwinbits bytes) stays the same.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessageDeflater, MessageInflater } from "../../../../proto/transport/compression/message-deflate.js";
+import zlib from "node:zlib";
+import {
+  isZlibFramed,
+  MessageDeflater,
+  MessageInflater,
+} from "../../../../proto/transport/compression/message-deflate.js";
 import { readCompression, type CompressionParams } from "../../../../proto/transport/compression/negotiation.js";
 import { buildGoDeflate, goDeflatePeer } from "../../../support/go-deflate.js";
 
@@ -75,6 +80,34 @@ describe("per-message DEFLATE against Go's compress/flate", () => {
       }
     });
   }
+
+  it("QUIC framed as zlib streams (iscp-go before 1.1.0): we read Go's zlib frames and answer in zlib frames Go reads", async () => {
+    const params: CompressionParams = { level: 6, contextTakeover: false, windowBits: 15 };
+    const peer = goDeflatePeer(go.bin, { transport: "quic", zlib: true });
+    try {
+      const ours = new MessageDeflater(params);
+      const theirs = new MessageInflater(params, 1 << 20);
+      for (const m of messages()) {
+        const received = await peer.compress(m);
+        expect(received.subarray(0, 1)).toEqual(Buffer.from([0x78]));
+        expect(theirs.inflate(received)).toEqual(m);
+        expect(theirs.zlibFramed).toBe(true);
+        // compressed-transport.ts switches the answering side once the peer's frames came as zlib streams.
+        ours.zlibFramed = theirs.zlibFramed;
+        expect(await peer.decompress(ours.deflate(m))).toEqual(m);
+      }
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("never takes a raw DEFLATE stream for a zlib one, at any level", () => {
+    for (let level = 1; level <= 9; level++)
+      for (const m of [...messages(), Buffer.alloc(0), Buffer.alloc(70_000, 0x78)]) {
+        expect(isZlibFramed(zlib.deflateRawSync(m, { level }))).toBe(false);
+        expect(isZlibFramed(zlib.deflateSync(m, { level }))).toBe(true);
+      }
+  });
 
   it("context takeover makes later messages smaller than compressing each alone, as the peer expects", async () => {
     const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: 15 };
