@@ -3,17 +3,28 @@
 // message is compressed alone (context takeover is not negotiated there), so messages on the stream and on
 // datagrams need no common order. A peer that frames its messages as zlib streams is answered so (message-deflate.ts);
 // its first message (ConnectRequest) comes before any of ours. A message that does not decompress ends the transport.
+import { decodeMessage } from "../../wire/message.js";
 import type { MessageTransport } from "../message-transport.js";
 import { MessageDeflater, MessageInflater } from "./message-deflate.js";
 import type { CompressionParams } from "./negotiation.js";
 
+/** `findPeerContext` (the broker): find out which context a context-takeover peer keeps (message-deflate.ts). */
 export function compressedTransport(
   inner: MessageTransport,
   params: CompressionParams,
   maxMessageBytes: number,
+  findPeerContext = false,
 ): MessageTransport {
-  const deflater = new MessageDeflater(params);
-  const inflater = new MessageInflater(params, maxMessageBytes);
+  const isMessage = (plain: Buffer) => {
+    try {
+      decodeMessage(plain, inner.encoding);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deflater = new MessageDeflater(params, findPeerContext);
+  const inflater = new MessageInflater(params, maxMessageBytes, findPeerContext ? isMessage : undefined);
   let closed = false;
   const closeCbs: ((reason: string) => void)[] = [];
   const fireClose = (reason: string) => {
@@ -52,6 +63,7 @@ export function compressedTransport(
         }
         // Answer in the framing the peer uses (a zlib header on QUIC: iscp-go before 1.1.0).
         if (inflater.zlibFramed) deflater.zlibFramed = true;
+        deflater.peerContext = inflater.peerContext;
         cb(plain, unreliable);
       });
     },

@@ -207,6 +207,18 @@ describe("peers compressing with Go's compress/flate as the published Go client 
       ],
     },
     {
+      // iscp-go 0.9.0 to 1.0.0 keep the first 2^cwinbits bytes as the context: the broker finds it out.
+      name: "WebSocket, context takeover keeping the first bytes (iscp-go before 1.1.0; cwinbits 10 and 9)",
+      up: [
+        overWs("comp=context-takeover&clevel=6&cwinbits=10"),
+        { transport: "ws", takeover: true, winbits: 10, keepFirst: true },
+      ],
+      down: [
+        overWs("comp=context-takeover&clevel=6&cwinbits=9"),
+        { transport: "ws", takeover: true, winbits: 9, keepFirst: true },
+      ],
+    },
+    {
       name: "QUIC, every message alone",
       up: [
         overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }),

@@ -20,6 +20,8 @@ import (
 type window struct {
 	size int
 	buf  []byte
+	// keepFirst: the first size bytes stay, as iscp-go before 1.1.0 keeps them (bytes.Buffer.Truncate).
+	keepFirst bool
 }
 
 func (w *window) add(b []byte) {
@@ -27,7 +29,9 @@ func (w *window) add(b []byte) {
 		return
 	}
 	w.buf = append(w.buf, b...)
-	if len(w.buf) > w.size {
+	if len(w.buf) > w.size && w.keepFirst {
+		w.buf = w.buf[:w.size]
+	} else if len(w.buf) > w.size {
 		w.buf = append([]byte(nil), w.buf[len(w.buf)-w.size:]...)
 	}
 }
@@ -107,12 +111,13 @@ func main() {
 	takeover := flag.Bool("takeover", false, "context takeover (ws only)")
 	winbits := flag.Int("winbits", 15, "context window bits")
 	zlibFramed := flag.Bool("zlib", false, "zlib streams (QUIC, iscp-go before 1.1.0)")
+	keepFirst := flag.Bool("keep-first", false, "the context is the first 2^winbits bytes (iscp-go before 1.1.0)")
 	flag.Parse()
 
 	var sendWin, recvWin *window
 	if *takeover && *transport == "ws" {
-		sendWin = &window{size: 1 << *winbits}
-		recvWin = &window{size: 1 << *winbits}
+		sendWin = &window{size: 1 << *winbits, keepFirst: *keepFirst}
+		recvWin = &window{size: 1 << *winbits, keepFirst: *keepFirst}
 	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)

@@ -10,6 +10,7 @@ import {
   MessageInflater,
 } from "../../../../proto/transport/compression/message-deflate.js";
 import { readCompression, type CompressionParams } from "../../../../proto/transport/compression/negotiation.js";
+import { decodeMessage, encodeMessage } from "../../../../proto/wire/message.js";
 import { buildGoDeflate, goDeflatePeer } from "../../../support/go-deflate.js";
 
 let go: ReturnType<typeof buildGoDeflate>;
@@ -100,6 +101,65 @@ describe("per-message DEFLATE against Go's compress/flate", () => {
       peer.close();
     }
   });
+
+  /** A client's first messages and then chunks of JSON records, several times any window here. */
+  const iscpMessages = () => [
+    encodeMessage(
+      { connectRequest: { requestId: 1, protocolVersion: "2.0.0", nodeId: "n", pingInterval: 10 } },
+      "proto",
+    ),
+    ...Array.from({ length: 60 }, (_, i) =>
+      encodeMessage(
+        {
+          upstreamChunk: {
+            streamIdAlias: 1,
+            streamChunk: {
+              sequenceNumber: i + 1,
+              dataPointGroups: [
+                {
+                  dataIdAlias: 1,
+                  dataPoints: [
+                    { elapsedTime: i, payload: Buffer.from(`{"speed":${i % 50},"rpm":${1000 + i}}`.repeat(40)) },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+        "proto",
+      ),
+    ),
+  ];
+  const isMessage = (b: Buffer) => {
+    try {
+      decodeMessage(b, "proto");
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const [name, winbits, keepFirst] of [
+    ["iscp-go before 1.1.0 (the first 2^cwinbits bytes), cwinbits 15", 15, true],
+    ["iscp-go before 1.1.0, cwinbits 10", 10, true],
+    ["a client keeping the last bytes, found out as such", 15, false],
+  ] as const)
+    it(`context takeover, which context the peer keeps found out: ${name}`, async () => {
+      const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: winbits };
+      const peer = goDeflatePeer(go.bin, { transport: "ws", takeover: true, winbits, keepFirst });
+      try {
+        // As compressed-transport.ts pairs them on the broker's side.
+        const ours = new MessageDeflater(params, true);
+        const theirs = new MessageInflater(params, 1 << 20, isMessage);
+        for (const m of iscpMessages()) {
+          expect(theirs.inflate(await peer.compress(m))).toEqual(Buffer.from(m));
+          ours.peerContext = theirs.peerContext;
+          expect(await peer.decompress(ours.deflate(m))).toEqual(Buffer.from(m));
+        }
+        expect(theirs.peerContext).toBe(keepFirst ? "first" : "last");
+      } finally {
+        peer.close();
+      }
+    });
 
   it("never takes a raw DEFLATE stream for a zlib one, at any level", () => {
     for (let level = 1; level <= 9; level++)
