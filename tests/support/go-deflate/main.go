@@ -2,8 +2,8 @@
 // Go client frames them: each message one complete raw DEFLATE stream; with context takeover (WebSocket) the
 // last 2^winbits bytes of the direction's earlier messages are the stream's preset dictionary. It reads requests
 // on stdin (op byte 'c' or 'd', u32be length, bytes) and answers each on stdout (status byte 0 or 1, u32be length,
-// bytes or an error text), keeping one context per direction. With -zlib it frames each message as iscp-go before
-// 1.1.0 does on QUIC: a zlib stream (compress/zlib).
+// bytes or an error text), keeping one context per direction. As iscp-go before 1.1.0: -zlib frames each message as
+// it does on QUIC (a zlib stream, compress/zlib); -keep-first keeps the first 2^winbits bytes as the context.
 package main
 
 import (

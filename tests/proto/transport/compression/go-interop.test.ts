@@ -1,6 +1,7 @@
 // iSCP's per-message DEFLATE against Go's compress/flate framed as the published Go client frames it
 // (tests/support/go-deflate): what we compress, Go decompresses to the same bytes, and what Go compresses, we do,
-// message after message, so the context each side keeps (the last 2^cwinbits bytes) stays the same.
+// message after message, so the context each side keeps (the last 2^cwinbits bytes) stays the same; and the framing
+// and context of iscp-go before 1.1.0 (zlib streams on QUIC, the first 2^cwinbits bytes as the context).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import zlib from "node:zlib";
