@@ -162,6 +162,25 @@ describe("per-message DEFLATE against Go's compress/flate", () => {
       }
     });
 
+  it("settles on the last bytes after 64 messages that decode both ways with different results", async () => {
+    const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: 9 };
+    const peer = goDeflatePeer(go.bin, { transport: "ws", takeover: true, winbits: 9 });
+    try {
+      // Every decompression passes this check, so no message can tell the contexts apart.
+      const theirs = new MessageInflater(params, 1 << 20, () => true);
+      const msgs = [...iscpMessages(), ...iscpMessages(), ...iscpMessages()];
+      let settledAt = -1;
+      for (const [i, m] of msgs.entries()) {
+        expect(theirs.inflate(await peer.compress(m))).toEqual(Buffer.from(m));
+        if (settledAt < 0 && theirs.peerContext) settledAt = i;
+      }
+      expect(theirs.peerContext).toBe("last");
+      expect(settledAt).toBeGreaterThanOrEqual(64);
+    } finally {
+      peer.close();
+    }
+  });
+
   it("never takes a raw DEFLATE stream for a zlib one, at any level", () => {
     for (let level = 1; level <= 9; level++)
       for (const m of [...messages(), Buffer.alloc(0), Buffer.alloc(70_000, 0x78)]) {
