@@ -61,7 +61,7 @@ export function compressedTransport(
           inner.terminate();
           return;
         }
-        // Answer in the framing the peer uses (a zlib header on QUIC: iscp-go before 1.1.0).
+        // Answer in the framing the peer uses (a zlib header on QUIC: iscp-go before 1.1.0), with the context it keeps.
         if (inflater.zlibFramed) deflater.zlibFramed = true;
         deflater.peerContext = inflater.peerContext;
         cb(plain, unreliable);
