@@ -12,6 +12,7 @@ import type { RawChunk } from "../formats/raw-chunk.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
+import { compactLog } from "../repo/chunk-log.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
@@ -90,6 +91,14 @@ class Batch {
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_BATCH_CHUNKS = 16_384;
 
+/**
+ * The chunk log (repo/chunk-log.ts) is compacted once this many rows were appended, or this long after the first
+ * one: each stream's chunks of that span then reach meas_chunks' index pages in one write, and the log stays small
+ * (its unique index is written by every commit; readers read it beside the tables).
+ */
+const COMPACT_ROWS = 20_000;
+const COMPACT_MS = 500;
+
 /** About what a chunk adds to its commit (payload bytes, and a little per point). */
 const bytesOf = (chunk: UpstreamChunkIn) => {
   let n = 64;
@@ -126,6 +135,9 @@ export class UpstreamStore {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sequence rows and data ids known to exist: a steady stream's commit skips their statements. */
   private readonly known = new KnownRows();
+  /** Rows appended to the chunk log since its last compaction (-1: unknown, a previous run may have left some). */
+  private logged = -1;
+  private compactTimer: NodeJS.Timeout | undefined;
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -175,9 +187,42 @@ export class UpstreamStore {
   }
 
   private schedule(): void {
-    if (this.flushing || this.waiting.length === 0) return;
+    if (this.flushing || (this.waiting.length === 0 && !this.compactDue)) return;
     this.flushing = true;
-    setImmediate(() => void this.flush());
+    setImmediate(() => void (this.compactDue || this.waiting.length === 0 ? this.compact() : this.flush()));
+  }
+
+  private compactDue = false;
+
+  /** Counts appended log rows; a compaction is due at COMPACT_ROWS, or COMPACT_MS after the first of them. */
+  private appendedToLog(rows: number): void {
+    if (this.logged < 0) this.compactDue = true;
+    this.logged = Math.max(0, this.logged) + rows;
+    if (this.logged >= COMPACT_ROWS) this.compactDue = true;
+    else if (this.logged > 0 && this.compactTimer === undefined) {
+      this.compactTimer = setTimeout(() => {
+        this.compactTimer = undefined;
+        this.compactDue = true;
+        this.schedule();
+      }, COMPACT_MS);
+      this.compactTimer.unref();
+    }
+  }
+
+  /** Moves the chunk log into the chunk tables; on failure the rows stay (readers read them) and it is tried again. */
+  private async compact(): Promise<void> {
+    this.compactDue = false;
+    clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
+    try {
+      await this.store.db.transaction((tx) => compactLog(tx));
+      this.logged = 0;
+    } catch {
+      this.appendedToLog(0);
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
   }
 
   private async flush(): Promise<void> {
@@ -213,6 +258,7 @@ export class UpstreamStore {
         { locks },
       );
       commit.learn();
+      this.appendedToLog(commit.stored);
       const seconds = (performance.now() - started) / 1000;
       streams.forEach((e, k) => {
         const r = commit.results[k]!;
@@ -310,5 +356,8 @@ export class UpstreamStore {
       await Promise.allSettled([...this.inFlight]);
       await new Promise((r) => setTimeout(r, 5));
     }
+    clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
+    if (this.logged !== 0) await this.store.db.transaction((tx) => compactLog(tx)).then(() => (this.logged = 0));
   }
 }
