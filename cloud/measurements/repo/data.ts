@@ -36,7 +36,8 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
     const where = [head];
     const args = [...headArgs];
     if (p.after)
-      where.push(`(c.${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after);
+      where.push(`(c.${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`),
+        args.push(...p.after);
     if (p.from !== undefined) where.push("c.max_elapsed_ns >= ?"), args.push(p.from);
     if (p.to !== undefined) where.push("c.min_elapsed_ns < ?"), args.push(p.to);
     return { where: where.join(" AND "), args };
@@ -44,7 +45,9 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
   const order = `ORDER BY ${lead} ${dir}, sequence_id ${dir}, sequence_number ${dir} LIMIT ?`;
   const stored = conditions("c.measurement_uuid = ?", [p.measUuid]);
   // Rows still in the chunk log (chunk-log.ts) are read beside the stored ones, through the log's key index.
-  const logged = conditions("c.sequence_id IN (SELECT id FROM meas_sequences WHERE measurement_uuid = ?)", [p.measUuid]);
+  const logged = conditions("c.sequence_id IN (SELECT id FROM meas_sequences WHERE measurement_uuid = ?)", [
+    p.measUuid,
+  ]);
   return q.all<ChunkRow>(
     `SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms
        FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
