@@ -90,14 +90,17 @@ const CHUNK_COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
 const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length";
 
+/** Which log rows a compaction moves: all, one sequence's, or one slice of the sequences (id modulo `of`). */
+export type LogPart = { sequenceId: number } | { slice: number; of: number } | undefined;
+
 /**
- * Moves the log's rows (those of one sequence, or all) into meas_chunks and meas_chunk_payloads, in key order.
- * Returns how many it moved. On PostgreSQL it is one statement, so a row another transaction commits meanwhile
- * is either moved whole or left for the next compaction, never deleted unmoved.
+ * Moves the log's rows (`part` of them) into meas_chunks and meas_chunk_payloads, in key order. Returns how many
+ * it moved. On PostgreSQL it is one statement, so a row another transaction commits meanwhile is either moved
+ * whole or left for the next compaction, never deleted unmoved.
  */
-export async function compactLog(q: Queryable, sequenceId?: number): Promise<number> {
-  const only = sequenceId === undefined ? "" : " WHERE sequence_id = ?";
-  const args: SqlParam[] = sequenceId === undefined ? [] : [sequenceId];
+export async function compactLog(q: Queryable, part?: LogPart): Promise<number> {
+  const only = part === undefined ? "" : "sequenceId" in part ? " WHERE sequence_id = ?" : " WHERE sequence_id % ? = ?";
+  const args: SqlParam[] = part === undefined ? [] : "sequenceId" in part ? [part.sequenceId] : [part.of, part.slice];
   if (q.dialect === "postgres") {
     const [r] = await q.all<{ n: number }>(
       `WITH moved AS (DELETE FROM meas_chunk_log${only} RETURNING *),

@@ -132,7 +132,7 @@ export async function insertChunks(
   const inserted = new Set<number>();
   const payloads: Promise<unknown>[] = [];
   // Numbers the real-time path stored are still in the chunk log: moved first, so they count as stored here.
-  if (rows.length > 0) await compactLog(q, rows[0]!.sequenceId);
+  if (rows.length > 0) await compactLog(q, { sequenceId: rows[0]!.sequenceId });
   try {
     for (let i = 0; i < rows.length; i += 100) {
       const part = rows.slice(i, i + 100);
