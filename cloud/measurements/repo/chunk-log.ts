@@ -124,7 +124,3 @@ export async function compactLog(q: Queryable, part?: LogPart): Promise<number> 
   );
   return (await q.run(`DELETE FROM meas_chunk_log${only}`, args)).changes;
 }
-
-/** Whether the log holds any row (a peer's first commit compacts what a previous run left). */
-export const logIsEmpty = async (q: Queryable) =>
-  (await q.all("SELECT 1 AS one FROM meas_chunk_log LIMIT 1")).length === 0;
