@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   access: "./access.js",
   queue: "./queue.js",
   broker: "./broker.js",
+  compression: "./compression.js",
   agent: "./agent.js",
   edges: "./edges.js",
   "scale-out": "./scale-out.js",
