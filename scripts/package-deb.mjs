@@ -129,7 +129,8 @@ async function makePackage(pkg) {
     for (const key of dependencyClosure([...graph.packages, ...extra]))
       if (!key.includes("node_modules/@types/")) copy(sources.get(key), path.join(lib, key));
     const foreign = foreignBinaries(lib, ARCHES[ARCH].elfMachine);
-    if (foreign.length > 0) throw new Error(`package-deb: native modules of another architecture: ${foreign.join(", ")}`);
+    if (foreign.length > 0)
+      throw new Error(`package-deb: native modules of another architecture: ${foreign.join(", ")}`);
     for (const bin of pkg.bins) copy(path.join(root, "bin", `${bin}.mjs`), path.join(lib, "bin", `${bin}.mjs`));
     copy(path.join(root, "bin", "compiled.mjs"), path.join(lib, "bin", "compiled.mjs"));
     // ESM: the package's own type, and its version for --version.
