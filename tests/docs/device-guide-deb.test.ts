@@ -177,6 +177,23 @@ describe.sequential("docs/guide/device.md with the Debian package", () => {
     await until(async () => (await pointsInCloud()) > 250, 30_000, "the launched connector's points in the cloud");
   }, 120_000);
 
+  it("upgrade: apt install over the installed package keeps the settings, the data and /etc/default/edge-agent", async () => {
+    await stopAgent();
+    const edited = fs.readFileSync("/etc/default/edge-agent", "utf8");
+    expect(edited).toContain(`AGENT_ALLOW_DIRS=${connectors}`);
+    await run("apt-get", ["install", "-y", "-q", "--reinstall", deb], {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      timeout: 240_000,
+    });
+    expect(fs.readFileSync("/etc/default/edge-agent", "utf8")).toBe(edited);
+    await startAgent();
+    const ctl = async (...args: string[]) =>
+      (await run("/usr/bin/agentctl", ["--socket", "/run/edge-agent/agent.sock", ...args])).stdout;
+    expect(await ctl("config", "connection")).toContain(cloud.edge.edgeUuid);
+    const channels = await ctl("config", "device-connector", "upstream");
+    for (const id of ["logger-1-up", "can"]) expect(channels).toContain(id);
+  }, 300_000);
+
   it("step 7: exports the configuration with its secret and imports it back", async () => {
     await nextBlock();
     const file = path.join(dir, "edge-agent-config.yaml");
