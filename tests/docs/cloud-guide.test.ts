@@ -198,7 +198,7 @@ describe.sequential("docs/guide/cloud.md", () => {
     expect(await nextBlock()).toBe("admin\nadmin\n");
     // The tokens of admin: the one just made, listed without its secret.
     const tokens = await nextBlock();
-    expect(tokens).toMatch(/^id  name  created_at  expired_at  last_used_at\n\d+  setup  \S+  never  /);
+    expect(tokens).toMatch(/^id {2}name {2}created_at {2}expired_at {2}last_used_at\n\d+ {2}setup {2}\S+ {2}never {2}/);
     expect(tokens).not.toContain(await shellVar("API_TOKEN"));
   }, 180_000);
 
