@@ -20,6 +20,8 @@ const MAX_UNSENT_BYTES = 16 * 1024 * 1024;
 /** First pause before chunks the cloud could not store just now are sent again; it doubles up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5000;
+/** Chunk numbers remembered as lost since the last ack, at most (beyond, the oldest are left to the deferred upload). */
+const MAX_LOST_SINCE_ACK = 100_000;
 
 export interface SenderOptions {
   queue: DurableQueue;
@@ -45,6 +47,11 @@ export class RealtimeSender {
   private backoff?: NodeJS.Timeout;
   /** The last such pause (0 once a chunk is stored again). */
   private retryMs = 0;
+  /**
+   * UNRELIABLE chunks given up as lost with no ack since: all of them, when the cloud went away without closing the
+   * connection (kill -9 over QUIC is noticed only at the next ping), so they are sent again if the connection drops.
+   */
+  private lostSinceAck: number[] = [];
   private stopped = false;
 
   constructor(
@@ -84,11 +91,14 @@ export class RealtimeSender {
    * The connection dropped; the client reconnects and resumes the stream. Chunks in flight lost their
    * acknowledgements (PARTIAL is not resent by the protocol): once resumed they are sent again first,
    * under their own numbers, and the cloud acknowledges any it already had without storing it twice.
-   * (If the stream cannot be resumed, its sequence closes and they go by deferred upload.)
+   * (If the stream cannot be resumed, its sequence closes and they go by deferred upload.) UNRELIABLE chunks given
+   * up as lost since the last ack went with the connection too: they are sent again with them, as over WebSocket,
+   * where the cut is noticed at once, they would still have been in flight.
    */
   private interrupted(why?: string): void {
     this.paused = true;
-    this.cursor.requeue(this.cursor.unacked);
+    this.cursor.requeue([...this.cursor.unacked, ...this.lostSinceAck]);
+    this.lostSinceAck = [];
     this.sizes.clear();
     this.bytes = 0;
     this.o.log?.info({ upstream: this.o.upstreamId, reason: why }, "iSCP connection interrupted; resuming");
@@ -102,7 +112,10 @@ export class RealtimeSender {
       (r.resultCode === 0 ? ok : r.resultCode === ResultCode.PROCESS_FAILED ? again : failed).push(r.sequenceNumber);
     this.o.totals.chunksAcked += ok.length;
     this.release(ok);
-    if (ok.length > 0) this.retryMs = 0;
+    if (ok.length > 0) {
+      this.retryMs = 0;
+      this.lostSinceAck = [];
+    }
     if (again.length > 0)
       this.retryLater(again, results.find((r) => r.resultCode === ResultCode.PROCESS_FAILED)!.resultString);
     if (failed.length > 0) {
@@ -149,6 +162,9 @@ export class RealtimeSender {
   private lost(chunkNos: number[]): void {
     this.release(chunkNos);
     this.cursor.giveUp(chunkNos);
+    this.lostSinceAck.push(...chunkNos);
+    if (this.lostSinceAck.length > MAX_LOST_SINCE_ACK)
+      this.lostSinceAck.splice(0, this.lostSinceAck.length - MAX_LOST_SINCE_ACK);
     this.o.counters.lostChunks += chunkNos.length;
     this.o.log?.info({ upstream: this.o.upstreamId, chunks: chunkNos.length }, "unreliable chunks lost in real time");
     this.pump();
