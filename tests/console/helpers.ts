@@ -86,12 +86,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Pixels of the plot's canvas drawn in a series' colour (the first series' #1f6fd1 unless told), i.e. the line itself. */
-export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+export async function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+  return (await plotPixels(page, rgb)).count;
+}
+
+/** How many pixels of the plot's canvas are in a colour, and their mean x (canvas pixels; NaN when none). */
+export function plotPixels(page: Page, rgb: [number, number, number]): Promise<{ count: number; meanX: number }> {
   return page.evaluate(([r, g, b]) => {
     const canvas = document.querySelector<HTMLCanvasElement>("[data-testid=plot] canvas");
-    if (!canvas) return 0;
+    if (!canvas) return { count: 0, meanX: Number.NaN };
     const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
     let n = 0;
+    let sumX = 0;
     for (let i = 0; i < data.length; i += 4)
       if (
         Math.abs(data[i]! - r) < 40 &&
@@ -99,8 +105,8 @@ export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 11
         Math.abs(data[i + 2]! - b) < 40 &&
         data[i + 3]! > 100
       )
-        n++;
-    return n;
+        n++, (sumX += (i / 4) % canvas.width);
+    return { count: n, meanX: sumX / n };
   }, rgb);
 }
 
@@ -130,4 +136,20 @@ export async function hoverPlot(page: Page, fraction: number): Promise<void> {
   const over = page.locator("[data-testid=plot] .u-over");
   const box = (await over.boundingBox())!;
   await over.hover({ position: { x: box.width * fraction, y: box.height / 2 } });
+}
+
+/** How far the page is wider than the window (0 when it fits), and the widest element that sticks out (the window
+ * without its vertical scroll bar: Firefox's takes room, Chromium's headless one does not). */
+export function overflow(page: Page): Promise<{ by: number; culprit: string }> {
+  return page.evaluate(() => {
+    const root = document.scrollingElement!;
+    let culprit = "";
+    const width = root.clientWidth;
+    let right = width;
+    for (const el of Array.from(document.querySelectorAll("body *"))) {
+      const r = el.getBoundingClientRect();
+      if (r.right > right + 0.5) (right = r.right), (culprit = `${el.tagName.toLowerCase()}.${el.className}`);
+    }
+    return { by: root.scrollWidth - width, culprit };
+  });
 }
