@@ -30,6 +30,8 @@ describe("console panels of a recorded drive", () => {
     const map = page.getByTestId("map");
     await expect.poll(() => map.count(), { timeout: 30_000 }).toBe(1);
     expect(Number(await map.getAttribute("data-points"))).toBeGreaterThan(100);
+    // No tile service configured: the track alone, and nothing asked of any other server.
+    expect(await map.getByTestId("map-tile").count()).toBe(0);
     const position = page.getByTestId("map-position");
     expect(await position.textContent()).toMatch(/^Latest position: 3[45]\.\d{6}, 13[67]\.\d{6}$/);
     const marker = page.getByTestId("map-cursor");
