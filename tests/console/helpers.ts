@@ -1,7 +1,6 @@
 // The console's browser tests: a connected stack whose agent streams the sample connector (an int64
-// counter) or a bare peer, Chromium signing in through the peer's sign-in page, and screenshots of each page.
-import fs from "node:fs";
-import os from "node:os";
+// counter) or a bare peer, Chromium signing in through the peer's sign-in page, and what the pages draw.
+// (The guide's pictures are taken from the demo by tests/docs/console-guide.test.ts.)
 import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { Page } from "playwright-core";
@@ -57,32 +56,14 @@ export function withRunningSampleStack(rate = 200): { s: Stack; measurement: str
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
-export async function signIn(
-  page: Page,
-  baseUrl: string,
-  user: string,
-  password: string,
-  shot?: string,
-): Promise<void> {
+export async function signIn(page: Page, baseUrl: string, user: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/console/`);
   await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
   await page.getByLabel("User name").fill(user);
-  if (shot) await screenshot(page, shot);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/console\/(#.*)?$/);
   await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe(user);
-}
-
-/** Screenshots go to CONSOLE_SCREENSHOTS (scripts/console-screenshots.mjs sets it) or a temp dir. */
-export function screenshotDir(): string {
-  const dir = process.env.CONSOLE_SCREENSHOTS ?? path.join(os.tmpdir(), "console-screenshots");
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(screenshotDir(), `console-${name}.png`), fullPage: true });
 }
 
 /** Pixels of the plot's canvas drawn in a series' colour (the first series' #1f6fd1 unless told), i.e. the line itself. */

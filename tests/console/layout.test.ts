@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../support/browser.js";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { overflow, screenshot, seriesPixels, signIn, withRunningSampleStack } from "./helpers.js";
+import { overflow, seriesPixels, signIn, withRunningSampleStack } from "./helpers.js";
 
 const VIEWPORTS = [
   { name: "tablet", width: 768, height: 1024 },
@@ -57,8 +57,6 @@ describe("console layout on a tablet and a laptop", () => {
             expect(box!.x + box!.width).toBeLessThanOrEqual(vp.width);
             expect(box!.y).toBeGreaterThanOrEqual(0);
           }
-          if (vp.name === "tablet" && hash.startsWith("#/measurement/")) await screenshot(page, "tablet");
-          if (vp.name === "tablet" && hash.startsWith("#/measurements")) await screenshot(page, "tablet-measurements");
         }
         // The navigation works from the keyboard too.
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Edges" }).focus();

@@ -7,7 +7,7 @@ import { DEFAULT_PROJECT, adminCall } from "../cloud/measurements/helpers.js";
 import { startTestPeer, type TestPeer } from "../cloud/harness.js";
 import { BROWSERS, launchBrowser } from "../support/browser.js";
 import { startTileServer, type TileServer } from "../support/tile-server.js";
-import { screenshot, signIn } from "./helpers.js";
+import { signIn } from "./helpers.js";
 import { recordDrive } from "./drive.js";
 
 /** The XYZ tile holding a position at zoom `z` (Web Mercator). */
@@ -66,7 +66,6 @@ describe("map tiles from the operator's tile service", () => {
         expect(z).toBeLessThanOrEqual(17);
         const [x, y] = tileOf(35, 137, z!);
         expect(tiles.requested.map(([, tx, ty]) => `${tx}/${ty}`)).toContain(`${x}/${y}`);
-        if (name === "chromium") await screenshot(page, "map-tiles");
       } finally {
         await browser.close();
       }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { DEFAULT_PROJECT, withPeer } from "../cloud/measurements/helpers.js";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
-import { hoverPlot, screenshot, signIn } from "./helpers.js";
+import { hoverPlot, signIn } from "./helpers.js";
 import { recordDrive } from "./drive.js";
 
 describe("console panels of a recorded drive", () => {
@@ -48,7 +48,6 @@ describe("console panels of a recorded drive", () => {
     };
     await expect.poll(atCursor, { timeout: 30_000 }).toMatch(/^At the cursor: /);
     await expect.poll(() => marker.getAttribute("cx"), { timeout: 30_000 }).not.toBe(latest);
-    await screenshot(page, "map");
   }, 120_000);
 
   it("shows the last seconds of the measurement, and the whole of it again", async () => {

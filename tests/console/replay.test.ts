@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { DEFAULT_PROJECT, withPeer } from "../cloud/measurements/helpers.js";
 import { BROWSERS, launchBrowser } from "../support/browser.js";
-import { overflow, plotPixels, screenshot, signIn } from "./helpers.js";
+import { overflow, plotPixels, signIn } from "./helpers.js";
 import { DRIVE_POINTS, recordDrive } from "./drive.js";
 
 const VIEWPORTS = [
@@ -104,7 +104,6 @@ describe("replay of a recorded measurement", () => {
             .toBeLessThan(4 * DRIVE_POINTS * 0.4);
 
           expect(await overflow(page)).toEqual({ by: 0, culprit: "" });
-          if (name === "chromium" && vp.width === 1366) await screenshot(page, "replay");
         } finally {
           await browser.close();
         }

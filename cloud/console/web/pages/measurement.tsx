@@ -135,7 +135,6 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         {m && <Downloads project={project} uuid={uuid} name={m.name || m.uuid} />}
         {m && <RenameMeasurement project={project} uuid={uuid} name={m.name} onRenamed={meas.reload} />}
       </Section>
-      {m && !running && <ReplayBar replay={replay} start={base} end={fullEnd} />}
       <MarkersPanel project={project} uuid={uuid} />
       <Section title="Data IDs">
         <ErrorNote error={ids.error ?? fields.error} />
@@ -177,6 +176,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           </tbody>
         </table>
       </Section>
+      {m && !running && <ReplayBar replay={replay} start={base} end={fullEnd} />}
       {plotted.length > 0 && (
         <Section
           title="Plot"
