@@ -52,7 +52,7 @@ function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
   return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
 }
 
-export const MARKER_COLOR = "#e6007e";
+const MARKER_COLOR = "#e6007e";
 
 /** The marker's vertical line over the plotting area, when its time is on the axis. */
 function drawMarker(u: uPlot, t: number | undefined): void {
