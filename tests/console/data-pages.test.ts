@@ -59,7 +59,7 @@ describe("console data pages", () => {
     expect(await page.locator('link[rel="icon"]').count()).toBe(1);
 
     await running.getByRole("link").click();
-    const toolbar = page.getByRole("region", { name: "Plot" });
+    const toolbar = page.getByRole("region", { name: "Dashboard", exact: true });
     const live = toolbar.getByRole("button", { name: "● Live" });
     await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(1);
     expect(await live.getAttribute("aria-pressed")).toBe("true");
@@ -118,7 +118,11 @@ describe("console data pages", () => {
     );
     await screenshot(page, "json-fields");
 
-    // Unticking a field takes it off the plot.
+    // Unticking a field in the plot's series takes it off the plot.
+    await page
+      .getByRole("group", { name: /^Panel Plot/ })
+      .getByText(/^Series/)
+      .click();
     await page.getByRole("checkbox", { name: "Plot imu /acc/x" }).uncheck();
     await expect.poll(() => plottedPoints(page), { timeout: 30_000 }).toBe(1000);
   }, 120_000);

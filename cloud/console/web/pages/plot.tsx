@@ -11,6 +11,8 @@ export interface PlotSeries {
   /** Epoch seconds, ascending. */
   times: number[];
   values: number[];
+  /** Shown on the series' axis and after its value in the legend. */
+  unit?: string;
 }
 
 const COLORS = ["#1f6fd1", "#d1401f", "#2a9d4b", "#8e44ad", "#c98a00", "#00838f", "#b0306a", "#5d6d7e"];
@@ -48,9 +50,20 @@ export function cursorTime(epochSeconds: number | null | undefined): string {
 }
 
 /** A value axis on the left (the first series) or the right (the second), in the series' colour. */
-function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
-  return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
+function valueAxis(scale: string, side: 1 | 3, color: string, unit?: string): uPlot.Axis {
+  return {
+    scale,
+    side,
+    size: valueAxisSize,
+    stroke: color,
+    ...(unit ? { label: unit, labelSize: 18 } : {}),
+    ...(side === 1 ? { grid: { show: false } } : {}),
+  };
 }
+
+/** The legend's value: as uPlot shows it, and the unit after it. */
+const withUnit = (unit?: string) => (_u: uPlot, v: number | null) =>
+  v == null ? "—" : `${uPlot.fmtNum(v)}${unit ? ` ${unit}` : ""}`;
 
 export function Plot({
   series,
@@ -58,12 +71,15 @@ export function Plot({
   onZoom,
   onCursor,
   label,
+  height = 360,
 }: {
   series: PlotSeries[];
   range: [number, number];
   onZoom(r: [number, number]): void;
   onCursor?(t: number | undefined): void;
   label: string;
+  /** Pixels. */
+  height?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
@@ -73,13 +89,13 @@ export function Plot({
   cursorTo.current = onCursor;
   const rangeNow = useRef(range);
   rangeNow.current = range;
-  const key = series.map((s) => s.label).join("\n");
+  const key = [height, ...series.map((s) => `${s.label}\t${s.unit ?? ""}`)].join("\n");
 
   useEffect(() => {
     const el = box.current!;
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth),
-      height: 360,
+      height,
       series: [
         { value: (_u, v) => cursorTime(v) },
         ...series.map((s, i) => ({
@@ -89,11 +105,13 @@ export function Plot({
           width: 1.5,
           spanGaps: true,
           points: { show: false },
+          value: withUnit(s.unit),
         })),
       ],
       scales: { x: { time: true, range: () => rangeNow.current } },
-      axes: [{}, ...series.slice(0, 2).map((_s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!))],
-      cursor: { drag: { x: true, y: false, setScale: false } },
+      axes: [{}, ...series.slice(0, 2).map((s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!, s.unit))],
+      // One cursor across the dashboard's plots.
+      cursor: { drag: { x: true, y: false, setScale: false }, sync: { key: "dashboard" } },
       legend: { live: true },
       hooks: {
         // The time under the cursor, for the panels that follow it (the map's position).
@@ -113,7 +131,7 @@ export function Plot({
     };
     const u = new uPlot(opts, align(series), el);
     plot.current = u;
-    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(300, el.clientWidth), height: 360 }));
+    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(300, el.clientWidth), height }));
     resize.observe(el);
     return () => {
       resize.disconnect();
@@ -125,5 +143,5 @@ export function Plot({
     plot.current?.setData(align(series), true);
   }, [series, range[0], range[1]]);
 
-  return <div class="plot" ref={box} role="img" aria-label={label} />;
+  return <div class="plot" style={{ minHeight: `${height}px` }} ref={box} role="img" aria-label={label} />;
 }
