@@ -88,6 +88,7 @@ describe.each(BROWSERS.flatMap((b) => WIDTHS.map((w) => [b, w] as const)))(
       await table.getByText("Series (0)").click();
       await table.getByRole("checkbox", { name: "Show vehicle/speed" }).check();
       await table.getByRole("checkbox", { name: "Show engine/coolant_temp" }).check();
+      await page.keyboard.press("Escape"); // closes the list of series
       const values = panel(page, /^Panel Table of values: Speed, engine\/coolant_temp$/).getByRole("table");
       await expect
         .poll(() => values.getByRole("row").filter({ hasText: "Speed" }).getByRole("cell").last().textContent(), T)
@@ -102,6 +103,7 @@ describe.each(BROWSERS.flatMap((b) => WIDTHS.map((w) => [b, w] as const)))(
       const speed = panel(page, /^Panel Plot$/);
       await speed.getByText("Series (0)").click();
       await speed.getByRole("checkbox", { name: "Plot vehicle/speed" }).check();
+      await page.keyboard.press("Escape");
       const speedPlot = panel(page, /^Panel Plot: Speed$/).getByTestId("plot");
       await expect.poll(() => speedPlot.getAttribute("data-axis-units"), T).toBe("km/h");
       await expect.poll(async () => Number(await speedPlot.getAttribute("data-points")), T).toBe(1001); // 20 s at 50 Hz, both ends

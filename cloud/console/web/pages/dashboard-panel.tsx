@@ -1,5 +1,6 @@
 // One panel of a dashboard: its frame (title, the series it shows, its width and height, remove) around a plot,
 // a map, a table of values or a log, all following the dashboard's shared time range and cursor.
+import { useEffect, useRef } from "preact/hooks";
 import { plotKey, plotLabel, type Plottable } from "./json-fields";
 import { DataTable } from "./data-table";
 import { MapPanel, type PositionSource } from "./map";
@@ -43,6 +44,20 @@ export interface PanelProps {
 
 export function DashboardPanel({ project, uuid, panel, sources, labels, time, onChange, onRemove }: PanelProps) {
   const title = panelTitle(panel, labels);
+  const choice = useRef<HTMLDetailsElement>(null);
+  // The series list floats over the panels below: a click elsewhere or Escape closes it.
+  useEffect(() => {
+    const close = (e: Event) => {
+      const d = choice.current;
+      if (d?.open && (e instanceof KeyboardEvent ? e.key === "Escape" : !d.contains(e.target as Node))) d.open = false;
+    };
+    document.addEventListener("mousedown", close);
+    document.addEventListener("keydown", close);
+    return () => {
+      document.removeEventListener("mousedown", close);
+      document.removeEventListener("keydown", close);
+    };
+  }, []);
   const offered = candidates(panel.kind, sources);
   const toggle = (s: Plottable) =>
     onChange({
@@ -62,7 +77,7 @@ export function DashboardPanel({ project, uuid, panel, sources, labels, time, on
     >
       <div class="panel-head">
         <h3>{title}</h3>
-        <details class="series-choice">
+        <details class="series-choice" ref={choice}>
           <summary>Series ({panel.series.length})</summary>
           <fieldset>
             <legend>Series of {title}</legend>
