@@ -126,7 +126,11 @@ describe.each(BROWSERS.flatMap((b) => WIDTHS.map((w) => [b, w] as const)))(
       }
       expect(await plot.getAttribute("data-width")).toBe("6");
       // The guide's pictures: a laptop in Chromium, a tablet in Firefox.
-      const picture = { "chromium-1366": "dashboard", "firefox-768": "dashboard-tablet-firefox" }[`${name}-${width}`];
+      const pictures: Record<string, string> = {
+        "chromium-1366": "dashboard",
+        "firefox-768": "dashboard-tablet-firefox",
+      };
+      const picture = pictures[`${name}-${width}`];
       if (picture)
         await page
           .getByRole("region", { name: "Dashboard", exact: true })
