@@ -125,6 +125,8 @@ describe.each(BROWSERS.flatMap((b) => WIDTHS.map((w) => [b, w] as const)))(
         expect(Math.abs((await widthOf(plot)) - fullWidth)).toBeLessThan(2);
       }
       expect(await plot.getAttribute("data-width")).toBe("6");
+      // Nothing sticks out sideways.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       // The guide's pictures: a laptop in Chromium, a tablet in Firefox.
       const pictures: Record<string, string> = {
         "chromium-1366": "dashboard",

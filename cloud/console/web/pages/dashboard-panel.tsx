@@ -59,6 +59,9 @@ export function DashboardPanel({ project, uuid, panel, sources, labels, time, on
     };
   }, []);
   const offered = candidates(panel.kind, sources);
+  // A saved dashboard may name series another measurement of the edge does not hold.
+  const present = panel.series.filter((s) => offered.some((o) => sameSeries(o, s)));
+  const missing = panel.series.length - present.length;
   const toggle = (s: Plottable) =>
     onChange({
       ...panel,
@@ -121,7 +124,19 @@ export function DashboardPanel({ project, uuid, panel, sources, labels, time, on
           Remove
         </button>
       </div>
-      <PanelBody project={project} uuid={uuid} panel={panel} sources={sources} labels={labels} time={time} />
+      {missing > 0 && (
+        <p class="hint">
+          {missing} of its series {missing === 1 ? "is" : "are"} not in this measurement.
+        </p>
+      )}
+      <PanelBody
+        project={project}
+        uuid={uuid}
+        panel={{ ...panel, series: present }}
+        sources={sources}
+        labels={labels}
+        time={time}
+      />
     </div>
   );
 }
