@@ -2,13 +2,12 @@
 // the automatic dashboard; a unit and display name given to a series show on the plot's legend and axis and in
 // tables; panels are added, removed, resized and their series chosen; the dashboard is saved, made the default of
 // the edge, and the edge's next measurement opens on it.
-import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { DEFAULT_PROJECT, uuid, withPeer } from "../cloud/measurements/helpers.js";
 import { BROWSERS, launchBrowser, type TestBrowser } from "../support/browser.js";
-import { screenshotDir, signIn } from "./helpers.js";
+import { signIn } from "./helpers.js";
 import { recordVehicleRun } from "./vehicle-drive.js";
 
 const WIDTHS = [1366, 768] as const;
@@ -127,16 +126,6 @@ describe.each(BROWSERS.flatMap((b) => WIDTHS.map((w) => [b, w] as const)))(
       expect(await plot.getAttribute("data-width")).toBe("6");
       // Nothing sticks out sideways.
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-      // The guide's pictures: a laptop in Chromium, a tablet in Firefox.
-      const pictures: Record<string, string> = {
-        "chromium-1366": "dashboard",
-        "firefox-768": "dashboard-tablet-firefox",
-      };
-      const picture = pictures[`${name}-${width}`];
-      if (picture)
-        await page
-          .getByRole("region", { name: "Dashboard", exact: true })
-          .screenshot({ path: path.join(screenshotDir(), `console-${picture}.png`) });
     }, 120_000);
 
     it("saves the dashboard, makes it the edge's default, and the edge's next measurement opens on it", async () => {

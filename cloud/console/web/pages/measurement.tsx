@@ -18,6 +18,7 @@ import { useJsonFields, type Plottable } from "./json-fields";
 import { Dashboard } from "./dashboard";
 import { DataIds } from "./data-ids";
 import { useSeriesLabels } from "./series-labels";
+import { followHead, ReplayBar, useReplay } from "./replay";
 
 type DataId = Plottable;
 /** The time ranges offered: the whole measurement, or its last seconds (sliding while it runs). */
@@ -63,9 +64,13 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   // A relative range ("last 5 min") ends at the measurement's end, or at now while it runs: then it slides.
   const [last, setLast] = useState<number | undefined>();
   const endNow = () => (running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd);
+  // Replaying a recorded measurement, a relative range ends at the play head instead.
+  const replay = useReplay(base, fullEnd);
+  const head = running ? undefined : replay.at;
+  const followed = head !== undefined && last && !zoom ? followHead(head, last) : undefined;
   const windowNow = (): [number, number] | undefined =>
-    zoom ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
-  const range: [number, number] = windowNow() ?? [base, endNow()];
+    zoom ?? followed?.load ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
+  const range: [number, number] = followed?.show ?? windowNow() ?? [base, endNow()];
 
   // Live: refetch on each measurement event, and at least every 2 s while measuring.
   useEffect(() => {
@@ -79,7 +84,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   }, [running, zoom, project, uuid]);
 
   // The window every panel loads: fixed between news of a running measurement, so panels reload once per news.
-  const shown = useMemo(windowNow, [zoom?.[0], zoom?.[1], last, tick, m?.basetime, running]);
+  const shown = useMemo(windowNow, [zoom?.[0], zoom?.[1], last, tick, m?.basetime, running, followed?.load[0]]);
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
   const [cursor, setCursor] = useState<number | undefined>();
   const positions = positionSources(fields.data ?? []);
@@ -125,6 +130,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         error={ids.error ?? fields.error ?? labels.error}
         onSaved={labels.reload}
       />
+      {m && !running && <ReplayBar replay={replay} start={base} end={fullEnd} />}
       {m && (
         <Section
           title="Dashboard"
@@ -186,7 +192,8 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
               range,
               refresh: running ? tick : 0,
               live: running && !zoom,
-              cursor,
+              cursor: cursor ?? head,
+              marker: head,
               onZoom,
               onCursor: setCursor,
             }}

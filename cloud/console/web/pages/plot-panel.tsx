@@ -16,6 +16,8 @@ export interface SharedTime {
   refresh: number;
   live: boolean;
   cursor?: number;
+  /** The replay's play head, drawn across the plots. */
+  marker?: number;
   onZoom(r: [number, number]): void;
   onCursor(t: number | undefined): void;
 }
@@ -55,6 +57,8 @@ export function PlotPanel({
         data-testid="plot"
         data-points={loaded.data?.points ?? 0}
         data-live={time.live ? "true" : "false"}
+        data-start={time.range[0]}
+        data-end={time.range[1]}
         data-axis-units={shown
           .slice(0, 2)
           .map((s) => s.unit ?? "")
@@ -66,6 +70,7 @@ export function PlotPanel({
             range={time.range}
             onZoom={time.onZoom}
             onCursor={time.onCursor}
+            marker={time.marker}
             height={height}
             label={`Plot of ${series.map((s) => titleOf(s, labels)).join(", ")}`}
           />
