@@ -108,7 +108,9 @@ it("takes the guide's pictures from the running demo, and the guide shows exactl
   const plot = page.getByRole("group", { name: "Panel Speed and engine", exact: true });
   await expect.poll(() => seriesPixels(page), { timeout: 60_000 }).toBeGreaterThan(100);
   expect(await dashboard.getByRole("button", { name: "● Live" }).count()).toBe(1);
-  expect(await plot.getByTestId("plot").getAttribute("data-axis-units")).toBe("km/h 1/min");
+  await expect
+    .poll(() => plot.getByTestId("plot").getAttribute("data-axis-units"), { timeout: 30_000 })
+    .toBe("km/h 1/min");
   for (const panel of ["Track", "Accelerations", "Values", "Events", "CAN"])
     expect(await dashboard.getByRole("group", { name: `Panel ${panel}`, exact: true }).count()).toBe(1);
   await expect
@@ -122,7 +124,7 @@ it("takes the guide's pictures from the running demo, and the guide shows exactl
     .poll(
       async () => {
         // The mouse to the middle of the plot (by hand: a live page is never still enough for Playwright's hover).
-        const box = await page.locator("[data-testid=plot] .u-over").evaluate((el) => {
+        const box = await plot.locator(".u-over").evaluate((el) => {
           el.scrollIntoView({ block: "center" });
           const b = el.getBoundingClientRect();
           return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
