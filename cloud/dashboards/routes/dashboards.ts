@@ -2,7 +2,7 @@
 // under /v1/projects/{project_uuid} so the guard judges them as the project's measurement data (read with
 // measurements:r, written with measurements:w).
 import { defineRoute, type AnyRoute } from "../../http/route.js";
-import { NotFound } from "../../errors.js";
+import { Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import {
   Dashboard,
@@ -30,6 +30,24 @@ function project(svc: Services, uuid: string): string {
   return p;
 }
 
+/**
+ * Edges named for a named project: an edge of that project, or a UUID that names no edge (measurements may carry
+ * a user's), never another project's edge (as measurements' edge_uuid). The default project takes any edge.
+ */
+function edgesOf<T extends { default_edge_uuids?: readonly string[]; edge_uuid?: string }>(
+  svc: Services,
+  project: string,
+  body: T,
+  field: "default_edge_uuids" | "edge_uuid",
+): T {
+  const index = (svc as Partial<Services>).org?.index;
+  const edges = [...(body.default_edge_uuids ?? []), ...(body.edge_uuid ? [body.edge_uuid] : [])];
+  for (const e of edges.map((x) => x.toLowerCase()))
+    if (project !== DEFAULT_PROJECT && index?.edges.has(e) && !index.edgeBelongs(project, e))
+      throw new Invalid(`${field} names an edge outside this project`, { [field]: "not an edge of this project" });
+  return body;
+}
+
 export const dashboardRoutes: AnyRoute[] = [
   defineRoute({
     operationId: "createProjectDashboard",
@@ -42,7 +60,11 @@ export const dashboardRoutes: AnyRoute[] = [
     success: 201,
     response: Dashboard,
     handler: ({ params, body, principal }, svc) =>
-      svc.dashboards.create(project(svc, params.project_uuid), body, principal?.uuid ?? ""),
+      svc.dashboards.create(
+        project(svc, params.project_uuid),
+        edgesOf(svc, params.project_uuid.toLowerCase(), body, "default_edge_uuids"),
+        principal?.uuid ?? "",
+      ),
   }),
   defineRoute({
     operationId: "listProjectDashboards",
@@ -79,7 +101,11 @@ export const dashboardRoutes: AnyRoute[] = [
     response: Dashboard,
     errors: [404],
     handler: ({ params, body }, svc) =>
-      svc.dashboards.update(project(svc, params.project_uuid), params.dashboard_uuid, body),
+      svc.dashboards.update(
+        project(svc, params.project_uuid),
+        params.dashboard_uuid,
+        edgesOf(svc, params.project_uuid.toLowerCase(), body, "default_edge_uuids"),
+      ),
   }),
   defineRoute({
     operationId: "deleteProjectDashboard",
@@ -116,6 +142,10 @@ export const dashboardRoutes: AnyRoute[] = [
     body: SeriesLabelRequest,
     success: 200,
     response: SeriesLabel,
-    handler: ({ params, body }, svc) => svc.dashboards.putSeriesLabel(project(svc, params.project_uuid), body),
+    handler: ({ params, body }, svc) =>
+      svc.dashboards.putSeriesLabel(
+        project(svc, params.project_uuid),
+        edgesOf(svc, params.project_uuid.toLowerCase(), body, "edge_uuid"),
+      ),
   }),
 ];

@@ -119,6 +119,14 @@ describe("dashboards", () => {
       "field",
     );
     await bad({ name: "x", panels: [], default_edge_uuids: ["not-a-uuid"] }, "default_edge_uuids");
+    // Another project's edge is refused; an edge of this project, or a UUID naming no edge, is taken.
+    const theirs = (await json(admin("/auth/edges", { method: "POST", json: { name: "dash-theirs" } }), 201)).uuid;
+    await json(admin(`/auth/projects/${other}/edges`, { method: "POST", json: { edge_name: "dash-theirs" } }), 200);
+    await bad({ name: "x", panels: [], default_edge_uuids: [theirs] }, "default_edge_uuids");
+    const label = { edge_uuid: theirs, data_type: "float64", data_id: "a", display_name: "A", unit: "" };
+    const r = await member.call(`/v1/projects/${project}/series_labels`, { method: "PUT", json: label });
+    expectError(r, 400, "invalid_request");
+    expect(Object.keys(r.body.properties ?? {})).toEqual(["edge_uuid"]);
     expectError(await member.call(`${D}/${uuid()}`), 404, "not_found");
     expectError(await admin(`/v1/projects/${uuid()}/dashboards`), 404, "not_found");
     expect((await json(member.call(D), 200)).items).toEqual([]);
