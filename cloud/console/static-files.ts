@@ -14,7 +14,7 @@ import { tilesOrigin } from "./schemas.js";
 export const CONSOLE_PATH = "/console/";
 
 /** The console's security headers; `mapTilesUrl` (the operator's tile URL template) adds its origin to img-src. */
-export function securityHeaders(mapTilesUrl?: string): Record<string, string> {
+function securityHeaders(mapTilesUrl?: string): Record<string, string> {
   const tiles = mapTilesUrl ? ` ${tilesOrigin(mapTilesUrl)}` : "";
   return {
     "Content-Security-Policy":

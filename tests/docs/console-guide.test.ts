@@ -193,6 +193,16 @@ it("takes the guide's pictures from the running demo, and the guide shows exactl
   await page.setViewportSize({ width: 1366, height: 768 });
 
   // The run ended (over the REST API, as a team would end a run), then replayed at 10× with the last minute shown.
+  // Long enough to replay 15 s of it (the steps above may take less on a quiet machine).
+  const duration = async () =>
+    (
+      await (
+        await fetch(`${base}/api/v1/projects/${project}/measurements/${measurement}`, {
+          headers: { "X-Intdash-Token": token },
+        })
+      ).json()
+    ).duration as number;
+  await expect.poll(duration, { timeout: 60_000, interval: 1000 }).toBeGreaterThan(30_000_000);
   const end = await fetch(`${base}/api/v1/projects/${project}/measurements/${measurement}/end`, {
     method: "PUT",
     headers: { "X-Intdash-Token": token },

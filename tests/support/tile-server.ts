@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
 
 /** A `size`×`size` PNG of one colour (8-bit RGB, no filter), made with zlib alone. */
-export function solidPng(size: number, [r, g, b]: [number, number, number]): Buffer {
+function solidPng(size: number, [r, g, b]: [number, number, number]): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
     const out = Buffer.alloc(body.length + 8);

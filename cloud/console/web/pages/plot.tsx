@@ -65,7 +65,7 @@ function valueAxis(scale: string, side: 1 | 3, color: string, unit?: string): uP
 const withUnit = (unit?: string) => (_u: uPlot, v: number | null) =>
   v == null ? "—" : `${uPlot.fmtNum(v)}${unit ? ` ${unit}` : ""}`;
 
-export const MARKER_COLOR = "#e6007e";
+const MARKER_COLOR = "#e6007e";
 
 /** The marker's vertical line over the plotting area, when its time is on the axis. */
 function drawMarker(u: uPlot, t: number | undefined): void {

@@ -6,7 +6,7 @@ import { Section } from "../common";
 import { fmtDuration } from "../format";
 import { cursorTime } from "./plot";
 
-export const SPEEDS = [1, 10] as const;
+const SPEEDS = [1, 10] as const;
 /** How often the play head moves: often enough to look smooth, rarely enough not to re-render the page needlessly. */
 const TICK_MS = 100;
 
