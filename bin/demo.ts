@@ -10,6 +10,7 @@ import { loadConfig } from "../cloud/config.js";
 import { startCloudPeer } from "../cloud/server.js";
 import { nodeEntryArgs, PACKAGE_ROOT } from "../lib/package-paths.js";
 import { apiClient, ensureDemoCloud } from "./demo-setup.js";
+import { ensureDemoDashboard } from "./demo-dashboard.js";
 
 const root = path.resolve(process.env.DEMO_DATA ?? "./data");
 const cloudData = path.join(root, "cloud");
@@ -88,6 +89,7 @@ async function main() {
   const admin = await cloud.svc.accounts.findUserByName("admin");
   const token = (await createToken(cloud.svc, admin!.uuid, { name: `demo ${new Date().toISOString()}` })).token!;
   const demo = await ensureDemoCloud(root, apiClient(cloud.url, token));
+  await ensureDemoDashboard(apiClient(cloud.url, token), demo);
   // The token goes to a 0600 file, not to the console: secrets never appear in output or logs.
   const tokenFile = path.join(root, "admin-token");
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });

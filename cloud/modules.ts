@@ -11,6 +11,7 @@ import { accessModule } from "./access/module.js";
 import { measurementsModule } from "./measurements/module.js";
 import { brokerModule } from "./iscp/module.js";
 import { webhooksModule } from "./webhooks/module.js";
+import { dashboardsModule } from "./dashboards/module.js";
 import { opsModule } from "./ops/module.js";
 import { consoleModule } from "./console/module.js";
 
@@ -23,6 +24,7 @@ export const modules: AnyCloudModule[] = [
   accessModule,
   measurementsModule,
   webhooksModule,
+  dashboardsModule,
   brokerModule,
   opsModule,
   consoleModule,
@@ -42,6 +44,7 @@ export async function provideServices(core: CoreServices): Promise<Services> {
   const withAccess = await add(withOrg, accessModule); //                   access (the guard's decider)
   const withMeasurements = await add(withAccess, measurementsModule); //    measurements
   const withWebhooks = await add(withMeasurements, webhooksModule); //      webhooks
-  const withIscp = await add(withWebhooks, brokerModule); //                iscp
+  const withDashboards = await add(withWebhooks, dashboardsModule); //     dashboards
+  const withIscp = await add(withDashboards, brokerModule); //              iscp
   return await add(withIscp, consoleModule); //                             (the console's OAuth client)
 }

@@ -59,7 +59,7 @@ describe("console data pages", () => {
     expect(await page.locator('link[rel="icon"]').count()).toBe(1);
 
     await running.getByRole("link").click();
-    const toolbar = page.getByRole("region", { name: "Plot" });
+    const toolbar = page.getByRole("region", { name: "Dashboard", exact: true });
     const live = toolbar.getByRole("button", { name: "● Live" });
     await expect.poll(() => live.count(), { timeout: 30_000 }).toBe(1);
     expect(await live.getAttribute("aria-pressed")).toBe("true");
@@ -93,6 +93,10 @@ describe("console data pages", () => {
       expect((await call(`${P}/measurements/${m}/${step}`, { method: "PUT" })).status).toBe(200);
 
     await page.goto(`${s.peer.url}/console/#/measurement/${s.cloud.projectUuid}/${m}`);
+    // The plot's list of series offers them.
+    const plotPanel = page.getByRole("group", { name: /^Panel Plot/ });
+    await expect.poll(() => plotPanel.count(), { timeout: 30_000 }).toBe(1);
+    await plotPanel.getByText(/^Series \(/).click();
     for (const field of ["imu /acc/x", "imu /acc/y", "gps /lat"]) {
       await expect
         .poll(() => page.getByRole("checkbox", { name: `Plot ${field}` }).count(), { timeout: 30_000 })
@@ -100,6 +104,7 @@ describe("console data pages", () => {
     }
     // Text fields are not offered.
     expect(await page.getByRole("checkbox", { name: /\/label|\/fix/ }).count()).toBe(0);
+    await page.keyboard.press("Escape");
     await expect.poll(() => plottedPoints(page), { timeout: 30_000 }).toBe(1500);
     await expect.poll(() => seriesPixels(page), { timeout: 30_000 }).toBeGreaterThan(100);
     expect(await seriesPixels(page, SECOND_SERIES)).toBeGreaterThan(100);
@@ -117,7 +122,8 @@ describe("console data pages", () => {
       '"acc"',
     );
 
-    // Unticking a field takes it off the plot.
+    // Unticking a field in the plot's series takes it off the plot.
+    await plotPanel.getByText(/^Series \(/).click();
     await page.getByRole("checkbox", { name: "Plot imu /acc/x" }).uncheck();
     await expect.poll(() => plottedPoints(page), { timeout: 30_000 }).toBe(1000);
   }, 120_000);

@@ -54,7 +54,7 @@ describe("console panels of a recorded drive", () => {
     const plot = page.getByTestId("plot");
     const points = async () => Number(await plot.getAttribute("data-points"));
     await expect.poll(points, { timeout: 30_000 }).toBe(2400); // speed, lat, lon and alt: 600 each
-    const range = page.getByRole("region", { name: "Plot" }).getByLabel("Time range");
+    const range = page.getByRole("region", { name: "Dashboard", exact: true }).getByLabel("Time range");
     await range.selectOption({ label: "Last 10 s" });
     // 10 s of a 60 s drive at 10 Hz: about 100 points a series.
     await expect.poll(points, { timeout: 30_000 }).toBeLessThan(500);

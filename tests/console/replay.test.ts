@@ -84,7 +84,7 @@ describe("replay of a recorded measurement", () => {
 
           // "Last 10 s": the plot's range ends at the play head and moves with it.
           await page
-            .getByRole("region", { name: "Plot" })
+            .getByRole("region", { name: "Dashboard", exact: true })
             .getByLabel("Time range")
             .selectOption({ label: "Last 10 s" });
           const range = async () => [

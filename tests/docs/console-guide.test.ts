@@ -101,19 +101,30 @@ it("takes the guide's pictures from the running demo, and the guide shows exactl
   expect(await row.textContent()).toContain("Test track run");
   await picture(page, "measurements");
 
-  // The run: plotted live, then its track with the position at the plot's cursor.
+  // The run: on its dashboard (track, plots with units, values, logs), plotted live; then its track with the
+  // position at the plot's cursor.
   await page.goto(`${base}/console/#/measurement/${project}/${measurement}`);
-  const plot = page.getByRole("region", { name: "Plot" });
+  const dashboard = page.getByRole("region", { name: "Dashboard", exact: true });
+  const plot = page.getByRole("group", { name: "Panel Speed and engine", exact: true });
   await expect.poll(() => seriesPixels(page), { timeout: 60_000 }).toBeGreaterThan(100);
-  expect(await plot.getByRole("button", { name: "● Live" }).count()).toBe(1);
-  await picture(page, "measurement", [plot]);
+  expect(await dashboard.getByRole("button", { name: "● Live" }).count()).toBe(1);
+  await expect
+    .poll(() => plot.getByTestId("plot").getAttribute("data-axis-units"), { timeout: 30_000 })
+    .toBe("km/h 1/min");
+  for (const panel of ["Track", "Accelerations", "Values", "Events", "CAN"])
+    expect(await dashboard.getByRole("group", { name: `Panel ${panel}`, exact: true }).count()).toBe(1);
+  await expect
+    .poll(() => dashboard.getByRole("group", { name: "Panel Events" }).locator("td.value").count(), { timeout: 30_000 })
+    .toBeGreaterThan(0);
+  await picture(page, "dashboard", [dashboard]);
+  await picture(page, "measurement", [dashboard.locator(".card-head").first(), plot]);
   const map = page.getByRole("region", { name: "Map of gnss/position" });
   await expect.poll(() => map.getByTestId("map").count(), { timeout: 30_000 }).toBe(1);
   await expect
     .poll(
       async () => {
         // The mouse to the middle of the plot (by hand: a live page is never still enough for Playwright's hover).
-        const box = await page.locator("[data-testid=plot] .u-over").evaluate((el) => {
+        const box = await plot.locator(".u-over").evaluate((el) => {
           el.scrollIntoView({ block: "center" });
           const b = el.getBoundingClientRect();
           return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
@@ -200,7 +211,7 @@ it("takes the guide's pictures from the running demo, and the guide shows exactl
   await page.reload();
   const replay = page.getByRole("region", { name: "Replay" });
   await expect.poll(() => replay.count(), { timeout: 30_000 }).toBe(1);
-  await plot.getByLabel("Time range").selectOption({ label: "Last 10 s" });
+  await dashboard.getByLabel("Time range").selectOption({ label: "Last 10 s" });
   await replay.getByLabel("Speed").selectOption({ label: "10×" });
   await replay.getByRole("button", { name: "Play replay" }).click();
   const at = async () => {

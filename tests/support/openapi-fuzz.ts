@@ -91,7 +91,11 @@ export function valueOf(doc: Json, schema: Json | undefined, rng: Rng, bend: num
       return out;
     }
     case "array":
-      return Array.from({ length: rng.pick([0, 1, 3, 1000]) }, () => valueOf(doc, s.items, rng, bend, depth + 1));
+      // A long array once per body: long arrays inside long arrays (panels of series) make bodies of tens of
+      // megabytes, refused for their size before their shape is ever read.
+      return Array.from({ length: rng.pick([0, 1, 3, depth > 2 ? 10 : 1000]) }, () =>
+        valueOf(doc, s.items, rng, bend, depth + 1),
+      );
     case "integer":
     case "number":
       if (rng.chance(0.3)) return rng.pick(ODD_NUMBERS);

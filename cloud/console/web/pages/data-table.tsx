@@ -19,12 +19,15 @@ export function DataTable({
   dataType,
   dataId,
   refresh,
+  name,
 }: {
   project: string;
   uuid: string;
   dataType: string;
   dataId: string;
   refresh: number;
+  /** The data ID's display name, where it has one. */
+  name?: string;
 }) {
   const rows = useLoad(
     () => fetchPoints(project, uuid, { idq: `${dataType}:${dataId}`, limit: SEARCHED }).then(parseNdjson),
@@ -36,7 +39,7 @@ export function DataTable({
   const matching = needle ? all.filter((r) => r.text.toLowerCase().includes(needle)) : all;
   const shown = matching.slice(0, SHOWN);
   return (
-    <Section title={`${dataId} (${dataType})`}>
+    <Section title={name && name !== dataId ? `${name} (${dataId}, ${dataType})` : `${dataId} (${dataType})`}>
       <ErrorNote error={rows.error} />
       <form class="inline" role="search" aria-label={`Search ${dataId}`} onSubmit={(e) => e.preventDefault()}>
         <label>

@@ -1,7 +1,7 @@
-// One measurement: what it is, the data IDs it holds, its numeric series plotted (reduced by the
-// server to the plot's width, finer when zoomed, following a running measurement live), the other
-// data in tables, its markers, and downloads.
-import { useCallback, useEffect, useState } from "preact/hooks";
+// One measurement: what it is, the data IDs it holds (with their display names and units), its markers,
+// downloads, and its dashboard: panels sharing one time range and cursor (pages/dashboard.tsx), following a
+// running measurement live.
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { api, q } from "../api";
 import { ErrorNote, Section } from "../common";
 import { fmtCount, fmtDuration, fmtTime } from "../format";
@@ -10,18 +10,17 @@ import { followMeasurement } from "../live";
 import { isNumericType } from "../values";
 import type { Measurement } from "./measurements";
 import { useEdgeNames } from "./measurements";
-import { Plot, type PlotSeries } from "./plot";
-import { fetchReduced, toSeries } from "./reduced";
-import { MapPanel, positionSources } from "./map";
+import { positionSources } from "./map";
 import { RenameMeasurement } from "./measurement-name";
-import { DataTable, Downloads } from "./data-table";
+import { Downloads } from "./data-table";
 import { MarkersPanel } from "./markers";
-import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
+import { useJsonFields, type Plottable } from "./json-fields";
+import { Dashboard } from "./dashboard";
+import { DataIds } from "./data-ids";
+import { useSeriesLabels } from "./series-labels";
 import { followHead, ReplayBar, useReplay } from "./replay";
 
 type DataId = Plottable;
-
-const MAX_PLOTTED = 8;
 /** The time ranges offered: the whole measurement, or its last seconds (sliding while it runs). */
 const RANGES: Array<[number | undefined, string]> = [
   [undefined, "Whole measurement"],
@@ -54,8 +53,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
     ...(fields.data ?? []).filter((f) => f.data_type === d.data_type && f.data_id === d.data_id),
   ]);
   const numeric = rows.filter((d) => d.field !== undefined || plainNumeric.includes(d));
-  const [hidden, setHidden] = useState<Set<string>>(new Set());
-  const plotted = numeric.filter((d) => !hidden.has(idKey(d))).slice(0, MAX_PLOTTED);
+  const labels = useSeriesLabels(project, meas.data?.edge_uuid);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
   const [tick, setTick] = useState(0);
   const running = meas.data?.status === "measuring";
@@ -85,24 +83,12 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
     };
   }, [running, zoom, project, uuid]);
 
-  const plotKey = plotted.map(idKey).join("|");
-  const series = useLoad(async () => {
-    const shown = windowNow();
-    if (!m || plotted.length === 0)
-      return { series: [] as PlotSeries[], counts: new Map<string, number>(), window: shown };
-    const buckets = Math.min(4000, Math.max(200, Math.round(window.innerWidth)));
-    const all = await Promise.all(plotted.map((d) => fetchReduced(project, uuid, d, buckets, shown)));
-    return {
-      series: all.map((r, i) => toSeries(plotLabel(plotted[i]!), r)),
-      counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])),
-      window: shown,
-    };
-  }, [plotKey, m?.basetime, zoom?.[0], zoom?.[1], last, tick, !!m, followed?.load[0]]);
+  // The window every panel loads: fixed between news of a running measurement, so panels reload once per news.
+  const shown = useMemo(windowNow, [zoom?.[0], zoom?.[1], last, tick, m?.basetime, running, followed?.load[0]]);
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
   const [cursor, setCursor] = useState<number | undefined>();
   const positions = positionSources(fields.data ?? []);
   const span = range[1] - range[0];
-  const total = [...(series.data?.counts.values() ?? [])].reduce((a, b) => a + b, 0);
 
   return (
     <>
@@ -136,50 +122,18 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
         {m && <RenameMeasurement project={project} uuid={uuid} name={m.name} onRenamed={meas.reload} />}
       </Section>
       <MarkersPanel project={project} uuid={uuid} />
-      <Section title="Data IDs">
-        <ErrorNote error={ids.error ?? fields.error} />
-        <table class="list" aria-label="Data IDs">
-          <thead>
-            <tr>
-              <th scope="col">Plot</th>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col" class="num">
-                Points
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((d) => (
-              <tr key={idKey(d)} class={d.field === undefined ? undefined : "field"}>
-                <td>
-                  {numeric.includes(d) && (
-                    <input
-                      type="checkbox"
-                      aria-label={`Plot ${plotLabel(d)}`}
-                      checked={!hidden.has(idKey(d))}
-                      onChange={() =>
-                        setHidden((h) => {
-                          const n = new Set(h);
-                          n.has(idKey(d)) ? n.delete(idKey(d)) : n.add(idKey(d));
-                          return n;
-                        })
-                      }
-                    />
-                  )}
-                </td>
-                <td>{d.field === undefined ? d.data_id : `${d.data_id} ${d.field}`}</td>
-                <td>{d.field === undefined ? d.data_type : "number field"}</td>
-                <td class="num">{fmtCount(series.data?.counts.get(idKey(d)))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Section>
+      <DataIds
+        project={project}
+        edge={m?.edge_uuid}
+        rows={rows}
+        labels={labels.data}
+        error={ids.error ?? fields.error ?? labels.error}
+        onSaved={labels.reload}
+      />
       {m && !running && <ReplayBar replay={replay} start={base} end={fullEnd} />}
-      {plotted.length > 0 && (
+      {m && (
         <Section
-          title="Plot"
+          title="Dashboard"
           actions={
             <div class="toolbar">
               <label>
@@ -223,52 +177,29 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
             </div>
           }
         >
-          <ErrorNote error={series.error} />
           <p class="hint">
             {running && !zoom ? `Live: following the running measurement${last ? ", the window sliding" : ""}. ` : ""}
-            Drag across the plot to zoom in.
+            Drag across a plot to zoom in.
           </p>
-          <div
-            data-testid="plot"
-            data-points={total}
-            data-live={running && !zoom ? "true" : "false"}
-            data-start={range[0]}
-            data-end={range[1]}
-          >
-            {series.data && series.data.series.length > 0 && (
-              <Plot
-                series={series.data.series}
-                range={range}
-                onZoom={onZoom}
-                onCursor={setCursor}
-                marker={head}
-                label={`Plot of ${plotted.map(plotLabel).join(", ")}`}
-              />
-            )}
-          </div>
+          <Dashboard
+            project={project}
+            uuid={uuid}
+            edge={m.edge_uuid}
+            sources={{ numeric, positions, others }}
+            labels={labels.data}
+            time={{
+              window: shown,
+              range,
+              refresh: running ? tick : 0,
+              live: running && !zoom,
+              cursor: cursor ?? head,
+              marker: head,
+              onZoom,
+              onCursor: setCursor,
+            }}
+          />
         </Section>
       )}
-      {positions.map((p) => (
-        <MapPanel
-          key={`${p.data_type}:${p.data_id}`}
-          project={project}
-          uuid={uuid}
-          source={p}
-          window={series.data?.window}
-          refresh={running ? tick : 0}
-          cursor={cursor ?? head}
-        />
-      ))}
-      {others.map((d) => (
-        <DataTable
-          key={idKey(d)}
-          project={project}
-          uuid={uuid}
-          dataType={d.data_type}
-          dataId={d.data_id}
-          refresh={running ? tick : 0}
-        />
-      ))}
     </>
   );
 }

@@ -11,6 +11,8 @@ export interface PlotSeries {
   /** Epoch seconds, ascending. */
   times: number[];
   values: number[];
+  /** Shown on the series' axis and after its value in the legend. */
+  unit?: string;
 }
 
 const COLORS = ["#1f6fd1", "#d1401f", "#2a9d4b", "#8e44ad", "#c98a00", "#00838f", "#b0306a", "#5d6d7e"];
@@ -48,9 +50,20 @@ export function cursorTime(epochSeconds: number | null | undefined): string {
 }
 
 /** A value axis on the left (the first series) or the right (the second), in the series' colour. */
-function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
-  return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
+function valueAxis(scale: string, side: 1 | 3, color: string, unit?: string): uPlot.Axis {
+  return {
+    scale,
+    side,
+    size: valueAxisSize,
+    stroke: color,
+    ...(unit ? { label: unit, labelSize: 18 } : {}),
+    ...(side === 1 ? { grid: { show: false } } : {}),
+  };
 }
+
+/** The legend's value: as uPlot shows it, and the unit after it. */
+const withUnit = (unit?: string) => (_u: uPlot, v: number | null) =>
+  v == null ? "—" : `${uPlot.fmtNum(v)}${unit ? ` ${unit}` : ""}`;
 
 const MARKER_COLOR = "#e6007e";
 
@@ -77,6 +90,7 @@ export function Plot({
   onCursor,
   marker,
   label,
+  height = 360,
 }: {
   series: PlotSeries[];
   range: [number, number];
@@ -85,6 +99,8 @@ export function Plot({
   /** A time drawn as a vertical line across the plot (the replay's play head). */
   marker?: number;
   label: string;
+  /** Pixels. */
+  height?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
@@ -96,13 +112,13 @@ export function Plot({
   rangeNow.current = range;
   const markerNow = useRef(marker);
   markerNow.current = marker;
-  const key = series.map((s) => s.label).join("\n");
+  const key = [height, ...series.map((s) => `${s.label}\t${s.unit ?? ""}`)].join("\n");
 
   useEffect(() => {
     const el = box.current!;
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth),
-      height: 360,
+      height,
       series: [
         { value: (_u, v) => cursorTime(v) },
         ...series.map((s, i) => ({
@@ -112,11 +128,13 @@ export function Plot({
           width: 1.5,
           spanGaps: true,
           points: { show: false },
+          value: withUnit(s.unit),
         })),
       ],
       scales: { x: { time: true, range: () => rangeNow.current } },
-      axes: [{}, ...series.slice(0, 2).map((_s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!))],
-      cursor: { drag: { x: true, y: false, setScale: false } },
+      axes: [{}, ...series.slice(0, 2).map((s, i) => valueAxis(`y${i}`, i === 0 ? 3 : 1, COLORS[i]!, s.unit))],
+      // One cursor across the dashboard's plots.
+      cursor: { drag: { x: true, y: false, setScale: false }, sync: { key: "dashboard" } },
       legend: { live: true },
       hooks: {
         draw: [(u) => drawMarker(u, markerNow.current)],
@@ -137,7 +155,7 @@ export function Plot({
     };
     const u = new uPlot(opts, align(series), el);
     plot.current = u;
-    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(300, el.clientWidth), height: 360 }));
+    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(300, el.clientWidth), height }));
     resize.observe(el);
     return () => {
       resize.disconnect();
@@ -156,5 +174,5 @@ export function Plot({
     plot.current?.redraw(false);
   }, [marker]);
 
-  return <div class="plot" ref={box} role="img" aria-label={label} />;
+  return <div class="plot" style={{ minHeight: `${height}px` }} ref={box} role="img" aria-label={label} />;
 }
