@@ -11,7 +11,7 @@
 import type { Logger } from "pino";
 import type { UploaderOpener } from "../../machines/deferred-upload.js";
 import { errorMessage } from "../../machines/common.js";
-import { nextUploadBatch } from "../queue/store-data-chunks.js";
+import { nextUploadBatch } from "./store-data-chunks.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { SequenceRecord } from "../queue/records.js";
 import { MeasurementRestClient, RestError } from "./rest-client.js";

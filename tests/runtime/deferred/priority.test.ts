@@ -13,7 +13,7 @@ import { openerActor } from "../../../machines/link.js";
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import { MeasurementRestClient } from "../../../runtime/deferred/rest-client.js";
 import { deferredUploaderOpener } from "../../../runtime/deferred/uploader.js";
-import { nextUploadBatch } from "../../../runtime/queue/store-data-chunks.js";
+import { nextUploadBatch } from "../../../runtime/deferred/store-data-chunks.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
 import type { DeferredUploadSettings } from "../../../runtime/settings/schemas.js";
 import { adminToken } from "../../cloud/accounts/helpers.js";
