@@ -4,7 +4,7 @@
 // provides the token request (`fetchToken`), so this definition does no I/O itself.
 import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, setup, type SnapshotFrom } from "xstate";
 import type { ConnectionSettings, TransportSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, errorMessage, type Report, type Session } from "./common.js";
+import { RETRY_TICKS, errorMessage, type Report, type Session } from "./vocabulary.js";
 
 export interface Token {
   accessToken: string;

@@ -3,7 +3,7 @@
 // (LINK.FAILED, retried after RETRY_TICKS). Changing the priority restarts the uploader.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DeferredUploadSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, noTraffic, type Report, type Session, type Traffic } from "./common.js";
+import { RETRY_TICKS, noTraffic, type Report, type Session, type Traffic } from "./vocabulary.js";
 import { openerActor, type LinkEvent, type Opener } from "./link.js";
 import {
   linkActions,

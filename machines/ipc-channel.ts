@@ -4,7 +4,7 @@
 // prefix or launch restarts the driver; dest_ids changes are routing only and keep it running.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, noTraffic, type Report, type Traffic } from "./common.js";
+import { RETRY_TICKS, noTraffic, type Report, type Traffic } from "./vocabulary.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
 import { linkActions, linkGuards, retrying, trafficStates } from "./link-states.js";
 import type { Direction } from "./stream.js";

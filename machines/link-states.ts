@@ -2,7 +2,7 @@
 // while it is open, the countdown to a retry, and taking a new session. Spread the guards and actions into
 // the machine's setup(); the state pieces name them.
 import { assign, type EventObject, type MachineContext } from "xstate";
-import { addBytes, isIdle, noTraffic, sessionKey, tickTraffic, type Session, type Traffic } from "./common.js";
+import { addBytes, isIdle, noTraffic, sessionKey, tickTraffic, type Session, type Traffic } from "./vocabulary.js";
 
 interface TrafficContext extends MachineContext {
   traffic: Traffic;

@@ -4,7 +4,7 @@
 // opened reconnect it; `enabled: false` closes it.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
-import { backoffTicks, noTraffic, type Report, type Session, type Traffic } from "./common.js";
+import { backoffTicks, noTraffic, type Report, type Session, type Traffic } from "./vocabulary.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
 import {
   linkActions,
@@ -50,7 +50,7 @@ const linkKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
   return JSON.stringify(rest);
 };
 
-/** The next retry: exponential backoff with jitter keyed by edge and stream (machines/common.ts). */
+/** The next retry: exponential backoff with jitter keyed by edge and stream (machines/vocabulary.ts). */
 const backoff = <S extends UpstreamSettings | DownstreamSettings>(c: Context<S>) => {
   const failures = Math.min(c.failures + 1, 16);
   return { failures, retryIn: backoffTicks(failures, `${c.session?.connection.edge_uuid ?? ""}/${c.settings.id}`) };

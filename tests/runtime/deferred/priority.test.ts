@@ -7,7 +7,7 @@ import { createActor } from "xstate";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { apiClient, ensureDemoCloud } from "../../../bin/demo-setup.js";
 import { fetchToken } from "../../../runtime/deferred/cloud-auth.js";
-import { TICK_MS, type Session } from "../../../machines/common.js";
+import { TICK_MS, type Session } from "../../../machines/vocabulary.js";
 import { deferredUploadMachine, reportDeferred } from "../../../machines/deferred-upload.js";
 import { openerActor } from "../../../machines/link.js";
 import type { DataPoint } from "../../../runtime/datapoint.js";

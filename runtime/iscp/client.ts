@@ -293,7 +293,7 @@ export class IscpClient {
       return;
     }
     if (m.message === "downstreamChunk")
-      this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+      this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.receiveChunk(m.downstreamChunk!);
   }
 
   private onFrame(frame: Uint8Array): void {
@@ -313,15 +313,15 @@ export class IscpClient {
       case "ping":
         return void this.send({ pong: { requestId: m.ping!.requestId ?? 0 } });
       case "upstreamChunkAck":
-        return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.onAck(m.upstreamChunkAck!);
+        return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.receiveAck(m.upstreamChunkAck!);
       case "downstreamChunk":
-        return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+        return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.receiveChunk(m.downstreamChunk!);
       case "downstreamMetadata": {
         const md = m.downstreamMetadata!;
         this.send({
           downstreamMetadataAck: { requestId: md.requestId ?? 0, resultCode: ResultCode.SUCCEEDED, resultString: "OK" },
         });
-        return this.downstreams.get(md.streamIdAlias ?? 0)?.onMetadata(md);
+        return this.downstreams.get(md.streamIdAlias ?? 0)?.receiveMetadata(md);
       }
       case "downstreamChunkAckComplete":
         return;
