@@ -160,7 +160,7 @@ function percentile(sorted: Float64Array, p: number): number {
 const round = (x: number, digits = 0) => +x.toFixed(digits);
 
 async function runCase(transport: Transport, payloadB: number): Promise<Row> {
-  const { IscpClient } = await import("../runtime/iscp/client.js");
+  const { IscpClient } = await import("../runtime/iscp/iscp-client.js");
   const { connectWebSocket } = await import("../proto/transport/ws/client.js");
   const { connectQuic } = await import("../proto/transport/quic/client.js");
   const { QoS } = await import("../proto/wire/message.js");

@@ -6,7 +6,7 @@
 import { connectWebSocket } from "../proto/transport/ws/client.js";
 import { LatencySamples, monoNs, stampOf } from "../runtime/device-bench/latency.js";
 import { fetchToken } from "../runtime/deferred/cloud-auth.js";
-import { IscpClient } from "../runtime/iscp/client.js";
+import { IscpClient } from "../runtime/iscp/iscp-client.js";
 import type { EdgeSpec } from "./edges-load.js";
 
 export interface DownstreamSampler {

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { QoS, ResultCode } from "../../proto/wire/message.js";
 import type { DataPoint } from "../datapoint.js";
-import type { IscpClient } from "../iscp/client.js";
+import type { IscpClient } from "../iscp/iscp-client.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
 import { ChunkBatcher } from "./chunk-batcher.js";
 import { chunkView } from "../queue/chunk-codec.js";

@@ -3,7 +3,7 @@
 import { iscp2, QoS, ResultCode } from "../../proto/wire/message.js";
 import { toBigInt } from "../../proto/wire/long.js";
 import { bytesToUuid } from "../../proto/wire/uuid.js";
-import type { IscpClient } from "./client.js";
+import type { IscpClient } from "./iscp-client.js";
 
 export interface DownstreamOptions {
   /** Per source node: data filters with `#` / `+` wildcards on `/` levels. */

@@ -3,7 +3,7 @@
 // opens its iSCP downstream; upstream streams are opened per measurement by the data path through the
 // `onUpstreamClient` hook. The client does not reconnect by itself here: the stream machine retries,
 // so the state the API shows is the state of this connection.
-import { IscpClient } from "./client.js";
+import { IscpClient } from "./iscp-client.js";
 import type { ClientDownstream, ReceivedChunk } from "./downstream.js";
 import { loadQuicClient, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";

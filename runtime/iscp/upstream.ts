@@ -11,7 +11,7 @@ import { chunkGroups, chunkView, decodeChunk } from "../queue/chunk-codec.js";
 import type { ChunkView } from "../../proto/wire/chunk-view.js";
 import { encodeUpstreamChunkMessage } from "../../proto/wire/chunk-frame.js";
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
-import type { IscpClient } from "./client.js";
+import type { IscpClient } from "./iscp-client.js";
 
 export interface UpstreamOptions {
   sessionId: string;
