@@ -35,6 +35,16 @@ module.exports = {
       to: { path: "(^|node_modules/)sqlite3(/|$)" },
     },
     {
+      name: "queue-is-the-store",
+      comment:
+        "runtime/queue is the durable store and the formats of what it stores. The stages that feed it and drain it " +
+        "(datapath: router, chunk batcher, send cursor; deferred: upload batches; iscp: the sender) import it, " +
+        "never the reverse, so a data point passes into the queue once and out once.",
+      severity: "error",
+      from: { path: "^runtime/queue/" },
+      to: { path: "^runtime/(datapath|deferred|iscp|api|cli|connectors|settings)/" },
+    },
+    {
       name: "machines-not-to-runtime-values",
       comment:
         "Machines are pure definitions; the runtime provides their actors. Only type-only imports " +

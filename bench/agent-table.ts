@@ -2,7 +2,7 @@
 // and ratios only between rows that count at the same point (counts_at).
 import type { Durability } from "../cloud/storage/db.js";
 import { INLINE_MAX } from "../cloud/measurements/storage/payload-files.js";
-import { formatTable, type Row } from "../runtime/bench/table.js";
+import { formatTable, type Row } from "../runtime/device-bench/table.js";
 
 /**
  * Where a point is counted, for ours and the peers alike (the peers' consumer stores with the cloud's code,

@@ -13,10 +13,10 @@
 // The cloud peer and the peers' store run with CLOUD_DURABILITY from the environment (default power-loss).
 import fs from "node:fs";
 import os from "node:os";
-import { runAgentCase, type AgentCaseOptions, type CaseResult } from "../runtime/bench/agent-case.js";
-import type { Progress } from "../runtime/bench/drive.js";
-import { loadAverage } from "../runtime/bench/proc-stats.js";
-import { caseRow, type Row } from "../runtime/bench/table.js";
+import { runAgentCase, type AgentCaseOptions, type CaseResult } from "../runtime/device-bench/agent-case.js";
+import type { Progress } from "../runtime/device-bench/drive.js";
+import { loadAverage } from "../runtime/device-bench/proc-stats.js";
+import { caseRow, type Row } from "../runtime/device-bench/table.js";
 import { parseDurability } from "../cloud/config.js";
 import type { Durability } from "../cloud/storage/db.js";
 import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "./agent-table.js";

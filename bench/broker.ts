@@ -170,7 +170,7 @@ function percentile(sorted: Float64Array, p: number): number {
 const round = (x: number, digits = 0) => +x.toFixed(digits);
 
 export async function runCase(transport: Transport, payloadB: number, opts: CaseOptions = {}): Promise<Row> {
-  const { IscpClient } = await import("../runtime/iscp/conn.js");
+  const { IscpClient } = await import("../runtime/iscp/iscp-client.js");
   const { connectWebSocket } = await import("../proto/transport/ws/client.js");
   const { connectQuic } = await import("../proto/transport/quic/client.js");
   const { compressedTransport } = await import("../proto/transport/compression/compressed-transport.js");

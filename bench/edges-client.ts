@@ -3,14 +3,14 @@
 // of --payload bytes, flushed every --flush-ms (the agent's default flush_interval is 5 ms): ours and the
 // Node receiver send the points of a flush as one chunk or frame, mosquitto and NATS one message per point.
 // A point's latency is from the time it was due (the rate's schedule) to its acknowledgment. Speaks the bench
-// children's IPC protocol (runtime/bench/children.ts): {type: "stats", reset: true} answers and starts a new
+// children's IPC protocol (runtime/device-bench/children.ts): {type: "stats", reset: true} answers and starts a new
 // measured window; {type: "prime"} sends each edge's first point, {type: "go"} starts the schedule.
 //   node --import tsx bench/edges-client.ts --system ours|mosquitto|nats|node --url URL --edges-file F --rate R
 //     [--project UUID] [--payload 16] [--flush-ms 5] [--ping-timeout 1]; each edge keeps at most 4,096 chunks or
 //     frames, or 256 messages, unacknowledged.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { monoNs } from "../runtime/bench/latency.js";
+import { monoNs } from "../runtime/device-bench/latency.js";
 import { openSender, SYSTEMS, type Sender, type System } from "./edges-senders.js";
 
 const { values } = parseArgs({

@@ -4,9 +4,9 @@
 // time to its arrival downstream, on CLOCK_MONOTONIC, which the edges' client processes share with this one.
 // With one instance the downstream is on the same instance (the relay inside one peer, for reference).
 import { connectWebSocket } from "../proto/transport/ws/client.js";
-import { LatencySamples, monoNs, stampOf } from "../runtime/bench/latency.js";
+import { LatencySamples, monoNs, stampOf } from "../runtime/device-bench/latency.js";
 import { fetchToken } from "../runtime/deferred/cloud-auth.js";
-import { IscpClient } from "../runtime/iscp/conn.js";
+import { IscpClient } from "../runtime/iscp/iscp-client.js";
 import type { EdgeSpec } from "./edges-load.js";
 
 export interface DownstreamSampler {

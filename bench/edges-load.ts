@@ -4,9 +4,9 @@
 // the edges bench (bench/edges.ts) and the scale-out bench (bench/scale-out.ts).
 import fs from "node:fs";
 import path from "node:path";
-import { startIpcChild, sleep, type IpcChild } from "../runtime/bench/children.js";
-import { LatencySamples, monoNs } from "../runtime/bench/latency.js";
-import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
+import { startIpcChild, sleep, type IpcChild } from "../runtime/device-bench/children.js";
+import { LatencySamples, monoNs } from "../runtime/device-bench/latency.js";
+import { loadAverage, ProcWatch } from "../runtime/device-bench/proc-stats.js";
 import { arg, type Row } from "./lib.js";
 import type { System } from "./edges-senders.js";
 

@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { connectWebSocket } from "../proto/transport/ws/client.js";
 import { QoS } from "../proto/wire/message.js";
 import { fetchToken } from "../runtime/deferred/cloud-auth.js";
-import { IscpClient } from "../runtime/iscp/conn.js";
+import { IscpClient } from "../runtime/iscp/iscp-client.js";
 import { packPoints } from "./peers/batch.js";
 import { MQTT_TOPIC } from "./peers/mosquitto.js";
 import { NATS_SUBJECT } from "./peers/nats.js";

@@ -5,9 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseDurability } from "../cloud/config.js";
-import { startIpcChild, type IpcChild } from "../runtime/bench/children.js";
-import { startCloudPeer } from "../runtime/bench/cloud-peer.js";
-import type { LatencySummary } from "../runtime/bench/latency.js";
+import { startIpcChild, type IpcChild } from "../runtime/device-bench/children.js";
+import { startCloudPeer } from "../runtime/device-bench/cloud-peer.js";
+import type { LatencySummary } from "../runtime/device-bench/latency.js";
 import { countsAt } from "./agent-table.js";
 import type { System } from "./edges-senders.js";
 import { makeEdges, type EdgeSpec, type EdgesTarget } from "./edges-load.js";

@@ -1,6 +1,6 @@
 // The edges bench's printed table: one line per system and load with the figures a reader compares, what
 // counts_at means for each system, ours against the peers and the Node receiver at each load, and the notes.
-import { formatTable } from "../runtime/bench/table.js";
+import { formatTable } from "../runtime/device-bench/table.js";
 import { COUNTS_AT_LEGEND } from "./edges-systems.js";
 import type { System } from "./edges-senders.js";
 import type { Row } from "./lib.js";

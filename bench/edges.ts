@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadAverage, ProcWatch } from "../runtime/bench/proc-stats.js";
+import { loadAverage, ProcWatch } from "../runtime/device-bench/proc-stats.js";
 import { DEFAULT_PING_TIMEOUT_S, positive, runEdgeLoad, type EdgesCase } from "./edges-load.js";
 import { SYSTEMS, type System } from "./edges-senders.js";
 import { startSystem } from "./edges-systems.js";

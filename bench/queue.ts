@@ -12,7 +12,7 @@ import { IscpV2CompatDecoder, encodeIscpV2Frame } from "../runtime/ipc/iscp-v2-c
 import { Schema } from "effect";
 import { Launch } from "../runtime/ipc/schema.js";
 import { openUpstreamChannel } from "../runtime/ipc/upstream-channel.js";
-import { ChunkBatcher } from "../runtime/queue/batcher.js";
+import { ChunkBatcher } from "../runtime/datapath/chunk-batcher.js";
 import { DurableQueue } from "../runtime/queue/store.js";
 import { isMain, report, type Row } from "./lib.js";
 

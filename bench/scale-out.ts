@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadAverage, ProcWatch, TreeCpuWatch } from "../runtime/bench/proc-stats.js";
+import { loadAverage, ProcWatch, TreeCpuWatch } from "../runtime/device-bench/proc-stats.js";
 import { sampleCrossInstance, type DownstreamSampler } from "./edges-downstream.js";
 import { DEFAULT_PING_TIMEOUT_S, makeEdges, positive, runEdgeLoad, type EdgesCase } from "./edges-load.js";
 import { startBenchCluster, type Backend, type BenchCluster } from "./infra/cluster.js";

@@ -1,5 +1,5 @@
 // Soak: the agent path (sample connector -> FIFO -> edge agent -> iSCP over WebSocket -> cloud peer -> SQLite,
-// runtime/bench/agent-case.ts) at a small steady rate for --duration seconds (default 300), watching memory: every
+// runtime/device-bench/agent-case.ts) at a small steady rate for --duration seconds (default 300), watching memory: every
 // --interval seconds (default 10) the agent's RSS (from /proc: all, anonymous, file-backed), heap, external memory and ArrayBuffers (from its
 // metrics) and the cloud's RSS, printed as they come. The row gives each figure's slope (MiB/min, least squares
 // after the warm-up: the first --warmup seconds, default 60) and its first and last value. A logger that runs
@@ -7,8 +7,8 @@
 //   npm run bench -- soak [--duration 300] [--rate 1000] [--interval 10] [--warmup 60]
 import fs from "node:fs";
 import type { ApiClient } from "../runtime/cli/client.js";
-import { runAgentCase } from "../runtime/bench/agent-case.js";
-import { currentRssMiB, loadAverage } from "../runtime/bench/proc-stats.js";
+import { runAgentCase } from "../runtime/device-bench/agent-case.js";
+import { currentRssMiB, loadAverage } from "../runtime/device-bench/proc-stats.js";
 import { positive } from "./edges-load.js";
 import { isMain, report, type ReportExtras, type Row } from "./lib.js";
 import { slopePerMinute } from "./steady.js";

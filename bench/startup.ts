@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ApiClient } from "../runtime/cli/client.js";
-import { stopChild } from "../runtime/bench/children.js";
+import { stopChild } from "../runtime/device-bench/children.js";
 import { isMain, report, type Row } from "./lib.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

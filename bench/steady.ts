@@ -1,12 +1,12 @@
 // Steady state: the agent path (sample connector -> FIFO -> edge agent -> iSCP over WebSocket -> cloud peer ->
-// SQLite, runtime/bench/agent-case.ts) at 16 B payloads for --duration seconds (default 60) at 80 % of the
+// SQLite, runtime/device-bench/agent-case.ts) at 16 B payloads for --duration seconds (default 60) at 80 % of the
 // maximum rate (measured first for --max-duration seconds as fast as possible, or given with --rate). The
 // agent's and the cloud's RSS are sampled each second while the connector writes; the row gives each side's
 // slope (MiB/min, least squares over the last 50 s, or over all but the first second in shorter runs) and the
 // points' latency (FIFO write to SQLite commit, p50/p99). A flat RSS has a slope near 0.
 //   npm run bench -- steady [--duration 60] [--rate R | --max-duration 5]
-import { runAgentCase } from "../runtime/bench/agent-case.js";
-import { currentRssMiB, loadAverage } from "../runtime/bench/proc-stats.js";
+import { runAgentCase } from "../runtime/device-bench/agent-case.js";
+import { currentRssMiB, loadAverage } from "../runtime/device-bench/proc-stats.js";
 import { positive } from "./edges-load.js";
 import { arg, isMain, report, type ReportExtras, type Row } from "./lib.js";
 

@@ -2,9 +2,9 @@
 // unconfigured (no secret) → authenticating → authenticated ⇄ refreshing; failures wait RETRY_TICKS.
 // The supervisor turns `authenticated` snapshots into the Session that streams connect with; it also
 // provides the token request (`fetchToken`), so this definition does no I/O itself.
-import { assign, fromPromise, setup, type SnapshotFrom } from "xstate";
+import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, setup, type SnapshotFrom } from "xstate";
 import type { ConnectionSettings, TransportSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, errorMessage, type Report, type Session } from "./common.js";
+import { RETRY_TICKS, errorMessage, type Report, type Session } from "./vocabulary.js";
 
 export interface Token {
   accessToken: string;
@@ -40,6 +40,15 @@ interface Context extends ConnectionInput {
   error: string;
 }
 
+/** The token request: its answer is held and refreshed at 80 % of its lifetime; a failure waits RETRY_TICKS. */
+const fetchToken = {
+  id: "fetchToken",
+  src: "fetchToken",
+  input: ({ context }: { context: Context }) => context.connection,
+  onDone: { target: "authenticated", actions: "holdToken" },
+  onError: { target: "failed", actions: "tokenFailed" },
+} as const;
+
 export const connectionMachine = setup({
   types: { context: {} as Context, events: {} as ConnectionEvent, input: {} as ConnectionInput },
   actors: {
@@ -52,6 +61,18 @@ export const connectionMachine = setup({
       JSON.stringify([event.connection, event.transport]) !== JSON.stringify([context.connection, context.transport]),
     refreshDue: ({ context }) => context.refreshIn <= 1,
     retryDue: ({ context }) => context.retryIn <= 1,
+  },
+  actions: {
+    // Run only as the fetchToken actor's onDone and onError (the setup types events as the machine's own).
+    holdToken: assign(({ event }) => {
+      const token = (event as unknown as DoneActorEvent<Token>).output;
+      return { token, refreshIn: Math.max(1, Math.floor(token.expiresIn * 0.8)), error: "" };
+    }),
+    tokenFailed: assign(({ event }) => ({
+      error: errorMessage((event as unknown as ErrorActorEvent).error),
+      token: undefined,
+      retryIn: RETRY_TICKS,
+    })),
   },
 }).createMachine({
   id: "connection",
@@ -73,27 +94,7 @@ export const connectionMachine = setup({
       entry: assign(({ context }) => ({ error: incompleteConnection(context.connection) ?? "", token: undefined })),
     },
     authenticating: {
-      invoke: {
-        id: "fetchToken",
-        src: "fetchToken",
-        input: ({ context }) => context.connection,
-        onDone: {
-          target: "authenticated",
-          actions: assign(({ event }) => ({
-            token: event.output,
-            refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)),
-            error: "",
-          })),
-        },
-        onError: {
-          target: "failed",
-          actions: assign(({ event }) => ({
-            error: errorMessage(event.error),
-            token: undefined,
-            retryIn: RETRY_TICKS,
-          })),
-        },
-      },
+      invoke: fetchToken,
     },
     authenticated: {
       on: {
@@ -105,26 +106,7 @@ export const connectionMachine = setup({
     },
     // Like authenticating, but the current token stays usable while a new one is fetched.
     refreshing: {
-      invoke: {
-        id: "fetchToken",
-        src: "fetchToken",
-        input: ({ context }) => context.connection,
-        onDone: {
-          target: "authenticated",
-          actions: assign(({ event }) => ({
-            token: event.output,
-            refreshIn: Math.max(1, Math.floor(event.output.expiresIn * 0.8)),
-          })),
-        },
-        onError: {
-          target: "failed",
-          actions: assign(({ event }) => ({
-            error: errorMessage(event.error),
-            token: undefined,
-            retryIn: RETRY_TICKS,
-          })),
-        },
-      },
+      invoke: fetchToken,
     },
     failed: {
       on: {

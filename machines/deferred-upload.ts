@@ -3,18 +3,17 @@
 // (LINK.FAILED, retried after RETRY_TICKS). Changing the priority restarts the uploader.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DeferredUploadSettings } from "../runtime/settings/schemas.js";
-import {
-  RETRY_TICKS,
-  addBytes,
-  isIdle,
-  noTraffic,
-  sessionKey,
-  tickTraffic,
-  type Report,
-  type Session,
-  type Traffic,
-} from "./common.js";
+import { RETRY_TICKS, noTraffic, type Report, type Session, type Traffic } from "./vocabulary.js";
 import { openerActor, type LinkEvent, type Opener } from "./link.js";
+import {
+  linkActions,
+  linkGuards,
+  onSession,
+  retrying,
+  sessionActions,
+  sessionGuards,
+  trafficStates,
+} from "./link-states.js";
 
 export interface UploaderParams {
   settings: DeferredUploadSettings;
@@ -55,14 +54,10 @@ export const deferredUploadMachine = setup({
     hasSession: ({ context }) => context.session !== undefined,
     priorityChanged: ({ context, event }) =>
       event.type === "SETTINGS" && event.settings.priority !== context.settings.priority,
-    sessionChanged: ({ context, event }) =>
-      event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
-    retryDue: ({ context }) => context.retryIn <= 1,
-    idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
+    ...sessionGuards,
+    ...linkGuards,
   },
-  actions: {
-    tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
-  },
+  actions: { ...linkActions<Context, DeferredEvent>(), ...sessionActions<Context, DeferredEvent>() },
 }).createMachine({
   id: "deferred-upload",
   context: ({ input }) => ({ ...input, pending: input.pending ?? 0, traffic: noTraffic(), retryIn: 0, error: "" }),
@@ -77,15 +72,7 @@ export const deferredUploadMachine = setup({
       },
       { actions: assign(({ event }) => ({ settings: event.settings })) },
     ],
-    SESSION: [
-      {
-        guard: "sessionChanged",
-        target: ".checking",
-        reenter: true,
-        actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })),
-      },
-      { actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })) },
-    ],
+    ...onSession,
     PENDING: { actions: assign(({ event }) => ({ pending: event.bytes })) },
   },
   states: {
@@ -107,30 +94,16 @@ export const deferredUploadMachine = setup({
       },
       initial: "quiet",
       on: {
-        DATA: {
-          target: ".active",
-          actions: assign(({ context, event }) => ({ traffic: addBytes(context.traffic, event.bytes) })),
-        },
+        DATA: { target: ".active", actions: "count" },
         "LINK.CLOSED": { target: "idle", actions: assign({ pending: 0 }) },
         "LINK.FAILED": {
           target: "failed",
           actions: assign(({ event }) => ({ error: event.reason, retryIn: RETRY_TICKS })),
         },
       },
-      states: {
-        quiet: { on: { TICK: { actions: "tick" } } },
-        active: { on: { TICK: [{ guard: "idle", target: "quiet", actions: "tick" }, { actions: "tick" }] } },
-      },
+      states: trafficStates,
     },
-    failed: {
-      entry: assign({ traffic: noTraffic() }),
-      on: {
-        TICK: [
-          { guard: "retryDue", target: "checking" },
-          { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
-        ],
-      },
-    },
+    failed: retrying("checking"),
   },
 });
 export type DeferredSnapshot = SnapshotFrom<typeof deferredUploadMachine>;

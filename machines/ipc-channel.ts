@@ -4,8 +4,9 @@
 // prefix or launch restarts the driver; dest_ids changes are routing only and keep it running.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamIpcSettings, UpstreamIpcSettings } from "../runtime/settings/schemas.js";
-import { RETRY_TICKS, addBytes, isIdle, noTraffic, tickTraffic, type Report, type Traffic } from "./common.js";
+import { RETRY_TICKS, noTraffic, type Report, type Traffic } from "./vocabulary.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
+import { linkActions, linkGuards, retrying, trafficStates } from "./link-states.js";
 import type { Direction } from "./stream.js";
 
 export interface ChannelParams<S> {
@@ -41,16 +42,10 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       restart: ({ context, event }) =>
         event.type === "SETTINGS" &&
         (!context.settings.enabled || driverKey(event.settings) !== driverKey(context.settings)),
-      retryDue: ({ context }) => context.retryIn <= 1,
       permanent: ({ event }) => event.type === "LINK.FAILED" && event.permanent === true,
-      idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
+      ...linkGuards,
     },
-    actions: {
-      tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
-      count: assign(({ context, event }) => ({
-        traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0),
-      })),
-    },
+    actions: linkActions<Context<S>, ChannelEvent<S>>(),
   }).createMachine({
     id: `${direction}-ipc`,
     context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", problem: noProblem }),
@@ -89,10 +84,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
               },
             },
             entry: assign({ error: "" }),
-            states: {
-              quiet: { on: { TICK: { actions: "tick" } } },
-              active: { on: { TICK: [{ guard: "idle", target: "quiet", actions: "tick" }, { actions: "tick" }] } },
-            },
+            states: trafficStates,
           },
         },
         on: {
@@ -107,15 +99,7 @@ function createChannelMachine<S extends UpstreamIpcSettings | DownstreamIpcSetti
       },
       // Given up (e.g. the connector's restart policy ended); only a settings change starts it again.
       stopped: { entry: assign({ traffic: noTraffic() }) },
-      retrying: {
-        entry: assign({ traffic: noTraffic() }),
-        on: {
-          TICK: [
-            { guard: "retryDue", target: "checking" },
-            { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
-          ],
-        },
-      },
+      retrying: retrying("checking"),
     },
   });
 }

@@ -3,7 +3,7 @@
 // returns a handle to stop it. The machines wrap openers as callback actors, so tests inject fakes
 // and the daemon injects the real iSCP client and data path.
 import { fromCallback } from "xstate";
-import { errorMessage } from "./common.js";
+import { errorMessage } from "./vocabulary.js";
 
 export interface Callbacks {
   /** Connected / peer present: traffic may flow. */

@@ -4,18 +4,17 @@
 // opened reconnect it; `enabled: false` closes it.
 import { assign, setup, type SnapshotFrom } from "xstate";
 import type { DownstreamSettings, UpstreamSettings } from "../runtime/settings/schemas.js";
-import {
-  addBytes,
-  backoffTicks,
-  isIdle,
-  noTraffic,
-  sessionKey,
-  tickTraffic,
-  type Report,
-  type Session,
-  type Traffic,
-} from "./common.js";
+import { backoffTicks, noTraffic, type Report, type Session, type Traffic } from "./vocabulary.js";
 import { openerActor, unavailable, type LinkEvent, type Opener } from "./link.js";
+import {
+  linkActions,
+  linkGuards,
+  onSession,
+  retrying,
+  sessionActions,
+  sessionGuards,
+  trafficStates,
+} from "./link-states.js";
 
 export type Direction = "upstream" | "downstream";
 export interface StreamLinkParams<S> {
@@ -51,7 +50,7 @@ const linkKey = (s: { enabled: boolean; dest_ids?: readonly string[] }) => {
   return JSON.stringify(rest);
 };
 
-/** The next retry: exponential backoff with jitter keyed by edge and stream (machines/common.ts). */
+/** The next retry: exponential backoff with jitter keyed by edge and stream (machines/vocabulary.ts). */
 const backoff = <S extends UpstreamSettings | DownstreamSettings>(c: Context<S>) => {
   const failures = Math.min(c.failures + 1, 16);
   return { failures, retryIn: backoffTicks(failures, `${c.session?.connection.edge_uuid ?? ""}/${c.settings.id}`) };
@@ -68,17 +67,10 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
       relink: ({ context, event }) =>
         event.type === "SETTINGS" &&
         (!context.settings.enabled || linkKey(event.settings) !== linkKey(context.settings)),
-      sessionChanged: ({ context, event }) =>
-        event.type === "SESSION" && sessionKey(event.session) !== sessionKey(context.session),
-      retryDue: ({ context }) => context.retryIn <= 1,
-      idle: ({ context }) => isIdle(tickTraffic(context.traffic)),
+      ...sessionGuards,
+      ...linkGuards,
     },
-    actions: {
-      tick: assign(({ context }) => ({ traffic: tickTraffic(context.traffic) })),
-      count: assign(({ context, event }) => ({
-        traffic: addBytes(context.traffic, event.type === "DATA" ? event.bytes : 0),
-      })),
-    },
+    actions: { ...linkActions<Context<S>, StreamEvent<S>>(), ...sessionActions<Context<S>, StreamEvent<S>>() },
   }).createMachine({
     id: direction,
     context: ({ input }) => ({ ...input, traffic: noTraffic(), retryIn: 0, error: "", lost: false, failures: 0 }),
@@ -94,16 +86,8 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
         },
         { actions: assign(({ event }) => ({ settings: event.settings })) },
       ],
-      SESSION: [
-        {
-          guard: "sessionChanged",
-          target: ".checking",
-          reenter: true,
-          actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })),
-        },
-        // A refreshed token: keep the open stream, use the new token on the next connect.
-        { actions: assign(({ event }) => ({ session: event.session, sessionReason: event.reason })) },
-      ],
+      // A refreshed token keeps the open stream; the next connect uses it.
+      ...onSession,
     },
     states: {
       checking: {
@@ -145,14 +129,7 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
                     actions: assign(({ event }) => ({ error: `reconnecting: ${event.reason}` })),
                   },
                 },
-                states: {
-                  quiet: { on: { TICK: { actions: "tick" } } },
-                  active: {
-                    on: {
-                      TICK: [{ guard: "idle", target: "quiet", actions: "tick" }, { actions: "tick" }],
-                    },
-                  },
-                },
+                states: trafficStates,
               },
             },
             on: {
@@ -166,15 +143,7 @@ function createStreamMachine<S extends UpstreamSettings | DownstreamSettings>(di
               },
             },
           },
-          retrying: {
-            entry: assign({ traffic: noTraffic() }),
-            on: {
-              TICK: [
-                { guard: "retryDue", target: "deciding" },
-                { actions: assign(({ context }) => ({ retryIn: context.retryIn - 1 })) },
-              ],
-            },
-          },
+          retrying: retrying("deciding"),
         },
       },
     },

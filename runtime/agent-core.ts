@@ -21,7 +21,7 @@ import { Supervisor, type Openers } from "./supervisor.js";
 import { launchPolicy } from "./ipc/launch-policy.js";
 import { narrowOwnDir } from "./private-files.js";
 import { AgentMetrics } from "./api/agent-metrics.js";
-import { AgentError, NOT_FOUND_TITLE } from "./api/errors.js";
+import { AgentError, NOT_FOUND_TITLE } from "./api/agent-errors.js";
 import { startMetricsListener, type MetricsListener } from "../lib/metrics-listener.js";
 import type { AgentOptions } from "./daemon.js";
 

@@ -3,7 +3,7 @@
 // (TICK), and fed the session the connection machine holds (SESSION). The Supervisor class around it
 // wires the settings store and the openers, stamps update_time, and answers the API's state queries.
 import { createActor, enqueueActions, setup, type Actor, type AnyActorRef, type AnyMachineSnapshot } from "xstate";
-import { TICK_MS, type Report, type Session } from "../machines/common.js";
+import { TICK_MS, type Report, type Session } from "../machines/vocabulary.js";
 import {
   connectionMachine,
   reportConnection,

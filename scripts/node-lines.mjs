@@ -15,7 +15,8 @@ const CACHE =
   process.env.NODE_LINES_CACHE ??
   path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "measure-edge-cloud");
 const PACKAGE = `node-linux-${process.arch}`;
-// Protocol codecs, lifecycle machines and the agent's command API, filters, FIFOs, connector formats and LMDB queue.
+// Protocol codecs, lifecycle machines and the agent's command API, filters, FIFOs, connector formats, LMDB queue
+// and the stages that feed and drain it.
 const TEST_DIRS = [
   "tests/proto",
   "tests/machines",
@@ -23,6 +24,8 @@ const TEST_DIRS = [
   "tests/runtime/filters",
   "tests/runtime/ipc",
   "tests/runtime/queue",
+  "tests/runtime/datapath/batcher-cursor.test.ts",
+  "tests/runtime/deferred/store-data-chunks.test.ts",
   "tests/runtime/settings",
 ];
 

@@ -3,7 +3,7 @@
 // reference. The first instance migrates the database and makes the bench's token, project and viewer edge.
 import fs from "node:fs";
 import path from "node:path";
-import { startCloudPeer, type CloudInfo, type CloudPeer } from "../../runtime/bench/cloud-peer.js";
+import { startCloudPeer, type CloudInfo, type CloudPeer } from "../../runtime/device-bench/cloud-peer.js";
 import { startNats, type NatsServer } from "./nats.js";
 import { startPostgres, type PgServer } from "./postgres.js";
 import { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";

@@ -2,7 +2,7 @@
 // chunk at that payload size, and the consumer unpacks them. A message is the points one after another, each
 // as its length (u32 little-endian) and its bytes: as small a frame as a byte stream of points can have.
 import { ChunkBuilder } from "../../runtime/queue/chunk-codec.js";
-import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.js";
+import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/datapath/chunk-batcher.js";
 
 const LEN = 4;
 

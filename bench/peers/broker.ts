@@ -5,7 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { sleep, stopChild } from "../../runtime/bench/children.js";
+import { sleep, stopChild } from "../../runtime/device-bench/children.js";
 
 export interface PeerBroker {
   name: string;

@@ -8,8 +8,8 @@
 //     [--warmup-s 1]
 import { parseArgs } from "node:util";
 import { parseDurability } from "../../cloud/config.js";
-import { LatencySamples, monoNs, stampOf } from "../../runtime/bench/latency.js";
-import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.js";
+import { LatencySamples, monoNs, stampOf } from "../../runtime/device-bench/latency.js";
+import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/datapath/chunk-batcher.js";
 import { unpackPoints } from "./batch.js";
 import type { PeerClient } from "./broker.js";
 import { connectMosquitto } from "./mosquitto.js";

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import mqtt from "mqtt";
-import { stopChild } from "../../runtime/bench/children.js";
+import { stopChild } from "../../runtime/device-bench/children.js";
 import { ensureDebianPackage, freeTcpPort, waitForPort, type PeerBroker, type PeerClient } from "./broker.js";
 
 export const MQTT_TOPIC = "bench/sample/counter";

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { connect, StorageType, type NatsConnection } from "nats";
-import { stopChild } from "../../runtime/bench/children.js";
+import { stopChild } from "../../runtime/device-bench/children.js";
 import { ensureDebianPackage, freeTcpPort, waitForPort, type PeerBroker, type PeerClient } from "./broker.js";
 
 const STREAM = "BENCH";

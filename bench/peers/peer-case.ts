@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { CaseResult, ProcFigures } from "../../runtime/bench/agent-case.js";
-import { startConnector, startIpcChild, waitForFifo, type IpcChild } from "../../runtime/bench/children.js";
-import { drive, type Progress } from "../../runtime/bench/drive.js";
-import type { LatencySummary } from "../../runtime/bench/latency.js";
-import { ProcWatch } from "../../runtime/bench/proc-stats.js";
+import type { CaseResult, ProcFigures } from "../../runtime/device-bench/agent-case.js";
+import { startConnector, startIpcChild, waitForFifo, type IpcChild } from "../../runtime/device-bench/children.js";
+import { drive, type Progress } from "../../runtime/device-bench/drive.js";
+import type { LatencySummary } from "../../runtime/device-bench/latency.js";
+import { ProcWatch } from "../../runtime/device-bench/proc-stats.js";
 import type { Durability } from "../../cloud/storage/db.js";
 import type { PeerBroker } from "./broker.js";
 import { startMosquitto } from "./mosquitto.js";

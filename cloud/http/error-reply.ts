@@ -8,7 +8,7 @@ import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
 import type { AreaErrorRenderer } from "../module-contract.js";
 import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../storage/db.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "./api-error.js";
 import { JSON_TYPE, Reply } from "./route.js";
 
 const UNAUTHENTICATED_HEADERS = { "WWW-Authenticate": 'Bearer realm="api", X-Intdash-Token realm="api"' };

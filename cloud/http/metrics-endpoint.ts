@@ -7,7 +7,7 @@ import type { Context } from "koa";
 import { METRICS_PATH } from "../../lib/metrics-listener.js";
 import type { Services } from "../services.js";
 import { Forbidden, Unauthenticated } from "../errors.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "./api-error.js";
 import { authenticate } from "./mount.js";
 import { noteRoute } from "./request-observer.js";
 

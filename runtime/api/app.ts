@@ -8,7 +8,7 @@ import { mountRoutes, notRouted, renderErrors, sendReply } from "../../lib/http/
 import { BodyTooLarge, HttpProblem, MethodNotAllowed, NoRoute } from "../../lib/http/problems.js";
 import { Reply } from "../../lib/http/route.js";
 import { SettingsError } from "../settings/service.js";
-import { AgentError, badRequest, conflict, notFound } from "./errors.js";
+import { AgentError, badRequest, conflict, notFound } from "./agent-errors.js";
 import { readJson } from "./json-body.js";
 import { buildOpenApi, JSON_TYPE } from "./openapi.js";
 import { METRICS_PATH } from "../../lib/metrics-listener.js";

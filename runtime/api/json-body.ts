@@ -4,7 +4,7 @@
 // would be stored as something else and could never be read or deleted by the id it was created with).
 import type { Context } from "koa";
 import { readRaw } from "../../lib/http/body.js";
-import { badRequest } from "./errors.js";
+import { badRequest } from "./agent-errors.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** The deepest body (a downstream: {filters: [{data_filters: [{…}]}]}) nests 5 levels; 32 leaves room. */

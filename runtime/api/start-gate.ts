@@ -3,7 +3,7 @@
 // GET /api/v1/version needs none of them and is answered now; every other request waits for the command
 // API and is then handled by it as usual, or answered 503 if the agent failed to start.
 import type http from "node:http";
-import { AgentError } from "./errors.js";
+import { AgentError } from "./agent-errors.js";
 import { API_VERSION } from "./version.js";
 
 const JSON_TYPE = "application/json; charset=UTF-8";

@@ -1,6 +1,6 @@
 // The `edge-agent` command line: options, help and version in the style of agentctl and cloud-peer
 // (commander). The daemon's code (runtime/daemon.ts) is loaded only to start it, so --help and --version
-// answer at once. `edge-agent bench` and `edge-agent backup` have their own options (runtime/bench/cli.ts,
+// answer at once. `edge-agent bench` and `edge-agent backup` have their own options (runtime/device-bench/cli.ts,
 // runtime/cli/agent-backup.ts).
 import fs from "node:fs";
 import { Command, Option } from "commander";
@@ -176,7 +176,7 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (argv[0] === "bench") {
     // Loaded only for this subcommand: the daemon does not pull in the benchmark's code.
-    const { benchMain } = await import("../bench/cli.js");
+    const { benchMain } = await import("../device-bench/cli.js");
     process.exitCode = await benchMain(argv.slice(1));
     return;
   }

@@ -1,6 +1,6 @@
 // The command API's view of measurements (list, get, delete), backed by the durable queue: what the
 // agent holds, with the data not yet uploaded. The measurement in progress cannot be deleted.
-import { conflict } from "../api/errors.js";
+import { conflict } from "../api/agent-errors.js";
 import type { MeasurementInfo } from "../queue/records.js";
 import { nanosToRfc3339, type MeasurementCatalog } from "../settings/measurements.js";
 import type { Measurement } from "../settings/schemas.js";

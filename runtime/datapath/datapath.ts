@@ -10,7 +10,7 @@ import { DownstreamFanout } from "../ipc/downstream-fanout.js";
 import type { UpstreamChannelHandle } from "../ipc/upstream-channel.js";
 import type { ReceivedChunk } from "../iscp/downstream.js";
 import { DISK_FULL_RATIO, DISK_RESUME_RATIO } from "../queue/disk.js";
-import { DestinationRouter } from "../queue/router.js";
+import { DestinationRouter } from "./destination-router.js";
 import type { DurableQueue } from "../queue/store.js";
 import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
 import type { AllSettings } from "../settings/store.js";

@@ -2,7 +2,7 @@
 // channels feed the measurement in progress, downstream IPC channels take what downstreams receive,
 // and iSCP stream links hand their connection to the data path.
 import type { Logger } from "pino";
-import { iscpDownstreamOpener, iscpUpstreamOpener } from "../iscp/openers.js";
+import { iscpDownstreamOpener, iscpUpstreamOpener } from "../iscp/stream-openers.js";
 import type { ChannelParams } from "../../machines/ipc-channel.js";
 import type { Opener } from "../../machines/link.js";
 import { throttledData } from "../throttled-data.js";

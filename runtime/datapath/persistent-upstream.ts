@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { DataPoint } from "../datapoint.js";
-import { ChunkBatcher } from "../queue/batcher.js";
+import { ChunkBatcher } from "./chunk-batcher.js";
 import type { SequenceRecord } from "../queue/records.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { UpstreamSettings } from "../settings/schemas.js";

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { ResultCode } from "../../proto/wire/message.js";
 import type { AckResult, ClientUpstream } from "../iscp/upstream.js";
 import { chunkView } from "../queue/chunk-codec.js";
-import { SendCursor } from "../queue/cursor.js";
+import { SendCursor } from "./send-cursor.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { UpstreamTotals } from "./counters.js";
 import type { StreamLink } from "./upstream-destination.js";

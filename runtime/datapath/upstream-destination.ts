@@ -2,7 +2,7 @@
 // stream is opened. Two kinds:
 //   persist: true  -> persistent-upstream.ts: stored in LMDB, sent in real time by realtime-sender.ts.
 //   persist: false -> volatile-upstream.ts: straight to the iSCP upstream's buffer.
-import type { IscpClient } from "../iscp/conn.js";
+import type { IscpClient } from "../iscp/iscp-client.js";
 import type { ClientUpstream } from "../iscp/upstream.js";
 import { QoS } from "../../proto/wire/message.js";
 import type { DataPoint } from "../datapoint.js";

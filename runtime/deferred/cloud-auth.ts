@@ -2,7 +2,7 @@
 // (edge_uuid as client_id) and GET /api/auth/edges/me. Used by the connection machine and by
 // Verify Connection Settings.
 import type { ConnectionSettings, VerificationResult } from "../settings/schemas.js";
-import { errorMessage } from "../../machines/common.js";
+import { errorMessage } from "../../machines/vocabulary.js";
 import { incompleteConnection, type Token } from "../../machines/connection.js";
 
 const TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@
 // measurement with its UUID if absent, store chunks of a sequence (protobuf StoreDataChunks), set a
 // sequence's final counts, end and complete the measurement. Every call carries the session's token.
 import { readError } from "./cloud-auth.js";
-import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
+import { errorMessage, tokenOf, type Session } from "../../machines/vocabulary.js";
 
 const TIMEOUT_MS = 30_000;
 export const STORE_DATA_CHUNKS_TYPE = "application/vnd.iscp.v2.protobuf";

@@ -10,8 +10,8 @@
 //   lower_than_realtime:  a batch goes only while no real-time upstream has chunks waiting.
 import type { Logger } from "pino";
 import type { UploaderOpener } from "../../machines/deferred-upload.js";
-import { errorMessage } from "../../machines/common.js";
-import { nextUploadBatch } from "../queue/store-data-chunks.js";
+import { errorMessage } from "../../machines/vocabulary.js";
+import { nextUploadBatch } from "./store-data-chunks.js";
 import type { DurableQueue } from "../queue/store.js";
 import type { SequenceRecord } from "../queue/records.js";
 import { MeasurementRestClient, RestError } from "./rest-client.js";

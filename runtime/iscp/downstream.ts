@@ -3,7 +3,7 @@
 import { iscp2, QoS, ResultCode } from "../../proto/wire/message.js";
 import { toBigInt } from "../../proto/wire/long.js";
 import { bytesToUuid } from "../../proto/wire/uuid.js";
-import type { IscpClient } from "./conn.js";
+import type { IscpClient } from "./iscp-client.js";
 
 export interface DownstreamOptions {
   /** Per source node: data filters with `#` / `+` wildcards on `/` levels. */
@@ -87,12 +87,13 @@ export class ClientDownstream {
     this.streamId = bytesToUuid(r.assignedStreamId);
   }
 
-  onChunk(cb: ((c: ReceivedChunk) => void) | iscp2.IDownstreamChunk): void {
-    if (typeof cb === "function") {
-      this.chunkHandlers.push(cb);
-      return;
-    }
-    const m = cb;
+  /** Calls `cb` with every chunk received on this stream. */
+  onChunk(cb: (c: ReceivedChunk) => void): void {
+    this.chunkHandlers.push(cb);
+  }
+
+  /** @internal the connection hands over a DownstreamChunk of this stream (from a frame or a datagram). */
+  receiveChunk(m: iscp2.IDownstreamChunk): void {
     let up: { id: UpstreamIdentity; bytes: Uint8Array } | undefined;
     if (m.upstreamInfo) {
       const bytes = m.upstreamInfo.streamId!;
@@ -149,9 +150,14 @@ export class ClientDownstream {
     for (const h of this.chunkHandlers) h(chunk);
   }
 
-  onMetadata(cb: ((m: iscp2.IDownstreamMetadata) => void) | iscp2.IDownstreamMetadata): void {
-    if (typeof cb === "function") this.metaHandlers.push(cb);
-    else for (const h of this.metaHandlers) h(cb);
+  /** Calls `cb` with every metadata message received on this stream. */
+  onMetadata(cb: (m: iscp2.IDownstreamMetadata) => void): void {
+    this.metaHandlers.push(cb);
+  }
+
+  /** @internal the connection hands over a DownstreamMetadata of this stream. */
+  receiveMetadata(md: iscp2.IDownstreamMetadata): void {
+    for (const h of this.metaHandlers) h(md);
   }
 
   onError(cb: (e: Error) => void): void {

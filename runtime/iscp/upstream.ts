@@ -11,7 +11,7 @@ import { chunkGroups, chunkView, decodeChunk } from "../queue/chunk-codec.js";
 import type { ChunkView } from "../../proto/wire/chunk-view.js";
 import { encodeUpstreamChunkMessage } from "../../proto/wire/chunk-frame.js";
 import { BufferPool } from "../../proto/wire/buffer-pool.js";
-import type { IscpClient } from "./conn.js";
+import type { IscpClient } from "./iscp-client.js";
 
 export interface UpstreamOptions {
   sessionId: string;
@@ -130,12 +130,13 @@ export class ClientUpstream {
     return this.unacked.size;
   }
 
-  onAck(cbOrAck: ((r: AckResult[]) => void) | iscp2.IUpstreamChunkAck): void {
-    if (typeof cbOrAck === "function") {
-      this.ackHandlers.push(cbOrAck);
-      return;
-    }
-    const ack = cbOrAck;
+  /** Calls `cb` with the results of every ack the broker sends for this stream. */
+  onAck(cb: (r: AckResult[]) => void): void {
+    this.ackHandlers.push(cb);
+  }
+
+  /** @internal the connection hands over an UpstreamChunkAck of this stream. */
+  receiveAck(ack: iscp2.IUpstreamChunkAck): void {
     for (const [a, d] of Object.entries(ack.dataIdAliases ?? {}))
       this.aliases.set(keyOf(d.name ?? "", d.type ?? ""), Number(a));
     const results = (ack.results ?? []).map((r) => ({

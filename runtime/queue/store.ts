@@ -11,18 +11,14 @@
 import { mkdir } from "node:fs/promises";
 import type { DataPoint } from "../datapoint.js";
 import { chunkBuffers, encodeChunk } from "./chunk-codec.js";
+import { ChunkLedger, type MeasState, type QueueStats, type SeqState } from "./chunk-ledger.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
 import { QueueEnv } from "./queue-env.js";
 import { CHUNK_HEADER, readChunks, type ChunkSources, type StoredChunk } from "./read-chunks.js";
 import { UncommittedChunks } from "./uncommitted.js";
-import {
-  type Counters,
-  type MeasurementInfo,
-  type MeasurementRecord,
-  type SequenceRecord,
-  newCounters,
-} from "./records.js";
+import { type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
 
+export type { QueueStats } from "./chunk-ledger.js";
 export { CHUNK_HEADER, type StoredChunk } from "./read-chunks.js";
 const MiB = 1024 * 1024;
 
@@ -37,39 +33,23 @@ export interface QueueOptions {
   onEvict?: (chunks: number, bytes: number) => void;
 }
 
-export interface QueueStats {
-  bytes: number;
-  chunks: number;
-  evictedChunks: number;
-  evictedBytes: number;
-  /** Chunks released unsent because their sequence had recover: false. */
-  droppedChunks: number;
-}
-
-interface SeqState {
-  rec: SequenceRecord;
-  c: Counters;
-}
-
 export class DurableQueue {
   private readonly env: QueueEnv;
-  private readonly measurements = new Map<string, { rec: MeasurementRecord; c: Counters }>();
+  private readonly measurements = new Map<string, MeasState>();
   private readonly sequences = new Map<number, SeqState>();
-  /** gids removed in a transaction not yet committed (an ack and an eviction may race for one chunk). */
-  private readonly removing = new Set<number>();
   private readonly uncommitted = new UncommittedChunks();
+  private readonly ledger: ChunkLedger;
   private readonly sources: ChunkSources;
   private nextGid = 1;
   private nextSeqOrd = 1;
   private nextMeasOrd = 1;
-  private oldestGid = 1;
   private capacityBytes: number;
   private limit: boolean;
-  private readonly s: QueueStats = { bytes: 0, chunks: 0, evictedChunks: 0, evictedBytes: 0, droppedChunks: 0 };
 
   private constructor(private readonly opts: QueueOptions) {
     this.env = new QueueEnv(opts.dir);
-    this.sources = { env: this.env, uncommitted: this.uncommitted, removing: this.removing };
+    this.ledger = new ChunkLedger(this.env, this.uncommitted, this.measurements, this.sequences);
+    this.sources = { env: this.env, uncommitted: this.uncommitted, removing: this.ledger.removing };
     this.capacityBytes = opts.capacityMiB * MiB;
     this.limit = opts.limitDataStorage;
   }
@@ -96,7 +76,7 @@ export class DurableQueue {
     for (const { key, value } of this.env.index.getRange()) {
       const s = this.sequences.get(key[0]);
       if (s === undefined) continue;
-      this.count(s, 1, value[1]);
+      this.ledger.count(s, 1, value[1]);
       this.nextGid = Math.max(this.nextGid, value[0] + 1);
     }
     // The previous run's real-time senders are gone: close their sequences as closeSequence() would,
@@ -108,7 +88,7 @@ export class DurableQueue {
       rec.owesCompletion = true;
       void this.endMeasurement(rec.uuid);
     }
-    for (const k of this.env.chunks.getKeys({ limit: 1 })) this.oldestGid = k;
+    for (const k of this.env.chunks.getKeys({ limit: 1 })) this.ledger.oldestGid = k;
     const last = this.env.chunks.getKeys({ reverse: true, limit: 1 });
     for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);
     await this.env.root.committed;
@@ -120,7 +100,7 @@ export class DurableQueue {
   }
 
   get stats(): QueueStats {
-    return { ...this.s };
+    return { ...this.ledger.stats };
   }
 
   setCapacity(capacityMiB: number, limitDataStorage: boolean): void {
@@ -195,7 +175,7 @@ export class DurableQueue {
     let last: Promise<boolean> = Promise.resolve(true);
     for (const [ord, s] of this.sequences) {
       if (s.rec.measUuid !== uuid) continue;
-      this.releaseAll(ord, s);
+      this.ledger.releaseAll(ord, s);
       this.sequences.delete(ord);
       last = this.env.remove(this.env.seqs, ord);
     }
@@ -240,8 +220,8 @@ export class DurableQueue {
     if (s === undefined || s.rec.closed) return;
     s.rec.closed = true;
     if (!s.rec.recover) {
-      this.s.droppedChunks += s.c.chunks;
-      this.releaseAll(ord, s);
+      this.ledger.stats.droppedChunks += s.c.chunks;
+      this.ledger.releaseAll(ord, s);
     }
     await this.env.put(this.env.seqs, ord, s.rec);
   }
@@ -318,7 +298,7 @@ export class DurableQueue {
       // Over capacity by chunks that were not committed at their append: evictable now, even if no append follows.
       if (!this.env.closed) this.evict();
     });
-    this.count(s, 1, value.length);
+    this.ledger.count(s, 1, value.length);
     this.evict();
     return { chunkNo, durable: committed.then(() => this.env.flushed).then(() => undefined) };
   }
@@ -337,7 +317,7 @@ export class DurableQueue {
     const s = this.sequences.get(seqOrd);
     if (s === undefined || this.env.closed) return;
     let last: Promise<unknown> | undefined;
-    for (const no of chunkNos) last = this.release(seqOrd, s, no) ?? last;
+    for (const no of chunkNos) last = this.ledger.release(seqOrd, s, no) ?? last;
     if (last !== undefined) await last;
   }
 
@@ -353,59 +333,10 @@ export class DurableQueue {
     return !this.limit && (await this.diskUsage()) >= DISK_FULL_RATIO;
   }
 
-  private count(s: SeqState, chunks: number, bytes: number): void {
-    s.c.chunks += chunks;
-    s.c.bytes += bytes;
-    const m = this.measurements.get(s.rec.measUuid);
-    if (m !== undefined) {
-      m.c.chunks += chunks;
-      m.c.bytes += bytes;
-    }
-    this.s.chunks += chunks;
-    this.s.bytes += bytes;
-  }
-
-  private release(seqOrd: number, s: SeqState, chunkNo: number): Promise<unknown> | undefined {
-    const u = this.uncommitted.get(seqOrd, chunkNo);
-    const e = u ? [u.gid, u.value.length] : this.env.index.get([seqOrd, chunkNo]);
-    if (e === undefined || this.removing.has(e[0]!)) return undefined;
-    return this.removeChunk(s, seqOrd, chunkNo, e[0]!, e[1]!);
-  }
-
-  private removeChunk(s: SeqState, seqOrd: number, chunkNo: number, gid: number, size: number): Promise<unknown> {
-    this.removing.add(gid);
-    this.count(s, -1, -size);
-    void this.env.remove(this.env.chunks, gid);
-    return this.env.remove(this.env.index, [seqOrd, chunkNo]).then(() => this.removing.delete(gid));
-  }
-
-  private releaseAll(ord: number, s: SeqState): void {
-    for (const c of this.env.committed(ord, 0))
-      if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, c.chunkNo, c.gid, c.size);
-    for (const [no, c] of this.uncommitted.of(ord))
-      if (!this.removing.has(c.gid)) void this.removeChunk(s, ord, no, c.gid, c.value.length);
-  }
-
-  /** Oldest-first eviction down to capacity (only with limit_data_storage); committed chunks only. */
+  /** Oldest-first eviction down to capacity (only with limit_data_storage). */
   private evict(): void {
-    if (!this.limit || this.s.bytes <= this.capacityBytes) return;
-    let chunks = 0;
-    let bytes = 0;
-    // Chunks are committed in gid order, so everything before an evicted gid is gone or being removed;
-    // what is not committed yet is evicted on a later append.
-    for (const c of this.env.chunksFrom(this.oldestGid)) {
-      if (this.s.bytes <= this.capacityBytes) break;
-      const s = this.sequences.get(c.seqOrd);
-      if (this.removing.has(c.gid) || s === undefined) continue;
-      void this.removeChunk(s, c.seqOrd, c.chunkNo, c.gid, c.size);
-      this.oldestGid = c.gid + 1;
-      chunks++;
-      bytes += c.size;
-    }
-    if (chunks > 0) {
-      this.s.evictedChunks += chunks;
-      this.s.evictedBytes += bytes;
-      this.opts.onEvict?.(chunks, bytes);
-    }
+    if (!this.limit) return;
+    const { chunks, bytes } = this.ledger.evict(this.capacityBytes);
+    if (chunks > 0) this.opts.onEvict?.(chunks, bytes);
   }
 }

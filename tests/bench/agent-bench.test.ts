@@ -1,34 +1,13 @@
 // `npm run bench -- agent` at a tiny size: ours and a batched peer, two repetitions each in alternating order,
 // every row with the fields the results file promises, and a ratio only between rows counted at the same point.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { benchTemp, runBench as runBenchIn } from "./run-bench.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-agent-test-"));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  // Its own results folder and temp root: a real run's bench/results/agent.json is not overwritten.
-  const env = {
-    ...process.env,
-    BENCH_RESULTS_DIR: path.join(tmp, "results"),
-    TMPDIR: tmp,
-    CLOUD_DURABILITY: "power-loss",
-  };
-  const child = spawn("npx", ["tsx", "bench/run.ts", "agent", ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err })));
-}
+const tmp = benchTemp("bench-agent-test-");
+// Its own temp root too: the peers' data directories go away with it.
+const runBench = (args: string[]) => runBenchIn(tmp, "agent", args, { TMPDIR: tmp, CLOUD_DURABILITY: "power-loss" });
 
 it("runs ours and a batched peer for the same duration, reports the fields per row, and compares equal counts_at only", async () => {
   const r = await runBench([

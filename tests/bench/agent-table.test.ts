@@ -2,7 +2,7 @@
 // ratios only between rows that count at the same point, each naming the two rows it compares.
 import { expect, it } from "vitest";
 import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "../../bench/agent-table.js";
-import type { Row } from "../../runtime/bench/table.js";
+import type { Row } from "../../runtime/device-bench/table.js";
 
 const row = (path: string, points_per_s: number, counts_at: string, extra: Row = {}): Row => ({
   case: "throughput",

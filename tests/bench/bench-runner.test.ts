@@ -1,30 +1,15 @@
 // `npm run bench`: a case that fails makes the run exit non-zero and is named, with the table still printed; an
 // unknown benchmark is refused at once; and what the benchmarks run (dist/) is built first when missing or stale,
 // or the run stops with the command to run.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { staleBuild } from "../../bench/build-check.js";
 import { caseLabel, rowFailed } from "../../bench/lib.js";
+import { benchTemp, ROOT, runTsx } from "./run-bench.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-runner-test-"));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err })));
-}
+const tmp = benchTemp("bench-runner-test-");
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runTsx(tmp, args, env);
 
 it("exits non-zero naming the case that failed (a peer's program missing), after printing the table with the cases that ran", async () => {
   const r = await run(["bench/run.ts", "edges", "--systems", "node,nats", "--configs", "2x10", "--duration", "1"], {

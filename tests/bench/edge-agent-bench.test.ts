@@ -7,9 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { apiClient, ensureDemoCloud } from "../../bin/demo-setup.js";
-import type { CaseResult } from "../../runtime/bench/agent-case.js";
-import { latencyRate } from "../../runtime/bench/cli.js";
-import { formatRate, loadWarning, verdictLines } from "../../runtime/bench/verdict.js";
+import type { CaseResult } from "../../runtime/device-bench/agent-case.js";
+import { latencyRate } from "../../runtime/device-bench/cli.js";
+import { formatRate, loadWarning, verdictLines } from "../../runtime/device-bench/verdict.js";
 import { adminToken } from "../cloud/accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../cloud/harness.js";
 

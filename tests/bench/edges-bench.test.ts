@@ -7,7 +7,7 @@ import path from "node:path";
 import { expect, it } from "vitest";
 import { cases, makeEdges, runEdgeLoad, runEdgesCase, runSystemCase, systems } from "../../bench/edges.js";
 import { formatEdgesTable } from "../../bench/edges-table.js";
-import { startCloudPeer } from "../../runtime/bench/cloud-peer.js";
+import { startCloudPeer } from "../../runtime/device-bench/cloud-peer.js";
 
 it("runs N edges at R points/s each into one cloud peer and reports latency, the cloud's CPU and RSS, and errors", async () => {
   const row = await runEdgesCase({ edges: 6, rate: 50, durationS: 1.5, clients: 2, payload: 16 });

@@ -8,7 +8,7 @@ import { afterEach, expect, it } from "vitest";
 import { Packer, packPoints, pointsPerChunk, unpackPoints } from "../../bench/peers/batch.js";
 import { openSink } from "../../bench/peers/sink.js";
 import { ChunkBuilder } from "../../runtime/queue/chunk-codec.js";
-import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/queue/batcher.js";
+import { CHUNK_MAX_BYTES, CHUNK_MAX_POINTS } from "../../runtime/datapath/chunk-batcher.js";
 
 let tmp: string | undefined;
 afterEach(() => {

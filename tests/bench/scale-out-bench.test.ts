@@ -1,31 +1,14 @@
 // `npm run bench -- scale-out` at a tiny size: 1 and 2 instances on PostgreSQL and NATS behind the balancer, and
 // one on SQLite; every row carries what a user reads (acked points/s, p50/p99, CPU and RSS per instance,
 // PostgreSQL's CPU, the cost per stored point, the downstream latency on another instance) and no errors.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { cases, compareToOne } from "../../bench/scale-out.js";
+import { benchTemp, runBench as runBenchIn } from "./run-bench.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-scale-out-test-"));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  // Its own results folder: a real run's bench/results/scale-out.json is not overwritten.
-  const env = { ...process.env, BENCH_RESULTS_DIR: path.join(tmp, "results") };
-  const child = spawn("npx", ["tsx", "bench/run.ts", "scale-out", ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, out, err })));
-}
+const tmp = benchTemp("bench-scale-out-test-");
+const runBench = (args: string[]) => runBenchIn(tmp, "scale-out", args);
 
 it("runs the edges on 1 and 2 instances over PostgreSQL and 1 on SQLite, with per-instance figures and cross-instance latency", async () => {
   const r = await runBench(["--edges", "4", "--rate", "50", "--duration", "2", "--instances", "1,2", "--sample", "2"]);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../runtime/datapoint.js";
 import { decodeInto } from "../support/datapath.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
-import { IscpClient } from "../../runtime/iscp/conn.js";
+import { IscpClient } from "../../runtime/iscp/iscp-client.js";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";
 import { edgeToken, makeEdge } from "../cloud/org/helpers.js";
 import { caller } from "../cloud/accounts/helpers.js";

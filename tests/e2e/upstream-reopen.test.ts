@@ -3,7 +3,7 @@
 // restarted. Before, one failed reopen left the upstream dead ("no new stream; waiting for the link").
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";
-import { IscpClient } from "../../runtime/iscp/conn.js";
+import { IscpClient } from "../../runtime/iscp/iscp-client.js";
 import { postgresInstalled, startPostgres, type PgServer } from "../support/postgres.js";
 import { cloudIndices, writeNumbered } from "./points.js";
 import { openFifoWriter, until, type Stack } from "./stack.js";

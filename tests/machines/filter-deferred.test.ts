@@ -1,7 +1,7 @@
 // Model-based tests of the filter and deferred-upload machines.
 import { createActor, type AnyMachineSnapshot } from "xstate";
 import { describe, expect, it } from "vitest";
-import { sessionKey, type Session } from "../../machines/common.js";
+import { sessionKey, type Session } from "../../machines/vocabulary.js";
 import { deferredUploadMachine, reportDeferred, type DeferredSnapshot } from "../../machines/deferred-upload.js";
 import { filterMachine } from "../../machines/filter.js";
 import { openerActor } from "../../machines/link.js";

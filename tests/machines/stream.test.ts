@@ -2,7 +2,7 @@
 // from it, replayed on a real actor whose link is a fake opener the test drives.
 import { createActor, type AnyMachineSnapshot } from "xstate";
 import { describe, expect, it } from "vitest";
-import { sessionKey, type Session } from "../../machines/common.js";
+import { sessionKey, type Session } from "../../machines/vocabulary.js";
 import { openerActor } from "../../machines/link.js";
 import { downstreamMachine, reportStream, upstreamMachine, type StreamSnapshot } from "../../machines/stream.js";
 import type { DownstreamSettings, UpstreamSettings } from "../../runtime/settings/schemas.js";
@@ -134,7 +134,7 @@ describe.each([
 
 describe("stream retry backoff", () => {
   it("doubles up to 30 ticks, with jitter between 50 % and 100 % that differs between edges", async () => {
-    const { backoffTicks, MAX_BACKOFF_TICKS } = await import("../../machines/common.js");
+    const { backoffTicks, MAX_BACKOFF_TICKS } = await import("../../machines/vocabulary.js");
     const ceilings = [1, 2, 4, 8, 16, 30, 30, 30];
     for (const [i, c] of ceilings.entries()) {
       const t = backoffTicks(i + 1, "edge-a/up");

@@ -2,7 +2,7 @@
 // made over the API (no restart), streams get the session the connection machine obtained from a
 // the real cloud peer, and states/update_time follow the machines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Session } from "../../machines/common.js";
+import type { Session } from "../../machines/vocabulary.js";
 import { fakeOpener } from "../support/agent-fakes.js";
 import { startTestAgent, type TestAgent } from "../support/agent.js";
 import { startRealCloud, type RealCloud } from "../support/real-cloud.js";

@@ -118,6 +118,21 @@ describe("check-imports", () => {
     expect(r.out).toContain("lib-stands-alone: lib/l.ts → proto/p.ts");
   });
 
+  it("flags the agent's queue importing a stage around it, and passes the stages importing the queue", () => {
+    const r = runOn(
+      "check-imports.mjs",
+      withConfig({
+        "runtime/queue/store.ts": "export class DurableQueue {}\n",
+        "runtime/datapath/chunk-batcher.ts":
+          'import { DurableQueue } from "../queue/store.js";\nexport const b = new DurableQueue();\n',
+        "runtime/queue/evict.ts": 'import { b } from "../datapath/chunk-batcher.js";\nexport const e = b;\n',
+      }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("queue-is-the-store: runtime/queue/evict.ts → runtime/datapath/chunk-batcher.ts");
+    expect(r.out).not.toContain("runtime/datapath/chunk-batcher.ts →");
+  });
+
   it("flags a cloud area reaching into another area's insides, and infrastructure importing an area", () => {
     const r = runOn(
       "check-imports.mjs",

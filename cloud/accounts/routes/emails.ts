@@ -2,7 +2,7 @@
 import { NotFound } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
-import { meUuid } from "../service/common.js";
+import { meUuid } from "../service/account-helpers.js";
 import { createEmail, deleteEmail, sendVerification, updateEmail, verifyEmail } from "../service/emails.js";
 import {
   EmailParams,

@@ -4,7 +4,7 @@ import { pageInfo, parseNameFilter } from "../../http/query.js";
 import { defineRoute, reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { ROLES, ROLE_UUIDS, SCOPES, findRole, findScope } from "../service/catalogue.js";
-import { meUuid, requireUser } from "../service/common.js";
+import { meUuid, requireUser } from "../service/account-helpers.js";
 import { checkAssignableRole, guardLastSuper } from "../service/users.js";
 import { nowIso } from "../service/accounts-service.js";
 import { roleView, scopeView } from "../service/views.js";

@@ -1,6 +1,6 @@
 // API tokens of a user and of the own user, and token introspection.
 import { defineRoute } from "../../http/route.js";
-import { meUuid } from "../service/common.js";
+import { meUuid } from "../service/account-helpers.js";
 import { createToken, deleteToken, introspect, listTokens, renameToken } from "../service/tokens.js";
 import {
   CreateTokenRequest,

@@ -1,7 +1,7 @@
 // Users (admin side) and the own user (/users/me).
 import { NotFound } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
-import { meUuid } from "../service/common.js";
+import { meUuid } from "../service/account-helpers.js";
 import { createUser, deleteUser, listUsers, setDisabled, updateUser } from "../service/users.js";
 import { CreateUserRequest, ListUsersQuery, PatchUserRequest, UserParams, UserResponse, Users } from "../schemas.js";
 

@@ -7,7 +7,7 @@ import { digest, newSecret } from "./password-rules.js";
 import type { EmailRow } from "../repo/emails.js";
 import { nowIso } from "./accounts-service.js";
 import { emailView, verificationView } from "./views.js";
-import { isoAfter, requireUser } from "./common.js";
+import { isoAfter, requireUser } from "./account-helpers.js";
 
 export const VERIFICATION_TTL_MS = 24 * 3600_000;
 

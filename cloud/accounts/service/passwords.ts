@@ -7,7 +7,7 @@ import { checkPolicy, digest, generatePassword, hashPassword, newSecret, verifyP
 import { nowIso } from "./accounts-service.js";
 import { passwordView } from "./views.js";
 import { forgetReplacedAdminPassword } from "./admin-password-file.js";
-import { isoAfter, meUuid, passwordExpiry, requireUser } from "./common.js";
+import { isoAfter, meUuid, passwordExpiry, requireUser } from "./account-helpers.js";
 
 export const RECOVERY_TTL_MS = 3600_000;
 

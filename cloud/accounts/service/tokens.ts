@@ -8,7 +8,7 @@ import { resolveScopes } from "./catalogue.js";
 import { digest, newSecret } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";
 import { scopeView, tokenView } from "./views.js";
-import { requireUser } from "./common.js";
+import { requireUser } from "./account-helpers.js";
 
 const taken = () => new Conflict("an API token with this name exists", { name: "already exist" });
 const normaliseTime = (s: string) => new Date(s).toISOString().replace(/\.\d{3}Z$/, "Z");

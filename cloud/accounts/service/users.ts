@@ -11,7 +11,7 @@ import { EmailsRepo } from "../repo/emails.js";
 import { UsersRepo, type UserRow } from "../repo/users.js";
 import { TENANT_UUID, nowIso } from "./accounts-service.js";
 import { userView } from "./views.js";
-import { requireUser, passwordExpiry } from "./common.js";
+import { requireUser, passwordExpiry } from "./account-helpers.js";
 import { startVerification } from "./emails.js";
 
 /** User resources for rows, loading passwords, e-mails and roles in three queries. */

@@ -3,7 +3,8 @@
 import { apiFetch } from "./api";
 import { fromBase64, hex } from "./format";
 
-export interface DataPoint {
+/** One line of the data endpoint's NDJSON. */
+export interface DataRow {
   time: string;
   data_type: string;
   data_id: string;
@@ -33,7 +34,7 @@ const utf8 = new TextDecoder();
 const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 /** The point's value as text: a number, the text of string/json, or hex bytes. */
-export function valueText(p: DataPoint, maxBytes = 64): string {
+export function valueText(p: DataRow, maxBytes = 64): string {
   if (p.data.d === undefined) return JSON.stringify(p.data);
   const bytes = fromBase64(p.data.d);
   const fixed = FIXED[p.data_type];
@@ -46,11 +47,11 @@ export function valueText(p: DataPoint, maxBytes = 64): string {
   return hex(bytes, maxBytes);
 }
 
-export function parseNdjson(text: string): DataPoint[] {
+export function parseNdjson(text: string): DataRow[] {
   return text
     .split("\n")
     .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as DataPoint)
+    .map((l) => JSON.parse(l) as DataRow)
     .filter((p) => p.data_type !== undefined);
 }
 
@@ -70,7 +71,7 @@ export async function fetchPoints(
 
 const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-export function toCsv(points: DataPoint[]): string {
+export function toCsv(points: DataRow[]): string {
   const lines = ["time,data_type,data_id,data_name,value"];
   for (const p of points)
     lines.push(

@@ -10,14 +10,15 @@ import { pb } from "../../../proto/gen/pb.js";
 import { dataIdError } from "../../../proto/wire/data-id-rules.js";
 import { toTimestamp } from "./time.js";
 
-export interface DataPoint {
+/** A point of an uploaded chunk (StoreDataPoint): its data id is its group's. */
+export interface UploadedPoint {
   elapsedNs: bigint;
   payload: Uint8Array;
 }
 export interface PointGroup {
   name: string;
   type: string;
-  points: DataPoint[];
+  points: UploadedPoint[];
 }
 export interface Chunk {
   sequenceNumber: number;

@@ -4,7 +4,7 @@ import { reply } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { isUuid } from "../formats/codec.js";
 import { streamData } from "../service/data-stream.js";
-import { dual } from "./common.js";
+import { dual } from "./dual-route.js";
 import { basetimeNs } from "../service/model.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { dataIdsOf } from "../repo/sequences.js";

@@ -7,7 +7,7 @@ import { Schema } from "effect";
 import { reply } from "../../http/route.js";
 import { encodeDomainEvent, frame } from "../formats/codec.js";
 import type { MeasurementEvent } from "../service/events.js";
-import { dual } from "./common.js";
+import { dual } from "./dual-route.js";
 import { wantsProtobuf } from "./data.js";
 import { Uuid } from "../schemas.js";
 import { formatNs } from "../formats/time.js";

@@ -2,7 +2,7 @@
 // (`/measurements/{m}/markers[/{marker}]`) and by marker alone (`/measurements/markers[/{marker}]`).
 import type { Context } from "koa";
 import { Schema } from "effect";
-import { dual } from "./common.js";
+import { dual } from "./dual-route.js";
 import { pageLink } from "./measurements.js";
 import {
   MarkerBody,

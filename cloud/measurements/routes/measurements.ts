@@ -1,7 +1,7 @@
 // Measurement resources: create (also with a given UUID), list, get, update, delete, end, complete, protect.
 import type { Context } from "koa";
 import { parseNameFilter } from "../../http/query.js";
-import { dual, requireEdgeOfProject } from "./common.js";
+import { dual, requireEdgeOfProject } from "./dual-route.js";
 import {
   ListMeasurementsQuery,
   MeasCreate,

@@ -1,9 +1,9 @@
 // Sequences (one per upstream stream) and the chunk upload that fills them.
 import { Schema } from "effect";
 import { Invalid } from "../../errors.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError } from "../../http/api-error.js";
 import { decodeStoreDataChunksJson, decodeStoreDataChunksProto } from "../formats/codec.js";
-import { dual } from "./common.js";
+import { dual } from "./dual-route.js";
 import {
   ChunksResult,
   MeasParams,

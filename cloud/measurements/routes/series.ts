@@ -1,6 +1,6 @@
 // GET /v1/projects/{p}/measurements/{m}/series: one numeric data ID of a measurement reduced to
 // min/max per time bucket, sized to a plot (the console asks again for a finer slice on zoom).
-import { dual } from "./common.js";
+import { dual } from "./dual-route.js";
 import { reducedSeries } from "../service/reduced-series.js";
 import { MeasParams, SeriesQuery, SeriesResponse } from "../schemas.js";
 

@@ -4,7 +4,7 @@
 import { Schema } from "effect";
 import { PACKAGE_VERSION } from "../../../lib/package-paths.js";
 import { defineRoute } from "../../http/route.js";
-import { TAG } from "./common.js";
+import { TAG } from "./dual-route.js";
 
 /** The intdash API document (v2.6.0) whose paths, operations and shapes the REST API implements. */
 export const INTDASH_API_VERSION = "2.6.0";

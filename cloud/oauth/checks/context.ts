@@ -2,7 +2,7 @@
 // is a small named step that either passes or throws).
 import type { Services } from "../../services.js";
 import type { OAuthClient } from "../clients/model.js";
-import type { OAuthErrorCode } from "../service/errors.js";
+import type { OAuthErrorCode } from "../service/oauth-errors.js";
 
 export interface AuthorizationRequest {
   svc: Services;

@@ -2,7 +2,7 @@
 // token_endpoint_auth_method (RFC 6749 2.3, RFC 8705 2). Exactly one method per request.
 import type { TLSSocket } from "node:tls";
 import type { IncomingMessage } from "node:http";
-import { invalidClient, invalidRequest } from "../service/errors.js";
+import { invalidClient, invalidRequest } from "../service/oauth-errors.js";
 import type { OAuthClient } from "./model.js";
 import { parseCertificate, sameDn, subjectOf } from "./tls-dn.js";
 

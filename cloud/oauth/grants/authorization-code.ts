@@ -1,7 +1,7 @@
 // authorization_code (RFC 6749 4.1.3) with PKCE. A code is single use, lives at most 60 s and is
 // bound to its client, redirect URI and challenge; presenting it a second time revokes everything
 // the first redemption produced (RFC 6749 4.1.2, RFC 9700 4.5).
-import { invalidGrant, invalidRequest } from "../service/errors.js";
+import { invalidGrant, invalidRequest } from "../service/oauth-errors.js";
 import { verifierMatches } from "../service/pkce.js";
 import { grantsRepo } from "../repo/grants.js";
 import { hashSecret } from "../service/secrets.js";

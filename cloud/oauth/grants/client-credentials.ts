@@ -1,6 +1,6 @@
 // client_credentials (RFC 6749 4.4): a confidential client (or an edge) gets an access token for
 // itself. No refresh token; nothing is written to the database on this path.
-import { unauthorizedClient } from "../service/errors.js";
+import { unauthorizedClient } from "../service/oauth-errors.js";
 import { clientFor, grantedScopes, type GrantHandler } from "./grant.js";
 
 export const clientCredentialsGrant: GrantHandler = async (req) => {

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { Services } from "../../services.js";
 import { authenticateClient, type ClientCredentials } from "../clients/client-auth.js";
 import type { OAuthClient } from "../clients/model.js";
-import { OAuthError, unauthorizedClient } from "../service/errors.js";
+import { OAuthError, unauthorizedClient } from "../service/oauth-errors.js";
 import type { TokenResponse } from "../tokens/issue.js";
 
 export interface GrantRequest {

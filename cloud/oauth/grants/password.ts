@@ -2,7 +2,7 @@
 // name and client address (done by the accounts area); every failure answers invalid_grant with the same
 // message, and an attempt that must wait a 429 with Retry-After, for known and unknown names alike.
 import { clientAddress } from "../../http/client-address.js";
-import { invalidGrant, invalidRequest, Throttled } from "../service/errors.js";
+import { invalidGrant, invalidRequest, Throttled } from "../service/oauth-errors.js";
 import { clientFor, FIRST_PARTY_CLIENT, grantedScopes, type GrantHandler } from "./grant.js";
 
 export const ZERO_TENANT = "00000000-0000-0000-0000-000000000000";

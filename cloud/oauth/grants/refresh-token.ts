@@ -1,7 +1,7 @@
 // refresh_token (RFC 6749 6) with rotation: each refresh token works once and yields a new one in
 // the same family. Presenting a used one again means it leaked: the whole family is revoked
 // (RFC 9700 4.14.2). The subject's current standing and scopes apply to the new token.
-import { invalidGrant, invalidRequest, OAuthError } from "../service/errors.js";
+import { invalidGrant, invalidRequest, OAuthError } from "../service/oauth-errors.js";
 import { grantsRepo } from "../repo/grants.js";
 import { hashSecret } from "../service/secrets.js";
 import { clientFor, FIRST_PARTY_CLIENT, nowSec, type GrantHandler } from "./grant.js";

@@ -3,7 +3,7 @@
 import { Schema } from "effect";
 import { defineRoute, reply } from "../../http/route.js";
 import { authenticateClient, readClientCredentials } from "../clients/client-auth.js";
-import { invalidClient, invalidRequest, OAuthError } from "../service/errors.js";
+import { invalidClient, invalidRequest, OAuthError } from "../service/oauth-errors.js";
 import { FIRST_PARTY_CLIENT } from "../grants/grant.js";
 import { introspect } from "../tokens/introspect.js";
 import { NO_STORE, requireForm } from "./token.js";

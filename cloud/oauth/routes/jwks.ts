@@ -1,7 +1,7 @@
 // GET /auth/oauth2/jwks (RFC 7517): the public halves of every published signing key.
 import { Schema } from "effect";
 import { defineRoute, reply } from "../../http/route.js";
-import { CORS } from "../service/errors.js";
+import { CORS } from "../service/oauth-errors.js";
 
 const Jwk = Schema.Struct({
   use: Schema.String,

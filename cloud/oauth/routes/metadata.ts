@@ -3,7 +3,7 @@
 // issuer is the public URL), so they are fast paths (token-fast-path.ts) rather than routes.
 import type { Services } from "../../services.js";
 import { AUTH_METHODS } from "../schemas.js";
-import { CORS } from "../service/errors.js";
+import { CORS } from "../service/oauth-errors.js";
 
 export const METADATA_PATH = "/.well-known/oauth-authorization-server";
 export const OPENID_PATH = "/.well-known/openid-configuration";

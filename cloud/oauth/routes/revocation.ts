@@ -5,7 +5,7 @@ import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
 import { emptyReply } from "../service/authorize.js";
 import { authenticateClient, readClientCredentials } from "../clients/client-auth.js";
-import { invalidClient, invalidRequest, OAuthError } from "../service/errors.js";
+import { invalidClient, invalidRequest, OAuthError } from "../service/oauth-errors.js";
 import { FIRST_PARTY_CLIENT, nowSec } from "../grants/grant.js";
 import { BEARER_COOKIE, presentedToken } from "../service/bearer.js";
 import { grantsRepo } from "../repo/grants.js";

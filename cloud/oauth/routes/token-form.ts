@@ -3,7 +3,7 @@
 // parameter sent twice (RFC 6749 3.1 and 3.2: "parameters MUST NOT be included more than once").
 import type { IncomingMessage } from "node:http";
 import { readRaw } from "../../../lib/http/body.js";
-import { invalidRequest } from "../service/errors.js";
+import { invalidRequest } from "../service/oauth-errors.js";
 
 export const FORM_TYPE = "application/x-www-form-urlencoded";
 export const FORM_LIMIT = 64 * 1024;

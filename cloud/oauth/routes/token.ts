@@ -5,7 +5,7 @@ import type { Context } from "koa";
 import type { Services } from "../../services.js";
 import { defineRoute, reply, type Reply } from "../../http/route.js";
 import { readClientCredentials } from "../clients/client-auth.js";
-import { CORS, invalidRequest, OAuthError } from "../service/errors.js";
+import { CORS, invalidRequest, OAuthError } from "../service/oauth-errors.js";
 import { authorizationCodeGrant } from "../grants/authorization-code.js";
 import { clientCredentialsGrant } from "../grants/client-credentials.js";
 import type { GrantHandler } from "../grants/grant.js";

@@ -6,7 +6,7 @@ import type { AreaErrorRenderer } from "../../module-contract.js";
 import { AuthorizationError, SignInFormRejected } from "../checks/context.js";
 import { errorPage } from "../signin/html.js";
 import { redirectTo } from "./authorize.js";
-import { CORS, OAuthError, Throttled } from "./errors.js";
+import { CORS, OAuthError, Throttled } from "./oauth-errors.js";
 
 /** RFC 6749 5.2: invalid_client is a 401 (with a Basic challenge when the client tried Basic), the rest 400; Throttled 429. */
 function oauthReply(err: OAuthError): Reply {

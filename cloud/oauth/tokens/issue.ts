@@ -1,7 +1,7 @@
 // Issuing and revoking tokens: access tokens (JWT), refresh tokens (opaque, rotated, in families).
 import crypto from "node:crypto";
 import type { Db } from "../../storage/db.js";
-import { OAuthError } from "../service/errors.js";
+import { OAuthError } from "../service/oauth-errors.js";
 import { grantsRepo } from "../repo/grants.js";
 import { generateSecret, hashSecret } from "../service/secrets.js";
 import { signAccessToken, type SubjectKind } from "./access-token.js";

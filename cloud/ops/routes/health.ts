@@ -2,7 +2,7 @@
 // secret in the answers) and cheap, so they can be polled every second. Why a part is not ready is told in
 // full to a super user and to this host (as /metrics is), to others in plain words.
 import { Schema } from "effect";
-import { ApiError } from "../../http/errors.js";
+import { ApiError } from "../../http/api-error.js";
 import { defineRoute } from "../../http/route.js";
 import { isLocalClient } from "../../http/metrics-endpoint.js";
 import { readiness, withoutDetails, type CheckName } from "../service/readiness.js";

@@ -2,7 +2,7 @@
 // docs/decisions.md): several named secrets per edge, each shown whole only when created.
 import { defineRoute } from "../../http/route.js";
 import { ClientSecret, ClientSecrets, CreateSecretRequest, EdgeParams, SecretParams } from "../schemas.js";
-import { userOf } from "./common.js";
+import { userOf } from "./route-helpers.js";
 
 const tag = "auth_Edges";
 

@@ -15,7 +15,7 @@ import {
   UserEdgeParams,
   UserParams,
 } from "../schemas.js";
-import { paging, sorting, userOf } from "./common.js";
+import { paging, sorting, userOf } from "./route-helpers.js";
 
 const tag = "auth_Edges";
 

@@ -3,7 +3,7 @@
 import { defineRoute } from "../../http/route.js";
 import { CreateGroupRequest, Group, GroupParams, Groups, TreeQuery, UpdateGroupRequest } from "../schemas.js";
 import { groupView } from "../service/views.js";
-import { paging, sorting, userOf } from "./common.js";
+import { paging, sorting, userOf } from "./route-helpers.js";
 
 const tag = "auth_Groups";
 

@@ -14,7 +14,7 @@ import {
   ProjectParams,
   UpdateMemberRequest,
 } from "../schemas.js";
-import { paging, sorting } from "./common.js";
+import { paging, sorting } from "./route-helpers.js";
 
 function memberRoutes(kind: "group" | "project"): AnyRoute[] {
   const K = kind === "group" ? "Group" : "Project";

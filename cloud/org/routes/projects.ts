@@ -17,7 +17,7 @@ import {
   UpdateProjectRequest,
 } from "../schemas.js";
 import { projectView } from "../service/views.js";
-import { paging, sorting, userOf } from "./common.js";
+import { paging, sorting, userOf } from "./route-helpers.js";
 
 const tag = "auth_Projects";
 const edgeTag = "auth_Project Edges";

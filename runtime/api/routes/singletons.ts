@@ -15,7 +15,7 @@ import {
   Version,
   listOf,
 } from "../../settings/schemas.js";
-import { notFound } from "../errors.js";
+import { notFound } from "../agent-errors.js";
 import { defineRoute } from "../route.js";
 
 const MeasurementParams = Schema.Struct({ uuid: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)) });

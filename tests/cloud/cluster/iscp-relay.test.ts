@@ -2,7 +2,7 @@
 // (and A itself) with the same filters, order and sequence numbers, through NATS; and stored once.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
+import { IscpClient, IscpRequestError } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attachClusterRelay } from "../../../cloud/iscp/service/cluster-relay.js";
 import { NatsBus } from "../../../cloud/cluster/service/nats-bus.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";

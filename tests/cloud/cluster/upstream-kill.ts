@@ -4,7 +4,7 @@
 // resumes, sends the second half and closes. A stream that cannot be resumed is handled as a client does:
 // a new stream carrying what was not acknowledged.
 import { randomUUID } from "node:crypto";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import type { ClientUpstream, UpstreamOptions } from "../../../runtime/iscp/upstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";

@@ -3,7 +3,7 @@
 // acknowledged are sent again and acknowledged without a second copy; every point is stored exactly once.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";
 import { natsInstalled } from "../../support/nats.js";

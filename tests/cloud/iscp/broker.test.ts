@@ -3,7 +3,7 @@
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeMessage, iscp2, QoS, ResultCode, type Message } from "../../../proto/wire/message.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { ALL, connected, connectReq, NODE_U, raw } from "../../support/iscp-raw-peer.js";

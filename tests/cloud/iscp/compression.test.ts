@@ -9,7 +9,7 @@ import { connectQuic } from "../../../proto/transport/quic/client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import { encodeMessage, QoS, ResultCode } from "../../../proto/wire/message.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import {
   buildGoDeflate,

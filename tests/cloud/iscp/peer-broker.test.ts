@@ -2,7 +2,7 @@
 // tokens, tickets work once, and persisted upstream data comes back through the REST data API.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient, IscpRequestError } from "../../../runtime/iscp/conn.js";
+import { IscpClient, IscpRequestError } from "../../../runtime/iscp/iscp-client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { loadConfig } from "../../../cloud/config.js";

@@ -1,10 +1,11 @@
 // A connection the cloud is behind on (its chunks wait for a slow store) still gets its Pongs in time, and is not
 // dropped for a Pong of its own that waits behind its chunks: a client waits about a second for a Pong.
 import { afterEach, expect, it } from "vitest";
-import { decodeMessage, QoS, ResultCode } from "../../../proto/wire/message.js";
+import { decodeMessage } from "../../../proto/wire/message.js";
 import type { IscpLimits } from "../../../cloud/iscp/broker/options.js";
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { connected, type Raw } from "../../support/iscp-raw-peer.js";
+import { ackedChunks, persistedUpstream } from "./helpers.js";
 
 let b: TestBroker | undefined;
 let r: Raw | undefined;
@@ -12,8 +13,6 @@ afterEach(async () => {
   r?.ws.terminate();
   await b?.close();
 });
-
-const SESSION = "0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f";
 
 /** A broker whose store holds every chunk until `release()`, and a raw client with one persisted upstream. */
 async function behind(limits: Partial<IscpLimits>, pingIntervalSec = 10) {
@@ -28,41 +27,12 @@ async function behind(limits: Partial<IscpLimits>, pingIntervalSec = 10) {
     },
   });
   r = await connected(b, { pingInterval: pingIntervalSec, pingTimeout: 1 });
-  r.send({
-    upstreamOpenRequest: {
-      requestId: 2,
-      sessionId: SESSION,
-      qos: QoS.RELIABLE,
-      ackInterval: 0,
-      extensionFields: { persist: true },
-    },
-  });
-  const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
-  const payload = new Uint8Array(1024);
-  const send = (from: number, to: number) => {
-    for (let seq = from; seq <= to; seq++) {
-      r!.send({
-        upstreamChunk: {
-          streamIdAlias: alias,
-          streamChunk: {
-            sequenceNumber: seq,
-            dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
-          },
-        },
-      });
-    }
-  };
+  const send = await persistedUpstream(r);
   const release = () => {
     open = true;
     for (const w of waiting.splice(0)) w();
   };
-  const acked = () =>
-    new Set(
-      r!.msgs
-        .flatMap((m) => m.upstreamChunkAck?.results ?? [])
-        .filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED)
-        .map((x) => x.sequenceNumber),
-    );
+  const acked = () => new Set(ackedChunks(r!));
   return { stored, waiting, send, release, acked };
 }
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../cloud/config.js";
 import { connectQuic } from "../../../proto/transport/quic/client.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { makeLocalhostCert } from "../../support/iscp-broker.js";
 import { adminToken, caller } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";

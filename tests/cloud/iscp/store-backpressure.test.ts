@@ -7,7 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import { startIscpQuic } from "../../../cloud/iscp/broker/broker.js";
 import type { UpstreamChunkData } from "../../../cloud/iscp/broker/options.js";
 import { QoS } from "../../../proto/wire/message.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { connectQuic } from "../../../proto/transport/quic/client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";

@@ -1,11 +1,10 @@
 // The store budget: chunks waiting for their commit are bounded in bytes across connections, each connection
 // gets its share, so a connection that floods does not put a long backlog in front of another's chunks.
 import { afterEach, expect, it } from "vitest";
-import { QoS, ResultCode } from "../../../proto/wire/message.js";
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { connected, type Raw } from "../../support/iscp-raw-peer.js";
+import { ackedChunks, persistedUpstream } from "./helpers.js";
 
-const SESSION = "0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f";
 const NODE_B = "22222222-2222-4222-8222-222222222222";
 let b: TestBroker | undefined;
 const peers: Raw[] = [];
@@ -16,35 +15,7 @@ afterEach(async () => {
   await b?.close();
 });
 
-async function upstream(r: Raw): Promise<(from: number, to: number) => void> {
-  r.send({
-    upstreamOpenRequest: {
-      requestId: 2,
-      sessionId: SESSION,
-      qos: QoS.RELIABLE,
-      ackInterval: 0,
-      extensionFields: { persist: true },
-    },
-  });
-  const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
-  const payload = new Uint8Array(1024);
-  return (from, to) => {
-    for (let seq = from; seq <= to; seq++) {
-      r.send({
-        upstreamChunk: {
-          streamIdAlias: alias,
-          streamChunk: {
-            sequenceNumber: seq,
-            dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
-          },
-        },
-      });
-    }
-  };
-}
-const acked = (r: Raw) =>
-  r.msgs.flatMap((m) => m.upstreamChunkAck?.results ?? []).filter((x) => (x.resultCode ?? 0) === ResultCode.SUCCEEDED)
-    .length;
+const acked = (r: Raw) => ackedChunks(r).length;
 
 it("keeps the chunks waiting for storage within the byte budget, shared between connections", async () => {
   // A chunk of 1 KiB costs about 2 KiB (its bytes plus 1 KiB): the budget is about 16 chunks.
@@ -67,12 +38,12 @@ it("keeps the chunks waiting for storage within the byte budget, shared between 
   }, 5);
   const a = await connected(b);
   peers.push(a);
-  const sendA = await upstream(a);
+  const sendA = await persistedUpstream(a);
   sendA(1, 1000);
   await waitFor(() => acked(a) >= 50, 10_000, "A's first acks");
   const bPeer = await connected(b, { nodeId: NODE_B });
   peers.push(bPeer);
-  const sendB = await upstream(bPeer);
+  const sendB = await persistedUpstream(bPeer);
   sendB(1, 20);
   await waitFor(() => acked(bPeer) === 20, 10_000, "B's acks");
   await waitFor(() => acked(a) === 1000, 30_000, "A's acks");

@@ -227,6 +227,14 @@ describe("measurements: chunk upload and data read-back", () => {
   it("answers bad uploads and queries with 400/415 in the error shape, never 500", async () => {
     const m = await createMeasurement(call);
     const url = `${P}/measurements/sequences/chunks`;
+    /** An upload of one chunk holding one data point. */
+    const onePoint = (dataPoint: { elapsed_time: string; payload: string }) => ({
+      meas_uuid: m.uuid,
+      sequence_uuid: uuid(),
+      chunks: [
+        { sequence_number: 1, data_point_groups: [{ data_id: { name: "a", type: "b" }, data_points: [dataPoint] }] },
+      ],
+    });
     const cases = [
       await call(url, {
         method: "POST",
@@ -238,36 +246,8 @@ describe("measurements: chunk upload and data read-back", () => {
         method: "POST",
         json: { meas_uuid: m.uuid, sequence_uuid: uuid(), chunks: [{ sequence_number: 0 }] },
       }),
-      await call(url, {
-        method: "POST",
-        json: {
-          meas_uuid: m.uuid,
-          sequence_uuid: uuid(),
-          chunks: [
-            {
-              sequence_number: 1,
-              data_point_groups: [
-                { data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "x1", payload: "AA==" }] },
-              ],
-            },
-          ],
-        },
-      }),
-      await call(url, {
-        method: "POST",
-        json: {
-          meas_uuid: m.uuid,
-          sequence_uuid: uuid(),
-          chunks: [
-            {
-              sequence_number: 1,
-              data_point_groups: [
-                { data_id: { name: "a", type: "b" }, data_points: [{ elapsed_time: "1", payload: "!!" }] },
-              ],
-            },
-          ],
-        },
-      }),
+      await call(url, { method: "POST", json: onePoint({ elapsed_time: "x1", payload: "AA==" }) }),
+      await call(url, { method: "POST", json: onePoint({ elapsed_time: "1", payload: "!!" }) }),
       await call(url, { method: "POST", headers: { "content-type": "application/json" }, body: "[1," }),
       await call(`${P}/data`),
       await call(`${P}/data?name=${m.uuid}&order=sideways`),

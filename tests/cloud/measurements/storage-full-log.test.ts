@@ -6,7 +6,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QoS } from "../../../proto/wire/message.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import type { AckResult, ClientUpstream } from "../../../runtime/iscp/upstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";

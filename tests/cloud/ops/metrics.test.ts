@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QoS } from "../../../proto/wire/message.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { edgeToken, makeEdge } from "../org/helpers.js";
 import { adminToken, caller, uuid, type Call } from "../measurements/helpers.js";

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, resolveSettings, showSettings } from "../../../cloud/config.js";
 import { connectQuic } from "../../../proto/transport/quic/client.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { startTestPeer } from "../harness.js";
 import { makeTestCa, type TestCa } from "../../support/test-ca.js";
 import { until } from "../../e2e/stack.js";

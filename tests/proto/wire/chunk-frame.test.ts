@@ -8,7 +8,7 @@ import type { MessageTransport } from "../../../proto/transport/message-transpor
 import { decodeMessage, encodeMessage, iscp2, QoS, ResultCode } from "../../../proto/wire/message.js";
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import { encodeUpstreamChunkMessage } from "../../../proto/wire/chunk-frame.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { chunkGroups, chunkView, decodeChunk, encodeChunk } from "../../../runtime/queue/chunk-codec.js";

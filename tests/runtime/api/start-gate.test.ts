@@ -10,7 +10,7 @@ import { StartGate } from "../../../runtime/api/start-gate.js";
 import { closeUnix, listenUnix } from "../../../runtime/api/unix-socket.js";
 import { ApiClient } from "../../../runtime/cli/client.js";
 import { startAgent } from "../../../runtime/daemon.js";
-import { stopChild } from "../../../runtime/bench/children.js";
+import { stopChild } from "../../../runtime/device-bench/children.js";
 import { tempDir } from "../../support/agent.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");

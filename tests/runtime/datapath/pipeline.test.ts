@@ -8,12 +8,12 @@ import { pb } from "../../../proto/gen/pb.js";
 import { takeMeasurementClock } from "../../../runtime/ipc/clock.js";
 import { Launch } from "../../../runtime/ipc/schema.js";
 import { openUpstreamChannel } from "../../../runtime/ipc/upstream-channel.js";
-import { ChunkBatcher } from "../../../runtime/queue/batcher.js";
+import { ChunkBatcher } from "../../../runtime/datapath/chunk-batcher.js";
 import { chunkPoints, decodeChunk } from "../../../runtime/queue/chunk-codec.js";
-import { SendCursor } from "../../../runtime/queue/cursor.js";
-import { DestinationRouter } from "../../../runtime/queue/router.js";
+import { SendCursor } from "../../../runtime/datapath/send-cursor.js";
+import { DestinationRouter } from "../../../runtime/datapath/destination-router.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
-import { nextUploadBatch } from "../../../runtime/queue/store-data-chunks.js";
+import { nextUploadBatch } from "../../../runtime/deferred/store-data-chunks.js";
 import { NODE_TS, SAMPLE_CONNECTOR, seqOf, tempDir, waitFor } from "../../support/datapath.js";
 
 const M = "77777777-7777-4777-8777-777777777777";

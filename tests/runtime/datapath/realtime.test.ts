@@ -11,7 +11,7 @@ import { DataPath } from "../../../runtime/datapath/datapath.js";
 import type { StreamLink } from "../../../runtime/datapath/upstream-destination.js";
 import { VolatileUpstream } from "../../../runtime/datapath/volatile-upstream.js";
 import type { DataPoint } from "../../../runtime/datapoint.js";
-import type { IscpClient } from "../../../runtime/iscp/conn.js";
+import type { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
 import {
   defaultConnection,

@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../../runtime/cli/client.js";
-import { stopChild } from "../../../runtime/bench/children.js";
+import { stopChild } from "../../../runtime/device-bench/children.js";
 import { apiClient, ensureDemoCloud } from "../../../bin/demo-setup.js";
 import { spawnPeerAt } from "../../cloud/iscp/peer-process.js";
 import { cloudIndices, range, writeNumbered } from "../../e2e/points.js";

@@ -12,7 +12,7 @@ import { IscpV2CompatEncoder } from "../../../runtime/ipc/iscp-v2-compat.js";
 import { Launch } from "../../../runtime/ipc/schema.js";
 import { openUpstreamChannel, upstreamChannelError } from "../../../runtime/ipc/upstream-channel.js";
 import { takeMeasurementClock } from "../../../runtime/ipc/clock.js";
-import { ChunkBatcher } from "../../../runtime/queue/batcher.js";
+import { ChunkBatcher } from "../../../runtime/datapath/chunk-batcher.js";
 import { chunkPoints, decodeChunk } from "../../../runtime/queue/chunk-codec.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
 import { NODE_TS, SAMPLE_CONNECTOR, perTestDir, point, seqOf, waitFor } from "../../support/datapath.js";

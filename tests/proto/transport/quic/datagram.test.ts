@@ -12,7 +12,7 @@ import {
 } from "../../../../proto/wire/datagram.js";
 import { QuicDatagramChannel } from "../../../../proto/transport/quic/datagrams.js";
 import { encodeMessage, QoS } from "../../../../proto/wire/message.js";
-import { IscpClient } from "../../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../../runtime/iscp/downstream.js";
 import { connectQuic } from "../../../../proto/transport/quic/client.js";
 import { makeLocalhostCert, startTestBroker, TOKEN, waitFor, type TestBroker } from "../../../support/iscp-broker.js";

@@ -5,7 +5,7 @@ import { native } from "@matrixai/quic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startIscpQuic } from "../../../../cloud/iscp/broker/broker.js";
 import { QoS, ResultCode, type Encoding } from "../../../../proto/wire/message.js";
-import { IscpClient } from "../../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../../runtime/iscp/downstream.js";
 import { connectQuic } from "../../../../proto/transport/quic/client.js";
 import { connectWebSocket } from "../../../../proto/transport/ws/client.js";

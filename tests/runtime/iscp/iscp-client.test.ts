@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import { decodeMessage, QoS, ResultCode } from "../../../proto/wire/message.js";
-import { IscpClient, type IscpClientOptions } from "../../../runtime/iscp/conn.js";
+import { IscpClient, type IscpClientOptions } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";

@@ -8,9 +8,9 @@
 //   StoreDataPointGroup data_id = 1 (LEN: StoreDataID name = 1, type = 2), data_points = 2 (LEN, repeated)
 import { lenField, retagEntries } from "../../proto/wire/pb-bits.js";
 import { len32, putVarint32 } from "../../proto/wire/varint.js";
-import { chunkView } from "./chunk-codec.js";
+import { chunkView } from "../queue/chunk-codec.js";
 import { dataIdSize, writeDataId, type ChunkView, type GroupSpan } from "../../proto/wire/chunk-view.js";
-import type { DurableQueue } from "./store.js";
+import type { DurableQueue } from "../queue/store.js";
 
 export interface UploadBatch {
   /** Encoded StoreDataChunks. */

@@ -1,6 +1,6 @@
 // The real-time sender's view of one sequence: hands out stored chunks in order, at most `window`
 // (send_queue_size) unacknowledged at a time, so a slow link backs data up in LMDB, not in memory.
-import type { DurableQueue, StoredChunk } from "./store.js";
+import type { DurableQueue, StoredChunk } from "../queue/store.js";
 
 export class SendCursor {
   private after = 0;

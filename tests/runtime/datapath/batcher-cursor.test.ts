@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DataPoint } from "../../../runtime/datapoint.js";
-import { ChunkBatcher } from "../../../runtime/queue/batcher.js";
+import { ChunkBatcher } from "../../../runtime/datapath/chunk-batcher.js";
 import { decodeChunk } from "../../../runtime/queue/chunk-codec.js";
-import { SendCursor } from "../../../runtime/queue/cursor.js";
-import { DestinationRouter } from "../../../runtime/queue/router.js";
+import { SendCursor } from "../../../runtime/datapath/send-cursor.js";
+import { DestinationRouter } from "../../../runtime/datapath/destination-router.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
 import { point, tempDir } from "../../support/datapath.js";
 

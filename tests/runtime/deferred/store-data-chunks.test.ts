@@ -3,7 +3,7 @@ import { pb } from "../../../proto/gen/pb.js";
 import { chunkGroups, decodeChunk } from "../../../runtime/queue/chunk-codec.js";
 import { encodeChunkV1 } from "../../../runtime/queue/chunk-v1.js";
 import { CHUNK_HEADER, DurableQueue } from "../../../runtime/queue/store.js";
-import { nextUploadBatch } from "../../../runtime/queue/store-data-chunks.js";
+import { nextUploadBatch } from "../../../runtime/deferred/store-data-chunks.js";
 import { point, tempDir } from "../../support/datapath.js";
 
 const M = "55555555-5555-4555-8555-555555555555";

@@ -11,6 +11,8 @@ import {
 } from "../../proto/wire/message.js";
 import type { MessageTransport } from "../../proto/transport/message-transport.js";
 import { ClientDownstream, type DownstreamOptions } from "./downstream.js";
+import { PendingRequests, type ResponseKind } from "./pending-requests.js";
+import { resumeStreams } from "./resume-streams.js";
 import { ClientUpstream, type UpstreamOptions } from "./upstream.js";
 import { toLong } from "../../proto/wire/long.js";
 
@@ -48,31 +50,12 @@ export interface IncomingCall {
   payload: Uint8Array;
 }
 
-type ResponseKind =
-  | "connectResponse"
-  | "upstreamOpenResponse"
-  | "upstreamResumeResponse"
-  | "upstreamCloseResponse"
-  | "upstreamMetadataAck"
-  | "downstreamOpenResponse"
-  | "downstreamResumeResponse"
-  | "downstreamCloseResponse"
-  | "pong";
-interface Pending {
-  kind: ResponseKind;
-  resolve(v: Record<string, unknown>): void;
-  reject(e: Error): void;
-  timer: NodeJS.Timeout;
-}
-
 export type ConnState = "connecting" | "open" | "reconnecting" | "closed";
 
 export class IscpClient {
   state: ConnState = "connecting";
   private t!: MessageTransport;
-  private nextRequestId = 0;
-  private readonly pending = new Map<number, Pending>();
-  private readonly pendingCalls = new Map<string, { resolve(): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  private readonly pending = new PendingRequests();
   private readonly upstreams = new Map<number, ClientUpstream>();
   private readonly downstreams = new Map<number, ClientDownstream>();
   private nextDownAlias = 1;
@@ -133,16 +116,10 @@ export class IscpClient {
     opts: { allowWhileConnecting?: boolean; rawResult?: boolean } = {},
   ): Promise<Record<string, unknown>> {
     if (this.state !== "open" && !opts.allowWhileConnecting) throw new Error(`iscp connection is ${this.state}`);
-    const requestId = this.nextRequestId;
-    this.nextRequestId = (this.nextRequestId + 2) >>> 0;
-    const body = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
-        reject(new Error(`iscp ${kind} timed out`));
-      }, this.opts.requestTimeoutMs ?? 10_000);
-      this.pending.set(requestId, { kind, resolve, reject, timer });
-      this.t.send(encodeMessage(build(requestId), this.t.encoding));
-    });
+    const requestId = this.pending.nextId();
+    const body = await this.pending.request(requestId, kind, this.opts.requestTimeoutMs ?? 10_000, () =>
+      this.t.send(encodeMessage(build(requestId), this.t.encoding)),
+    );
     const code = (body.resultCode as number | undefined) ?? 0;
     if (code !== ResultCode.SUCCEEDED && !opts.rawResult)
       throw new IscpRequestError(code, (body.resultString as string | undefined) ?? "");
@@ -214,12 +191,7 @@ export class IscpClient {
   }): Promise<string> {
     if (this.state !== "open") return Promise.reject(new Error(`iscp connection is ${this.state}`));
     const callId = randomUUID();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pendingCalls.delete(callId);
-        reject(new Error("iscp call timed out"));
-      }, this.opts.requestTimeoutMs ?? 10_000);
-      this.pendingCalls.set(callId, { resolve: () => resolve(callId), reject, timer });
+    const acked = this.pending.call(callId, this.opts.requestTimeoutMs ?? 10_000, () =>
       this.send({
         upstreamCall: {
           callId,
@@ -229,8 +201,9 @@ export class IscpClient {
           type: c.type,
           payload: c.payload,
         },
-      });
-    });
+      }),
+    );
+    return acked.then(() => callId);
   }
 
   /** Closes streams, sends Disconnect and closes the transport. */
@@ -253,22 +226,9 @@ export class IscpClient {
   private shutdown(why: string): void {
     this.setState("closed", why);
     clearInterval(this.pingTimer);
-    this.failPending(new Error(`iscp connection closed: ${why}`));
+    this.pending.failAll(new Error(`iscp connection closed: ${why}`));
     for (const u of this.upstreams.values()) u.dispose();
     for (const d of this.downstreams.values()) d.dispose();
-  }
-
-  private failPending(e: Error): void {
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(e);
-    }
-    this.pending.clear();
-    for (const p of this.pendingCalls.values()) {
-      clearTimeout(p.timer);
-      p.reject(e);
-    }
-    this.pendingCalls.clear();
   }
 
   /** Opens a transport and runs the Connect handshake on it. */
@@ -316,13 +276,10 @@ export class IscpClient {
     this.pingTimer = setInterval(() => {
       if (this.state !== "open") return;
       const t = this.t;
-      const requestId = this.nextRequestId;
-      this.nextRequestId = (this.nextRequestId + 2) >>> 0;
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
+      const requestId = this.pending.nextId();
+      this.pending.ping(requestId, timeout, () => {
         if (this.t === t) t.terminate(); // no pong: the transport is presumed dead
-      }, timeout);
-      this.pending.set(requestId, { kind: "pong", resolve: () => {}, reject: () => {}, timer });
+      });
       t.send(encodeMessage({ ping: { requestId } }, t.encoding));
     }, interval);
   }
@@ -336,7 +293,7 @@ export class IscpClient {
       return;
     }
     if (m.message === "downstreamChunk")
-      this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+      this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.receiveChunk(m.downstreamChunk!);
   }
 
   private onFrame(frame: Uint8Array): void {
@@ -351,39 +308,30 @@ export class IscpClient {
     const body = m[kind] as unknown as Record<string, unknown>;
     const requestId = body.requestId as number | undefined;
     // Only even ids are ours; odd ones are server-originated requests.
-    if (requestId !== undefined && requestId % 2 === 0) {
-      const p = this.pending.get(requestId);
-      if (p && p.kind === kind) {
-        this.pending.delete(requestId);
-        clearTimeout(p.timer);
-        p.resolve(body);
-        return;
-      }
-    }
+    if (requestId !== undefined && requestId % 2 === 0 && this.pending.settle(requestId, kind, body)) return;
     switch (kind) {
       case "ping":
         return void this.send({ pong: { requestId: m.ping!.requestId ?? 0 } });
       case "upstreamChunkAck":
-        return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.onAck(m.upstreamChunkAck!);
+        return this.upstreams.get(m.upstreamChunkAck!.streamIdAlias ?? 0)?.receiveAck(m.upstreamChunkAck!);
       case "downstreamChunk":
-        return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.onChunk(m.downstreamChunk!);
+        return this.downstreams.get(m.downstreamChunk!.streamIdAlias ?? 0)?.receiveChunk(m.downstreamChunk!);
       case "downstreamMetadata": {
         const md = m.downstreamMetadata!;
         this.send({
           downstreamMetadataAck: { requestId: md.requestId ?? 0, resultCode: ResultCode.SUCCEEDED, resultString: "OK" },
         });
-        return this.downstreams.get(md.streamIdAlias ?? 0)?.onMetadata(md);
+        return this.downstreams.get(md.streamIdAlias ?? 0)?.receiveMetadata(md);
       }
       case "downstreamChunkAckComplete":
         return;
       case "upstreamCallAck": {
         const a = m.upstreamCallAck!;
-        const p = this.pendingCalls.get(a.callId ?? "");
-        if (!p) return;
-        this.pendingCalls.delete(a.callId ?? "");
-        clearTimeout(p.timer);
-        if ((a.resultCode ?? 0) === ResultCode.SUCCEEDED) p.resolve();
-        else p.reject(new IscpRequestError(a.resultCode ?? 0, a.resultString ?? ""));
+        const failed = (a.resultCode ?? 0) !== ResultCode.SUCCEEDED;
+        this.pending.settleCall(
+          a.callId ?? "",
+          failed ? new IscpRequestError(a.resultCode ?? 0, a.resultString ?? "") : undefined,
+        );
         return;
       }
       case "downstreamCall": {
@@ -414,12 +362,12 @@ export class IscpClient {
     if (this.state === "closed" || this.state === "reconnecting") return;
     if (this.state === "connecting" || this.opts.reconnect === false) {
       if (this.state !== "connecting") this.shutdown(reason);
-      else this.failPending(new Error(`transport lost: ${reason}`));
+      else this.pending.failAll(new Error(`transport lost: ${reason}`));
       return;
     }
     this.setState("reconnecting", reason);
     clearInterval(this.pingTimer);
-    this.failPending(new Error(`transport lost: ${reason}`));
+    this.pending.failAll(new Error(`transport lost: ${reason}`));
     for (const u of this.upstreams.values()) u.detached();
     void this.reconnectLoop();
   }
@@ -443,40 +391,9 @@ export class IscpClient {
         continue;
       }
       this.reconnects++;
-      await this.resumeAll();
+      await resumeStreams((build, kind) => this.request(build, kind), this.upstreams, this.downstreams);
       if (this.state === "open") this.setState("open", "reconnected");
       return;
-    }
-  }
-
-  /** Resumes every stream; ones the broker no longer knows are closed locally. */
-  private async resumeAll(): Promise<void> {
-    const ups = [...this.upstreams.values()];
-    this.upstreams.clear();
-    for (const u of ups) {
-      try {
-        const r = await this.request(
-          (requestId) => ({ upstreamResumeRequest: { requestId, streamId: u.streamIdBytes } }),
-          "upstreamResumeResponse",
-        );
-        u.resumed((r.assignedStreamIdAlias as number | undefined) || u.alias);
-        this.upstreams.set(u.alias, u);
-      } catch (e) {
-        u.lost(e instanceof Error ? e : new Error(String(e)));
-      }
-    }
-    for (const d of [...this.downstreams.values()]) {
-      try {
-        await this.request(
-          (requestId) => ({
-            downstreamResumeRequest: { requestId, streamId: d.streamIdBytes, desiredStreamIdAlias: d.alias },
-          }),
-          "downstreamResumeResponse",
-        );
-      } catch (e) {
-        this.downstreams.delete(d.alias);
-        d.lost(e instanceof Error ? e : new Error(String(e)));
-      }
     }
   }
 }

@@ -4,8 +4,8 @@
 //   immediately: a chunk per push (per FIFO read batch), no waiting
 // push() resolves when every point it carried is durable: only then are the points accepted.
 import type { DataPoint } from "../datapoint.js";
-import { ChunkBuilder } from "./chunk-codec.js";
-import { CHUNK_HEADER, type DurableQueue } from "./store.js";
+import { ChunkBuilder } from "../queue/chunk-codec.js";
+import { CHUNK_HEADER, type DurableQueue } from "../queue/store.js";
 
 /** A chunk's limits unless told otherwise: it is flushed when it reaches either. */
 export const CHUNK_MAX_POINTS = 8192;

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ensureQuicCertificate } from "../../../cloud/iscp/service/quic-cert.js";
 import { attachIscpBroker, startIscpQuic, type IscpBroker } from "../../../cloud/iscp/broker/broker.js";
-import { IscpClient } from "../../../runtime/iscp/conn.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { ResultCode } from "../../../proto/wire/message.js";
 import { EDGE, SECRET, fakeCloud } from "../../support/fake-cloud.js";

@@ -3,7 +3,7 @@
 // opens its iSCP downstream; upstream streams are opened per measurement by the data path through the
 // `onUpstreamClient` hook. The client does not reconnect by itself here: the stream machine retries,
 // so the state the API shows is the state of this connection.
-import { IscpClient } from "./conn.js";
+import { IscpClient } from "./iscp-client.js";
 import type { ClientDownstream, ReceivedChunk } from "./downstream.js";
 import { loadQuicClient, QuicUnavailableError } from "../../proto/transport/quic/load.js";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";
@@ -11,7 +11,7 @@ import type { DownstreamSettings, UpstreamSettings } from "../settings/schemas.j
 import { QoS } from "../../proto/wire/message.js";
 import type { MessageTransport } from "../../proto/transport/message-transport.js";
 import type { CompressionParams } from "../../proto/transport/compression/negotiation.js";
-import { errorMessage, tokenOf, type Session } from "../../machines/common.js";
+import { errorMessage, tokenOf, type Session } from "../../machines/vocabulary.js";
 import type { Callbacks, Handle, Opener } from "../../machines/link.js";
 import { throttledData } from "../throttled-data.js";
 import type { StreamLinkParams } from "../../machines/stream.js";
