@@ -14,8 +14,7 @@ import { maskSecrets, render, type Format } from "./output.js";
 import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
 import { commandReference, fieldReference } from "./help-reference.js";
 import { UpstreamIpcCreate } from "../settings/schemas.js";
-
-const DEFAULT_SOCKET = "./data/agent/agent.sock";
+import { chooseSocket, DEV_SOCKET, SERVICE_SOCKET, type SocketChoice } from "./socket-lookup.js";
 
 export class CliError extends Error {
   constructor(
@@ -28,6 +27,7 @@ export class CliError extends Error {
 
 interface Ctx {
   api: ApiClient;
+  socket: SocketChoice;
   format: Format;
   out: (s: string) => void;
   showSecrets: boolean;
@@ -45,12 +45,15 @@ function parseDoc(text: string, flag: string): unknown {
   }
 }
 
+const unreachable = (ctx: Ctx, e: unknown) =>
+  new CliError(`cannot reach the edge agent at ${ctx.socket.path} (${ctx.socket.how}): ${(e as Error).message}`, 2);
+
 async function call<T = unknown>(ctx: Ctx, p: Promise<ApiResponse<T>>): Promise<T> {
   let r: ApiResponse<T>;
   try {
     r = await p;
   } catch (e) {
-    throw new CliError(`cannot reach the edge agent at ${ctx.api.socketPath}: ${(e as Error).message}`, 2);
+    throw unreachable(ctx, e);
   }
   if (r.status >= 400) {
     const b = r.body as { detail?: string; title?: string } | undefined;
@@ -123,14 +126,18 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   const program = new Command("agentctl")
     .description("Configure and inspect the edge agent through its command API socket")
     .version(PACKAGE_VERSION)
-    .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)", process.env.AGENT_SOCKET ?? DEFAULT_SOCKET)
+    .option(
+      "-s, --socket <path>",
+      `command API socket (env AGENT_SOCKET; default: ${DEV_SOCKET} when it exists, else the service's ${SERVICE_SOCKET})`,
+    )
     .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table"))
     .option("--show-secrets", "print secrets (the connection's client_secret) instead of masking them")
     .showHelpAfterError()
     .exitOverride();
   const ctx = (): Ctx => {
-    const o = program.opts<{ socket: string; output: Format; showSecrets?: boolean }>();
-    return { api: new ApiClient(o.socket), format: o.output, out, showSecrets: o.showSecrets === true };
+    const o = program.opts<{ socket?: string; output: Format; showSecrets?: boolean }>();
+    const socket = chooseSocket(o.socket);
+    return { api: new ApiClient(socket.path), socket, format: o.output, out, showSecrets: o.showSecrets === true };
   };
 
   program
@@ -266,7 +273,7 @@ async function wrapApply<T>(f: () => Promise<T>, c: Ctx): Promise<T> {
     return await f();
   } catch (e) {
     if (e instanceof ApplyError) throw new CliError(e.message, 1);
-    throw new CliError(`cannot reach the edge agent at ${c.api.socketPath}: ${(e as Error).message}`, 2);
+    throw unreachable(c, e);
   }
 }
 
