@@ -48,6 +48,7 @@ const QUICK = [
   "tests/runtime/filters/*.test.ts",
   "tests/runtime/throttled-data.test.ts",
   "tests/runtime/cli/agent-config-file.test.ts",
+  "tests/lib/log-text.test.ts",
   "tests/cloud/iscp/{filter,rate-meter}.test.ts",
   "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
   "tests/cloud/measurements/ingest/known-rows.test.ts",

@@ -257,6 +257,12 @@ export const SETTINGS = {
     arg: "level",
     help: "pino log level (default info)",
   }),
+  logFormat: withDefault(expecting(Schema.Literal("json", "text"), "expected json or text"), "json", {
+    flag: "log-format",
+    env: "CLOUD_LOG_FORMAT",
+    arg: "format",
+    help: "json (default: one JSON object a line) or text (one readable line each)",
+  }),
   bodyLimit: withDefault(Int(1), 1024 * 1024, {
     flag: "body-limit",
     env: "CLOUD_BODY_LIMIT",

@@ -8,6 +8,7 @@ import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 
 export const DEFAULT_SOCKET = "./data/agent/agent.sock";
 export const DEFAULT_DATA = "./data/agent";
+const LOG_FORMATS = ["json", "text"];
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const ENV_VARS: [string, string][] = [
@@ -18,6 +19,7 @@ const ENV_VARS: [string, string][] = [
     "YAML file of settings (agentctl config-file show's shape) applied at start and on SIGHUP (as --config)",
   ],
   ["AGENT_LOG_LEVEL", `pino log level: ${LOG_LEVELS.join(", ")} (default info)`],
+  ["AGENT_LOG_FORMAT", "json (default: one JSON object a line) or text (one readable line each)"],
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
   [
     "NODE_EXTRA_CA_CERTS",
@@ -43,6 +45,7 @@ interface DaemonFlags {
   data?: string;
   config?: string;
   logLevel?: string;
+  logFormat?: string;
   quicCa?: string;
   allowDir?: string[];
   allowEnv?: string[];
@@ -72,6 +75,12 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
       "YAML file of settings (the shape of agentctl config-file show) applied at start and on SIGHUP; the sections it names win over the API's changes (env AGENT_CONFIG)",
     )
     .addOption(new Option("--log-level <level>", "pino log level (env AGENT_LOG_LEVEL)").choices(LOG_LEVELS))
+    .addOption(
+      new Option(
+        "--log-format <format>",
+        "json: one JSON object a line; text: one readable line (env AGENT_LOG_FORMAT)",
+      ).choices(LOG_FORMATS),
+    )
     .option("--quic-ca <file>", "PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)")
     .option(
       "--allow-dir <dir>",
@@ -104,7 +113,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     const width = Math.max(...ENV_VARS.map(([name]) => name.length));
     return (
       "\nEvery command and option:\n" +
-      "  edge-agent [--socket <path>] [--data <dir>] [--config <file>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n" +
+      "  edge-agent [--socket <path>] [--data <dir>] [--config <file>] [--log-level <level>] [--log-format json|text] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n" +
       "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] [--target-rate N] [--wide] (edge-agent bench --help)\n" +
       "  edge-agent backup [--data <dir>] --to <path> (edge-agent backup --help)\n" +
       "\nEnvironment (flags win over the environment):\n" +
@@ -129,18 +138,21 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level))
     throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  const logFormat = flags.logFormat ?? process.env.AGENT_LOG_FORMAT ?? "json";
+  if (!LOG_FORMATS.includes(logFormat)) throw new UsageError(`AGENT_LOG_FORMAT "${logFormat}": expected json or text`);
   const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
   const metricsSetting = process.env.AGENT_METRICS ?? "on";
   if (metricsSetting !== "on" && metricsSetting !== "off")
     throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
   if (metricsSetting === "off" && metricsListen)
     throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
-  const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([
+  const [{ default: pino }, { startAgent }, { SocketInUseError }, { textDestination }] = await Promise.all([
     import("pino"),
     import("../daemon.js"),
     import("../api/unix-socket.js"),
+    import("../../lib/log-text.js"),
   ]);
-  const log = pino({ level, base: { svc: "edge-agent" } });
+  const log = pino({ level, base: { svc: "edge-agent" } }, logFormat === "text" ? textDestination() : undefined);
   const configFile = flags.config ?? process.env.AGENT_CONFIG;
   // Before anything starts: a bad file is refused with nothing touched. (Its code, with the settings' schemas,
   // is loaded only when there is a file: without one the socket listens before they are loaded.)
