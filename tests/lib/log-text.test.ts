@@ -11,7 +11,7 @@ it("writes time, level, message and fields, leaving out pid, hostname and svc", 
   expect(out[0]).toMatch(
     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}edge agent listening socket=\/run\/edge-agent\/agent\.sock dirs=\["\/a","\/b"\] note="two words"\n$/,
   );
-  expect(out[1]).toMatch(/Z WARN  quiet\n$/);
+  expect(out[1]).toMatch(/Z WARN {2}quiet\n$/);
 });
 
 it("puts an error's message on the line and its stack below, indented", () => {
