@@ -78,6 +78,27 @@ it("boots from the file, applies a changed file on SIGHUP and keeps its settings
   expect(a.child.exitCode).toBeNull();
 }, 120_000);
 
+it("undoes a file the agent refuses half-way (its launch policy), keeping the settings from before", async () => {
+  const a = await agentWithConfig(FIRST);
+  await eventually(() => a.logs().find((l) => l.msg.startsWith("config file applied")), 60_000);
+  fs.writeFileSync(
+    a.config,
+    `${FIRST.replace("    enabled: false\n", "    enabled: false\n    qos: partial\n")}device_connectors_upstream:\n  - id: dc\n    format: iscp-v2-compat\n    dest_ids: [rt]\n    launch:\n      command: /usr/bin/true\n`,
+  );
+  a.child.kill("SIGHUP");
+  const refused = await eventually(() => a.logs().find((l) => l.msg.startsWith("config file refused")), 60_000);
+  expect(refused.problems).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `^${a.config} line 12: device_connectors_upstream\\[0\\]: the agent refused it: create device_connectors_upstream dc: .*/usr/bin/true`,
+      ),
+    ),
+  ]);
+  // The upstream the file changed before the refusal is back as it was.
+  expect((await a.api.get<{ qos: string }>("/upstreams/rt")).body.qos).toBe("unreliable");
+  expect((await a.api.get<{ items: unknown[] }>("/device-connectors/upstream")).body.items).toEqual([]);
+}, 120_000);
+
 it("refuses a bad file at start with its line and field, and exits", async () => {
   const a = await agentWithConfig(
     `${FIRST}device_connectors_upstream:\n  - id: dc\n    format: iscp-v2-compat\n    dest_ids: [rt, nowhere]\n`,
