@@ -49,6 +49,8 @@ export class ConfigFileError extends Error {
 export interface ParsedConfig {
   file: string;
   config: AgentConfig;
+  /** The file's sections as written (checked by `config`): what is applied, so fields left out keep their values. */
+  raw: Record<string, unknown>;
   problem(issue: Issue): string;
 }
 
@@ -90,7 +92,7 @@ export function parseAgentConfig(file: string, text: string): ParsedConfig {
   if (!decoded.ok) throw new ConfigFileError(file, oneProblemPerField(decoded.issues).map(where));
   const duplicates = duplicateIds(decoded.value).map(where);
   if (duplicates.length > 0) throw new ConfigFileError(file, duplicates);
-  return { file, config: decoded.value, problem: where };
+  return { file, config: decoded.value, raw: sections, problem: where };
 }
 
 type Referrer = { id: string; dest_ids: readonly string[] };

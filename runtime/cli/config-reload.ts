@@ -1,7 +1,7 @@
 // `edge-agent --config FILE`: the file is applied to the running agent through its own command API, so it
 // passes the same checks as every API call and as `agentctl config-file apply`, at start and on SIGHUP.
-// The file wins for the sections it names (each is made exactly what the file says); sections it leaves out
-// keep what the API set. A refused file changes nothing: its shape and references are checked first, and a
+// The file wins for what it names: a list section keeps only the file's items, and every field the file gives
+// is set; sections, and fields of an item, it leaves out keep what the API set. A refused file changes nothing: its shape and references are checked first, and a
 // change the agent refuses half-way (its launch policy, a FIFO path in use) is undone with the settings
 // from before.
 import type { Logger } from "pino";
@@ -26,7 +26,7 @@ export async function applyConfigFile(
   if (refs.length > 0) throw new ConfigFileError(parsed.file, refs.map(parsed.problem));
   const changes: string[] = [];
   try {
-    await applyConfig(api, parsed.config as Record<string, unknown>, (line) => changes.push(line));
+    await applyConfig(api, parsed.raw, (line) => changes.push(line));
   } catch (e) {
     if (changes.length > 0) await applyConfig(api, before, () => undefined);
     if (!(e instanceof ApplyError)) throw e;

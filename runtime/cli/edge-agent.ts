@@ -72,7 +72,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     .option("-d, --data <dir>", `settings and data directory (env AGENT_DATA) (default: "${DEFAULT_DATA}")`)
     .option(
       "-c, --config <file>",
-      "YAML file of settings (the shape of agentctl config-file show) applied at start and on SIGHUP; the sections it names win over the API's changes (env AGENT_CONFIG)",
+      "YAML file of settings (the shape of agentctl config-file show) applied at start and on SIGHUP; what it names wins over the API's changes (env AGENT_CONFIG)",
     )
     .addOption(new Option("--log-level <level>", "pino log level (env AGENT_LOG_LEVEL)").choices(LOG_LEVELS))
     .addOption(

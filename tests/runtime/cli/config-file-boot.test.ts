@@ -1,5 +1,5 @@
 // `edge-agent --config FILE` as a service runs it: the real agent as a child process boots from the file,
-// applies a changed file on SIGHUP (the sections the file names win over API changes, the others keep them),
+// applies a changed file on SIGHUP (what the file names wins over API changes, the rest keeps them),
 // keeps its settings and logs the line and field of a bad file on SIGHUP, and refuses a bad file at start.
 import fs from "node:fs";
 import path from "node:path";
@@ -49,6 +49,7 @@ it("boots from the file, applies a changed file on SIGHUP and keeps its settings
   // Changes through the API: a field the file's transport leaves out stays, a list the file names is the file's.
   expect((await a.api.patch("/transport", { compression_level: 6 })).status).toBe(200);
   expect((await a.api.post("/upstreams", { id: "api-only", enabled: false })).status).toBe(201);
+  expect((await a.api.patch("/upstreams/rt", { flush_interval: 50 })).status).toBe(200);
   fs.writeFileSync(
     a.config,
     FIRST.replace("    enabled: false\n", "    enabled: false\n    qos: partial\n  - id: second\n    enabled: false\n"),
@@ -57,7 +58,8 @@ it("boots from the file, applies a changed file on SIGHUP and keeps its settings
   const reload = await applied(2);
   expect(reload.changes).toEqual(["updated upstream rt", "created upstream second", "deleted upstream api-only"]);
   expect((await a.api.get<{ items: { id: string; qos: string }[] }>("/upstreams")).body.items).toEqual([
-    expect.objectContaining({ id: "rt", qos: "partial" }),
+    // qos from the file; flush_interval, which the file leaves out, as the API set it.
+    expect.objectContaining({ id: "rt", qos: "partial", flush_interval: 50 }),
     expect.objectContaining({ id: "second" }),
   ]);
   expect((await a.api.get<{ compression_level: number }>("/transport")).body.compression_level).toBe(6);
