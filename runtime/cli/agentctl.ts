@@ -9,7 +9,9 @@ import YAML from "yaml";
 import { yamlErrorLine } from "../../lib/yaml-error.js";
 import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 import { ApiClient, type ApiResponse } from "./client.js";
-import { ApplyError, applyConfig, showConfig } from "./config-file.js";
+import { ApplyError, showConfig } from "./config-file.js";
+import { ConfigFileError, parseAgentConfig, type ParsedConfig } from "./agent-config-file.js";
+import { applyConfigFile } from "./config-reload.js";
 import { maskSecrets, render, type Format } from "./output.js";
 import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
 import { commandReference, fieldReference } from "./help-reference.js";
@@ -249,13 +251,18 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       } catch (e) {
         throw new CliError(`cannot read ${path}: ${(e as Error).message}`, 2);
       }
-      const doc = parseDoc(text, path);
-      if (!doc || typeof doc !== "object" || Array.isArray(doc))
-        throw new CliError(`${path}: expected a mapping of sections`, 2);
-      const n = await wrapApply(
-        () => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)),
-        c,
-      );
+      parseDoc(text, path); // a YAML syntax error: exit 2 at the broken line
+      // Checked whole before any change, each problem with its line (as edge-agent --config does), then applied.
+      let parsed: ParsedConfig;
+      try {
+        parsed = parseAgentConfig(path === "-" ? "stdin" : path, text);
+      } catch (e) {
+        if (e instanceof ConfigFileError) throw new CliError(e.problems.join("\nagentctl: "), 2);
+        throw e;
+      }
+      const changes = await wrapApply(() => applyConfigFile(c.socket.path, parsed), c);
+      if (c.format === "table") for (const l of changes) out(`${l}\n`);
+      const n = changes.length;
       out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : shown(c, { changes: n }));
     });
   program.addHelpText(
@@ -273,6 +280,7 @@ async function wrapApply<T>(f: () => Promise<T>, c: Ctx): Promise<T> {
     return await f();
   } catch (e) {
     if (e instanceof ApplyError) throw new CliError(e.message, 1);
+    if (e instanceof ConfigFileError) throw new CliError(e.problems.join("\nagentctl: "), 1);
     throw unreachable(c, e);
   }
 }
