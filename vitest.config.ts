@@ -49,6 +49,7 @@ const QUICK = [
   "tests/runtime/throttled-data.test.ts",
   "tests/runtime/cli/agent-config-file.test.ts",
   "tests/lib/log-text.test.ts",
+  "tests/runtime/link-events.test.ts",
   "tests/cloud/iscp/{filter,rate-meter}.test.ts",
   "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
   "tests/cloud/measurements/ingest/known-rows.test.ts",
