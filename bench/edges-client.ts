@@ -6,7 +6,7 @@
 // children's IPC protocol (runtime/bench/children.ts): {type: "stats", reset: true} answers and starts a new
 // measured window; {type: "prime"} sends each edge's first point, {type: "go"} starts the schedule.
 //   node --import tsx bench/edges-client.ts --system ours|mosquitto|nats|node --url URL --edges-file F --rate R
-//     [--project UUID] [--payload 16] [--flush-ms 5] [--ping-timeout 10]; each edge keeps at most 4,096 chunks or
+//     [--project UUID] [--payload 16] [--flush-ms 5] [--ping-timeout 1]; each edge keeps at most 4,096 chunks or
 //     frames, or 256 messages, unacknowledged.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -22,7 +22,7 @@ const { values } = parseArgs({
     rate: { type: "string" },
     payload: { type: "string", default: "16" },
     "flush-ms": { type: "string", default: "5" },
-    "ping-timeout": { type: "string", default: "10" },
+    "ping-timeout": { type: "string", default: "1" },
   },
 });
 const system = values.system as System;

@@ -9,7 +9,7 @@
 // per process of the system, and CPU µs per chunk (the system's CPU time over the chunks, frames or messages
 // acknowledged in the window).
 //   npm run bench -- edges [--configs 100x1000,300x100,1000x20,1000x100,3000x10] [--systems ours,mosquitto,nats,node]
-//     [--edges N --rate R] [--duration 10] [--clients 2] [--payload 16] [--ping-timeout 10]
+//     [--edges N --rate R] [--duration 10] [--clients 2] [--payload 16] [--ping-timeout 1]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

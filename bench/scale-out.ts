@@ -7,7 +7,7 @@
 // and the cross-instance latency (a sample of edges, their downstream on another instance: due time to arrival).
 // PostgreSQL runs as the tests run it: fsync off, on a free port in a temp dir.
 //   npm run bench -- scale-out [--edges 1000] [--rate 100 | --offered 100000] [--duration 10] [--instances 1,2,3]
-//     [--no-sqlite] [--clients 2] [--payload 16] [--sample 10] [--ping-timeout 10]
+//     [--no-sqlite] [--clients 2] [--payload 16] [--sample 10] [--ping-timeout 1]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

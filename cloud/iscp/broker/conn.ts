@@ -15,12 +15,13 @@ import { markReusable } from "../../../proto/transport/received-frames.js";
 import type { MessageTransport } from "../../../proto/transport/message-transport.js";
 import type { DownstreamOwner, DownstreamStream } from "./downstream.js";
 import type { HubConn, IscpHub } from "./hub.js";
-import type { Authenticate, AuthResult, Subject } from "./options.js";
+import type { Authenticate, Subject } from "./options.js";
 import { encodeResultsAck } from "./ack-frame.js";
 import { ConnOutput } from "./conn-output.js";
 import { ConnIntake, type HeldMessage } from "./intake.js";
 import { PingKeeper } from "./ping-keeper.js";
-import { refusalFor } from "./refusals.js";
+import { chunkBody, CLIENT_ONLY, refusalFor } from "./refusals.js";
+import { authenticateWithin, connectTerms, NIL_PROJECT } from "./connect-request.js";
 import { RateMeter } from "./rate-meter.js";
 import type { BudgetMember } from "./store-budget.js";
 import type { StreamOwner, UpstreamStream } from "./upstream.js";
@@ -28,31 +29,8 @@ import * as up from "./upstream-handlers.js";
 import * as down from "./downstream-handlers.js";
 
 type State = "connecting" | "authenticating" | "open" | "closed";
-const NIL_PROJECT = "00000000-0000-0000-0000-000000000000";
 /** What a kept message costs beyond its bytes (its object and list slot): a flood of tiny ones counts too. */
 const BACKLOG_OVERHEAD_BYTES = 64;
-const CLIENT_ONLY = new Set([
-  "upstreamOpenRequest",
-  "upstreamResumeRequest",
-  "upstreamCloseRequest",
-  "upstreamChunk",
-  "upstreamMetadata",
-  "downstreamOpenRequest",
-  "downstreamResumeRequest",
-  "downstreamCloseRequest",
-  "downstreamChunkAck",
-  "downstreamMetadataAck",
-  "upstreamCall",
-  "ping",
-  "pong",
-  "disconnect",
-]);
-
-/** What a refusal needs of an upstream chunk, in the decoded message's shape (made only for a refusal). */
-const chunkBody = (chunk: ScannedUpstreamChunk) => ({
-  streamIdAlias: chunk.streamIdAlias,
-  streamChunk: { sequenceNumber: chunk.sequenceNumber },
-});
 
 export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, BudgetMember {
   state: State = "connecting";
@@ -203,10 +181,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
       this.backlog.push(frame);
       return;
     }
-    if (frame.length > this.hub.limits.maxIncomingMessageBytes) {
-      this.disconnect(ResultCode.TOO_LARGE_MESSAGE_SIZE, `message of ${frame.length} bytes`);
-      return;
-    }
+    if (frame.length > this.hub.limits.maxIncomingMessageBytes)
+      return this.disconnect(ResultCode.TOO_LARGE_MESSAGE_SIZE, `message of ${frame.length} bytes`);
     const scanned = this.state === "open" ? this.scan(frame) : undefined;
     if (scanned) {
       // A held chunk's frame is never reused: it outlives this callback.
@@ -355,41 +331,14 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
       this.transport.close();
       this.onClosed(why);
     };
-    const major = Number((req.protocolVersion ?? "").split(".")[0]);
-    if (major !== 2 && major !== 3)
-      return refuse(ResultCode.INCOMPATIBLE_VERSION, `protocol version ${req.protocolVersion ?? ""} not supported`);
-    const pingInterval = req.pingInterval || 10;
-    const pingTimeout = req.pingTimeout || 1;
-    if (pingInterval < L.minPingIntervalSec)
-      return refuse(ResultCode.TOO_SHORT_PING_INTERVAL, `ping_interval below ${L.minPingIntervalSec} s`);
-    if (pingTimeout < L.minPingTimeoutSec)
-      return refuse(ResultCode.TOO_SHORT_PING_TIMEOUT, `ping_timeout below ${L.minPingTimeoutSec} s`);
-    if (pingTimeout > L.maxPingTimeoutSec)
-      return refuse(ResultCode.TOO_LONG_PING_TIMEOUT, `ping_timeout above ${L.maxPingTimeoutSec} s`);
-    const token = req.extensionFields?.accessToken ?? "";
-    const project = (req.extensionFields?.intdash?.projectUuid || NIL_PROJECT).toLowerCase();
-    const nodeId = req.nodeId ?? "";
+    const terms = connectTerms(req, L);
+    if ("code" in terms) return refuse(terms.code, terms.why);
+    const { pingInterval, pingTimeout, project, nodeId } = terms;
     this.state = "authenticating";
     // Nothing is read while the token is checked (a slow check must not let a client fill memory): what the
     // transport read already is kept in the backlog, the rest waits in the socket (TCP backpressure).
     this.transport.pauseInput?.();
-    let auth;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      // An authenticator that never answers must not leave the client waiting forever (iscp-ts has no timeout).
-      const late = new Promise<AuthResult>((res) => {
-        timer = setTimeout(
-          () => res({ ok: false, resultCode: ResultCode.CONNECT_TIMEOUT, resultString: "authentication timed out" }),
-          L.connectTimeoutMs,
-        );
-      });
-      auth = await Promise.race([this.authenticate(token, project, nodeId), late]);
-    } catch (e) {
-      this.hub.logger.warn({ remote: this.remote, err: String(e) }, "iscp authenticate threw");
-      auth = { ok: false as const, resultCode: ResultCode.AUTH_FAILED, resultString: "authentication error" };
-    } finally {
-      clearTimeout(timer);
-    }
+    const auth = await authenticateWithin(this.authenticate, terms, L.connectTimeoutMs, this.hub.logger, this.remote);
     if (this.state !== "authenticating") return; // transport closed meanwhile
     if (!auth.ok) return refuse(auth.resultCode, auth.resultString ?? resultCodeName(auth.resultCode));
     this.state = "open";

@@ -1,8 +1,27 @@
 // The response that carries a refusal for each kind of client request. Failure responses still
 // carry a valid (nil) UUID in stream-id fields because iscp-ts validates every one it decodes.
 import { iscp2 } from "../../../proto/wire/message.js";
+import type { ScannedUpstreamChunk } from "../../../proto/wire/chunk-scan.js";
 
 export const NIL_UUID_BYTES = new Uint8Array(16);
+
+/** The messages a client may send; any other kind from a client is a protocol error. */
+export const CLIENT_ONLY = new Set([
+  "upstreamOpenRequest",
+  "upstreamResumeRequest",
+  "upstreamCloseRequest",
+  "upstreamChunk",
+  "upstreamMetadata",
+  "downstreamOpenRequest",
+  "downstreamResumeRequest",
+  "downstreamCloseRequest",
+  "downstreamChunkAck",
+  "downstreamMetadataAck",
+  "upstreamCall",
+  "ping",
+  "pong",
+  "disconnect",
+]);
 
 /** The message that answers `body` (of kind `kind`) with `resultCode`, or undefined for kinds without an answer. */
 export function refusalFor(
@@ -54,3 +73,9 @@ export function refusalFor(
       return undefined;
   }
 }
+
+/** What a refusal needs of an upstream chunk, in the decoded message's shape (made only for a refusal). */
+export const chunkBody = (chunk: ScannedUpstreamChunk) => ({
+  streamIdAlias: chunk.streamIdAlias,
+  streamChunk: { sequenceNumber: chunk.sequenceNumber },
+});

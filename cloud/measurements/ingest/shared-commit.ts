@@ -13,6 +13,7 @@ import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkRows, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
+import { appendLogRows, type LogRow } from "../repo/chunk-log.js";
 import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
@@ -157,19 +158,57 @@ export async function commitStreams(
       createdAtMs,
       alloc,
     ));
-  const all = planned.flatMap((p) => p.rows);
+  // Payloads larger than a page go to their sequence's file first (where they land is then known); the rest
+  // travel in their log row. A chunk stored before is written to no row, and its file bytes stay unreferenced.
+  const synced: Array<Promise<unknown>> = [];
+  const logRows: LogRow[] = [];
+  try {
+    for (const p of planned) {
+      const filed = p.rows.some((r) => r.payload.length > files.inlineMax)
+        ? await fileLargePayloads(files, p.rows)
+        : NOT_FILED;
+      if (filed.synced) synced.push(heard(filed.synced));
+      for (const r of p.rows) {
+        const at = filed.at.get(r);
+        logRows.push({
+          measUuid: r.measUuid,
+          sequenceId: r.sequenceId,
+          sequenceNumber: r.sequenceNumber,
+          dataPoints: r.dataPoints,
+          minElapsedNs: r.minElapsedNs,
+          maxElapsedNs: r.maxElapsedNs,
+          createdAtMs: r.createdAtMs,
+          payload: at === undefined ? r.payload : NO_BYTES,
+          fileOffset: at ?? null,
+          fileLength: at === undefined ? null : r.payload.length,
+        });
+      }
+    }
+  } catch (e) {
+    await Promise.allSettled(synced); // nothing still writing once this throws
+    throw e;
+  }
   const inserted = new Map<number, Set<number>>();
-  for (const r of all.length > 0 ? await batch.insertChunkRows(tx, all) : []) {
+  for (const r of logRows.length > 0 ? await appended(tx, logRows, synced) : []) {
     const id = Number(r.sequence_id);
     (inserted.get(id) ?? inserted.set(id, new Set()).get(id)!).add(Number(r.sequence_number));
   }
   for (const p of planned) p.fresh = p.rows.filter((r) => inserted.get(p.seqId)?.has(r.sequenceNumber));
-  return write(tx, files, streams, planned, inserted, refused, now, known);
+  return write(tx, streams, planned, inserted, refused, now, known, synced);
+}
+
+/** The log rows appended (appendLogRows), the payload files' writes settled before a failure is passed on. */
+async function appended(tx: Queryable, rows: readonly LogRow[], synced: ReadonlyArray<Promise<unknown>>) {
+  try {
+    return await appendLogRows(tx, rows);
+  } catch (e) {
+    await Promise.allSettled(synced);
+    throw e;
+  }
 }
 
 async function write(
   tx: Queryable,
-  files: PayloadFiles,
   streams: readonly StreamChunks[],
   planned: readonly Planned[],
   /** Per sequence id, the numbers the chunk insert stored. */
@@ -177,11 +216,12 @@ async function write(
   refused: ReadonlyMap<number, Error>,
   now: string,
   known: KnownRows,
+  /** The payload files' writes, each already heard: the commit waits for them. */
+  synced: ReadonlyArray<Promise<unknown>>,
 ): Promise<SharedCommit> {
   // Every write below starts now and is awaited together: each is marked heard at once (a full disk fails
   // one while the others are still being started).
-  const writes: Array<Promise<unknown>> = [];
-  const payloads: batch.BatchPayloadRow[] = [];
+  const writes: Array<Promise<unknown>> = [...synced];
   const dataIds: Array<{ measUuid: string; type: string; name: string }> = [];
   const idsSeen = new Set<string>();
   const received: Array<{ sequenceId: number; points: number; chunks: number }> = [];
@@ -195,21 +235,6 @@ async function write(
       const t = tally(p.fresh, known.of(p.key));
       learned.push([p.key, p.streamId, p.seqId, [...t.dataIds]]);
       if (p.fresh.length === 0) continue;
-      // Most chunks of a fleet are small: no call (and no await) per stream for payload files then.
-      const filed = p.fresh.some((r) => r.payload.length > files.inlineMax)
-        ? await fileLargePayloads(files, p.fresh)
-        : NOT_FILED;
-      if (filed.synced) writes.push(heard(filed.synced));
-      for (const r of p.fresh) {
-        const at = filed.at.get(r);
-        payloads.push({
-          sequenceId: p.seqId,
-          sequenceNumber: r.sequenceNumber,
-          payload: at === undefined ? r.payload : NO_BYTES,
-          fileOffset: at ?? null,
-          fileLength: at === undefined ? null : r.payload.length,
-        });
-      }
       for (const d of t.newIds) {
         // Two streams of one measurement may bring the same new data id.
         const k = `${p.measUuid} ${dataIdKey(d.type, d.name)}`;
@@ -235,7 +260,6 @@ async function write(
   const rowOf = new Map(planned.map((p) => [p.measUuid, p.row]));
   const open = [...maxElapsed].filter(([uuid]) => !rowOf.get(uuid)!.ended && !rowOf.get(uuid)!.completed);
   writes.push(
-    heard(batch.insertPayloadRows(tx, payloads)),
     heard(batch.addDataIdRows(tx, dataIds)),
     heard(batch.addReceivedRows(tx, received, now)),
     heard(

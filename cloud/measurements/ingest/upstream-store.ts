@@ -12,6 +12,7 @@ import type { RawChunk } from "../formats/raw-chunk.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
+import { compactLog } from "../repo/chunk-log.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
@@ -90,6 +91,17 @@ class Batch {
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_BATCH_CHUNKS = 16_384;
 
+/**
+ * The chunk log (repo/chunk-log.ts) is compacted a slice of the sequences at a time (sequence id modulo
+ * COMPACT_SLICES), one slice every COMPACT_MS while it holds rows: each stream's chunks of
+ * COMPACT_SLICES × COMPACT_MS then reach meas_chunks' index pages in one write, the log stays small (its unique
+ * index is written by every commit; readers read it beside the tables), and the commits that wait behind a
+ * compaction wait for a slice of it. Beyond COMPACT_ROWS rows the whole log is compacted at once.
+ */
+const COMPACT_SLICES = 4;
+const COMPACT_MS = 125;
+const COMPACT_ROWS = 40_000;
+
 /** About what a chunk adds to its commit (payload bytes, and a little per point). */
 const bytesOf = (chunk: UpstreamChunkIn) => {
   let n = 64;
@@ -126,6 +138,11 @@ export class UpstreamStore {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sequence rows and data ids known to exist: a steady stream's commit skips their statements. */
   private readonly known = new KnownRows();
+  /** Rows appended to the chunk log since it was last empty (-1: unknown, a previous run may have left some). */
+  private logged = -1;
+  private compactTimer: NodeJS.Timeout | undefined;
+  /** The slice of the sequences the next compaction moves. */
+  private slice = 0;
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -175,9 +192,57 @@ export class UpstreamStore {
   }
 
   private schedule(): void {
-    if (this.flushing || this.waiting.length === 0) return;
+    if (this.flushing || (this.waiting.length === 0 && !this.compactDue)) return;
     this.flushing = true;
-    setImmediate(() => void this.flush());
+    setImmediate(() => void (this.compactDue || this.waiting.length === 0 ? this.compact() : this.flush()));
+  }
+
+  private compactDue = false;
+
+  /** Counts appended log rows; a compaction is due COMPACT_MS after the last one while the log holds rows. */
+  private appendedToLog(rows: number): void {
+    if (this.logged < 0) this.compactDue = true;
+    this.logged = Math.max(0, this.logged) + rows;
+    if (this.logged >= COMPACT_ROWS) this.compactDue = true;
+    else if (this.logged > 0) this.armCompaction();
+  }
+
+  /** A compaction COMPACT_MS from now (unless one is armed). */
+  private armCompaction(): void {
+    if (this.compactTimer !== undefined) return;
+    this.compactTimer = setTimeout(() => {
+      this.compactTimer = undefined;
+      this.compactDue = true;
+      this.schedule();
+    }, COMPACT_MS);
+    this.compactTimer.unref();
+  }
+
+  /** Moves the chunk log into the chunk tables; on failure the rows stay (readers read them) and it is tried again. */
+  private async compact(): Promise<void> {
+    this.compactDue = false;
+    clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
+    try {
+      if (this.logged < 0 || this.logged >= COMPACT_ROWS) {
+        await this.store.db.transaction((tx) => compactLog(tx));
+        this.logged = 0;
+      } else {
+        const part = { slice: this.slice, of: COMPACT_SLICES };
+        const moved = await this.store.db.transaction((tx) => compactLog(tx, part));
+        this.slice = (this.slice + 1) % COMPACT_SLICES;
+        this.logged = Math.max(0, this.logged - moved);
+        // Rows of other slices are left: the next slice is due in COMPACT_MS.
+        if (this.logged > 0) this.armCompaction();
+      }
+    } catch {
+      // Tried again later, never at once: a full disk would otherwise make this a busy loop.
+      this.logged = Math.max(1, this.logged);
+      this.armCompaction();
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
   }
 
   private async flush(): Promise<void> {
@@ -213,6 +278,7 @@ export class UpstreamStore {
         { locks },
       );
       commit.learn();
+      this.appendedToLog(commit.stored);
       const seconds = (performance.now() - started) / 1000;
       streams.forEach((e, k) => {
         const r = commit.results[k]!;
@@ -310,5 +376,8 @@ export class UpstreamStore {
       await Promise.allSettled([...this.inFlight]);
       await new Promise((r) => setTimeout(r, 5));
     }
+    clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
+    if (this.logged !== 0) await this.store.db.transaction((tx) => compactLog(tx)).then(() => (this.logged = 0));
   }
 }

@@ -5,7 +5,6 @@
 // parsed and planned once and then only bound.
 import type { Queryable, SqlParam } from "../../storage/db.js";
 import type { MeasRow } from "../service/model.js";
-import type { ChunkRowInput } from "./sequences.js";
 
 /** Rows as SQLite's json_each reads them (`value->>i` is column i); on PostgreSQL an array per column. */
 function rowsParam(q: Queryable, rows: ReadonlyArray<readonly unknown[]>, width: number): SqlParam[] {
@@ -47,63 +46,6 @@ export function ensureSequences(q: Queryable, keys: readonly SequenceKey[], now:
     : `INSERT INTO meas_sequences (measurement_uuid, uuid, created_at, updated_at) SELECT value->>0, value->>1, ?, ? FROM json_each(?) WHERE true
        ON CONFLICT (measurement_uuid, uuid) DO UPDATE SET uuid = excluded.uuid RETURNING id, measurement_uuid, uuid`;
   return q.all<{ id: number; measurement_uuid: string; uuid: string }>(sql, [now, now, ...rowsParam(q, rows, 2)]);
-}
-
-/** A chunk row as insertChunks takes it; its payload goes in insertPayloadRows. */
-export type BatchChunkRow = Omit<ChunkRowInput, "payload">;
-
-/** Inserts the chunk rows whose key is not stored yet; returns the keys inserted (a stored one is left as it was). */
-export function insertChunkRows(q: Queryable, rows: readonly BatchChunkRow[]) {
-  const values = rows.map((r) => [
-    r.measUuid,
-    r.sequenceId,
-    r.sequenceNumber,
-    r.dataPoints,
-    r.minElapsedNs,
-    r.maxElapsedNs,
-    r.createdAtMs,
-  ]);
-  const cols =
-    "(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)";
-  const sql = isPg(q)
-    ? `INSERT INTO meas_chunks ${cols} SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
-       ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`
-    : `INSERT OR IGNORE INTO meas_chunks ${cols}
-       SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?) RETURNING sequence_id, sequence_number`;
-  return q.all<{ sequence_id: number; sequence_number: number }>(sql, rowsParam(q, values, 7));
-}
-
-export interface BatchPayloadRow {
-  sequenceId: number;
-  sequenceNumber: number;
-  /** The bytes in the row (empty when they are in the sequence's payload file). */
-  payload: Buffer;
-  fileOffset: number | null;
-  fileLength: number | null;
-}
-
-export async function insertPayloadRows(q: Queryable, rows: readonly BatchPayloadRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const cols = "(sequence_id, sequence_number, payload, file_offset, file_length)";
-  if (isPg(q)) {
-    const values = rows.map((r) => [r.sequenceId, r.sequenceNumber, r.payload, r.fileOffset, r.fileLength]);
-    await q.run(
-      `INSERT INTO meas_chunk_payloads ${cols} SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])`,
-      rowsParam(q, values, 5),
-    );
-    return;
-  }
-  const values = rows.map((r) => [
-    r.sequenceId,
-    r.sequenceNumber,
-    r.payload.toString("hex"),
-    r.fileOffset,
-    r.fileLength,
-  ]);
-  await q.run(
-    `INSERT INTO meas_chunk_payloads ${cols} SELECT value->>0, value->>1, unhex(value->>2), value->>3, value->>4 FROM json_each(?)`,
-    rowsParam(q, values, 5),
-  );
 }
 
 /** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */

@@ -1,5 +1,5 @@
 // SQL for the data endpoint: a measurement's chunk rows in time order, one page at a time
-// (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes).
+// (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes), with the rows still in the chunk log.
 import type { Queryable, SqlParam } from "../../storage/db.js";
 
 export interface ChunkRow {
@@ -29,18 +29,33 @@ export interface ChunkPageQuery {
 }
 
 export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> {
-  const where = ["c.measurement_uuid = ?"];
-  const args: SqlParam[] = [p.measUuid];
-  const lead = p.desc ? "c.max_elapsed_ns" : "c.min_elapsed_ns";
-  if (p.after)
-    where.push(`(${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`), args.push(...p.after);
-  if (p.from !== undefined) where.push("c.max_elapsed_ns >= ?"), args.push(p.from);
-  if (p.to !== undefined) where.push("c.min_elapsed_ns < ?"), args.push(p.to);
   const dir = p.desc ? "DESC" : "ASC";
+  const lead = p.desc ? "max_elapsed_ns" : "min_elapsed_ns";
+  /** The page's conditions on a table aliased `c`, and their arguments. */
+  const conditions = (head: string, headArgs: SqlParam[]) => {
+    const where = [head];
+    const args = [...headArgs];
+    if (p.after)
+      where.push(`(c.${lead}, c.sequence_id, c.sequence_number) ${p.desc ? "<" : ">"} (?, ?, ?)`),
+        args.push(...p.after);
+    if (p.from !== undefined) where.push("c.max_elapsed_ns >= ?"), args.push(p.from);
+    if (p.to !== undefined) where.push("c.min_elapsed_ns < ?"), args.push(p.to);
+    return { where: where.join(" AND "), args };
+  };
+  const order = `ORDER BY ${lead} ${dir}, sequence_id ${dir}, sequence_number ${dir} LIMIT ?`;
+  const stored = conditions("c.measurement_uuid = ?", [p.measUuid]);
+  // Rows still in the chunk log (chunk-log.ts) are read beside the stored ones, through the log's key index.
+  const logged = conditions("c.sequence_id IN (SELECT id FROM meas_sequences WHERE measurement_uuid = ?)", [
+    p.measUuid,
+  ]);
   return q.all<ChunkRow>(
-    `SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms
-     FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
-     WHERE ${where.join(" AND ")} ORDER BY ${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?`,
-    [...args, p.limit],
+    `SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms
+       FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
+       WHERE ${stored.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS s
+     UNION ALL
+     SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, c.payload, c.file_offset, c.file_length, c.created_at_ms
+       FROM meas_chunk_log c WHERE ${logged.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS l
+     ${order}`,
+    [...stored.args, p.limit, ...logged.args, p.limit, p.limit],
   );
 }

@@ -112,6 +112,30 @@ ALTER TABLE meas_chunk_payloads ADD COLUMN file_length INTEGER;
 `,
   },
   {
+    version: 404,
+    name: "chunk log: real-time chunks appended in commit order",
+    // The shared group commit (ingest/shared-commit.ts) appends every stream's chunks here: rows in commit order
+    // (appends to the table's last page) and one small unique index, instead of a page per stream in each of
+    // meas_chunks' indexes per commit. A compaction (repo/chunk-log.ts) moves the rows into meas_chunks and
+    // meas_chunk_payloads in key order every fraction of a second; readers read both until then.
+    up: `
+CREATE TABLE meas_chunk_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  measurement_uuid TEXT NOT NULL,
+  sequence_id INTEGER NOT NULL REFERENCES meas_sequences (id) ON DELETE CASCADE,
+  sequence_number INTEGER NOT NULL,
+  data_points INTEGER NOT NULL,
+  min_elapsed_ns INTEGER NOT NULL,
+  max_elapsed_ns INTEGER NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  payload BLOB NOT NULL,
+  file_offset INTEGER,
+  file_length INTEGER
+);
+CREATE UNIQUE INDEX meas_chunk_log_key ON meas_chunk_log (sequence_id, sequence_number);
+`,
+  },
+  {
     version: 430,
     name: "measurement markers",
     // Elapsed times in microseconds after the measurement's base time, as the API gives them; a point

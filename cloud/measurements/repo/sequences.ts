@@ -3,6 +3,7 @@
 import { allStatements, heard, type Queryable, type SqlParam } from "../../storage/db.js";
 import type { SequenceRow } from "../service/model.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
+import { compactLog } from "./chunk-log.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
@@ -15,7 +16,10 @@ export const payloadFileEnds = async (q: Queryable) =>
   new Map(
     (
       await q.all<{ sequence_id: number; end: number }>(
-        "SELECT sequence_id, MAX(file_offset + file_length) AS end FROM meas_chunk_payloads WHERE file_length IS NOT NULL GROUP BY sequence_id",
+        `SELECT sequence_id, MAX(file_offset + file_length) AS end FROM (
+           SELECT sequence_id, file_offset, file_length FROM meas_chunk_payloads WHERE file_length IS NOT NULL
+           UNION ALL SELECT sequence_id, file_offset, file_length FROM meas_chunk_log WHERE file_length IS NOT NULL) AS f
+         GROUP BY sequence_id`,
       )
     ).map((r) => [r.sequence_id, r.end]),
   );
@@ -27,9 +31,14 @@ export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
 export const storedChunkNumbers = async (q: Queryable, measUuid: string, uuid: string, limit: number) =>
   (
     await q.all<{ n: number }>(
-      `SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
-     WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?`,
-      [measUuid, uuid, limit],
+      `SELECT n FROM (
+         SELECT * FROM (SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
+           WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS a
+         UNION ALL
+         SELECT * FROM (SELECT c.sequence_number AS n FROM meas_chunk_log c JOIN meas_sequences s ON s.id = c.sequence_id
+           WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS b) AS u
+       ORDER BY n DESC LIMIT ?`,
+      [measUuid, uuid, limit, measUuid, uuid, limit, limit],
     )
   ).map((r) => Number(r.n));
 
@@ -122,6 +131,8 @@ export async function insertChunks(
 ): Promise<{ inserted: Set<number>; payloads: Promise<unknown>[] }> {
   const inserted = new Set<number>();
   const payloads: Promise<unknown>[] = [];
+  // Numbers the real-time path stored are still in the chunk log: moved first, so they count as stored here.
+  if (rows.length > 0) await compactLog(q, { sequenceId: rows[0]!.sequenceId });
   try {
     for (let i = 0; i < rows.length; i += 100) {
       const part = rows.slice(i, i + 100);

@@ -92,9 +92,9 @@ describe("measurements: a steady stream's chunk transactions", () => {
       persist: true,
     };
     expect(await store(up, chunk(1, [["p", "t"]]))).toBe("ok");
-    // A payload the chunk table takes but the payload table refuses fails the side-by-side writes.
+    // A chunk the chunk log takes but whose new data id is refused fails the side-by-side writes.
     await t.peer.svc.db.exec(
-      "CREATE TEMP TRIGGER refuse_payload BEFORE INSERT ON meas_chunk_payloads WHEN NEW.sequence_number = 2 BEGIN SELECT RAISE(ABORT, 'refused'); END",
+      "CREATE TEMP TRIGGER refuse_payload BEFORE INSERT ON meas_data_ids WHEN NEW.data_name = 'q' BEGIN SELECT RAISE(ABORT, 'refused'); END",
     );
     await expect(
       store(
