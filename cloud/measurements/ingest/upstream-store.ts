@@ -12,7 +12,7 @@ import type { RawChunk } from "../formats/raw-chunk.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
-import { compactLog } from "../repo/chunk-log.js";
+import { compactLog, logMeasurements } from "../repo/chunk-log.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
@@ -228,8 +228,12 @@ export class UpstreamStore {
         await this.store.db.transaction((tx) => compactLog(tx));
         this.logged = 0;
       } else {
-        const part = { slice: this.slice, of: COMPACT_SLICES };
-        const moved = await this.store.db.transaction((tx) => compactLog(tx, part));
+        // Only the measurements it moves are locked (on PostgreSQL the commits of others go on meanwhile).
+        const measurements = await logMeasurements(this.store.db, this.slice, COMPACT_SLICES);
+        const part = { slice: this.slice, of: COMPACT_SLICES, measurements };
+        const locks = measurements.flatMap((m) => measurementLock(m).locks);
+        const moved =
+          measurements.length === 0 ? 0 : await this.store.db.transaction((tx) => compactLog(tx, part), { locks });
         this.slice = (this.slice + 1) % COMPACT_SLICES;
         this.logged = Math.max(0, this.logged - moved);
         // Rows of other slices are left: the next slice is due in COMPACT_MS.

@@ -90,8 +90,20 @@ const CHUNK_COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
 const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length";
 
-/** Which log rows a compaction moves: all, one sequence's, or one slice of the sequences (id modulo `of`). */
-export type LogPart = { sequenceId: number } | { slice: number; of: number } | undefined;
+/**
+ * Which log rows a compaction moves: all, one sequence's, or those of one slice of the sequences (id modulo `of`)
+ * that belong to `measurements` (the ones whose locks the compaction holds).
+ */
+export type LogPart = { sequenceId: number } | { slice: number; of: number; measurements: string[] } | undefined;
+
+/** The measurements with rows of this slice of the sequences in the log (what its compaction locks). */
+export const logMeasurements = async (q: Queryable, slice: number, of: number) =>
+  (
+    await q.all<{ m: string }>("SELECT DISTINCT measurement_uuid AS m FROM meas_chunk_log WHERE sequence_id % ? = ?", [
+      of,
+      slice,
+    ])
+  ).map((r) => r.m);
 
 /**
  * Moves the log's rows (`part` of them) into meas_chunks and meas_chunk_payloads, in key order. Returns how many
