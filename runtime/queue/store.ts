@@ -124,10 +124,7 @@ export class DurableQueue {
   }
 
   /** When the oldest data the cloud has not acknowledged (nor the deferred upload uploaded) was stored. */
-  oldestChunkTime(): number | undefined {
-    return this.env.oldestChunkTime(this.removing);
-  }
-
+  oldestChunkTime = (): number | undefined => this.env.oldestChunkTime(this.removing);
   setCapacity(capacityMiB: number, limitDataStorage: boolean): void {
     this.capacityBytes = capacityMiB * MiB;
     this.limit = limitDataStorage;
