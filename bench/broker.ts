@@ -12,9 +12,19 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { CompressionParams } from "../proto/transport/compression/negotiation.js";
 import { isMain, procCpuSeconds, report, type Row } from "./lib.js";
+import { countBytes, type WireBytes } from "./wire-bytes.js";
 
 type Transport = "websocket" | "quic";
+
+/** What a case may change (bench/compression.ts): iSCP compression on both connections, the points' content. */
+export interface CaseOptions {
+  compression?: CompressionParams;
+  /** Fills a point's bytes after its first 12 (send time, number); zeros when absent. */
+  content?: (point: Buffer, n: number) => void;
+  seconds?: number;
+}
 
 function argSeconds(): number | undefined {
   const a = process.argv;
@@ -159,32 +169,55 @@ function percentile(sorted: Float64Array, p: number): number {
 
 const round = (x: number, digits = 0) => +x.toFixed(digits);
 
-async function runCase(transport: Transport, payloadB: number): Promise<Row> {
+export async function runCase(transport: Transport, payloadB: number, opts: CaseOptions = {}): Promise<Row> {
   const { IscpClient } = await import("../runtime/iscp/conn.js");
   const { connectWebSocket } = await import("../proto/transport/ws/client.js");
   const { connectQuic } = await import("../proto/transport/quic/client.js");
+  const { compressedTransport } = await import("../proto/transport/compression/compressed-transport.js");
+  const { compressionQuery } = await import("../proto/transport/compression/negotiation.js");
   const { QoS } = await import("../proto/wire/message.js");
   const perChunk = POINTS_PER_CHUNK[payloadB]!;
-  const seconds = transport === "quic" ? QUIC_SECONDS : SECONDS;
+  const seconds = opts.seconds ?? (transport === "quic" ? QUIC_SECONDS : SECONDS);
   const maxChunks = Math.ceil(MAX_BYTES / (payloadB * perChunk));
   const broker = await startBroker(transport);
   const { info } = broker;
   const pid = broker.child.pid!;
   try {
-    const open = () =>
-      transport === "quic"
-        ? connectQuic({ host: "127.0.0.1", port: info.quicPort!, ca: info.cert!, serverName: "localhost" })
-        : connectWebSocket({ url: `${info.url.replace(/^http/, "ws")}/api/iscp/connect` });
-    const connect = async (edge: { uuid: string; secret: string }) =>
+    // The clients' own compression layer (as connectWebSocket/connectQuic put it), with the wire counted beneath it.
+    const c = opts.compression && {
+      ...opts.compression,
+      contextTakeover: opts.compression.contextTakeover && transport === "websocket",
+    };
+    const query = compressionQuery(c);
+    const open = async (wire: WireBytes) => {
+      const t = countBytes(
+        transport === "quic"
+          ? await connectQuic({
+              host: "127.0.0.1",
+              port: info.quicPort!,
+              ca: info.cert!,
+              serverName: "localhost",
+              extraNegotiation: query,
+            })
+          : await connectWebSocket({
+              url: `${info.url.replace(/^http/, "ws")}/api/iscp/connect?${new URLSearchParams(query)}`,
+            }),
+        wire,
+      );
+      return c ? compressedTransport(t, c, 64 * 2 ** 20) : t;
+    };
+    const upWire: WireBytes = { sent: 0, received: 0 };
+    const downWire: WireBytes = { sent: 0, received: 0 };
+    const connect = async (edge: { uuid: string; secret: string }, wire: WireBytes) =>
       IscpClient.connect({
-        transport: open,
+        transport: () => open(wire),
         token: await edgeToken(info.url, edge),
         nodeId: edge.uuid,
         projectUuid: info.projectUuid,
         reconnect: false,
       });
-    const upConn = await connect(info.up);
-    const downConn = await connect(info.down);
+    const upConn = await connect(info.up, upWire);
+    const downConn = await connect(info.down, downWire);
     const sessionId = randomUUID();
 
     // Downstream: counts, payload bytes, and latency of each chunk's first point (all points of a chunk share their send time).
@@ -235,6 +268,7 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
           const p = buf.subarray(i * payloadB, (i + 1) * payloadB);
           p.writeBigUInt64LE(now, 0);
           p.writeUInt32LE(sent * perChunk + i, 8);
+          opts.content?.(p, sent * perChunk + i);
           pts.push({ elapsedTime: now - t0, payload: p });
         }
         up.write(DATA_ID, pts);
@@ -249,6 +283,7 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
     const cpu0 = { broker: procCpuSeconds(pid), client: process.cpuUsage() };
     let clientRss = process.memoryUsage().rss;
     const rssTimer = setInterval(() => (clientRss = Math.max(clientRss, process.memoryUsage().rss)), 100);
+    const wire0 = { up: upWire.sent, down: downWire.received, sent };
     const tMeasure = process.hrtime.bigint();
     measuring = true;
     const deadline = Date.now() + seconds * 1000;
@@ -257,8 +292,14 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
     const tStop = process.hrtime.bigint();
     const measured = Number(tStop - tMeasure) / 1e9;
     const brokerCpu = procCpuSeconds(pid) - cpu0.broker;
-    const c = process.cpuUsage(cpu0.client);
-    const clientCpu = (c.user + c.system) / 1e6;
+    const cpu = process.cpuUsage(cpu0.client);
+    const clientCpu = (cpu.user + cpu.system) / 1e6;
+    const wire = {
+      up: upWire.sent - wire0.up,
+      down: downWire.received - wire0.down,
+      points: (sent - wire0.sent) * perChunk,
+    };
+    const chunksMeasured = points / perChunk;
     sending = false;
 
     // Drain: everything sent reaches the downstream; every chunk is acked, i.e. committed (acks wait for storage).
@@ -296,6 +337,10 @@ async function runCase(transport: Transport, payloadB: number): Promise<Row> {
       client_cpu_pct: Math.round((clientCpu / measured) * 100),
       client_rss_MiB: Math.round(clientRss / 2 ** 20),
       store_errors: storeErrors,
+      up_wire_B_per_point: round(wire.up / wire.points, 1),
+      down_wire_B_per_point: round(wire.down / points, 1),
+      broker_cpu_us_per_chunk: Math.round((brokerCpu / chunksMeasured) * 1e6),
+      client_cpu_us_per_chunk: Math.round((clientCpu / chunksMeasured) * 1e6),
       note:
         sent >= maxChunks
           ? `volume guard of ${MAX_BYTES / 1e6} MB reached: measured ${round(measured, 1)} s, not ${seconds} s`

@@ -10,15 +10,17 @@ const benches: Record<string, string> = {
   access: "./access.js",
   queue: "./queue.js",
   broker: "./broker.js",
+  compression: "./compression.js",
   agent: "./agent.js",
   edges: "./edges.js",
   "scale-out": "./scale-out.js",
   steady: "./steady.js",
+  soak: "./soak.js",
   startup: "./startup.js",
   console: "./console.js",
 };
 /** The benchmarks that run bin/*.mjs, which load the compiled code under dist/. */
-const COMPILED = new Set(["agent", "edges", "scale-out", "steady", "startup"]);
+const COMPILED = new Set(["agent", "edges", "scale-out", "steady", "soak", "startup"]);
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.
 const args = process.argv.slice(2);

@@ -6,6 +6,7 @@ import { ParseResult, Schema } from "effect";
 import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
 import { DURABILITIES } from "./storage/db.js";
+import { MapTilesUrl } from "./console/schemas.js";
 
 /** How a setting is named outside: `--<flag>` on the command line and `<flag>:` in the file, `env` in the environment. */
 export interface SettingMeta {
@@ -220,6 +221,18 @@ export const SETTINGS = {
     env: "CLOUD_PUBLIC_URL",
     arg: "url",
     help: "base URL in mails and tokens (default http://<listen>)",
+  }),
+  mapTilesUrl: optional(MapTilesUrl, {
+    flag: "map-tiles-url",
+    env: "CLOUD_MAP_TILES_URL",
+    arg: "url",
+    help: "map tiles under the console's tracks, an http(s) URL with {z}, {x} and {y} (XYZ tiles, e.g. https://tiles.example.com/{z}/{x}/{y}.png; default: none, the track alone)",
+  }),
+  mapTilesAttribution: optional(Text, {
+    flag: "map-tiles-attribution",
+    env: "CLOUD_MAP_TILES_ATTRIBUTION",
+    arg: "text",
+    help: 'the tiles\' attribution the console shows under the map, e.g. "© OpenStreetMap contributors"',
   }),
   tlsCert: optional(PemFile, {
     flag: "tls-cert",

@@ -23,6 +23,7 @@ const commandFiles = [
   "./cli/admin.js",
   "./cli/config-show.js",
   "./cli/migrate-store.js",
+  "./cli/migrate-status.js",
 ];
 for (const file of commandFiles) {
   try {

@@ -28,6 +28,7 @@ import { openDatabase } from "./storage/open.js";
 import { migrate } from "./storage/migrate.js";
 import { StorageRoom } from "./storage/room.js";
 import { readTlsPair, reloadTls, TLS_NAMES } from "./http/tls-files.js";
+import { answerPlainHttp, withHsts } from "./http/tls-front.js";
 import { limitConnections, serverTimeouts } from "./http/connection-limits.js";
 
 export const VERSION = "0.1.0";
@@ -130,8 +131,9 @@ export async function startCloudPeer(
   const tls = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
   const timeouts = serverTimeouts(config);
   const server: http.Server = tls
-    ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, listener)
+    ? https.createServer({ ...timeouts, ...tlsOptions(readTlsPair(tls, TLS_NAMES)) }, withHsts(listener))
     : http.createServer(timeouts, listener);
+  if (tls) answerPlainHttp(server as https.Server, timeouts.handshakeTimeout);
   server.keepAliveTimeout = 5_000;
   limitConnections(server, config, svc.log);
   for (const m of modules) await m.attach?.(server, svc);

@@ -79,7 +79,11 @@ export async function openAgentCore(
   const ipcDir = path.resolve(opts.ipcDir ?? path.join(path.dirname(socketPath), "ipc"));
   const policy = launchPolicy({ dataDir, ipcDir }, opts.allowDirs, opts.allowEnv);
   const settings = new SettingsService(store, ipcDir, policy);
-  const guard = { pidDir: path.join(dataDir, "connectors"), notice: (message: string) => log.warn(message) };
+  const guard = {
+    pidDir: path.join(dataDir, "connectors"),
+    notice: (message: string) => log.warn(message),
+    allowEnv: policy.allowEnv,
+  };
   const openers: Openers = {
     ...dataPathOpeners(dataPath, { log, quicCa: opts.quicCa, launchPolicy: policy, guard }),
     uploader: deferredUploaderOpener({

@@ -1,5 +1,5 @@
-// `npm run package:deb [-- --out DIR]`: Debian packages `edge-agent` and `cloud-peer` for this machine's
-// architecture, made from dist/ (built first) and the installed node_modules with dpkg-deb. Each package holds
+// `npm run package:deb [-- --out DIR] [--arch amd64|arm64]`: Debian packages `edge-agent` and `cloud-peer` for this
+// machine's architecture (or, with --arch, the agent's for another: scripts/deb-cross.mjs), made from dist/ (built first) and the installed node_modules with dpkg-deb. Each package holds
 // only what its commands import: the files of dist/ they reach (esbuild's import graph) and the npm packages
 // those need (the lock file's dependency tree), so the agent carries no sqlite3, no PostgreSQL driver and no
 // console. Nothing is compiled on the device: native modules come as the prebuilt binaries npm installed here.
@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { ARCHES, fetchedPackage, fitsTarget, foreignBinaries, runsOnTarget } from "./deb-cross.mjs";
 import { PACKAGES, maintainerScripts } from "./deb-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,12 +19,20 @@ const { values: args } = parseArgs({
     out: { type: "string", default: path.join(root, "dist-deb") },
     only: { type: "string" },
     fast: { type: "boolean", default: false },
+    arch: { type: "string" },
   },
 });
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const lock = JSON.parse(fs.readFileSync(path.join(root, "package-lock.json"), "utf8")).packages;
-const ARCH = { x64: "amd64", arm64: "arm64" }[process.arch];
-if (!ARCH) throw new Error(`package-deb: no Debian architecture for ${process.arch}`);
+const HOST = Object.keys(ARCHES).find((a) => ARCHES[a].node === process.arch);
+const ARCH = args.arch ?? HOST;
+if (!ARCHES[ARCH]) throw new Error(`package-deb: no Debian architecture for ${args.arch ?? process.arch}`);
+const TARGET = ARCHES[ARCH].node;
+const CROSS = ARCH !== HOST;
+// The cloud's sqlite3 has no prebuilt binary on the npm registry: its package is built on a machine of its own
+// architecture.
+if (CROSS && args.only !== "edge-agent")
+  throw new Error(`package-deb: --arch ${ARCH} builds the agent only: add --only edge-agent`);
 
 /** The dist/ files the entries reach, and the npm packages they import (static and literal dynamic imports). */
 async function importGraph(entries) {
@@ -58,21 +67,44 @@ function resolveInLock(from, name) {
   }
 }
 
-/** Every installed package the roots need, by lock-file key (optional ones only where npm installed them). */
+/**
+ * Where the package of a lock-file key is for the target: this checkout's node_modules, or (another architecture's
+ * platform package) the registry's copy; undefined where it is not there or cannot run on the target.
+ */
+function sourceOf(key, optional) {
+  const entry = lock[key];
+  if (!fitsTarget(entry, TARGET)) return undefined;
+  const installed = path.join(root, key);
+  if (CROSS && entry.cpu && !fs.existsSync(installed))
+    return fetchedPackage(key.slice(key.lastIndexOf("node_modules/") + 13), entry.version);
+  if (!fs.existsSync(installed)) return undefined;
+  if (CROSS && !runsOnTarget(installed, entry, lock, TARGET)) {
+    const name = key.slice(key.lastIndexOf("node_modules/") + 13);
+    if (optional) return undefined;
+    throw new Error(`package-deb: ${name} has no prebuilt binary for linux-${TARGET}`);
+  }
+  return installed;
+}
+const sources = new Map();
+
+/** Every package the roots need, by lock-file key (optional ones only where they are there for the target). */
 function dependencyClosure(roots) {
   const seen = new Set();
-  const visit = (key) => {
-    if (!key || seen.has(key) || !fs.existsSync(path.join(root, key))) return;
+  const visit = (key, optional) => {
+    if (!key || seen.has(key)) return;
+    const source = sourceOf(key, optional);
+    if (!source) return;
+    sources.set(key, source);
     seen.add(key);
     const entry = lock[key];
     for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }))
-      visit(resolveInLock(key, name));
+      visit(resolveInLock(key, name), !entry.dependencies?.[name]);
   };
   for (const name of roots) {
     const key = resolveInLock("", name);
     if (!key && !manifest.optionalDependencies?.[name])
       throw new Error(`package-deb: ${name} is imported but not installed`);
-    visit(key);
+    visit(key, Boolean(manifest.optionalDependencies?.[name]));
   }
   return [...seen].sort();
 }
@@ -95,7 +127,10 @@ async function makePackage(pkg) {
     for (const f of pkg.distDirs ?? []) copy(path.join(root, "dist", f), path.join(lib, "dist", f));
     // Type packages are never loaded at run time.
     for (const key of dependencyClosure([...graph.packages, ...extra]))
-      if (!key.includes("node_modules/@types/")) copy(path.join(root, key), path.join(lib, key));
+      if (!key.includes("node_modules/@types/")) copy(sources.get(key), path.join(lib, key));
+    const foreign = foreignBinaries(lib, ARCHES[ARCH].elfMachine);
+    if (foreign.length > 0)
+      throw new Error(`package-deb: native modules of another architecture: ${foreign.join(", ")}`);
     for (const bin of pkg.bins) copy(path.join(root, "bin", `${bin}.mjs`), path.join(lib, "bin", `${bin}.mjs`));
     copy(path.join(root, "bin", "compiled.mjs"), path.join(lib, "bin", "compiled.mjs"));
     // ESM: the package's own type, and its version for --version.

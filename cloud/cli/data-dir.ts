@@ -16,10 +16,18 @@ export const DATA_QUIC = "quic";
 export function requireDatabase(dataDir: string, database = "sqlite:"): void {
   if (isPostgresUrl(database)) return;
   const file = path.join(dataDir, DATA_DB);
-  if (!fs.existsSync(file))
+  try {
+    fs.statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES")
+      throw new Error(
+        `cannot read ${file}: permission denied to this user (uid ${process.getuid?.()}); run the command as the service's user (e.g. sudo -u cloud-peer)`,
+      );
     throw new Error(
       `no cloud-peer database at ${file} (start cloud-peer once with this --data, or pass the right --data)`,
     );
+  }
 }
 
 /**

@@ -1,9 +1,10 @@
-// The web console: its OAuth client, and its built files served under /console/ (the browser
+// The web console: its OAuth client, its settings (map tiles), and its built files served under /console/ (the browser
 // sources are in web/, bundled by `npm run build`; no server code imports them).
 import type { ProvidingModule } from "../module-contract.js";
 import type { Services } from "../services.js";
 import { consoleClientResolver, registerConsoleClient } from "./console-client.js";
 import { consoleFastPath } from "./static-files.js";
+import { consoleSettingsRoute } from "./routes/settings.js";
 
 export const consoleModule: ProvidingModule<Pick<Services, "config" | "db" | "oauth">, {}> = {
   name: "console",
@@ -11,6 +12,7 @@ export const consoleModule: ProvidingModule<Pick<Services, "config" | "db" | "oa
     await registerConsoleClient(svc);
     return {};
   },
+  routes: [consoleSettingsRoute],
   clientResolvers: (svc) => [consoleClientResolver(svc)],
   fastPaths: [consoleFastPath()],
 };

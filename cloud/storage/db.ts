@@ -140,7 +140,7 @@ export class SqliteDb implements Db {
     const synchronous = synchronousOf(opts.durability ?? "power-loss");
     const { Database } = await loadSqlite3();
     const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-      const c = new Database(file, (err) => (err ? reject(err) : resolve(c)));
+      const c = new Database(file, (err) => (err ? reject(cannotOpen(err, file)) : resolve(c)));
     });
     // Hashes, keys and tokens live here: owner-only, whatever the data directory's mode (the WAL and
     // shared-memory files SQLite creates next take the database file's permissions).
@@ -301,4 +301,16 @@ export const isUnstorableText = (err: unknown): boolean => {
 export async function insertId(q: Queryable, sql: string, params: Params): Promise<number> {
   const row = await q.get<{ id: number }>(`${sql} RETURNING id`, params);
   return row!.id;
+}
+
+/**
+ * SQLite says only "unable to open database file": the path, and what usually causes it (a missing directory,
+ * or a user who may not read and write it, e.g. a maintenance command run as another user than the service).
+ */
+function cannotOpen(err: Error & { code?: string }, file: string): Error {
+  if (err.code !== "SQLITE_CANTOPEN") return err;
+  const uid = process.getuid?.();
+  return new Error(
+    `cannot open the database ${file} (SQLITE_CANTOPEN): check that its directory exists and that the user running this command${uid === undefined ? "" : ` (uid ${uid})`} may read and write the directory and the file (run it as the service's user, e.g. sudo -u cloud-peer)`,
+  );
 }

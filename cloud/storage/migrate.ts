@@ -62,3 +62,36 @@ export function migrate(db: Db, migrations: Migration[]): Promise<number[]> {
     return applied;
   });
 }
+
+export interface MigrationStatus {
+  applied: { version: number; name: string; applied_at: string }[];
+  pending: { version: number; name: string }[];
+  /** Applied by a newer cloud-peer: this version does not know them. */
+  unknown: { version: number; name: string; applied_at: string }[];
+}
+
+/** What `migrate` would do on this database, without changing anything (`cloud-peer migrate status`). */
+export async function migrationStatus(db: Db, migrations: Migration[]): Promise<MigrationStatus> {
+  const table =
+    db.dialect === "postgres"
+      ? await db.get<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t")
+      : await db.get<{ t: string | null }>(
+          "SELECT name AS t FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+        );
+  const rows = table?.t
+    ? await db.all<{ version: number; name: string; applied_at: string }>(
+        "SELECT version, name, applied_at FROM schema_migrations ORDER BY version",
+      )
+    : [];
+  const known = new Map(migrations.map((m) => [m.version, m]));
+  const done = new Set(rows.map((r) => Number(r.version)));
+  const row = (r: (typeof rows)[number]) => ({ version: Number(r.version), name: r.name, applied_at: r.applied_at });
+  return {
+    applied: rows.filter((r) => known.has(Number(r.version))).map(row),
+    pending: [...known.values()]
+      .filter((m) => !done.has(m.version))
+      .sort((a, b) => a.version - b.version)
+      .map((m) => ({ version: m.version, name: m.name })),
+    unknown: rows.filter((r) => !known.has(Number(r.version))).map(row),
+  };
+}

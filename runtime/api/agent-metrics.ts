@@ -91,6 +91,12 @@ export class AgentMetrics {
           this.set(read());
         },
       });
+    // prom-client's defaults have the heap and external memory, not the ArrayBuffers (Buffers) within the latter.
+    gauge(
+      "agent_array_buffers_bytes",
+      "Bytes of ArrayBuffers and Buffers the agent holds (process.memoryUsage().arrayBuffers)",
+      () => process.memoryUsage().arrayBuffers,
+    );
     gauge(
       "agent_queue_bytes",
       "Bytes of chunks in the durable queue (sent and unsent, until acknowledged or uploaded)",

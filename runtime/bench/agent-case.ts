@@ -45,8 +45,11 @@ export interface AgentCaseOptions {
   /** The upstream's flush_policy: `interval` (default, every 5 ms as the spec's default) or `immediately`. */
   flush?: "interval" | "immediately";
   onProgress?: (p: Progress) => void;
-  /** Called once the points flow, with the pid of each process the case watches (connector, agent, cloud). */
-  onWatching?: (pids: Record<string, number>) => void;
+  /**
+   * Called once the points flow, with the pid of each process the case watches (connector, agent, cloud) and a
+   * client of the agent's command API (its metrics: the agent's own memory figures).
+   */
+  onWatching?: (pids: Record<string, number>, agentApi: ApiClient) => void;
 }
 
 export interface ProcFigures {
@@ -223,7 +226,7 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
           (await api.get<{ items: Array<{ uuid: string }> }>("/measurements")).body.items?.[0]?.uuid ?? ""),
       onFlowing: () => {
         watches.forEach((w) => w.begin());
-        o.onWatching?.(Object.fromEntries(watches.map((w) => [w.label, w.pid])));
+        o.onWatching?.(Object.fromEntries(watches.map((w) => [w.label, w.pid])), api);
       },
       stored: async (report) => {
         if (!cloud) return storedIn(measurement);

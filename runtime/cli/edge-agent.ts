@@ -29,7 +29,10 @@ const ENV_VARS: [string, string][] = [
     "AGENT_ALLOW_DIRS",
     "colon-separated directories device connectors' programs and FIFOs may come from (as --allow-dir)",
   ],
-  ["AGENT_ALLOW_ENV", "comma-separated loader variables allowed in launch.environment (as --allow-env)"],
+  [
+    "AGENT_ALLOW_ENV",
+    "comma-separated variables connectors may be given beyond TZ, LANG, LC_*, CONNECTOR_* (as --allow-env)",
+  ],
   [
     "AGENT_METRICS",
     "on (default) or off: no Prometheus metrics at all (GET /api/v1/metrics answers 404), to measure what they cost",
@@ -89,7 +92,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     )
     .option(
       "--allow-env <name>",
-      "(repeatable) a loader variable (LD_*, NODE_OPTIONS, ...) allowed in launch.environment (env AGENT_ALLOW_ENV)",
+      "(repeatable) a variable (or a prefix ending in *) connectors may be given beyond TZ, LANG, LANGUAGE, LC_*, CONNECTOR_*: in launch.environment, and from the agent's own environment (env AGENT_ALLOW_ENV)",
       collect,
     )
     .option(

@@ -78,6 +78,10 @@ if (a.play !== undefined && a.play !== "vehicle") {
   process.stderr.write(`sample-connector: --play takes "vehicle", not "${a.play}"\n`);
   process.exit(2);
 }
+if (a.format !== "iscp-v2-compat" && a.format !== "logger-msg") {
+  process.stderr.write(`sample-connector: --format takes "iscp-v2-compat" or "logger-msg", not "${a.format}"\n`);
+  process.exit(2);
+}
 const rate = Number(a.rate);
 const size = Number(a.size);
 const count = Number(a.count);

@@ -182,7 +182,14 @@ export class DataPath {
     link.client.onStateChange((s) => {
       if (s === "closed") void this.upstreamUnlinked(settings.id, link);
     });
-    if (this.run !== undefined && !this.run.isEnded) await this.attach(this.run, settings.id, link);
+    // A stream that cannot be opened fails the link (the opener closes it): the stream machine retries with backoff.
+    if (this.run === undefined || this.run.isEnded) return;
+    try {
+      await this.run.attach(settings.id, link);
+    } catch (e) {
+      this.log?.warn({ upstream: settings.id, err: String(e) }, "iSCP upstream open failed");
+      throw e;
+    }
   }
 
   async upstreamUnlinked(id: string, link: StreamLink): Promise<void> {

@@ -9,7 +9,8 @@ import { ChunkBatcher } from "../queue/batcher.js";
 import type { Destination } from "../queue/router.js";
 import type { DurableQueue } from "../queue/store.js";
 import { DEFERRED_ID, type UpstreamSettings } from "../settings/schemas.js";
-import { PersistentUpstream, type StreamLink, type UpstreamDestination } from "./upstream-destination.js";
+import { PersistentUpstream } from "./persistent-upstream.js";
+import type { StreamLink, UpstreamDestination } from "./upstream-destination.js";
 import { VolatileUpstream } from "./volatile-upstream.js";
 import type { DataPathCounters } from "./counters.js";
 

@@ -58,7 +58,7 @@ function upstreamIpcOpener(dp: DataPath, o: DataPathOpenerOptions): Opener<Chann
     h.setClockBase(dp.channelOpened(settings.id, h).clockBase);
     const unwatch = watchProblems(
       cb,
-      () => upstreamChannelError(h.stats),
+      () => upstreamChannelError(h.stats, settings.format),
       () => h.stats.rejected,
     );
     return {

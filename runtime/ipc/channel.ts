@@ -31,6 +31,8 @@ export interface ConnectorGuard {
   pidDir?: string;
   /** Told about pid files found but not believed. */
   notice?: (message: string) => void;
+  /** Variables of the agent's environment connectors get beyond the allow-list (`--allow-env`, launch-env.ts). */
+  allowEnv?: readonly string[];
 }
 
 /** Starts the connector of a channel when `launch` is set; every exit is reported as closed(reason). */
@@ -47,6 +49,7 @@ export function launchConnector(
     onOutput,
     pidFile: guard.pidDir === undefined ? undefined : pidFileFor(guard.pidDir, s.ipc.path),
     onNotice: guard.notice,
+    allowEnv: guard.allowEnv,
     // An exit the restart policy answers with a restart is a passing gap, and so is a clean exit it
     // does not restart (the connector finished); a failure it gives up on is the channel's error
     // until the settings change.

@@ -2,10 +2,11 @@
 // connector, and a connector's `launch` runs a program as the agent's user (often root) and its FIFO is
 // created wherever `ipc.path` says. So the programs and FIFO folders are the device administrator's
 // choice, given on the agent's command line (root-owned, like the service unit), not the socket user's:
-// a `launch.command` and an `ipc.path` must lie in an allowed directory, and `launch.environment` may not
-// set variables that make a program load other code, unless the administrator allows them by name.
+// a `launch.command` and an `ipc.path` must lie in an allowed directory, and `launch.environment` may set only
+// the variables of an allow-list (launch-env.ts) and those the administrator allows by name.
 import fs from "node:fs";
 import path from "node:path";
+import { LAUNCH_ENV_RULE, launchVariableAllowed } from "./launch-env.js";
 
 /** Where intdash's published device connectors keep their FIFOs (allowed by default). */
 export const INTDASH_FIFO_DIRS: readonly string[] = ["/var/run/intdash", "/var/run/intdash2"];
@@ -13,7 +14,7 @@ export const INTDASH_FIFO_DIRS: readonly string[] = ["/var/run/intdash", "/var/r
 export interface LaunchPolicy {
   /** Directories that launch commands and FIFO paths may come from (absolute). */
   readonly dirs: readonly string[];
-  /** Loader and runtime injection variables allowed in `launch.environment` all the same. */
+  /** Variables `launch.environment` may set beyond the allow-list (exact names, or prefixes ending in `*`). */
   readonly allowEnv: readonly string[];
 }
 
@@ -26,29 +27,6 @@ export function launchPolicy(
   const dirs = [own.dataDir, own.ipcDir, ...INTDASH_FIFO_DIRS, ...extraDirs].map((d) => path.resolve(d));
   return { dirs: [...new Set(dirs)], allowEnv: [...allowEnv] };
 }
-
-/** Variables that make a dynamic loader, an interpreter or a shell run code of the setter's choosing. */
-const INJECTION = [
-  /^LD_/,
-  /^DYLD_/,
-  /^NODE_OPTIONS$/,
-  /^NODE_PATH$/,
-  /^PYTHON(PATH|STARTUP|HOME|INSPECT)$/,
-  /^PERL5(LIB|OPT)$/,
-  /^PERLLIB$/,
-  /^RUBY(OPT|LIB)$/,
-  /^BASH_ENV$/,
-  /^ENV$/,
-  /^SHELLOPTS$/,
-  /^BASHOPTS$/,
-  /^PS4$/,
-  /^GCONV_PATH$/,
-  /^PATH$/,
-  /^JAVA_TOOL_OPTIONS$/,
-  /^_JAVA_OPTIONS$/,
-];
-
-export const isInjectionVariable = (name: string) => INJECTION.some((re) => re.test(name));
 
 /** The real path of `p`, or of its deepest existing ancestor joined with the rest (the FIFO may not exist yet). */
 function realish(p: string): string {
@@ -110,8 +88,8 @@ export function launchRefusal(policy: LaunchPolicy, item: Guarded): string | und
   if (!policy.dirs.some((d) => inside(d, command)))
     return `launch.command: "${launch.command}" (${command}) is outside the directories programs may be launched from (${allowed})`;
   for (const name of Object.keys(launch.environment ?? {})) {
-    if (isInjectionVariable(name) && !policy.allowEnv.includes(name))
-      return `launch.environment.${name}: variables that make a program load other code are refused (the agent's administrator allows one by name with --allow-env ${name})`;
+    if (!launchVariableAllowed(name, policy.allowEnv))
+      return `launch.environment.${name}: ${LAUNCH_ENV_RULE} (--allow-env ${name})`;
   }
   return undefined;
 }

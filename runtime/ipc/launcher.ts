@@ -2,6 +2,7 @@
 // exponential backoff, stop with SIGTERM then SIGKILL, and a human-readable exit reason for the state.
 import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
+import { connectorEnvironment } from "./launch-env.js";
 import { killLeftover, writePidFile } from "./pid-file.js";
 import type { IpcFormat, Launch } from "./schema.js";
 
@@ -20,6 +21,8 @@ export interface LauncherContext {
   pidFile?: string;
   /** Told when a pid file is found but not believed (it names the reason). */
   onNotice?: (message: string) => void;
+  /** Variables of the agent's environment the connector gets beyond the allow-list (launch-env.ts). */
+  allowEnv?: readonly string[];
 }
 
 export interface ExitInfo {
@@ -132,8 +135,7 @@ export class ConnectorLauncher {
       child = spawn(this.launch.command, args, {
         cwd: this.launch.working_dir,
         env: {
-          ...process.env,
-          ...this.launch.environment,
+          ...connectorEnvironment(process.env, this.launch.environment, this.ctx.allowEnv),
           EDGE_AGENT_IPC_PATH: path,
           EDGE_AGENT_IPC_FORMAT: this.ctx.format,
         },

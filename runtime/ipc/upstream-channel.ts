@@ -5,6 +5,7 @@
 import type { DataPoint } from "../datapoint.js";
 import type { FilterPipeline } from "../filters/pipeline.js";
 import type { ClockBase } from "./codec.js";
+import type { IpcFormat } from "./schema.js";
 import { type ChannelCallbacks, type ChannelSettings, type ConnectorGuard, launchConnector } from "./channel.js";
 import { FifoReader, type FifoReaderStats } from "./fifo-reader.js";
 import type { ConnectorLauncher, LauncherState } from "./launcher.js";
@@ -148,11 +149,24 @@ export function openUpstreamChannel(opts: UpstreamChannelOptions, cb: ChannelCal
 }
 
 /** The channel state's `error` text from its counters ("" when nothing went wrong). */
-export function upstreamChannelError(s: UpstreamChannelStats): string {
+export function upstreamChannelError(s: UpstreamChannelStats, format?: IpcFormat): string {
   const parts: string[] = [];
-  if (s.corrupt > 0) parts.push(`${s.corrupt} corrupt frame region(s) skipped (${s.skippedBytes} bytes)`);
+  if (s.corrupt > 0)
+    parts.push(
+      `${s.corrupt} corrupt frame region(s) skipped (${s.skippedBytes} bytes)${format ? formatHint(s, format) : ""}`,
+    );
   if (s.invalidNames > 0) parts.push(`${s.invalidNames} point(s) dropped: data name breaks the data-name rules`);
   if (s.truncated > 0) parts.push(`${s.truncated} partial frame(s) discarded when the connector closed the FIFO`);
   if (s.rejected > 0) parts.push(`${s.rejected} point(s) not accepted: ${s.lastError}`);
   return parts.join("; ");
+}
+
+/**
+ * Bytes in the other format look corrupt in this one: while no frame has decoded, the text names both formats,
+ * so a connector writing the other one is found from the channel's state.
+ */
+function formatHint(s: UpstreamChannelStats, format: IpcFormat): string {
+  if (s.frames > 0) return ` reading ${format}`;
+  const other = format === "logger-msg" ? "iscp-v2-compat" : "logger-msg";
+  return ` and no frame read: the channel reads ${format}; if the connector writes ${other}, set the channel's format to ${other}`;
 }

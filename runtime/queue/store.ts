@@ -317,6 +317,8 @@ export class DurableQueue {
     const committed = this.env.put(this.env.seqs, seqOrd, s.rec).finally(() => {
       this.uncommitted.committed(seqOrd, chunkNo);
       chunkBuffers.give(value);
+      // Over capacity by chunks that were not committed at their append: evictable now, even if no append follows.
+      if (!this.env.closed) this.evict();
     });
     this.count(s, 1, value.length);
     this.evict();

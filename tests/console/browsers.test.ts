@@ -4,7 +4,7 @@
 import { describe, it } from "vitest";
 import { BROWSERS, launchBrowser } from "../support/browser.js";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
-import { screenshot, signIn, withRunningSampleStack } from "./helpers.js";
+import { signIn, withRunningSampleStack } from "./helpers.js";
 import { expectListed, expectPlotted, expectSignedOut, nextRefreshToken } from "./main-flow.js";
 
 describe("web console in each browser", () => {
@@ -20,7 +20,6 @@ describe("web console in each browser", () => {
         await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
         await expectListed(page, s, measurement);
         await expectPlotted(page, s, measurement);
-        if (name === "firefox") await screenshot(page, "measurement-firefox");
         await expectSignedOut(page, s, await refresh);
       } finally {
         await browser.close();

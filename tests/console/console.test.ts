@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
 import { ADMIN_PASSWORD, adminToken, createUser, passwordToken } from "../cloud/oauth/helpers.js";
 import { until, type Stack } from "../e2e/stack.js";
-import { plottedPoints, screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
+import { plottedPoints, seriesPixels, signIn, startSampleStack } from "./helpers.js";
 
 describe("web console", () => {
   let s: Stack;
@@ -59,7 +59,7 @@ describe("web console", () => {
   }, 120_000);
 
   it("signs in through the sign-in page and lists the running measurement, updating it", async () => {
-    await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD, "sign-in");
+    await signIn(page, s.peer.url, "admin", ADMIN_PASSWORD);
     await page.goto(`${s.peer.url}/console/#/measurements?project=${s.cloud.projectUuid}`);
     const row = page.locator("tr", { has: page.locator(`a[href$="${measurement}"]`) });
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
@@ -68,7 +68,6 @@ describe("web console", () => {
       Number(((await row.locator("td.num").first().textContent()) ?? "").split("/")[0]!.replace(/\D/g, ""));
     const first = await points();
     await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(first);
-    await screenshot(page, "measurements");
   }, 120_000);
 
   it("plots the running measurement's counter and follows it live", async () => {
@@ -90,7 +89,6 @@ describe("web console", () => {
     expect(
       await page.getByRole("table", { name: "Data of sample/raw" }).locator("td.value").first().textContent(),
     ).toMatch(/^00 00 00 00 00 00 00 [0-9a-f]{2} 61 61 61 61$/);
-    await screenshot(page, "measurement");
   }, 120_000);
 
   it("hides a project from a user without access, and its URLs give that user no data", async () => {
@@ -109,7 +107,6 @@ describe("web console", () => {
         .toMatch(/forbidden|not allowed|denied/i);
       expect(await p.getByRole("cell", { name: "sample/counter", exact: true }).count()).toBe(0);
       expect(await p.locator("[data-testid=plot] canvas").count()).toBe(0);
-      await screenshot(p, "no-access");
     } finally {
       await other.close();
     }
@@ -127,7 +124,6 @@ describe("web console", () => {
     await expect
       .poll(() => page.getByRole("listitem").filter({ hasText: "Demo edge" }).count(), { timeout: 30_000 })
       .toBe(1);
-    await screenshot(page, "organisation");
     await page.getByRole("button", { name: "I have copied it" }).click();
     expect(await page.getByTestId("secret").count()).toBe(0);
 
@@ -143,7 +139,6 @@ describe("web console", () => {
       .poll(() => tokens.getByRole("cell", { name: "from the console", exact: true }).count(), { timeout: 30_000 })
       .toBe(1);
     expect(await tokens.textContent()).not.toContain(token);
-    await screenshot(page, "tokens");
     const me = await fetch(`${s.peer.url}/api/auth/users/me`, { headers: { "X-Intdash-Token": token } });
     expect(me.status).toBe(200);
     // Shown once: after dismissing it and reloading the list, the token is nowhere on the page.
@@ -177,7 +172,6 @@ describe("web console", () => {
     const outsider = await createUser(s.peer, await adminToken(s.peer));
     const theirs = await passwordToken(s.peer, outsider.name, outsider.password);
     expect((await fetch(url, { headers: { authorization: `Bearer ${theirs.access_token}` } })).status).toBe(403);
-    await screenshot(page, "edges");
   }, 120_000);
 
   it("signs out by revoking the refresh token", async () => {
@@ -193,7 +187,6 @@ describe("web console", () => {
     await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe("admin");
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toContain("signed out");
-    await screenshot(page, "signed-out");
     const r = await fetch(`${s.peer.url}/api/auth/oauth2/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -8,7 +8,7 @@ import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { caller } from "../cloud/accounts/helpers.js";
 import { chunksMessage, createMeasurement, uploadProto, uuid, type TestPoint } from "../cloud/measurements/helpers.js";
 import { until, type Stack } from "../e2e/stack.js";
-import { hoverPlot, plottedPoints, screenshot, seriesPixels, signIn, startSampleStack } from "./helpers.js";
+import { hoverPlot, plottedPoints, seriesPixels, signIn, startSampleStack } from "./helpers.js";
 
 const SECOND_SERIES: [number, number, number] = [209, 64, 31]; // #d1401f
 
@@ -116,7 +116,6 @@ describe("console data pages", () => {
     expect(await page.getByRole("table", { name: "Data of imu" }).locator("td.value").first().textContent()).toContain(
       '"acc"',
     );
-    await screenshot(page, "json-fields");
 
     // Unticking a field takes it off the plot.
     await page.getByRole("checkbox", { name: "Plot imu /acc/x" }).uncheck();

@@ -1,7 +1,6 @@
 // The console's browser tests: a connected stack whose agent streams the sample connector (an int64
-// counter) or a bare peer, Chromium signing in through the peer's sign-in page, and screenshots of each page.
-import fs from "node:fs";
-import os from "node:os";
+// counter) or a bare peer, Chromium signing in through the peer's sign-in page, and what the pages draw.
+// (The guide's pictures are taken from the demo by tests/docs/console-guide.test.ts.)
 import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { Page } from "playwright-core";
@@ -57,41 +56,29 @@ export function withRunningSampleStack(rate = 200): { s: Stack; measurement: str
 }
 
 /** Opens the console, signs in on the peer's sign-in page, and waits until the console shows the user. */
-export async function signIn(
-  page: Page,
-  baseUrl: string,
-  user: string,
-  password: string,
-  shot?: string,
-): Promise<void> {
+export async function signIn(page: Page, baseUrl: string, user: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/console/`);
   await page.waitForURL(/\/api\/auth\/oauth2\/sign-in/);
   await page.getByLabel("User name").fill(user);
-  if (shot) await screenshot(page, shot);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/console\/(#.*)?$/);
   await expect.poll(() => page.getByTestId("who").textContent(), { timeout: 30_000 }).toBe(user);
 }
 
-/** Screenshots go to CONSOLE_SCREENSHOTS (scripts/console-screenshots.mjs sets it) or a temp dir. */
-export function screenshotDir(): string {
-  const dir = process.env.CONSOLE_SCREENSHOTS ?? path.join(os.tmpdir(), "console-screenshots");
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(screenshotDir(), `console-${name}.png`), fullPage: true });
-}
-
 /** Pixels of the plot's canvas drawn in a series' colour (the first series' #1f6fd1 unless told), i.e. the line itself. */
-export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+export async function seriesPixels(page: Page, rgb: [number, number, number] = [31, 111, 209]): Promise<number> {
+  return (await plotPixels(page, rgb)).count;
+}
+
+/** How many pixels of the plot's canvas are in a colour, and their mean x (canvas pixels; NaN when none). */
+export function plotPixels(page: Page, rgb: [number, number, number]): Promise<{ count: number; meanX: number }> {
   return page.evaluate(([r, g, b]) => {
     const canvas = document.querySelector<HTMLCanvasElement>("[data-testid=plot] canvas");
-    if (!canvas) return 0;
+    if (!canvas) return { count: 0, meanX: Number.NaN };
     const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
     let n = 0;
+    let sumX = 0;
     for (let i = 0; i < data.length; i += 4)
       if (
         Math.abs(data[i]! - r) < 40 &&
@@ -99,8 +86,8 @@ export function seriesPixels(page: Page, rgb: [number, number, number] = [31, 11
         Math.abs(data[i + 2]! - b) < 40 &&
         data[i + 3]! > 100
       )
-        n++;
-    return n;
+        n++, (sumX += (i / 4) % canvas.width);
+    return { count: n, meanX: sumX / n };
   }, rgb);
 }
 
@@ -130,4 +117,20 @@ export async function hoverPlot(page: Page, fraction: number): Promise<void> {
   const over = page.locator("[data-testid=plot] .u-over");
   const box = (await over.boundingBox())!;
   await over.hover({ position: { x: box.width * fraction, y: box.height / 2 } });
+}
+
+/** How far the page is wider than the window (0 when it fits), and the widest element that sticks out (the window
+ * without its vertical scroll bar: Firefox's takes room, Chromium's headless one does not). */
+export function overflow(page: Page): Promise<{ by: number; culprit: string }> {
+  return page.evaluate(() => {
+    const root = document.scrollingElement!;
+    let culprit = "";
+    const width = root.clientWidth;
+    let right = width;
+    for (const el of Array.from(document.querySelectorAll("body *"))) {
+      const r = el.getBoundingClientRect();
+      if (r.right > right + 0.5) (right = r.right), (culprit = `${el.tagName.toLowerCase()}.${el.className}`);
+    }
+    return { by: root.scrollWidth - width, culprit };
+  });
 }

@@ -8,7 +8,7 @@ import { startTestPeer, type TestPeer } from "../cloud/harness.js";
 import { ADMIN_PASSWORD, adminToken, bearer, createUser } from "../cloud/oauth/helpers.js";
 import { edgeToken } from "../cloud/org/helpers.js";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
-import { screenshot, signIn } from "./helpers.js";
+import { signIn } from "./helpers.js";
 
 const READ_ONLY = "09a57d93-7cb0-4a2d-bc5e-74b0eb04997b";
 
@@ -124,7 +124,6 @@ describe("web console: managing the organisation", () => {
       })
       .toBe("read-only");
     expect(await members.getByLabel(`${bob.name} is an owner`).isChecked()).toBe(true);
-    await screenshot(page, "org-edit");
     // An owner cannot be removed: the API's refusal is shown; without the owner attribute, removing works.
     await members.getByRole("button", { name: `Remove ${bob.name}` }).click();
     await expect
@@ -154,7 +153,6 @@ describe("web console: managing the organisation", () => {
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
     const clientId = (await row.locator("code").textContent())!;
     expect(await list.textContent()).not.toContain(secret);
-    await screenshot(page, "clients");
     // The secret is real: a client-credentials token request with it succeeds.
     const token = await edgeToken(peer, { uuid: clientId, secret });
     expect(token.status, JSON.stringify(token.body)).toBe(200);
@@ -187,7 +185,6 @@ describe("web console: managing the organisation", () => {
     const old = await edgeToken(peer, edge);
     expect(old.status).toBe(401);
     expect(old.body).toMatchObject({ error: "invalid_client" });
-    await screenshot(page, "edge-secret");
     await page.getByRole("button", { name: "I have copied it" }).click();
     await page.reload();
     await expect.poll(() => edges.getByRole("row").filter({ hasText: "press-7" }).count(), { timeout: 30_000 }).toBe(1);
@@ -245,7 +242,6 @@ describe("web console: managing the organisation", () => {
       expect(await p.getByRole("table", { name: "Users" }).getByRole("button").count()).toBe(0);
       expect(await members.getByRole("combobox").count()).toBe(0);
       expect(await members.getByRole("button").count()).toBe(0);
-      await screenshot(p, "org-read-only");
       // Made an owner she gets the controls; if that is taken away while her page is open, the server
       // refuses her change and the page says so in the API's words.
       const trials = (await project("Brake trials")).uuid;
@@ -265,7 +261,6 @@ describe("web console: managing the organisation", () => {
       const details = p.getByRole("region", { name: "Project Brake trials" });
       await expect.poll(() => details.getByRole("alert").textContent(), { timeout: 30_000 }).toBe("access denied");
       expect((await adminApi(`/auth/projects/${trials}/members/${alice.uuid}`)).body.role_uuids).toEqual([READ_ONLY]);
-      await screenshot(p, "org-refused");
     } finally {
       await other.close();
     }

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { chunksMessage, createMeasurement, P, uploadProto, uuid } from "../cloud/measurements/helpers.js";
-import { screenshot, signIn, withPeerAndBrowser } from "./helpers.js";
+import { signIn, withPeerAndBrowser } from "./helpers.js";
 
 describe("web console: measurement markers", () => {
   const ctx = withPeerAndBrowser();
@@ -52,7 +52,6 @@ describe("web console: measurement markers", () => {
     await form.getByLabel("To (s)").fill("4.5");
     await form.getByRole("button", { name: "Add marker" }).click();
     await expect.poll(() => table.locator("tbody tr").count(), { timeout: 30_000 }).toBe(3);
-    await screenshot(page, "markers");
 
     const stored = (await call(api)).body.items as Array<{
       uuid: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "../cloud/oauth/helpers.js";
 import { json } from "../cloud/org/helpers.js";
 import { createMeasurement } from "../cloud/measurements/helpers.js";
-import { screenshot, signIn, withPeerAndBrowser } from "./helpers.js";
+import { signIn, withPeerAndBrowser } from "./helpers.js";
 
 describe("web console: a project's webhooks", () => {
   const ctx = withPeerAndBrowser();
@@ -62,7 +62,6 @@ describe("web console: a project's webhooks", () => {
     await page.getByRole("button", { name: "Refresh deliveries" }).click();
     await expect.poll(() => deliveries.locator("tbody tr").count(), { timeout: 30_000 }).toBe(2);
     expect(await deliveries.locator("tbody tr").first().textContent()).toContain("created");
-    await screenshot(page, "webhooks");
 
     await page.getByRole("button", { name: `Delete webhook ${url}` }).click();
     await expect.poll(() => hooks.locator("tbody tr").count(), { timeout: 30_000 }).toBe(0);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDemoCloud } from "../../bin/demo-setup.js";
 import { ROOT } from "./unit-file.js";
 import { freePort } from "../support/nats.js";
+import { lockPackages, unlockPackages } from "./dpkg-lock.js";
 
 const run = promisify(execFile);
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "deb-"));
@@ -61,6 +62,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
 }
 
 beforeAll(async () => {
+  await lockPackages();
   await run(process.execPath, [path.join(ROOT, "scripts", "package-deb.mjs"), "--out", out, "--fast"], {
     cwd: ROOT,
     timeout: 600_000,
@@ -80,6 +82,7 @@ afterAll(async () => {
     if (await exists("dpkg", ["-s", p])) await run("dpkg", ["--purge", p]).catch(() => undefined);
   fs.rmSync(out, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
+  unlockPackages();
 }, 120_000);
 
 describe("Debian packages", () => {

@@ -176,7 +176,7 @@ describe.sequential("docs/guide/cloud.md", () => {
     for (const b of blocks.filter((x) => x.kind === "root"))
       for (const line of b.text.trim().split("\n"))
         expect(line, line).toMatch(/^(sudo |echo .* \| sudo tee -a \/etc\/default\/cloud-peer$)/);
-    expect(testBlocks.length).toBe(15);
+    expect(testBlocks.length).toBe(17);
   });
 
   it("installs cloud-peer from the packed tarball", async () => {
@@ -196,6 +196,10 @@ describe.sequential("docs/guide/cloud.md", () => {
     expect(await nextBlock()).toContain('"status":"ready"');
     expect(fs.existsSync(passwordFile)).toBe(false); // gone with the temporary password
     expect(await nextBlock()).toBe("admin\nadmin\n");
+    // The tokens of admin: the one just made, listed without its secret.
+    const tokens = await nextBlock();
+    expect(tokens).toMatch(/^id {2}name {2}created_at {2}expired_at {2}last_used_at\n\d+ {2}setup {2}\S+ {2}never {2}/);
+    expect(tokens).not.toContain(await shellVar("API_TOKEN"));
   }, 180_000);
 
   it("creates a user, an edge, a group with a project holding both, and the edge signs in", async () => {
@@ -267,6 +271,8 @@ describe.sequential("docs/guide/cloud.md", () => {
   it("upgrades: backup, reinstall, restart; the peer serves the same data", async () => {
     await nextBlock();
     expect(fs.existsSync(path.join(mapped("/var/backups/cloud-peer/before-upgrade"), "backup.json"))).toBe(true);
+    // The same version reinstalled: nothing to migrate (the block would fail on exit code 3 or 4).
+    expect((await nextBlock()).trim().split("\n").at(-1)).toMatch(/^the store is current \(\d+ migrations applied\)$/);
     rootBlocksBefore(1);
     await stopPeer();
     await startPeer();

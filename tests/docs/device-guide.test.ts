@@ -115,10 +115,10 @@ afterAll(async () => {
 });
 
 describe.sequential("docs/guide/device.md", () => {
-  it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack)", () => {
+  it("marks every sh block: test (run here), root (needs root and systemd), build (npm ci, npm pack), deb (device-guide-deb.test.ts)", () => {
     expect(blocks.length).toBe(guide.match(/^```sh/gm)!.length);
     expect(
-      blocks.every((b) => ["test", "root", "build"].includes(b.kind)),
+      blocks.every((b) => ["test", "root", "build", "deb"].includes(b.kind)),
       JSON.stringify(blocks.map((b) => b.kind)),
     ).toBe(true);
     expect(blocks.filter((b) => b.kind === "build").map((b) => b.text)).toEqual(["npm ci\nnpm pack\n"]);

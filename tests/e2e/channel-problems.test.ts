@@ -1,10 +1,14 @@
 // What a user sees in an upstream IPC channel's state when things go wrong: corrupt bytes from the
 // connector are skipped and counted (the good frames still arrive), and with limit_data_storage false
 // a full disk stops the measurement and the channel says why, until there is room again.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, numberedFrame, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
+const run = promisify(execFile);
 let s: Stack;
 beforeAll(async () => void (s = await startConnectedStack()), 60_000);
 afterAll(async () => s?.close());
@@ -84,4 +88,45 @@ it("stops the measurement when the disk is 90 % full (limit_data_storage false) 
   }
   // Streaming after the stop is a new measurement.
   expect((await s.measurements()).length).toBeGreaterThan(before);
+}, 60_000);
+
+it("names both formats when the connector writes the other one, and says the sample connector's formats", async () => {
+  const sample = path.resolve("runtime/connectors/sample-connector.ts");
+  const connector = (format: string) => [
+    "--import",
+    "tsx",
+    sample,
+    "--path",
+    "${ipc.path}",
+    "--format",
+    format,
+    "--count",
+    "200",
+    "--rate",
+    "0",
+  ];
+  // The channel reads iscp-v2-compat (what it was set to); the connector writes logger-msg.
+  await s.put("/device-connectors/upstream", {
+    id: "wrong",
+    format: "iscp-v2-compat",
+    dest_ids: ["rt"],
+    ipc: { type: "fifo", path: s.fifo("wrong") },
+    launch: { command: process.execPath, args: connector("logger-msg"), working_dir: process.cwd() },
+  });
+  const wrongState = async () =>
+    (await s.agentApi.get<{ code: string; error: string }>("/device-connectors/upstream/wrong/state")).body;
+  await until(async () => (await wrongState()).error.includes("no frame read"), 30_000, "the format error");
+  expect((await wrongState()).error).toMatch(
+    /\d+ corrupt frame region\(s\) skipped \(\d+ bytes\) and no frame read: the channel reads iscp-v2-compat; if the connector writes logger-msg, set the channel's format to logger-msg$/,
+  );
+  await s.agentApi.delete("/device-connectors/upstream/wrong");
+  // The sample connector refuses a format it does not write, naming the two it does.
+  const bad = await run(
+    process.execPath,
+    connector("csv").map((a) => (a === "${ipc.path}" ? s.fifo("x") : a)),
+  ).catch((e: { code: number; stderr: string }) => e);
+  expect(bad).toMatchObject({
+    code: 2,
+    stderr: 'sample-connector: --format takes "iscp-v2-compat" or "logger-msg", not "csv"\n',
+  });
 }, 60_000);

@@ -16,10 +16,7 @@ it("the cloud shows the measurement completed right after the agent exited on SI
     await until(async () => (await cloudIndices(s)).length === 500, 15_000, "500 points in real time");
     const [during] = await s.measurements();
     expect(during!.status).toBe("measuring");
-    const t0 = Date.now();
     await s.stopAgent("SIGTERM");
-    // The stop stays bounded whatever the cloud does.
-    expect(Date.now() - t0).toBeLessThan(10_000);
   } finally {
     await fh.close().catch(() => undefined);
   }

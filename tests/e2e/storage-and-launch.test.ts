@@ -31,8 +31,16 @@ it("deletes the oldest data first when the queue is full, and uploads the rest l
   } finally {
     await fh.close();
   }
-  await until(async () => (await agentPending()) > 0, 10_000, "data queued");
-  expect(await agentPending()).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);
+  // Eviction follows the commits: on a busy machine the queue is over capacity for a moment after each append.
+  const pending = await until(
+    async () => {
+      const n = await agentPending();
+      return n > 0 && n <= 1024 * 1024 + 64 * 1024 && n;
+    },
+    30_000,
+    "data queued within the capacity",
+  );
+  expect(pending).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);
 
   await s.startCloud();
   const got = await until(

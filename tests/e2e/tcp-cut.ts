@@ -9,6 +9,8 @@ export interface TcpRelay {
   cut(): void;
   /** From now on what the clients of open connections send is silently lost (a dead link), until cut(). */
   blackhole(): void;
+  /** While true, new connections are closed at once (the cloud unreachable); open ones are left alone. */
+  refuse(on: boolean): void;
   /** Connections relayed so far. */
   readonly accepted: number;
   close(): Promise<void>;
@@ -18,7 +20,9 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   const open = new Set<net.Socket>();
   const clients = new Map<net.Socket, net.Socket>();
   let accepted = 0;
+  let refusing = false;
   const server = net.createServer((client) => {
+    if (refusing) return void client.destroy();
     accepted++;
     const upstream = net.connect(targetPort, "127.0.0.1");
     clients.set(client, upstream);
@@ -48,6 +52,9 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
         client.unpipe(upstream);
         client.on("data", () => {}); // read and dropped
       }
+    },
+    refuse: (on) => {
+      refusing = on;
     },
     get accepted() {
       return accepted;

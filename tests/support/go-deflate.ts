@@ -17,6 +17,10 @@ export interface GoDeflateOptions {
   transport: "ws" | "quic";
   takeover?: boolean;
   winbits?: number;
+  /** Each message a zlib stream, as iscp-go before 1.1.0 frames them on QUIC. */
+  zlib?: boolean;
+  /** The context is the first 2^winbits bytes, as iscp-go before 1.1.0 keeps it. */
+  keepFirst?: boolean;
 }
 
 export interface GoDeflatePeer {
@@ -51,6 +55,8 @@ export function goDeflatePeer(bin: string, o: GoDeflateOptions): GoDeflatePeer {
     `-takeover=${o.takeover ?? false}`,
     "-winbits",
     String(o.winbits ?? 15),
+    `-zlib=${o.zlib ?? false}`,
+    `-keep-first=${o.keepFirst ?? false}`,
   ];
   const child: ChildProcessWithoutNullStreams = spawn(bin, args);
   let buffered = Buffer.alloc(0);

@@ -1,18 +1,30 @@
 // A MessageTransport whose messages travel DEFLATE-compressed (message-deflate.ts): the connection layers above see
 // whole messages as before. On WebSocket every message shares one context per direction, in order; on QUIC each
 // message is compressed alone (context takeover is not negotiated there), so messages on the stream and on
-// datagrams need no common order. A message that does not decompress ends the transport.
+// datagrams need no common order. A peer that frames its messages as zlib streams is answered so (message-deflate.ts);
+// its first message (ConnectRequest) comes before any of ours. A message that does not decompress ends the transport.
+import { decodeMessage } from "../../wire/message.js";
 import type { MessageTransport } from "../message-transport.js";
 import { MessageDeflater, MessageInflater } from "./message-deflate.js";
 import type { CompressionParams } from "./negotiation.js";
 
+/** `findPeerContext` (the broker): find out which context a context-takeover peer keeps (message-deflate.ts). */
 export function compressedTransport(
   inner: MessageTransport,
   params: CompressionParams,
   maxMessageBytes: number,
+  findPeerContext = false,
 ): MessageTransport {
-  const deflater = new MessageDeflater(params);
-  const inflater = new MessageInflater(params, maxMessageBytes);
+  const isMessage = (plain: Buffer) => {
+    try {
+      decodeMessage(plain, inner.encoding);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deflater = new MessageDeflater(params, findPeerContext);
+  const inflater = new MessageInflater(params, maxMessageBytes, findPeerContext ? isMessage : undefined);
   let closed = false;
   const closeCbs: ((reason: string) => void)[] = [];
   const fireClose = (reason: string) => {
@@ -49,6 +61,9 @@ export function compressedTransport(
           inner.terminate();
           return;
         }
+        // Answer in the framing the peer uses (a zlib header on QUIC: iscp-go before 1.1.0), with the context it keeps.
+        if (inflater.zlibFramed) deflater.zlibFramed = true;
+        deflater.peerContext = inflater.peerContext;
         cb(plain, unreliable);
       });
     },

@@ -82,7 +82,7 @@ export function wsUpgradeHandler(opts: WsAcceptOptions): {
       pool(ws);
       const remote = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
       const t = new WsSocketTransport(ws, enc, opts.lowWaterBytes);
-      opts.onTransport(compression ? compressedTransport(t, compression, opts.maxPayloadBytes) : t, remote);
+      opts.onTransport(compression ? compressedTransport(t, compression, opts.maxPayloadBytes, true) : t, remote);
     });
   };
   return { handle, close: () => wss.close() };

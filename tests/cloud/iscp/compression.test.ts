@@ -207,12 +207,36 @@ describe("peers compressing with Go's compress/flate as the published Go client 
       ],
     },
     {
+      // iscp-go 0.9.0 to 1.0.0 keep the first 2^cwinbits bytes as the context: the broker finds it out.
+      name: "WebSocket, context takeover keeping the first bytes (iscp-go before 1.1.0; cwinbits 10 and 9)",
+      up: [
+        overWs("comp=context-takeover&clevel=6&cwinbits=10"),
+        { transport: "ws", takeover: true, winbits: 10, keepFirst: true },
+      ],
+      down: [
+        overWs("comp=context-takeover&clevel=6&cwinbits=9"),
+        { transport: "ws", takeover: true, winbits: 9, keepFirst: true },
+      ],
+    },
+    {
       name: "QUIC, every message alone",
       up: [
         overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }),
         { transport: "quic" },
       ],
       down: [overQuic({ extraNegotiation: { comp: "per-message", clevel: "9" } }), { transport: "quic", level: 9 }],
+    },
+    {
+      // What iscp-go 0.9.0 to 1.0.0 send and expect on QUIC: each message a zlib stream.
+      name: "QUIC, each message a zlib stream (iscp-go before 1.1.0)",
+      up: [
+        overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "6", cwinbits: "15" } }),
+        { transport: "quic", zlib: true },
+      ],
+      down: [
+        overQuic({ extraNegotiation: { comp: "context-takeover", clevel: "1", cwinbits: "15" } }),
+        { transport: "quic", level: 1, zlib: true },
+      ],
     },
   ];
   for (const c of cases) {

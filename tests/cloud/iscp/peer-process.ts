@@ -27,9 +27,11 @@ export async function spawnPeerAt(
   dataDir: string,
   env: Record<string, string> = {},
   bin = BIN,
+  /** Replace the listen flags (default: a free HTTP port). */
+  listenArgs = ["--listen", "127.0.0.1:0"],
 ): Promise<{ child: ChildProcess; url: string; exit: Promise<number | null> }> {
   const database = await testDatabaseFor(dataDir);
-  const child = spawn(process.execPath, [bin, "--listen", "127.0.0.1:0", "--data", dataDir], {
+  const child = spawn(process.execPath, [bin, ...listenArgs, "--data", dataDir], {
     env: {
       ...process.env,
       CLOUD_ADMIN_PASSWORD: "Admin-password-1",

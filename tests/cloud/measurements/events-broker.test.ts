@@ -254,9 +254,8 @@ describe("measurements: event streams at shutdown", () => {
     expect(res.status).toBe(200);
     const s = collect(res);
     await until(() => peer.svc.measurements.events.listenerCount >= 1);
-    const started = Date.now();
+    // An event stream left open would hold the stop until the test's timeout.
     await peer.stop();
-    expect(Date.now() - started).toBeLessThan(5000);
     await s.cancel();
   });
 });

@@ -32,6 +32,7 @@ describe("agent metrics on the command socket", () => {
       "agent_queue_bytes",
       "agent_queue_chunks",
       "agent_deferred_pending_bytes",
+      "agent_array_buffers_bytes",
       "process_cpu_user_seconds_total",
       "nodejs_heap_size_used_bytes",
     ])

@@ -188,7 +188,7 @@ describe("command API operations", () => {
 
   it("creates upstream IPC channels with launch objects and removes launch with null", async () => {
     await t.api.post("/upstreams", { id: "up-ipc-target" });
-    const launch = { command: "/bin/sh", args: ["-c", "sleep 1"], environment: { A: "1" } };
+    const launch = { command: "/bin/sh", args: ["-c", "sleep 1"], environment: { CONNECTOR_A: "1" } };
     const r = await t.api.post("/device-connectors/upstream", {
       id: "dc-up",
       format: "logger-msg",

@@ -279,7 +279,7 @@ describe("limits of the designed objects (ipc, launch, filter target and change_
     [{ restart: { policy: "sometimes" } }, 400, "launch.restart.policy"],
     [{ stop_timeout_ms: 600_000 }, 201, ""],
     [{ stop_timeout_ms: 600_001 }, 400, "launch.stop_timeout_ms"],
-    [{ environment: { GOOD_1: "x" } }, 201, ""],
+    [{ environment: { CONNECTOR_GOOD_1: "x" } }, 201, ""],
     [{ environment: { "1BAD": "x" } }, 400, "launch.environment"],
     [{ command: "" }, 400, "launch.command"],
   ])("launch %j → %i", async (extra, status, field) => {

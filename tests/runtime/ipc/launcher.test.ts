@@ -83,8 +83,12 @@ describe("connector launcher", () => {
     const launcher = new ConnectorLauncher(
       decodeLaunch({
         command: "sh",
-        args: ["-c", 'echo "$EDGE_AGENT_IPC_PATH $EDGE_AGENT_IPC_FORMAT $GREETING" > "$0"; exec sleep 30', out],
-        environment: { GREETING: "hi" },
+        args: [
+          "-c",
+          'echo "$EDGE_AGENT_IPC_PATH $EDGE_AGENT_IPC_FORMAT $CONNECTOR_GREETING" > "$0"; exec sleep 30',
+          out,
+        ],
+        environment: { CONNECTOR_GREETING: "hi" },
       }),
       { ipcPath: "/tmp/some.fifo", format: "logger-msg", onExit: (e) => exits.push(e) },
     );

@@ -2,13 +2,15 @@
 // Go client frames them: each message one complete raw DEFLATE stream; with context takeover (WebSocket) the
 // last 2^winbits bytes of the direction's earlier messages are the stream's preset dictionary. It reads requests
 // on stdin (op byte 'c' or 'd', u32be length, bytes) and answers each on stdout (status byte 0 or 1, u32be length,
-// bytes or an error text), keeping one context per direction.
+// bytes or an error text), keeping one context per direction. As iscp-go before 1.1.0: -zlib frames each message as
+// it does on QUIC (a zlib stream, compress/zlib); -keep-first keeps the first 2^winbits bytes as the context.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"encoding/binary"
 	"flag"
 	"io"
@@ -18,6 +20,8 @@ import (
 type window struct {
 	size int
 	buf  []byte
+	// keepFirst: the first size bytes stay, as iscp-go before 1.1.0 keeps them (bytes.Buffer.Truncate).
+	keepFirst bool
 }
 
 func (w *window) add(b []byte) {
@@ -25,7 +29,9 @@ func (w *window) add(b []byte) {
 		return
 	}
 	w.buf = append(w.buf, b...)
-	if len(w.buf) > w.size {
+	if len(w.buf) > w.size && w.keepFirst {
+		w.buf = w.buf[:w.size]
+	} else if len(w.buf) > w.size {
 		w.buf = append([]byte(nil), w.buf[len(w.buf)-w.size:]...)
 	}
 }
@@ -59,6 +65,33 @@ func compress(msg []byte, level int, flush bool, w *window) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+func compressZlib(msg []byte, level int) ([]byte, error) {
+	var out bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&out, level)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(msg); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func decompressZlib(data []byte) ([]byte, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	msg, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	return msg, zr.Close()
+}
+
 func decompress(data []byte, w *window) ([]byte, error) {
 	fr := flate.NewReaderDict(bytes.NewReader(data), w.dict())
 	msg, err := io.ReadAll(fr)
@@ -77,12 +110,14 @@ func main() {
 	transport := flag.String("transport", "ws", "ws or quic")
 	takeover := flag.Bool("takeover", false, "context takeover (ws only)")
 	winbits := flag.Int("winbits", 15, "context window bits")
+	zlibFramed := flag.Bool("zlib", false, "zlib streams (QUIC, iscp-go before 1.1.0)")
+	keepFirst := flag.Bool("keep-first", false, "the context is the first 2^winbits bytes (iscp-go before 1.1.0)")
 	flag.Parse()
 
 	var sendWin, recvWin *window
 	if *takeover && *transport == "ws" {
-		sendWin = &window{size: 1 << *winbits}
-		recvWin = &window{size: 1 << *winbits}
+		sendWin = &window{size: 1 << *winbits, keepFirst: *keepFirst}
+		recvWin = &window{size: 1 << *winbits, keepFirst: *keepFirst}
 	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
@@ -97,7 +132,11 @@ func main() {
 		}
 		var res []byte
 		var err error
-		if head[0] == 'c' {
+		if *zlibFramed && head[0] == 'c' {
+			res, err = compressZlib(body, *level)
+		} else if *zlibFramed {
+			res, err = decompressZlib(body)
+		} else if head[0] == 'c' {
 			res, err = compress(body, *level, *transport == "ws", sendWin)
 		} else {
 			res, err = decompress(body, recvWin)

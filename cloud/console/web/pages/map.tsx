@@ -1,11 +1,12 @@
 // A measurement's track: the positions of a data ID with latitude and longitude fields (JSON, as a GNSS
-// receiver's connector sends them), drawn as a line on a plain equirectangular projection, with the position at
-// the plot's cursor (or the latest one while nothing is pointed at). No map tiles: a self-hosted peer may have
-// no internet, and the track alone shows where the vehicle went.
+// receiver's connector sends them), drawn as a line in Web Mercator, with the position at the plot's cursor (or
+// the latest one while nothing is pointed at). Under it, the map tiles of the operator's tile service when one is
+// configured (--map-tiles-url); without one, the track alone: a self-hosted peer may have no internet.
 import { Section, ErrorNote } from "../common";
 import { useLoad } from "../hooks";
 import type { Plottable } from "./json-fields";
 import { bucketMiddles, fetchReduced } from "./reduced";
+import { fitView, mapTiles, tilesFor } from "./map-view";
 
 export interface PositionSource {
   data_type: string;
@@ -80,6 +81,7 @@ export function MapPanel({
     const n = Math.min(lat!.values.length, lon!.values.length);
     return { times: lat!.times.slice(0, n), lat: lat!.values.slice(0, n), lon: lon!.values.slice(0, n) };
   }, [project, uuid, source.data_id, window?.[0], window?.[1], refresh]);
+  const tiles = useLoad(mapTiles, []);
   const t = track.data;
   const title = `Map of ${source.data_id}`;
   if (!t || t.times.length === 0)
@@ -90,15 +92,9 @@ export function MapPanel({
       </Section>
     );
 
-  const [latMin, latMax] = [Math.min(...t.lat), Math.max(...t.lat)];
-  const [lonMin, lonMax] = [Math.min(...t.lon), Math.max(...t.lon)];
-  // Longitude degrees shrink with the cosine of the latitude: keep the track's shape.
-  const kx = Math.cos((((latMin + latMax) / 2) * Math.PI) / 180);
-  const spanX = Math.max((lonMax - lonMin) * kx, 1e-6);
-  const spanY = Math.max(latMax - latMin, 1e-6);
-  const scale = Math.min((W - 2 * PAD) / spanX, (H - 2 * PAD) / spanY);
-  const x = (lon: number) => PAD + (W - 2 * PAD - spanX * scale) / 2 + (lon - lonMin) * kx * scale;
-  const y = (lat: number) => H - PAD - (H - 2 * PAD - spanY * scale) / 2 - (lat - latMin) * scale;
+  const view = fitView(t.lat, t.lon, W, H, PAD);
+  const { x, y } = view;
+  const provider = tiles.data;
   const points = t.lat.map((la, i) => `${x(t.lon[i]!).toFixed(1)},${y(la).toFixed(1)}`).join(" ");
   const at = cursor === undefined ? t.times.length - 1 : indexAt(t.times, cursor);
   const here = { lat: t.lat[at]!, lon: t.lon[at]! };
@@ -113,6 +109,20 @@ export function MapPanel({
         data-testid="map"
         data-points={t.times.length}
       >
+        {provider &&
+          tilesFor(provider.url, view, W, H).map((tile) => (
+            <image
+              key={tile.href}
+              href={tile.href}
+              x={tile.x}
+              y={tile.y}
+              width={tile.size}
+              height={tile.size}
+              preserveAspectRatio="none"
+              data-testid="map-tile"
+              onLoad={(e) => ((e.currentTarget as SVGImageElement).dataset.loaded = "true")}
+            />
+          ))}
         <polyline points={points} fill="none" stroke="#1f6fd1" stroke-width="2" stroke-linejoin="round" />
         <circle
           cx={x(here.lon)}
@@ -124,6 +134,11 @@ export function MapPanel({
           data-testid="map-cursor"
         />
       </svg>
+      {provider?.attribution && (
+        <p class="hint attribution" data-testid="map-attribution">
+          Map: {provider.attribution}
+        </p>
+      )}
       <p class="hint" data-testid="map-position">
         {cursor === undefined ? "Latest position" : "At the cursor"}: {here.lat.toFixed(6)}, {here.lon.toFixed(6)}
       </p>

@@ -17,6 +17,7 @@ import { RenameMeasurement } from "./measurement-name";
 import { DataTable, Downloads } from "./data-table";
 import { MarkersPanel } from "./markers";
 import { plotKey as idKey, plotLabel, useJsonFields, type Plottable } from "./json-fields";
+import { followHead, ReplayBar, useReplay } from "./replay";
 
 type DataId = Plottable;
 
@@ -65,9 +66,13 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
   // A relative range ("last 5 min") ends at the measurement's end, or at now while it runs: then it slides.
   const [last, setLast] = useState<number | undefined>();
   const endNow = () => (running ? Math.max(fullEnd, Date.now() / 1000) : fullEnd);
+  // Replaying a recorded measurement, a relative range ends at the play head instead.
+  const replay = useReplay(base, fullEnd);
+  const head = running ? undefined : replay.at;
+  const followed = head !== undefined && last && !zoom ? followHead(head, last) : undefined;
   const windowNow = (): [number, number] | undefined =>
-    zoom ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
-  const range: [number, number] = windowNow() ?? [base, endNow()];
+    zoom ?? followed?.load ?? (last ? [Math.max(base, endNow() - last), endNow()] : undefined);
+  const range: [number, number] = followed?.show ?? windowNow() ?? [base, endNow()];
 
   // Live: refetch on each measurement event, and at least every 2 s while measuring.
   useEffect(() => {
@@ -92,7 +97,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
       counts: new Map(all.map((r, i) => [idKey(plotted[i]!), r.point_count])),
       window: shown,
     };
-  }, [plotKey, m?.basetime, zoom?.[0], zoom?.[1], last, tick, !!m]);
+  }, [plotKey, m?.basetime, zoom?.[0], zoom?.[1], last, tick, !!m, followed?.load[0]]);
   const onZoom = useCallback((r: [number, number]) => setZoom(r), []);
   const [cursor, setCursor] = useState<number | undefined>();
   const positions = positionSources(fields.data ?? []);
@@ -171,6 +176,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           </tbody>
         </table>
       </Section>
+      {m && !running && <ReplayBar replay={replay} start={base} end={fullEnd} />}
       {plotted.length > 0 && (
         <Section
           title="Plot"
@@ -222,13 +228,20 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
             {running && !zoom ? `Live: following the running measurement${last ? ", the window sliding" : ""}. ` : ""}
             Drag across the plot to zoom in.
           </p>
-          <div data-testid="plot" data-points={total} data-live={running && !zoom ? "true" : "false"}>
+          <div
+            data-testid="plot"
+            data-points={total}
+            data-live={running && !zoom ? "true" : "false"}
+            data-start={range[0]}
+            data-end={range[1]}
+          >
             {series.data && series.data.series.length > 0 && (
               <Plot
                 series={series.data.series}
                 range={range}
                 onZoom={onZoom}
                 onCursor={setCursor}
+                marker={head}
                 label={`Plot of ${plotted.map(plotLabel).join(", ")}`}
               />
             )}
@@ -243,7 +256,7 @@ export function MeasurementPage({ project, uuid }: { project: string; uuid: stri
           source={p}
           window={series.data?.window}
           refresh={running ? tick : 0}
-          cursor={cursor}
+          cursor={cursor ?? head}
         />
       ))}
       {others.map((d) => (

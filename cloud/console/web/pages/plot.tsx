@@ -52,17 +52,38 @@ function valueAxis(scale: string, side: 1 | 3, color: string): uPlot.Axis {
   return { scale, side, size: valueAxisSize, stroke: color, ...(side === 1 ? { grid: { show: false } } : {}) };
 }
 
+const MARKER_COLOR = "#e6007e";
+
+/** The marker's vertical line over the plotting area, when its time is on the axis. */
+function drawMarker(u: uPlot, t: number | undefined): void {
+  if (t === undefined) return;
+  const x = u.valToPos(t, "x", true);
+  const { left, top, width, height } = u.bbox;
+  if (!(x >= left && x <= left + width)) return;
+  u.ctx.save();
+  u.ctx.strokeStyle = MARKER_COLOR;
+  u.ctx.lineWidth = 2 * devicePixelRatio;
+  u.ctx.beginPath();
+  u.ctx.moveTo(x, top);
+  u.ctx.lineTo(x, top + height);
+  u.ctx.stroke();
+  u.ctx.restore();
+}
+
 export function Plot({
   series,
   range,
   onZoom,
   onCursor,
+  marker,
   label,
 }: {
   series: PlotSeries[];
   range: [number, number];
   onZoom(r: [number, number]): void;
   onCursor?(t: number | undefined): void;
+  /** A time drawn as a vertical line across the plot (the replay's play head). */
+  marker?: number;
   label: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -73,6 +94,8 @@ export function Plot({
   cursorTo.current = onCursor;
   const rangeNow = useRef(range);
   rangeNow.current = range;
+  const markerNow = useRef(marker);
+  markerNow.current = marker;
   const key = series.map((s) => s.label).join("\n");
 
   useEffect(() => {
@@ -96,6 +119,7 @@ export function Plot({
       cursor: { drag: { x: true, y: false, setScale: false } },
       legend: { live: true },
       hooks: {
+        draw: [(u) => drawMarker(u, markerNow.current)],
         // The time under the cursor, for the panels that follow it (the map's position).
         setCursor: [(u) => cursorTo.current?.(u.cursor.idx == null ? undefined : (u.data[0][u.cursor.idx] as number))],
         setSelect: [
@@ -123,7 +147,14 @@ export function Plot({
 
   useEffect(() => {
     plot.current?.setData(align(series), true);
-  }, [series, range[0], range[1]]);
+  }, [series]);
+  // A new range (a replay's sliding window) rescales the time axis; the data stay.
+  useEffect(() => {
+    plot.current?.setScale("x", { min: range[0], max: range[1] });
+  }, [range[0], range[1]]);
+  useEffect(() => {
+    plot.current?.redraw(false);
+  }, [marker]);
 
   return <div class="plot" ref={box} role="img" aria-label={label} />;
 }

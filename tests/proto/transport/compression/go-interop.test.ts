@@ -1,10 +1,17 @@
 // iSCP's per-message DEFLATE against Go's compress/flate framed as the published Go client frames it
 // (tests/support/go-deflate): what we compress, Go decompresses to the same bytes, and what Go compresses, we do,
-// message after message, so the context each side keeps (the last 2^cwinbits bytes) stays the same.
+// message after message, so the context each side keeps (the last 2^cwinbits bytes) stays the same; and the framing
+// and context of iscp-go before 1.1.0 (zlib streams on QUIC, the first 2^cwinbits bytes as the context).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessageDeflater, MessageInflater } from "../../../../proto/transport/compression/message-deflate.js";
+import zlib from "node:zlib";
+import {
+  isZlibFramed,
+  MessageDeflater,
+  MessageInflater,
+} from "../../../../proto/transport/compression/message-deflate.js";
 import { readCompression, type CompressionParams } from "../../../../proto/transport/compression/negotiation.js";
+import { decodeMessage, encodeMessage } from "../../../../proto/wire/message.js";
 import { buildGoDeflate, goDeflatePeer } from "../../../support/go-deflate.js";
 
 let go: ReturnType<typeof buildGoDeflate>;
@@ -75,6 +82,112 @@ describe("per-message DEFLATE against Go's compress/flate", () => {
       }
     });
   }
+
+  it("QUIC framed as zlib streams (iscp-go before 1.1.0): we read Go's zlib frames and answer in zlib frames Go reads", async () => {
+    const params: CompressionParams = { level: 6, contextTakeover: false, windowBits: 15 };
+    const peer = goDeflatePeer(go.bin, { transport: "quic", zlib: true });
+    try {
+      const ours = new MessageDeflater(params);
+      const theirs = new MessageInflater(params, 1 << 20);
+      for (const m of messages()) {
+        const received = await peer.compress(m);
+        expect(received.subarray(0, 1)).toEqual(Buffer.from([0x78]));
+        expect(theirs.inflate(received)).toEqual(m);
+        expect(theirs.zlibFramed).toBe(true);
+        // compressed-transport.ts switches the answering side once the peer's frames came as zlib streams.
+        ours.zlibFramed = theirs.zlibFramed;
+        expect(await peer.decompress(ours.deflate(m))).toEqual(m);
+      }
+    } finally {
+      peer.close();
+    }
+  });
+
+  /** A client's first messages and then chunks of JSON records, several times any window here. */
+  const iscpMessages = () => [
+    encodeMessage(
+      { connectRequest: { requestId: 1, protocolVersion: "2.0.0", nodeId: "n", pingInterval: 10 } },
+      "proto",
+    ),
+    ...Array.from({ length: 60 }, (_, i) =>
+      encodeMessage(
+        {
+          upstreamChunk: {
+            streamIdAlias: 1,
+            streamChunk: {
+              sequenceNumber: i + 1,
+              dataPointGroups: [
+                {
+                  dataIdAlias: 1,
+                  dataPoints: [
+                    { elapsedTime: i, payload: Buffer.from(`{"speed":${i % 50},"rpm":${1000 + i}}`.repeat(40)) },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+        "proto",
+      ),
+    ),
+  ];
+  const isMessage = (b: Buffer) => {
+    try {
+      decodeMessage(b, "proto");
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const [name, winbits, keepFirst] of [
+    ["iscp-go before 1.1.0 (the first 2^cwinbits bytes), cwinbits 15", 15, true],
+    ["iscp-go before 1.1.0, cwinbits 10", 10, true],
+    ["a client keeping the last bytes, found out as such", 15, false],
+  ] as const)
+    it(`context takeover, which context the peer keeps found out: ${name}`, async () => {
+      const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: winbits };
+      const peer = goDeflatePeer(go.bin, { transport: "ws", takeover: true, winbits, keepFirst });
+      try {
+        // As compressed-transport.ts pairs them on the broker's side.
+        const ours = new MessageDeflater(params, true);
+        const theirs = new MessageInflater(params, 1 << 20, isMessage);
+        for (const m of iscpMessages()) {
+          expect(theirs.inflate(await peer.compress(m))).toEqual(Buffer.from(m));
+          ours.peerContext = theirs.peerContext;
+          expect(await peer.decompress(ours.deflate(m))).toEqual(Buffer.from(m));
+        }
+        expect(theirs.peerContext).toBe(keepFirst ? "first" : "last");
+      } finally {
+        peer.close();
+      }
+    });
+
+  it("settles on the last bytes after 64 messages that decode both ways with different results", async () => {
+    const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: 9 };
+    const peer = goDeflatePeer(go.bin, { transport: "ws", takeover: true, winbits: 9 });
+    try {
+      // Every decompression passes this check, so no message can tell the contexts apart.
+      const theirs = new MessageInflater(params, 1 << 20, () => true);
+      const msgs = [...iscpMessages(), ...iscpMessages(), ...iscpMessages()];
+      let settledAt = -1;
+      for (const [i, m] of msgs.entries()) {
+        expect(theirs.inflate(await peer.compress(m))).toEqual(Buffer.from(m));
+        if (settledAt < 0 && theirs.peerContext) settledAt = i;
+      }
+      expect(theirs.peerContext).toBe("last");
+      expect(settledAt).toBeGreaterThanOrEqual(64);
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("never takes a raw DEFLATE stream for a zlib one, at any level", () => {
+    for (let level = 1; level <= 9; level++)
+      for (const m of [...messages(), Buffer.alloc(0), Buffer.alloc(70_000, 0x78)]) {
+        expect(isZlibFramed(zlib.deflateRawSync(m, { level }))).toBe(false);
+        expect(isZlibFramed(zlib.deflateSync(m, { level }))).toBe(true);
+      }
+  });
 
   it("context takeover makes later messages smaller than compressing each alone, as the peer expects", async () => {
     const params: CompressionParams = { level: 6, contextTakeover: true, windowBits: 15 };
