@@ -4,6 +4,7 @@ import path from "node:path";
 import { Schema } from "effect";
 import {
   DatabaseUrl,
+  expecting,
   Directory,
   Durability,
   Int,
@@ -128,6 +129,12 @@ export const SETTINGS = {
     env: "CLOUD_LOG_LEVEL",
     arg: "level",
     help: "pino log level (default info)",
+  }),
+  logFormat: withDefault(expecting(Schema.Literal("json", "text"), "expected json or text"), "json", {
+    flag: "log-format",
+    env: "CLOUD_LOG_FORMAT",
+    arg: "format",
+    help: "json (default: one JSON object a line) or text (one readable line each)",
   }),
   bodyLimit: withDefault(Int(1), 1024 * 1024, {
     flag: "body-limit",

@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
 import { DURABILITIES } from "./storage/db.js";
 
 /** A schema whose failures all read as one `expected ...` (the caller adds the setting's name and source). */
-const expecting = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
+export const expecting = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
   schema.annotations({ message: () => ({ message: expected, override: true }) });
 
 /** A decode that fails with its own message (`problem` returns a reason, or undefined when `v` is fine). */

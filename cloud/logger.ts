@@ -2,6 +2,7 @@
 // template, status, duration and the principal's kind and id only (no URL, query string, headers or bodies),
 // and the redaction list catches mistakes.
 import pino, { type Logger } from "pino";
+import { textDestination } from "../lib/log-text.js";
 
 export const REDACT = [
   "password",
@@ -23,6 +24,8 @@ export const REDACT = [
   'headers["x-edge-token"]',
 ];
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: { svc: "cloud-peer" } }, destination);
+/** `format` text: one readable line a record (lib/log-text.ts), written to `destination` or standard output. */
+export function createLogger(level: string, destination?: pino.DestinationStream, format = "json"): Logger {
+  const out = format === "text" ? textDestination(destination ?? process.stdout) : destination;
+  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: { svc: "cloud-peer" } }, out);
 }

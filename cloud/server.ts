@@ -53,7 +53,7 @@ export async function openServices(
   opts: { logDestination?: pino.DestinationStream } = {},
 ): Promise<{ svc: Services }> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const log = createLogger(config.logLevel, opts.logDestination);
+  const log = createLogger(config.logLevel, opts.logDestination, config.logFormat);
   const db = await openDatabase(config);
   await migrate(
     db,

@@ -104,7 +104,10 @@ export async function openAgentCore(
     await queue.close();
     await store.close();
   };
-  const metrics = opts.metrics === false ? undefined : new AgentMetrics(dataPath);
+  const metrics =
+    opts.metrics === false
+      ? undefined
+      : new AgentMetrics(dataPath, { store, states: supervisor, linkEvents: supervisor.linkEvents });
   const api: ApiContext = {
     settings,
     states: supervisor,

@@ -44,6 +44,7 @@ import type {
   UpstreamSettings,
 } from "./settings/schemas.js";
 import { fetchToken } from "./deferred/cloud-auth.js";
+import { LinkEvents } from "./link-events.js";
 import { COLLECTIONS, type AllSettings, type CollectionName, type SettingsStore } from "./settings/store.js";
 
 export type StatefulCollection = "upstreams" | "downstreams" | "upstream_ipcs" | "downstream_ipcs";
@@ -184,6 +185,8 @@ export class Supervisor implements StateReader {
   /** The token the connection machine holds now (sessions read it through currentToken). */
   private token: string | undefined;
   private clock?: NodeJS.Timeout;
+  /** Reconnects and token renewals, for the metrics. */
+  readonly linkEvents = new LinkEvents();
   private unsubscribe?: () => void;
 
   constructor(
@@ -221,6 +224,8 @@ export class Supervisor implements StateReader {
         if (id === "connection") this.onConnection(ev.snapshot as ConnectionSnapshot);
         const report = this.reportOf(id, ev.snapshot as AnyMachineSnapshot);
         if (report) this.stamp(id, report);
+        if (report && (id.startsWith("upstreams/") || id.startsWith("downstreams/")))
+          this.linkEvents.stream(id, report.code);
       },
     });
   }
@@ -308,6 +313,7 @@ export class Supervisor implements StateReader {
 
   private onConnection(s: ConnectionSnapshot): void {
     const { session, reason } = sessionOf(s);
+    this.linkEvents.token(this.token, session?.accessToken);
     this.token = session?.accessToken;
     const key = JSON.stringify([session, reason]);
     if (key === this.lastSession) return;

@@ -4,11 +4,27 @@
 // `collect` callback at scrape time, so counting costs the hot path no prom-client call.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import type { DataPath } from "../datapath/datapath.js";
+import type { LinkEvents } from "../link-events.js";
+import { StateCode } from "../settings/schemas.js";
+import type { SettingsStore } from "../settings/store.js";
+import type { StateReader } from "../supervisor.js";
+
+/** What the metrics read beyond the data path: the streams' states and what the supervisor counted. */
+export interface LinkSources {
+  store: SettingsStore;
+  states: StateReader;
+  linkEvents: LinkEvents;
+}
+
+const STREAMS = [
+  ["upstream", "upstreams"],
+  ["downstream", "downstreams"],
+] as const;
 
 export class AgentMetrics {
   readonly registry = new Registry();
 
-  constructor(dp: DataPath) {
+  constructor(dp: DataPath, links?: LinkSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const channels = () => dp.counters.channels(dp.channels);
@@ -88,6 +104,76 @@ export class AgentMetrics {
     );
     gauge("agent_queue_chunks", "Chunks in the durable queue", () => dp.queue.stats.chunks);
     gauge("agent_deferred_pending_bytes", "Bytes waiting for the deferred upload", () => dp.pendingBytes());
+    const counter = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    counter(
+      "agent_queue_evicted_chunks_total",
+      "Chunks deleted unsent, oldest first, because the queue reached deferred_upload.data_storage_capacity",
+      () => dp.queue.stats.evictedChunks,
+    );
+    counter(
+      "agent_queue_evicted_bytes_total",
+      "Bytes of the chunks deleted unsent because the queue reached its capacity",
+      () => dp.queue.stats.evictedBytes,
+    );
+    gauge(
+      "agent_oldest_unacked_age_seconds",
+      "Age of the oldest data in the durable queue that the cloud has not acknowledged yet (0 when there is none)",
+      () => {
+        const t = dp.queue.oldestChunkTime();
+        return t === undefined ? 0 : Math.max(0, (Date.now() - t) / 1000);
+      },
+    );
+    if (links) this.linkMetrics(links, counter);
+  }
+
+  /** Each stream's connection state, its reconnects, and the token renewals. */
+  private linkMetrics(
+    { store, states, linkEvents }: LinkSources,
+    counter: (name: string, help: string, read: () => number) => Counter,
+  ): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: "agent_stream_state",
+      help: "1 for each upstream's and downstream's current connection state (none, connected, quiet, disconnected, error), 0 for the others",
+      labelNames: ["direction", "stream", "state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [direction, kind] of STREAMS)
+          for (const item of store.list(kind)) {
+            const code = states.state(kind, item).code;
+            for (const state of StateCode.literals)
+              this.set({ direction, stream: item.id, state }, state === code ? 1 : 0);
+          }
+      },
+    });
+    new Counter({
+      name: "agent_stream_reconnects_total",
+      help: "Times each stream's connection to the cloud came back after it was lost (resumed or opened again)",
+      labelNames: ["direction", "stream"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [id, n] of linkEvents.reconnects) {
+          const [kind, stream] = [id.slice(0, id.indexOf("/")), id.slice(id.indexOf("/") + 1)];
+          this.inc({ direction: kind === "upstreams" ? "upstream" : "downstream", stream }, n);
+        }
+      },
+    });
+    counter(
+      "agent_token_refreshes_total",
+      "Access tokens the agent obtained to replace the one it held (renewed before expiry)",
+      () => linkEvents.tokenRefreshes,
+    );
   }
 
   async exposition(): Promise<{ contentType: string; body: string }> {

@@ -9,13 +9,14 @@ import YAML from "yaml";
 import { yamlErrorLine } from "../../lib/yaml-error.js";
 import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 import { ApiClient, type ApiResponse } from "./client.js";
-import { ApplyError, applyConfig, showConfig } from "./config-file.js";
+import { ApplyError, showConfig } from "./config-file.js";
+import { ConfigFileError, parseAgentConfig, type ParsedConfig } from "./agent-config-file.js";
+import { applyConfigFile } from "./config-reload.js";
 import { maskSecrets, render, type Format } from "./output.js";
 import { LISTS, SINGLES, byWords, type ListResource } from "./resources.js";
 import { commandReference, fieldReference } from "./help-reference.js";
 import { UpstreamIpcCreate } from "../settings/schemas.js";
-
-const DEFAULT_SOCKET = "./data/agent/agent.sock";
+import { chooseSocket, DEV_SOCKET, SERVICE_SOCKET, type SocketChoice } from "./socket-lookup.js";
 
 export class CliError extends Error {
   constructor(
@@ -28,6 +29,7 @@ export class CliError extends Error {
 
 interface Ctx {
   api: ApiClient;
+  socket: SocketChoice;
   format: Format;
   out: (s: string) => void;
   showSecrets: boolean;
@@ -45,12 +47,15 @@ function parseDoc(text: string, flag: string): unknown {
   }
 }
 
+const unreachable = (ctx: Ctx, e: unknown) =>
+  new CliError(`cannot reach the edge agent at ${ctx.socket.path} (${ctx.socket.how}): ${(e as Error).message}`, 2);
+
 async function call<T = unknown>(ctx: Ctx, p: Promise<ApiResponse<T>>): Promise<T> {
   let r: ApiResponse<T>;
   try {
     r = await p;
   } catch (e) {
-    throw new CliError(`cannot reach the edge agent at ${ctx.api.socketPath}: ${(e as Error).message}`, 2);
+    throw unreachable(ctx, e);
   }
   if (r.status >= 400) {
     const b = r.body as { detail?: string; title?: string } | undefined;
@@ -123,14 +128,18 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   const program = new Command("agentctl")
     .description("Configure and inspect the edge agent through its command API socket")
     .version(PACKAGE_VERSION)
-    .option("-s, --socket <path>", "command API socket (env AGENT_SOCKET)", process.env.AGENT_SOCKET ?? DEFAULT_SOCKET)
+    .option(
+      "-s, --socket <path>",
+      `command API socket (env AGENT_SOCKET; default: ${DEV_SOCKET} when it exists, else the service's ${SERVICE_SOCKET})`,
+    )
     .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "yaml"]).default("table"))
     .option("--show-secrets", "print secrets (the connection's client_secret) instead of masking them")
     .showHelpAfterError()
     .exitOverride();
   const ctx = (): Ctx => {
-    const o = program.opts<{ socket: string; output: Format; showSecrets?: boolean }>();
-    return { api: new ApiClient(o.socket), format: o.output, out, showSecrets: o.showSecrets === true };
+    const o = program.opts<{ socket?: string; output: Format; showSecrets?: boolean }>();
+    const socket = chooseSocket(o.socket);
+    return { api: new ApiClient(socket.path), socket, format: o.output, out, showSecrets: o.showSecrets === true };
   };
 
   program
@@ -242,13 +251,18 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       } catch (e) {
         throw new CliError(`cannot read ${path}: ${(e as Error).message}`, 2);
       }
-      const doc = parseDoc(text, path);
-      if (!doc || typeof doc !== "object" || Array.isArray(doc))
-        throw new CliError(`${path}: expected a mapping of sections`, 2);
-      const n = await wrapApply(
-        () => applyConfig(c.api, doc as Record<string, unknown>, (l) => c.format === "table" && out(`${l}\n`)),
-        c,
-      );
+      parseDoc(text, path); // a YAML syntax error: exit 2 at the broken line
+      // Checked whole before any change, each problem with its line (as edge-agent --config does), then applied.
+      let parsed: ParsedConfig;
+      try {
+        parsed = parseAgentConfig(path === "-" ? "stdin" : path, text);
+      } catch (e) {
+        if (e instanceof ConfigFileError) throw new CliError(e.problems.join("\nagentctl: "), 2);
+        throw e;
+      }
+      const changes = await wrapApply(() => applyConfigFile(c.socket.path, parsed), c);
+      if (c.format === "table") for (const l of changes) out(`${l}\n`);
+      const n = changes.length;
       out(c.format === "table" ? `${n} change${n === 1 ? "" : "s"} applied\n` : shown(c, { changes: n }));
     });
   program.addHelpText(
@@ -266,7 +280,8 @@ async function wrapApply<T>(f: () => Promise<T>, c: Ctx): Promise<T> {
     return await f();
   } catch (e) {
     if (e instanceof ApplyError) throw new CliError(e.message, 1);
-    throw new CliError(`cannot reach the edge agent at ${c.api.socketPath}: ${(e as Error).message}`, 2);
+    if (e instanceof ConfigFileError) throw new CliError(e.problems.join("\nagentctl: "), 1);
+    throw unreachable(c, e);
   }
 }
 

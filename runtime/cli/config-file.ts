@@ -6,16 +6,24 @@ import type { ApiClient } from "./client.js";
 import { SECRET_MASK } from "./output.js";
 import { LISTS, SINGLES, bySection, type ListResource } from "./resources.js";
 
-export class ApplyError extends Error {}
+export class ApplyError extends Error {
+  constructor(
+    message: string,
+    /** The section (and item) the agent refused, when it refused one. */
+    readonly at?: { section: string; id?: string },
+  ) {
+    super(message);
+  }
+}
 
 type Item = Record<string, unknown> & { id: string };
 type Doc = Record<string, unknown>;
 
-async function ok<T>(p: Promise<{ status: number; body: unknown }>, what: string): Promise<T> {
+async function ok<T>(p: Promise<{ status: number; body: unknown }>, what: string, at?: ApplyError["at"]): Promise<T> {
   const r = await p;
   if (r.status >= 400) {
     const b = r.body as { detail?: string; title?: string } | undefined;
-    throw new ApplyError(`${what}: ${b?.detail ?? b?.title ?? `HTTP ${r.status}`}`);
+    throw new ApplyError(`${what}: ${b?.detail ?? b?.title ?? `HTTP ${r.status}`}`, at);
   }
   return r.body as T;
 }
@@ -58,7 +66,7 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
       delete body.client_secret;
     const current = await ok<Doc>(api.get(s.path), `GET ${s.path}`);
     if (Object.entries(body).every(([k, x]) => JSON.stringify(current[k]) === JSON.stringify(x))) continue;
-    await ok(api.patch(s.path, body), s.section);
+    await ok(api.patch(s.path, body), s.section, { section: s.section });
     log(`updated ${s.section}`);
     changes++;
   }
@@ -73,7 +81,7 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
     const l = bySection(section)!;
     for (const item of current.get(section)!) {
       if (want.some((w) => w.id === item.id)) continue;
-      await ok(api.delete(`${l.path}/${encodeURIComponent(item.id)}`), `delete ${section} ${item.id}`);
+      await ok(api.delete(`${l.path}/${encodeURIComponent(item.id)}`), `delete ${section} ${item.id}`, { section });
       log(`deleted ${section} ${item.id}`);
       changes++;
     }
@@ -91,13 +99,14 @@ export async function applyConfig(api: ApiClient, doc: Doc, log: (line: string) 
     for (const item of want) {
       const existing = have.find((h) => h.id === item.id);
       if (!existing) {
-        await ok(api.post(l.path, item), `create ${section} ${item.id}`);
+        await ok(api.post(l.path, item), `create ${section} ${item.id}`, { section, id: item.id });
         log(`created ${section} ${item.id}`);
         changes++;
       } else if (!sameItem(existing, item)) {
         await ok(
           api.patch(`${l.path}/${encodeURIComponent(item.id)}`, patchBody(l, existing, item)),
           `update ${section} ${item.id}`,
+          { section, id: item.id },
         );
         log(`updated ${section} ${item.id}`);
         changes++;

@@ -8,12 +8,18 @@ import { PACKAGE_VERSION } from "../../lib/package-paths.js";
 
 export const DEFAULT_SOCKET = "./data/agent/agent.sock";
 export const DEFAULT_DATA = "./data/agent";
+const LOG_FORMATS = ["json", "text"];
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const ENV_VARS: [string, string][] = [
   ["AGENT_SOCKET", `command API socket (default ${DEFAULT_SOCKET}; production /var/run/edge-agent/agent.sock)`],
   ["AGENT_DATA", `settings and data directory (default ${DEFAULT_DATA}; production /var/lib/edge-agent)`],
+  [
+    "AGENT_CONFIG",
+    "YAML file of settings (agentctl config-file show's shape) applied at start and on SIGHUP (as --config)",
+  ],
   ["AGENT_LOG_LEVEL", `pino log level: ${LOG_LEVELS.join(", ")} (default info)`],
+  ["AGENT_LOG_FORMAT", "json (default: one JSON object a line) or text (one readable line each)"],
   ["AGENT_QUIC_CA", "PEM file of the CA that signed the cloud's QUIC certificate (default: not verified)"],
   [
     "NODE_EXTRA_CA_CERTS",
@@ -40,7 +46,9 @@ const ENV_VARS: [string, string][] = [
 interface DaemonFlags {
   socket?: string;
   data?: string;
+  config?: string;
   logLevel?: string;
+  logFormat?: string;
   quicCa?: string;
   allowDir?: string[];
   allowEnv?: string[];
@@ -50,6 +58,12 @@ interface DaemonFlags {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 class UsageError extends Error {}
+/** A configuration file refused at start: each problem names the file's line and the field. */
+class RefusedConfig extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+  }
+}
 
 function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
   const program = new Command("edge-agent")
@@ -59,7 +73,17 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     .version(PACKAGE_VERSION)
     .option("-s, --socket <path>", `command API socket (env AGENT_SOCKET) (default: "${DEFAULT_SOCKET}")`)
     .option("-d, --data <dir>", `settings and data directory (env AGENT_DATA) (default: "${DEFAULT_DATA}")`)
+    .option(
+      "-c, --config <file>",
+      "YAML file of settings (the shape of agentctl config-file show) applied at start and on SIGHUP; what it names wins over the API's changes (env AGENT_CONFIG)",
+    )
     .addOption(new Option("--log-level <level>", "pino log level (env AGENT_LOG_LEVEL)").choices(LOG_LEVELS))
+    .addOption(
+      new Option(
+        "--log-format <format>",
+        "json: one JSON object a line; text: one readable line (env AGENT_LOG_FORMAT)",
+      ).choices(LOG_FORMATS),
+    )
     .option("--quic-ca <file>", "PEM file of the CA that signed the cloud's QUIC certificate (env AGENT_QUIC_CA)")
     .option(
       "--allow-dir <dir>",
@@ -92,7 +116,7 @@ function buildProgram(run: (flags: DaemonFlags) => Promise<void>): Command {
     const width = Math.max(...ENV_VARS.map(([name]) => name.length));
     return (
       "\nEvery command and option:\n" +
-      "  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n" +
+      "  edge-agent [--socket <path>] [--data <dir>] [--config <file>] [--log-level <level>] [--log-format json|text] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n" +
       "  edge-agent bench [--server URL] [--duration S] [--payload BYTES] [--rate N] [--transport websocket|quic] [--target-rate N] [--wide] (edge-agent bench --help)\n" +
       "  edge-agent backup [--data <dir>] --to <path> (edge-agent backup --help)\n" +
       "\nEnvironment (flags win over the environment):\n" +
@@ -117,18 +141,31 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
   const level = flags.logLevel ?? process.env.AGENT_LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(level))
     throw new UsageError(`AGENT_LOG_LEVEL "${level}" is not one of ${LOG_LEVELS.join(", ")}`);
+  const logFormat = flags.logFormat ?? process.env.AGENT_LOG_FORMAT ?? "json";
+  if (!LOG_FORMATS.includes(logFormat)) throw new UsageError(`AGENT_LOG_FORMAT "${logFormat}": expected json or text`);
   const metricsListen = hostPort(flags.metricsListen ?? process.env.AGENT_METRICS_LISTEN);
   const metricsSetting = process.env.AGENT_METRICS ?? "on";
   if (metricsSetting !== "on" && metricsSetting !== "off")
     throw new UsageError(`AGENT_METRICS "${metricsSetting}": expected on or off`);
   if (metricsSetting === "off" && metricsListen)
     throw new UsageError("AGENT_METRICS=off and --metrics-listen / AGENT_METRICS_LISTEN: nothing to serve; drop one");
-  const [{ default: pino }, { startAgent }, { SocketInUseError }] = await Promise.all([
+  const [{ default: pino }, { startAgent }, { SocketInUseError }, { textDestination }] = await Promise.all([
     import("pino"),
     import("../daemon.js"),
     import("../api/unix-socket.js"),
+    import("../../lib/log-text.js"),
   ]);
-  const log = pino({ level, base: { svc: "edge-agent" } });
+  const log = pino({ level, base: { svc: "edge-agent" } }, logFormat === "text" ? textDestination() : undefined);
+  const configFile = flags.config ?? process.env.AGENT_CONFIG;
+  // Before anything starts: a bad file is refused with nothing touched. (Its code, with the settings' schemas,
+  // is loaded only when there is a file: without one the socket listens before they are loaded.)
+  const config = configFile ? await import("./config-reload.js") : undefined;
+  const firstConfig = config && configFile ? await config.readOrRefuse(configFile, RefusedConfig) : undefined;
+  const follower = config && configFile ? config.configFollower(configFile, log) : undefined;
+  // Without a file, SIGHUP (systemctl reload) must not end the agent, as Node's default would.
+  process.on("SIGHUP", () =>
+    follower ? follower.reload() : log.info("SIGHUP: no configuration file (--config) to apply; nothing changed"),
+  );
   const caPath = flags.quicCa ?? process.env.AGENT_QUIC_CA;
   // Async, so an unreadable CA file is a failed start like any other.
   const started = (async () =>
@@ -164,8 +201,14 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   try {
-    await started;
+    const agent = await started;
+    if (follower && firstConfig)
+      await follower.start(agent.socketPath, firstConfig).catch(async (e) => {
+        await agent.close();
+        throw e;
+      });
   } catch (e) {
+    if (e instanceof Error && config?.isRefusal(e)) throw new RefusedConfig(e.problems);
     const msg = e instanceof SocketInUseError ? e.message : `cannot start: ${(e as Error).message}`;
     process.stderr.write(`edge-agent: ${msg}\n`);
     process.exitCode = 1;
@@ -189,7 +232,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     await buildProgram(runDaemon).parseAsync(argv, { from: "user" });
   } catch (e) {
     const err = e as { code?: string; exitCode?: number };
-    if (e instanceof UsageError) {
+    if (e instanceof RefusedConfig) {
+      process.stderr.write(`${e.problems.map((p) => `edge-agent: ${p}\n`).join("")}edge-agent: config file refused\n`);
+      process.exitCode = 2;
+    } else if (e instanceof UsageError) {
       process.stderr.write(`edge-agent: ${e.message}\nusage: edge-agent [options] (edge-agent --help)\n`);
       process.exitCode = 2;
     } else if (typeof err.code === "string" && err.code.startsWith("commander.")) {

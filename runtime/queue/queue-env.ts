@@ -79,6 +79,17 @@ export class QueueEnv {
     }
   }
 
+  /** When the oldest committed chunk not in `skip` was stored (ms since the epoch, from its header). */
+  oldestChunkTime(skip: ReadonlySet<number>): number | undefined {
+    let oldest: number | undefined;
+    for (const gid of this.chunks.getKeys())
+      if (!skip.has(gid)) {
+        oldest = gid;
+        break;
+      }
+    return oldest === undefined ? undefined : this.chunks.getBinaryFast(oldest)?.readDoubleLE(8);
+  }
+
   /** Resolves once everything written so far is on disk. */
   get flushed(): Promise<boolean> {
     return this.root.flushed;

@@ -103,6 +103,8 @@ export class DurableQueue {
     return { ...this.ledger.stats };
   }
 
+  /** When the oldest data the cloud has not acknowledged (nor the deferred upload uploaded) was stored. */
+  oldestChunkTime = (): number | undefined => this.env.oldestChunkTime(this.ledger.removing);
   setCapacity(capacityMiB: number, limitDataStorage: boolean): void {
     this.capacityBytes = capacityMiB * MiB;
     this.limit = limitDataStorage;

@@ -142,7 +142,19 @@ describe("agentctl", () => {
 
     await writeFile(file, "upstream: [{id: deferred}]\n");
     const refused = await agentctl(b.socketPath, ["config-file", "apply", file]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("reserved for deferred upload");
+    // Refused before any change, at the line and field.
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `agentctl: ${file} line 1: upstream[0].id: the id "deferred" is reserved for deferred upload\n`,
+    );
+
+    // A reference to an item that would not exist, and one the agent refuses half-way: nothing changes.
+    await writeFile(file, "upstream: [{id: up4}]\n");
+    const dangling = await agentctl(b.socketPath, ["config-file", "apply", file]);
+    expect(dangling.code).toBe(1);
+    expect(dangling.stderr).toBe(
+      `agentctl: ${file} line 1: upstream: leaves out "up3", which device_connectors_upstream "dcu" (not in the file) names in dest_ids\n`,
+    );
+    expect(YAML.parse((await agentctl(b.socketPath, ["config-file", "show"])).stdout).upstream).toEqual(after.upstream);
   }, 120_000);
 });

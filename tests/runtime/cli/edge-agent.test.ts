@@ -29,7 +29,9 @@ it("shows edge-agent's help in the style of the other commands", async () => {
     "-V, --version",
     "-s, --socket <path>",
     "-d, --data <dir>",
+    "-c, --config <file>",
     "--log-level <level>",
+    "--log-format <format>",
     "--quic-ca <file>",
     "--metrics-listen <host:port>",
     "-h, --help",
@@ -37,12 +39,14 @@ it("shows edge-agent's help in the style of the other commands", async () => {
     expect(stdout).toContain(`  ${option}`);
   expect(stdout).toMatch(/^ {2}bench\s+measure this device/m);
   expect(stdout).toContain(
-    "Every command and option:\n  edge-agent [--socket <path>] [--data <dir>] [--log-level <level>] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n",
+    "Every command and option:\n  edge-agent [--socket <path>] [--data <dir>] [--config <file>] [--log-level <level>] [--log-format json|text] [--quic-ca <file>] [--allow-dir <dir>]... [--allow-env <name>]... [--metrics-listen <host:port>]\n",
   );
   expect(stdout).toMatch(/^Environment \(flags win over the environment\):\n {2}AGENT_SOCKET /m);
   for (const name of [
     "AGENT_DATA",
+    "AGENT_CONFIG",
     "AGENT_LOG_LEVEL",
+    "AGENT_LOG_FORMAT",
     "AGENT_QUIC_CA",
     "AGENT_ALLOW_DIRS",
     "AGENT_ALLOW_ENV",
