@@ -171,13 +171,7 @@ export async function commitStreams(
       for (const r of p.rows) {
         const at = filed.at.get(r);
         logRows.push({
-          measUuid: r.measUuid,
-          sequenceId: r.sequenceId,
-          sequenceNumber: r.sequenceNumber,
-          dataPoints: r.dataPoints,
-          minElapsedNs: r.minElapsedNs,
-          maxElapsedNs: r.maxElapsedNs,
-          createdAtMs: r.createdAtMs,
+          ...r,
           payload: at === undefined ? r.payload : NO_BYTES,
           fileOffset: at ?? null,
           fileLength: at === undefined ? null : r.payload.length,

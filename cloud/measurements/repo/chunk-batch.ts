@@ -7,7 +7,7 @@ import type { Queryable, SqlParam } from "../../storage/db.js";
 import type { MeasRow } from "../service/model.js";
 
 /** Rows as SQLite's json_each reads them (`value->>i` is column i); on PostgreSQL an array per column. */
-function rowsParam(q: Queryable, rows: ReadonlyArray<readonly unknown[]>, width: number): SqlParam[] {
+export function rowsParam(q: Queryable, rows: ReadonlyArray<readonly unknown[]>, width: number): SqlParam[] {
   if (q.dialect === "sqlite") return [JSON.stringify(rows)];
   const columns: unknown[][] = Array.from({ length: width }, () => []);
   for (const r of rows) for (let i = 0; i < width; i++) columns[i]!.push(r[i] ?? null);

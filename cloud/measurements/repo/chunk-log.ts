@@ -4,6 +4,7 @@
 // unique index, whatever the number of streams; the per-stream pages of meas_chunks' indexes are written once per
 // compaction for many chunks of each stream. Readers (data.ts, sequences.ts) read the log beside the tables.
 import type { Queryable, SqlParam } from "../../storage/db.js";
+import { rowsParam } from "./chunk-batch.js";
 
 export interface LogRow {
   measUuid: string;
@@ -30,29 +31,25 @@ const COLUMNS =
 export function appendLogRows(q: Queryable, rows: readonly LogRow[]) {
   type Key = { sequence_id: number; sequence_number: number };
   if (q.dialect === "postgres") {
-    const cols: unknown[][] = Array.from({ length: 10 }, () => []);
-    for (const r of rows) {
-      const v = [
-        r.measUuid,
-        r.sequenceId,
-        r.sequenceNumber,
-        r.dataPoints,
-        r.minElapsedNs,
-        r.maxElapsedNs,
-        r.createdAtMs,
-        r.payload,
-        r.fileOffset,
-        r.fileLength,
-      ];
-      for (let i = 0; i < 10; i++) cols[i]!.push(v[i]);
-    }
+    const values = rows.map((r) => [
+      r.measUuid,
+      r.sequenceId,
+      r.sequenceNumber,
+      r.dataPoints,
+      r.minElapsedNs,
+      r.maxElapsedNs,
+      r.createdAtMs,
+      r.payload,
+      r.fileOffset,
+      r.fileLength,
+    ]);
     return q.all<Key>(
       `INSERT INTO meas_chunk_log (${COLUMNS})
        SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])
          AS v(m, s, n, d, lo, hi, at, p, fo, fl)
        WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = v.n)
        ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`,
-      cols as unknown as SqlParam[],
+      rowsParam(q, values, 10),
     );
   }
   // Payload bytes travel as one blob; a row gives its 1-based offset and length there (substr on a blob).
