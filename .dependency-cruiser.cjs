@@ -70,13 +70,13 @@ module.exports = {
     {
       name: "areas-meet-through-modules",
       comment:
-        "A cloud area (any folder of cloud/ but the infrastructure: http, storage, auth, mail, cli) reaches another " +
+        "A cloud area (any folder of cloud/ but the infrastructure: http, database, auth, mail, cli) reaches another " +
         "area only through what that area offers: its service/, its schemas.ts, or its module.ts (the module's " +
         "public file). Types may be imported from anywhere (they vanish at compile time).",
       severity: "error",
-      from: { path: "^cloud/(?!(?:http|storage|auth|mail|cli)/)([^/]+)/" },
+      from: { path: "^cloud/(?!(?:http|database|auth|mail|cli)/)([^/]+)/" },
       to: {
-        path: "^cloud/(?!(?:http|storage|auth|mail|cli)/)[^/]+/",
+        path: "^cloud/(?!(?:http|database|auth|mail|cli)/)[^/]+/",
         pathNot: ["^cloud/$1/", "^cloud/[^/]+/(service/|schemas\\.ts$|module\\.ts$)"],
         dependencyTypesNot: ["type-only"],
       },
@@ -84,11 +84,11 @@ module.exports = {
     {
       name: "infrastructure-not-to-areas",
       comment:
-        "The cloud's infrastructure (http, storage, auth, mail) knows no area: an area contributes to it through " +
+        "The cloud's infrastructure (http, database, auth, mail) knows no area: an area contributes to it through " +
         "its module's extension points (cloud/module-contract.ts), e.g. error renderers and fast paths.",
       severity: "error",
-      from: { path: "^cloud/(http|storage|auth|mail)/" },
-      to: { path: "^cloud/(?!(?:http|storage|auth|mail|cli)/)[^/]+/", dependencyTypesNot: ["type-only"] },
+      from: { path: "^cloud/(http|database|auth|mail)/" },
+      to: { path: "^cloud/(?!(?:http|database|auth|mail|cli)/)[^/]+/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "console-web-not-imported",

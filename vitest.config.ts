@@ -8,12 +8,12 @@ import { defineConfig } from "vitest/config";
 // second: tests of what only SQLite has (its files, pragmas, payload files and the
 // full disks simulated through them, backup/restore of the data directory).
 const SQLITE_ONLY = [
-  "tests/cloud/storage/db.test.ts",
-  "tests/cloud/storage/durability.test.ts",
-  "tests/cloud/storage/mode.test.ts",
-  "tests/cloud/storage/backup-cli.test.ts",
-  "tests/cloud/storage/restore-checks.test.ts",
-  "tests/cloud/storage/downgrade.test.ts",
+  "tests/cloud/database/db.test.ts",
+  "tests/cloud/database/durability.test.ts",
+  "tests/cloud/database/mode.test.ts",
+  "tests/cloud/database/backup-cli.test.ts",
+  "tests/cloud/database/restore-checks.test.ts",
+  "tests/cloud/database/downgrade.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
@@ -26,12 +26,12 @@ const SQLITE_ONLY = [
   "tests/cloud/accounts/admin-recovery.test.ts",
   "tests/cloud/oauth/keys-cli.test.ts",
   // Starts a PostgreSQL of its own: once is enough.
-  "tests/cloud/storage/postgres.test.ts",
-  "tests/cloud/storage/pg-serial.test.ts",
-  "tests/cloud/storage/migrate-store.test.ts",
-  "tests/cloud/storage/migrate-live.test.ts",
-  "tests/cloud/storage/postgres-cli.test.ts",
-  "tests/cloud/storage/pg-connection-loss.test.ts",
+  "tests/cloud/database/postgres.test.ts",
+  "tests/cloud/database/pg-serial.test.ts",
+  "tests/cloud/database/migrate-store.test.ts",
+  "tests/cloud/database/migrate-live.test.ts",
+  "tests/cloud/database/postgres-cli.test.ts",
+  "tests/cloud/database/pg-connection-loss.test.ts",
   // Several peers on a PostgreSQL and a nats-server of their own (tests/cloud/cluster/helpers.ts): once is enough.
   "tests/cloud/cluster/shared-state.test.ts",
   "tests/cloud/cluster/iscp-relay.test.ts",

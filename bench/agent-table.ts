@@ -1,6 +1,6 @@
 // The agent bench's table: what each path's count and acknowledgment mean, the median of a case's repetitions,
 // and ratios only between rows that count at the same point (counts_at).
-import type { Durability } from "../cloud/storage/db.js";
+import type { Durability } from "../cloud/database/db.js";
 import { INLINE_MAX } from "../cloud/measurements/storage/payload-files.js";
 import { formatTable, type Row } from "../runtime/device-bench/table.js";
 

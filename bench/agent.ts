@@ -18,7 +18,7 @@ import type { Progress } from "../runtime/device-bench/drive.js";
 import { loadAverage } from "../runtime/device-bench/proc-stats.js";
 import { caseRow, type Row } from "../runtime/device-bench/table.js";
 import { parseDurability } from "../cloud/config.js";
-import type { Durability } from "../cloud/storage/db.js";
+import type { Durability } from "../cloud/database/db.js";
 import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "./agent-table.js";
 import { arg, isMain, report, type ReportExtras } from "./lib.js";
 import { pointsPerChunk } from "./peers/batch.js";

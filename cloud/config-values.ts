@@ -5,7 +5,7 @@ import path from "node:path";
 import { ParseResult, Schema } from "effect";
 import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
-import { DURABILITIES } from "./storage/db.js";
+import { DURABILITIES } from "./database/db.js";
 
 /** A schema whose failures all read as one `expected ...` (the caller adds the setting's name and source). */
 export const expecting = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>

@@ -5,7 +5,7 @@
 import type http from "node:http";
 import type { AnyRoute, Reply } from "./http/route.js";
 import type { FastPath } from "./http/pre-routing.js";
-import type { Migration } from "./storage/migrate.js";
+import type { Migration } from "./database/migrate.js";
 import type { CoreServices, Services } from "./services.js";
 import type { Authenticator } from "./auth/principal.js";
 import type { DomainEventMap } from "./events.js";

@@ -4,9 +4,9 @@
 // cloud/modules.ts, whose types check that every module gets what it needs.
 import type { Logger } from "pino";
 import type { CloudConfig } from "./config.js";
-import type { Db } from "./storage/db.js";
+import type { Db } from "./database/db.js";
 import type { AccessDecider, Authenticator } from "./auth/principal.js";
-import type { StorageRoom } from "./storage/room.js";
+import type { StorageRoom } from "./database/room.js";
 import type { CloudMetrics } from "./metrics.js";
 import type { DomainEvents } from "./events.js";
 

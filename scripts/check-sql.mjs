@@ -1,12 +1,12 @@
 // SQL lives in the repositories (cloud/<area>/repo/) and the database layer
-// (cloud/storage/) only. This looks at string and template literals of the
+// (cloud/database/) only. This looks at string and template literals of the
 // hand-written sources (comments and prose never match) for SQL statements.
 // Tests are left out: they read the database directly to check what was stored.
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { SOURCE_FOLDERS, sourceFiles } from "./source-files.mjs";
 
-const ALLOWED = [/^cloud\/(.+\/)?repo\//, /^cloud\/storage\//];
+const ALLOWED = [/^cloud\/(.+\/)?repo\//, /^cloud\/database\//];
 
 // Upper-case keywords, in the order a statement has them, within one literal.
 const STATEMENTS = [
@@ -49,7 +49,7 @@ for (const path of sourceFiles(SOURCE_FOLDERS)) {
   }
 }
 if (problems.length > 0) {
-  console.log(`SQL outside cloud/**/repo/ and cloud/storage/ (move it into the area's repo/):`);
+  console.log(`SQL outside cloud/**/repo/ and cloud/database/ (move it into the area's repo/):`);
   for (const p of problems) console.log(`  ${p}`);
   console.log(`x ${problems.length} SQL statement(s) out of place`);
   process.exitCode = 1;

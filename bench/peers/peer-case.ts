@@ -10,7 +10,7 @@ import { startConnector, startIpcChild, waitForFifo, type IpcChild } from "../..
 import { drive, type Progress } from "../../runtime/device-bench/drive.js";
 import type { LatencySummary } from "../../runtime/device-bench/latency.js";
 import { ProcWatch } from "../../runtime/device-bench/proc-stats.js";
-import type { Durability } from "../../cloud/storage/db.js";
+import type { Durability } from "../../cloud/database/db.js";
 import type { PeerBroker } from "./broker.js";
 import { startMosquitto } from "./mosquitto.js";
 import { startNats } from "./nats.js";

@@ -1,10 +1,10 @@
 // The peers' end point, the same as ours: what the consumer receives is stored by the cloud's own storage code
-// (cloud/storage/db.ts with the durability the cloud runs with, its measurement schema, and the broker's
+// (cloud/database/db.ts with the durability the cloud runs with, its measurement schema, and the broker's
 // group-committing UpstreamStore), one chunk per received message, and a point counts once its chunk committed.
 import crypto from "node:crypto";
 import path from "node:path";
-import { SqliteDb as Db, type Durability } from "../../cloud/storage/db.js";
-import { migrate } from "../../cloud/storage/migrate.js";
+import { SqliteDb as Db, type Durability } from "../../cloud/database/db.js";
+import { migrate } from "../../cloud/database/migrate.js";
 import { createLogger } from "../../cloud/logger.js";
 import { migrations } from "../../cloud/measurements/repo/migrations.js";
 import { MeasurementsService } from "../../cloud/measurements/service/measurements-service.js";

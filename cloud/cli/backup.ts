@@ -1,5 +1,5 @@
 // `cloud-peer backup --data DIR --to PATH`: a consistent copy of a peer's data, taken while it runs.
-// The database is copied as of one instant (cloud/storage/snapshot.ts), then each payload file up to
+// The database is copied as of one instant (cloud/database/snapshot.ts), then each payload file up to
 // the last byte that copy references; a sequence deleted in between makes a new attempt. The copy is
 // built in PATH.partial-<pid> and renamed to PATH when complete, so a PATH that exists is a whole backup.
 import fs from "node:fs";
@@ -11,8 +11,8 @@ import { ADMIN_PASSWORD_FILE } from "../accounts/service/admin-password-file.js"
 import { payloadFileEnds } from "../measurements/repo/sequences.js";
 import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storage/payload-copy.js";
 import { VERSION } from "../server.js";
-import { SqliteDb as Db } from "../storage/db.js";
-import { snapshotDatabase } from "../storage/snapshot.js";
+import { SqliteDb as Db } from "../database/db.js";
+import { snapshotDatabase } from "../database/snapshot.js";
 import { DATA_CHUNKS, DATA_DB, DATA_QUIC } from "./data-dir.js";
 import { refusePostgres, storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 

@@ -3,7 +3,7 @@
 // end up in the output a script reads as the token).
 import fs from "node:fs";
 import path from "node:path";
-import { isPostgresUrl } from "../storage/open.js";
+import { isPostgresUrl } from "../database/open.js";
 
 /** What a data directory holds (besides outbox/, mails already sent when no SMTP server is set). */
 export const DATA_DB = "cloud.db";

@@ -4,8 +4,8 @@
 // version refuses to start on it), 1 the store cannot be read.
 import type { Command } from "commander";
 import { modules } from "../modules.js";
-import { migrationStatus, type MigrationStatus } from "../storage/migrate.js";
-import { openDatabase } from "../storage/open.js";
+import { migrationStatus, type MigrationStatus } from "../database/migrate.js";
+import { openDatabase } from "../database/open.js";
 import { storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 
 const MIGRATE_EXIT = { current: 0, pending: 3, newer: 4 } as const;

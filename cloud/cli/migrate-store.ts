@@ -6,11 +6,11 @@ import path from "node:path";
 import type { Command } from "commander";
 import { payloadFileName } from "../measurements/storage/payload-files.js";
 import { modules } from "../modules.js";
-import { copyStore, postgresIsEmpty } from "../storage/copy-store.js";
-import { SqliteDb, type SqlParam } from "../storage/db.js";
-import { migrate } from "../storage/migrate.js";
-import { isPostgresUrl } from "../storage/open.js";
-import { PgDb } from "../storage/pg-db.js";
+import { copyStore, postgresIsEmpty } from "../database/copy-store.js";
+import { SqliteDb, type SqlParam } from "../database/db.js";
+import { migrate } from "../database/migrate.js";
+import { isPostgresUrl } from "../database/open.js";
+import { PgDb } from "../database/pg-db.js";
 import { DATA_CHUNKS, DATA_DB, requireDatabase } from "./data-dir.js";
 
 /** Reads `length` bytes at `offset` of a sequence's payload file; a file cut short is an error, not a short payload. */

@@ -6,9 +6,9 @@ import type { Command } from "commander";
 import type pino from "pino";
 import { loadConfig, type CloudConfig } from "../config.js";
 import { openServices } from "../server.js";
-import { postgresIsEmpty } from "../storage/copy-store.js";
-import { isPostgresUrl } from "../storage/open.js";
-import { PgDb } from "../storage/pg-db.js";
+import { postgresIsEmpty } from "../database/copy-store.js";
+import { isPostgresUrl } from "../database/open.js";
+import { PgDb } from "../database/pg-db.js";
 import { requireDatabase } from "./data-dir.js";
 
 export interface StoreFlags {

@@ -14,7 +14,7 @@ import { payloadFileName } from "../measurements/storage/payload-files.js";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
 import { MANIFEST, PLAIN_ENTRIES } from "./backup.js";
 import { DATA_CHUNKS, DATA_DB, processesHolding } from "./data-dir.js";
-import { checkStoreCopy } from "../storage/check-copy.js";
+import { checkStoreCopy } from "../database/check-copy.js";
 import { modules } from "../modules.js";
 import { refusePostgres, storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { adminPasswordFile } from "../accounts/service/admin-password-file.js";
 import { loadConfig, type CloudConfig, type ConfigInput } from "../config.js";
 import { startCloudPeer } from "../server.js";
-import { isPostgresUrl } from "../storage/open.js";
+import { isPostgresUrl } from "../database/open.js";
 
 /** How to get into a peer whose `admin` still has the first start's temporary password (a URL may hold a password: not repeated). */
 const recoveryHint = (config: CloudConfig, file: string) =>

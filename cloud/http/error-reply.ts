@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { HttpProblem, MethodNotAllowed } from "../../lib/http/problems.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthenticated, type ErrorType } from "../errors.js";
 import type { AreaErrorRenderer } from "../module-contract.js";
-import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../storage/db.js";
+import { isDatabaseUnavailable, isStorageFull, isUnstorableText } from "../database/db.js";
 import { ApiError } from "./api-error.js";
 import { JSON_TYPE, Reply } from "./route.js";
 

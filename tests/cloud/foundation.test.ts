@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenCommand } from "../../cloud/cli/token.js";
 import { loadConfig } from "../../cloud/config.js";
 import { modules } from "../../cloud/modules.js";
-import { migrate } from "../../cloud/storage/migrate.js";
+import { migrate } from "../../cloud/database/migrate.js";
 import { adminToken } from "./accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "./harness.js";
 import { spawnPeerAt } from "./iscp/peer-process.js";

@@ -10,7 +10,7 @@ import { decodeInto } from "../support/datapath.js";
 import { IscpV2CompatDecoder } from "../../runtime/ipc/iscp-v2-compat.js";
 import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startStack, until, type Stack } from "./stack.js";
-import { SqliteDb } from "../../cloud/storage/db.js";
+import { SqliteDb } from "../../cloud/database/db.js";
 
 /** The stopped cloud's record of its resumable upstreams, removed. */
 async function forgetUpstreams(file: string): Promise<void> {

@@ -52,7 +52,7 @@ describe("check-sql", () => {
     const r = runOn("check-sql.mjs", {
       "cloud/org/repo/groups.ts": 'export const q = "DELETE FROM org_groups WHERE uuid = ?";\n',
       "cloud/measurements/ingest/repo/rows.ts": 'export const q = "INSERT INTO rows (a) VALUES (?)";\n',
-      "cloud/storage/db.ts": 'export const q = "CREATE TABLE IF NOT EXISTS t (k TEXT)";\n',
+      "cloud/database/db.ts": 'export const q = "CREATE TABLE IF NOT EXISTS t (k TEXT)";\n',
       "cloud/org/service/b.ts": [
         "// SELECT the groups FROM the index, then DELETE FROM the cache.",
         "/* INSERT INTO nothing */",

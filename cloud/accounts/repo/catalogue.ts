@@ -1,6 +1,6 @@
 // SQL for the tenant row and the timestamps of the built-in catalogue entries (the definitions
 // themselves live in code, cloud/accounts/service/catalogue.ts).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface CatalogueEntryRow {
   uuid: string;

@@ -1,6 +1,6 @@
 // SQL for e-mail addresses, their verification tokens and password-recovery tokens
 // (tokens are stored as SHA-256 digests).
-import { insertId, type Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../database/db.js";
 
 export interface EmailRow {
   id: number;

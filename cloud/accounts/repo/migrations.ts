@@ -1,6 +1,6 @@
 // Accounts tables (versions 100-199). Timestamps are RFC 3339 strings; secrets are stored only
 // as scrypt hashes (passwords) or SHA-256 digests (API, verification and recovery tokens).
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const accountsMigrations: Migration[] = [
   {

@@ -1,5 +1,5 @@
 // SQL for API tokens. Only the SHA-256 digest of a token is stored.
-import { insertId, type Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../database/db.js";
 
 export interface ApiTokenRow {
   id: number;

@@ -1,6 +1,6 @@
 // SQL for users, their passwords and their roles. Nothing outside cloud/accounts/repo writes SQL
 // for these tables.
-import type { Params, Queryable } from "../../storage/db.js";
+import type { Params, Queryable } from "../../database/db.js";
 
 export interface UserRow {
   uuid: string;

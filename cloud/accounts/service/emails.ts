@@ -2,7 +2,7 @@
 // mail, and verify with a single-use, expiring token that is stored only as a digest.
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
-import { isUniqueViolation } from "../../storage/db.js";
+import { isUniqueViolation } from "../../database/db.js";
 import { digest, newSecret } from "./password-rules.js";
 import type { EmailRow } from "../repo/emails.js";
 import { nowIso } from "./accounts-service.js";

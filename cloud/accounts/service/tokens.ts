@@ -3,7 +3,7 @@
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import type { Services } from "../../services.js";
-import { isUniqueViolation } from "../../storage/db.js";
+import { isUniqueViolation } from "../../database/db.js";
 import { resolveScopes } from "./catalogue.js";
 import { digest, newSecret } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";

@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import { Conflict, Forbidden, Invalid } from "../../errors.js";
 import { pageInfo, parseNameFilter, parseSort } from "../../http/query.js";
 import type { Services } from "../../services.js";
-import { isUniqueViolation } from "../../storage/db.js";
+import { isUniqueViolation } from "../../database/db.js";
 import { ROLE_UUIDS, findRole } from "./catalogue.js";
 import { generatePassword, hashPassword } from "./password-rules.js";
 import { EmailsRepo } from "../repo/emails.js";

@@ -1,5 +1,5 @@
 // Dashboards (dashboards) and the dashboard each edge's measurements open on (dashboard_edge_defaults).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface DashboardRow {
   uuid: string;

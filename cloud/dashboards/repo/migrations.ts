@@ -1,6 +1,6 @@
 // Dashboard storage (versions 600-699): a project's saved dashboards, which one an edge's measurements open on,
 // and the display names and units of an edge's series.
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const dashboardMigrations: Migration[] = [
   {

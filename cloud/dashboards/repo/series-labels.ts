@@ -1,5 +1,5 @@
 // Display names and units of an edge's series (series_labels), keyed by data type, data ID and JSON field.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface SeriesLabelRow {
   project_uuid: string;

@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import { NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import * as dashboards from "../repo/dashboards.js";
 import * as labels from "../repo/series-labels.js";
 import type { DashboardRow } from "../repo/dashboards.js";

@@ -1,6 +1,6 @@
 // iSCP broker state shared by the peers (versions 450-499 of the iSCP/measurements range): what an upstream
 // needs to be resumed on another peer than the one it was opened on.
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const iscpMigrations: Migration[] = [
   {

@@ -1,6 +1,6 @@
 // SQL of the resumable-upstream table (migrations.ts): written when an upstream opens, learns a data-id
 // alias, is taken over or ends; never per chunk (what was stored is the chunk table's own business).
-import type { Db, Queryable } from "../../storage/db.js";
+import type { Db, Queryable } from "../../database/db.js";
 
 export interface UpstreamRow {
   stream_id: string;

@@ -2,7 +2,7 @@
 // upstream opened on one peer can be resumed on another (or on this one after a restart). Written at open,
 // at a new data-id alias and at the end; a heartbeat says which peer still holds what, so a stream whose peer
 // died stays resumable for its expiry interval after the peer's last heartbeat, as it would have on that peer.
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import type { Subject, UpstreamInfo, UpstreamSnapshot, UpstreamStates } from "../broker/options.js";
 import * as repo from "../repo/upstreams.js";
 

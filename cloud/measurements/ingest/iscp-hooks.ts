@@ -1,7 +1,7 @@
 // The broker's storage hooks (cloud/iscp/broker/options.ts IscpHooks) backed by svc.measurements.
 // cloud/iscp/module.ts wires them: `new IscpBroker({ ...measurementHooks(svc.measurements), ... })`.
 import { ResultCode } from "../../../proto/wire/message.js";
-import { isStorageFull } from "../../storage/db.js";
+import { isStorageFull } from "../../database/db.js";
 import type { IscpHooks } from "../../iscp/broker/options.js";
 import { isUuid } from "../formats/codec.js";
 import type { MeasurementsService } from "../service/measurements-service.js";

@@ -1,7 +1,7 @@
 // The measurement an upstream's session writes to: its session id is the measurement UUID, the measurement is
 // made on first use in the connection's project and owned by the sending node (edge), and a session naming a
 // measurement of another project or node is refused.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { isUuid } from "../formats/codec.js";
 import { nowNs } from "../formats/time.js";
 import { DEFAULT_PRIORITY, splitNs } from "../service/model.js";

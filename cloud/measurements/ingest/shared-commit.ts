@@ -7,7 +7,7 @@
 // which it inserted), then side by side the payloads (rows, and files for large ones), data ids, sequence
 // counters and the measurements' status. A measurement ended or completed before its chunks arrived has its
 // status recomputed from its sequences, as any write does.
-import { allStatements, heard, type Queryable } from "../../storage/db.js";
+import { allStatements, heard, type Queryable } from "../../database/db.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkRows, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";

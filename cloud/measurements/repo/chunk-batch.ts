@@ -3,7 +3,7 @@
 // parameter per column: on SQLite a JSON array of rows read with json_each, on PostgreSQL one array per
 // column read with unnest. Either way a statement's text stays the same whatever the row count, so it is
 // parsed and planned once and then only bound.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { Queryable, SqlParam } from "../../database/db.js";
 import type { MeasRow } from "../service/model.js";
 
 /** Rows as SQLite's json_each reads them (`value->>i` is column i); on PostgreSQL an array per column. */

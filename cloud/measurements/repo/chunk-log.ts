@@ -3,7 +3,7 @@
 // by key, a fraction of a second later. A commit then writes the log's last pages and a few pages of its small
 // unique index, whatever the number of streams; the per-stream pages of meas_chunks' indexes are written once per
 // compaction for many chunks of each stream. Readers (data.ts, sequences.ts) read the log beside the tables.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { Queryable, SqlParam } from "../../database/db.js";
 import { rowsParam } from "./chunk-batch.js";
 
 export interface LogRow {

@@ -1,6 +1,6 @@
 // SQL for the data endpoint: a measurement's chunk rows in time order, one page at a time
 // (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes), with the rows still in the chunk log.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { Queryable, SqlParam } from "../../database/db.js";
 
 export interface ChunkRow {
   sequence_id: number;

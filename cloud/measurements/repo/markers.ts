@@ -1,5 +1,5 @@
 // Measurement markers (meas_markers): point and range annotations on a measurement's time line.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface MarkerRow {
   uuid: string;

@@ -1,6 +1,6 @@
 // SQL for listing measurements (intdash REST API: listProjectMeasurements, listMeasurements): the filters,
 // sort keys and paging.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { Queryable, SqlParam } from "../../database/db.js";
 import type { MeasRow } from "../service/model.js";
 
 export interface MeasurementFilter {

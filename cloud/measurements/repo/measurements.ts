@@ -1,6 +1,6 @@
 // SQL for measurements and their base times. Every function takes the Queryable to run on, so the
 // service can group several of them into one transaction.
-import { insertId, type Queryable, type SqlParam } from "../../storage/db.js";
+import { insertId, type Queryable, type SqlParam } from "../../database/db.js";
 import type { BaseTimeRow, MeasRow, MeasTotals, Status } from "../service/model.js";
 import { statusOf } from "../service/model.js";
 

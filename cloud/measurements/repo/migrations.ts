@@ -1,7 +1,7 @@
 // Measurement storage schema (versions 400-449 of the iSCP/measurements range).
 // Times are epoch nanoseconds split into whole seconds + nanos (sqlite3 hands integers to JS as
 // doubles, exact only to 2^53); elapsed times are nanoseconds, exact for about 104 days.
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const migrations: Migration[] = [
   {

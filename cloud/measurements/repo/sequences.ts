@@ -1,6 +1,6 @@
 // SQL for sequences and their chunks. A chunk row is keyed by (sequence, sequence_number): a
 // number already stored is skipped (and INSERT OR IGNORE backs that up), so uploads are idempotent.
-import { allStatements, heard, type Queryable, type SqlParam } from "../../storage/db.js";
+import { allStatements, heard, type Queryable, type SqlParam } from "../../database/db.js";
 import type { SequenceRow } from "../service/model.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import { compactLog } from "./chunk-log.js";

@@ -1,7 +1,7 @@
 // Base-time operations: by type (one base time of each type is addressed) and by numeric id.
 import { Conflict, Invalid, NotFound } from "../../errors.js";
-import type { Queryable } from "../../storage/db.js";
-import { isUniqueViolation } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
+import { isUniqueViolation } from "../../database/db.js";
 import {
   DEFAULT_PRIORITY,
   isBaseTimeType,

@@ -2,7 +2,7 @@
 // their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
 // and a heap of runs releases a point once no chunk still to be read can hold an earlier (later)
 // one. Memory stays at the chunks that overlap in time.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { decodeChunk } from "../formats/codec.js";
 import { dataFrame, jsonLine, type GroupCtx } from "../formats/data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";

@@ -3,7 +3,7 @@
 // string pairs. Writes lock their measurement like every other write of it.
 import crypto from "node:crypto";
 import { Invalid, NotFound } from "../../errors.js";
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { measurementLock } from "./model.js";
 import * as repo from "../repo/markers.js";
 import type { MarkerRow, MarkerValues, ProjectMarkerRow } from "../repo/markers.js";

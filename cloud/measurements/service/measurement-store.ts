@@ -2,8 +2,8 @@
 // Handlers call this; SQL lives in the repo-*.ts files.
 import type { Logger } from "pino";
 import { Conflict, Forbidden, Invalid, NotFound } from "../../errors.js";
-import type { Db, Queryable } from "../../storage/db.js";
-import { isUniqueViolation } from "../../storage/db.js";
+import type { Db, Queryable } from "../../database/db.js";
+import { isUniqueViolation } from "../../database/db.js";
 import { MeasurementEvents } from "./events.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import { DEFAULT_PRIORITY, measurementLock, renderMeasurement, splitNs, type MeasRow } from "./model.js";

@@ -1,6 +1,6 @@
 // svc.measurements: one object for the routes and the broker (storage hooks), built in init.
 import type { Logger } from "pino";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { MeasurementEvents } from "./events.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import { BaseTimeService } from "./basetimes.js";

@@ -1,6 +1,6 @@
 // Writes chunks of one sequence inside a caller's transaction: one row per sequence number,
 // a repeated number is reported as skipped and changes nothing.
-import { allStatements, type Queryable } from "../../storage/db.js";
+import { allStatements, type Queryable } from "../../database/db.js";
 import { dataIdKey, type Known } from "../ingest/known-rows.js";
 import { encodeChunk, type Chunk } from "../formats/codec.js";
 import { encodeRawChunk, type PreparedChunk, type RawChunk } from "../formats/raw-chunk.js";

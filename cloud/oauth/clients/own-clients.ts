@@ -1,6 +1,6 @@
 // Resolver for user-owned OAuth2 clients. Clients and secret digests are cached briefly so the token
 // endpoint does not read the database per request; secret use times are written in batches.
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { clientsRepo, type ClientRecord, type SecretRecord } from "../repo/clients.js";
 import { verifySecret } from "../service/secrets.js";
 import type { ClientResolver, OAuthClient } from "./model.js";

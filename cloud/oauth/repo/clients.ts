@@ -1,5 +1,5 @@
 // Storage of OAuth2 clients owned by users and of their named, hashed secrets.
-import { insertId, type Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../database/db.js";
 import { parseNameFilter, parseSort } from "../../http/query.js";
 
 export type AuthMethod = "client_secret_basic" | "client_secret_post" | "none" | "tls_client_auth";

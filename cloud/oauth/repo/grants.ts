@@ -1,6 +1,6 @@
 // Storage of authorization codes and refresh tokens (by digest only) and of their families:
 // every refresh token and access token descending from one code or one password sign-in.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import type { SubjectKind } from "../tokens/access-token.js";
 
 export interface RefreshTokenRow {

@@ -1,6 +1,6 @@
 // Storage of signing keys. Private keys stay in the database (data dir is 0700); only the public
 // halves are ever published.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface SigningKeyRow {
   kid: string;

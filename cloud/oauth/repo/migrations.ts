@@ -1,6 +1,6 @@
 // Tables of the OAuth 2.0 authorization server (migration versions 200-299).
-import type { Migration } from "../../storage/migrate.js";
-import { ddlToPostgres } from "../../storage/pg-sql.js";
+import type { Migration } from "../../database/migrate.js";
+import { ddlToPostgres } from "../../database/pg-sql.js";
 
 const SIGNING_KEYS = `CREATE TABLE oauth_signing_keys (
       kid TEXT PRIMARY KEY,

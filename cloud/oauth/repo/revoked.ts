@@ -1,5 +1,5 @@
 // Revoked access-token ids (jti), kept until the token would have expired anyway.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export const revokedRepo = {
   async add(db: Queryable, entries: Array<{ jti: string; expiresAt: number }>): Promise<void> {

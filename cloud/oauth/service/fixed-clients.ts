@@ -1,6 +1,6 @@
 // Clients the peer itself owns (no user; the console's): registered at every start if missing, with
 // their redirect URIs kept as the owning area gives them.
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { clientsRepo, type ClientRecord } from "../repo/clients.js";
 
 /** Inserts `record` when its client_id is unknown, else brings the stored redirect URIs in step with it. */

@@ -1,7 +1,7 @@
 // The jti denylist that makes access-token revocation effective before expiry. Checked in memory on
 // every bearer request; persisted so it survives a restart, and polled so that several peers sharing
 // one database see each other's revocations within DENYLIST_POLL_MS; with --nats a notice tells them at once.
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { revokedRepo } from "../repo/revoked.js";
 
 export const DENYLIST_POLL_MS = 2_000;

@@ -1,6 +1,6 @@
 // Issuing and revoking tokens: access tokens (JWT), refresh tokens (opaque, rotated, in families).
 import crypto from "node:crypto";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { OAuthError } from "../service/oauth-errors.js";
 import { grantsRepo } from "../repo/grants.js";
 import { generateSecret, hashSecret } from "../service/secrets.js";

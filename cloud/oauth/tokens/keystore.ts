@@ -4,7 +4,7 @@
 // --nats: the rotating process sends a notice and every peer reloads).
 import crypto from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
-import type { Db, Queryable } from "../../storage/db.js";
+import type { Db, Queryable } from "../../database/db.js";
 import { keysRepo, type SigningKeyRow } from "../repo/keys.js";
 
 export const SIGNING_ALG = "ES256";

@@ -1,5 +1,5 @@
 // Storage of edges and their client secrets.
-import { insertId, type Queryable } from "../../storage/db.js";
+import { insertId, type Queryable } from "../../database/db.js";
 import { orderBy, pagedQuery, Where, type Paging, type Sort } from "./sql.js";
 
 export interface EdgeRow {

@@ -1,5 +1,5 @@
 // Storage of groups and projects (the organisation tree).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { orderBy, pagedQuery, Where, type Paging, type Sort } from "./sql.js";
 
 export interface GroupRow {

@@ -1,5 +1,5 @@
 // Storage of group and project members (one class, two tables of the same shape).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface MemberRow {
   scope_uuid: string;

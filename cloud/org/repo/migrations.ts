@@ -1,7 +1,7 @@
 // Organisation tables (versions 300-399): edges and their client secrets, groups (a tree through
 // parent_uuid), projects, members of both with role UUIDs and an owner flag, and project edges.
 // User UUIDs are not foreign keys: users belong to the accounts area, which tells us of deletions.
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const orgMigrations: Migration[] = [
   {

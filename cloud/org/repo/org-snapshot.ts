@@ -1,5 +1,5 @@
 // Everything the in-memory organisation index (service/org-index.ts) is built from, read in one go at start.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface MembershipRow {
   scope: string;

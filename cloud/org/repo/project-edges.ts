@@ -1,5 +1,5 @@
 // Storage of the edges added to a project (with a per-project nickname).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { orderBy, pagedQuery, Where, type Paging, type Sort } from "./sql.js";
 
 export interface ProjectEdgeRow {

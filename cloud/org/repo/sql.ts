@@ -1,6 +1,6 @@
 // Small SQL building blocks shared by the organisation repositories: WHERE clauses from filters,
 // ORDER BY from a checked sort key, and one paged query returning rows plus the total count.
-import type { Queryable, SqlParam } from "../../storage/db.js";
+import type { Queryable, SqlParam } from "../../database/db.js";
 import { parseNameFilter } from "../../http/query.js";
 
 export class Where {

@@ -5,7 +5,7 @@ import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { PageInfo } from "../../http/query.js";
 import { pageInfo } from "../../http/query.js";
 import { generateSecret, hashSecret, verifySecret } from "../../oauth/service/secrets.js";
-import { isUniqueViolation, type Db } from "../../storage/db.js";
+import { isUniqueViolation, type Db } from "../../database/db.js";
 import type { OrgIndex } from "./org-index.js";
 import { EdgeRepo, type EdgeFilter, type EdgeRow } from "../repo/edges.js";
 import type { Paging, Sort } from "../repo/sql.js";

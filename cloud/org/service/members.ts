@@ -4,7 +4,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import { reply, type Reply } from "../../http/route.js";
 import type { Policy } from "../../access/service/policy.js";
-import { isUniqueViolation, type Db } from "../../storage/db.js";
+import { isUniqueViolation, type Db } from "../../database/db.js";
 import type { OrgIndex, Standing } from "./org-index.js";
 import { MemberRepo, type MemberRow } from "../repo/members.js";
 import type { Paging, Sort } from "../repo/sql.js";

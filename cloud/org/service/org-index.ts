@@ -1,7 +1,7 @@
 // In-memory index of the organisation: the group tree, projects, memberships and project edges.
 // Loaded once at start and updated by the org service after each committed write, so access
 // decisions never scan the database. `epoch` changes on every update (cache invalidation).
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { readOrgSnapshot } from "../repo/org-snapshot.js";
 
 export interface MemberEntry {

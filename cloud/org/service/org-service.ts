@@ -3,7 +3,7 @@
 import type { Principal } from "../../auth/principal.js";
 import { AccessEngine, type DecisionInput, type Subject } from "../../access/service/engine.js";
 import type { Policy } from "../../access/service/policy.js";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import { EdgeService } from "./edges.js";
 import { MemberService } from "./members.js";
 import type { OrgIndex } from "./org-index.js";

@@ -3,7 +3,7 @@
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
 import { reply } from "../../http/route.js";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import type { OrgIndex } from "./org-index.js";
 import { EdgeRepo } from "../repo/edges.js";
 import { ProjectEdgeRepo } from "../repo/project-edges.js";

@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import type { Principal } from "../../auth/principal.js";
 import { Conflict, Forbidden, NotFound } from "../../errors.js";
 import { pageInfo } from "../../http/query.js";
-import { isUniqueViolation, type Db } from "../../storage/db.js";
+import { isUniqueViolation, type Db } from "../../database/db.js";
 import { MAX_GROUP_DEPTH, MAX_PROJECTS_PER_GROUP } from "./limits.js";
 import type { OrgIndex } from "./org-index.js";
 import { GroupRepo, ProjectRepo, type GroupRow, type ProjectRow } from "../repo/groups.js";

@@ -1,5 +1,5 @@
 // Webhook deliveries (webhook_deliveries): each request sent (or being sent) and what came back.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface DeliveryRow {
   uuid: string;

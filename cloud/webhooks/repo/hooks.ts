@@ -1,5 +1,5 @@
 // Webhooks (webhook_hooks): where a project's events are delivered, with which secret.
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 
 export interface HookRow {
   uuid: string;

@@ -1,6 +1,6 @@
 // Webhook storage (versions 500-599). A hook's secret is kept as given: it keys the HMAC of every
 // delivery, so it must be readable; it is shown only when the server generated it, at creation.
-import type { Migration } from "../../storage/migrate.js";
+import type { Migration } from "../../database/migrate.js";
 
 export const webhookMigrations: Migration[] = [
   {

@@ -2,7 +2,7 @@
 // base64(HMAC-SHA256(secret, body)) (as aptpod's intdash webhook example checks it). A 2xx answer
 // succeeds; anything else is retried after 1 s, 2 s, 4 s, ... up to `attempts` tries in all.
 import crypto from "node:crypto";
-import type { Queryable } from "../../storage/db.js";
+import type { Queryable } from "../../database/db.js";
 import { recordAttempt } from "../repo/deliveries.js";
 
 export const SIGNATURE_HEADER = "X-Intdash-Signature-256";

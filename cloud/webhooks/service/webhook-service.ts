@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import type { Logger } from "pino";
 import { Invalid, NotFound } from "../../errors.js";
-import type { Db } from "../../storage/db.js";
+import type { Db } from "../../database/db.js";
 import * as hooks from "../repo/hooks.js";
 import * as deliveries from "../repo/deliveries.js";
 import type { HookRow } from "../repo/hooks.js";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { alignUp, O_DIRECT } from "../../../cloud/measurements/storage/direct-write.js";
 import { INLINE_MAX, PayloadFiles } from "../../../cloud/measurements/storage/payload-files.js";
-import { SqliteDb as Db } from "../../../cloud/storage/db.js";
+import { SqliteDb as Db } from "../../../cloud/database/db.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import {
   adminToken,

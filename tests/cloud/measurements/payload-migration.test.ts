@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chunkPage } from "../../../cloud/measurements/repo/data.js";
 import { modules } from "../../../cloud/modules.js";
-import { SqliteDb as Db } from "../../../cloud/storage/db.js";
-import { migrate } from "../../../cloud/storage/migrate.js";
+import { SqliteDb as Db } from "../../../cloud/database/db.js";
+import { migrate } from "../../../cloud/database/migrate.js";
 
 const M = "5a0c1b2e-3f4d-4e5f-8a9b-0c1d2e3f4a5b";
 let dir: string;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { NodeMismatch } from "../../../cloud/measurements/ingest/upstream-store.js";
-import type { Db, Queryable } from "../../../cloud/storage/db.js";
+import type { Db, Queryable } from "../../../cloud/database/db.js";
 import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
 import { encodeMessage } from "../../../proto/wire/message.js";
 import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";

@@ -2,10 +2,10 @@
 // translated, numbers and bytes as SQLite gives them, writers serialised across instances (those on disjoint
 // resources side by side), migrations once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isUniqueViolation } from "../../../cloud/storage/db.js";
-import { migrate, type Migration } from "../../../cloud/storage/migrate.js";
-import { PgDb } from "../../../cloud/storage/pg-db.js";
-import { toPostgres } from "../../../cloud/storage/pg-sql.js";
+import { isUniqueViolation } from "../../../cloud/database/db.js";
+import { migrate, type Migration } from "../../../cloud/database/migrate.js";
+import { PgDb } from "../../../cloud/database/pg-db.js";
+import { toPostgres } from "../../../cloud/database/pg-sql.js";
 import { startPostgres, type PgServer } from "../../support/postgres.js";
 import { adminToken } from "../accounts/helpers.js";
 import { startTestPeer } from "../harness.js";

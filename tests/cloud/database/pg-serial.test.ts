@@ -1,8 +1,8 @@
 // Statements a transaction starts at once (allStatements) reach PostgreSQL one after another: pg's own
 // queueing of a query on a busy client is deprecated (a warning on every PostgreSQL peer) and goes in pg 9.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { allStatements } from "../../../cloud/storage/db.js";
-import { PgDb } from "../../../cloud/storage/pg-db.js";
+import { allStatements } from "../../../cloud/database/db.js";
+import { PgDb } from "../../../cloud/database/pg-db.js";
 import { startPostgres, type PgServer } from "../../support/postgres.js";
 
 let server: PgServer;

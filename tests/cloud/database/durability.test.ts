@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../cloud/config.js";
 import { fsSyncs, PayloadFiles, type PayloadSyncs } from "../../../cloud/measurements/storage/payload-files.js";
-import { SqliteDb, type Db } from "../../../cloud/storage/db.js";
+import { SqliteDb, type Db } from "../../../cloud/database/db.js";
 import { startTestPeer } from "../harness.js";
 
 const BIN = path.resolve("bin/cloud-peer.mjs");

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDatabase } from "../../../cloud/storage/open.js";
+import { openDatabase } from "../../../cloud/database/open.js";
 import { dropTestDatabase, onPostgres, testDatabaseFor } from "../../support/test-database.js";
 import { startTestPeer } from "../harness.js";
 

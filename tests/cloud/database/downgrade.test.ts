@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
-import { SqliteDb as Db } from "../../../cloud/storage/db.js";
+import { SqliteDb as Db } from "../../../cloud/database/db.js";
 import { startTestPeer } from "../harness.js";
 
 const run = promisify(execFile);

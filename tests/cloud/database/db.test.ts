@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteDb as Db, isUniqueViolation } from "../../../cloud/storage/db.js";
+import { SqliteDb as Db, isUniqueViolation } from "../../../cloud/database/db.js";
 
 let dir: string;
 let db: Db;
