@@ -22,7 +22,7 @@ const INT8 = 20;
 const NUMERIC = 1700;
 
 /** A resource's advisory lock key: 64 bits of its name's digest (a collision only serialises two resources). */
-const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
+export const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
 
 /**
  * BEGIN and the transaction's locks in one round trip (the simple query protocol runs both; the keys are our own
