@@ -6,7 +6,7 @@ import { afterEach, expect, it } from "vitest";
 import { QoS, ResultCode, type iscp2 } from "../../../proto/wire/message.js";
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 import { ALL, connected, NODE_U, type Raw } from "../../support/iscp-raw-peer.js";
-import { ackedChunks, SESSION } from "./helpers.js";
+import { ackedChunks, sendChunks, SESSION } from "./helpers.js";
 
 const VIEWER = "22222222-2222-4222-8222-222222222222";
 let b: TestBroker | undefined;
@@ -53,20 +53,6 @@ async function viewer(): Promise<() => number[]> {
   });
   expect((await r.next("downstreamOpenResponse")).downstreamOpenResponse!.resultCode ?? 0).toBe(0);
   return () => r.msgs.flatMap((m) => (m.downstreamChunk ? [m.downstreamChunk.streamChunk!.sequenceNumber!] : []));
-}
-
-function sendChunks(r: Raw, alias: number, from: number, to: number): void {
-  const payload = new Uint8Array(1024);
-  for (let seq = from; seq <= to; seq++)
-    r.send({
-      upstreamChunk: {
-        streamIdAlias: alias,
-        streamChunk: {
-          sequenceNumber: seq,
-          dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
-        },
-      },
-    });
 }
 
 async function openUpstream(r: Raw): Promise<iscp2.IUpstreamOpenResponse> {
