@@ -187,6 +187,11 @@ function later(run: () => void): HeldTurn {
   return { run, drop: () => undefined };
 }
 
+/** A chunk's result, given now or (read ahead) in its turn. */
+function answer(u: UpstreamStream, seq: number, ahead: boolean, code: iscp2.ResultCode, str: string) {
+  return ahead ? later(() => u.addResult(seq, code, str)) : void u.addResult(seq, code, str);
+}
+
 function receive(c: ServerConn, msg: ChunkIn, ahead: boolean): HeldTurn | undefined {
   const seq = msg.sequenceNumber;
   const u = c.upstreams.get(msg.streamIdAlias);
@@ -199,10 +204,8 @@ function receive(c: ServerConn, msg: ChunkIn, ahead: boolean): HeldTurn | undefi
     )!;
     return ahead ? later(() => c.sendMessage(refusal)) : void c.sendMessage(refusal);
   }
-  const answer = (code: iscp2.ResultCode, str: string) =>
-    ahead ? later(() => u.addResult(seq, code, str)) : void u.addResult(seq, code, str);
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
-  if (seq === 0) return answer(ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
+  if (seq === 0) return answer(u, seq, ahead, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds) {
     if (dataIdError(d.name, d.type)) continue; // no alias: a group using this data id is refused below
     const known = u.aliasCount;
@@ -218,13 +221,14 @@ function receive(c: ServerConn, msg: ChunkIn, ahead: boolean): HeldTurn | undefi
     if (g.dataId) {
       const { name, type } = g.dataId;
       const bad = dataIdError(name, type);
-      if (bad) return answer(ResultCode.INVALID_DATA_ID, bad);
+      if (bad) return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID, bad);
       ref = u.refFor(name, type);
     } else if (g.dataIdAlias) {
       ref = u.resolveAlias(g.dataIdAlias);
-      if (!ref) return answer(ResultCode.INVALID_DATA_ID_ALIAS, `unknown data id alias ${g.dataIdAlias}`);
+      if (!ref)
+        return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID_ALIAS, `unknown data id alias ${g.dataIdAlias}`);
     } else {
-      return answer(ResultCode.INVALID_DATA_ID, "group without data id");
+      return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID, "group without data id");
     }
     points += g.count;
     payloadBytes += g.payloadBytes;
