@@ -30,16 +30,26 @@ export class LogCompaction {
   private slice = 0;
   /** A compaction should run now (the store's scheduler asks). */
   due = false;
+  /**
+   * PostgreSQL: the measurements this instance appended to in this cycle of the slices and the one before. Its
+   * compactions move (and lock) only theirs: the other instances compact their own, so no instance's commits wait
+   * for another's compactions. Rows nobody appends to any more (an instance gone) go with a whole-log compaction.
+   */
+  private mine: Set<string> | undefined;
+  private mineBefore = new Set<string>();
 
   constructor(
     private readonly db: Db,
     private readonly pace: CompactionPace,
     /** Tells the store's scheduler that a compaction became due. */
     private readonly wake: () => void,
-  ) {}
+  ) {
+    if (db.dialect === "postgres") this.mine = new Set();
+  }
 
-  /** Counts appended log rows; a compaction is due `everyMs` after the last one while the log holds rows. */
-  appended(rows: number): void {
+  /** Counts appended log rows (of `measurements`); a compaction is due `everyMs` after the last one while the log holds rows. */
+  appended(rows: number, measurements: Iterable<string>): void {
+    if (this.mine) for (const m of measurements) this.mine.add(m);
     if (this.logged < 0) this.due = true;
     this.logged = Math.max(0, this.logged) + rows;
     if (this.logged >= this.pace.maxRows) this.due = true;
@@ -68,12 +78,16 @@ export class LogCompaction {
         this.logged = 0;
       } else {
         // Only the measurements it moves are locked (on PostgreSQL the commits of others go on meanwhile).
-        const measurements = await logMeasurements(this.db, this.slice, slices);
+        const mine = this.mine;
+        const measurements = (await logMeasurements(this.db, this.slice, slices)).filter(
+          (m) => mine === undefined || mine.has(m) || this.mineBefore.has(m),
+        );
         const part = { slice: this.slice, of: slices, measurements };
         const locks = measurements.flatMap((m) => measurementLock(m).locks);
         const moved =
           measurements.length === 0 ? 0 : await this.db.transaction((tx) => compactLog(tx, part), { locks });
         this.slice = (this.slice + 1) % slices;
+        if (this.slice === 0 && mine) [this.mineBefore, this.mine] = [mine, new Set()];
         this.logged = Math.max(0, this.logged - moved);
         // Rows of other slices are left: the next slice is due in everyMs.
         if (this.logged > 0) this.arm();

@@ -266,7 +266,7 @@ export class UpstreamStore {
         { locks },
       );
       commit.learn();
-      this.compaction.appended(commit.stored);
+      this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
       streams.forEach((e, k) => {
         const r = commit.results[k]!;
