@@ -13,7 +13,7 @@ import type { DataPoint } from "../datapoint.js";
 import { chunkBuffers, encodeChunk } from "./chunk-codec.js";
 import { ChunkLedger, type MeasState, type QueueStats, type SeqState } from "./chunk-ledger.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
-import { QueueEnv } from "./queue-env.js";
+import { QueueEnv, queueMapBytes } from "./queue-env.js";
 import { KEEP_FINISHED, finishedBeyond } from "./retention.js";
 import { CHUNK_HEADER, readChunks, type ChunkSources, type StoredChunk } from "./read-chunks.js";
 import { UncommittedChunks } from "./uncommitted.js";
@@ -50,7 +50,7 @@ export class DurableQueue {
   private limit: boolean;
 
   private constructor(private readonly opts: QueueOptions) {
-    this.env = new QueueEnv(opts.dir);
+    this.env = new QueueEnv(opts.dir, queueMapBytes(opts.capacityMiB));
     this.ledger = new ChunkLedger(this.env, this.uncommitted, this.measurements, this.sequences);
     this.sources = { env: this.env, uncommitted: this.uncommitted, removing: this.ledger.removing };
     this.capacityBytes = opts.capacityMiB * MiB;
