@@ -2,24 +2,12 @@
 // it again at every doubling and keeps the earlier maps, so the file's pages counted in the RSS once per map.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queueMapBytes, QUEUE_LMDB } from "../../../runtime/queue/queue-env.js";
 import { DurableQueue } from "../../../runtime/queue/store.js";
-import { tempDir } from "../../support/datapath.js";
-import { pts } from "./helpers.js";
+import { pts, queueDirs } from "./helpers.js";
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let queue: DurableQueue | undefined;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  await queue?.close().catch(() => {});
-  queue = undefined;
-  await cleanup();
-});
+const t = queueDirs();
 
 /** This process's maps of the queue's file (Linux: /proc/self/maps names the file of each map). */
 function mapsOf(file: string): string[] {
@@ -32,12 +20,12 @@ function mapsOf(file: string): string[] {
 
 describe("queue map", () => {
   it("maps the queue's file once while it grows from nothing to tens of MiB", async () => {
-    queue = await DurableQueue.open({ dir, capacityMiB: 1024, limitDataStorage: true });
+    const queue = t.track(await DurableQueue.open({ dir: t.dir(), capacityMiB: 1024, limitDataStorage: true }));
     queue.startMeasurement("11111111-1111-4111-8111-111111111111", 0n);
     const seq = queue.openSequence("11111111-1111-4111-8111-111111111111", "up", "s", true);
     // 24 MiB of chunks kept (never acknowledged): the file passes 128 KiB, 256 KiB, ... 16 MiB.
     for (let i = 0; i < 48; i++) await queue.append(seq.ord, pts(8, `b${i}`, 64 * 1024)).durable;
-    const file = path.join(dir, QUEUE_LMDB);
+    const file = path.join(t.dir(), QUEUE_LMDB);
     expect(fs.statSync(file).size).toBeGreaterThan(24 * 1024 * 1024);
     expect(queue.readChunks(seq.ord, 47, 1)).toHaveLength(1); // read through the map
     expect(mapsOf(file)).toHaveLength(1);

@@ -1,26 +1,13 @@
 // The queue's measurement records stay bounded: finished measurements (ended, delivered, nothing owed) beyond the
 // newest few are forgotten, in memory and in LMDB; one that still holds data or owes the cloud its completion stays.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DurableQueue } from "../../../runtime/queue/store.js";
-import { tempDir } from "../../support/datapath.js";
-import { pts } from "./helpers.js";
+import { pts, queueDirs } from "./helpers.js";
 
-let dir: string;
-let cleanup: () => Promise<void>;
-const queues: DurableQueue[] = [];
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  for (const q of queues.splice(0)) await q.close().catch(() => {});
-  await cleanup();
-});
+const t = queueDirs();
 
 async function openQueue(keepFinished: number): Promise<DurableQueue> {
-  const q = await DurableQueue.open({ dir, capacityMiB: 1024, limitDataStorage: true, keepFinished });
-  queues.push(q);
-  return q;
+  return t.track(await DurableQueue.open({ dir: t.dir(), capacityMiB: 1024, limitDataStorage: true, keepFinished }));
 }
 
 const uuidOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
@@ -60,7 +47,6 @@ describe("queue measurement records", () => {
 
     // What LMDB holds is as bounded: a reopen that would keep every finished one finds only these.
     await q.close();
-    queues.length = 0;
     q = await openQueue(1000);
     expect(q.listMeasurements().map((m) => m.uuid)).toEqual([38, 39, 40].map(uuidOf));
     expect([1, 2, 3, 37].flatMap((i) => q.sequencesOf(uuidOf(i)))).toEqual([]);
@@ -71,11 +57,9 @@ describe("queue measurement records", () => {
     let q = await openQueue(1000);
     for (let i = 1; i <= 6; i++) await takeMeasurement(q, i, { acked: true });
     await q.close();
-    queues.length = 0;
     q = await openQueue(2);
     expect(q.listMeasurements().map((m) => m.uuid)).toEqual([5, 6].map(uuidOf));
     await q.close();
-    queues.length = 0;
     q = await openQueue(1000);
     expect(q.listMeasurements().map((m) => m.uuid)).toEqual([5, 6].map(uuidOf));
   });
