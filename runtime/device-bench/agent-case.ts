@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fetchToken } from "../deferred/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
+import { AGENT_MALLOC_ENV } from "../malloc-env.js";
 import { ROOT, nodeArgs, sleep, startConnector, stopChild, waitForFifo, type ConnectorReport } from "./children.js";
 export type { Progress } from "./drive.js";
 import { startCloudPeer, type CloudPeer } from "./cloud-peer.js";
@@ -92,6 +93,8 @@ async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api:
     ],
     {
       cwd: ROOT,
+      // As deploy/edge-agent.service runs it (a variable set for the bench wins).
+      env: { ...AGENT_MALLOC_ENV, ...process.env },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
