@@ -1,0 +1,121 @@
+// The faults the soak injects, each a begin and an end (an outage lasts from one to the other), and which rows
+// each applies to. A fault's end is when the system has what it needs to recover; the live gap is measured from
+// there.
+import fs from "node:fs";
+import path from "node:path";
+import { sleep } from "../../runtime/device-bench/children.js";
+import type { AcceptedCounter } from "./counts.js";
+import type { System } from "./system.js";
+
+export interface FaultContext {
+  accepted: AcceptedCounter;
+  note(msg: string): void;
+}
+
+export interface Fault {
+  name: string;
+  /** Whether the row has what the fault needs. */
+  applies(sys: System): boolean;
+  begin(sys: System, ctx: FaultContext): Promise<void>;
+  end(sys: System, ctx: FaultContext): Promise<void>;
+}
+
+const BALLAST = "ballast";
+
+/** Fills the file system of `dir` to the last byte (tmpfs: memory, released by unlinking the ballast). */
+function fill(dir: string): void {
+  const fd = fs.openSync(path.join(dir, BALLAST), "w");
+  try {
+    for (const size of [4 << 20, 64 << 10, 4096, 512]) {
+      const buf = Buffer.alloc(size);
+      try {
+        for (;;) fs.writeSync(fd, buf);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Waits until the agent has read everything in its FIFO (the connector is stopped): its count stands still. */
+async function drained(sys: System, ctx: FaultContext): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 100; i++) {
+    const r = await ctx.accepted.read(sys.agent.pid, sys.api());
+    if (r && r.received === last) return;
+    last = r?.received ?? -1;
+    await sleep(200);
+  }
+  ctx.note("agent-restart: the agent's FIFO count did not settle within 20 s");
+}
+
+export const FAULTS: Fault[] = [
+  {
+    name: "cloud-kill",
+    applies: () => true,
+    begin: async (sys) => void (await sys.clouds[0]!.stop("SIGKILL")),
+    end: async (sys) => void (await sys.clouds[0]!.start()),
+  },
+  {
+    name: "proxy-cut",
+    applies: (sys) => sys.proxy !== undefined,
+    begin: async (sys) => {
+      sys.proxy!.refuse(true);
+      sys.proxy!.cut();
+    },
+    end: async (sys) => sys.proxy!.refuse(false),
+  },
+  {
+    name: "disk-full",
+    applies: (sys) => sys.disk !== undefined,
+    begin: async (sys) => fill(sys.disk!),
+    end: async (sys) => fs.rmSync(path.join(sys.disk!, BALLAST), { force: true }),
+  },
+  {
+    name: "postgres-stop",
+    applies: (sys) => sys.pg !== undefined,
+    begin: async (sys) => sys.pg!.halt(),
+    end: async (sys) => sys.pg!.resume(),
+  },
+  {
+    name: "nats-stop",
+    applies: (sys) => sys.nats !== undefined,
+    begin: async (sys) => sys.nats!.pause(),
+    end: async (sys) => sys.nats!.resume(),
+  },
+  {
+    // The connector is paused around the restart and the agent drains its FIFO first: what sits in a pipe
+    // whose reader exits is the pipe's to lose, not the agent's (the agent's durable queue is what is tested).
+    name: "agent-restart",
+    applies: () => true,
+    begin: async (sys, ctx) => {
+      process.kill(sys.connector.pid!, "SIGSTOP");
+      await drained(sys, ctx);
+      const { forced } = await sys.agent.stop("SIGTERM");
+      if (forced) ctx.note("agent-restart: the agent did not stop within 15 s of SIGTERM (killed)");
+    },
+    end: async (sys) => {
+      await sys.agent.start();
+      process.kill(sys.connector.pid!, "SIGCONT");
+    },
+  },
+];
+
+export interface Slot {
+  atS: number;
+  fault: Fault;
+}
+
+/**
+ * The row's schedule: its faults in turn, one every `everyS` seconds from `everyS` on, each held `holdS`,
+ * none starting later than `everyS` before the end (the last one's recovery is watched too).
+ */
+export function schedule(sys: System, o: { durationS: number; everyS: number }): Slot[] {
+  const faults = FAULTS.filter((f) => f.applies(sys));
+  const slots: Slot[] = [];
+  for (let k = 0, at = o.everyS; at + o.everyS <= o.durationS; k++, at += o.everyS)
+    slots.push({ atS: at, fault: faults[k % faults.length]! });
+  return slots;
+}
