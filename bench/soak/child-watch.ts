@@ -38,7 +38,10 @@ export class Kept<T extends { child: ChildProcess }> {
       this.crashes.push(`${this.role} exited by itself (${signal ?? `code ${code}`}) at ${at} s`);
       if (!this.restartOnCrash) return;
       // Started again so the run goes on.
-      setTimeout(() => void this.start().catch((e) => this.crashes.push(`${this.role} did not start again: ${e}`)), 1000);
+      setTimeout(
+        () => void this.start().catch((e) => this.crashes.push(`${this.role} did not start again: ${e}`)),
+        1000,
+      );
     });
     return got;
   }

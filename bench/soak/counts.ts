@@ -13,7 +13,10 @@ export class AcceptedCounter {
   private byPid = new Map<number, number>();
 
   /** Reads the agent's count of points taken from its FIFO; false when the agent did not answer. */
-  async read(pid: number | undefined, api: ApiClient | undefined): Promise<{ received: number; queueChunks: number } | undefined> {
+  async read(
+    pid: number | undefined,
+    api: ApiClient | undefined,
+  ): Promise<{ received: number; queueChunks: number } | undefined> {
     if (pid === undefined || !api) return undefined;
     const r = await api.request("GET", "/metrics").catch(() => undefined);
     if (r?.status !== 200) return undefined;
@@ -42,7 +45,13 @@ export interface StoredCounts {
 }
 
 /** Every point of `edgeUuid` in the cloud, counted against the `sent` sequence numbers 0..sent-1. */
-export async function readBack(o: { url: string; token: string; projectUuid: string; edgeUuid: string; sent: number }): Promise<StoredCounts> {
+export async function readBack(o: {
+  url: string;
+  token: string;
+  projectUuid: string;
+  edgeUuid: string;
+  sent: number;
+}): Promise<StoredCounts> {
   const seen = new Uint8Array(o.sent);
   let duplicated = 0;
   let unknown = 0;

@@ -21,6 +21,8 @@ export interface Fault {
 }
 
 const BALLAST = "ballast";
+/** Serial numbers of renewed certificates: the first pair is 01. */
+let renewals = 1;
 
 /** Fills the file system of `dir` to the last byte (tmpfs: memory, released by unlinking the ballast). */
 function fill(dir: string): void {
@@ -84,6 +86,23 @@ export const FAULTS: Fault[] = [
     applies: (sys) => sys.nats !== undefined,
     begin: async (sys) => sys.nats!.pause(),
     end: async (sys) => sys.nats!.resume(),
+  },
+  {
+    // A renewed pair in the files the cloud reads, then SIGHUP: new connections get it, open ones go on.
+    name: "cert-renewal",
+    applies: () => true,
+    begin: async (sys) => {
+      const serial = (renewals = renewals + 1).toString(16).toUpperCase().padStart(2, "0");
+      sys.tls.renew(serial);
+      for (const c of sys.clouds) if (c.pid !== undefined) process.kill(c.pid, "SIGHUP");
+      for (let i = 0; ; i++) {
+        const got = await sys.tls.served(sys.ports[0]!).catch(() => "");
+        if (got === serial.replace(/^0+/, "")) return;
+        if (i >= 50) throw new Error(`the cloud still serves certificate ${got} 10 s after SIGHUP, not ${serial}`);
+        await sleep(200);
+      }
+    },
+    end: async () => undefined,
   },
   {
     // The connector is paused around the restart and the agent drains its FIFO first: what sits in a pipe

@@ -47,7 +47,9 @@ function pick<T extends string>(name: string, all: readonly T[], fallback: T): T
 
 export function options(argv = process.argv): SoakOptions {
   const matrix = argv.includes("--matrix");
-  const transports = matrix ? (["websocket", "quic"] as Transport[]) : pick("transport", ["websocket", "quic"], "websocket");
+  const transports = matrix
+    ? (["websocket", "quic"] as Transport[])
+    : pick("transport", ["websocket", "quic"], "websocket");
   const backends = matrix ? (["sqlite", "postgres"] as Backend[]) : pick("backend", ["sqlite", "postgres"], "sqlite");
   const rate = arg("rate");
   return {

@@ -13,14 +13,16 @@ export const RSS_SLOPE_TARGET_MiB_PER_H = 1;
 export function missed(r: RowResult, o: SoakOptions): string[] {
   const out: string[] = [];
   if (r.lost === null) out.push("the agent's queue did not drain: lost points cannot be counted");
-  else if (r.lost > 0) out.push(`${r.lost} acknowledged points not stored (first missing: ${r.stored.firstMissing.join(", ")})`);
+  else if (r.lost > 0)
+    out.push(`${r.lost} acknowledged points not stored (first missing: ${r.stored.firstMissing.join(", ")})`);
   if (r.stored.duplicated > 0) out.push(`${r.stored.duplicated} points stored twice or more`);
   if (r.stored.unknown > 0) out.push(`${r.stored.unknown} stored points the connector never wrote`);
   if (r.crashes.length) out.push(`crashes: ${r.crashes.join("; ")}`);
   for (const f of r.faults) {
     if (f.error) out.push(`${f.fault} at ${f.at_s} s could not be injected: ${f.error}`);
     else if (f.live_gap_s === null) out.push(`no live data after ${f.fault} at ${f.at_s} s`);
-    else if (f.live_gap_s > LIVE_GAP_TARGET_S) out.push(`live data back ${f.live_gap_s} s after ${f.fault} at ${f.at_s} s`);
+    else if (f.live_gap_s > LIVE_GAP_TARGET_S)
+      out.push(`live data back ${f.live_gap_s} s after ${f.fault} at ${f.at_s} s`);
   }
   if (o.durationS >= o.judgeSlopesFromS)
     for (const s of r.slopes)
@@ -67,7 +69,10 @@ export function text(rows: RowResult[], o: SoakOptions): string {
     );
     const byKind = new Map<string, Array<number | null>>();
     for (const f of r.faults) byKind.set(f.fault, [...(byKind.get(f.fault) ?? []), f.live_gap_s]);
-    for (const [k, g] of byKind) lines.push(`  ${k.padEnd(14)} live data back after ${g.map((x) => (x === null ? "never" : `${x} s`)).join(", ")}`);
+    for (const [k, g] of byKind)
+      lines.push(
+        `  ${k.padEnd(14)} live data back after ${g.map((x) => (x === null ? "never" : `${x} s`)).join(", ")}`,
+      );
     for (const s of r.slopes)
       lines.push(
         `  ${s.role.padEnd(10)} RSS ${s.rss_first_MiB} -> ${s.rss_last_MiB} MiB (${s.rss_MiB_per_h} MiB/h), fds ${s.fd_first} -> ${s.fd_last} (${s.fd_per_h}/h) over ${s.span_s} s of ${s.lives} life/lives`,

@@ -14,6 +14,7 @@ import { startPostgres, type PgServer } from "../infra/postgres.js";
 import { startTcpBalancer, type TcpBalancer } from "../infra/tcp-balancer.js";
 import { Kept } from "./child-watch.js";
 import type { RowSpec } from "./options.js";
+import { startTls, type SoakTls } from "./tls.js";
 import { makeViewerEdge, type EdgeCreds } from "./viewer.js";
 
 type Agent = Awaited<ReturnType<typeof startAgentChild>>;
@@ -23,6 +24,9 @@ export interface System {
   dir: string;
   info: CloudInfo;
   viewer: EdgeCreds & { url: string };
+  tls: SoakTls;
+  /** The cloud instances' ports (TCP; QUIC's UDP on the first one's number). */
+  ports: number[];
   clouds: Kept<CloudPeer>[];
   agent: Kept<Agent>;
   connector: Kept<Connector>;
@@ -62,15 +66,17 @@ export async function startSystem(row: RowSpec, rate: number, diskMiB: number, t
   const sys: Partial<System> = { row, dir };
   try {
     const quic = row.transport === "quic";
-    let env: NodeJS.ProcessEnv | undefined;
-    const ports = [await freePort(), await freePort()];
+    const tls = (sys.tls = startTls(path.join(dir, "tls")));
+    cleanups.push(() => tls.close());
+    let env: NodeJS.ProcessEnv = tls.env;
+    const ports = (sys.ports = [await freePort(), await freePort()]);
     if (row.backend === "postgres") {
       const pg = (sys.pg = await startPostgres());
       cleanups.push(() => pg.stop());
       const nats = (sys.nats = await startNats());
       cleanups.push(() => nats.stop());
       // One issuer for both: a token names the URL the edge uses (the first instance's), whichever checks it.
-      env = { CLOUD_DATABASE: await pg.createDatabase("soak"), CLOUD_NATS: nats.url };
+      env = { ...env, CLOUD_DATABASE: await pg.createDatabase("soak"), CLOUD_NATS: nats.url };
     }
     const cloudDir = path.join(dir, "cloud-0");
     if (row.backend === "sqlite" && mountSmallDisk(cloudDir, diskMiB)) {
@@ -81,12 +87,17 @@ export async function startSystem(row: RowSpec, rate: number, diskMiB: number, t
     const clouds: Kept<CloudPeer>[] = (sys.clouds = []);
     for (let i = 0; i < n; i++) {
       const listen = `127.0.0.1:${ports[i]}`;
-      const e = env && { ...env, CLOUD_PUBLIC_URL: `http://127.0.0.1:${ports[0]}` };
+      const e = row.backend === "postgres" ? { ...env, CLOUD_PUBLIC_URL: `https://127.0.0.1:${ports[0]}` } : env;
       let first = i === 0;
       const kept = new Kept(
         `cloud-${i}`,
         async () => {
-          const p = await startCloudPeer(path.join(dir, `cloud-${i}`), { quic: quic && i === 0, env: e, setup: first, listen });
+          const p = await startCloudPeer(path.join(dir, `cloud-${i}`), {
+            quic: quic && i === 0,
+            env: e,
+            setup: first,
+            listen,
+          });
           first = false;
           return p;
         },
@@ -102,20 +113,30 @@ export async function startSystem(row: RowSpec, rate: number, diskMiB: number, t
     if (!quic) {
       const proxy = (sys.proxy = await startTcpBalancer([ports[0]!]));
       cleanups.push(() => proxy.close());
-      agentUrl = proxy.url;
+      agentUrl = `https://127.0.0.1:${proxy.port}`;
     }
-    const viewerUrl = `http://127.0.0.1:${ports[n - 1]}`;
+    const viewerUrl = `https://127.0.0.1:${ports[n - 1]}`;
     sys.viewer = { ...(await makeViewerEdge(info)), url: viewerUrl };
 
     const agent = (sys.agent = new Kept("agent", () => startAgentChild(dir), t0Ms));
     cleanups.push(() => agent.stop("SIGTERM").then(() => undefined));
     const a = await agent.start();
     const fifo = path.join(dir, "ipc", "up.fifo");
-    const server = { url: agentUrl, projectUuid: info.projectUuid, edgeUuid: info.edgeUuid, clientSecret: info.edgeSecret };
+    const server = {
+      url: agentUrl,
+      projectUuid: info.projectUuid,
+      edgeUuid: info.edgeUuid,
+      clientSecret: info.edgeSecret,
+    };
     await configureBenchAgent(a.api, server, row.transport, "interval", fifo);
     await waitForFifo(fifo);
     // The connector is not started again after a crash: its sequence numbers would start over.
-    const connector = (sys.connector = new Kept("connector", async () => startConnector({ fifo, rate, size: 16, count: 0 }), t0Ms, false));
+    const connector = (sys.connector = new Kept(
+      "connector",
+      async () => startConnector({ fifo, rate, size: 16, count: 0 }),
+      t0Ms,
+      false,
+    ));
     cleanups.push(() => connector.stop("SIGKILL").then(() => undefined));
     await connector.start();
     return {

@@ -44,7 +44,7 @@ export class Viewer {
   private closed = false;
 
   constructor(
-    private readonly o: { url: string; projectUuid: string; viewer: EdgeCreds; sourceEdge: string },
+    private readonly o: { url: string; ca: string; projectUuid: string; viewer: EdgeCreds; sourceEdge: string },
   ) {
     this.lastLiveNs = monoNs();
   }
@@ -67,9 +67,14 @@ export class Viewer {
   /** One connection: resolves when it is lost. */
   private async session(): Promise<void> {
     const { url, projectUuid, viewer } = this.o;
-    const token = await fetchToken({ server_url: url, project_uuid: projectUuid, edge_uuid: viewer.uuid, client_secret: viewer.secret });
+    const token = await fetchToken({
+      server_url: url,
+      project_uuid: projectUuid,
+      edge_uuid: viewer.uuid,
+      client_secret: viewer.secret,
+    });
     const client = await IscpClient.connect({
-      transport: () => connectWebSocket({ url: `${url.replace(/^http/, "ws")}/api/iscp/connect` }),
+      transport: () => connectWebSocket({ url: `${url.replace(/^http/, "ws")}/api/iscp/connect`, ca: this.o.ca }),
       token: token.accessToken,
       nodeId: viewer.uuid,
       projectUuid,

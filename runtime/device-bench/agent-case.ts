@@ -160,7 +160,8 @@ export async function configureBenchAgent(
   for (;;) {
     const st = (await api.get<{ code: string; error: string }>("/upstreams/bench/state")).body;
     if (st.code === "connected" || st.code === "quiet") return;
-    if (Date.now() > end) throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
+    if (Date.now() > end)
+      throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
     await sleep(100);
   }
 }
