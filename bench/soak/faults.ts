@@ -122,19 +122,9 @@ export const FAULTS: Fault[] = [
   },
 ];
 
-export interface Slot {
-  atS: number;
-  fault: Fault;
-}
-
-/**
- * The row's schedule: its faults in turn, one every `everyS` seconds from `everyS` on, each held `holdS`,
- * none starting later than `everyS` before the end (the last one's recovery is watched too).
- */
-export function schedule(sys: System, o: { durationS: number; everyS: number }): Slot[] {
+/** The row's faults in turn, from the first: the runner takes the next one while time remains. */
+export function faultCycle(sys: System): () => Fault {
   const faults = FAULTS.filter((f) => f.applies(sys));
-  const slots: Slot[] = [];
-  for (let k = 0, at = o.everyS; at + o.everyS <= o.durationS; k++, at += o.everyS)
-    slots.push({ atS: at, fault: faults[k % faults.length]! });
-  return slots;
+  let k = 0;
+  return () => faults[k++ % faults.length]!;
 }

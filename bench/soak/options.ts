@@ -18,8 +18,8 @@ export interface SoakOptions {
   rate?: number;
   /** Seconds of a process's life left out of its RSS and descriptor slopes. */
   warmupS: number;
-  /** Seconds from one fault's start to the next's. */
-  everyS: number;
+  /** Seconds after a fault's end (and before the first) before the next one begins: its recovery, watched. */
+  recoverS: number;
   /** Seconds a fault lasts (an outage's length). */
   holdS: number;
   /** Seconds between two samples of every process's RSS and descriptors. */
@@ -57,7 +57,7 @@ export function options(argv = process.argv): SoakOptions {
     durationS: num("duration", 3600),
     rate: rate === undefined ? undefined : num("rate", 1000),
     warmupS: num("warmup", 120),
-    everyS: num("every", 25),
+    recoverS: num("recover", 15),
     holdS: num("hold", 5),
     sampleS: num("sample", 5),
     drainS: num("drain", 120),
