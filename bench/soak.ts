@@ -7,7 +7,7 @@
 // after each fault, every process's RSS and descriptor slope (bench/soak/). Targets: bench/soak/report.ts.
 //   npm run bench -- soak [--matrix | --transport websocket|quic|both --backend sqlite|postgres|both]
 //     [--duration 3600] [--rate N (default: half the maximum, measured first)] [--recover 15] [--hold 5]
-//     [--warmup 120] [--sample 5] [--drain 120] [--judge-slopes-from 1800]
+//     [--faults cloud-kill,proxy-cut,...] [--warmup 120] [--sample 5] [--drain 120] [--judge-slopes-from 1800]
 import { runAgentCase } from "../runtime/device-bench/agent-case.js";
 import { isMain, report, type ReportExtras, type Row } from "./lib.js";
 import { options, rowName, type SoakOptions } from "./soak/options.js";

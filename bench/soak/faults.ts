@@ -122,9 +122,13 @@ export const FAULTS: Fault[] = [
   },
 ];
 
-/** The row's faults in turn, from the first: the runner takes the next one while time remains. */
-export function faultCycle(sys: System): () => Fault {
-  const faults = FAULTS.filter((f) => f.applies(sys));
+/** The row's faults (`only` these, when given) in turn: the runner takes the next one while time remains. */
+export function faultCycle(sys: System, only?: string[]): () => Fault | undefined {
+  const unknown = only?.filter((n) => !FAULTS.some((f) => f.name === n)) ?? [];
+  if (unknown.length)
+    throw new Error(`unknown fault ${unknown.join(", ")}; known: ${FAULTS.map((f) => f.name).join(", ")}`);
+  const faults = FAULTS.filter((f) => f.applies(sys) && (!only || only.includes(f.name)));
+  if (!faults.length) return () => undefined;
   let k = 0;
   return () => faults[k++ % faults.length]!;
 }

@@ -26,6 +26,8 @@ export interface SoakOptions {
   sampleS: number;
   /** Seconds the last points may take to reach the cloud once the connector stopped. */
   drainS: number;
+  /** Only these faults (by name), when given. */
+  faults?: string[];
   /** The slopes' target is judged only on runs at least this long (shorter ones report them). */
   judgeSlopesFromS: number;
 }
@@ -62,6 +64,7 @@ export function options(argv = process.argv): SoakOptions {
     sampleS: num("sample", 5),
     drainS: num("drain", 120),
     judgeSlopesFromS: num("judge-slopes-from", 1800),
+    faults: arg("faults")?.split(","),
   };
 }
 

@@ -41,12 +41,14 @@ export interface RowResult {
 const log = (msg: string) => process.stderr.write(`soak: ${msg}\n`);
 
 export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promise<RowResult> {
-  const t0 = Date.now();
   const load = loadAverage();
   const name = rowName(spec);
   // Room for the run's data several times over (the full disk fills the rest).
   const diskMiB = Math.max(256, Math.ceil((rate * o.durationS * 400) / 2 ** 20));
-  const sys = await startSystem(spec, rate, diskMiB, t0);
+  const startedMs = Date.now();
+  const sys = await startSystem(spec, rate, diskMiB, startedMs);
+  // The duration counts from the load's start, not the system's start-up.
+  const t0 = Date.now();
   const notes: string[] = [];
   const accepted = new AcceptedCounter();
   const watch = new ProcessWatch();
@@ -67,12 +69,13 @@ export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promi
   try {
     // One fault at a time: the first after `recoverS`, each next one `recoverS` after the previous one ended,
     // while the fault and its recovery fit in the duration.
-    log(`${name}: ${rate} points/s for ${o.durationS} s (load ${load.join(" ")})`);
-    const next = faultCycle(sys);
+    log(`${name}: ${rate} points/s for ${o.durationS} s, started in ${Math.round((t0 - startedMs) / 1000)} s (load ${load.join(" ")})`);
+    const next = faultCycle(sys, o.faults);
     const elapsedS = () => (Date.now() - t0) / 1000;
     await sleep(o.recoverS * 1000);
     while (elapsedS() + o.holdS + o.recoverS <= o.durationS) {
       const fault = next();
+      if (!fault) break;
       const rec: FaultRecord & { endNs?: number } = {
         fault: fault.name,
         at_s: Math.round(elapsedS()),
