@@ -69,7 +69,9 @@ export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promi
   try {
     // One fault at a time: the first after `recoverS`, each next one `recoverS` after the previous one ended,
     // while the fault and its recovery fit in the duration.
-    log(`${name}: ${rate} points/s for ${o.durationS} s, started in ${Math.round((t0 - startedMs) / 1000)} s (load ${load.join(" ")})`);
+    log(
+      `${name}: ${rate} points/s for ${o.durationS} s, started in ${Math.round((t0 - startedMs) / 1000)} s (load ${load.join(" ")})`,
+    );
     const next = faultCycle(sys, o.faults);
     const elapsedS = () => (Date.now() - t0) / 1000;
     await sleep(o.recoverS * 1000);
