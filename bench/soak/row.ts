@@ -87,10 +87,15 @@ export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promi
       try {
         await fault.begin(sys, ctx);
         await sleep(o.holdS * 1000);
-        await fault.end(sys, ctx);
-        rec.endNs = monoNs();
       } catch (e) {
         rec.error = (e as Error).message;
+      }
+      // Ended also when it failed half-way (a paused connector, a filled disk), so the run goes on.
+      try {
+        await fault.end(sys, ctx);
+        if (!rec.error) rec.endNs = monoNs();
+      } catch (e) {
+        rec.error = [rec.error, (e as Error).message].filter(Boolean).join("; ");
       }
       log(`${name}: ${Math.round(elapsedS())} s: ${fault.name} done${rec.error ? ` (${rec.error})` : ""}`);
       await sleep(o.recoverS * 1000);
