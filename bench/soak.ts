@@ -2,7 +2,8 @@
 // sample connector) and the cloud peer under a steady load, with faults injected on a schedule: the cloud killed
 // (SIGKILL) and started again, the connection cut by a TCP proxy (WebSocket), the cloud's disk full (SQLite),
 // PostgreSQL and NATS stopped and started (PostgreSQL: two cloud instances on one database and one NATS, the
-// agent on the first, the viewer on the second), the agent restarted. One row per transport and backend:
+// agent on the first, the viewer on the second), the cloud's TLS pair renewed (SIGHUP), the agent restarted. One
+// row per transport and backend (docs/security.md, "Chaos soak"):
 // points sent, accepted, acknowledged, stored, lost, duplicated, crashes, the live gap at a downstream viewer
 // after each fault, every process's RSS and descriptor slope (bench/soak/). Targets: bench/soak/report.ts.
 //   npm run bench -- soak [--matrix | --transport websocket|quic|both --backend sqlite|postgres|both]
