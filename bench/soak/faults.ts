@@ -16,6 +16,8 @@ export interface Fault {
   name: string;
   /** Whether the row has what the fault needs. */
   applies(sys: System): boolean;
+  /** It restarts the agent or the cloud, whose RSS slope is judged on long runs. */
+  restarts?: boolean;
   begin(sys: System, ctx: FaultContext): Promise<void>;
   end(sys: System, ctx: FaultContext): Promise<void>;
 }
@@ -56,6 +58,7 @@ async function drained(sys: System, ctx: FaultContext): Promise<void> {
 export const FAULTS: Fault[] = [
   {
     name: "cloud-kill",
+    restarts: true,
     applies: () => true,
     begin: async (sys) => void (await sys.clouds[0]!.stop("SIGKILL")),
     end: async (sys) => void (await sys.clouds[0]!.start()),
@@ -108,6 +111,7 @@ export const FAULTS: Fault[] = [
     // The connector is paused around the restart and the agent drains its FIFO first: what sits in a pipe
     // whose reader exits is the pipe's to lose, not the agent's (the agent's durable queue is what is tested).
     name: "agent-restart",
+    restarts: true,
     applies: () => true,
     begin: async (sys, ctx) => {
       process.kill(sys.connector.pid!, "SIGSTOP");
@@ -123,12 +127,14 @@ export const FAULTS: Fault[] = [
 ];
 
 /** The row's faults (`only` these, when given) in turn: the runner takes the next one while time remains. */
-export function faultCycle(sys: System, only?: string[]): () => Fault | undefined {
+export function faultCycle(sys: System, only?: string[]): (o?: { restarts: boolean }) => Fault | undefined {
   const unknown = only?.filter((n) => !FAULTS.some((f) => f.name === n)) ?? [];
   if (unknown.length)
     throw new Error(`unknown fault ${unknown.join(", ")}; known: ${FAULTS.map((f) => f.name).join(", ")}`);
   const faults = FAULTS.filter((f) => f.applies(sys) && (!only || only.includes(f.name)));
-  if (!faults.length) return () => undefined;
   let k = 0;
-  return () => faults[k++ % faults.length]!;
+  return (o = { restarts: true }) => {
+    const allowed = faults.filter((f) => o.restarts || !f.restarts);
+    return allowed.length ? allowed[k++ % allowed.length] : undefined;
+  };
 }

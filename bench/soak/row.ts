@@ -76,7 +76,9 @@ export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promi
     const elapsedS = () => (Date.now() - t0) / 1000;
     await sleep(o.recoverS * 1000);
     while (elapsedS() + o.holdS + o.recoverS <= o.durationS) {
-      const fault = next();
+      // On a run long enough for the slopes to be judged, the second half leaves the agent and the cloud running:
+      // their longest life is what the slope is read from.
+      const fault = next({ restarts: o.durationS < o.judgeSlopesFromS || elapsedS() < o.durationS / 2 });
       if (!fault) break;
       const rec: FaultRecord & { endNs?: number } = {
         fault: fault.name,
