@@ -1,8 +1,8 @@
 // The faults the soak injects, each a begin and an end (an outage lasts from one to the other), and which rows
 // each applies to. A fault's end is when the system has what it needs to recover; the live gap is measured from
 // there.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { sleep } from "../../runtime/device-bench/children.js";
 import type { AcceptedCounter } from "./counts.js";
 import type { System } from "./system.js";
@@ -22,24 +22,22 @@ export interface Fault {
   end(sys: System, ctx: FaultContext): Promise<void>;
 }
 
-const BALLAST = "ballast";
 /** Serial numbers of renewed certificates: the first pair is 01. */
 let renewals = 1;
 
-/** Fills the file system of `dir` to the last byte (tmpfs: memory, released by unlinking the ballast). */
-function fill(dir: string): void {
-  const fd = fs.openSync(path.join(dir, BALLAST), "w");
-  try {
-    for (const size of [4 << 20, 64 << 10, 4096, 512]) {
-      const buf = Buffer.alloc(size);
-      try {
-        for (;;) fs.writeSync(fd, buf);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
-      }
+/**
+ * Shrinks the tmpfs at `dir` to what it holds (remount, no memory spent on a ballast): every write that needs a
+ * new page fails with ENOSPC. Data written meanwhile can make the size too small for a remount: measured again.
+ */
+function shrinkToUsed(dir: string): void {
+  for (let attempt = 0; ; attempt++) {
+    const st = fs.statfsSync(dir);
+    const usedKiB = Math.ceil(((st.blocks - st.bfree) * st.bsize) / 1024);
+    try {
+      return void execFileSync("mount", ["-o", `remount,size=${usedKiB}k`, dir], { stdio: "ignore" });
+    } catch (e) {
+      if (attempt >= 20) throw new Error(`could not shrink ${dir} to ${usedKiB} KiB: ${(e as Error).message}`);
     }
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -75,8 +73,9 @@ export const FAULTS: Fault[] = [
   {
     name: "disk-full",
     applies: (sys) => sys.disk !== undefined,
-    begin: async (sys) => fill(sys.disk!),
-    end: async (sys) => fs.rmSync(path.join(sys.disk!, BALLAST), { force: true }),
+    begin: async (sys) => shrinkToUsed(sys.disk!.dir),
+    end: async (sys) =>
+      void execFileSync("mount", ["-o", `remount,size=${sys.disk!.mib}m`, sys.disk!.dir], { stdio: "ignore" }),
   },
   {
     name: "postgres-stop",

@@ -43,7 +43,7 @@ const log = (msg: string) => process.stderr.write(`soak: ${msg}\n`);
 export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promise<RowResult> {
   const load = loadAverage();
   const name = rowName(spec);
-  // Room for the run's data several times over (the full disk fills the rest).
+  // Room for the run's data several times over (tmpfs spends memory only on what is written).
   const diskMiB = Math.max(256, Math.ceil((rate * o.durationS * 400) / 2 ** 20));
   const startedMs = Date.now();
   const sys = await startSystem(spec, rate, diskMiB, startedMs);

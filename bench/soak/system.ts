@@ -33,8 +33,8 @@ export interface System {
   proxy?: TcpBalancer;
   pg?: PgServer;
   nats?: NatsServer;
-  /** The cloud's data directory on its own small file system (SQLite rows, when mounting works), for the full disk. */
-  disk?: string;
+  /** The cloud's data directory on a tmpfs of its own and its size (SQLite rows, when mounting works), for the full disk. */
+  disk?: { dir: string; mib: number };
   /** Every process's pid by role (undefined while it is down). */
   pids(): Record<string, number | undefined>;
   api(): ApiClient;
@@ -80,7 +80,7 @@ export async function startSystem(row: RowSpec, rate: number, diskMiB: number, t
     }
     const cloudDir = path.join(dir, "cloud-0");
     if (row.backend === "sqlite" && mountSmallDisk(cloudDir, diskMiB)) {
-      sys.disk = cloudDir;
+      sys.disk = { dir: cloudDir, mib: diskMiB };
       cleanups.push(() => void execFileSync("umount", ["-l", cloudDir]));
     }
     const n = row.backend === "postgres" ? 2 : 1;
