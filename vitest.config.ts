@@ -95,7 +95,8 @@ export default defineConfig({
   test: {
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], globalSetup: [BUILD] } },
+      // The QUICK files run once, in the quick project (npm test runs it too), not again here.
+      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], exclude: QUICK, globalSetup: [BUILD] } },
       {
         test: {
           ...common,
