@@ -85,10 +85,14 @@ const QUICK = [
 ];
 const BUILD = "tests/support/build-global-setup.ts";
 
+// Limits are generous so that the suite passes on a busy machine (CI runs it once beside two busy processes):
+// a test that goes right ends as soon as it is done, the limits only bound one that hangs. expect.poll and
+// the tests' own waits (waitFor, eventually, until) allow 30 s.
 const common = {
   pool: "forks" as const,
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  expect: { poll: { timeout: 30_000 } },
 };
 
 export default defineConfig({
@@ -105,8 +109,6 @@ export default defineConfig({
           exclude: [...SQLITE_ONLY, ...NO_CLOUD_DATABASE, ...IN_FRONT_OF_STORE],
           env: { CLOUD_TEST_DATABASE: "postgres" },
           globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
-          // Each query is a round trip to another process: on a loaded machine a request takes several times longer.
-          testTimeout: 90_000,
         },
       },
       // One worker module cache for these small files (no isolation needed: they start nothing).

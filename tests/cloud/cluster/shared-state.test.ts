@@ -21,7 +21,7 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
   afterAll(async () => {
     for (const p of cluster?.peers ?? []) if (p.log()) console.log(`peer ${p.port}:\n${p.log()}`);
     await cluster?.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("reports NATS in readiness", async () => {
     const r = await peer(1).api("/health/ready");
