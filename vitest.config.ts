@@ -97,7 +97,9 @@ const common = {
 
 export default defineConfig({
   test: {
-    maxWorkers: 2,
+    // Three test files at a time on a two-core machine: a test file spends much of its time waiting (on child
+    // processes, browsers, timers, the database), and with two the cores stay partly idle.
+    maxWorkers: 3,
     projects: [
       // The QUICK files run once, in the quick project (npm test runs it too), not again here.
       { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], exclude: QUICK, globalSetup: [BUILD] } },
