@@ -39,9 +39,9 @@ const SQLITE_ONLY = [
   "tests/cloud/cluster/postgres-outage.test.ts",
 ];
 
-// The PostgreSQL project runs a cloud test again only when its outcome can depend on the store. Left out:
-// Tests that open no cloud database at all (on PostgreSQL they would run the very same code again): the iSCP
-// broker on its own (tests/support/iscp-broker.ts), peers the test starts on SQLite itself, configuration.
+// The PostgreSQL project runs a cloud test again only when its outcome can depend on the store. Left out, besides
+// SQLITE_ONLY: tests that open no cloud database at all (on PostgreSQL they would run the very same code again):
+// the iSCP broker on its own (tests/support/iscp-broker.ts), peers the test starts on SQLite itself, configuration.
 const NO_CLOUD_DATABASE = [
   "tests/cloud/iscp/{ack-frame,broker,compression,connect-backlog,data-id-rules,duplicates}.test.ts",
   "tests/cloud/iscp/{filter,frame-limits,interop-iscp-ts,metadata-notices,pong-while-behind}.test.ts",
@@ -98,7 +98,8 @@ const common = {
 export default defineConfig({
   test: {
     // Four test files at a time on a two-core machine: a test file spends much of its time waiting (on child
-    // processes, browsers, timers, the database); with two at a time the suite used at most three quarters of the CPU.
+    // processes, browsers, timers, the database); with two at a time the suite used at most three quarters of
+    // the CPU.
     maxWorkers: 4,
     projects: [
       // The QUICK files run once, in the quick project (npm test runs it too), not again here.
