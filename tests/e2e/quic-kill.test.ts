@@ -30,7 +30,7 @@ beforeAll(async () => {
   await streamThroughRt(s, { qos: "unreliable" });
   await s.stopCloud();
   await startCloudProcess();
-}, 90_000);
+}, 120_000);
 afterAll(async () => {
   cloud?.child.kill("SIGKILL");
   await cloud?.exit;

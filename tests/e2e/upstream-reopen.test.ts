@@ -26,7 +26,7 @@ afterAll(async () => {
   await s?.close();
   await relay?.close();
   pg?.stop();
-}, 60_000);
+}, 120_000);
 
 const ready = async (url: string) =>
   (await fetch(`${url}/api/health/ready`, { signal: AbortSignal.timeout(15_000) }).catch(() => undefined))?.status;

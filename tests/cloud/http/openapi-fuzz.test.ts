@@ -14,7 +14,7 @@ const STREAMING = /\/events$|\/iscp\/connect|\/ws\//;
 let peer: PeerProcess | undefined;
 beforeAll(async () => {
   peer = await spawnPeerProcess();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await peer?.stop();
 });
@@ -43,7 +43,7 @@ it("answers a NUL character in a path or a body with a 4xx, on either database",
   });
   expect(made.status).toBeLessThan(500);
   expect(p.child.exitCode).toBe(null);
-}, 60_000);
+}, 120_000);
 
 it("answers every bent request of every operation without a 5xx, and leaves no descriptor behind", async () => {
   const p = peer!;
@@ -53,7 +53,7 @@ it("answers every bent request of every operation without a 5xx, and leaves no d
   const auth = await token(p.url);
   // Let the connections of the set-up close (keep-alive ends after 5 s) before counting.
   const settle = async (limit: number) => {
-    await expect.poll(() => p.fds(), { timeout: 20_000, interval: 500 }).toBeLessThanOrEqual(limit);
+    await expect.poll(() => p.fds(), { timeout: 30_000, interval: 500 }).toBeLessThanOrEqual(limit);
     return p.fds();
   };
   const baseline = await settle(Number.MAX_SAFE_INTEGER);
