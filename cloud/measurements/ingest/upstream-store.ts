@@ -53,13 +53,21 @@ export interface UpstreamCloseIn {
   normal?: boolean;
 }
 
+/** One stream's chunks in a batch, and where each is in the batch (its answer's index). */
+interface BatchStream {
+  s: StreamChunks & { chunks: Array<Chunk | RawChunk> };
+  at: number[];
+}
+
 /**
- * The chunks of one group commit. Every chunk's answer waits on the batch's one promise, settled once the
- * commit is done: no promise of its own to make and settle per chunk.
+ * The chunks of one group commit, grouped by stream as they arrive (by the broker's stream object: no key made per
+ * chunk). Every chunk's answer waits on the batch's one promise, settled once the commit is done: no promise of
+ * its own to make and settle per chunk.
  */
 class Batch {
-  readonly ups: UpstreamRef[] = [];
-  readonly chunks: Array<Chunk | RawChunk> = [];
+  readonly streams = new Map<UpstreamRef, BatchStream>();
+  /** Chunks in the batch. */
+  count = 0;
   /** Per chunk: its answer, or the refusal of its stream's chunks (set before `done` settles). */
   readonly results: Array<ChunkResult | Error> = [];
   /** Lets go of the received frames the chunks' views read (received-frames.ts), once the batch settled. */
@@ -73,6 +81,13 @@ class Batch {
   constructor() {
     this.done.catch(() => undefined); // heard by each chunk's answer
   }
+  add(up: UpstreamRef, c: Chunk | RawChunk): number {
+    let e = this.streams.get(up);
+    if (e === undefined) this.streams.set(up, (e = { s: { up, chunks: [] }, at: [] }));
+    e.s.chunks.push(c);
+    e.at.push(this.count);
+    return this.count++;
+  }
   answer(i: number): Promise<ChunkResult> {
     return this.done.then(() => {
       const r = this.results[i]!;
@@ -80,6 +95,24 @@ class Batch {
       return r;
     });
   }
+}
+
+/** The batch's streams, those the broker gave as two objects (a stream taken over again) made one. */
+function streamsOf(b: Batch): BatchStream[] {
+  const all = [...b.streams.values()];
+  if (all.length < 2) return all;
+  const byKey = new Map<string, BatchStream>();
+  for (const e of all) {
+    const key = `${e.s.up.sessionId} ${e.s.up.streamId}`.toLowerCase();
+    const same = byKey.get(key);
+    if (same === undefined) byKey.set(key, e);
+    else
+      for (let j = 0; j < e.at.length; j++) {
+        same.s.chunks.push(e.s.chunks[j]!);
+        same.at.push(e.at[j]!);
+      }
+  }
+  return byKey.size === all.length ? all : [...byKey.values()];
 }
 
 /**
@@ -111,6 +144,29 @@ const bytesOf = (chunk: UpstreamChunkIn) => {
   }
   return n;
 };
+
+/** The chunk as stored: received bytes as they are when every group has them (iSCP enc=proto), else its points. */
+function chunkOf(chunk: UpstreamChunkIn): Chunk | RawChunk {
+  const groups = chunk.dataPointGroups;
+  let raw = true;
+  for (const g of groups) if (g.raw === undefined) raw = false;
+  if (raw) {
+    const rawGroups: RawChunk["rawGroups"] = new Array(groups.length);
+    for (let k = 0; k < groups.length; k++) {
+      const g = groups[k]!;
+      rawGroups[k] = { name: g.dataId.name, type: g.dataId.type, points: g.raw! };
+    }
+    return { sequenceNumber: chunk.sequenceNumber, rawGroups };
+  }
+  return {
+    sequenceNumber: chunk.sequenceNumber,
+    groups: groups.map((g) => ({
+      name: g.dataId.name,
+      type: g.dataId.type,
+      points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
+    })),
+  };
+}
 
 /** Buffers for received chunks' stored payloads, reused batch after batch (buffer-pool.ts). */
 const payloadBuffers = new BufferPool();
@@ -162,28 +218,13 @@ export class UpstreamStore {
     if (!up.persist) return Promise.resolve("not_persisted");
     if (!isUuid(up.sessionId))
       return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
-    // Received bytes are stored as they are when every group has them (iSCP enc=proto).
-    const c: Chunk | RawChunk = chunk.dataPointGroups.every((g) => g.raw !== undefined)
-      ? {
-          sequenceNumber: chunk.sequenceNumber,
-          rawGroups: chunk.dataPointGroups.map((g) => ({ ...g.dataId, points: g.raw! })),
-        }
-      : {
-          sequenceNumber: chunk.sequenceNumber,
-          groups: chunk.dataPointGroups.map((g) => ({
-            name: g.dataId.name,
-            type: g.dataId.type,
-            points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
-          })),
-        };
     let b = this.waiting[this.waiting.length - 1];
-    if (b === undefined || b.chunks.length >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
+    if (b === undefined || b.count >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
       b = new Batch();
       this.waiting.push(b);
     }
     b.bytes += bytesOf(chunk);
-    const i = b.chunks.push(c) - 1;
-    b.ups.push(up);
+    const i = b.add(up, chunkOf(chunk));
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
     const raw = chunk.dataPointGroups[0]?.raw?.raw;
     if (raw !== undefined) b.releases.push(holdFrame(raw));
@@ -255,15 +296,7 @@ export class UpstreamStore {
     let keys: string[] = [];
     try {
       // The chunks of each stream, in arrival order.
-      const byStream = new Map<string, { s: StreamChunks; at: number[] }>();
-      b.ups.forEach((up, i) => {
-        const key = `${up.sessionId} ${up.streamId}`.toLowerCase();
-        let e = byStream.get(key);
-        if (e === undefined) byStream.set(key, (e = { s: { up, chunks: [] }, at: [] }));
-        (e.s.chunks as Array<Chunk | RawChunk>).push(b.chunks[i]!);
-        e.at.push(i);
-      });
-      const streams = [...byStream.values()];
+      const streams = streamsOf(b);
       const locks = [...new Set(streams.flatMap((e) => measurementLock(e.s.up.sessionId).locks ?? []))];
       const started = performance.now();
       const commit = await this.store.db.transaction(
