@@ -112,11 +112,18 @@ const keySet = (keys: readonly StoredKey[]) => {
   return m;
 };
 
-/** PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. */
+/**
+ * PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. The
+ * payloads travel as one bytea (sent as binary) that each row cuts its bytes from, not as an array of escaped
+ * values.
+ */
 function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: number) {
   const values: unknown[][] = [];
+  const payloads: Buffer[] = [];
+  let at = 1;
   for (const s of streams)
-    for (const r of s.rows)
+    for (const r of s.rows) {
+      const len = r.payload.length;
       values.push([
         s.measUuid,
         s.sequenceId,
@@ -124,20 +131,24 @@ function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: numb
         r.dataPoints,
         r.minElapsedNs,
         r.maxElapsedNs,
-        r.payload,
+        at,
+        len,
         r.fileOffset,
         r.fileLength,
       ]);
+      if (len > 0) payloads.push(r.payload);
+      at += len;
+    }
   return q.all<StoredKey>(
-    `WITH v AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])
-         AS v(m, s, n, d, lo, hi, p, fo, fl)),
+    `WITH v AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bigint[])
+         AS v(m, s, n, d, lo, hi, at, len, fo, fl)),
        ins AS (INSERT INTO meas_chunk_log (${COLUMNS})
-         SELECT m, s, n, d, lo, hi, ?::bigint, p, fo, fl FROM v
+         SELECT m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl FROM v
          WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = v.n)
          ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number)
      SELECT v.s AS sequence_id, v.n AS sequence_number FROM v
      WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.sequence_id = v.s AND ins.sequence_number = v.n)`,
-    [...rowsParam(q, values, 9), createdAtMs],
+    [...rowsParam(q, values, 10), createdAtMs, Buffer.concat(payloads)],
   );
 }
 
