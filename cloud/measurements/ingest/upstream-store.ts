@@ -2,13 +2,11 @@
 // first use, owned by the sending edge), a sequence per upstream stream, a chunk row per sequence
 // number. Chunks are group-committed: whatever arrives while a transaction runs, from every stream, goes
 // into the next one (shared-commit.ts), and every chunk of it is answered once it committed.
-import { BufferPool, POOLED_MIN } from "../../../proto/wire/buffer-pool.js";
-import { isUuid, type Chunk } from "../formats/codec.js";
+import { isUuid } from "../formats/codec.js";
 import type { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import { holdFrame } from "../../../proto/transport/received-frames.js";
 import type { ChunkResult } from "../storage/chunk-write.js";
 import { KnownRows } from "./known-rows.js";
-import type { RawChunk } from "../formats/raw-chunk.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
@@ -17,7 +15,16 @@ import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
-import { commitStreams, type StreamChunks } from "./shared-commit.js";
+import { commitStreams } from "./shared-commit.js";
+import {
+  Batch,
+  bytesOf,
+  chunkOf,
+  leasePayloads,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_CHUNKS,
+  streamsOf,
+} from "./commit-batch.js";
 import { checkOwner, ensureSessionMeasurement, SessionRefused } from "./session-measurement.js";
 
 export { NodeMismatch, NodeNotUuid, SessionRefused } from "./session-measurement.js";
@@ -53,77 +60,6 @@ export interface UpstreamCloseIn {
   normal?: boolean;
 }
 
-/** One stream's chunks in a batch, and where each is in the batch (its answer's index). */
-interface BatchStream {
-  s: StreamChunks & { chunks: Array<Chunk | RawChunk> };
-  at: number[];
-}
-
-/**
- * The chunks of one group commit, grouped by stream as they arrive (by the broker's stream object: no key made per
- * chunk). Every chunk's answer waits on the batch's one promise, settled once the commit is done: no promise of
- * its own to make and settle per chunk.
- */
-class Batch {
-  readonly streams = new Map<UpstreamRef, BatchStream>();
-  /** Chunks in the batch. */
-  count = 0;
-  /** Per chunk: its answer, or the refusal of its stream's chunks (set before `done` settles). */
-  readonly results: Array<ChunkResult | Error> = [];
-  /** Lets go of the received frames the chunks' views read (received-frames.ts), once the batch settled. */
-  readonly releases: Array<() => void> = [];
-  /** About the bytes of its chunks (bytesOf). */
-  bytes = 0;
-  settle!: (failure?: unknown) => void;
-  readonly done = new Promise<void>(
-    (resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))),
-  );
-  constructor() {
-    this.done.catch(() => undefined); // heard by each chunk's answer
-  }
-  add(up: UpstreamRef, c: Chunk | RawChunk): number {
-    let e = this.streams.get(up);
-    if (e === undefined) this.streams.set(up, (e = { s: { up, chunks: [] }, at: [] }));
-    e.s.chunks.push(c);
-    e.at.push(this.count);
-    return this.count++;
-  }
-  answer(i: number): Promise<ChunkResult> {
-    return this.done.then(() => {
-      const r = this.results[i]!;
-      if (r instanceof Error) throw r;
-      return r;
-    });
-  }
-}
-
-/** The batch's streams, those the broker gave as two objects (a stream taken over again) made one. */
-function streamsOf(b: Batch): BatchStream[] {
-  const all = [...b.streams.values()];
-  if (all.length < 2) return all;
-  const byKey = new Map<string, BatchStream>();
-  for (const e of all) {
-    const key = `${e.s.up.sessionId} ${e.s.up.streamId}`.toLowerCase();
-    const same = byKey.get(key);
-    if (same === undefined) byKey.set(key, e);
-    else
-      for (let j = 0; j < e.at.length; j++) {
-        same.s.chunks.push(e.s.chunks[j]!);
-        same.at.push(e.at[j]!);
-      }
-  }
-  return byKey.size === all.length ? all : [...byKey.values()];
-}
-
-/**
- * A commit's chunks at most, by bytes and by count (a backlog beyond is committed in several). Bounded by bytes
- * rather than by a small count on purpose: a commit costs about a page write per stream in each index whatever
- * the stream's chunks in it (a stream's new rows share its index pages), so when storage falls behind, larger
- * commits store a backlog with less work per chunk instead of falling further behind.
- */
-const MAX_BATCH_BYTES = 16 * 1024 * 1024;
-const MAX_BATCH_CHUNKS = 16_384;
-
 /**
  * The chunk log (repo/chunk-log.ts) is compacted a slice of the sequences at a time (sequence id modulo
  * COMPACT_SLICES), one slice every COMPACT_MS while it holds rows: each stream's chunks of
@@ -134,57 +70,6 @@ const MAX_BATCH_CHUNKS = 16_384;
 const COMPACT_SLICES = 4;
 const COMPACT_MS = 125;
 const COMPACT_ROWS = 40_000;
-
-/** About what a chunk adds to its commit (payload bytes, and a little per point). */
-const bytesOf = (chunk: UpstreamChunkIn) => {
-  let n = 64;
-  for (const g of chunk.dataPointGroups) {
-    if (g.raw !== undefined) n += g.raw.payloadBytes + 16 * g.raw.count;
-    else for (const p of g.dataPoints) n += p.payload.length + 16;
-  }
-  return n;
-};
-
-/** The chunk as stored: received bytes as they are when every group has them (iSCP enc=proto), else its points. */
-function chunkOf(chunk: UpstreamChunkIn): Chunk | RawChunk {
-  const groups = chunk.dataPointGroups;
-  let raw = true;
-  for (const g of groups) if (g.raw === undefined) raw = false;
-  if (raw) {
-    const rawGroups: RawChunk["rawGroups"] = new Array(groups.length);
-    for (let k = 0; k < groups.length; k++) {
-      const g = groups[k]!;
-      rawGroups[k] = { name: g.dataId.name, type: g.dataId.type, points: g.raw! };
-    }
-    return { sequenceNumber: chunk.sequenceNumber, rawGroups };
-  }
-  return {
-    sequenceNumber: chunk.sequenceNumber,
-    groups: groups.map((g) => ({
-      name: g.dataId.name,
-      type: g.dataId.type,
-      points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
-    })),
-  };
-}
-
-/** Buffers for received chunks' stored payloads, reused batch after batch (buffer-pool.ts). */
-const payloadBuffers = new BufferPool();
-
-/** A batch's payload buffers: taken while it is prepared, all given back once its writes settled. */
-function leasePayloads(): { alloc: (n: number) => Buffer; release: () => void } {
-  const taken: Buffer[] = [];
-  return {
-    alloc: (n) => {
-      const b = payloadBuffers.take(n);
-      if (n >= POOLED_MIN) taken.push(b);
-      return b;
-    },
-    release: () => {
-      for (const b of taken) payloadBuffers.give(b);
-    },
-  };
-}
 
 export class UpstreamStore {
   /** Batches waiting for their commit, oldest first; the last one takes new chunks until it is full. */
