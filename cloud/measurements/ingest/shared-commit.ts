@@ -4,9 +4,9 @@
 //
 // In order: the batch's measurement rows (one read), the measurements of new sessions (three), sequence rows not
 // known from earlier commits (one upsert), the chunk rows (one insert that skips keys stored before and says
-// which it inserted), then side by side the payloads (rows, and files for large ones), data ids, sequence
-// counters and the measurements' status. A measurement ended or completed before its chunks arrived has its
-// status recomputed from its sequences, as any write does.
+// which it skipped, never a row per chunk stored), then side by side the payloads (rows, and files for large
+// ones), data ids, sequence counters and the measurements' status. A measurement ended or completed before its
+// chunks arrived has its status recomputed from its sequences, as any write does.
 import { allStatements, heard, type Queryable } from "../../database/db.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";

@@ -44,6 +44,7 @@ export async function appendLogRows(
   streams: readonly LogStream[],
   createdAtMs: number,
 ): Promise<StoredKey[]> {
+  if (!streams.some((s) => s.rows.length > 0)) return [];
   if (q.dialect === "postgres") return appendPg(q, streams, createdAtMs);
   const stored = await q.all<StoredKey>(
     `SELECT c.sequence_id, c.sequence_number FROM json_each(?1) AS r
