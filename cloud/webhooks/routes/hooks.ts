@@ -1,8 +1,8 @@
 // A project's webhooks and their deliveries under intdash's operationIds (WebhookProjectWebhookApi,
 // WebhookProjectWebhookDeliveryApi), guarded like every other project path.
 import { defineRoute, type AnyRoute } from "../../http/route.js";
-import { NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
+import { existingProject } from "../../org/service/project-checks.js";
 import { EVENT_KINDS, type EventKind } from "../service/render.js";
 import type { HookInput } from "../service/webhook-service.js";
 import {
@@ -23,13 +23,8 @@ import {
 const TAG = "webhook";
 const P = "/projects/{project_uuid}";
 
-/** A named project must exist (super users pass the guard for any UUID). */
-function project(svc: Services, uuid: string): string {
-  const p = uuid.toLowerCase();
-  const projects = (svc as Partial<Services>).org?.index.projects;
-  if (projects && !projects.has(p)) throw new NotFound("project not found");
-  return p;
-}
+/** The path's project: it must exist (the default project keeps no webhooks). */
+const project = (svc: Services, uuid: string) => existingProject(svc.org.index, uuid, false);
 
 function inputOf(body: Record<string, unknown>): HookInput {
   const events: Partial<Record<EventKind, boolean>> = {};
