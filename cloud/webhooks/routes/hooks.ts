@@ -35,6 +35,21 @@ function inputOf(body: Record<string, unknown>): HookInput {
   return { url: body.url as string | undefined, secret: body.secret as string | undefined, events };
 }
 
+/** `PUT .../enable` and `.../disable`: the hook's one flag. */
+const switchRoute = (enabled: boolean) =>
+  defineRoute({
+    operationId: enabled ? "enableProjectWebhook" : "disableProjectWebhook",
+    method: "PUT",
+    path: `${P}/hooks/{hook_uuid}/${enabled ? "enable" : "disable"}`,
+    tag: TAG,
+    params: HookParams,
+    success: 200,
+    response: Hook,
+    errors: [404],
+    handler: ({ params }, svc) =>
+      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled }),
+  });
+
 export const hookRoutes: AnyRoute[] = [
   defineRoute({
     operationId: "createProjectWebhook",
@@ -95,30 +110,8 @@ export const hookRoutes: AnyRoute[] = [
       await svc.webhooks.remove(project(svc, params.project_uuid), params.hook_uuid);
     },
   }),
-  defineRoute({
-    operationId: "enableProjectWebhook",
-    method: "PUT",
-    path: `${P}/hooks/{hook_uuid}/enable`,
-    tag: TAG,
-    params: HookParams,
-    success: 200,
-    response: Hook,
-    errors: [404],
-    handler: ({ params }, svc) =>
-      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled: true }),
-  }),
-  defineRoute({
-    operationId: "disableProjectWebhook",
-    method: "PUT",
-    path: `${P}/hooks/{hook_uuid}/disable`,
-    tag: TAG,
-    params: HookParams,
-    success: 200,
-    response: Hook,
-    errors: [404],
-    handler: ({ params }, svc) =>
-      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled: false }),
-  }),
+  switchRoute(true),
+  switchRoute(false),
   defineRoute({
     operationId: "testProjectWebhook",
     method: "PUT",
