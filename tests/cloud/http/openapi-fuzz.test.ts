@@ -96,7 +96,8 @@ it("answers every bent request of every operation without a 5xx, and leaves no d
       }
     }
   }
-  // Beside the document: the sign-in page (hidden from it) and the discovery documents outside /api.
+  // Beside the document: the sign-in page (hidden from it), the discovery documents outside /api, the console's
+  // files and /metrics.
   const beside: Array<[string, string, Record<string, string>, string?]> = [
     ["GET", "/api/auth/oauth2/sign-in?client_id=%00&redirect_uri=x", {}],
     ["POST", "/api/auth/oauth2/sign-in", { "content-type": "application/x-www-form-urlencoded" }, "csrf=x&username="],
@@ -104,6 +105,8 @@ it("answers every bent request of every operation without a 5xx, and leaves no d
     ["GET", "/.well-known/oauth-authorization-server/%00", {}],
     ["POST", "/.well-known/openid-configuration", { "content-type": "application/json" }, "[]"],
     ["GET", "/console/../../etc/passwd", {}],
+    ["GET", "/metrics?x=%00", {}],
+    ["DELETE", "/metrics", {}],
   ];
   for (const [method, path, headers, body] of beside) {
     const r = await fetch(`${p.url}${path}`, { method, headers: { ...headers, connection: "close" }, body });
