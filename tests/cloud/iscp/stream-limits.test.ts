@@ -1,6 +1,6 @@
 // The per-connection stream limits hold when a client pipelines open requests without waiting for
-// answers. Before, an upstream open checked the count, awaited the open hook, then added the stream:
-// every open that arrived meanwhile passed the same check (256 allowed, over 1,000 opened).
+// answers: an open that checked the count, awaited the open hook and only then added its stream would let every
+// open arriving meanwhile pass the same check (256 allowed, over 1,000 opened).
 import { afterEach, describe, expect, it } from "vitest";
 import { ResultCode, type iscp2 } from "../../../proto/wire/message.js";
 import { startTestBroker, waitFor, type TestBroker } from "../../support/iscp-broker.js";
