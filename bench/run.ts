@@ -16,11 +16,12 @@ const benches: Record<string, string> = {
   "scale-out": "./scale-out.js",
   steady: "./steady.js",
   soak: "./soak.js",
+  "soak-memory": "./soak-memory.js",
   startup: "./startup.js",
   console: "./console.js",
 };
 /** The benchmarks that run bin/*.mjs, which load the compiled code under dist/. */
-const COMPILED = new Set(["agent", "edges", "scale-out", "steady", "soak", "startup"]);
+const COMPILED = new Set(["agent", "edges", "scale-out", "steady", "soak", "soak-memory", "startup"]);
 
 // Names are the bare words; `--flag value` pairs (e.g. `--duration 20`) belong to the benchmarks.
 const args = process.argv.slice(2);

@@ -27,6 +27,7 @@ async function serveOurs(): Promise<Target> {
   const { loadConfig } = await import("../cloud/config.js");
   const { startCloudPeer } = await import("../cloud/server.js");
   const { clientsRepo } = await import("../cloud/oauth/repo/clients.js");
+  const { hashSecret } = await import("../cloud/oauth/service/secrets.js");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-token-"));
   process.on("exit", () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig(
@@ -50,7 +51,7 @@ async function serveOurs(): Promise<Target> {
     created_at: now,
     updated_at: now,
   });
-  await clientsRepo.addSecret(peer.svc.db, CLIENT_ID, "bench", peer.svc.oauth.secrets.hash(SECRET), now);
+  await clientsRepo.addSecret(peer.svc.db, CLIENT_ID, "bench", hashSecret(SECRET), now);
   return {
     name: "cloud-peer",
     url: `${peer.url}/api/auth/oauth2/token`,

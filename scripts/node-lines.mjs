@@ -145,7 +145,7 @@ for (const line of LINES) {
     const node = install(newest(line));
     console.log(`\nnode-lines: Node ${line} (${execFileSync(node, ["--version"], { encoding: "utf8" }).trim()})`);
     run(node, ["--input-type=module", "-e", NATIVE_CHECK]);
-    run(node, ["node_modules/vitest/vitest.mjs", "run", "--project", "sqlite", ...TEST_DIRS]);
+    run(node, ["node_modules/vitest/vitest.mjs", "run", "--project", "sqlite", "--project", "quick", ...TEST_DIRS]);
     await agentAnswers(node);
   } catch (e) {
     console.error(`node-lines: Node ${line}: ${e.message}`);

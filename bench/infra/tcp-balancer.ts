@@ -13,6 +13,8 @@ export interface TcpBalancer {
   counts(): Map<number, number>;
   /** Cuts every open connection, both ways (a network failure); new connections are still taken. */
   cut(): void;
+  /** While true, new connections are closed at once (the cloud unreachable); open ones are left alone. */
+  refuse(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -22,7 +24,9 @@ export async function startTcpBalancer(backends: number[]): Promise<TcpBalancer>
   let next = 0;
   const counts = new Map<number, number>();
   const sockets = new Set<net.Socket>();
+  let refusing = false;
   const server = net.createServer((client) => {
+    if (refusing) return void client.destroy();
     const pool = chosen ?? all;
     const port = pool[next++ % pool.length]!;
     counts.set(port, (counts.get(port) ?? 0) + 1);
@@ -49,6 +53,7 @@ export async function startTcpBalancer(backends: number[]): Promise<TcpBalancer>
     cut: () => {
       for (const s of sockets) s.destroy();
     },
+    refuse: (on) => void (refusing = on),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -2,8 +2,8 @@
 // sources are in web/, bundled by `npm run build`; no server code imports them).
 import type { ProvidingModule } from "../module-contract.js";
 import type { Services } from "../services.js";
-import { consoleClientResolver, registerConsoleClient } from "./console-client.js";
-import { consoleFastPath } from "./static-files.js";
+import { consoleClientResolver, registerConsoleClient } from "./service/console-client.js";
+import { consoleFastPath } from "./routes/static-files.js";
 import { consoleSettingsRoute } from "./routes/settings.js";
 
 export const consoleModule: ProvidingModule<Pick<Services, "config" | "db" | "oauth">, {}> = {

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fetchToken } from "../deferred/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
+import { AGENT_MALLOC_ENV } from "../malloc-env.js";
 import { ROOT, nodeArgs, sleep, startConnector, stopChild, waitForFifo, type ConnectorReport } from "./children.js";
 export type { Progress } from "./drive.js";
 import { startCloudPeer, type CloudPeer } from "./cloud-peer.js";
@@ -76,7 +77,7 @@ export interface CaseResult {
 /** The latency case leaves out the first second (warm-up). */
 const WARMUP_NS = 1e9;
 
-async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
+export async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api: ApiClient }> {
   const socket = path.join(dir, "agent.sock");
   const child = spawn(
     process.execPath,
@@ -92,6 +93,8 @@ async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api:
     ],
     {
       cwd: ROOT,
+      // As deploy/edge-agent.service runs it (a variable set for the bench wins).
+      env: { ...AGENT_MALLOC_ENV, ...process.env },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
@@ -105,7 +108,7 @@ async function startAgentChild(dir: string): Promise<{ child: ChildProcess; api:
   throw new Error("edge agent did not start within 60 s");
 }
 
-async function call(api: ApiClient, method: string, p: string, body?: unknown): Promise<unknown> {
+export async function call(api: ApiClient, method: string, p: string, body?: unknown): Promise<unknown> {
   const r = await api.request(method, p, body);
   if (r.status >= 400) throw new Error(`agent ${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
@@ -122,6 +125,48 @@ function cloudCounter(server: RemoteServer, auth: () => Promise<Record<string, s
     if (res.status !== 200) throw new Error(`GET measurement: ${res.status} ${(await res.text()).slice(0, 200)}`);
     return ((await res.json()) as { received_data_points?: number }).received_data_points ?? 0;
   };
+}
+
+/**
+ * Points the agent at `server` over `transport`: an upstream "bench" (persisted, recovered, partial QoS) fed by a
+ * device connector on `fifo`; resolves once the upstream is connected.
+ */
+export async function configureBenchAgent(
+  api: ApiClient,
+  server: RemoteServer,
+  transport: Transport,
+  flush: "interval" | "immediately",
+  fifo: string,
+): Promise<void> {
+  await call(api, "PATCH", "/connection", {
+    server_url: server.url,
+    project_uuid: server.projectUuid,
+    edge_uuid: server.edgeUuid,
+    client_secret: server.clientSecret,
+  });
+  await call(api, "PATCH", "/transport", { protocol: transport });
+  await call(api, "POST", "/upstreams", {
+    id: "bench",
+    persist: true,
+    recover: true,
+    qos: "partial",
+    flush_policy: flush,
+    flush_interval: 5,
+  });
+  await call(api, "POST", "/device-connectors/upstream", {
+    id: "bench",
+    format: "iscp-v2-compat",
+    dest_ids: ["bench"],
+    ipc: { type: "fifo", path: fifo },
+  });
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const st = (await api.get<{ code: string; error: string }>("/upstreams/bench/state")).body;
+    if (st.code === "connected" || st.code === "quiet") return;
+    if (Date.now() > end)
+      throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
+    await sleep(100);
+  }
 }
 
 export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
@@ -163,35 +208,7 @@ export async function runAgentCase(o: AgentCaseOptions): Promise<CaseResult> {
     const api = started.api;
     // In the agent's own IPC folder (next to its socket), where its launch policy allows FIFOs by default.
     const fifo = path.join(dir, "ipc", "up.fifo");
-    await call(api, "PATCH", "/connection", {
-      server_url: server.url,
-      project_uuid: server.projectUuid,
-      edge_uuid: server.edgeUuid,
-      client_secret: server.clientSecret,
-    });
-    await call(api, "PATCH", "/transport", { protocol: o.transport });
-    await call(api, "POST", "/upstreams", {
-      id: "bench",
-      persist: true,
-      recover: true,
-      qos: "partial",
-      flush_policy: flush,
-      flush_interval: 5,
-    });
-    await call(api, "POST", "/device-connectors/upstream", {
-      id: "bench",
-      format: "iscp-v2-compat",
-      dest_ids: ["bench"],
-      ipc: { type: "fifo", path: fifo },
-    });
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const st = (await api.get<{ code: string; error: string }>("/upstreams/bench/state")).body;
-      if (st.code === "connected" || st.code === "quiet") break;
-      if (Date.now() > end)
-        throw new Error(`the agent's upstream did not connect to ${server.url}: ${st.code} ${st.error}`);
-      await sleep(100);
-    }
+    await configureBenchAgent(api, server, o.transport, flush, fifo);
     await waitForFifo(fifo);
 
     const cap = o.maxPoints ?? 0;

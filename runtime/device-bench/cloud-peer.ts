@@ -40,7 +40,7 @@ const CLI = path.join(ROOT, "bin/cloud-peer.mjs");
 const START_MS = 60_000;
 
 /** A TCP port that is free on 127.0.0.1 for both TCP and UDP (QUIC listens on the HTTP port's number). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (let i = 0; i < 20; i++) {
     const port = await new Promise<number>((resolve, reject) => {
       const s = net.createServer().listen(0, "127.0.0.1", () => {
@@ -100,11 +100,13 @@ export interface CloudPeerOptions {
    * database skip it: their info has only the URL.
    */
   setup?: boolean;
+  /** host:port to listen on (a restart on the same address); default a free port on 127.0.0.1. */
+  listen?: string;
 }
 
 export async function startCloudPeer(dir: string, opts: CloudPeerOptions): Promise<CloudPeer> {
   fs.mkdirSync(dir, { recursive: true });
-  const listen = `127.0.0.1:${await freePort()}`;
+  const listen = opts.listen ?? `127.0.0.1:${await freePort()}`;
   const traceFile = path.join(dir, "commits.trace");
   // A known admin password: the peer does not print a temporary one; the run signs in with a token instead.
   const env = { ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`, ...opts.env };

@@ -36,6 +36,22 @@ export function currentRssMiB(pid: number): number | undefined {
   }
 }
 
+/**
+ * The anonymous and file-backed parts of a process's RSS (RssAnon, RssFile), MiB: a file mapped into memory (the
+ * agent's LMDB queue) counts in the second, which the kernel can drop; growth of the first is memory the process
+ * holds. Undefined when the process is gone.
+ */
+export function rssPartsMiB(pid: number): { anon: number; file: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const anon = /RssAnon:\s+(\d+) kB/.exec(status);
+    const file = /RssFile:\s+(\d+) kB/.exec(status);
+    return anon && file ? { anon: Number(anon[1]) / 1024, file: Number(file[1]) / 1024 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resets the peak RSS (VmHWM) to the current RSS, so a reused process reports the peak of this case only. */
 export function resetPeakRss(pid: number): void {
   try {

@@ -1,5 +1,6 @@
 // The durable queue's LMDB environment: its four databases, and the rule that nothing is written after
 // close() (a late ack or a sender winding down is dropped; the next open rebuilds from what was committed).
+import { arch } from "node:os";
 import { join } from "node:path";
 import { type Database, type Key, type RootDatabase, open } from "lmdb";
 import { makeDir, makeLmdbPrivate } from "../private-files.js";
@@ -7,6 +8,22 @@ import type { MeasurementRecord, SequenceRecord } from "./records.js";
 
 /** The queue's LMDB file, in `<data>/queue/`. */
 export const QUEUE_LMDB = "queue.mdb";
+
+const GiB = 1024 ** 3;
+
+/**
+ * The address space the queue's file is mapped into at open, bytes (undefined: lmdb-js's default). lmdb-js
+ * otherwise maps 128 KiB and doubles the map as the file grows, keeping every earlier map until the environment
+ * closes (a reader may still hold a view into it): each page of the file read through several maps counted
+ * several times in the RSS, about twice the file in all. One map as large as the data it is configured to hold
+ * (a reservation of addresses, not of disk or memory: the file grows as pages are written) is mapped once;
+ * beyond it lmdb-js grows the map as before. At least 1 GiB; at most 64 GiB (an arm64 kernel with 39-bit addresses
+ * gives a process 512 GiB in all). 32-bit processes keep lmdb-js's chunked maps.
+ */
+export function queueMapBytes(capacityMiB: number): number | undefined {
+  if (!arch().endsWith("64")) return undefined;
+  return Math.ceil(Math.min(64 * GiB, Math.max(GiB, capacityMiB * 1024 * 1024 * 1.25)) / GiB) * GiB;
+}
 
 /** What a write after close() returns: nothing was written. */
 const DROPPED = Promise.resolve(false);
@@ -19,11 +36,14 @@ export class QueueEnv {
   readonly index: Database<[number, number], [number, number]>;
   private closing = false;
 
-  constructor(dir: string) {
+  /** `mapBytes`: see queueMapBytes(). */
+  constructor(dir: string, mapBytes?: number) {
     // overlappingSync off: a commit returns only once flushed, and a reopen after a crash sees exactly the
     // flushed transactions (with it on, what a reopen sees can change under a running load()).
     makeDir(dir, 0o700);
-    this.root = open({ path: join(dir, QUEUE_LMDB), maxDbs: 8, overlappingSync: false });
+    // No mapSize key at all without one: lmdb-js takes its defaults over by Object.assign (undefined included).
+    const map = mapBytes === undefined ? {} : { mapSize: mapBytes };
+    this.root = open({ path: join(dir, QUEUE_LMDB), maxDbs: 8, overlappingSync: false, ...map });
     makeLmdbPrivate(join(dir, QUEUE_LMDB));
     this.meas = this.root.openDB({ name: "meas" });
     this.seqs = this.root.openDB({ name: "seqs" });

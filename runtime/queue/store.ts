@@ -13,7 +13,8 @@ import type { DataPoint } from "../datapoint.js";
 import { chunkBuffers, encodeChunk } from "./chunk-codec.js";
 import { ChunkLedger, type MeasState, type QueueStats, type SeqState } from "./chunk-ledger.js";
 import { DISK_FULL_RATIO, diskUsage } from "./disk.js";
-import { QueueEnv } from "./queue-env.js";
+import { QueueEnv, queueMapBytes } from "./queue-env.js";
+import { KEEP_FINISHED, finishedBeyond } from "./retention.js";
 import { CHUNK_HEADER, readChunks, type ChunkSources, type StoredChunk } from "./read-chunks.js";
 import { UncommittedChunks } from "./uncommitted.js";
 import { type MeasurementInfo, type MeasurementRecord, type SequenceRecord, newCounters } from "./records.js";
@@ -31,6 +32,8 @@ export interface QueueOptions {
   limitDataStorage: boolean;
   /** Called after chunks were evicted (count and bytes of this eviction). */
   onEvict?: (chunks: number, bytes: number) => void;
+  /** Finished measurements kept listed (default KEEP_FINISHED); older ones are forgotten (retention.ts). */
+  keepFinished?: number;
 }
 
 export class DurableQueue {
@@ -47,7 +50,7 @@ export class DurableQueue {
   private limit: boolean;
 
   private constructor(private readonly opts: QueueOptions) {
-    this.env = new QueueEnv(opts.dir);
+    this.env = new QueueEnv(opts.dir, queueMapBytes(opts.capacityMiB));
     this.ledger = new ChunkLedger(this.env, this.uncommitted, this.measurements, this.sequences);
     this.sources = { env: this.env, uncommitted: this.uncommitted, removing: this.ledger.removing };
     this.capacityBytes = opts.capacityMiB * MiB;
@@ -88,6 +91,7 @@ export class DurableQueue {
       rec.owesCompletion = true;
       void this.endMeasurement(rec.uuid);
     }
+    this.pruneFinished();
     for (const k of this.env.chunks.getKeys({ limit: 1 })) this.ledger.oldestGid = k;
     const last = this.env.chunks.getKeys({ reverse: true, limit: 1 });
     for (const k of last) this.nextGid = Math.max(this.nextGid, k + 1);
@@ -133,7 +137,9 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || m.rec.ended) return;
     m.rec.ended = true;
-    await this.env.put(this.env.meas, uuid, m.rec);
+    const put = this.env.put(this.env.meas, uuid, m.rec);
+    this.pruneFinished();
+    await put;
   }
 
   /** Deferred upload stored chunks of the measurement: the cloud must be told it is complete (persisted). */
@@ -141,7 +147,9 @@ export class DurableQueue {
     const m = this.measurements.get(uuid);
     if (m === undefined || (m.rec.owesCompletion ?? false) === owes) return;
     m.rec.owesCompletion = owes;
-    await this.env.put(this.env.meas, uuid, m.rec);
+    const put = this.env.put(this.env.meas, uuid, m.rec);
+    if (!owes) this.pruneFinished();
+    await put;
   }
 
   /**
@@ -172,20 +180,30 @@ export class DurableQueue {
 
   /** Deletes a measurement with all its sequences and pending chunks. Returns false when unknown. */
   async deleteMeasurement(uuid: string): Promise<boolean> {
-    const m = this.measurements.get(uuid);
-    if (m === undefined) return false;
-    let last: Promise<boolean> = Promise.resolve(true);
+    if (!this.measurements.has(uuid)) return false;
+    await this.forget(uuid);
+    await this.env.flushed;
+    return true;
+  }
+
+  /** Removes a measurement's records, its sequences' and their pending chunks (one write transaction). */
+  private forget(uuid: string): Promise<boolean> {
     for (const [ord, s] of this.sequences) {
       if (s.rec.measUuid !== uuid) continue;
       this.ledger.releaseAll(ord, s);
       this.sequences.delete(ord);
-      last = this.env.remove(this.env.seqs, ord);
+      void this.env.remove(this.env.seqs, ord);
     }
     this.measurements.delete(uuid);
-    last = this.env.remove(this.env.meas, uuid);
-    await last;
-    await this.env.flushed;
-    return true;
+    return this.env.remove(this.env.meas, uuid);
+  }
+
+  /** Forgets the oldest finished measurements beyond the newest `keepFinished` (retention.ts). */
+  private pruneFinished(): void {
+    if (this.env.closed) return;
+    const keep = this.opts.keepFinished ?? KEEP_FINISHED;
+    for (const uuid of finishedBeyond(this.measurements.values(), this.sequences.values(), keep))
+      void this.forget(uuid);
   }
 
   // --- sequences ---
@@ -225,7 +243,9 @@ export class DurableQueue {
       this.ledger.stats.droppedChunks += s.c.chunks;
       this.ledger.releaseAll(ord, s);
     }
-    await this.env.put(this.env.seqs, ord, s.rec);
+    const put = this.env.put(this.env.seqs, ord, s.rec);
+    this.pruneFinished();
+    await put;
   }
 
   /**
@@ -320,6 +340,9 @@ export class DurableQueue {
     if (s === undefined || this.env.closed) return;
     let last: Promise<unknown> | undefined;
     for (const no of chunkNos) last = this.ledger.release(seqOrd, s, no) ?? last;
+    // The last chunk of an ended measurement released: it may be finished now.
+    if (last !== undefined && s.c.chunks === 0 && this.measurements.get(s.rec.measUuid)?.rec.ended)
+      this.pruneFinished();
     if (last !== undefined) await last;
   }
 

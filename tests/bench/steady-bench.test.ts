@@ -1,5 +1,6 @@
 // `npm run bench -- steady` at a tiny size (a given rate, 3 s): the row carries the RSS slope of the agent and
-// the cloud and the latency; the slope is a least-squares fit over the window's samples.
+// the cloud (and of their anonymous and file-backed parts) and the latency; the slope is a least-squares fit
+// over the window's samples.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -43,6 +44,11 @@ it("runs the agent path at the given rate and reports both sides' RSS slope and 
     expect(row![`rss_${side}_samples`] as number).toBeGreaterThanOrEqual(2);
     expect(row![`rss_${side}_first_MiB`] as number).toBeGreaterThan(10);
     expect(json.rss_series_MiB[side]!.length).toBeGreaterThanOrEqual(3);
+    // Its anonymous and file-backed parts (the agent's LMDB map is file-backed).
+    for (const part of ["anon", "file"]) {
+      expect(row![`rss_${side}_${part}_slope_MiB_per_min`]).toEqual(expect.any(Number));
+      expect(json.rss_series_MiB[`${side}_${part}`]!.length).toBeGreaterThanOrEqual(3);
+    }
   }
 }, 300_000);
 

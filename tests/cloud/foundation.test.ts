@@ -153,7 +153,7 @@ describe("the cloud-peer command", () => {
     for (const v of vars) expect(help.stdout, v).toContain(v);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('cloud-peer: invalid CLOUD_LOCKOUT_THRESHOLD "five": expected an integer >= 1');
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("shutdown with a stuck client", () => {

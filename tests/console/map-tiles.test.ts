@@ -28,7 +28,7 @@ describe("map tiles from the operator's tile service", () => {
     tiles = await startTileServer();
     peer = await startTestPeer({ config: { mapTilesUrl: tiles.template, mapTilesAttribution: "© Test tiles" } });
     m = await recordDrive(await adminCall(peer));
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await peer?.stop();
     await tiles?.close();

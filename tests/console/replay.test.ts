@@ -28,7 +28,7 @@ describe("replay of a recorded measurement", () => {
   let m: string;
   beforeAll(async () => {
     m = await recordDrive(ctx.call);
-  }, 60_000);
+  }, 120_000);
 
   for (const name of BROWSERS)
     for (const vp of VIEWPORTS)

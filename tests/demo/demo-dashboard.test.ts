@@ -23,7 +23,7 @@ afterAll(async () => {
     await gone;
   }
   fs.rmSync(data, { recursive: true, force: true });
-}, 60_000);
+}, 120_000);
 
 it("opens the vehicle's run on its dashboard: map, plots with units, values and logs", async () => {
   const listen = `127.0.0.1:${await freePort()}`;

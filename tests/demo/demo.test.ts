@@ -67,7 +67,7 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
         .map((l) => /"data_id":"([^"]+)"/.exec(l)?.[1]),
     );
   for (const name of ["vehicle/speed", "gnss/position", "imu/acc_x", "can/0x1A0", "engine/coolant_temp"])
-    await expect.poll(async () => (await names()).has(name), { timeout: 20_000, interval: 500 }).toBe(true);
+    await expect.poll(async () => (await names()).has(name), { timeout: 30_000, interval: 500 }).toBe(true);
   expect(url).toContain(run![2]!);
   const measurement = await (
     await fetch(`http://127.0.0.1:${port}/api/v1/projects/${run![1]}/measurements/${run![2]}`, {
@@ -125,4 +125,4 @@ it("names the address and CLOUD_LISTEN when the port is taken", async () => {
     await new Promise((r) => busy.close(r));
     fs.rmSync(other, { recursive: true, force: true });
   }
-}, 60_000);
+}, 120_000);

@@ -46,7 +46,7 @@ it("SIGTERM ends the open measurement and exits 0 within the unit's TimeoutStopS
         const ms = await cloud!.measurements();
         return ms.length === 1 && ms[0]!.received_data_points === 1000 && ms;
       },
-      20_000,
+      30_000,
       "1000 points in the cloud",
     );
     expect(open).toMatchObject({ status: "measuring", ended: false });

@@ -239,7 +239,7 @@ describe.sequential("docs/guide/cloud.md", () => {
     rootBlocksBefore(1);
     install(ca.issue("second", "1002"));
     peer!.child.kill("SIGHUP"); // systemctl reload (the unit's ExecReload)
-    await until(async () => (await serialOfNewConnection()) === "1002", 10_000, "the renewed certificate");
+    await until(async () => (await serialOfNewConnection()) === "1002", 30_000, "the renewed certificate");
     expect(await nextBlock()).toBe("serial=1002\n");
   }, 180_000);
 

@@ -33,7 +33,7 @@ afterAll(async () => {
     await exited;
   }
   fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, 120_000);
 
 /** The picture `console-<name>.png`: the window as it is, or the smallest box around some regions of the page. */
 async function picture(page: Page, name: string, regions: Locator[] = []): Promise<void> {

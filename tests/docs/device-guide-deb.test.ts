@@ -160,7 +160,7 @@ describe.sequential("docs/guide/device.md with the Debian package", () => {
     );
     children.push(c);
     await until(async () => (await pointsInCloud()) === 50, 30_000, "50 points in the cloud");
-  }, 60_000);
+  }, 120_000);
 
   it("step 5: a connector program the agent starts, allowed in /etc/default/edge-agent", async () => {
     const root = blocks.find((b) => b.kind === "root" && b.text.includes("AGENT_ALLOW_DIRS"))!.text;
@@ -202,5 +202,5 @@ describe.sequential("docs/guide/device.md with the Debian package", () => {
     await stopAgent();
     expect(testBlocks).toEqual([]);
     expect(unused()).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -145,7 +145,7 @@ describe.sequential("docs/guide/device.md", () => {
     expect(out).toMatch(/verified\s+true/);
     await until(
       async () => (await agent!.api.get<{ code: string }>("/upstreams/default/state")).body.code !== "disconnected",
-      20_000,
+      30_000,
       "the upstream connected",
     );
   }, 120_000);
@@ -160,8 +160,8 @@ describe.sequential("docs/guide/device.md", () => {
     connector = spawn(process.execPath, sampleConnector(["--path", tx, "--count", "50", "--rate", "500"]), {
       stdio: "ignore",
     });
-    await until(async () => (await pointsInCloud()) === 50, 20_000, "50 points in the cloud");
-  }, 60_000);
+    await until(async () => (await pointsInCloud()) === 50, 30_000, "50 points in the cloud");
+  }, 120_000);
 
   it("starts a connector program from an allowed directory, whose points reach the cloud", async () => {
     fs.writeFileSync(
@@ -173,8 +173,8 @@ describe.sequential("docs/guide/device.md", () => {
     );
     const out = await nextBlock();
     expect(out).toContain("can");
-    await until(async () => (await pointsInCloud()) > 250, 20_000, "the launched connector's points in the cloud");
-  }, 60_000);
+    await until(async () => (await pointsInCloud()) > 250, 30_000, "the launched connector's points in the cloud");
+  }, 120_000);
 
   it("upgrades in place: reinstalled and restarted, the agent keeps its settings, and the cloud shows the measurement ended", async () => {
     await nextBlock();
@@ -196,7 +196,7 @@ describe.sequential("docs/guide/device.md", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(file, "utf8")).toContain(cloud.edge.edgeSecret);
     await stopAgent();
-  }, 60_000);
+  }, 120_000);
 
   it("ran every test block, with every substitution", () => {
     expect(testBlocks).toEqual([]);

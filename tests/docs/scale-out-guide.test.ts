@@ -114,7 +114,7 @@ afterAll(async () => {
   await nats?.stop();
   pgServer?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, 120_000);
 
 describe.sequential("docs/guide/scale-out.md", () => {
   it("marks every sh block: test (run here), hosts (several machines), bench (the benchmark)", () => {
@@ -157,7 +157,7 @@ describe.sequential("docs/guide/scale-out.md", () => {
     const pids = peerPids();
     await nextBlock();
     await until(() => pids.every((pid) => !alive(pid)), 30_000, "the peers' exit");
-  }, 60_000);
+  }, 120_000);
 
   it("ran every test block, with every substitution", () => {
     expect(testBlocks).toEqual([]);

@@ -6,7 +6,7 @@ import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack({ agent: "child" })), 60_000);
+beforeAll(async () => void (s = await startConnectedStack({ agent: "child" })), 120_000);
 afterAll(async () => s?.close());
 
 interface AgentMeasurement {
@@ -33,7 +33,7 @@ async function writeUntilBroken(fh: FileHandle, from: number): Promise<number> {
 it("loses no accepted point when the agent is killed with SIGKILL", async () => {
   const fh = await openFifoWriter(s.fifo("dc"));
   await writeNumbered(fh, 0, 500);
-  await until(async () => (await cloudIndices(s)).length === 500, 15_000, "500 points in real time");
+  await until(async () => (await cloudIndices(s)).length === 500, 30_000, "500 points in real time");
 
   // With the cloud away, what the agent accepts stays in its queue: wait until it says it holds it.
   await s.stopCloud();
@@ -46,7 +46,7 @@ it("loses no accepted point when the agent is killed with SIGKILL", async () => 
       last = size;
       return stable;
     },
-    15_000,
+    30_000,
     "the agent holds the offline points",
   );
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
   s = await startStack();
   await s.connect();
   await streamThroughRt(s);
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await restored?.close();
   await s?.close();
@@ -51,7 +51,7 @@ it("a backup taken during a live upstream restores every acknowledged point, wit
     expect(stdout).toContain(`backup written to ${backupDir}`);
     // Data keeps flowing after the backup: the live peer ends up with more than the backup.
     const after = written;
-    await until(() => written >= after + 500, 15_000, "more points written");
+    await until(() => written >= after + 500, 30_000, "more points written");
   } finally {
     writing = false;
     await writer;

@@ -10,7 +10,7 @@ import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.
 
 const run = promisify(execFile);
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack()), 60_000);
+beforeAll(async () => void (s = await startConnectedStack()), 120_000);
 afterAll(async () => s?.close());
 
 const state = async () =>
@@ -24,7 +24,7 @@ it("skips corrupt bytes, counts them in the state, and keeps the good frames", a
     await writeNumbered(fh, 3, 50);
     await until(
       async () => (await state()).error.includes("corrupt frame region(s) skipped"),
-      10_000,
+      30_000,
       "the corrupt region counted",
     );
     expect(["connected", "quiet"]).toContain((await state()).code);
@@ -36,12 +36,12 @@ it("skips corrupt bytes, counts them in the state, and keeps the good frames", a
       const i = await cloudIndices(s);
       return i.length >= 49 && i;
     },
-    15_000,
+    30_000,
     "the good frames in the cloud",
   );
   // The frame right after the garbage may be swallowed while resynchronising; every other one arrives.
   expect(got.filter((i) => i !== 1)).toEqual(range(0, 50).filter((i) => i !== 1));
-}, 60_000);
+}, 120_000);
 
 it("stops the measurement when the disk is 90 % full (limit_data_storage false) and says so", async () => {
   await s.agentApi.patch("/deferred-upload", { limit_data_storage: false });
@@ -63,7 +63,7 @@ it("stops the measurement when the disk is 90 % full (limit_data_storage false) 
           st.error.includes("the disk holding the data directory is 95 % full: measurement stopped")
         );
       },
-      10_000,
+      30_000,
       "the channel in error with the reason",
     );
     expect((await cloudIndices(s)).filter((i) => i >= 1000)).toEqual([]);
@@ -76,11 +76,11 @@ it("stops the measurement when the disk is 90 % full (limit_data_storage false) 
         const i = (await cloudIndices(s)).filter((x) => x >= 2000);
         return i.length >= 100 && i;
       },
-      15_000,
+      30_000,
       "accepting again",
     );
     expect(got).toEqual(range(2000, 2100));
-    await until(async () => ["connected", "quiet"].includes((await state()).code), 10_000, "the channel recovers");
+    await until(async () => ["connected", "quiet"].includes((await state()).code), 30_000, "the channel recovers");
   } finally {
     await fh.close();
     queue.diskUsage = real;
@@ -88,7 +88,7 @@ it("stops the measurement when the disk is 90 % full (limit_data_storage false) 
   }
   // Streaming after the stop is a new measurement.
   expect((await s.measurements()).length).toBeGreaterThan(before);
-}, 60_000);
+}, 120_000);
 
 it("names both formats when the connector writes the other one, and says the sample connector's formats", async () => {
   const sample = path.resolve("runtime/connectors/sample-connector.ts");
@@ -129,4 +129,4 @@ it("names both formats when the connector writes the other one, and says the sam
     code: 2,
     stderr: 'sample-connector: --format takes "iscp-v2-compat" or "logger-msg", not "csv"\n',
   });
-}, 60_000);
+}, 120_000);

@@ -5,7 +5,7 @@ import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack()), 60_000);
+beforeAll(async () => void (s = await startConnectedStack()), 120_000);
 afterAll(async () => s?.close());
 
 const upstreamState = async () => (await s.agentApi.get<{ code: string }>("/upstreams/rt/state")).body.code;
@@ -14,12 +14,12 @@ it("delivers every point exactly once across a cloud outage", async () => {
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 300);
-    await until(async () => (await cloudIndices(s)).length === 300, 15_000, "300 points in real time");
+    await until(async () => (await cloudIndices(s)).length === 300, 30_000, "300 points in real time");
 
     await s.stopCloud();
     await until(
       async () => (await upstreamState()) !== "connected" && (await upstreamState()) !== "quiet",
-      15_000,
+      30_000,
       "upstream notices the outage",
     );
     await writeNumbered(fh, 300, 800);
@@ -46,7 +46,7 @@ it("delivers every point exactly once across a cloud outage", async () => {
   // Deferred upload drained what it held.
   await until(
     async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none",
-    15_000,
+    30_000,
     "deferred upload idle",
   );
 }, 120_000);
@@ -87,4 +87,4 @@ it("sends points routed to `deferred` only by deferred upload, exactly once", as
     "every measurement completed in the cloud",
   );
   expect(done.map((m) => m.received_data_points)).toEqual([1500]);
-}, 60_000);
+}, 120_000);

@@ -21,16 +21,16 @@ beforeAll(async () => {
   await until(
     async () =>
       ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>("/upstreams/default/state")).body.code),
-    15_000,
+    30_000,
     "default connected",
   );
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 const settled = async () => {
   await until(
     async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none",
-    20_000,
+    30_000,
     "deferred upload idle",
   );
   const pending = (await s.agentApi.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items.reduce(
@@ -44,7 +44,7 @@ it("stores each point once with dest_ids [upstream, deferred]: 500 written, 500 
   const fh = await openFifoWriter(s.fifo("dc-can"));
   try {
     await writeNumbered(fh, 0, 500, { name: "can" });
-    await until(async () => (await cloudIndices(s, "can")).length >= 500, 15_000, "500 points stored");
+    await until(async () => (await cloudIndices(s, "can")).length >= 500, 30_000, "500 points stored");
   } finally {
     await fh.close();
   }
@@ -59,7 +59,7 @@ it("stores each point once with dest_ids [upstream, deferred]: 500 written, 500 
     received_data_points: 500,
     sequences: { expected_data_points: 500, received_data_points: 500, status: "completed" },
   });
-}, 60_000);
+}, 120_000);
 
 it("uploads later, once, what an outage kept from real time, also for an upstream with recover: false", async () => {
   await s.put("/upstreams", { id: "lossy", recover: false });
@@ -70,13 +70,13 @@ it("uploads later, once, what an outage kept from real time, also for an upstrea
     ipc: { type: "fifo", path: s.fifo("dc-lossy") },
   });
   const state = async () => (await s.agentApi.get<{ code: string }>("/upstreams/lossy/state")).body.code;
-  await until(async () => ["connected", "quiet"].includes(await state()), 15_000, "lossy connected");
+  await until(async () => ["connected", "quiet"].includes(await state()), 30_000, "lossy connected");
   const fh = await openFifoWriter(s.fifo("dc-lossy"));
   try {
     await writeNumbered(fh, 0, 200, { name: "lossy" });
-    await until(async () => (await cloudIndices(s, "lossy")).length >= 200, 15_000, "200 points in real time");
+    await until(async () => (await cloudIndices(s, "lossy")).length >= 200, 30_000, "200 points in real time");
     await s.stopCloud();
-    await until(async () => !["connected", "quiet"].includes(await state()), 15_000, "the upstream notices the outage");
+    await until(async () => !["connected", "quiet"].includes(await state()), 30_000, "the upstream notices the outage");
     await writeNumbered(fh, 200, 400, { name: "lossy" });
     await new Promise((r) => setTimeout(r, 1000));
     await s.startCloud();

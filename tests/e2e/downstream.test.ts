@@ -32,7 +32,7 @@ beforeAll(async () => {
     reconnect: false,
   });
   await s.connect();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await publisher?.close();
   await s?.close();
@@ -64,10 +64,10 @@ describe("downstream: cloud -> agent -> connector FIFO", () => {
         ["connected", "quiet"].includes(
           ((await s.agentApi.get("/downstreams/dn/state")).body as { code: string }).code,
         ),
-      15_000,
+      30_000,
       "downstream connected",
     );
-    await until(() => fs.existsSync(fifo), 10_000, "downstream FIFO created");
+    await until(() => fs.existsSync(fifo), 30_000, "downstream FIFO created");
 
     // Read the FIFO as the connector would.
     const got: DataPoint[] = [];
@@ -93,7 +93,7 @@ describe("downstream: cloud -> agent -> connector FIFO", () => {
         payload: p.payload.toString("hex"),
         elapsedNs: p.elapsed,
       }));
-    await until(() => got.length >= want.length, 15_000, `${want.length} frames in the FIFO`);
+    await until(() => got.length >= want.length, 30_000, `${want.length} frames in the FIFO`);
     reader.destroy();
     const seen = got.map((p) => ({
       name: p.name,
@@ -109,5 +109,5 @@ describe("downstream: cloud -> agent -> connector FIFO", () => {
     };
     expect(byName(seen)).toEqual(byName(want));
     expect(seen).toHaveLength(want.length);
-  }, 60_000);
+  }, 120_000);
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
     data_name_prefix: "cam/",
     ipc: { type: "fifo", path: s.fifo("cam") },
   });
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 const filter = (id: string, target: object, change_to: { type: string; [field: string]: unknown }) =>
@@ -90,7 +90,7 @@ it("applies rename, sampling and h264-essential-nal-units by name, type, src-id 
   const video = points.find((p) => p.name === "all/cam/video")!;
   expect([...video.payload]).toEqual([...nal(0x67, [0x42, 0x00]), ...nal(0x68, [0xce]), ...nal(0x65, [0x88, 0x84])]);
   for (const id of ["rename-a", "thin", "video", "tag-all"]) await s.agentApi.delete(`/filters/upstream/${id}`);
-}, 60_000);
+}, 120_000);
 
 it("loses no point in flight when a filter changes", async () => {
   const before = (await cloudPoints(0)).length;
@@ -99,7 +99,7 @@ it("loses no point in flight when a filter changes", async () => {
   try {
     // The change lands while points are in the FIFO, in the filters and in the queue.
     await writeNumbered(fh, 0, 1000);
-    await until(async () => (await cloudIndices(s, "/n")).length >= 200, 10_000, "some points through the old filter");
+    await until(async () => (await cloudIndices(s, "/n")).length >= 200, 30_000, "some points through the old filter");
     await s.agentApi.patch("/filters/upstream/tag", { change_to: { type: "rename", add_prefix: "y/" } });
     await writeNumbered(fh, 1000, 2000);
   } finally {
@@ -113,4 +113,4 @@ it("loses no point in flight when a filter changes", async () => {
   const firstY = Math.min(...points.filter((p) => p.name === "y/n").map(indexOf));
   expect(lastX + 1).toBe(firstY);
   expect(await cloudIndices(s, "/n")).toHaveLength(2000);
-}, 60_000);
+}, 120_000);

@@ -1,7 +1,7 @@
 // The cloud peer killed (kill -9) while the agent streams to it over QUIC (QoS unreliable, the default): nothing
 // tells the agent, which notices at its next ping, ~10 s later; meanwhile the chunks it sent are given up as lost.
 // They are sent again on the next connection, in real time, not left for the deferred upload at the measurement's
-// end (before: minutes, as long as the measurement lasts).
+// end (minutes away, as long as the measurement lasts).
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await streamThroughRt(s, { qos: "unreliable" });
   await s.stopCloud();
   await startCloudProcess();
-}, 90_000);
+}, 120_000);
 afterAll(async () => {
   cloud?.child.kill("SIGKILL");
   await cloud?.exit;

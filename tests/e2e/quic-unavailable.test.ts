@@ -19,7 +19,7 @@ beforeAll(async () => {
   s = await startStack({ agent: "child", agentNodeArgs: HIDE_QUIC });
   await s.connect("websocket");
   await streamThroughRt(s);
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
@@ -27,13 +27,13 @@ const state = async () => (await s.agentApi.get<{ code: string; error: string }>
 it("streams over WebSocket, then shows a clear error state when the transport is set to QUIC", async () => {
   await until(
     async () => ["quiet", "connected"].includes((await state()).code),
-    20_000,
+    30_000,
     "upstream open over WebSocket",
   );
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 50, { size: 32 });
-    await until(async () => (await cloudIndices(s)).length === 50, 20_000, "50 points over WebSocket");
+    await until(async () => (await cloudIndices(s)).length === 50, 30_000, "50 points over WebSocket");
     expect(await cloudIndices(s)).toEqual(range(0, 50));
 
     const r = await s.agentApi.request("PATCH", "/transport", { protocol: "quic" });
@@ -43,7 +43,7 @@ it("streams over WebSocket, then shows a clear error state when the transport is
         const st = await state();
         return st.code === "error" && st;
       },
-      20_000,
+      30_000,
       "error state over QUIC",
     );
     expect(failed.error).toBe(`transport: QUIC is not available on this platform (${PLATFORM})`);
@@ -56,7 +56,7 @@ it("streams over WebSocket, then shows a clear error state when the transport is
     await fh.close();
   }
   await until(async () => (await cloudIndices(s)).length === 100, 30_000, "100 points over WebSocket");
-}, 90_000);
+}, 120_000);
 
 it("refuses to start a cloud peer listening on QUIC, with a clear message", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quic-unavailable-"));
@@ -88,4 +88,4 @@ it("refuses to start a cloud peer listening on QUIC, with a clear message", asyn
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}, 90_000);
+}, 120_000);

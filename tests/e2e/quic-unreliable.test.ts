@@ -14,7 +14,7 @@ beforeAll(async () => {
   // A small send window: chunks that never get an ack would block real time if they held their place.
   await s.agentApi.patch("/transport", { send_queue_size: 4 });
   await streamThroughRt(s, { qos: "unreliable" });
-}, 60_000);
+}, 120_000);
 afterEach(() => {
   QuicDatagramChannel.prototype.send = realSend;
 });
@@ -23,7 +23,7 @@ afterAll(async () => s?.close());
 const state = async () => (await s.agentApi.get<{ code: string }>("/upstreams/rt/state")).body;
 
 it("loses datagrams in real time and still delivers every point once (deferred upload)", async () => {
-  await until(async () => ["quiet", "connected"].includes((await state()).code), 20_000, "upstream open over QUIC");
+  await until(async () => ["quiet", "connected"].includes((await state()).code), 30_000, "upstream open over QUIC");
   // The network loses every third datagram message the agent sends (it counts as sent).
   let n = 0;
   QuicDatagramChannel.prototype.send = function (message: Uint8Array) {

@@ -9,17 +9,17 @@ beforeAll(async () => {
   s = await startStack({ quic: true });
   await s.connect("quic");
   await streamThroughRt(s);
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 const state = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
 
 it("streams over QUIC and recovers what a cloud restart interrupted", async () => {
-  await until(async () => ["quiet", "connected"].includes((await state()).code), 20_000, "upstream open over QUIC");
+  await until(async () => ["quiet", "connected"].includes((await state()).code), 30_000, "upstream open over QUIC");
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 200, { size: 64 });
-    await until(async () => (await cloudIndices(s)).length === 200, 20_000, "200 points over QUIC");
+    await until(async () => (await cloudIndices(s)).length === 200, 30_000, "200 points over QUIC");
     await s.stopCloud();
     await writeNumbered(fh, 200, 400, { size: 64 });
     await s.startCloud();

@@ -7,7 +7,7 @@ import { startStackBehindRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
 let relay: TcpRelay;
-beforeAll(async () => void ({ s, relay } = await startStackBehindRelay()), 60_000);
+beforeAll(async () => void ({ s, relay } = await startStackBehindRelay()), 120_000);
 afterAll(async () => {
   await s?.close();
   await relay?.close();
@@ -20,11 +20,11 @@ const pendingOnAgent = async () =>
 const upstream = async () => (await s.agentApi.get<{ code: string; error: string }>("/upstreams/rt/state")).body;
 
 it("resumes the stream after a network cut; every point arrives once, in one sequence", async () => {
-  await until(async () => ["quiet", "connected"].includes((await upstream()).code), 20_000, "upstream open");
+  await until(async () => ["quiet", "connected"].includes((await upstream()).code), 30_000, "upstream open");
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 300);
-    await until(async () => (await cloudIndices(s)).length === 300, 15_000, "300 points in real time");
+    await until(async () => (await cloudIndices(s)).length === 300, 30_000, "300 points in real time");
     const before = relay.accepted;
     // The link dies silently: chunks sent now never reach the cloud (no ack) until the connection is cut.
     relay.blackhole();
@@ -34,7 +34,7 @@ it("resumes the stream after a network cut; every point arrives once, in one seq
     await writeNumbered(fh, 400, 600);
     await until(
       async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code),
-      20_000,
+      30_000,
       "reconnected",
     );
     await writeNumbered(fh, 600, 900);

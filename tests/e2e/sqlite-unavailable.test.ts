@@ -17,7 +17,7 @@ const MESSAGE = `storage: the sqlite3 module is not installed for ${PLATFORM}; r
 let s: Stack;
 beforeAll(async () => {
   s = await startConnectedStack({ agent: "child", agentNodeArgs: HIDE_SQLITE3 });
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 it("runs the agent without sqlite3: a connector's points reach the cloud", async () => {
@@ -29,7 +29,7 @@ it("runs the agent without sqlite3: a connector's points reach the cloud", async
   }
   await until(async () => (await cloudIndices(s)).length === 100, 30_000, "100 points in the cloud");
   expect(await cloudIndices(s)).toEqual(range(0, 100));
-}, 60_000);
+}, 120_000);
 
 const cloudPeer = (args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -53,7 +53,7 @@ it("stops a cloud peer without sqlite3 at start with one clear line", async () =
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+}, 120_000);
 
 it("answers a sub-command that needs the database with the same line", async () => {
   // A database made by a peer that had sqlite3 (this test process has it), then opened without.
@@ -61,4 +61,4 @@ it("answers a sub-command that needs the database with the same line", async () 
   const r = await cloudPeer(["token", "create", "--user", "admin", "--name", "t", "--data", peerDir]);
   expect(r.code).toBe(1);
   expect(r.stderr).toBe(`cloud-peer token create: ${MESSAGE}\n`);
-}, 60_000);
+}, 120_000);

@@ -201,7 +201,7 @@ export function cloudData(
 }
 
 /** Opens a FIFO for writing once the agent has created it (as a device connector does). */
-export async function openFifoWriter(fifoPath: string, ms = 10_000): Promise<fs.promises.FileHandle> {
+export async function openFifoWriter(fifoPath: string, ms = 30_000): Promise<fs.promises.FileHandle> {
   const until = Date.now() + ms;
   for (;;) {
     try {
@@ -217,7 +217,7 @@ export async function openFifoWriter(fifoPath: string, ms = 10_000): Promise<fs.
 /** Polls until `check` returns a truthy value (or throws after `ms`). */
 export async function until<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 15_000,
+  ms = 30_000,
   what = "condition",
 ): Promise<T> {
   const end = Date.now() + ms;

@@ -6,14 +6,14 @@ import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack({ agent: "child" })), 60_000);
+beforeAll(async () => void (s = await startConnectedStack({ agent: "child" })), 120_000);
 afterAll(async () => s?.close());
 
 it("the cloud shows the measurement completed right after the agent exited on SIGTERM", async () => {
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 500);
-    await until(async () => (await cloudIndices(s)).length === 500, 15_000, "500 points in real time");
+    await until(async () => (await cloudIndices(s)).length === 500, 30_000, "500 points in real time");
     const [during] = await s.measurements();
     expect(during!.status).toBe("measuring");
     await s.stopAgent("SIGTERM");
@@ -31,4 +31,4 @@ it("the cloud shows the measurement completed right after the agent exited on SI
     sequences: { status: "completed", expected_data_points: 500, received_data_points: 500 },
   });
   expect(await cloudIndices(s)).toEqual(range(0, 500));
-}, 60_000);
+}, 120_000);

@@ -6,7 +6,7 @@ import { cloudIndices, range, writeNumbered } from "./points.js";
 import { addRtUpstream, openFifoWriter, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 60_000);
+beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 120_000);
 afterAll(async () => s?.close());
 
 const agentPending = async () =>

@@ -8,7 +8,7 @@ import { startStackBehindRelay, type TcpRelay } from "./tcp-cut.js";
 
 let s: Stack;
 let relay: TcpRelay;
-beforeAll(async () => void ({ s, relay } = await startStackBehindRelay({ cloud: { accessTokenTtl: 4 } })), 60_000);
+beforeAll(async () => void ({ s, relay } = await startStackBehindRelay({ cloud: { accessTokenTtl: 4 } })), 120_000);
 afterAll(async () => {
   await s?.close();
   await relay?.close();
@@ -17,17 +17,17 @@ afterAll(async () => {
 const upstream = async () => (await s.agentApi.get<{ code: string }>("/upstreams/rt/state")).body;
 
 it("resumes with a refreshed token after the first one expired", async () => {
-  await until(async () => ["quiet", "connected"].includes((await upstream()).code), 20_000, "upstream open");
+  await until(async () => ["quiet", "connected"].includes((await upstream()).code), 30_000, "upstream open");
   const fh = await openFifoWriter(s.fifo("dc"));
   try {
     await writeNumbered(fh, 0, 100);
-    await until(async () => (await cloudIndices(s)).length === 100, 15_000, "100 points in real time");
+    await until(async () => (await cloudIndices(s)).length === 100, 30_000, "100 points in real time");
     await new Promise((r) => setTimeout(r, 6000)); // the token the stream opened with has expired
     const before = relay.accepted;
     relay.cut();
     await until(
       async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code),
-      20_000,
+      30_000,
       "reconnected",
     );
     await writeNumbered(fh, 100, 200);

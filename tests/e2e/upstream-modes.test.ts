@@ -72,7 +72,7 @@ beforeAll(async () => {
     qos: "unreliable",
     filters: [{ src_edge_uuid: s.cloud.edgeUuid, data_filters: [{ type: "#", name: "#" }] }],
   });
-  await until(() => fs.existsSync(s.fifo("mirror")), 10_000, "mirror FIFO");
+  await until(() => fs.existsSync(s.fifo("mirror")), 30_000, "mirror FIFO");
   const dec = new IscpV2CompatDecoder({ srcId: "mirror" });
   reader = fs.createReadStream(s.fifo("mirror"));
   reader.on("data", (b) => decodeInto(dec, b as Buffer, live));
@@ -80,11 +80,11 @@ beforeAll(async () => {
     const path = id === "self" ? "/downstreams/self/state" : `/upstreams/${id}/state`;
     await until(
       async () => ["connected", "quiet"].includes((await s.agentApi.get<{ code: string }>(path)).body.code),
-      15_000,
+      30_000,
       `${id} connected`,
     );
   }
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   reader?.destroy();
   await s?.close();
@@ -121,22 +121,22 @@ it("persist: false streams live only and shows its traffic; unreliable + immedia
     "600 unreliable points stored",
   );
   expect(got).toEqual(range(0, 600));
-  await until(() => liveIndices("volatile/").length >= 600, 15_000, "600 volatile points live");
+  await until(() => liveIndices("volatile/").length >= 600, 30_000, "600 volatile points live");
   expect(liveIndices("volatile/")).toEqual(range(0, 600));
   // The cloud does not store them.
   expect(await cloudIndices(s, "volatile/n")).toEqual([]);
-}, 90_000);
+}, 120_000);
 
 it("recover: false drops and counts what an outage kept from the cloud; nothing is uploaded later", async () => {
   const fh = await openFifoWriter(s.fifo("norecover"));
   const dropped0 = s.agent!.dataPath.queue.stats.droppedChunks;
   try {
     await writeNumbered(fh, 0, 300, { name: "r" });
-    await until(async () => (await cloudIndices(s, "norecover/r")).length === 300, 15_000, "300 points in real time");
+    await until(async () => (await cloudIndices(s, "norecover/r")).length === 300, 30_000, "300 points in real time");
     await s.stopCloud();
     await until(
       async () => !["connected", "quiet"].includes((await state("norecover")).code),
-      15_000,
+      30_000,
       "upstream notices the outage",
     );
     await writeNumbered(fh, 300, 800, { name: "r" });
@@ -146,7 +146,7 @@ it("recover: false drops and counts what an outage kept from the cloud; nothing 
     await forgetUpstreams(path.join(s.dir, "cloud", "cloud.db"));
     await s.startCloud();
     await until(async () => ["connected", "quiet"].includes((await state("norecover")).code), 30_000, "upstream back");
-    await until(() => s.agent!.dataPath.queue.stats.droppedChunks > dropped0, 15_000, "dropped chunks counted");
+    await until(() => s.agent!.dataPath.queue.stats.droppedChunks > dropped0, 30_000, "dropped chunks counted");
     await new Promise((r) => setTimeout(r, 1000));
     await writeNumbered(fh, 800, 1000, { name: "r" });
   } finally {
@@ -159,7 +159,7 @@ it("recover: false drops and counts what an outage kept from the cloud; nothing 
   );
   await until(
     async () => (await s.agentApi.get<{ code: string }>("/deferred-upload/state")).body.code === "none",
-    15_000,
+    30_000,
     "deferred upload idle",
   );
   await new Promise((r) => setTimeout(r, 1000));

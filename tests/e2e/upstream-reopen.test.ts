@@ -1,6 +1,6 @@
 // A stream the agent can neither resume nor open anew (the cloud restarted while its PostgreSQL is down) is
 // opened again once the cloud can take it: live viewers see the agent's new points without the agent being
-// restarted. Before, one failed reopen left the upstream dead ("no new stream; waiting for the link").
+// restarted; one failed reopen does not leave the upstream dead ("no new stream; waiting for the link").
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectWebSocket } from "../../proto/transport/ws/client.js";
 import { IscpClient } from "../../runtime/iscp/iscp-client.js";
@@ -26,7 +26,7 @@ afterAll(async () => {
   await s?.close();
   await relay?.close();
   pg?.stop();
-}, 60_000);
+}, 120_000);
 
 const ready = async (url: string) =>
   (await fetch(`${url}/api/health/ready`, { signal: AbortSignal.timeout(15_000) }).catch(() => undefined))?.status;

@@ -6,7 +6,7 @@ import { encodeLoggerMsgRaw } from "../../runtime/ipc/logger-msg.js";
 import { addRtUpstream, openFifoWriter, rfc3339Ns, startConnectedStack, until, type Stack } from "./stack.js";
 
 let s: Stack;
-beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 60_000);
+beforeAll(async () => void (s = await startConnectedStack({}, addRtUpstream)), 120_000);
 afterAll(async () => s?.close());
 
 interface Sent {
@@ -41,13 +41,13 @@ async function expectInCloud(channel: string, sent: Sent[], prefix: string): Pro
       const r = s.agent!.dataPath.current;
       return r !== undefined && !r.isEnded && r;
     },
-    10_000,
+    30_000,
     "a measurement in progress",
   );
   const base = run.clock.clockBase;
   const meas = await until(
     async () => (await s.measurements()).find((m) => m.uuid === run.uuid),
-    15_000,
+    30_000,
     "measurement in the cloud",
   );
   const points = await until(
@@ -55,7 +55,7 @@ async function expectInCloud(channel: string, sent: Sent[], prefix: string): Pro
       const p = await s.points(run.uuid);
       return p.length >= sent.length && p;
     },
-    15_000,
+    30_000,
     `${sent.length} points of ${channel} in the cloud`,
   );
   const baseNs = rfc3339Ns(meas.basetime);
@@ -95,8 +95,8 @@ describe("upstream: connector FIFO -> agent -> iSCP -> cloud storage", () => {
     await writeFrames(s.fifo("v2"), sent, (f) => encodeIscpV2Frame(f.sec, f.nsec, f.type, f.name, f.payload));
     await expectInCloud("v2", sent, "v2/");
     await s.agentApi.delete("/device-connectors/upstream/v2");
-    await until(async () => s.agent!.dataPath.current?.isEnded !== false, 10_000, "measurement ended");
-  }, 60_000);
+    await until(async () => s.agent!.dataPath.current?.isEnded !== false, 30_000, "measurement ended");
+  }, 120_000);
 
   it("logger-msg frames (String DType and an unknown DType) arrive with their names and types", async () => {
     await s.put("/device-connectors/upstream", {
@@ -113,5 +113,5 @@ describe("upstream: connector FIFO -> agent -> iSCP -> cloud storage", () => {
     );
     await writeFrames(s.fifo("lm"), sent, (f) => encodeLoggerMsgRaw(f.sec, f.nsec, f.type, f.name, f.payload)!);
     await expectInCloud("lm", sent, "lm/");
-  }, 60_000);
+  }, 120_000);
 });

@@ -84,7 +84,7 @@ describe("edge-agent daemon", () => {
       dest_ids: ["u"],
       launch: { command: "/bin/sleep", args: [marker] },
     });
-    await eventually(() => running(marker), 10_000);
+    await eventually(() => running(marker), 30_000);
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     expect(running(marker)).toBe(false);

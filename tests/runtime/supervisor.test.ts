@@ -66,8 +66,10 @@ describe("supervisor", () => {
     await new Promise((r) => setTimeout(r, 1100)); // update_time has second precision
     const pump = setInterval(() => t.agent.supervisor.data("upstreams", "u1", 500), 100);
     try {
-      await expect.poll(() => state("/upstreams/u1/state"), { timeout: 5000 }).toMatchObject({ code: "connected" });
-      await expect.poll(async () => (await state("/upstreams/u1/state")).bitrate, { timeout: 5000 }).toBeGreaterThan(0);
+      await expect.poll(() => state("/upstreams/u1/state"), { timeout: 30_000 }).toMatchObject({ code: "connected" });
+      await expect
+        .poll(async () => (await state("/upstreams/u1/state")).bitrate, { timeout: 30_000 })
+        .toBeGreaterThan(0);
     } finally {
       clearInterval(pump);
     }
@@ -149,7 +151,7 @@ describe("supervisor", () => {
   it("brings machines back from the stored settings after a restart", async () => {
     const before = callsFor(upstreams, "u1").length;
     await t.restart();
-    await expect.poll(() => callsFor(upstreams, "u1").length, { timeout: 5000 }).toBe(before + 1);
+    await expect.poll(() => callsFor(upstreams, "u1").length, { timeout: 30_000 }).toBe(before + 1);
     expect(callsFor(upstreams, "u1")[before - 1]!.closed).toBe(true);
   });
 });

@@ -41,10 +41,10 @@ describe("Verify Connection Settings", () => {
 
   it("the connection machine authenticates with the stored settings", async () => {
     await t.api.patch("/connection", { client_secret: SECRET });
-    await expect.poll(() => t.agent.supervisor.connectionReport()?.code, { timeout: 5000 }).toBe("connected");
+    await expect.poll(() => t.agent.supervisor.connectionReport()?.code, { timeout: 30_000 }).toBe("connected");
     await t.api.patch("/connection", { client_secret: "wrong-again" });
     await expect
-      .poll(() => t.agent.supervisor.connectionReport(), { timeout: 5000 })
+      .poll(() => t.agent.supervisor.connectionReport(), { timeout: 30_000 })
       .toMatchObject({ code: "error", error: expect.stringContaining("401") });
   });
 });

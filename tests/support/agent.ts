@@ -58,7 +58,7 @@ export function startTestAgents(n: number): Promise<TestAgent[]> {
 /** Polls until `check` returns a truthy value (or throws after `ms`). */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 5000,
+  ms = 30_000,
 ): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;

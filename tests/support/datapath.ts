@@ -51,7 +51,7 @@ export function exited(child: ChildProcess): Promise<number | null> {
 /** Polls `cond` every 10 ms, running `poll` (e.g. a file read) before each check. */
 export async function waitFor(
   cond: () => boolean,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   what = "condition",
   poll?: () => Promise<void>,
 ): Promise<void> {

@@ -52,7 +52,7 @@ export async function startTestBroker(
   };
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+export async function waitFor(cond: () => boolean, timeoutMs = 30_000, what = "condition"): Promise<void> {
   const t0 = Date.now();
   while (!cond()) {
     if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);

@@ -1,20 +1,14 @@
 // Check access and Check own access (intdash REST API: checkHTTPAuthorization, checkMeHTTPAuthorization):
 // both ask the same engine as the route guard. Paths may be given with or without the `/api` prefix.
-import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
+import {
+  CheckAuthorizationResponse,
+  CheckHTTPAuthorizationRequest,
+  CheckMeHTTPAuthorizationRequest,
+} from "../schemas.js";
 import type { Services } from "../../services.js";
 import type { Subject } from "../service/engine.js";
 
-const Method = Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE");
-const Path = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096));
-const CheckHTTPAuthorizationRequest = Schema.Struct({
-  subject: Schema.optional(Schema.String.pipe(Schema.maxLength(64))),
-  scopes: Schema.Array(Schema.String.pipe(Schema.maxLength(256))).pipe(Schema.maxItems(256)),
-  path: Path,
-  method: Method,
-});
-const CheckMeHTTPAuthorizationRequest = Schema.Struct({ path: Path, method: Method });
-const CheckAuthorizationResponse = Schema.Struct({ result: Schema.Boolean });
 const tag = "auth_Authorization";
 
 /** A subject UUID is an edge when the index knows it as one, else a user. */

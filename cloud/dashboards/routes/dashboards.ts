@@ -2,8 +2,8 @@
 // under /v1/projects/{project_uuid} so the guard judges them as the project's measurement data (read with
 // measurements:r, written with measurements:w).
 import { defineRoute, type AnyRoute } from "../../http/route.js";
-import { Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
+import { existingProject, requireEdgesOfProject } from "../../org/service/project-checks.js";
 import {
   Dashboard,
   DashboardCreateRequest,
@@ -20,31 +20,18 @@ import {
 
 const TAG = "dashboards";
 const P = "/v1/projects/{project_uuid}";
-const DEFAULT_PROJECT = "00000000-0000-0000-0000-000000000000";
+/** The path's project: named ones must exist; dashboards are kept in the default project too. */
+const project = (svc: Services, uuid: string) => existingProject(svc.org.index, uuid, true);
 
-/** A named project must exist (super users pass the guard for any UUID); the default project always does. */
-function project(svc: Services, uuid: string): string {
-  const p = uuid.toLowerCase();
-  const projects = (svc as Partial<Services>).org?.index.projects;
-  if (p !== DEFAULT_PROJECT && projects && !projects.has(p)) throw new NotFound("project not found");
-  return p;
-}
-
-/**
- * Edges named for a named project: an edge of that project, or a UUID that names no edge (measurements may carry
- * a user's), never another project's edge (as measurements' edge_uuid). The default project takes any edge.
- */
+/** The body, once the edges it names are the project's (as measurements' edge_uuid). */
 function edgesOf<T extends { default_edge_uuids?: readonly string[]; edge_uuid?: string }>(
   svc: Services,
   project: string,
   body: T,
   field: "default_edge_uuids" | "edge_uuid",
 ): T {
-  const index = (svc as Partial<Services>).org?.index;
   const edges = [...(body.default_edge_uuids ?? []), ...(body.edge_uuid ? [body.edge_uuid] : [])];
-  for (const e of edges.map((x) => x.toLowerCase()))
-    if (project !== DEFAULT_PROJECT && index?.edges.has(e) && !index.edgeBelongs(project, e))
-      throw new Invalid(`${field} names an edge outside this project`, { [field]: "not an edge of this project" });
+  requireEdgesOfProject(svc.org.index, project, edges, field);
   return body;
 }
 

@@ -3,24 +3,7 @@
 import { Schema } from "effect";
 import { defineRoute } from "../../http/route.js";
 import { Uuid } from "../../measurements/schemas.js";
-import { RATE_WINDOW_SECONDS } from "../broker/rate-meter.js";
-
-const EdgeConnection = Schema.Struct({
-  edge_uuid: Schema.String,
-  transport: Schema.String,
-  upstreams: Schema.Int,
-  downstreams: Schema.Int,
-  data_rate: Schema.Struct({
-    points_per_second: Schema.Number,
-    bytes_per_second: Schema.Number.annotations({
-      description: "Payload bytes of the data points (not the protocol's framing)",
-    }),
-  }).annotations({
-    description:
-      `Received on this connection's upstreams over the last ${RATE_WINDOW_SECONDS} seconds, measured by the peer the edge is connected to ` +
-      "(in a cluster every peer lists the connections of all peers; another peer's figures are up to about a second old)",
-  }),
-});
+import { EdgeConnections } from "../schemas.js";
 
 export const edgeConnectionsRoute = defineRoute({
   operationId: "listProjectEdgeConnections",
@@ -30,9 +13,9 @@ export const edgeConnectionsRoute = defineRoute({
   summary: "The edges connected to the iSCP broker in the project now, with their transport and open streams",
   params: Schema.Struct({ project_uuid: Uuid }),
   success: 200,
-  response: Schema.Struct({ items: Schema.Array(EdgeConnection), page: Schema.Struct({ total_count: Schema.Int }) }),
+  response: EdgeConnections,
   handler: ({ params }, svc) => {
-    const items = svc.iscp?.connections.list(params.project_uuid.toLowerCase()) ?? [];
+    const items = svc.iscp.connections.list(params.project_uuid.toLowerCase());
     return { items, page: { total_count: items.length } };
   },
 });

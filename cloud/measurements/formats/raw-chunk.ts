@@ -23,49 +23,75 @@ function stringField(s: Buffer): number {
   return s.length === 0 ? 0 : 1 + varintSize(s.length) + s.length;
 }
 
+/**
+ * The encoded `data_id` field of a StoreDataPointGroup (tag, length, name, type), per type and name: every chunk
+ * of a stream repeats its few data ids, so each is encoded once rather than per chunk. Bounded: past DATA_IDS_MAX
+ * entries the cache starts over.
+ */
+const dataIds = new Map<string, Map<string, Buffer>>();
+let cachedIds = 0;
+const DATA_IDS_MAX = 65_536;
+
+function dataIdField(name: string, type: string): Buffer {
+  let byName = dataIds.get(type);
+  let f = byName?.get(name);
+  if (f !== undefined) return f;
+  const n = Buffer.from(name, "utf8");
+  const t = Buffer.from(type, "utf8");
+  const id = stringField(n) + stringField(t);
+  f = Buffer.allocUnsafe(1 + varintSize(id) + id);
+  f[0] = 0x0a; // StoreDataPointGroup.data_id
+  let o = putVarint(f, 1, id);
+  for (const [tag, s] of [
+    [0x0a, n],
+    [0x12, t],
+  ] as const) {
+    if (s.length === 0) continue;
+    f[o++] = tag;
+    o = putVarint(f, o, s.length);
+    o += s.copy(f, o);
+  }
+  if (++cachedIds > DATA_IDS_MAX) {
+    dataIds.clear();
+    cachedIds = 1;
+    byName = undefined;
+  }
+  if (byName === undefined) dataIds.set(type, (byName = new Map()));
+  byName.set(name, f);
+  return f;
+}
+
 /** `alloc`: where the stored payload's buffer comes from (the broker reuses them, upstream-store.ts). */
 export function encodeRawChunk(c: RawChunk, alloc: (n: number) => Buffer = Buffer.allocUnsafe): PreparedChunk {
-  const parts = c.rawGroups.map((g) => {
-    const name = Buffer.from(g.name, "utf8");
-    const type = Buffer.from(g.type, "utf8");
-    const id = stringField(name) + stringField(type);
-    const body = 1 + varintSize(id) + id + g.points.raw.length;
-    return { name, type, id, body, raw: g.points.raw };
-  });
+  const groups = c.rawGroups;
   let size = c.sequenceNumber === 0 ? 0 : 1 + varintSize(c.sequenceNumber);
-  for (const p of parts) size += 1 + varintSize(p.body) + p.body;
+  for (const g of groups) {
+    const body = dataIdField(g.name, g.type).length + g.points.raw.length;
+    size += 1 + varintSize(body) + body;
+  }
   const b = alloc(size);
   let o = 0;
   if (c.sequenceNumber !== 0) {
     b[o++] = 0x08;
     o = putVarint(b, o, c.sequenceNumber);
   }
-  for (const p of parts) {
-    b[o++] = 0x12; // StoreDataChunk.data_point_groups
-    o = putVarint(b, o, p.body);
-    b[o++] = 0x0a; // StoreDataPointGroup.data_id
-    o = putVarint(b, o, p.id);
-    for (const [tag, s] of [
-      [0x0a, p.name],
-      [0x12, p.type],
-    ] as const) {
-      if (s.length === 0) continue;
-      b[o++] = tag;
-      o = putVarint(b, o, s.length);
-      o += s.copy(b, o);
-    }
-    b.set(p.raw, o);
-    retagEntries(b, o, o + p.raw.length, 0x12); // DataPointGroup.data_points (3) -> StoreDataPointGroup.data_points (2)
-    o += p.raw.length;
-  }
   let points = 0;
   let min = Infinity;
   let max = -Infinity;
-  for (const g of c.rawGroups) {
+  for (const g of groups) {
+    const id = dataIdField(g.name, g.type);
+    const raw = g.points.raw;
+    b[o++] = 0x12; // StoreDataChunk.data_point_groups
+    o = putVarint(b, o, id.length + raw.length);
+    b.set(id, o);
+    o += id.length;
+    b.set(raw, o);
+    retagEntries(b, o, o + raw.length, 0x12); // DataPointGroup.data_points (3) -> StoreDataPointGroup.data_points (2)
+    o += raw.length;
     if (g.points.count === 0) continue;
     points += g.points.count;
-    min = Math.min(min, g.points.minElapsed);
-    max = Math.max(max, g.points.maxElapsed);
+    if (g.points.minElapsed < min) min = g.points.minElapsed;
+    if (g.points.maxElapsed > max) max = g.points.maxElapsed;
   }
   return { payload: b, points, minElapsedNs: points === 0 ? 0 : min, maxElapsedNs: points === 0 ? 0 : max };
 }

@@ -13,10 +13,18 @@ export interface CommitTrace {
 export async function openCommitTrace(file: string): Promise<CommitTrace> {
   const fd = await fs.promises.open(file, "a");
   const out = fd.createWriteStream();
+  // A write that fails (a full disk) ends the trace, never the peer: a stream's unheard error would end the process.
+  let failed = false;
+  out.on("error", () => void (failed = true));
   return {
     committed(points) {
-      out.write(`${process.hrtime.bigint()} ${points}\n`);
+      if (!failed) out.write(`${process.hrtime.bigint()} ${points}\n`);
     },
-    close: () => new Promise<void>((resolve) => out.end(resolve)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (failed || out.destroyed) return resolve();
+        out.once("error", () => resolve());
+        out.end(resolve);
+      }),
   };
 }

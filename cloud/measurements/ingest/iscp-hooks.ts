@@ -33,6 +33,9 @@ export function measurementHooks(
     }
     return refusal(e);
   };
+  const stored = (r: unknown) => {
+    if (r !== "not_persisted") m.storageFull.stored();
+  };
   return {
     onUpstreamOpen: async (info) => {
       if (!info.persist) return;
@@ -53,13 +56,8 @@ export function measurementHooks(
         return refused(e);
       }
     },
-    onUpstreamChunk: async (info, chunk) => {
-      try {
-        if ((await m.storeUpstreamChunk(info, chunk)) !== "not_persisted") m.storageFull.stored();
-      } catch (e) {
-        return refused(e);
-      }
-    },
+    // Runs for every chunk: one reaction to the store's promise, no async function's own promise and await.
+    onUpstreamChunk: (info, chunk) => m.storeUpstreamChunk(info, chunk).then(stored, refused),
     onUpstreamMetadata: async (info, bt) => {
       try {
         await m.storeBaseTime(info, bt);

@@ -4,16 +4,16 @@
 //
 // In order: the batch's measurement rows (one read), the measurements of new sessions (three), sequence rows not
 // known from earlier commits (one upsert), the chunk rows (one insert that skips keys stored before and says
-// which it inserted), then side by side the payloads (rows, and files for large ones), data ids, sequence
-// counters and the measurements' status. A measurement ended or completed before its chunks arrived has its
-// status recomputed from its sequences, as any write does.
+// which it skipped, never a row per chunk stored), then side by side the payloads (rows, and files for large
+// ones), data ids, sequence counters and the measurements' status. A measurement ended or completed before its
+// chunks arrived has its status recomputed from its sequences, as any write does.
 import { allStatements, heard, type Queryable } from "../../database/db.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
-import { chunkRows, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
+import { chunkRows, isFirst, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
-import { appendLogRows, type LogRow } from "../repo/chunk-log.js";
+import { appendLogRows, type LogStream } from "../repo/chunk-log.js";
 import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
@@ -49,7 +49,7 @@ interface Planned {
   key: string;
   seqId: number;
   rows: ChunkRow[];
-  firstAt: Map<number, number>;
+  firstAt: Map<number, number> | undefined;
   fresh: ChunkRow[];
 }
 
@@ -131,7 +131,7 @@ export async function commitStreams(
       key,
       seqId: known.of(key)?.seqs.get(streamId) ?? -1,
       rows: [],
-      firstAt: new Map(),
+      firstAt: undefined,
       fresh: [],
     };
     if (p.seqId < 0) needSequence.push(p);
@@ -161,40 +161,48 @@ export async function commitStreams(
   // Payloads larger than a page go to their sequence's file first (where they land is then known); the rest
   // travel in their log row. A chunk stored before is written to no row, and its file bytes stay unreferenced.
   const synced: Array<Promise<unknown>> = [];
-  const logRows: LogRow[] = [];
   try {
     for (const p of planned) {
-      const filed = p.rows.some((r) => r.payload.length > files.inlineMax)
-        ? await fileLargePayloads(files, p.rows)
-        : NOT_FILED;
+      if (!p.rows.some((r) => r.payload.length > files.inlineMax)) continue;
+      const filed = await fileLargePayloads(files, p.rows);
       if (filed.synced) synced.push(heard(filed.synced));
-      for (const r of p.rows) {
-        const at = filed.at.get(r);
-        logRows.push({
-          ...r,
-          payload: at === undefined ? r.payload : NO_BYTES,
-          fileOffset: at ?? null,
-          fileLength: at === undefined ? null : r.payload.length,
-        });
+      for (const [r, at] of filed.at as Map<ChunkRow, number>) {
+        r.fileOffset = at;
+        r.fileLength = r.payload.length;
+        r.payload = NO_BYTES;
       }
     }
   } catch (e) {
     await Promise.allSettled(synced); // nothing still writing once this throws
     throw e;
   }
-  const inserted = new Map<number, Set<number>>();
-  for (const r of logRows.length > 0 ? await appended(tx, logRows, synced) : []) {
-    const id = Number(r.sequence_id);
-    (inserted.get(id) ?? inserted.set(id, new Set()).get(id)!).add(Number(r.sequence_number));
+  const stored = await appended(
+    tx,
+    planned.map((p) => ({ measUuid: p.measUuid, sequenceId: p.seqId, rows: p.rows })),
+    createdAtMs,
+    synced,
+  );
+  const skipped = new Map<number, Set<number>>();
+  for (const k of stored) {
+    const id = Number(k.sequence_id);
+    (skipped.get(id) ?? skipped.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
   }
-  for (const p of planned) p.fresh = p.rows.filter((r) => inserted.get(p.seqId)?.has(r.sequenceNumber));
-  return write(tx, streams, planned, inserted, refused, now, known, synced);
+  for (const p of planned) {
+    const gone = skipped.get(p.seqId);
+    p.fresh = gone === undefined ? p.rows : p.rows.filter((r) => !gone.has(r.sequenceNumber));
+  }
+  return write(tx, streams, planned, skipped, refused, now, known, synced);
 }
 
 /** The log rows appended (appendLogRows), the payload files' writes settled before a failure is passed on. */
-async function appended(tx: Queryable, rows: readonly LogRow[], synced: ReadonlyArray<Promise<unknown>>) {
+async function appended(
+  tx: Queryable,
+  streams: readonly LogStream[],
+  createdAtMs: number,
+  synced: ReadonlyArray<Promise<unknown>>,
+) {
   try {
-    return await appendLogRows(tx, rows);
+    return await appendLogRows(tx, streams, createdAtMs);
   } catch (e) {
     await Promise.allSettled(synced);
     throw e;
@@ -205,8 +213,8 @@ async function write(
   tx: Queryable,
   streams: readonly StreamChunks[],
   planned: readonly Planned[],
-  /** Per sequence id, the numbers the chunk insert stored. */
-  inserted: ReadonlyMap<number, ReadonlySet<number>>,
+  /** Per sequence id, the numbers the chunk insert left because they were stored before. */
+  skipped: ReadonlyMap<number, ReadonlySet<number>>,
   refused: ReadonlyMap<number, Error>,
   now: string,
   known: KnownRows,
@@ -274,9 +282,9 @@ async function write(
   }
   const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
   for (const p of planned) {
-    const fresh = inserted.get(p.seqId);
+    const gone = skipped.get(p.seqId);
     results[p.index] = streams[p.index]!.chunks.map((c, i) =>
-      fresh?.has(c.sequenceNumber) && p.firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped",
+      !gone?.has(c.sequenceNumber) && isFirst(p.firstAt, c.sequenceNumber, i) ? "ok" : "skipped",
     );
   }
   return {
@@ -292,4 +300,3 @@ async function write(
 }
 
 const NO_BYTES = Buffer.alloc(0);
-const NOT_FILED: { at: ReadonlyMap<ChunkRow, number>; synced?: Promise<void> } = { at: new Map() };

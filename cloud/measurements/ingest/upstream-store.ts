@@ -2,13 +2,11 @@
 // first use, owned by the sending edge), a sequence per upstream stream, a chunk row per sequence
 // number. Chunks are group-committed: whatever arrives while a transaction runs, from every stream, goes
 // into the next one (shared-commit.ts), and every chunk of it is answered once it committed.
-import { BufferPool, POOLED_MIN } from "../../../proto/wire/buffer-pool.js";
-import { isUuid, type Chunk } from "../formats/codec.js";
+import { isUuid } from "../formats/codec.js";
 import type { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import { holdFrame } from "../../../proto/transport/received-frames.js";
 import type { ChunkResult } from "../storage/chunk-write.js";
 import { KnownRows } from "./known-rows.js";
-import type { RawChunk } from "../formats/raw-chunk.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
@@ -16,8 +14,17 @@ import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
-import { commitStreams, type StreamChunks } from "./shared-commit.js";
+import { commitStreams } from "./shared-commit.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
+import {
+  Batch,
+  bytesOf,
+  chunkOf,
+  leasePayloads,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_CHUNKS,
+  streamsOf,
+} from "./commit-batch.js";
 import { checkOwner, ensureSessionMeasurement, SessionRefused } from "./session-measurement.js";
 
 export { NodeMismatch, NodeNotUuid, SessionRefused } from "./session-measurement.js";
@@ -54,44 +61,6 @@ export interface UpstreamCloseIn {
 }
 
 /**
- * The chunks of one group commit. Every chunk's answer waits on the batch's one promise, settled once the
- * commit is done: no promise of its own to make and settle per chunk.
- */
-class Batch {
-  readonly ups: UpstreamRef[] = [];
-  readonly chunks: Array<Chunk | RawChunk> = [];
-  /** Per chunk: its answer, or the refusal of its stream's chunks (set before `done` settles). */
-  readonly results: Array<ChunkResult | Error> = [];
-  /** Lets go of the received frames the chunks' views read (received-frames.ts), once the batch settled. */
-  readonly releases: Array<() => void> = [];
-  /** About the bytes of its chunks (bytesOf). */
-  bytes = 0;
-  settle!: (failure?: unknown) => void;
-  readonly done = new Promise<void>(
-    (resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))),
-  );
-  constructor() {
-    this.done.catch(() => undefined); // heard by each chunk's answer
-  }
-  answer(i: number): Promise<ChunkResult> {
-    return this.done.then(() => {
-      const r = this.results[i]!;
-      if (r instanceof Error) throw r;
-      return r;
-    });
-  }
-}
-
-/**
- * A commit's chunks at most, by bytes and by count (a backlog beyond is committed in several). Bounded by bytes
- * rather than by a small count on purpose: a commit costs about a page write per stream in each index whatever
- * the stream's chunks in it (a stream's new rows share its index pages), so when storage falls behind, larger
- * commits store a backlog with less work per chunk instead of falling further behind.
- */
-const MAX_BATCH_BYTES = 16 * 1024 * 1024;
-const MAX_BATCH_CHUNKS = 16_384;
-
-/**
  * Commits in flight at once on PostgreSQL: the measurements are spread over this many lanes (by session id), each
  * lane's commits run one after another, and the lanes' commits run side by side on their own connections. A
  * commit is a few round trips to the database, so one lane alone is bound by their latency, not by either side's
@@ -108,34 +77,6 @@ export const commitLane = (sessionId: string, lanes: number) =>
 interface Lane {
   waiting: Batch[];
   flushing: boolean;
-}
-
-/** About what a chunk adds to its commit (payload bytes, and a little per point). */
-const bytesOf = (chunk: UpstreamChunkIn) => {
-  let n = 64;
-  for (const g of chunk.dataPointGroups) {
-    if (g.raw !== undefined) n += g.raw.payloadBytes + 16 * g.raw.count;
-    else for (const p of g.dataPoints) n += p.payload.length + 16;
-  }
-  return n;
-};
-
-/** Buffers for received chunks' stored payloads, reused batch after batch (buffer-pool.ts). */
-const payloadBuffers = new BufferPool();
-
-/** A batch's payload buffers: taken while it is prepared, all given back once its writes settled. */
-function leasePayloads(): { alloc: (n: number) => Buffer; release: () => void } {
-  const taken: Buffer[] = [];
-  return {
-    alloc: (n) => {
-      const b = payloadBuffers.take(n);
-      if (n >= POOLED_MIN) taken.push(b);
-      return b;
-    },
-    release: () => {
-      for (const b of taken) payloadBuffers.give(b);
-    },
-  };
 }
 
 export class UpstreamStore {
@@ -176,29 +117,14 @@ export class UpstreamStore {
     if (!up.persist) return Promise.resolve("not_persisted");
     if (!isUuid(up.sessionId))
       return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
-    // Received bytes are stored as they are when every group has them (iSCP enc=proto).
-    const c: Chunk | RawChunk = chunk.dataPointGroups.every((g) => g.raw !== undefined)
-      ? {
-          sequenceNumber: chunk.sequenceNumber,
-          rawGroups: chunk.dataPointGroups.map((g) => ({ ...g.dataId, points: g.raw! })),
-        }
-      : {
-          sequenceNumber: chunk.sequenceNumber,
-          groups: chunk.dataPointGroups.map((g) => ({
-            name: g.dataId.name,
-            type: g.dataId.type,
-            points: g.dataPoints.map((p) => ({ elapsedNs: p.elapsedTime, payload: p.payload })),
-          })),
-        };
     const lane = this.laneOf(up.sessionId);
     let b = lane.waiting[lane.waiting.length - 1];
-    if (b === undefined || b.chunks.length >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
+    if (b === undefined || b.count >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
       b = new Batch();
       lane.waiting.push(b);
     }
     b.bytes += bytesOf(chunk);
-    const i = b.chunks.push(c) - 1;
-    b.ups.push(up);
+    const i = b.add(up, chunkOf(chunk));
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
     const raw = chunk.dataPointGroups[0]?.raw?.raw;
     if (raw !== undefined) b.releases.push(holdFrame(raw));
@@ -239,15 +165,7 @@ export class UpstreamStore {
     let keys: string[] = [];
     try {
       // The chunks of each stream, in arrival order.
-      const byStream = new Map<string, { s: StreamChunks; at: number[] }>();
-      b.ups.forEach((up, i) => {
-        const key = `${up.sessionId} ${up.streamId}`.toLowerCase();
-        let e = byStream.get(key);
-        if (e === undefined) byStream.set(key, (e = { s: { up, chunks: [] }, at: [] }));
-        (e.s.chunks as Array<Chunk | RawChunk>).push(b.chunks[i]!);
-        e.at.push(i);
-      });
-      const streams = [...byStream.values()];
+      const streams = streamsOf(b);
       const locks = [...new Set(streams.flatMap((e) => measurementLock(e.s.up.sessionId).locks ?? []))];
       const started = performance.now();
       const commit = await this.store.db.transaction(

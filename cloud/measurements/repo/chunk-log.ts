@@ -7,79 +7,149 @@ import type { Queryable, SqlParam } from "../../database/db.js";
 import { rowsParam } from "./chunk-batch.js";
 
 export interface LogRow {
-  measUuid: string;
-  sequenceId: number;
   sequenceNumber: number;
   dataPoints: number;
   minElapsedNs: number;
   maxElapsedNs: number;
-  createdAtMs: number;
   /** The bytes in the row (empty when they are in the sequence's payload file). */
   payload: Buffer;
   fileOffset: number | null;
   fileLength: number | null;
 }
 
+/** The rows of one stream in a commit: one measurement and sequence, numbers not repeated. */
+export interface LogStream {
+  measUuid: string;
+  sequenceId: number;
+  rows: readonly LogRow[];
+}
+
+/** A key already stored (in the log or in meas_chunks) that an append left as it was. */
+export type StoredKey = { sequence_id: number; sequence_number: number };
+
 const COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, payload, file_offset, file_length";
 
 /**
- * Appends the rows whose key is stored neither in the log nor in meas_chunks; returns the keys appended (a key
- * stored before is left as it was). One statement whatever the row count: on SQLite the rows are a JSON array
- * and their payloads one blob that each row cuts its bytes from; on PostgreSQL one array per column.
+ * Appends the rows whose key is stored neither in the log nor in meas_chunks; returns the keys it left because
+ * they were stored before (usually none). The answer holds no row per appended chunk: a commit's rows cost the
+ * main thread no result objects. On SQLite two statements whatever the row count: the stored keys among the
+ * streams' runs of consecutive numbers (one range per stream as a stream sends them), then the insert of the
+ * others, the rows one JSON parameter (a stream's measurement and sequence once, then its chunks' columns) and
+ * their payloads one blob that each row cuts its bytes from. SQLite has one writer, so nothing is stored between
+ * the two. On PostgreSQL one statement, an array per column, answering the keys its insert skipped.
  */
-export function appendLogRows(q: Queryable, rows: readonly LogRow[]) {
-  type Key = { sequence_id: number; sequence_number: number };
-  if (q.dialect === "postgres") {
-    const values = rows.map((r) => [
-      r.measUuid,
-      r.sequenceId,
-      r.sequenceNumber,
-      r.dataPoints,
-      r.minElapsedNs,
-      r.maxElapsedNs,
-      r.createdAtMs,
-      r.payload,
-      r.fileOffset,
-      r.fileLength,
-    ]);
-    return q.all<Key>(
-      `INSERT INTO meas_chunk_log (${COLUMNS})
-       SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bigint[])
-         AS v(m, s, n, d, lo, hi, at, p, fo, fl)
-       WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = v.n)
-       ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`,
-      rowsParam(q, values, 10),
-    );
-  }
-  // Payload bytes travel as one blob; a row gives its 1-based offset and length there (substr on a blob).
-  const blob = Buffer.concat(rows.map((r) => r.payload));
+export async function appendLogRows(
+  q: Queryable,
+  streams: readonly LogStream[],
+  createdAtMs: number,
+): Promise<StoredKey[]> {
+  if (!streams.some((s) => s.rows.length > 0)) return [];
+  if (q.dialect === "postgres") return appendPg(q, streams, createdAtMs);
+  const stored = await q.all<StoredKey>(
+    `SELECT c.sequence_id, c.sequence_number FROM json_each(?1) AS r
+       JOIN meas_chunk_log c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2
+     UNION ALL
+     SELECT c.sequence_id, c.sequence_number FROM json_each(?1) AS r
+       JOIN meas_chunks c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2`,
+    [runsJson(streams)],
+  );
+  const skip = stored.length === 0 ? undefined : keySet(stored);
+  const payloads: Buffer[] = [];
   let at = 1;
-  const values = rows.map((r) => {
-    const v = [
-      r.measUuid,
-      r.sequenceId,
-      r.sequenceNumber,
-      r.dataPoints,
-      r.minElapsedNs,
-      r.maxElapsedNs,
-      r.createdAtMs,
-      at,
-      r.payload.length,
-      r.fileOffset,
-      r.fileLength,
-    ];
-    at += r.payload.length;
-    return v;
-  });
-  return q.all<Key>(
+  let json = "[";
+  let n = 0;
+  for (const s of streams) {
+    const gone = skip?.get(s.sequenceId);
+    let rows = "";
+    for (const r of s.rows) {
+      if (gone?.has(r.sequenceNumber)) continue;
+      const len = r.payload.length;
+      rows += `${rows === "" ? "" : ","}[${r.sequenceNumber},${r.dataPoints},${r.minElapsedNs},${r.maxElapsedNs},${at},${len},${r.fileOffset},${r.fileLength}]`;
+      if (len > 0) payloads.push(r.payload);
+      at += len;
+      n++;
+    }
+    if (rows !== "") json += `${json === "[" ? "" : ","}[${JSON.stringify(s.measUuid)},${s.sequenceId},[${rows}]]`;
+  }
+  if (n === 0) return stored;
+  const { changes } = await q.run(
     `INSERT INTO meas_chunk_log (${COLUMNS})
-     SELECT v.value->>0, v.value->>1, v.value->>2, v.value->>3, v.value->>4, v.value->>5, v.value->>6,
-       ifnull(substr(?, v.value->>7, v.value->>8), x''), v.value->>9, v.value->>10
-     FROM json_each(?) AS v
-     WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.value->>1 AND c.sequence_number = v.value->>2)
-     ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number`,
-    [blob, JSON.stringify(values)],
+     SELECT s.value->>0, s.value->>1, c.value->>0, c.value->>1, c.value->>2, c.value->>3, ?,
+       ifnull(substr(?, c.value->>4, c.value->>5), x''), c.value->>6, c.value->>7
+     FROM json_each(?) AS s, json_each(s.value, '$[2]') AS c`,
+    [createdAtMs, Buffer.concat(payloads), `${json}]`],
+  );
+  if (changes !== n) throw new Error(`chunk log: ${changes} of ${n} rows appended`);
+  return stored;
+}
+
+/** Per stream, its runs of consecutive sequence numbers as [sequence id, first, last] (JSON). */
+function runsJson(streams: readonly LogStream[]): string {
+  let json = "[";
+  for (const s of streams) {
+    let first = -1;
+    let last = -2;
+    for (const r of s.rows) {
+      const k = r.sequenceNumber;
+      if (k === last + 1) {
+        last = k;
+        continue;
+      }
+      if (first >= 0) json += `${json === "[" ? "" : ","}[${s.sequenceId},${first},${last}]`;
+      first = last = k;
+    }
+    if (first >= 0) json += `${json === "[" ? "" : ","}[${s.sequenceId},${first},${last}]`;
+  }
+  return `${json}]`;
+}
+
+const keySet = (keys: readonly StoredKey[]) => {
+  const m = new Map<number, Set<number>>();
+  for (const k of keys) {
+    const id = Number(k.sequence_id);
+    (m.get(id) ?? m.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
+  }
+  return m;
+};
+
+/**
+ * PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. The
+ * payloads travel as one bytea (sent as binary) that each row cuts its bytes from, not as an array of escaped
+ * values.
+ */
+function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: number) {
+  const values: unknown[][] = [];
+  const payloads: Buffer[] = [];
+  let at = 1;
+  for (const s of streams)
+    for (const r of s.rows) {
+      const len = r.payload.length;
+      values.push([
+        s.measUuid,
+        s.sequenceId,
+        r.sequenceNumber,
+        r.dataPoints,
+        r.minElapsedNs,
+        r.maxElapsedNs,
+        at,
+        len,
+        r.fileOffset,
+        r.fileLength,
+      ]);
+      if (len > 0) payloads.push(r.payload);
+      at += len;
+    }
+  return q.all<StoredKey>(
+    `WITH v AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bigint[])
+         AS v(m, s, n, d, lo, hi, at, len, fo, fl)),
+       ins AS (INSERT INTO meas_chunk_log (${COLUMNS})
+         SELECT m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl FROM v
+         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = v.n)
+         ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number)
+     SELECT v.s AS sequence_id, v.n AS sequence_number FROM v
+     WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.sequence_id = v.s AND ins.sequence_number = v.n)`,
+    [...rowsParam(q, values, 10), createdAtMs, Buffer.concat(payloads)],
   );
 }
 

@@ -2,9 +2,9 @@
 // under /v1/... for the default (all-zero) project. `dual` defines both from one description.
 import { Schema } from "effect";
 import { defineRoute, type AnyRoute, type BodyKind, type Method, type Req } from "../../http/route.js";
-import { Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { DEFAULT_PROJECT } from "../service/model.js";
+import { existingProject, requireEdgesOfProject } from "../../org/service/project-checks.js";
 import { Uuid } from "../schemas.js";
 
 export const TAG = "measurements";
@@ -30,23 +30,9 @@ export interface DualRoute<F extends Schema.Struct.Fields, Q, B> {
   handler: (req: Req<Schema.Struct.Type<F>, Q, B> & { project: string }, svc: Services) => unknown;
 }
 
-/** A named project must exist (super users pass the guard for any UUID); the default project always does. */
-function requireProject(svc: Services, project: string): void {
-  if (project === DEFAULT_PROJECT) return;
-  const projects = (svc as Partial<Services>).org?.index.projects;
-  if (projects && !projects.has(project)) throw new NotFound("project not found");
-}
-
-/**
- * A measurement of a named project may name an edge of that project, or a UUID that names no edge (e.g. a user's),
- * never another project's edge. The default project takes any edge (edges in no project stream there).
- */
+/** A measurement of a named project names an edge of that project (org's rule, cloud/org/service/project-checks.ts). */
 export function requireEdgeOfProject(svc: Services, project: string, edgeUuid: string): void {
-  if (project === DEFAULT_PROJECT) return;
-  const index = (svc as Partial<Services>).org?.index;
-  const edge = edgeUuid.toLowerCase();
-  if (index?.edges.has(edge) && !index.edgeBelongs(project, edge))
-    throw new Invalid("edge_uuid names an edge outside this project", { edge_uuid: "not an edge of this project" });
+  requireEdgesOfProject(svc.org.index, project, [edgeUuid], "edge_uuid");
 }
 
 export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>(d: DualRoute<F, Q, B>): AnyRoute[] {
@@ -60,8 +46,7 @@ export function dual<F extends Schema.Struct.Fields = {}, Q = {}, B = undefined>
       path: `/v1/projects/{project_uuid}${path}`,
       params: Schema.Struct({ project_uuid: Uuid, ...fields }) as unknown as Schema.Schema<any, any, never>,
       handler: (req, svc) => {
-        const project = String(req.params.project_uuid).toLowerCase();
-        requireProject(svc, project);
+        const project = existingProject(svc.org.index, String(req.params.project_uuid), true);
         return handler({ ...req, project }, svc);
       },
     }),

@@ -35,36 +35,57 @@ function prepare(c: Chunk | RawChunk, alloc?: (n: number) => Buffer): PreparedCh
 
 const idsOf = (c: Chunk | RawChunk) => ("rawGroups" in c ? c.rawGroups : c.groups);
 
-export type ChunkRow = ChunkRowInput & { chunk: Chunk | RawChunk };
+/** A chunk's row; `fileOffset` and `fileLength` say where its payload went when it went to the sequence's file. */
+export type ChunkRow = ChunkRowInput & {
+  chunk: Chunk | RawChunk;
+  fileOffset: number | null;
+  fileLength: number | null;
+};
 
-/** A row per chunk of the batch; a number repeated in the batch gets none (firstAt: each number's first chunk). */
+/**
+ * A row per chunk of the batch; a number repeated in the batch gets none. `firstAt`: each number's first chunk,
+ * undefined when the numbers only rise (each chunk is then its number's first: no map made per stream).
+ */
 export function chunkRows(
   measUuid: string,
   seqId: number,
   chunks: ReadonlyArray<Chunk | RawChunk>,
   createdAtMs: number,
   alloc?: (n: number) => Buffer,
-): { rows: ChunkRow[]; firstAt: Map<number, number> } {
+): { rows: ChunkRow[]; firstAt: Map<number, number> | undefined } {
   const rows: ChunkRow[] = [];
-  const firstAt = new Map<number, number>();
-  for (const [i, c] of chunks.entries()) {
-    if (firstAt.has(c.sequenceNumber)) continue;
-    firstAt.set(c.sequenceNumber, i);
+  let firstAt: Map<number, number> | undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i]!;
+    const n = c.sequenceNumber;
+    if (firstAt === undefined && n <= last) firstAt = new Map(chunks.slice(0, i).map((d, j) => [d.sequenceNumber, j]));
+    if (firstAt !== undefined) {
+      if (firstAt.has(n)) continue;
+      firstAt.set(n, i);
+    }
+    last = n;
     const st = prepare(c, alloc);
     rows.push({
       measUuid,
       sequenceId: seqId,
-      sequenceNumber: c.sequenceNumber,
+      sequenceNumber: n,
       dataPoints: st.points,
       minElapsedNs: st.minElapsedNs,
       maxElapsedNs: st.maxElapsedNs,
       payload: st.payload,
       createdAtMs,
       chunk: c,
+      fileOffset: null,
+      fileLength: null,
     });
   }
   return { rows, firstAt };
 }
+
+/** Whether chunk `i` of a batch is the first with its number (chunkRows' `firstAt`). */
+export const isFirst = (firstAt: ReadonlyMap<number, number> | undefined, n: number, i: number) =>
+  firstAt === undefined || firstAt.get(n) === i;
 
 /** What stored rows add to their sequence and measurement: data ids (newIds: those not in `known`), points, the highest elapsed time. */
 export function tally(rows: readonly ChunkRow[], known?: Known) {
@@ -72,8 +93,14 @@ export function tally(rows: readonly ChunkRow[], known?: Known) {
   const newIds: Array<{ type: string; name: string }> = [];
   let points = 0;
   let maxElapsed = Number.NEGATIVE_INFINITY;
+  // A stream's chunks mostly repeat one data id: its key is made once, not per chunk.
+  let lastType: string | undefined;
+  let lastName: string | undefined;
   for (const r of rows) {
     for (const g of idsOf(r.chunk)) {
+      if (g.type === lastType && g.name === lastName) continue;
+      lastType = g.type;
+      lastName = g.name;
       const key = dataIdKey(g.type, g.name);
       if (dataIds.has(key)) continue;
       dataIds.add(key);
@@ -120,7 +147,7 @@ export async function writeChunks(
     known,
   );
   const results = chunks.map(
-    (c, i): ChunkResult => (inserted.has(c.sequenceNumber) && firstAt.get(c.sequenceNumber) === i ? "ok" : "skipped"),
+    (c, i): ChunkResult => (inserted.has(c.sequenceNumber) && isFirst(firstAt, c.sequenceNumber, i) ? "ok" : "skipped"),
   );
   const writes = [...payloads];
   if (inserted.size > 0) {

@@ -4,7 +4,6 @@ import type { Services } from "../../services.js";
 import type { AccountsPort } from "./accounts-port.js";
 import type { ClientResolver, OAuthClient } from "../clients/model.js";
 import type { OwnClients } from "../clients/own-clients.js";
-import { generateSecret, hashSecret, verifySecret } from "./secrets.js";
 import { verifyAccessToken, type AccessTokenClaims } from "../tokens/access-token.js";
 import type { Denylist } from "../tokens/denylist.js";
 import type { IssuedAccessToken, IssueInput, TokenIssuer } from "../tokens/issue.js";
@@ -26,8 +25,6 @@ export interface OAuthService {
   verifyAccessToken(token: string): AccessTokenClaims | undefined;
   /** Puts an access token's jti on the denylist until it expires. */
   revokeAccessToken(jti: string, exp: number): Promise<void>;
-  /** Secret helpers for other areas storing client secrets (edges). */
-  secrets: { generate: () => string; hash: (s: string) => string; verify: (s: string, digest: string) => boolean };
 }
 
 declare module "../../services.js" {
@@ -68,6 +65,5 @@ export function createOAuthService(
       return claims;
     },
     revokeAccessToken: (jti, exp) => parts.denylist.add([{ jti, expiresAt: exp }]),
-    secrets: { generate: generateSecret, hash: hashSecret, verify: verifySecret },
   };
 }

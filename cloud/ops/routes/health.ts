@@ -6,15 +6,9 @@ import { ApiError } from "../../http/api-error.js";
 import { defineRoute } from "../../http/route.js";
 import { isLocalClient } from "../../http/metrics-endpoint.js";
 import { readiness, withoutDetails, type CheckName } from "../service/readiness.js";
+import { Checks } from "../schemas.js";
 
 export const TAG = "operations";
-
-const Checks = Schema.Struct({
-  database: Schema.String,
-  broker: Schema.String,
-  storage: Schema.String,
-  cluster: Schema.String,
-});
 
 export const aliveRoute = defineRoute({
   operationId: "getHealthAlive",

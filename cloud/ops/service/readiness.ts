@@ -28,9 +28,7 @@ async function database(svc: Services): Promise<string> {
 }
 
 function broker(svc: Services): string {
-  const b = (svc as Partial<Services>).iscp?.broker;
-  if (!b) return "the iSCP broker is not attached";
-  return b.accepting ? "ok" : "the iSCP broker is shutting down";
+  return svc.iscp.broker.accepting ? "ok" : "the iSCP broker is shutting down";
 }
 
 async function storage(svc: Services): Promise<string> {
@@ -40,7 +38,7 @@ async function storage(svc: Services): Promise<string> {
 
 /** The other peers can be told of changes (always "ok" for a peer on its own). */
 function cluster(svc: Services): string {
-  return (svc as Partial<Services>).cluster?.bus.status() ?? "ok";
+  return svc.cluster.bus.status();
 }
 
 /**

@@ -1,8 +1,8 @@
 // A project's webhooks and their deliveries under intdash's operationIds (WebhookProjectWebhookApi,
 // WebhookProjectWebhookDeliveryApi), guarded like every other project path.
 import { defineRoute, type AnyRoute } from "../../http/route.js";
-import { NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
+import { existingProject } from "../../org/service/project-checks.js";
 import { EVENT_KINDS, type EventKind } from "../service/render.js";
 import type { HookInput } from "../service/webhook-service.js";
 import {
@@ -23,13 +23,8 @@ import {
 const TAG = "webhook";
 const P = "/projects/{project_uuid}";
 
-/** A named project must exist (super users pass the guard for any UUID). */
-function project(svc: Services, uuid: string): string {
-  const p = uuid.toLowerCase();
-  const projects = (svc as Partial<Services>).org?.index.projects;
-  if (projects && !projects.has(p)) throw new NotFound("project not found");
-  return p;
-}
+/** The path's project: it must exist (the default project keeps no webhooks). */
+const project = (svc: Services, uuid: string) => existingProject(svc.org.index, uuid, false);
 
 function inputOf(body: Record<string, unknown>): HookInput {
   const events: Partial<Record<EventKind, boolean>> = {};
@@ -39,6 +34,21 @@ function inputOf(body: Record<string, unknown>): HookInput {
   }
   return { url: body.url as string | undefined, secret: body.secret as string | undefined, events };
 }
+
+/** `PUT .../enable` and `.../disable`: the hook's one flag. */
+const switchRoute = (enabled: boolean) =>
+  defineRoute({
+    operationId: enabled ? "enableProjectWebhook" : "disableProjectWebhook",
+    method: "PUT",
+    path: `${P}/hooks/{hook_uuid}/${enabled ? "enable" : "disable"}`,
+    tag: TAG,
+    params: HookParams,
+    success: 200,
+    response: Hook,
+    errors: [404],
+    handler: ({ params }, svc) =>
+      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled }),
+  });
 
 export const hookRoutes: AnyRoute[] = [
   defineRoute({
@@ -100,30 +110,8 @@ export const hookRoutes: AnyRoute[] = [
       await svc.webhooks.remove(project(svc, params.project_uuid), params.hook_uuid);
     },
   }),
-  defineRoute({
-    operationId: "enableProjectWebhook",
-    method: "PUT",
-    path: `${P}/hooks/{hook_uuid}/enable`,
-    tag: TAG,
-    params: HookParams,
-    success: 200,
-    response: Hook,
-    errors: [404],
-    handler: ({ params }, svc) =>
-      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled: true }),
-  }),
-  defineRoute({
-    operationId: "disableProjectWebhook",
-    method: "PUT",
-    path: `${P}/hooks/{hook_uuid}/disable`,
-    tag: TAG,
-    params: HookParams,
-    success: 200,
-    response: Hook,
-    errors: [404],
-    handler: ({ params }, svc) =>
-      svc.webhooks.update(project(svc, params.project_uuid), params.hook_uuid, { events: {}, enabled: false }),
-  }),
+  switchRoute(true),
+  switchRoute(false),
   defineRoute({
     operationId: "testProjectWebhook",
     method: "PUT",

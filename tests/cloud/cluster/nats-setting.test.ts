@@ -29,7 +29,7 @@ describe("--nats (CLOUD_NATS)", () => {
     );
     expect(err?.message).toMatch(/^--nats \(CLOUD_NATS\): cannot connect to nats:\/\/127\.0\.0\.1:\d+/);
     expect(err?.message).not.toContain("s3cret");
-  }, 30_000);
+  }, 120_000);
 
   it.runIf(natsInstalled())(
     "reports the cluster ready on NATS, and not ready while NATS is away",

@@ -23,7 +23,7 @@ afterAll(async () => {
   if (halted) pg?.resume();
   await s?.close();
   pg?.stop();
-}, 60_000);
+}, 120_000);
 
 const ready = async (url: string) => {
   const r = await fetch(`${url}/api/health/ready`, { signal: AbortSignal.timeout(15_000) });

@@ -23,14 +23,14 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
   const clients: IscpClient[] = [];
   beforeAll(async () => {
     nats = await startNats();
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);
     for (const stop of stops) stop();
     for (const b of buses) await b.close();
     for (const b of brokers) await b.close();
     nats?.stop();
-  }, 30_000);
+  }, 120_000);
 
   const bus = async (id: string) => {
     const b = await NatsBus.open({ servers: nats.url, instanceId: id });
@@ -77,7 +77,7 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
       us.flush();
     }
     expect(await us.waitAcked(20_000)).toBe(true);
-    await eventually(async () => got.length >= CHUNKS, 20_000, "every chunk on B");
+    await eventually(async () => got.length >= CHUNKS, 30_000, "every chunk on B");
     await new Promise((r) => setTimeout(r, 200)); // nothing more comes
     expect(got.map((c) => c.sequenceNumber)).toEqual(Array.from({ length: CHUNKS }, (_, i) => i + 1));
     const points = got.flatMap((c) =>
@@ -90,5 +90,5 @@ describe.runIf(natsInstalled())("iSCP relay between brokers over NATS", () => {
     // One message per chunk before batching.
     expect(messages).toBeGreaterThan(0);
     expect(messages).toBeLessThan(CHUNKS / 4);
-  }, 60_000);
+  }, 120_000);
 });

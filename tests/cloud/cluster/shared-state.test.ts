@@ -21,7 +21,7 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
   afterAll(async () => {
     for (const p of cluster?.peers ?? []) if (p.log()) console.log(`peer ${p.port}:\n${p.log()}`);
     await cluster?.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("reports NATS in readiness", async () => {
     const r = await peer(1).api("/health/ready");
@@ -45,18 +45,19 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
     // The other peers' access indexes hear of the membership (a notice), with no restart.
     await eventually(
       async () => (await as(1, userToken)("/auth/users/me/groups")).body.items?.length === 1,
-      3_000,
+      30_000,
       "peer 1 sees the membership",
     );
     await eventually(
       async () => (await as(2, userToken)(`/auth/groups/${group.body.uuid}`)).status === 200,
-      3_000,
+      30_000,
       "peer 2 lets the member read the group",
     );
   });
 
   it("accepts a token issued by one peer on the others, and revokes it through another at once", async () => {
-    // Three rounds, each well within the denylist's 2 s poll: only the notice can make them all.
+    // Three rounds, each well within the denylist's 2 s poll: only the notice can make them all. This bound is the
+    // claim (no other limit here is): it holds on a busy machine too (load average above 20).
     for (let round = 0; round < 3; round++) {
       const t = (await passwordToken(peer(round), "admin", "Admin-password-1")).access_token as string;
       for (const i of [0, 1, 2]) expect((await as(i, t)("/auth/users/me")).status).toBe(200);
@@ -85,7 +86,7 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
     expect(r.code, r.out).toBe(0);
     const kid = r.out.match(/new signing key ([\w-]+)/)![1]!;
     expect(before).not.toContain(kid);
-    // Well within the 30 s reload: the notice did it.
+    // Well within the 30 s reload: the notice did it (this bound is the claim).
     await eventually(
       async () =>
         (await Promise.all([0, 1, 2].map(kids))).every(
@@ -136,7 +137,7 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
       });
       statuses.push(r.status);
       await r.text();
-      await new Promise((ok) => setTimeout(ok, 50)); // the notice travels
+      await new Promise((ok) => setTimeout(ok, 250)); // the notice travels (room for a busy machine)
     }
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses[10]).toBe(429);
@@ -150,7 +151,7 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
     const group = (await as(0, admin)("/auth/groups", { method: "POST", json: { name: "while-nats-away" } })).body
       .uuid as string;
     await cluster.nats.pause();
-    await eventually(async () => (await peer(1).api("/health/ready")).status === 503, 10_000, "peer 1 not ready");
+    await eventually(async () => (await peer(1).api("/health/ready")).status === 503, 30_000, "peer 1 not ready");
     const body = (await (await peer(1).api("/health/ready")).json()) as {
       title: string;
       properties: Record<string, string>;
@@ -164,10 +165,10 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
     });
     expect(added.status).toBe(200);
     await cluster.nats.resume();
-    await eventually(async () => (await peer(1).api("/health/ready")).status === 200, 20_000, "peer 1 ready again");
+    await eventually(async () => (await peer(1).api("/health/ready")).status === 200, 30_000, "peer 1 ready again");
     await eventually(
       async () => (await as(1, userToken)(`/auth/groups/${group}`)).status === 200,
-      5_000,
+      30_000,
       "peer 1 reloaded the organisation",
     );
   });

@@ -88,7 +88,7 @@ export async function streamThroughKill(o: {
     let up = await open();
     const half = Math.floor(o.points / 2);
     for (let i = 0; i < half; i++) writePoint(up, i);
-    await eventually(async () => (await storedPayloads(o.read, meas)).length >= half, 20_000, "the first half stored");
+    await eventually(async () => (await storedPayloads(o.read, meas)).length >= half, 30_000, "the first half stored");
     const ackedBeforeKill = acked.size;
     await o.kill();
     await eventually(async () => reconnected, 60_000, "the client reconnected through the balancer");

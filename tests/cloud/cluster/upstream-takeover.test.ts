@@ -37,7 +37,7 @@ describe.runIf(postgresInstalled() && natsInstalled())(
       await watcher?.close().catch(() => undefined);
       for (const p of cluster?.peers ?? []) if (p.log()) console.log(`peer ${p.port}:\n${p.log()}`);
       await cluster?.stop();
-    }, 60_000);
+    }, 120_000);
 
     it("kill -9 mid-stream: the client resumes through the balancer on another peer, every point is stored once", async () => {
       const [a, b, c] = cluster.peers as [Cluster["peers"][0], Cluster["peers"][0], Cluster["peers"][0]];

@@ -135,7 +135,7 @@ describe("cloud-peer config show", () => {
     });
     expect(pg.stdout).not.toContain("db-secret");
     expect(YAML.parse(pg.stdout)).toMatchObject({ database: "postgres://cloud:********@db.example.com:5432/cloud" });
-  }, 60_000);
+  }, 120_000);
 
   it("takes sqlite: or a postgres:// URL as the database, and nothing else", () => {
     expect(loadConfig({ database: "postgres://u@h:5432/d" }, {}).database).toBe("postgres://u@h:5432/d");
@@ -149,5 +149,5 @@ describe("cloud-peer config show", () => {
     const out = (await run(["config", "show", "--durability", "fast"])) as { code: number; stderr: string };
     expect(out.code).toBe(2);
     expect(out.stderr.trim()).toBe('cloud-peer: invalid --durability "fast": expected power-loss or process-crash');
-  }, 30_000);
+  }, 120_000);
 });

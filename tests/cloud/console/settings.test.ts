@@ -51,6 +51,7 @@ describe("GET /api/console/settings", () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ map_tiles: null });
       const page = await fetch(`${peer.url}/console/`);
+      expect(page.status).toBe(200);
       expect(page.headers.get("content-security-policy")).toContain("img-src 'self' data: blob:; ");
     } finally {
       await peer.stop();

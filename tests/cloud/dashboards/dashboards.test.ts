@@ -47,7 +47,7 @@ describe("dashboards", () => {
     await join(project, member, MEMBER);
     await join(project, reader, READ_ONLY);
     await join(other, outsider, MEMBER);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await peer?.stop();
   });

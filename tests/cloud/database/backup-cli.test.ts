@@ -31,7 +31,7 @@ describe("cloud-peer backup / restore", () => {
     token = await adminToken(peer, "backup-test");
     const made = await run(["backup", "--data", peer.dataDir, "--to", backup()]);
     expect(made.code, made.stderr).toBe(0);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await peer?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -48,7 +48,7 @@ describe("cloud-peer backup / restore", () => {
     expect(none.stderr).toContain("no cloud-peer database");
     expect(fs.existsSync(path.join(dir, "nothing"))).toBe(false);
     expect(fs.existsSync(path.join(dir, "b2"))).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it("restore refuses a non-empty data directory unless --force, and a directory that is no backup", async () => {
     const target = path.join(dir, "occupied");
@@ -85,5 +85,5 @@ describe("cloud-peer backup / restore", () => {
     } finally {
       await restored.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -110,5 +110,5 @@ describe("Db checkpoints", () => {
       await Promise.all(writers);
     }
     expect(await db.get("SELECT COUNT(*) AS n FROM blobs")).toEqual({ n: 64 });
-  }, 60_000);
+  }, 120_000);
 });

@@ -43,4 +43,4 @@ it("refuses a database with a migration this version does not know, exit 2, noth
   const after = await Db.open(path.join(dir, "cloud.db"));
   expect(await after.all("SELECT * FROM schema_migrations ORDER BY version")).toEqual(before);
   await after.close();
-}, 60_000);
+}, 120_000);

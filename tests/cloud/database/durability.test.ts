@@ -99,7 +99,7 @@ describe("SQLite commits", () => {
       child.kill("SIGTERM");
       await gone;
     }
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("payload files", () => {

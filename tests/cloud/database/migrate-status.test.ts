@@ -20,7 +20,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cloud-migrate-status-"));
   database = await testDatabaseFor(dataDir);
   await (await startTestPeer({ dataDir })).stop();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -75,7 +75,7 @@ it("lists the applied migrations and exits 0 on a current store; 3 with one pend
   expect(newer.code).toBe(4);
   expect(newer.stdout).toMatch(/\n99999\s+unknown\s+\S+ \(by a newer version\)\s+from the future\n/);
   expect(newer.stdout).toContain("the store was migrated by a newer cloud-peer");
-}, 60_000);
+}, 120_000);
 
 // Needs root (as CI runs), to run the commands as another user. SQLite's error only: the PostgreSQL project
 // has no such file, so the test is not defined there.
@@ -102,4 +102,4 @@ if (!onPostgres())
     );
     expect(list.code).toBe(1);
     expect(list.stderr).toContain(`cannot read ${file}: permission denied to this user (uid 65534)`);
-  }, 60_000);
+  }, 120_000);

@@ -35,7 +35,7 @@ afterAll(async () => {
   await proxy?.close();
   pg?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+}, 120_000);
 
 async function token(api: ReturnType<typeof apiAt>): Promise<string> {
   const r = await api("/auth/oauth2/token", {
@@ -96,7 +96,7 @@ it.runIf(postgresInstalled())(
     const exited = () => peer!.child.exitCode !== null || peer!.child.signalCode !== null;
 
     let w = load(api, auth);
-    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
+    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 30_000 }).toBeGreaterThan(20);
     // The proxy cuts every connection and takes no new one to the server.
     proxy!.setBackends([1]);
     proxy!.cut();
@@ -112,7 +112,7 @@ it.runIf(postgresInstalled())(
     await expect.poll(async () => (await w.create()).status, { timeout: 30_000, interval: 500 }).toBe(201);
 
     w = load(api, auth);
-    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 20_000 }).toBeGreaterThan(20);
+    await expect.poll(() => w.statuses.filter((s) => s === 201).length, { timeout: 30_000 }).toBeGreaterThan(20);
     // SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl stop -m immediate): every backend ends at once.
     const postmaster = Number(fs.readFileSync(path.join(pg!.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
     process.kill(postmaster, "SIGQUIT");

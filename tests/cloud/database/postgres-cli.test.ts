@@ -29,7 +29,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     await peer?.stop();
     pg?.stop();
     if (cwd) fs.rmSync(cwd, { recursive: true, force: true });
-  }, 60_000);
+  }, 120_000);
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -47,7 +47,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     expect(r).toMatchObject({ code: 0, stderr: "" });
     const me = await peer.api("/auth/users/me", { headers: { "X-Intdash-Token": r.stdout.trim() } });
     expect(me.status).toBe(200);
-  }, 90_000);
+  }, 120_000);
 
   it("keys rotate with CLOUD_DATABASE, keys list with the program's --database: the peer signs with the new key", async () => {
     const rotated = await cli(["keys", "rotate"], { CLOUD_DATABASE: url });
@@ -59,7 +59,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     expect(listed.stdout.split("\n").find((l) => l.startsWith(kid!))).toMatch(/current$/);
     await peer.svc.oauth.keys.reload(); // what the 30 s reload timer does
     expect(decodeJwt((await passwordToken(peer, "admin", "Admin-password-1")).access_token).header.kid).toBe(kid);
-  }, 90_000);
+  }, 120_000);
 
   it("admin reset-password with --database sets a temporary password", async () => {
     const r = await cli(["admin", "reset-password", "--user", "admin", "--database", url]);
@@ -69,7 +69,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     expect(password.length).toBeGreaterThan(8);
     // The old password no longer signs in.
     await expect(passwordToken(peer, "admin", "Admin-password-1")).rejects.toThrow();
-  }, 90_000);
+  }, 120_000);
 
   it("backup and restore refuse PostgreSQL and name pg_dump / pg_restore", async () => {
     const to = path.join(cwd, "backup");
@@ -80,7 +80,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     const restore = await cli(["restore", "--from", to, "--data", path.join(cwd, "restored")], { CLOUD_DATABASE: url });
     expect(restore.code).toBe(1);
     expect(restore.stderr).toMatch(/^cloud-peer restore: the store is PostgreSQL .*pg_restore/);
-  }, 90_000);
+  }, 120_000);
 
   it("refuses a database without a store and leaves it empty, never printing the URL", async () => {
     const empty = await pg.createDatabase();
@@ -91,7 +91,7 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     expect(r.stderr).not.toContain(empty);
     const again = await cli(["keys", "list", "--database", empty]);
     expect(again.stderr).toMatch(/holds no cloud-peer store/);
-  }, 90_000);
+  }, 120_000);
 
   it("a first start on PostgreSQL points to reset-password with the same --database, without the URL", async () => {
     const fresh = await pg.createDatabase();
@@ -122,5 +122,5 @@ describe.runIf(postgresInstalled())("maintenance commands on PostgreSQL", () => 
     }
     expect(out).toContain("cloud-peer admin reset-password --user admin with the same --database (or CLOUD_DATABASE)");
     expect(out).not.toContain(fresh);
-  }, 90_000);
+  }, 120_000);
 });

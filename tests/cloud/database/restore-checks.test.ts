@@ -54,7 +54,7 @@ describe("cloud-peer restore checks the copy first", () => {
     expect(made.code, made.stderr).toBe(0);
     const restored = await run(["restore", "--from", backup(), "--data", working()]);
     expect(restored.code, restored.stderr).toBe(0);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await peer?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -104,7 +104,7 @@ describe("cloud-peer restore checks the copy first", () => {
       const fresh = path.join(dir, `fresh-${name}`);
       expect((await run(["restore", "--from", from, "--data", fresh])).code).toBe(1);
       expect(fs.existsSync(fresh)).toBe(false);
-    }, 60_000);
+    }, 120_000);
   }
 
   it("refuses the data directory of a running peer, which keeps serving", async () => {
@@ -114,7 +114,7 @@ describe("cloud-peer restore checks the copy first", () => {
     expect(r.stderr).toMatch(/in use by process \d+/);
     expect(Object.keys(snapshot(peer.dataDir)).sort()).toEqual(Object.keys(before).sort());
     expect((await caller(peer, token)("/auth/users/me")).status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 
   it("replaces a stopped peer's data with a good backup, leaving nothing staged or aside", async () => {
     const r = await run(["restore", "--from", backup(), "--data", working(), "--force"]);
@@ -126,5 +126,5 @@ describe("cloud-peer restore checks the copy first", () => {
     } finally {
       await restored.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

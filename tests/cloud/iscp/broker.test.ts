@@ -247,7 +247,7 @@ describe("broker protocol handling", () => {
       ResultCode.RESUME_REQUEST_CONFLICT,
     );
     a.ws.terminate();
-    await waitFor(() => b.broker.connections().length === 1, 3000, "old connection gone");
+    await waitFor(() => b.broker.connections().length === 1, 30_000, "old connection gone");
     c.send({ upstreamResumeRequest: { requestId: 4, streamId: id } });
     const ok = (await c.next("upstreamResumeResponse")).upstreamResumeResponse!;
     expect([ok.resultCode, ok.assignedStreamIdAlias]).toEqual([ResultCode.SUCCEEDED, 1]);
@@ -362,7 +362,7 @@ describe("broker protocol handling", () => {
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1)); // bursts well below the queue bound
     }
     expect(await us.waitAcked(10_000)).toBe(true); // upstream never waits for the slow reader
-    await waitFor(() => fastChunks === total, 10_000, "fast downstream");
+    await waitFor(() => fastChunks === total, 30_000, "fast downstream");
     const slowStats = Object.values(b.broker.stats().downstreams).find((d) => d.droppedChunks > 0)!;
     expect(slowStats).toBeDefined();
     expect(slowStats.queuedBytes).toBeLessThanOrEqual(queueBytes);
@@ -371,7 +371,7 @@ describe("broker protocol handling", () => {
     slow.ws.resume();
     await waitFor(
       () => slow.msgs.filter((m) => m.downstreamChunk).length === slowStats.sentChunks + slowStats.queuedChunks,
-      10_000,
+      30_000,
       "slow drains",
     );
     const seqs = slow.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber!);
@@ -379,5 +379,5 @@ describe("broker protocol handling", () => {
     expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
     await Promise.allSettled([u.close(), fast.close()]);
     slow.ws.terminate();
-  }, 30_000);
+  }, 120_000);
 });

@@ -79,7 +79,7 @@ async function relays(
       us.flush();
     }
     expect(await us.waitAcked(10_000)).toBe(true);
-    await waitFor(() => got.length === 10, 10_000, "relayed chunks");
+    await waitFor(() => got.length === 10, 30_000, "relayed chunks");
     expect([...got[9]!.groups[0]!.dataPoints[0]!.payload]).toEqual(Array(64).fill(10));
   } finally {
     await Promise.all([edge.close(), viewer.close()]);
@@ -152,7 +152,7 @@ describe("compression negotiation", () => {
       us.write({ name: "v", type: "u8" }, [{ elapsedTime: i, payload: new Uint8Array(2000).fill(7) }]);
       us.flush();
     }
-    await waitFor(() => got.length >= 3, 10_000, "datagram chunks");
+    await waitFor(() => got.length >= 3, 30_000, "datagram chunks");
     expect(edge.transport.datagramStats!().sentMessages).toBeGreaterThanOrEqual(5);
     await Promise.all([edge.close(), viewer.close()]);
   });

@@ -81,7 +81,7 @@ describe("broker: data-ID rules", () => {
         }
         return results.size >= 3;
       },
-      5000,
+      30_000,
       "three chunk results",
     );
     expect(results.get(1)).toEqual({

@@ -51,12 +51,12 @@ describe("duplicate upstream chunks", () => {
       stored.push(c.sequenceNumber);
     });
     up.send(chunk(1));
-    await waitFor(() => typeof release === "function", 2000, "store started");
+    await waitFor(() => typeof release === "function", 30_000, "store started");
     up.send(chunk(1)); // e.g. re-sent after a resume while the first copy is still being written
     await new Promise((r) => setTimeout(r, 200));
     expect(results(up)).toEqual([]); // nothing is acked before the commit
     release();
-    await waitFor(() => results(up).length === 2, 2000, "acks");
+    await waitFor(() => results(up).length === 2, 30_000, "acks");
     expect(results(up)).toEqual([
       [1, ResultCode.SUCCEEDED],
       [1, ResultCode.SUCCEEDED],
@@ -75,14 +75,14 @@ describe("duplicate upstream chunks", () => {
       stored.push(c.sequenceNumber);
     });
     up.send(chunk(1));
-    await waitFor(() => results(up).length === 1, 2000, "first ack");
+    await waitFor(() => results(up).length === 1, 30_000, "first ack");
     expect(results(up)).toEqual([[1, ResultCode.PROCESS_FAILED]]);
     up.send(chunk(1));
-    await waitFor(() => results(up).length === 2, 2000, "second ack");
+    await waitFor(() => results(up).length === 2, 30_000, "second ack");
     expect(results(up)[1]).toEqual([1, ResultCode.SUCCEEDED]);
     expect(stored).toEqual([1]);
     up.send(chunk(1)); // now a plain duplicate: acked, not stored again
-    await waitFor(() => results(up).length === 3, 2000, "third ack");
+    await waitFor(() => results(up).length === 3, 30_000, "third ack");
     expect(results(up)[2]).toEqual([1, ResultCode.SUCCEEDED]);
     expect(stored).toEqual([1]);
     expect(down.msgs.filter((m) => m.downstreamChunk)).toHaveLength(1);
@@ -95,13 +95,13 @@ describe("duplicate upstream chunks", () => {
     const { up, down } = await setup(async (c) => void stored.push(c.sequenceNumber));
     up.send(chunk(0));
     up.send(chunk(1));
-    await waitFor(() => results(up).length === 2, 2000, "acks");
+    await waitFor(() => results(up).length === 2, 30_000, "acks");
     expect(results(up)).toEqual([
       [0, ResultCode.PROTOCOL_ERROR],
       [1, ResultCode.SUCCEEDED],
     ]);
     expect(stored).toEqual([1]);
-    await waitFor(() => down.msgs.some((m) => m.downstreamChunk), 2000, "relay");
+    await waitFor(() => down.msgs.some((m) => m.downstreamChunk), 30_000, "relay");
     expect(
       down.msgs.filter((m) => m.downstreamChunk).map((m) => m.downstreamChunk!.streamChunk!.sequenceNumber),
     ).toEqual([1]);

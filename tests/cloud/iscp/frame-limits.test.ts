@@ -26,7 +26,7 @@ describe("broker frame limits", () => {
       r.send({ upstreamChunk: { streamIdAlias: 1, streamChunk: { sequenceNumber: seq } } });
     await waitFor(
       () => framesOf(r, "upstreamChunkAck").flatMap((m) => m.upstreamChunkAck!.results ?? []).length >= n,
-      5000,
+      30_000,
       "all results",
     );
     const acks = framesOf(r, "upstreamChunkAck");
@@ -58,7 +58,7 @@ describe("broker frame limits", () => {
           (n, m) => n + Object.keys(m.upstreamChunkAck!.dataIdAliases ?? {}).length,
           0,
         ) >= 5000,
-      5000,
+      30_000,
       "aliases",
     );
     const acks = framesOf(r, "upstreamChunkAck");
@@ -86,7 +86,7 @@ describe("broker frame limits", () => {
         (n, m) => n + Object.keys(m.upstreamChunkAck!.dataIdAliases ?? {}).length,
         0,
       );
-    await waitFor(() => count() >= 300, 3000, "every alias");
+    await waitFor(() => count() >= 300, 30_000, "every alias");
     for (const a of framesOf(r, "upstreamChunkAck")) expect(r.sizes.get(a)!).toBeLessThanOrEqual(LIMIT);
     const all = Object.assign(
       {},

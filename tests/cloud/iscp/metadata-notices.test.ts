@@ -32,10 +32,10 @@ describe("downstream lifecycle notices", () => {
     const u1 = await connected(b);
     u1.send({ upstreamOpenRequest: { requestId: 2, sessionId: "s1", qos: QoS.RELIABLE, expiryInterval: 1 } });
     const id1 = (await u1.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamId!;
-    await waitFor(() => notices(d).length === 1, 2000, "open notice");
+    await waitFor(() => notices(d).length === 1, 30_000, "open notice");
     u1.ws.terminate();
     const u2 = await connected(b);
-    await waitFor(() => b.broker.connections().length === 2, 2000, "old socket gone");
+    await waitFor(() => b.broker.connections().length === 2, 30_000, "old socket gone");
     u2.send({ upstreamResumeRequest: { requestId: 2, streamId: id1 } });
     await u2.next("upstreamResumeResponse");
     u2.send({ upstreamCloseRequest: { requestId: 4, streamId: id1, totalDataPoints: 12, finalSequenceNumber: 3 } });
@@ -44,7 +44,7 @@ describe("downstream lifecycle notices", () => {
     u2.send({ upstreamOpenRequest: { requestId: 6, sessionId: "s2", qos: QoS.UNRELIABLE, expiryInterval: 1 } });
     const id2 = (await u2.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamId!;
     u2.ws.terminate();
-    await waitFor(() => notices(d).length === 5, 4000, "five notices");
+    await waitFor(() => notices(d).length === 5, 30_000, "five notices");
 
     const got = notices(d);
     expect(got.map(kindOf)).toEqual([

@@ -39,16 +39,16 @@ async function behind(limits: Partial<IscpLimits>, pingIntervalSec = 10) {
 it("answers a Ping sent behind chunks that wait for storage while they still wait", async () => {
   const s = await behind({ maxPendingStoreBytes: 8 * 1024, minPendingStoreBytesPerConn: 1024 });
   s.send(1, 200);
-  await waitFor(() => s.waiting.length >= 4, 5000, "the store to fill up");
+  await waitFor(() => s.waiting.length >= 4, 30_000, "the store to fill up");
   r!.send({ ping: { requestId: 100 } });
   // The chunks ahead are held until release(): a Pong behind them would never come.
   const pong = await r!.next("pong", 15_000);
   expect(pong.pong!.requestId).toBe(100);
   expect(s.stored.size).toBe(0); // the chunks ahead of the Ping still wait
   s.release();
-  await waitFor(() => s.acked().size === 200, 10_000, "every chunk acked");
+  await waitFor(() => s.acked().size === 200, 30_000, "every chunk acked");
   expect(s.stored.size).toBe(200);
-}, 20_000);
+}, 120_000);
 
 it("does not drop a client whose Pong waits in input the broker stopped reading", async () => {
   // Held messages past 8 KiB stop the reading: the client's Pongs wait behind its chunks in the socket.
@@ -61,12 +61,12 @@ it("does not drop a client whose Pong waits in input the broker stopped reading"
     if (m.ping) r!.send({ pong: { requestId: m.ping.requestId ?? 0 } });
   });
   s.send(1, 2000);
-  await waitFor(() => s.waiting.length >= 4, 5000, "the store to fill up");
+  await waitFor(() => s.waiting.length >= 4, 30_000, "the store to fill up");
   // The broker pings every second and waits at least 3 s (serverPingTimeoutFloorSec) for the Pong.
   await new Promise((res) => setTimeout(res, 5000));
   expect(r!.msgs.filter((m) => m.disconnect)).toEqual([]);
   expect(r!.ws.readyState).toBe(r!.ws.OPEN);
   s.release();
-  await waitFor(() => s.acked().size === 2000, 15_000, "every chunk acked");
+  await waitFor(() => s.acked().size === 2000, 30_000, "every chunk acked");
   expect(r!.msgs.filter((m) => m.disconnect)).toEqual([]);
-}, 40_000);
+}, 120_000);

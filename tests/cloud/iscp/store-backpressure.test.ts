@@ -54,7 +54,7 @@ it.each(["websocket", "quic"])(
       us.write({ name: "n", type: "t" }, [{ elapsedTime: BigInt(i), payload }]);
       us.flush();
     }
-    await waitFor(() => pending >= LIMIT, 5000, "storage to fill up");
+    await waitFor(() => pending >= LIMIT, 30_000, "storage to fill up");
     await new Promise((r) => setTimeout(r, 300)); // the broker would go on reading here without the pause
     // Frames already parsed from the last read still arrive; the rest waits in the socket or quiche's stream.
     expect(maxPending).toBeLessThan(LIMIT + 8);

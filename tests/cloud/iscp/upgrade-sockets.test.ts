@@ -57,7 +57,7 @@ describe("WebSocket upgrades the broker does not take", () => {
     expect(outs.filter((o) => parseResponse(o.response).status === 404)).toHaveLength(500);
     expect(outs.filter((o) => !o.closedByServer)).toHaveLength(0);
     expect(after).toBeLessThanOrEqual(baseline + 5);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("refused upgrades to the broker's path", () => {
@@ -82,7 +82,7 @@ describe("refused upgrades to the broker's path", () => {
     });
     expect(parseResponse(bad[2]!.response)).toMatchObject({ status: 405, body: { type: "method_not_allowed" } });
     expect(after).toBeLessThanOrEqual(baseline + 5);
-  }, 60_000);
+  }, 120_000);
 
   it("a connection whose ConnectRequest fails authentication is refused and freed", async () => {
     const refusals = await Promise.all(
@@ -114,5 +114,5 @@ describe("refused upgrades to the broker's path", () => {
     );
     expect(new Set(refusals)).toEqual(new Set([ResultCode.AUTH_FAILED]));
     expect(await fdsSettle(peer, baseline + 5)).toBeLessThanOrEqual(baseline + 5);
-  }, 60_000);
+  }, 120_000);
 });

@@ -26,7 +26,7 @@ describe("an upstream resumed on its peer restarted after kill -9", () => {
     await peer?.exit;
     fs.rmSync(dataDir, { recursive: true, force: true });
     await dropTestDatabase(dataDir);
-  }, 60_000);
+  }, 120_000);
 
   it("kill -9 mid-stream and a restart: the client resumes the same stream, every point is stored once", async () => {
     balancer = await startTcpBalancer([]);

@@ -93,6 +93,24 @@ describe("measurements: the chunk log", () => {
     expect(await store(up, chunk(4, 4, "rt4"))).toBe("ok");
     expect(await texts(up.sessionId)).toEqual(["rt1", "rt2", "rest3", "rt4"]);
   });
+
+  it("stores a stream given as two objects in one commit (resumed meanwhile) once per number", async () => {
+    const up = stream();
+    const again = { ...up, sessionId: up.sessionId.toUpperCase() };
+    const results = await Promise.all([
+      store(up, chunk(1, 1, "a1")),
+      store(again, chunk(2, 2, "b2")),
+      store(up, chunk(3, 3, "a3")),
+      store(again, chunk(1, 1, "b1")),
+    ]);
+    expect(results.filter((r) => r === "ok")).toHaveLength(3);
+    expect(results[3]).toBe(results[0] === "ok" ? "skipped" : "ok");
+    expect(await texts(up.sessionId)).toHaveLength(3);
+    const seq = (await t.call(`${P}/measurements/${up.sessionId}/sequences`)).body.items as Array<
+      Record<string, unknown>
+    >;
+    expect(seq).toMatchObject([{ received_chunks_count: 3, received_data_points: 3 }]);
+  });
 });
 
 describe("measurements: a chunk log left by a stopped peer", () => {

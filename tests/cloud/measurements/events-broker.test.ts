@@ -33,7 +33,7 @@ function collect(res: Response) {
   };
 }
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 5000) {
+async function until(cond: () => boolean | Promise<boolean>, ms = 30_000) {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error("timed out waiting");

@@ -1,6 +1,9 @@
 // Helpers for the measurement tests: an admin caller, measurement creation, chunk bodies.
 import { afterAll, beforeAll, expect } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
+import { QoS } from "../../../proto/wire/message.js";
+import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
+import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { adminToken, caller, startPeerWithAdmin, type Call } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 
@@ -125,3 +128,25 @@ export const ndjson = (text: string) =>
     .map((l) => JSON.parse(l));
 
 export const uuid = () => crypto.randomUUID();
+
+/** A persisted upstream of the default project's edge, on a new stream and measurement, as the broker stores it. */
+export const persistedUpstream = (): UpstreamRef => ({
+  streamId: uuid(),
+  sessionId: uuid(),
+  projectUuid: DEFAULT_PROJECT,
+  nodeId: EDGE,
+  persist: true,
+});
+
+/** A measurement's sequences as `GET .../sequences` lists them. */
+export async function sequencesOf(call: Call, meas: string): Promise<Array<Record<string, unknown>>> {
+  return (await call(`${P}/measurements/${meas}/sequences`)).body.items;
+}
+
+/** The broker's chunk hook for `up` on the peer's measurements: what the agent is answered (undefined: stored). */
+export function brokerChunkHook(peer: TestPeer, up: UpstreamRef) {
+  const hooks = measurementHooks(peer.svc.measurements);
+  // As the broker passes it (the subject is not used by storage).
+  const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0];
+  return (c: UpstreamChunkIn) => hooks.onUpstreamChunk(info, c);
+}

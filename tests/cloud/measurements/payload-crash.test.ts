@@ -137,4 +137,4 @@ it("keeps every acknowledged upload across a SIGKILL, and an interrupted one who
   const again = await storedChunks(call, m.uuid);
   expect(again.errors).toEqual([]);
   expect(again.chunks).toEqual([...after.chunks, sent + 1, sent + 2]);
-}, 60_000);
+}, 120_000);

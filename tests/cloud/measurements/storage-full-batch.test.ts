@@ -3,10 +3,9 @@
 // unhandled rejection ends the process), and the same chunks are stored once there is room. A batch of
 // hundreds of chunks is written in parts, so the payload rows of one part fail while the next is written.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
-import { QoS, ResultCode } from "../../../proto/wire/message.js";
-import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
+import { ResultCode } from "../../../proto/wire/message.js";
+import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer } from "./helpers.js";
 
 const CHUNKS = 400;
 const chunk = (n: number, size: number): UpstreamChunkIn => ({
@@ -25,18 +24,11 @@ describe("measurements: a full disk under a large batch", () => {
   const listen = (e: unknown) => void unheard.push(e);
   beforeEach(() => void process.on("unhandledRejection", listen));
   afterEach(() => void process.off("unhandledRejection", listen));
-  const sequences = async (m: string) =>
-    (await t.call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
+  const sequences = (m: string) => sequencesOf(t.call, m);
 
   /** A stream whose sequence exists (one small chunk stored), and a database with room for a few pages only. */
   async function fullStream(): Promise<UpstreamRef> {
-    const up: UpstreamRef = {
-      streamId: uuid(),
-      sessionId: uuid(),
-      projectUuid: DEFAULT_PROJECT,
-      nodeId: EDGE,
-      persist: true,
-    };
+    const up = persistedUpstream();
     expect(await t.peer.svc.measurements.upstream.storeChunk(up, chunk(1, 8))).toBe("ok");
     const { n } = (await t.peer.svc.db.get<{ n: number }>("SELECT page_count AS n FROM pragma_page_count()"))!;
     await t.peer.svc.db.exec(`PRAGMA max_page_count = ${n + 4}`);
@@ -46,10 +38,8 @@ describe("measurements: a full disk under a large batch", () => {
 
   it("refuses every chunk of the batch, leaves no rejection unhandled, and stores them all once there is room", async () => {
     const up = await fullStream();
-    const hooks = measurementHooks(t.peer.svc.measurements);
-    const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0];
-    const send = () =>
-      Promise.all(Array.from({ length: CHUNKS }, (_, i) => hooks.onUpstreamChunk(info, chunk(i + 2, 8 * 1024))));
+    const hook = brokerChunkHook(t.peer, up);
+    const send = () => Promise.all(Array.from({ length: CHUNKS }, (_, i) => hook(chunk(i + 2, 8 * 1024))));
     for (let round = 0; round < 3; round++) {
       const refused = await send();
       expect(new Set(refused.map((r) => JSON.stringify(r)))).toEqual(

@@ -94,5 +94,5 @@ describe("measurements: the storage full in real time", () => {
     fs.symlinkSync("/dev/full", file);
     expect((await send(up, acks, 3)).every((a) => a.resultCode !== 0)).toBe(true);
     expect(full()).toHaveLength(2);
-  }, 60_000);
+  }, 120_000);
 });

@@ -5,10 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.js";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
-import { QoS, ResultCode } from "../../../proto/wire/message.js";
-import { DEFAULT_PROJECT, EDGE, P, uuid, withPeer } from "./helpers.js";
+import { ResultCode } from "../../../proto/wire/message.js";
+import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer } from "./helpers.js";
 
 const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -24,17 +23,10 @@ describe("measurements: a steady stream's chunk transactions", () => {
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
   const dataIds = async (m: string) =>
     ((await call(`${P}/data_ids?name=${m}`)).body.items as Array<{ data_id: string }>).map((d) => d.data_id).sort();
-  const sequences = async (m: string) =>
-    (await call(`${P}/measurements/${m}/sequences`)).body.items as Array<Record<string, unknown>>;
+  const sequences = (m: string) => sequencesOf(t.call, m);
 
   it("lists data ids first seen in later chunks, and counts every chunk in its sequence", async () => {
-    const up: UpstreamRef = {
-      streamId: uuid(),
-      sessionId: uuid(),
-      projectUuid: DEFAULT_PROJECT,
-      nodeId: EDGE,
-      persist: true,
-    };
+    const up = persistedUpstream();
     expect(await store(up, chunk(1, [["a", "t"]]))).toBe("ok");
     expect(await store(up, chunk(2, [["a", "t"]]))).toBe("ok");
     expect(
@@ -57,13 +49,7 @@ describe("measurements: a steady stream's chunk transactions", () => {
   });
 
   it("makes a measurement deleted mid-stream again, with its sequence and data ids", async () => {
-    const up: UpstreamRef = {
-      streamId: uuid(),
-      sessionId: uuid(),
-      projectUuid: DEFAULT_PROJECT,
-      nodeId: EDGE,
-      persist: true,
-    };
+    const up = persistedUpstream();
     expect(await store(up, chunk(1, [["x", "t"]]))).toBe("ok");
     expect(await store(up, chunk(2, [["x", "t"]]))).toBe("ok");
     expect((await call(`${P}/measurements/${up.sessionId}`, { method: "DELETE" })).status).toBe(204);
@@ -84,13 +70,7 @@ describe("measurements: a steady stream's chunk transactions", () => {
   });
 
   it("stores nothing of a batch whose transaction failed, and the stream goes on afterwards", async () => {
-    const up: UpstreamRef = {
-      streamId: uuid(),
-      sessionId: uuid(),
-      projectUuid: DEFAULT_PROJECT,
-      nodeId: EDGE,
-      persist: true,
-    };
+    const up = persistedUpstream();
     expect(await store(up, chunk(1, [["p", "t"]]))).toBe("ok");
     // A chunk the chunk log takes but whose new data id is refused fails the side-by-side writes.
     await t.peer.svc.db.exec(
@@ -122,13 +102,7 @@ describe("measurements: a steady stream's chunk transactions", () => {
   });
 
   it("answers a chunk the full disk refused with PROCESS_FAILED, stores nothing, and stores it once there is room", async () => {
-    const up: UpstreamRef = {
-      streamId: uuid(),
-      sessionId: uuid(),
-      projectUuid: DEFAULT_PROJECT,
-      nodeId: EDGE,
-      persist: true,
-    };
+    const up = persistedUpstream();
     expect(await store(up, chunk(1, [["small", "t"]]))).toBe("ok");
     const [seq] = (await sequences(up.sessionId)) as Array<{ uuid: string }>;
     const id = (await t.peer.svc.db.get<{ id: number }>("SELECT id FROM meas_sequences WHERE uuid = ?", [seq!.uuid]))!
@@ -144,15 +118,14 @@ describe("measurements: a steady stream's chunk transactions", () => {
         },
       ],
     };
-    const hooks = measurementHooks(t.peer.svc.measurements);
-    const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0]; // as the broker passes it (subject unused)
-    expect(await hooks.onUpstreamChunk(info, big)).toEqual({
+    const hook = brokerChunkHook(t.peer, up);
+    expect(await hook(big)).toEqual({
       resultCode: ResultCode.PROCESS_FAILED,
       resultString: "the server's storage is full",
     });
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 1 }]);
     fs.unlinkSync(file);
-    expect(await hooks.onUpstreamChunk(info, big)).toBeUndefined();
+    expect(await hook(big)).toBeUndefined();
     expect(await sequences(up.sessionId)).toMatchObject([{ received_chunks_count: 2 }]);
   });
 });

@@ -10,6 +10,7 @@ import path from "node:path";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OAuthClient } from "../../../cloud/oauth/clients/model.js";
+import { generateSecret, hashSecret, verifySecret } from "../../../cloud/oauth/service/secrets.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import {
   adminToken,
@@ -259,8 +260,8 @@ describe("client authentication", () => {
 
   it("resolves clients through pluggable resolvers: an edge gets a token whose subject is the edge", async () => {
     const edgeUuid = crypto.randomUUID();
-    const secret = peer.svc.oauth.secrets.generate();
-    const digest = peer.svc.oauth.secrets.hash(secret);
+    const secret = generateSecret();
+    const digest = hashSecret(secret);
     const edge: OAuthClient = {
       clientId: edgeUuid,
       kind: "edge",
@@ -272,7 +273,7 @@ describe("client authentication", () => {
         subject: { kind: "edge", uuid: edgeUuid },
         scopes: ["edge-self:r", "measurements:w"],
       }),
-      verifySecret: (s) => peer.svc.oauth.secrets.verify(s, digest),
+      verifySecret: (s) => verifySecret(s, digest),
     };
     peer.svc.oauth.clientResolvers.push(async (id) => (id === edgeUuid ? edge : undefined));
     const tokens = await oidc.clientCredentialsGrant(oidcConfig(peer, edgeUuid, oidc.ClientSecretPost(secret)));

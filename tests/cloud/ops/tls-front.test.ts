@@ -20,7 +20,7 @@ beforeAll(async () => {
   ca = makeTestCa(dir);
   const pair = ca.issue("server", "2001");
   peer = await spawnPeerAt(path.join(dir, "data"), { CLOUD_TLS_CERT: pair.cert, CLOUD_TLS_KEY: pair.key });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   peer?.child.kill("SIGTERM");
@@ -50,7 +50,7 @@ it("sends Strict-Transport-Security on HTTPS answers", async () => {
   const missing = await get(https, `${peer.url}/api/no-such-route`);
   expect(missing.status).toBe(404);
   expect(missing.headers["strict-transport-security"]).toBe("max-age=31536000");
-}, 30_000);
+}, 120_000);
 
 it("answers plain HTTP on the TLS port with a 400 naming the https:// URL, and keeps serving HTTPS", async () => {
   const r = await get(http, `http://127.0.0.1:${port()}/api/health/alive`);
@@ -68,4 +68,4 @@ it("answers plain HTTP on the TLS port with a 400 naming the https:// URL, and k
   });
   const again = await get(https, `${peer.url}/api/health/alive`);
   expect(again.status).toBe(200);
-}, 30_000);
+}, 120_000);

@@ -219,7 +219,7 @@ describe("webhooks", () => {
     rx.plan.set("/flaky", [500, 503]);
     await createMeasurement(admin, {}, `/v1/projects/${project}/measurements`);
     const deliveries = async () => (await admin(`${H}/${hook.uuid}/hook_deliveries`)).body.items;
-    await expect.poll(async () => (await deliveries())[0]?.status, { timeout: 10_000 }).toBe("succeeded");
+    await expect.poll(async () => (await deliveries())[0]?.status, { timeout: 30_000 }).toBe("succeeded");
     expect((await deliveries())[0]).toMatchObject({ attempts: 3, response: { status: 204 } });
     expect(rx.got.filter((g) => g.path === "/flaky")).toHaveLength(3);
 
@@ -227,7 +227,7 @@ describe("webhooks", () => {
     await createMeasurement(admin, {}, `/v1/projects/${project}/measurements`);
     await expect
       .poll(async () => (await deliveries()).filter((d: { status: string }) => d.status === "failed").length, {
-        timeout: 10_000,
+        timeout: 30_000,
       })
       .toBe(1);
     const failed = (await deliveries()).find((d: { status: string }) => d.status === "failed");

@@ -121,9 +121,9 @@ describe("received frames: a broker that reads chunks late", () => {
           streamChunk: { sequenceNumber: seq, dataPointGroups: [{ dataIdAlias: 1, dataPoints }] },
         },
       });
-      if (seq % 8 === 0) await waitFor(() => stored.size >= seq - 4, 10_000, "stored chunks");
+      if (seq % 8 === 0) await waitFor(() => stored.size >= seq - 4, 30_000, "stored chunks");
     }
-    await waitFor(() => stored.size === CHUNKS, 10_000, "every chunk stored");
+    await waitFor(() => stored.size === CHUNKS, 30_000, "every chunk stored");
 
     for (let seq = 1; seq <= CHUNKS; seq++)
       for (let i = 0; i < POINTS; i++)
@@ -143,7 +143,7 @@ describe("received frames: a broker that reads chunks late", () => {
         }
         return relayed.size === CHUNKS;
       },
-      20_000,
+      30_000,
       "every chunk relayed",
     );
     for (let seq = 1; seq <= CHUNKS; seq++)
@@ -163,7 +163,7 @@ describe("received frames: a broker that reads chunks late", () => {
         },
       });
     }
-    await waitFor(() => stored.size === CHUNKS + 16, 10_000, "later chunks stored");
+    await waitFor(() => stored.size === CHUNKS + 16, 30_000, "later chunks stored");
     for (let seq = CHUNKS + 1; seq <= CHUNKS + 16; seq++)
       for (let i = 0; i < POINTS; i++)
         expect(sameAs(seq, i, stored.get(seq)![i]), `stored chunk ${seq} point ${i}`).toBe(true);

@@ -1,5 +1,6 @@
 // The buffer pool behind large frames, stored chunks and payloads: blocks are reused only after they came
-// back, only blocks it handed out come back, and it keeps no more idle memory than it was told.
+// back, only blocks it handed out come back, it keeps no more idle memory than it was told, and it lets go of
+// idle blocks the traffic stopped needing.
 import { describe, expect, it } from "vitest";
 import { BufferPool, POOLED_MIN, sizeClass } from "../../../proto/wire/buffer-pool.js";
 
@@ -34,5 +35,27 @@ describe("BufferPool", () => {
     const blocks = Array.from({ length: 5 }, () => pool.take(131072));
     for (const b of blocks) pool.give(b);
     expect(pool.idleBytes).toBe(3 * 131072);
+  });
+
+  it("lets go of the idle blocks no take needed since the last trim, so idle memory follows the traffic", () => {
+    const pool = new BufferPool(64 * 1024 * 1024, 0);
+    const size = (n: number) => Array.from({ length: n }, () => pool.take(200_000));
+    // A burst of 8 blocks, then traffic that needs 2 at a time.
+    for (const b of size(8)) pool.give(b);
+    const other = pool.take(1_000_000); // another size class, then never again
+    pool.give(other);
+    pool.trim(); // the burst needed them all
+    expect(pool.idleBytes).toBe(8 * sizeClass(200_000) + sizeClass(1_000_000));
+    for (let i = 0; i < 50; i++) for (const b of size(2)) pool.give(b);
+    pool.trim();
+    // 6 of the 8 stayed idle through the interval, and the other class was not used: both let go.
+    expect(pool.idleBytes).toBe(2 * sizeClass(200_000));
+    for (let i = 0; i < 50; i++) for (const b of size(2)) pool.give(b);
+    pool.trim();
+    expect(pool.idleBytes).toBe(2 * sizeClass(200_000)); // what the traffic needs stays
+    pool.trim(); // an interval without traffic
+    expect(pool.idleBytes).toBe(0);
+    const again = pool.take(200_000); // a later take gets a new block
+    expect(again.length).toBe(200_000);
   });
 });

@@ -8,7 +8,7 @@ import { metric } from "../../support/prometheus.js";
 
 let s: Stack;
 // Tokens live 5 s, so the agent renews its token (at 80 % of the lifetime) within the test.
-beforeAll(async () => void (s = await startConnectedStack({ cloud: { accessTokenTtl: 5 } })), 60_000);
+beforeAll(async () => void (s = await startConnectedStack({ cloud: { accessTokenTtl: 5 } })), 120_000);
 afterAll(async () => s?.close());
 
 const scrape = async () => (await s.agentApi.request<string>("GET", "/metrics")).body;

@@ -15,7 +15,7 @@ beforeAll(async () => {
   s = await startStack();
   await s.connect();
   await streamThroughRt(s);
-}, 60_000);
+}, 120_000);
 afterAll(async () => s?.close());
 
 const scrape = async () => {
@@ -59,7 +59,7 @@ describe("agent metrics on the command socket", () => {
             t
           );
         },
-        15_000,
+        30_000,
         "the points sent and acknowledged",
       );
       // Frame 1, right after the garbage, may be swallowed while resynchronising.
@@ -71,7 +71,7 @@ describe("agent metrics on the command socket", () => {
     } finally {
       await fh.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("keeps the channel's totals when the channel is recreated (counters never go back)", async () => {
     const before = metric(await scrape(), "agent_points_received_total", { channel: "dc" })!;
@@ -83,13 +83,13 @@ describe("agent metrics on the command socket", () => {
       await writeNumbered(fh, 500, 510);
       await until(
         async () => (metric(await scrape(), "agent_points_received_total", { channel: "dc" }) ?? 0) >= before + 10,
-        15_000,
+        30_000,
         "the new points counted on top",
       );
     } finally {
       await fh.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("--metrics-listen", () => {
@@ -139,7 +139,7 @@ describe("--metrics-listen", () => {
       await exited;
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 
   it("refuses a malformed --metrics-listen with exit code 2", async () => {
     const child = spawn(
@@ -158,7 +158,7 @@ describe("--metrics-listen", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
     expect(code).toBe(2);
     expect(err).toContain('--metrics-listen / AGENT_METRICS_LISTEN "localhost:http": expected host:port');
-  }, 60_000);
+  }, 120_000);
 
   it("AGENT_METRICS=off: no metrics at all (the bench's comparison), and no --metrics-listen with it", async () => {
     const dir = await tempDir("agent-metrics-off-");
@@ -198,5 +198,5 @@ describe("--metrics-listen", () => {
       expect(await new Promise<number | null>((resolve) => bad.once("exit", (c) => resolve(c)))).toBe(2);
       expect(err).toContain(message);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -112,7 +112,7 @@ it("edge-agent's socket answers before the agent has loaded, and a request made 
   expect(created.status).toBe(201);
   expect((await api.get("/upstreams/u")).body).toEqual(created.body);
   expect(out.log).toContain("edge agent listening");
-}, 60_000);
+}, 120_000);
 
 it("edge-agent stopped with SIGTERM while still loading exits 0 and removes its socket", async () => {
   const { child, socket } = await agentAnswering();
@@ -120,4 +120,4 @@ it("edge-agent stopped with SIGTERM while still loading exits 0 and removes its 
   child.kill("SIGTERM");
   expect(await exited).toBe(0);
   expect(fs.existsSync(socket)).toBe(false);
-}, 60_000);
+}, 120_000);

@@ -52,7 +52,7 @@ async function startAgent(
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`edge-agent exited with ${child.exitCode}`);
     return (await api.get("/version").catch(() => undefined))?.status === 200;
-  }, 20_000);
+  }, 30_000);
   const stop = async () => {
     const gone = new Promise((r) => child.once("exit", r));
     child.kill("SIGTERM");
@@ -113,7 +113,7 @@ it("backs up a running agent; the copy reopens with the same settings and queue"
   await fh.close();
   const queued = async () =>
     (await agent.api.get<{ items: { pending_data_size: number }[] }>("/measurements")).body.items;
-  await eventually(async () => (await queued()).reduce((a, m) => a + m.pending_data_size, 0) >= 2000 * 64, 15_000);
+  await eventually(async () => (await queued()).reduce((a, m) => a + m.pending_data_size, 0) >= 2000 * 64, 30_000);
   // The measurement ends with its channel; its streams' ends wait for the (absent) cloud for at most 5 s.
   // Once that is written, nothing changes the queue any more: wait until it has stood still for 6 s.
   await agent.api.request("PATCH", "/device-connectors/upstream/dc", { enabled: false });

@@ -41,7 +41,7 @@ it("talks to ./data/agent/agent.sock when an agent made it in this folder", asyn
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-}, 60_000);
+}, 120_000);
 
 it("tries the service's socket elsewhere and names what it tried when nothing answers", async () => {
   const empty = await tempDir("agentctl-nowhere-");
@@ -58,11 +58,11 @@ it("tries the service's socket elsewhere and names what it tried when nothing an
   } finally {
     fs.rmSync(empty, { recursive: true, force: true });
   }
-}, 60_000);
+}, 120_000);
 
 it("says the lookup in --help", async () => {
   const r = await agentctl(dir, ["--help"]);
   expect(r.stdout.replace(/\s+/g, " ")).toContain(
     "command API socket (env AGENT_SOCKET; default: ./data/agent/agent.sock when it exists, else the service's /run/edge-agent/agent.sock)",
   );
-}, 60_000);
+}, 120_000);

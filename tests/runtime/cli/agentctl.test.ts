@@ -56,7 +56,7 @@ describe("agentctl", () => {
     const r = await agentctl(a.socketPath, ["config-file", "apply", file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not valid YAML or JSON: .* at line 3, column 10/);
-  }, 60_000);
+  }, 120_000);
 
   it("refuses more than one action flag instead of silently doing one", async () => {
     const both = await agentctl(a.socketPath, ["config", "upstream", "--create", "id: both", "--delete", "up1"]);

@@ -111,7 +111,7 @@ it("refuses a bad file at start with its line and field, and exits", async () =>
       "edge-agent: config file refused\n",
   );
   expect(fs.existsSync(a.api.socketPath)).toBe(false);
-}, 60_000);
+}, 120_000);
 
 it("keeps running on SIGHUP without a configuration file (systemctl reload)", async () => {
   const dir = await agents.dir("agent-hup-");
@@ -123,4 +123,4 @@ it("keeps running on SIGHUP without a configuration file (systemctl reload)", as
   await eventually(() => a.stdout().includes("no configuration file (--config) to apply"), 30_000);
   expect((await api.get("/version")).status).toBe(200);
   expect(a.child.exitCode).toBeNull();
-}, 90_000);
+}, 120_000);

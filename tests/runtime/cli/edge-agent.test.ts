@@ -53,7 +53,7 @@ it("shows edge-agent's help in the style of the other commands", async () => {
     "AGENT_METRICS_LISTEN",
   ])
     expect(stdout).toMatch(new RegExp(`^  ${name} `, "m"));
-}, 60_000);
+}, 120_000);
 
 it("refuses an unknown log level from the environment with exit code 2", async () => {
   const r = await promisify(execFile)(
@@ -71,4 +71,4 @@ it("refuses an unknown log level from the environment with exit code 2", async (
   expect(r.stderr).toBe(
     `edge-agent: AGENT_LOG_LEVEL "loud" is not one of fatal, error, warn, info, debug, trace, silent\nusage: edge-agent [options] (edge-agent --help)\n`,
   );
-}, 60_000);
+}, 120_000);

@@ -42,10 +42,10 @@ it("cloud-peer with logFormat text (--log-format, CLOUD_LOG_FORMAT) logs readabl
   const peer = await startTestPeer({ config: { logLevel: "info", logFormat: "text" }, logDestination: sink });
   try {
     await fetch(`${peer.url}/api/version`);
-    await eventually(() => text.includes("\n"), 10_000);
+    await eventually(() => text.includes("\n"), 30_000);
     for (const line of text.trimEnd().split("\n"))
       expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) |^ {4}/);
   } finally {
     await peer.stop();
   }
-}, 60_000);
+}, 120_000);

@@ -87,7 +87,7 @@ describe("data path blocks together", () => {
     }, 10);
 
     await waitFor(() => ch.stats.accepted === COUNT, 30_000, "all points accepted");
-    await waitFor(() => reopened && q.getSequence(seq)!.chunkCount === 0, 10_000, "new sequence all acked");
+    await waitFor(() => reopened && q.getSequence(seq)!.chunkCount === 0, 30_000, "new sequence all acked");
     clearInterval(sender);
     await ch.close();
     await q.closeSequence(seq);

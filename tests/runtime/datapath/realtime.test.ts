@@ -224,7 +224,7 @@ it("sends a chunk the cloud could not store (PROCESS_FAILED) again after a pause
   await dp.upstreamLinked(up, fakeLink(written, { ack: true, code: () => (failures-- > 0 ? 77 : 0) }));
   await dp.sink(points(5), ["up"]);
   const run = dp.current!;
-  await waitFor(() => written.length === 4, 10_000);
+  await waitFor(() => written.length === 4, 30_000);
   expect(written).toEqual([1, 1, 1, 1]);
   // Stored at the fourth attempt: released from the queue, nothing left for the deferred upload.
   await waitFor(() => queue!.getMeasurement(run.uuid)?.chunkCount === 0);

@@ -43,7 +43,7 @@ beforeAll(async () => {
     transport: { protocol: "websocket", send_queue_size: 4096 },
     accessToken: (await fetchToken(connection)).accessToken,
   };
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await queue?.close();
   await peer?.close();
@@ -319,7 +319,7 @@ it("reports its state with the bitrate of what it posts", async () => {
     input: { settings, session, pending: queue.getMeasurement(uuid)!.pendingDataSize },
   }).start();
   try {
-    await expect.poll(() => sent, { timeout: 5000 }).toBeGreaterThan(0);
+    await expect.poll(() => sent, { timeout: 30_000 }).toBeGreaterThan(0);
     actor.send({ type: "TICK" });
     expect(reportDeferred(actor.getSnapshot())).toEqual({
       code: "connected",
@@ -327,8 +327,8 @@ it("reports its state with the bitrate of what it posts", async () => {
       bitrate: Math.round((sent * 8 * 1000) / TICK_MS),
     });
     busy = false;
-    await expect.poll(() => queue.getMeasurement(uuid)!.chunkCount, { timeout: 5000 }).toBe(0);
-    await expect.poll(() => reportDeferred(actor.getSnapshot()).code, { timeout: 5000 }).toBe("none");
+    await expect.poll(() => queue.getMeasurement(uuid)!.chunkCount, { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => reportDeferred(actor.getSnapshot()).code, { timeout: 30_000 }).toBe("none");
   } finally {
     actor.stop();
   }

@@ -86,7 +86,7 @@ it("installs no TypeScript toolchain and no test-only dependency", async () => {
     expect(tree).not.toMatch(new RegExp(`[\\s─]${name}@`));
   // Nothing runs TypeScript: no loader is even installed.
   expect(fs.existsSync(path.join(app, "node_modules", "tsx"))).toBe(false);
-}, 60_000);
+}, 120_000);
 
 it("streams a connector's points over WebSocket from the installed agent to the installed cloud peer", async () => {
   const cloudDir = path.join(dir, "cloud-data");

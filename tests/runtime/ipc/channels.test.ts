@@ -77,11 +77,11 @@ describe("upstream channel", () => {
       cb,
     );
     stops.push(() => ch.close());
-    await waitFor(() => ch.stats.accepted === 20000, 20_000, "20000 accepted");
+    await waitFor(() => ch.stats.accepted === 20000, 30_000, "20000 accepted");
     expect(events[0]).toBe("opened");
     await waitFor(
       () => events.some((e) => e.startsWith("closed: device connector exited with code 0")),
-      5000,
+      30_000,
       "exit reported",
     );
     expect(bytes()).toBe(ch.stats.bytes);
@@ -118,14 +118,14 @@ describe("upstream channel", () => {
       cb,
     );
     stops.push(() => ch.close());
-    await waitFor(() => ch.stats.pendingBatches === 4, 10_000, "window full");
+    await waitFor(() => ch.stats.pendingBatches === 4, 30_000, "window full");
     await new Promise((r) => setTimeout(r, 300));
     const stalled = ch.stats.bytes;
     expect(got).toBeLessThan(2_000_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(ch.stats.bytes).toBe(stalled); // not reading: the pipe is full and the connector blocks
     for (const r of waiting.splice(0)) r();
-    await waitFor(() => ch.stats.bytes > stalled, 5000, "reading again");
+    await waitFor(() => ch.stats.bytes > stalled, 30_000, "reading again");
     expect(
       upstreamChannelError({ ...ch.stats, corrupt: 2, skippedBytes: 9, rejected: 3, lastError: "disk full" }),
     ).toBe("2 corrupt frame region(s) skipped (9 bytes); 3 point(s) not accepted: disk full");
@@ -149,7 +149,7 @@ describe("upstream channel", () => {
       cb,
     );
     stops.push(() => ch.close());
-    await waitFor(() => events.length > 0, 5000, "failed");
+    await waitFor(() => events.length > 0, 30_000, "failed");
     expect(events[0]).toMatch(/^failed: .*not a FIFO/);
   });
 });
@@ -180,7 +180,7 @@ describe("downstream channel", () => {
       point("ctl/brake", "bool", Buffer.from([1]), 6e9),
     ];
     expect(ch.write(points)).toBe(2);
-    await waitFor(() => events.includes("opened"), 10_000, "connector opened the FIFO");
+    await waitFor(() => events.includes("opened"), 30_000, "connector opened the FIFO");
     await ch.close(); // what is queued still reaches the connector, which then ends at EOF
     expect(ch.stats.written).toBe(2);
     const expected = new IscpV2CompatEncoder().encode(points, "ctl/").buffer;

@@ -67,7 +67,7 @@ describe("upstream FIFO reader", () => {
         "ctr",
       ]);
       expect(await exited(child)).toBe(0);
-      await waitFor(() => got.length >= 50000, 10_000, "50000 points");
+      await waitFor(() => got.length >= 50000, 30_000, "50000 points");
       expect(got.length).toBe(50000);
       expect(got.every((p, i) => seqOf(p) === i)).toBe(true);
       expect(got[0]).toMatchObject({
@@ -86,10 +86,10 @@ describe("upstream FIFO reader", () => {
     await r.start();
     const first = startSampleConnector(["--path", path, "--rate", "0", "--count", "3000", "--reopen-every", "700"]);
     expect(await exited(first)).toBe(0);
-    await waitFor(() => got.length >= 3000, 10_000, "first connector's points");
+    await waitFor(() => got.length >= 3000, 30_000, "first connector's points");
     const second = startSampleConnector(["--path", path, "--rate", "0", "--count", "2000"]);
     expect(await exited(second)).toBe(0);
-    await waitFor(() => got.length >= 5000, 10_000, "second connector's points");
+    await waitFor(() => got.length >= 5000, 30_000, "second connector's points");
     expect(got.map(seqOf)).toEqual([
       ...Array.from({ length: 3000 }, (_, i) => i),
       ...Array.from({ length: 2000 }, (_, i) => i),
@@ -130,11 +130,11 @@ describe("upstream FIFO reader", () => {
     writeSync(fd, Buffer.concat([f(1), Buffer.from("\0\0garbage-garbage-garbage\xff\xff", "latin1"), f(2)]));
     writeSync(fd, f(3).subarray(0, 10)); // the writer dies mid-frame
     closeSync(fd);
-    await waitFor(() => r.stats.truncated === 1, 5000, "truncated frame");
+    await waitFor(() => r.stats.truncated === 1, 30_000, "truncated frame");
     fd = openSync(path, "w");
     writeSync(fd, f(4));
     closeSync(fd);
-    await waitFor(() => got.length === 3, 5000, "3 points");
+    await waitFor(() => got.length === 3, 30_000, "3 points");
     expect(got.map((p) => Buffer.from(p.payload).toString())).toEqual(["v1", "v2", "v4"]);
     expect(r.stats).toMatchObject({ corrupt: 1, truncated: 1, frames: 3 });
   });
@@ -165,9 +165,9 @@ describe("downstream FIFO writer", () => {
       ];
       expect(w.write(pts)).toBe(2); // queued while nobody reads
       const child = catTo(path, out);
-      await waitFor(() => w.stats.written === 2, 5000, "written");
+      await waitFor(() => w.stats.written === 2, 30_000, "written");
       expect(w.write([point("dc/d", "string", "four", 4)])).toBe(1);
-      await waitFor(() => w.stats.written === 3, 5000, "written");
+      await waitFor(() => w.stats.written === 3, 30_000, "written");
       await w.stop();
       await exited(child);
       const enc = format === "logger-msg" ? new LoggerMsgEncoder() : new IscpV2CompatEncoder();
@@ -193,7 +193,7 @@ describe("downstream FIFO writer", () => {
       holder.kill("SIGKILL");
       return exited(holder);
     });
-    await waitFor(() => w.stats.connected, 5000, "connected");
+    await waitFor(() => w.stats.connected, 30_000, "connected");
     // Writing never waits for the reader (a blocked write would hang here, the holder never reads): the overflow is
     // dropped and counted.
     for (let i = 0; i < 2000; i++) w.write([big]);
@@ -206,7 +206,7 @@ describe("downstream FIFO writer", () => {
     stops.push(() => w.stop());
     await w.start();
     const first = catTo(path, join(dir, "1.bin"));
-    await waitFor(() => w.stats.connected, 5000, "first connector");
+    await waitFor(() => w.stats.connected, 30_000, "first connector");
     first.kill("SIGKILL");
     await exited(first);
     // Writes after the reader vanished fail with EPIPE: counted as dropped, then the writer waits again
@@ -216,15 +216,15 @@ describe("downstream FIFO writer", () => {
       accepted += w.write([point("a", "string", "x", i)]);
       await new Promise((r) => setTimeout(r, 20));
     }
-    await waitFor(() => !w.stats.connected, 5000, "disconnect noticed");
+    await waitFor(() => !w.stats.connected, 30_000, "disconnect noticed");
     expect(accepted).toBe(5);
     expect(w.stats.dropped).toBeGreaterThanOrEqual(1);
     expect(w.stats.written + w.stats.dropped + w.stats.pendingFrames).toBe(5);
     const second = catTo(path, join(dir, "2.bin"));
-    await waitFor(() => w.stats.connected, 5000, "second connector");
+    await waitFor(() => w.stats.connected, 30_000, "second connector");
     const written = w.stats.written;
     w.write([point("a", "string", "after", 9)]);
-    await waitFor(() => w.stats.written === written + 1, 5000, "written to second");
+    await waitFor(() => w.stats.written === written + 1, 30_000, "written to second");
     await w.stop();
     await exited(second);
     expect((await readFile(join(dir, "2.bin"))).includes(Buffer.from("after"))).toBe(true);

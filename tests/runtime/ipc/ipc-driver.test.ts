@@ -31,21 +31,21 @@ describe("IPC channels with real FIFOs and connectors", () => {
       launch: sample("--rate", "200", "--size", "64"),
     });
     expect(r.status).toBe(201);
-    await expect.poll(async () => (await stat(r.body.ipc.path)).isFIFO(), { timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await stat(r.body.ipc.path)).isFIFO(), { timeout: 30_000 }).toBe(true);
     await expect
-      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 20_000 })
+      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 30_000 })
       .toMatchObject({ code: "connected", error: "" });
   });
 
   it("stops the connector when the channel is disabled and shows none", async () => {
     await t.api.patch("/device-connectors/upstream/sampler", { enabled: false });
     await expect
-      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 10_000 })
+      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 30_000 })
       .toMatchObject({ code: "none" });
     // Nothing writes any more: re-enabling without a launch leaves the channel waiting for a connector.
     await t.api.patch("/device-connectors/upstream/sampler", { enabled: true, launch: null });
     await expect
-      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 10_000 })
+      .poll(() => state("/device-connectors/upstream/sampler/state"), { timeout: 30_000 })
       .toMatchObject({ code: "disconnected" });
   });
 
@@ -57,7 +57,7 @@ describe("IPC channels with real FIFOs and connectors", () => {
       launch: { ...sample("--count", "3", "--exit-code", "3", "--rate", "0"), restart: { policy: "never" } },
     });
     await expect
-      .poll(() => state("/device-connectors/upstream/quitter/state"), { timeout: 20_000 })
+      .poll(() => state("/device-connectors/upstream/quitter/state"), { timeout: 30_000 })
       .toMatchObject({
         code: "error",
         error: 'connector exited with code 3; not restarted (restart policy "never")',
@@ -71,7 +71,7 @@ describe("IPC channels with real FIFOs and connectors", () => {
       launch: { command: "/bin/cat", args: ["${ipc.path}"] },
     });
     await expect
-      .poll(() => state("/device-connectors/downstream/reader/state"), { timeout: 10_000 })
+      .poll(() => state("/device-connectors/downstream/reader/state"), { timeout: 30_000 })
       .toMatchObject({ code: "quiet" });
     await t.api.delete("/device-connectors/downstream/reader");
     expect((await t.api.get("/device-connectors/downstream/reader/state")).status).toBe(404);

@@ -47,7 +47,7 @@ it("passes the allowed variables of the agent's environment to a connector, not 
     },
   });
   expect(r.status).toBe(201);
-  const text = await eventually(() => readFile(out, "utf8").catch(() => undefined), 15_000);
+  const text = await eventually(() => readFile(out, "utf8").catch(() => undefined), 30_000);
   const env = new Map(text.split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
   expect(env.get("AGENT_TEST_DB_PASSWORD")).toBeUndefined();
   expect(env.get("VITEST")).toBeUndefined(); // the rest of the agent's environment too

@@ -69,11 +69,11 @@ describe("connector launcher", () => {
     );
     stops.push(() => launcher.stop());
     launcher.start();
-    await waitFor(() => launcher.state.finished, 20_000, "three runs");
+    await waitFor(() => launcher.state.finished, 30_000, "three runs");
     expect(exits.map((e) => e.reason)).toEqual(["exited with code 3", "exited with code 3", "exited with code 3"]);
     expect(exits.map((e) => e.restartInMs)).toEqual([50, 100, undefined]);
     expect(launcher.state.restarts).toBe(2);
-    await waitFor(() => got.length === 300, 5000, "300 points");
+    await waitFor(() => got.length === 300, 30_000, "300 points");
     expect(got.map(seqOf).slice(0, 100)).toEqual(Array.from({ length: 100 }, (_, i) => i));
   });
 
@@ -93,11 +93,11 @@ describe("connector launcher", () => {
       { ipcPath: "/tmp/some.fifo", format: "logger-msg", onExit: (e) => exits.push(e) },
     );
     launcher.start();
-    await waitFor(() => launcher.state.running, 5000, "running");
+    await waitFor(() => launcher.state.running, 30_000, "running");
     let text = "";
     await waitFor(
       () => text.endsWith("\n"),
-      5000,
+      30_000,
       "env file",
       async () => {
         text = await readFile(out, "utf8").catch(() => "");
@@ -121,7 +121,7 @@ describe("connector launcher", () => {
     );
     stops.push(() => launcher.stop());
     launcher.start();
-    await waitFor(() => launcher.state.finished, 5000, "gave up");
+    await waitFor(() => launcher.state.finished, 30_000, "gave up");
     expect(exits.length).toBe(2);
     expect(exits[0]!.reason).toMatch(/^failed to start: .*ENOENT/);
   });
@@ -139,11 +139,11 @@ describe("connector launcher", () => {
       onExit: (e) => exits.push(e),
     });
     old.start();
-    await waitFor(() => old.state.pid !== undefined, 5000, "old connector");
+    await waitFor(() => old.state.pid !== undefined, 30_000, "old connector");
     let recorded = "";
     await waitFor(
       () => recorded === String(old.state.pid),
-      5000,
+      30_000,
       "pid file",
       async () => {
         recorded = (await readFile(pidFile, "utf8").catch(() => "")).split(" ")[0]!;
@@ -158,10 +158,10 @@ describe("connector launcher", () => {
     });
     stops.push(() => fresh.stop());
     fresh.start();
-    await waitFor(() => exits.length === 1, 5000, "old connector killed");
+    await waitFor(() => exits.length === 1, 30_000, "old connector killed");
     expect(exits[0]!.reason).toBe("killed by signal SIGKILL");
     expect(notices).toEqual([]);
-    await waitFor(() => fresh.state.running, 5000, "new connector");
+    await waitFor(() => fresh.state.running, 30_000, "new connector");
     await fresh.stop();
     await expect(readFile(pidFile, "utf8")).rejects.toThrow();
   });
@@ -178,7 +178,7 @@ describe("connector launcher", () => {
       { ipcPath: join(dir, "y.fifo"), format: "iscp-v2-compat", onExit: (e) => exits.push(e) },
     );
     launcher.start();
-    await waitFor(() => exits.length === 1, 5000, "exit");
+    await waitFor(() => exits.length === 1, 30_000, "exit");
     expect(exits[0]!.reason).toBe("exited with code 4");
     const bg = Number((await readFile(pidOut, "utf8")).trim());
     await waitFor(
@@ -190,7 +190,7 @@ describe("connector launcher", () => {
           return true;
         }
       },
-      5000,
+      30_000,
       "background child gone",
     );
   });

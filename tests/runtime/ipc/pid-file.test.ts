@@ -43,7 +43,7 @@ describe("connector pid files", () => {
     const file = pidFileFor(join(dir, "connectors"), fifo);
     writePidFile(file, pid);
     expect(killLeftover(file, fifo)).toEqual({ killed: true });
-    await waitFor(() => !alive(pid), 5000, "connector killed");
+    await waitFor(() => !alive(pid), 30_000, "connector killed");
   });
 
   it("ignores a pid file in a directory others may write, and leaves the process alone", async () => {

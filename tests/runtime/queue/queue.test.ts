@@ -90,7 +90,7 @@ describe("durable queue", () => {
       rest = lines.pop()!;
       for (const l of lines) durable.add(Number(l));
     });
-    await waitFor(() => durable.size >= 300, 20_000, "300 durable chunks");
+    await waitFor(() => durable.size >= 300, 30_000, "300 durable chunks");
     child.kill("SIGKILL");
     await exited(child);
     const q = await openQueue();

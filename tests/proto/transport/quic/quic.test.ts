@@ -77,7 +77,7 @@ describe("iSCP over QUIC", () => {
       us.flush();
     }
     expect(await us.waitAcked(20_000)).toBe(true);
-    await waitFor(() => got.length === 4, 20_000, "relayed large points");
+    await waitFor(() => got.length === 4, 30_000, "relayed large points");
     expect(
       got.map((c) =>
         Buffer.compare(Buffer.from(c.groups[0]!.dataPoints[0]!.payload), Buffer.from(payloads[c.sequenceNumber - 1]!)),
@@ -95,7 +95,7 @@ describe("iSCP over QUIC", () => {
         .connection.config.readableChunkSize,
     ).toBe(16 * 1024);
     await Promise.all([up.close(), wsDown.close()]);
-  }, 40_000);
+  }, 120_000);
 
   it("acknowledges a burst with far fewer packets than it carried: receives do not wait for each other's drain", async () => {
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-burst" });
@@ -118,7 +118,7 @@ describe("iSCP over QUIC", () => {
     expect(sent).toBeGreaterThan(200);
     expect(received).toBeLessThan(sent / 2);
     await up.close();
-  }, 40_000);
+  }, 120_000);
 
   it("sends packets straight to its UDP socket, and hands one the socket refuses to the library's path", async () => {
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-direct" });
@@ -150,7 +150,7 @@ describe("iSCP over QUIC", () => {
     expect(refused).toBe(1);
     expect(viaLibrary).toBe(1);
     await up.close();
-  }, 40_000);
+  }, 120_000);
 
   it("routes an established connection's packets on both ends without the library's header parsing", async () => {
     const up = await IscpClient.connect({ transport: overQuic(), token: TOKEN, nodeId: "edge-route" });
@@ -173,7 +173,7 @@ describe("iSCP over QUIC", () => {
     expect(stats.sent + stats.recv).toBeGreaterThan(64);
     expect(parsed).toBe(0);
     await up.close();
-  }, 40_000);
+  }, 120_000);
 
   it("coalesces the library's drains of its connection into one per event-loop turn", async () => {
     const t = await overQuic()();
@@ -214,14 +214,14 @@ describe("iSCP over QUIC", () => {
       us.flush();
     }
     expect(await us.waitAcked(10_000)).toBe(true);
-    await waitFor(() => got.ws!.length === 20 && got.quic!.length === 20, 10_000, "relayed chunks");
+    await waitFor(() => got.ws!.length === 20 && got.quic!.length === 20, 30_000, "relayed chunks");
     for (const list of Object.values(got)) {
       expect(list.map((c) => c.sequenceNumber)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       const p = list[19]!.groups[0]!.dataPoints[0]!;
       expect([p.elapsedTime, [...p.payload]]).toEqual([20n, Array(16).fill(20)]);
     }
     await Promise.all([up.close(), wsDown.close(), qDown.close()]);
-  }, 30_000);
+  }, 120_000);
 
   it("refuses a bad token with AUTH_FAILED", async () => {
     await expect(IscpClient.connect({ transport: overQuic(), token: "wrong", nodeId: "x" })).rejects.toMatchObject({
@@ -236,11 +236,11 @@ describe("iSCP over QUIC", () => {
     us.flush();
     expect(await us.waitAcked()).toBe(true);
     up.transport.terminate();
-    await waitFor(() => up.reconnects === 1 && up.state === "open", 10_000, "reconnect");
+    await waitFor(() => up.reconnects === 1 && up.state === "open", 30_000, "reconnect");
     us.write({ name: "v", type: "u8" }, [{ elapsedTime: 2, payload: new Uint8Array([2]) }]);
     expect(us.flush()).toBe(2);
     expect(await us.waitAcked()).toBe(true);
     expect(b.broker.hub.upstreams.get(us.streamId)?.lastSequenceNumber).toBe(2);
     await up.close();
-  }, 30_000);
+  }, 120_000);
 });

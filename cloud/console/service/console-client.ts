@@ -2,10 +2,10 @@
 // start if missing (so databases made before the console get it too). Its redirect URI follows the
 // peer's public URL, which may only be known once the server listens (port 0), so the resolver
 // computes it at each use; the stored row says the same for anyone listing clients.
-import type { Services } from "../services.js";
-import type { ClientResolver } from "../oauth/clients/model.js";
-import { ensureFixedClient } from "../oauth/service/fixed-clients.js";
-import { CONSOLE_PATH } from "./static-files.js";
+import type { Services } from "../../services.js";
+import type { ClientResolver } from "../../oauth/clients/model.js";
+import { ensureFixedClient } from "../../oauth/service/fixed-clients.js";
+import { CONSOLE_PATH } from "../routes/static-files.js";
 
 export const CONSOLE_CLIENT_ID = "console";
 

@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
-import { errorBodyJson } from "../http/error-reply.js";
-import { noteRoute } from "../http/request-observer.js";
-import { JSON_TYPE } from "../http/route.js";
-import type { TreeFastPath } from "../http/pre-routing.js";
-import { tilesOrigin } from "./schemas.js";
+import { errorBodyJson } from "../../http/error-reply.js";
+import { noteRoute } from "../../http/request-observer.js";
+import { JSON_TYPE } from "../../http/route.js";
+import type { TreeFastPath } from "../../http/pre-routing.js";
+import { tilesOrigin } from "../schemas.js";
 
 export const CONSOLE_PATH = "/console/";
 
@@ -38,11 +38,11 @@ const TYPES: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
-/** dist/console, seen from cloud/console (sources run by tests) or dist/cloud/console (the build). */
+/** dist/console, seen from cloud/console/routes (sources run by tests) or dist/cloud/console/routes (the build). */
 export function consoleDir(): string {
   const candidates = [
-    path.resolve(import.meta.dirname, "../../console"),
-    path.resolve(import.meta.dirname, "../../dist/console"),
+    path.resolve(import.meta.dirname, "../../../console"),
+    path.resolve(import.meta.dirname, "../../../dist/console"),
   ];
   return candidates.find((d) => fs.existsSync(path.join(d, "index.html"))) ?? candidates[1]!;
 }
