@@ -22,11 +22,17 @@ const INT8 = 20;
 const NUMERIC = 1700;
 
 /** A resource's advisory lock key: 64 bits of its name's digest (a collision only serialises two resources). */
-const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
+export const lockKey = (resource: string) => createHash("sha1").update(resource).digest().readBigInt64BE(0).toString();
 
-/** Shared writer lock, then each resource's lock in one order (no two transactions wait for each other's). */
-const RESOURCE_LOCKS =
-  "SELECT pg_advisory_xact_lock_shared($1), (SELECT count(pg_advisory_xact_lock(k)) FROM unnest($2::bigint[]) AS k)";
+/**
+ * BEGIN and the transaction's locks in one round trip (the simple query protocol runs both; the keys are our own
+ * digests, written as numbers): the shared writer lock, then each resource's lock in one order (no two
+ * transactions wait for each other's); or the writer lock exclusive when it names no resource.
+ */
+const beginLocked = (keys: readonly string[]) =>
+  keys.length === 0
+    ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK})`
+    : `BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITER_LOCK}), (SELECT count(pg_advisory_xact_lock(k)) FROM unnest('{${keys.join(",")}}'::bigint[]) AS k)`;
 
 /** int8 (COUNT, BIGINT columns) and numeric (SUM of BIGINT) as JS numbers, as sqlite3 gives them. */
 const types = {
@@ -140,11 +146,8 @@ export class PgDb extends PgStatements implements Db {
     const { client, release } = await this.checkout();
     let broken: Error | undefined;
     try {
-      await client.query("BEGIN");
       try {
-        if (resources.length > 0)
-          await client.query({ text: RESOURCE_LOCKS, values: [WRITER_LOCK, resources.map(lockKey)] });
-        else await client.query({ text: "SELECT pg_advisory_xact_lock($1)", values: [WRITER_LOCK] });
+        await client.query(beginLocked(resources.map(lockKey)));
         const result = await fn(new PgStatements(new SerialRunner(client)));
         await client.query("COMMIT");
         return result;

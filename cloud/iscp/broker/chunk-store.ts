@@ -9,6 +9,7 @@ import type { ServerConn } from "./conn.js";
 import type { RelayGroup } from "./downstream.js";
 import type { ChunkDataPoint, ChunkGroup, HookResult, IscpHooks } from "./options.js";
 import type { DataIdRef, UpstreamStream } from "./upstream.js";
+import type { HeldTurn } from "./intake.js";
 
 export interface StoreResult {
   code: iscp2.ResultCode;
@@ -64,7 +65,7 @@ class StoredGroup implements ChunkGroup {
 }
 
 /** Runs the storage hook for one chunk; its ack goes out when the hook settles. */
-export function storeChunk(
+function storeChunk(
   c: ServerConn,
   u: UpstreamStream,
   seq: number,
@@ -105,11 +106,49 @@ export function storeChunk(
 }
 
 /** A duplicate of a chunk whose store is running is acked with the store's result; false when none runs. */
-export function ackWithRunningStore(u: UpstreamStream, seq: number): boolean {
+function ackWithRunningStore(u: UpstreamStream, seq: number): boolean {
   const waiters = u.storing.get(seq);
   if (!waiters) return false;
   const add = (r: StoreResult) => u.addResult(seq, r.code, r.str);
   if (waiters === NO_WAITERS) u.storing.set(seq, [add]);
   else waiters.push(add);
   return true;
+}
+
+/** A new chunk (relayed already): stored, and acked once stored; acked at once when nothing stores chunks. */
+export function storeNew(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[]): void {
+  const hook = c.hub.hooks.onUpstreamChunk;
+  if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
+  storeChunk(c, u, seq, groups, hook);
+}
+
+/**
+ * A duplicate's ack says no more than the original's storage did: it waits for a store still running, and a store
+ * that failed is tried again with this copy.
+ */
+export function ackDuplicate(c: ServerConn, u: UpstreamStream, seq: number, groups: RelayGroup[]): void {
+  if (ackWithRunningStore(u, seq)) return;
+  const hook = c.hub.hooks.onUpstreamChunk;
+  if (hook && u.storeAgain(seq)) return storeChunk(c, u, seq, groups, hook);
+  u.addResult(seq, ResultCode.SUCCEEDED, "OK");
+}
+
+/** A new chunk received and relayed ahead of its turn (intake.ts): stored in its turn. */
+export class StoreTurn implements HeldTurn {
+  constructor(
+    private readonly c: ServerConn,
+    private readonly u: UpstreamStream,
+    private readonly seq: number,
+    private readonly groups: RelayGroup[],
+  ) {}
+  run(): void {
+    storeNew(this.c, this.u, this.seq, this.groups);
+  }
+  /**
+   * The connection is gone before its turn: the chunk is neither stored nor acked, and it counts as received (a
+   * re-sent copy is a duplicate, not relayed again), so the copy the client sends again must be stored.
+   */
+  drop(): void {
+    this.u.storeFailed(this.seq);
+  }
 }

@@ -19,6 +19,7 @@ import type { Authenticate, Subject } from "./options.js";
 import { encodeResultsAck } from "./ack-frame.js";
 import { ConnOutput } from "./conn-output.js";
 import { ConnIntake, type HeldMessage } from "./intake.js";
+import { receiveAhead } from "./chunk-ahead.js";
 import { PingKeeper } from "./ping-keeper.js";
 import { chunkBody, CLIENT_ONLY, refusalFor } from "./refusals.js";
 import { authenticateWithin, connectTerms, NIL_PROJECT } from "./connect-request.js";
@@ -63,12 +64,12 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
     private readonly authenticate: Authenticate,
     readonly remote: string,
   ) {
-    this.intake = new ConnIntake(
+    const intake = (this.intake = new ConnIntake(
       transport,
       () => hub.limits.maxHeldBytesPerConn,
       (m) => this.handleHeld(m),
-    );
-    const intake = this.intake;
+      (m) => receiveAhead(this, m, this.allowed),
+    ));
     this.output = new ConnOutput(this);
     this.ping = new PingKeeper({
       sendPing: (requestId) => this.sendMessage({ ping: { requestId } }),
@@ -214,9 +215,8 @@ export class ServerConn implements HubConn, StreamOwner, DownstreamOwner, Budget
 
   /** A message held while storage was behind, now handled in its turn. */
   private handleHeld(m: HeldMessage): void {
-    if (this.state !== "open") return;
-    if (m.chunk) return this.dispatchChunk(m.chunk);
-    this.dispatch(m.msg.message!, m.msg);
+    if (this.state === "open" && m.chunk) this.dispatchChunk(m.chunk);
+    else if (this.state === "open" && m.msg) this.dispatch(m.msg.message!, m.msg);
   }
 
   /**

@@ -7,7 +7,8 @@ import { dataIdError } from "../../../proto/wire/data-id-rules.js";
 import type { ServerConn } from "./conn.js";
 import type { RelayGroup, UpstreamRef } from "./downstream.js";
 import type { HookResult, UpstreamInfo } from "./options.js";
-import { ackWithRunningStore, ReceivedGroup, storeChunk } from "./chunk-store.js";
+import { ackDuplicate, ReceivedGroup, storeNew, StoreTurn } from "./chunk-store.js";
+import type { HeldTurn } from "./intake.js";
 import { nodeKey } from "./hub.js";
 import { refusalFor } from "./refusals.js";
 import { UpstreamStream, type DataIdRef } from "./upstream.js";
@@ -170,21 +171,41 @@ export function chunkIn(msg: iscp2.IUpstreamChunk): ChunkIn {
 }
 
 export function chunk(c: ServerConn, msg: ChunkIn): void {
+  receive(c, msg, false);
+}
+
+/**
+ * A chunk read while storage is behind on its connection (intake.ts): received and relayed now, so live data does
+ * not wait for storage; its store (or its answer) is left for its turn, after the chunks read before it.
+ */
+export function chunkAhead(c: ServerConn, msg: ChunkIn): HeldTurn {
+  return receive(c, msg, true)!;
+}
+
+/** What a chunk read ahead leaves for its turn: an answer, the store of a new chunk, or a duplicate's ack. */
+function later(run: () => void): HeldTurn {
+  return { run, drop: () => undefined };
+}
+
+/** A chunk's result, given now or (read ahead) in its turn. */
+function answer(u: UpstreamStream, seq: number, ahead: boolean, code: iscp2.ResultCode, str: string) {
+  return ahead ? later(() => u.addResult(seq, code, str)) : void u.addResult(seq, code, str);
+}
+
+function receive(c: ServerConn, msg: ChunkIn, ahead: boolean): HeldTurn | undefined {
   const seq = msg.sequenceNumber;
   const u = c.upstreams.get(msg.streamIdAlias);
   if (!u) {
-    c.sendMessage(
-      refusalFor(
-        "upstreamChunk",
-        { streamIdAlias: msg.streamIdAlias, streamChunk: { sequenceNumber: seq } },
-        ResultCode.STREAM_NOT_FOUND,
-        "unknown stream alias",
-      )!,
-    );
-    return;
+    const refusal = refusalFor(
+      "upstreamChunk",
+      { streamIdAlias: msg.streamIdAlias, streamChunk: { sequenceNumber: seq } },
+      ResultCode.STREAM_NOT_FOUND,
+      "unknown stream alias",
+    )!;
+    return ahead ? later(() => c.sendMessage(refusal)) : void c.sendMessage(refusal);
   }
   // Sequence numbers start at 1 (iscp-ts, iscp-go; REST chunks too): a 0 would otherwise pass as a duplicate, acked but lost.
-  if (seq === 0) return u.addResult(0, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
+  if (seq === 0) return answer(u, seq, ahead, ResultCode.PROTOCOL_ERROR, "sequence numbers start at 1");
   for (const d of msg.dataIds) {
     if (dataIdError(d.name, d.type)) continue; // no alias: a group using this data id is refused below
     const known = u.aliasCount;
@@ -200,32 +221,28 @@ export function chunk(c: ServerConn, msg: ChunkIn): void {
     if (g.dataId) {
       const { name, type } = g.dataId;
       const bad = dataIdError(name, type);
-      if (bad) return u.addResult(seq, ResultCode.INVALID_DATA_ID, bad);
+      if (bad) return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID, bad);
       ref = u.refFor(name, type);
     } else if (g.dataIdAlias) {
       ref = u.resolveAlias(g.dataIdAlias);
-      if (!ref) return u.addResult(seq, ResultCode.INVALID_DATA_ID_ALIAS, `unknown data id alias ${g.dataIdAlias}`);
+      if (!ref)
+        return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID_ALIAS, `unknown data id alias ${g.dataIdAlias}`);
     } else {
-      return u.addResult(seq, ResultCode.INVALID_DATA_ID, "group without data id");
+      return answer(u, seq, ahead, ResultCode.INVALID_DATA_ID, "group without data id");
     }
     points += g.count;
     payloadBytes += g.payloadBytes;
     groups.push(new ReceivedGroup(ref, g));
   }
-  const hook = c.hub.hooks.onUpstreamChunk;
-  if (!u.seqs.add(seq)) {
-    // A duplicate is never relayed again. Its ack says no more than the original's storage did:
-    // it waits for a store still running, and a store that failed is tried again with this copy.
-    if (ackWithRunningStore(u, seq)) return;
-    if (hook && u.storeAgain(seq)) return storeChunk(c, u, seq, groups, hook);
-    return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
-  }
+  // A duplicate is never relayed again. Its ack says no more than the original's storage did (chunk-store.ts).
+  if (!u.seqs.add(seq))
+    return ahead ? later(() => ackDuplicate(c, u, seq, groups)) : void ackDuplicate(c, u, seq, groups);
   u.addPoints(points);
   c.received.add(points, payloadBytes);
   if (seq > u.lastSequenceNumber) u.lastSequenceNumber = seq;
   c.hub.relay(refOf(u), c.projectUuid, seq, groups);
-  if (!hook) return u.addResult(seq, ResultCode.SUCCEEDED, "OK");
-  storeChunk(c, u, seq, groups, hook);
+  if (ahead) return new StoreTurn(c, u, seq, groups);
+  storeNew(c, u, seq, groups);
 }
 
 /** A new alias is told to the client once recorded: an instance taking the stream over then knows it too. */

@@ -10,12 +10,12 @@ import { KnownRows } from "./known-rows.js";
 import { measurementLock } from "../service/model.js";
 import * as repo from "../repo/measurements.js";
 import { ensureSequence, setExpectations, storedChunkNumbers } from "../repo/sequences.js";
-import { compactLog, logMeasurements } from "../repo/chunk-log.js";
 import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams } from "./shared-commit.js";
+import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
 import {
   Batch,
   bytesOf,
@@ -61,29 +61,35 @@ export interface UpstreamCloseIn {
 }
 
 /**
- * The chunk log (repo/chunk-log.ts) is compacted a slice of the sequences at a time (sequence id modulo
- * COMPACT_SLICES), one slice every COMPACT_MS while it holds rows: each stream's chunks of
- * COMPACT_SLICES × COMPACT_MS then reach meas_chunks' index pages in one write, the log stays small (its unique
- * index is written by every commit; readers read it beside the tables), and the commits that wait behind a
- * compaction wait for a slice of it. Beyond COMPACT_ROWS rows the whole log is compacted at once.
+ * Commits in flight at once on PostgreSQL: the measurements are spread over this many lanes (by session id), each
+ * lane's commits run one after another, and the lanes' commits run side by side on their own connections. A
+ * commit is a few round trips to the database, so one lane alone is bound by their latency, not by either side's
+ * CPU. A measurement's chunks are always in one lane, so a stream's chunks still commit in order, and lanes hold
+ * disjoint measurements, whose advisory locks never make them wait for each other. SQLite has one writer: one lane.
  */
-const COMPACT_SLICES = 4;
-const COMPACT_MS = 125;
-const COMPACT_ROWS = 40_000;
+export const POSTGRES_LANES = 4;
+
+/** A session's lane of `lanes`: the last 32 bits of its UUID (random in v4). */
+export const commitLane = (sessionId: string, lanes: number) =>
+  lanes === 1 ? 0 : parseInt(sessionId.slice(-8), 16) % lanes;
+
+/** The chunks waiting for their commit in one lane, oldest batch first; the last one takes new chunks until full. */
+interface Lane {
+  waiting: Batch[];
+  flushing: boolean;
+}
 
 export class UpstreamStore {
-  /** Batches waiting for their commit, oldest first; the last one takes new chunks until it is full. */
-  private readonly waiting: Batch[] = [];
-  private flushing = false;
+  /** Measurements spread by session id (one lane on SQLite). */
+  private readonly lanes: Lane[];
+  /** Commits and compactions running. */
+  private running = 0;
   /** Base-time and close writes under way, so drain() can wait for them too. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Sequence rows and data ids known to exist: a steady stream's commit skips their statements. */
   private readonly known = new KnownRows();
-  /** Rows appended to the chunk log since it was last empty (-1: unknown, a previous run may have left some). */
-  private logged = -1;
-  private compactTimer: NodeJS.Timeout | undefined;
-  /** The slice of the sequences the next compaction moves. */
-  private slice = 0;
+  private readonly compaction: LogCompaction;
+  private compacting = false;
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -96,87 +102,65 @@ export class UpstreamStore {
     private readonly store: MeasurementStore,
     private readonly baseTimes: BaseTimeService,
     private readonly trace?: CommitTrace,
-  ) {}
+  ) {
+    const pg = store.db.dialect === "postgres";
+    this.lanes = Array.from({ length: pg ? POSTGRES_LANES : 1 }, () => ({ waiting: [], flushing: false }));
+    this.compaction = new LogCompaction(store.db, pg ? POSTGRES_PACE : SQLITE_PACE, () => this.schedule());
+  }
+
+  private laneOf(sessionId: string): Lane {
+    return this.lanes[commitLane(sessionId, this.lanes.length)]!;
+  }
 
   /** Resolves once the chunk is committed: "ok", or "skipped" for a sequence number already stored. */
   storeChunk(up: UpstreamRef, chunk: UpstreamChunkIn): Promise<ChunkResult | "not_persisted"> {
     if (!up.persist) return Promise.resolve("not_persisted");
     if (!isUuid(up.sessionId))
       return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
-    let b = this.waiting[this.waiting.length - 1];
+    const lane = this.laneOf(up.sessionId);
+    let b = lane.waiting[lane.waiting.length - 1];
     if (b === undefined || b.count >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {
       b = new Batch();
-      this.waiting.push(b);
+      lane.waiting.push(b);
     }
     b.bytes += bytesOf(chunk);
     const i = b.add(up, chunkOf(chunk));
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
     const raw = chunk.dataPointGroups[0]?.raw?.raw;
     if (raw !== undefined) b.releases.push(holdFrame(raw));
-    this.schedule();
+    if (!lane.flushing) this.schedule();
     return b.answer(i);
   }
 
+  /**
+   * Starts what is due: a compaction first, then each idle lane's next commit (in the next turn, so that the
+   * chunks of this one join it). On PostgreSQL the lanes and the compaction run side by side (the advisory locks
+   * keep apart what touches one measurement); SQLite's one writer runs one of them at a time.
+   */
   private schedule(): void {
-    if (this.flushing || (this.waiting.length === 0 && !this.compactDue)) return;
-    this.flushing = true;
-    setImmediate(() => void (this.compactDue || this.waiting.length === 0 ? this.compact() : this.flush()));
-  }
-
-  private compactDue = false;
-
-  /** Counts appended log rows; a compaction is due COMPACT_MS after the last one while the log holds rows. */
-  private appendedToLog(rows: number): void {
-    if (this.logged < 0) this.compactDue = true;
-    this.logged = Math.max(0, this.logged) + rows;
-    if (this.logged >= COMPACT_ROWS) this.compactDue = true;
-    else if (this.logged > 0) this.armCompaction();
-  }
-
-  /** A compaction COMPACT_MS from now (unless one is armed). */
-  private armCompaction(): void {
-    if (this.compactTimer !== undefined) return;
-    this.compactTimer = setTimeout(() => {
-      this.compactTimer = undefined;
-      this.compactDue = true;
-      this.schedule();
-    }, COMPACT_MS);
-    this.compactTimer.unref();
-  }
-
-  /** Moves the chunk log into the chunk tables; on failure the rows stay (readers read them) and it is tried again. */
-  private async compact(): Promise<void> {
-    this.compactDue = false;
-    clearTimeout(this.compactTimer);
-    this.compactTimer = undefined;
-    try {
-      if (this.logged < 0 || this.logged >= COMPACT_ROWS) {
-        await this.store.db.transaction((tx) => compactLog(tx));
-        this.logged = 0;
-      } else {
-        // Only the measurements it moves are locked (on PostgreSQL the commits of others go on meanwhile).
-        const measurements = await logMeasurements(this.store.db, this.slice, COMPACT_SLICES);
-        const part = { slice: this.slice, of: COMPACT_SLICES, measurements };
-        const locks = measurements.flatMap((m) => measurementLock(m).locks);
-        const moved =
-          measurements.length === 0 ? 0 : await this.store.db.transaction((tx) => compactLog(tx, part), { locks });
-        this.slice = (this.slice + 1) % COMPACT_SLICES;
-        this.logged = Math.max(0, this.logged - moved);
-        // Rows of other slices are left: the next slice is due in COMPACT_MS.
-        if (this.logged > 0) this.armCompaction();
-      }
-    } catch {
-      // Tried again later, never at once: a full disk would otherwise make this a busy loop.
-      this.logged = Math.max(1, this.logged);
-      this.armCompaction();
-    } finally {
-      this.flushing = false;
-      this.schedule();
+    const parallel = this.lanes.length > 1;
+    if (this.compaction.due && !this.compacting && (parallel || this.running === 0)) {
+      this.compacting = true;
+      this.running++;
+      setImmediate(() => void this.compaction.run().finally(() => this.ended(() => (this.compacting = false))));
+      if (!parallel) return;
+    }
+    for (const lane of this.lanes) {
+      if (lane.flushing || lane.waiting.length === 0 || (!parallel && this.running > 0)) continue;
+      lane.flushing = true;
+      this.running++;
+      setImmediate(() => void this.flush(lane).finally(() => this.ended(() => (lane.flushing = false))));
     }
   }
 
-  private async flush(): Promise<void> {
-    const b = this.waiting.shift()!;
+  private ended(free: () => void): void {
+    free();
+    this.running--;
+    this.schedule();
+  }
+
+  private async flush(lane: Lane): Promise<void> {
+    const b = lane.waiting.shift()!;
     const lease = leasePayloads();
     let keys: string[] = [];
     try {
@@ -200,7 +184,7 @@ export class UpstreamStore {
         { locks },
       );
       commit.learn();
-      this.appendedToLog(commit.stored);
+      this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
       streams.forEach((e, k) => {
         const r = commit.results[k]!;
@@ -216,8 +200,6 @@ export class UpstreamStore {
     } finally {
       lease.release(); // every write that reads them has settled
       for (const release of b.releases) release();
-      this.flushing = false;
-      this.schedule();
     }
   }
 
@@ -294,12 +276,10 @@ export class UpstreamStore {
 
   /** Resolves when every queued chunk, base time and close has been written (shutdown, tests). */
   async drain(): Promise<void> {
-    while (this.flushing || this.waiting.length || this.inFlight.size) {
+    while (this.running > 0 || this.lanes.some((l) => l.waiting.length > 0) || this.inFlight.size) {
       await Promise.allSettled([...this.inFlight]);
       await new Promise((r) => setTimeout(r, 5));
     }
-    clearTimeout(this.compactTimer);
-    this.compactTimer = undefined;
-    if (this.logged !== 0) await this.store.db.transaction((tx) => compactLog(tx)).then(() => (this.logged = 0));
+    await this.compaction.finish();
   }
 }

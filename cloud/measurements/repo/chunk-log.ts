@@ -159,7 +159,8 @@ const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, fil
 
 /**
  * Which log rows a compaction moves: all, one sequence's, or those of one slice of the sequences (id modulo `of`)
- * that belong to `measurements` (the ones whose locks the compaction holds).
+ * that belong to `measurements` (the ones whose locks the compaction holds; on PostgreSQL only theirs are moved,
+ * as other instances append to others meanwhile).
  */
 export type LogPart = { sequenceId: number } | { slice: number; of: number; measurements: string[] } | undefined;
 
@@ -178,9 +179,13 @@ export const logMeasurements = async (q: Queryable, slice: number, of: number) =
  * whole or left for the next compaction, never deleted unmoved.
  */
 export async function compactLog(q: Queryable, part?: LogPart): Promise<number> {
-  const only = part === undefined ? "" : "sequenceId" in part ? " WHERE sequence_id = ?" : " WHERE sequence_id % ? = ?";
+  let only = part === undefined ? "" : "sequenceId" in part ? " WHERE sequence_id = ?" : " WHERE sequence_id % ? = ?";
   const args: SqlParam[] = part === undefined ? [] : "sequenceId" in part ? [part.sequenceId] : [part.of, part.slice];
   if (q.dialect === "postgres") {
+    if (part !== undefined && "measurements" in part) {
+      only += " AND measurement_uuid = ANY(?::text[])";
+      args.push(part.measurements as unknown as SqlParam);
+    }
     const [r] = await q.all<{ n: number }>(
       `WITH moved AS (DELETE FROM meas_chunk_log${only} RETURNING *),
          chunks AS (INSERT INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM moved ORDER BY sequence_id, sequence_number

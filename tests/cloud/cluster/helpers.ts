@@ -32,8 +32,8 @@ export interface Cluster {
   env: Record<string, string>;
   peers: ClusterPeer[];
   balancer: TcpBalancer;
-  /** Starts one more peer on the same database and NATS (added to peers and the balancer). */
-  addPeer(): Promise<ClusterPeer>;
+  /** Starts one more peer on the same database and NATS (added to peers and the balancer), with `env` on top. */
+  addPeer(env?: Record<string, string>): Promise<ClusterPeer>;
   /** Runs `cloud-peer <args>` (a maintenance command) against the cluster's database and NATS. */
   command(args: string[]): Promise<{ code: number | null; out: string }>;
   stop(): Promise<void>;
@@ -67,10 +67,10 @@ export async function startCluster(n: number): Promise<Cluster> {
   const env = { CLOUD_DATABASE: database, CLOUD_NATS: nats.url, CLOUD_PUBLIC_URL: balancer.url };
   const peers: ClusterPeer[] = [];
   const dirs: string[] = [];
-  const addPeer = async () => {
+  const addPeer = async (extra: Record<string, string> = {}) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cluster-peer-"));
     dirs.push(dataDir);
-    const { child, url, exit } = await spawnPeerAt(dataDir, env);
+    const { child, url, exit } = await spawnPeerAt(dataDir, { ...env, ...extra });
     let log = "";
     child.stderr!.on("data", (c) => (log += String(c)));
     child.stdout!.on("data", (c) => (log += String(c)));

@@ -12,6 +12,9 @@ import { caller, type Call } from "../accounts/helpers.js";
 import { adminToken } from "../oauth/helpers.js";
 import { edgeToken, makeEdge, type TestEdge } from "../org/helpers.js";
 import { eventually, startCluster, type Cluster } from "./helpers.js";
+import pg from "pg";
+import { lockKey } from "../../../cloud/database/pg-db.js";
+import { measurementLock } from "../../../cloud/measurements/service/model.js";
 
 const PROJECT = "00000000-0000-0000-0000-000000000000";
 const ready = postgresInstalled() && natsInstalled();
@@ -158,6 +161,45 @@ describe.runIf(ready)("iSCP across three cloud peers on NATS", () => {
       "stored points",
     );
     expect(lines.length).toBe(50);
+  });
+
+  it("relays an upstream's chunks to a downstream on another peer while their commit waits, and stores each once", async () => {
+    // A peer whose store budget admits a few chunks: the rest are held, as under a backlog of many edges.
+    const d = await cluster.addPeer({
+      CLOUD_ISCP_LIMITS: "maxPendingStoreBytes=8192,minPendingStoreBytesPerConn=1024",
+    });
+    const edge = await makeEdge(call, "ahead-edge"); // its own: no other test's downstream wants it
+    const session = randomUUID();
+    // The measurement's lock, held here: no commit of its chunks can finish until it is let go.
+    const blocker = new pg.Client({ connectionString: cluster.database });
+    await blocker.connect();
+    await blocker.query("SELECT pg_advisory_lock($1)", [lockKey(measurementLock(session).locks[0]!)]);
+    const seen: number[] = [];
+    try {
+      const viewer = await connect(cluster.peers[1]!.url, admin, randomUUID());
+      const ds = await viewer.openDownstream({
+        filters: [{ sourceNodeId: edge.uuid, dataFilters: [{ name: "#", type: "#" }] }],
+      });
+      ds.onChunk((chunk) => seen.push(chunk.sequenceNumber));
+      await new Promise((r) => setTimeout(r, 300)); // peer B's subscription reaches NATS
+      const tok = (await edgeToken(cluster.peers[0]!.peer, edge)).body.access_token as string;
+      const up = await connect(d.url, tok, edge.uuid);
+      const us = await up.openUpstream({ sessionId: session, persist: true });
+      for (let i = 1; i <= 100; i++) {
+        us.write({ name: "n", type: "bytes" }, [{ elapsedTime: BigInt(i), payload: Buffer.alloc(1024, i) }]);
+        us.flush();
+      }
+      await eventually(async () => seen.length >= 100, 10_000, "every chunk on peer B before any commit");
+      expect(us.unackedCount).toBe(100);
+      await blocker.end();
+      expect(await us.waitAcked(15_000)).toBe(true);
+    } finally {
+      await blocker.end().catch(() => undefined);
+    }
+    expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const read = caller(cluster.peers[2]!.peer, `Bearer ${admin}`, "Authorization");
+    const sequences = await read(`/v1/projects/${PROJECT}/measurements/${session}/sequences`);
+    expect(sequences.body.items).toMatchObject([{ received_chunks_count: 100, received_data_points: 100 }]);
   });
 
   it("lists an edge connected to one peer, with its data rate, through every peer, and forgets it once it leaves", async () => {

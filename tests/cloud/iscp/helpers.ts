@@ -17,20 +17,22 @@ export async function persistedUpstream(r: Raw): Promise<(from: number, to: numb
     },
   });
   const alias = (await r.next("upstreamOpenResponse")).upstreamOpenResponse!.assignedStreamIdAlias!;
+  return (from, to) => sendChunks(r, alias, from, to);
+}
+
+/** Chunks of one 1 KiB point with sequence numbers `from` to `to`, in order, on the upstream of `alias`. */
+export function sendChunks(r: Raw, alias: number, from: number, to: number): void {
   const payload = new Uint8Array(1024);
-  return (from, to) => {
-    for (let seq = from; seq <= to; seq++) {
-      r.send({
-        upstreamChunk: {
-          streamIdAlias: alias,
-          streamChunk: {
-            sequenceNumber: seq,
-            dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
-          },
+  for (let seq = from; seq <= to; seq++)
+    r.send({
+      upstreamChunk: {
+        streamIdAlias: alias,
+        streamChunk: {
+          sequenceNumber: seq,
+          dataPointGroups: [{ dataId: { name: "n", type: "t" }, dataPoints: [{ elapsedTime: seq, payload }] }],
         },
-      });
-    }
-  };
+      },
+    });
 }
 
 /** Sequence numbers of the chunks acked with SUCCEEDED so far. */

@@ -6,7 +6,9 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { startTestPeer } from "../harness.js";
-import { dropTestDatabase } from "../../support/test-database.js";
+import { dropTestDatabase, onPostgres } from "../../support/test-database.js";
+import { compactLog } from "../../../cloud/measurements/repo/chunk-log.js";
+import { measurementLock } from "../../../cloud/measurements/service/model.js";
 import { adminCall, chunksMessage, DEFAULT_PROJECT, EDGE, ndjson, P, uploadProto, uuid, withPeer } from "./helpers.js";
 
 const chunk = (n: number, elapsedMs: number, text: string): UpstreamChunkIn => ({
@@ -48,6 +50,22 @@ describe("measurements: the chunk log", () => {
     expect(await texts(a.sessionId)).toEqual(asc);
     expect(await texts(a.sessionId, "&order=desc")).toEqual([...asc].reverse());
   });
+
+  // Several instances append to one log on PostgreSQL; SQLite has one.
+  if (onPostgres())
+    it("moves in a compaction of some measurements only their rows, leaving the others' (PostgreSQL)", async () => {
+      const a = stream();
+      const b = stream();
+      expect(await Promise.all([store(a, chunk(1, 10, "a10")), store(b, chunk(1, 10, "b10"))])).toEqual(["ok", "ok"]);
+      await t.peer.svc.measurements.upstream.drain();
+      expect(await Promise.all([store(a, chunk(2, 20, "a20")), store(b, chunk(2, 20, "b20"))])).toEqual(["ok", "ok"]);
+      // Before this peer's own compaction is due: as another instance's compaction of a's measurement would.
+      const part = { slice: 0, of: 1, measurements: [a.sessionId] };
+      expect(await t.peer.svc.db.transaction((tx) => compactLog(tx, part), measurementLock(a.sessionId))).toBe(1);
+      const left = await t.peer.svc.db.all<{ m: string }>("SELECT measurement_uuid AS m FROM meas_chunk_log");
+      expect(left.map((r) => r.m)).toEqual([b.sessionId]);
+      expect(await texts(b.sessionId)).toEqual(["b10", "b20"]);
+    });
 
   it("skips in a REST upload the numbers stored in real time, and counts each chunk once", async () => {
     const up = stream();
