@@ -17,12 +17,13 @@ const GiB = 1024 ** 3;
  * closes (a reader may still hold a view into it): each page of the file read through several maps counted
  * several times in the RSS, about twice the file in all. One map as large as the data it is configured to hold
  * (a reservation of addresses, not of disk or memory: the file grows as pages are written) is mapped once;
- * beyond it lmdb-js grows the map as before. At least 1 GiB; at most 64 GiB (an arm64 kernel with 39-bit addresses
- * gives a process 512 GiB in all). 32-bit processes keep lmdb-js's chunked maps.
+ * beyond it lmdb-js grows the map as before. At least 1 GiB; at most 16 GiB: an arm64 kernel with 39-bit addresses
+ * gives a process 512 GiB in all, and under qemu-user (arm64 on x64, as the package's test runs it) a map of
+ * 32 GiB or more ends the process with SIGSEGV where 16 GiB opens. 32-bit processes keep lmdb-js's chunked maps.
  */
 export function queueMapBytes(capacityMiB: number): number | undefined {
   if (!arch().endsWith("64")) return undefined;
-  return Math.ceil(Math.min(64 * GiB, Math.max(GiB, capacityMiB * 1024 * 1024 * 1.25)) / GiB) * GiB;
+  return Math.ceil(Math.min(16 * GiB, Math.max(GiB, capacityMiB * 1024 * 1024 * 1.25)) / GiB) * GiB;
 }
 
 /** What a write after close() returns: nothing was written. */

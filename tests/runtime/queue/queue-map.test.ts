@@ -31,9 +31,9 @@ describe("queue map", () => {
     expect(mapsOf(file)).toHaveLength(1);
   });
 
-  it("reserves the configured capacity and a quarter more, between 1 and 64 GiB, on 64-bit processes", () => {
+  it("reserves the configured capacity and a quarter more, between 1 and 16 GiB, on 64-bit processes", () => {
     const GiB = 1024 ** 3;
     if (!process.arch.endsWith("64")) return expect(queueMapBytes(1024)).toBeUndefined();
-    expect([10, 1024, 2048, 40960, 102400].map(queueMapBytes)).toEqual([GiB, 2 * GiB, 3 * GiB, 50 * GiB, 64 * GiB]);
+    expect([10, 1024, 2048, 10240, 102400].map(queueMapBytes)).toEqual([GiB, 2 * GiB, 3 * GiB, 13 * GiB, 16 * GiB]);
   });
 });
