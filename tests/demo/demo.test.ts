@@ -1,13 +1,14 @@
 // `npm start` as a user runs it (the compiled demo): a child process on a fresh data directory prints where
 // to look; the printed data-point URL serves the sample connector's points, the printed agentctl command
 // shows the states, no process runs TypeScript through tsx, and Ctrl-C (SIGINT) stops everything with exit code 0.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
+import { startDemo } from "../support/demo.js";
 import { freePort } from "../support/nats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -24,20 +25,16 @@ afterAll(async () => {
 
 it("runs the cloud, the agent and a connector, prints working pointers, and stops on Ctrl-C", async () => {
   const port = await freePort();
-  demo = spawn(process.execPath, ["dist/bin/demo.js"], {
-    cwd: ROOT,
-    env: { ...process.env, DEMO_DATA: dir, CLOUD_LISTEN: `127.0.0.1:${port}` },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  demo.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain("Ctrl-C stops everything.");
+  const started = await startDemo(dir, port);
+  demo = started.child;
+  const out = started.output;
 
   // Nothing (no log line) before the banner; the console comes first, with the admin's user name and where its
   // password is; it serves the page.
-  expect(out.slice(0, out.indexOf("Demo running")).trim()).toBe("");
-  const first = out.split("\n").find((l) => /^\s+\S/.test(l));
+  expect(out().slice(0, out().indexOf("Demo running")).trim()).toBe("");
+  const first = out()
+    .split("\n")
+    .find((l) => /^\s+\S/.test(l));
   expect(first).toMatch(
     new RegExp(
       `^\\s+console\\s+http://127\\.0\\.0\\.1:${port}/console/\\s+\\(sign in as "admin", password in \\S*admin-password\\)$`,
@@ -50,12 +47,12 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   // The vehicle's run: a console link to the measurement, named.
   const run = new RegExp(
     `the vehicle's run\\s+http://127\\.0\\.0\\.1:${port}/console/#/measurement/([0-9a-f-]{36})/([0-9a-f-]{36})\\s+\\("(Test track run [^"]+)"\\)`,
-  ).exec(out);
-  expect(run, out).not.toBeNull();
+  ).exec(out());
+  expect(run, out()).not.toBeNull();
 
   // The data-point URL names the running measurement; with the printed token it serves the vehicle's points:
   // numbers, a position, a CAN frame.
-  const url = /data points\s+curl .* '(http[^']+)'/.exec(out)?.[1];
+  const url = /data points\s+curl .* '(http[^']+)'/.exec(out())?.[1];
   expect(url).toMatch(
     new RegExp(`^http://127\\.0\\.0\\.1:${port}/api/v1/projects/[0-9a-f-]{36}/data\\?name=[0-9a-f-]{36}$`),
   );
@@ -76,10 +73,10 @@ it("runs the cloud, the agent and a connector, prints working pointers, and stop
   ).json();
   expect(measurement.name).toBe(run![3]);
   // No secret on the console.
-  expect(out).not.toContain(token);
+  expect(out()).not.toContain(token);
 
   // The printed agentctl command works and shows the upstream streaming.
-  const cmd = /agent state\s+npx agentctl --socket (\S+) state/.exec(out)?.[1];
+  const cmd = /agent state\s+npx agentctl --socket (\S+) state/.exec(out())?.[1];
   expect(cmd).toBeDefined();
   const { stdout } = await promisify(execFile)(
     process.execPath,

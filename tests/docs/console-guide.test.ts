@@ -3,12 +3,13 @@
 // has been checked, the guide must show exactly the pictures taken, and docs/guide/images must hold exactly the
 // pictures the guide shows. `npm run screenshots` runs this test with CONSOLE_SCREENSHOTS set to a folder and
 // copies what it took into docs/guide/images.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, expect, it } from "vitest";
+import { startDemo } from "../support/demo.js";
 import { freePort } from "../support/nats.js";
 import { launchChromium, type TestBrowser } from "../support/browser.js";
 import { seriesPixels, signIn } from "../console/helpers.js";
@@ -67,18 +68,12 @@ const shownByGuide = () =>
 
 it("takes the guide's pictures from the running demo, and the guide shows exactly those", async () => {
   const port = await freePort();
-  demo = spawn(process.execPath, ["dist/bin/demo.js"], {
-    cwd: ROOT,
-    env: { ...process.env, DEMO_DATA: dir, CLOUD_LISTEN: `127.0.0.1:${port}` },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  demo.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  demo.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  await expect.poll(() => out, { timeout: 90_000, interval: 200 }).toContain("Ctrl-C stops everything.");
+  const started = await startDemo(dir, port);
+  demo = started.child;
+  const out = started.output;
   const base = `http://127.0.0.1:${port}`;
-  const run = /the vehicle's run\s+\S+#\/measurement\/([0-9a-f-]{36})\/([0-9a-f-]{36})/.exec(out);
-  expect(run, out).not.toBeNull();
+  const run = /the vehicle's run\s+\S+#\/measurement\/([0-9a-f-]{36})\/([0-9a-f-]{36})/.exec(out());
+  expect(run, out()).not.toBeNull();
   const [project, measurement] = [run![1]!, run![2]!];
   const password = fs.readFileSync(path.join(dir, "admin-password"), "utf8").trim();
   const token = fs.readFileSync(path.join(dir, "admin-token"), "utf8").trim();
