@@ -114,11 +114,13 @@ describe("PgDb on a real PostgreSQL", () => {
         b
           .transaction((tx) => tx.run("INSERT INTO r (k, n) VALUES (?, ?)", [k, 1]), { locks })
           .then(() => void done.push(k));
-      const other = write("other", ["meas:3"]);
+      // On another instance, while the first holds meas:1 and meas:2: the disjoint one commits...
+      await write("other", ["meas:3"]);
+      // ...and one on the same resource, or naming none, waits. (These start after the disjoint one: PostgreSQL
+      // queues a lock request behind a waiting one it conflicts with, so a disjoint writer asking after the
+      // exclusive one waits too, and here nothing would release the first.)
       const same = write("same", ["meas:2", "meas:4"]);
       const global = write("global");
-      // On another instance, while the first holds meas:1 and meas:2: only the disjoint one commits.
-      await other;
       await new Promise((r) => setTimeout(r, 300));
       expect(done).toEqual(["other"]);
       release();
