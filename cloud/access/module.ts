@@ -7,5 +7,5 @@ import { accessRoutes } from "./routes/check-access.js";
 export const accessModule: ProvidingModule<Pick<Services, "org">, Pick<Services, "access">> = {
   name: "access",
   routes: accessRoutes,
-  provide: (svc) => ({ access: svc.org.engine }),
+  provide: (svc) => ({ access: { allows: svc.org.allows } }),
 };

@@ -11,43 +11,9 @@ import { edgeSecretRoutes } from "./routes/edge-secrets.js";
 import { groupRoutes } from "./routes/groups.js";
 import { groupMemberRoutes, projectMemberRoutes } from "./routes/members.js";
 import { projectRoutes } from "./routes/projects.js";
-import { notify, onNotice } from "../cluster/service/notices.js";
+import { shareOrgIndex } from "./service/index-sharing.js";
 import type { Services } from "../services.js";
 import { createOrgService } from "./service/org-service.js";
-
-/**
- * With --nats: a local update tells the other peers (one notice per tick however many updates), and a
- * notice from another peer reloads the whole index from the database (reloads coalesce).
- */
-function shareOrgIndex(svc: Pick<Services, "db" | "log" | "cluster">, index: OrgIndex): void {
-  const bus = svc.cluster.bus;
-  if (bus.kind === "in-process") return;
-  let told = false;
-  index.onUpdate = () => {
-    if (told) return;
-    told = true;
-    queueMicrotask(() => {
-      told = false;
-      notify(bus, "org");
-    });
-  };
-  let running: Promise<void> | undefined;
-  let again = false;
-  const reload = (): void => {
-    if (running) return void (again = true);
-    running = index
-      .reload(svc.db)
-      .catch((e: unknown) => svc.log.warn({ err: String(e) }, "organisation index reload failed"))
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          reload();
-        }
-      });
-  };
-  onNotice(bus, "org", reload);
-}
 
 type Needs = Pick<Services, "db" | "log" | "cluster" | "accounts" | "oauth">;
 
@@ -65,7 +31,9 @@ export const orgModule: ProvidingModule<Needs, Pick<Services, "org">> = {
   async provide(svc) {
     const index = new OrgIndex();
     await index.load(svc.db);
-    shareOrgIndex(svc, index);
+    const freshen = shareOrgIndex(svc.cluster.bus, svc.db, index, (e) =>
+      svc.log.warn({ err: String(e) }, "organisation index reload failed"),
+    );
     const policy = new Policy({
       scopes: SCOPES,
       roles: ROLES,
@@ -75,10 +43,10 @@ export const orgModule: ProvidingModule<Needs, Pick<Services, "org">> = {
     // Every client resolver is asked; the edges' own resolver knows only existing edges, whose
     // UUIDs the edge service refuses before asking this.
     const clientIdInUse = async (uuid: string) => (await svc.oauth.resolveClient(uuid)) !== undefined;
-    return { org: createOrgService(svc.db, index, policy, svc.accounts, clientIdInUse) };
+    return { org: createOrgService(svc.db, index, policy, svc.accounts, clientIdInUse, freshen) };
   },
   // Edges authenticate at the token endpoint.
-  clientResolvers: (svc) => [edgeClientResolver(svc.org.index, svc.org.edges)],
+  clientResolvers: (svc) => [edgeClientResolver(svc.org)],
   // A deleted user leaves every group and project, and its edges lose their owner.
   on: { userDeleted: (svc, userUuid) => svc.org.forgetUser(userUuid) },
 };

@@ -90,7 +90,7 @@ export function brokerAuthenticator(
     if (badNode) return { ok: false, resultCode: ResultCode.NODE_ID_MISMATCH, resultString: badNode };
     const project = (projectUuid || DEFAULT_PROJECT_UUID).toLowerCase();
     const subject = { kind: principal.kind, uuid: principal.uuid };
-    const allowed = svc.org.canUseProject(principal, project);
+    const allowed = await svc.org.canUseProject(principal, project);
     svc.metrics.accessChecked(allowed);
     if (!allowed)
       return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "the subject may not use this project" };

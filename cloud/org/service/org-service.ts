@@ -11,6 +11,7 @@ import { ProjectEdgeService } from "./project-edges.js";
 import { MemberRepo } from "../repo/members.js";
 import { TreeService } from "./tree.js";
 import { UserDirectory } from "./users.js";
+import { alwaysFresh, type Freshen } from "./index-sharing.js";
 
 export interface OrgService {
   readonly index: OrgIndex;
@@ -24,8 +25,15 @@ export interface OrgService {
   readonly projectEdges: ProjectEdgeService;
   /** The one access decision (guard, Check access, Check own access). */
   decide(input: DecisionInput): boolean;
-  /** May the principal use this project over iSCP (member, owner, edge of the project, super user)? */
-  canUseProject(principal: Subject, projectUuid: string): boolean;
+  /**
+   * May the principal use this project over iSCP (member, owner, edge of the project, super user)? A refusal is
+   * decided again after a reload of the index on a cluster (a membership made through another peer a moment ago).
+   */
+  canUseProject(principal: Subject, projectUuid: string): Promise<boolean>;
+  /** The route guard's decision, with a refusal decided again after a reload as for canUseProject. */
+  allows(principal: Principal, method: string, path: string): Promise<boolean>;
+  /** Resolves once the index holds what the database held at the call (at once on a single peer). */
+  freshen: Freshen;
   /** iSCP message types the principal may use in the project (empty set: none). */
   iscpMessages(principal: Principal, projectUuid: string): ReadonlySet<string>;
   /** Call when a user is deleted: memberships go, owned edges lose their owner. */
@@ -39,6 +47,13 @@ declare module "../../services.js" {
   }
 }
 
+/** A yes at once; a no only after a reload that started after the first look agrees. */
+async function decidedFresh(freshen: Freshen, decide: () => boolean): Promise<boolean> {
+  if (decide()) return true;
+  await freshen();
+  return decide();
+}
+
 /** `clientIdInUse`: whether an OAuth2 client (another area) already has a UUID an edge asks for. */
 export function createOrgService(
   db: Db,
@@ -46,6 +61,7 @@ export function createOrgService(
   policy: Policy,
   accounts: ConstructorParameters<typeof UserDirectory>[0],
   clientIdInUse?: (uuid: string) => Promise<boolean>,
+  freshen: Freshen = alwaysFresh,
 ): OrgService {
   const engine = new AccessEngine(index, policy);
   const users = new UserDirectory(accounts);
@@ -64,7 +80,10 @@ export function createOrgService(
     projectMembers: new MemberService(db, "project", index, users, policy, projectExists),
     projectEdges: new ProjectEdgeService(db, index, projectExists),
     decide: (input) => engine.decide(input),
-    canUseProject: (principal, projectUuid) => engine.canUseProject(principal, projectUuid),
+    canUseProject: (principal, projectUuid) =>
+      decidedFresh(freshen, () => engine.canUseProject(principal, projectUuid)),
+    allows: (principal, method, path) => decidedFresh(freshen, () => engine.allows(principal, method, path)),
+    freshen,
     iscpMessages: (principal, projectUuid) => engine.iscpMessages(principal, principal.scopes, projectUuid),
     async forgetUser(userUuid) {
       await db.transaction(async (tx) => {

@@ -6,6 +6,9 @@ import { natsInstalled } from "../../support/nats.js";
 import { caller, type Call } from "../accounts/helpers.js";
 import { adminToken, createUser, form, MEMBER_ROLE, passwordToken, registerClient } from "../oauth/helpers.js";
 import { CookieJar, hiddenField } from "../oauth/browser.js";
+import { edgeToken, makeEdge } from "../org/helpers.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
+import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { eventually, startCluster, type Cluster } from "./helpers.js";
 
 const ready = postgresInstalled() && natsInstalled();
@@ -53,6 +56,42 @@ describe.runIf(ready)("three cloud peers on PostgreSQL and NATS", () => {
       30_000,
       "peer 2 lets the member read the group",
     );
+  });
+
+  it("lets an edge made through one peer take a token and connect through the others at once, NATS away or not", async () => {
+    const admin = await adminToken(peer(0));
+    const group = (await as(0, admin)("/auth/groups", { method: "POST", json: { name: "edge-group" } })).body.uuid;
+    const made = await as(0, admin)(`/auth/groups/${group}/projects`, {
+      method: "POST",
+      json: { name: "edge-project" },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const project = made.body.uuid as string;
+    // With no notice travelling, the other peers learn of the edge from the database when they find it missing.
+    await cluster.nats.pause();
+    try {
+      const edge = await makeEdge(as(0, admin), "made-on-peer-0");
+      const added = await as(0, admin)(`/auth/projects/${project}/edges`, {
+        method: "POST",
+        json: { edge_name: edge.name },
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      const token = await edgeToken(peer(1), edge);
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+      const client = await IscpClient.connect({
+        transport: () => connectWebSocket({ url: `${cluster.peers[2]!.url.replace("http", "ws")}/api/iscp/connect` }),
+        token: token.body.access_token,
+        nodeId: edge.uuid,
+        projectUuid: project,
+        reconnect: false,
+      });
+      expect(client.state).toBe("open");
+      await client.close();
+    } finally {
+      await cluster.nats.resume();
+      for (const i of [0, 1, 2])
+        await eventually(async () => (await peer(i).api("/health/ready")).status === 200, 30_000, `peer ${i} ready`);
+    }
   });
 
   it("accepts a token issued by one peer on the others, and revokes it through another at once", async () => {

@@ -123,12 +123,12 @@ describe("org index over restart and user deletion; iSCP questions", () => {
       via: "bearer",
     });
     const edgeScopes = (await edgeToken(peer, edge)).body.scope.split(" ");
-    expect(org.canUseProject(principal(uma.uuid, "user", []), project)).toBe(true);
-    expect(org.canUseProject(principal(edge.uuid, "edge", edgeScopes), project)).toBe(true);
-    expect(org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), project)).toBe(false);
-    expect(org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), ZERO)).toBe(true);
+    expect(await org.canUseProject(principal(uma.uuid, "user", []), project)).toBe(true);
+    expect(await org.canUseProject(principal(edge.uuid, "edge", edgeScopes), project)).toBe(true);
+    expect(await org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), project)).toBe(false);
+    expect(await org.canUseProject(principal(stranger.uuid, "edge", edgeScopes), ZERO)).toBe(true);
     expect(
-      org.canUseProject({ kind: "user", uuid: "00000000-0000-4000-8000-00000000000a", isSuper: true }, project),
+      await org.canUseProject({ kind: "user", uuid: "00000000-0000-4000-8000-00000000000a", isSuper: true }, project),
     ).toBe(true);
     expect([...org.iscpMessages(principal(edge.uuid, "edge", edgeScopes), project)].sort()).toEqual([
       "downstream",
