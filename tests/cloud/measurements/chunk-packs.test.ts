@@ -54,7 +54,11 @@ describe("measurements: chunk packs", () => {
     const startMs = Number(t6 / 1_000_000n) + 1;
     const window = `&start=${new Date(startMs).toISOString()}&end=${new Date(startMs + 50).toISOString()}`;
     expect(await texts(up.sessionId, window)).toEqual(range(7, 11).map((n) => `p${n}`));
-    expect(await texts(up.sessionId, `${window}&order=desc`)).toEqual(range(7, 11).map((n) => `p${n}`).reverse());
+    expect(await texts(up.sessionId, `${window}&order=desc`)).toEqual(
+      range(7, 11)
+        .map((n) => `p${n}`)
+        .reverse(),
+    );
   });
 
   it("serves packs that span many pages of single rows in time order, both ways", async () => {
