@@ -184,16 +184,15 @@ const PACK_CHUNKS = 256;
  * chunks' index entries, in number order.
  */
 const packs = (from: string, concat: string, index: string) => `
-  runs AS (SELECT *, sequence_number - row_number() OVER (PARTITION BY sequence_id, file_length IS NULL ORDER BY sequence_number) AS run
-    FROM ${from}),
-  parts AS (SELECT *, CASE WHEN file_length IS NULL THEN -1 ELSE sequence_number END AS single,
-    (row_number() OVER (PARTITION BY sequence_id, file_length IS NULL, run ORDER BY sequence_number) - 1) / ${PACK_CHUNKS} AS part FROM runs),
+  runs AS (SELECT *, sequence_number - row_number() OVER w AS run, sum(file_length IS NOT NULL) OVER w AS files,
+      CASE WHEN file_length IS NULL THEN -1 ELSE sequence_number END AS single, (row_number() OVER w) / ${PACK_CHUNKS} AS part
+    FROM ${from} WINDOW w AS (PARTITION BY sequence_id ORDER BY sequence_number ROWS UNBOUNDED PRECEDING)),
   packs AS (SELECT min(measurement_uuid) AS measurement_uuid, sequence_id, min(sequence_number) AS sequence_number,
       CASE WHEN count(*) > 1 THEN max(sequence_number) END AS last_number, sum(data_points) AS data_points,
       min(min_elapsed_ns) AS min_elapsed_ns, max(max_elapsed_ns) AS max_elapsed_ns, min(created_at_ms) AS created_at_ms,
       ${concat} AS payload, max(file_offset) AS file_offset, max(file_length) AS file_length,
       CASE WHEN count(*) > 1 THEN ${index} END AS chunk_index
-    FROM parts GROUP BY sequence_id, single, run, part)`;
+    FROM runs GROUP BY sequence_id, run, files, single, part)`;
 const ENTRY = "data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, length(payload)";
 
 /**
@@ -242,19 +241,25 @@ export async function compactLog(q: Queryable, part?: LogPart): Promise<number> 
     return Number(r?.n ?? 0);
   }
   // SQLite: inside the caller's transaction, and SQLite has one writer, so nothing is appended meanwhile. The
-  // payloads are joined as text (group_concat keeps a blob's bytes) and cast back.
+  // packs are made once, into a temporary table of the connection (a row per pack), and copied into both tables
+  // from there. The payloads are joined as text (group_concat keeps a blob's bytes) and cast back.
   const sqlite = packs(
     `(SELECT * FROM meas_chunk_log${only})`,
     "CAST(group_concat(payload, x'' ORDER BY sequence_number) AS BLOB)",
     `json_group_array(json_array(${ENTRY}) ORDER BY sequence_number)`,
   );
+  const all = `${CHUNK_COLUMNS}, payload, file_offset, file_length, chunk_index`;
+  await q.run(`CREATE TEMP TABLE IF NOT EXISTS meas_packs (${all})`);
   await q.run(
-    `WITH${sqlite} INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number`,
+    `WITH${sqlite} INSERT INTO temp.meas_packs (${all}) SELECT ${all} FROM packs ORDER BY sequence_id, sequence_number`,
     args,
   );
   await q.run(
-    `WITH${sqlite} INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number`,
-    args,
+    `INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
   );
+  await q.run(
+    `INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
+  );
+  await q.run("DELETE FROM temp.meas_packs");
   return (await q.run(`DELETE FROM meas_chunk_log${only}`, args)).changes;
 }
