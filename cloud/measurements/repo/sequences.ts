@@ -41,8 +41,7 @@ export async function storedChunkNumbers(q: Queryable, measUuid: string, uuid: s
     [measUuid, uuid, limit, measUuid, uuid, limit, limit],
   );
   const numbers: number[] = [];
-  for (const r of rows)
-    for (let n = Number(r.hi); n >= Number(r.lo) && numbers.length < limit; n--) numbers.push(n);
+  for (const r of rows) for (let n = Number(r.hi); n >= Number(r.lo) && numbers.length < limit; n--) numbers.push(n);
   return numbers;
 }
 
@@ -55,8 +54,7 @@ export async function storedNumbersIn(q: Queryable, sequenceId: number, lo: numb
     [sequenceId, hi, sequenceId, lo, lo],
   );
   const stored = new Set<number>();
-  for (const r of rows)
-    for (let n = Math.max(lo, Number(r.lo)); n <= Math.min(hi, Number(r.hi)); n++) stored.add(n);
+  for (const r of rows) for (let n = Math.max(lo, Number(r.lo)); n <= Math.min(hi, Number(r.hi)); n++) stored.add(n);
   return stored;
 }
 

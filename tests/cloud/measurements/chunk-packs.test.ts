@@ -125,4 +125,19 @@ describe("measurements: chunk packs", () => {
     expect(await upstream().storedSequenceNumbers(up, 30)).toEqual(range(1, 23).reverse());
     expect((await texts(up.sessionId)).slice(-3)).toEqual(["rest21", "p22", "p23"]);
   });
+
+  it("keeps a chunk whose payload is in a file out of the packs around it", async () => {
+    const up = stream();
+    const big = "x".repeat(40_000);
+    const texts5 = ["p1", "p2", big, "p4", "p5"];
+    await Promise.all(texts5.map((text, i) => store(up, chunk(i + 1, (i + 1) * 10_000, text))));
+    await upstream().drain();
+    expect(await packs(up)).toEqual([
+      { first: 1, last: 2 },
+      { first: 3, last: null },
+      { first: 4, last: 5 },
+    ]);
+    expect(await texts(up.sessionId)).toEqual(texts5);
+    expect(await texts(up.sessionId, "&order=desc")).toEqual([...texts5].reverse());
+  });
 });
