@@ -184,7 +184,7 @@ const PACK_CHUNKS = 256;
  * chunks' index entries, in number order.
  */
 const packs = (from: string, concat: string, index: string) => `
-  runs AS (SELECT *, sequence_number - row_number() OVER w AS run, sum(file_length IS NOT NULL) OVER w AS files,
+  runs AS (SELECT *, sequence_number - row_number() OVER w AS run, sum(CASE WHEN file_length IS NULL THEN 0 ELSE 1 END) OVER w AS files,
       CASE WHEN file_length IS NULL THEN -1 ELSE sequence_number END AS single, (row_number() OVER w - 1) / ${PACK_CHUNKS} AS part
     FROM ${from} WINDOW w AS (PARTITION BY sequence_id ORDER BY sequence_number ROWS UNBOUNDED PRECEDING)),
   packs AS (SELECT min(measurement_uuid) AS measurement_uuid, sequence_id, min(sequence_number) AS sequence_number,
