@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { onPostgres } from "../../support/test-database.js";
-import { chunksMessage, DEFAULT_PROJECT, EDGE, ndjson, P, uploadProto, uuid, withPeer } from "./helpers.js";
+import { chunksMessage, ndjson, P, persistedUpstream, uploadProto, uuid, withPeer } from "./helpers.js";
 
 const chunk = (n: number, elapsedUs: number, text: string): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -16,13 +16,7 @@ const chunk = (n: number, elapsedUs: number, text: string): UpstreamChunkIn => (
     },
   ],
 });
-const stream = (session: string = uuid()): UpstreamRef => ({
-  streamId: uuid(),
-  sessionId: session,
-  projectUuid: DEFAULT_PROJECT,
-  nodeId: EDGE,
-  persist: true,
-});
+const stream = persistedUpstream;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe("measurements: chunk packs", () => {
