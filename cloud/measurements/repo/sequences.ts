@@ -151,8 +151,9 @@ export async function insertChunks(
   if (rows.length === 0) return { inserted, payloads };
   await compactLog(q, { sequenceId: rows[0]!.sequenceId });
   // A number inside a pack is stored though no row is keyed by it: left out here.
-  const numbers = rows.map((c) => c.sequenceNumber);
-  const packed = await storedNumbersIn(q, rows[0]!.sequenceId, Math.min(...numbers), Math.max(...numbers));
+  let [lo, hi] = [rows[0]!.sequenceNumber, rows[0]!.sequenceNumber];
+  for (const c of rows) [lo, hi] = [Math.min(lo, c.sequenceNumber), Math.max(hi, c.sequenceNumber)];
+  const packed = await storedNumbersIn(q, rows[0]!.sequenceId, lo, hi);
   const fresh = packed.size === 0 ? rows : rows.filter((c) => !packed.has(c.sequenceNumber));
   try {
     for (let i = 0; i < fresh.length; i += 100) {
