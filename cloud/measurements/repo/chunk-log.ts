@@ -1,8 +1,9 @@
 // SQL of the chunk log (migration 404): the shared group commit appends every stream's chunks to
 // meas_chunk_log in commit order, and a compaction moves them into meas_chunks and meas_chunk_payloads, sorted
-// by key, a fraction of a second later. A commit then writes the log's last pages and a few pages of its small
-// unique index, whatever the number of streams; the per-stream pages of meas_chunks' indexes are written once per
-// compaction for many chunks of each stream. Readers (data.ts, sequences.ts) read the log beside the tables.
+// by key, a fraction of a second later, a stream's consecutive chunks as one pack (migration 405). A commit then
+// writes the log's last pages and a few pages of its small unique index, whatever the number of streams; a
+// compaction writes one entry in each of meas_chunks' indexes per pack, not per chunk. Readers (data.ts,
+// sequences.ts) read the log beside the tables and a pack's chunks from its index.
 import type { Queryable, SqlParam } from "../../database/db.js";
 import { rowsParam } from "./chunk-batch.js";
 
@@ -46,13 +47,18 @@ export async function appendLogRows(
 ): Promise<StoredKey[]> {
   if (!streams.some((s) => s.rows.length > 0)) return [];
   if (q.dialect === "postgres") return appendPg(q, streams, createdAtMs);
-  const stored = await q.all<StoredKey>(
-    `SELECT c.sequence_id, c.sequence_number FROM json_each(?1) AS r
-       JOIN meas_chunk_log c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2
-     UNION ALL
-     SELECT c.sequence_id, c.sequence_number FROM json_each(?1) AS r
-       JOIN meas_chunks c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2`,
-    [runsJson(streams)],
+  const stored = keysOf(
+    await q.all<StoredRange>(
+      `SELECT c.sequence_id, c.sequence_number AS lo, c.sequence_number AS hi FROM json_each(?1) AS r
+         JOIN meas_chunk_log c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2
+       UNION ALL
+       SELECT c.sequence_id, max(c.sequence_number, r.value->>1), min(ifnull(c.last_number, c.sequence_number), r.value->>2)
+       FROM json_each(?1) AS r JOIN meas_chunks c ON c.sequence_id = r.value->>0
+         AND c.sequence_number BETWEEN ifnull((SELECT b.sequence_number FROM meas_chunks b WHERE b.sequence_id = r.value->>0
+           AND b.sequence_number <= r.value->>1 ORDER BY b.sequence_number DESC LIMIT 1), r.value->>1) AND r.value->>2
+         AND ifnull(c.last_number, c.sequence_number) >= r.value->>1`,
+      [runsJson(streams)],
+    ),
   );
   const skip = stored.length === 0 ? undefined : keySet(stored);
   const payloads: Buffer[] = [];
@@ -104,6 +110,16 @@ function runsJson(streams: readonly LogStream[]): string {
   return `${json}]`;
 }
 
+/** Numbers stored from `lo` to `hi` of a sequence (a pack holds consecutive numbers). */
+type StoredRange = { sequence_id: number; lo: number; hi: number };
+const keysOf = (ranges: readonly StoredRange[]): StoredKey[] =>
+  ranges.flatMap((r) =>
+    Array.from({ length: Number(r.hi) - Number(r.lo) + 1 }, (_, i) => ({
+      sequence_id: Number(r.sequence_id),
+      sequence_number: Number(r.lo) + i,
+    })),
+  );
+
 const keySet = (keys: readonly StoredKey[]) => {
   const m = new Map<number, Set<number>>();
   for (const k of keys) {
@@ -145,7 +161,9 @@ function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: numb
          AS v(m, s, n, d, lo, hi, at, len, fo, fl)),
        ins AS (INSERT INTO meas_chunk_log (${COLUMNS})
          SELECT m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl FROM v
-         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = v.n)
+         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = (SELECT b.sequence_number
+           FROM meas_chunks b WHERE b.sequence_id = v.s AND b.sequence_number <= v.n ORDER BY b.sequence_number DESC LIMIT 1)
+           AND COALESCE(c.last_number, c.sequence_number) >= v.n)
          ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number)
      SELECT v.s AS sequence_id, v.n AS sequence_number FROM v
      WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.sequence_id = v.s AND ins.sequence_number = v.n)`,
@@ -154,8 +172,28 @@ function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: numb
 }
 
 const CHUNK_COLUMNS =
-  "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
-const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length";
+  "measurement_uuid, sequence_id, sequence_number, last_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
+const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length, chunk_index";
+/** A pack holds at most this many chunks (a large compaction after a restart makes packs of a bounded size). */
+const PACK_CHUNKS = 256;
+
+/**
+ * The log rows (`from`) grouped into packs (migration 405): per sequence, runs of consecutive numbers whose payloads
+ * are in their rows, at most PACK_CHUNKS each; a row whose payload is in a file stays a pack of one. Columns as
+ * CHUNK_COLUMNS and PAYLOAD_COLUMNS; `concat` and `index` are the dialect's aggregates of the payloads and of the
+ * chunks' index entries, in number order.
+ */
+const packs = (from: string, concat: string, index: string) => `
+  runs AS (SELECT *, sequence_number - row_number() OVER w AS run, sum(CASE WHEN file_length IS NULL THEN 0 ELSE 1 END) OVER w AS files,
+      CASE WHEN file_length IS NULL THEN -1 ELSE sequence_number END AS single, (row_number() OVER w - 1) / ${PACK_CHUNKS} AS part
+    FROM ${from} WINDOW w AS (PARTITION BY sequence_id ORDER BY sequence_number ROWS UNBOUNDED PRECEDING)),
+  packs AS (SELECT min(measurement_uuid) AS measurement_uuid, sequence_id, min(sequence_number) AS sequence_number,
+      CASE WHEN count(*) > 1 THEN max(sequence_number) END AS last_number, sum(data_points) AS data_points,
+      min(min_elapsed_ns) AS min_elapsed_ns, max(max_elapsed_ns) AS max_elapsed_ns, min(created_at_ms) AS created_at_ms,
+      ${concat} AS payload, max(file_offset) AS file_offset, max(file_length) AS file_length,
+      CASE WHEN count(*) > 1 THEN ${index} END AS chunk_index
+    FROM runs GROUP BY sequence_id, run, files, single, part)`;
+const ENTRY = "data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, length(payload)";
 
 /**
  * Which log rows a compaction moves: all, one sequence's, or those of one slice of the sequences (id modulo `of`)
@@ -186,25 +224,42 @@ export async function compactLog(q: Queryable, part?: LogPart): Promise<number> 
       only += " AND measurement_uuid = ANY(?::text[])";
       args.push(part.measurements as unknown as SqlParam);
     }
+    const pg = packs(
+      "moved",
+      "string_agg(payload, ''::bytea ORDER BY sequence_number)",
+      `json_agg(json_build_array(${ENTRY}) ORDER BY sequence_number)::text`,
+    );
     const [r] = await q.all<{ n: number }>(
-      `WITH moved AS (DELETE FROM meas_chunk_log${only} RETURNING *),
-         chunks AS (INSERT INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM moved ORDER BY sequence_id, sequence_number
+      `WITH moved AS (DELETE FROM meas_chunk_log${only} RETURNING *),${pg},
+         chunks AS (INSERT INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number
            ON CONFLICT DO NOTHING),
-         payloads AS (INSERT INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM moved ORDER BY sequence_id, sequence_number
+         payloads AS (INSERT INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number
            ON CONFLICT DO NOTHING)
        SELECT COUNT(*) AS n FROM moved`,
       args,
     );
     return Number(r?.n ?? 0);
   }
-  // SQLite: inside the caller's transaction, and SQLite has one writer, so nothing is appended meanwhile.
+  // SQLite: inside the caller's transaction, and SQLite has one writer, so nothing is appended meanwhile. The
+  // packs are made once, into a temporary table of the connection (a row per pack), and copied into both tables
+  // from there. The payloads are joined as text (group_concat keeps a blob's bytes) and cast back.
+  const sqlite = packs(
+    `(SELECT * FROM meas_chunk_log${only})`,
+    "CAST(group_concat(payload, x'' ORDER BY sequence_number) AS BLOB)",
+    `json_group_array(json_array(${ENTRY}) ORDER BY sequence_number)`,
+  );
+  const all = `${CHUNK_COLUMNS}, payload, file_offset, file_length, chunk_index`;
+  await q.run(`CREATE TEMP TABLE IF NOT EXISTS meas_packs (${all})`);
   await q.run(
-    `INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM meas_chunk_log${only} ORDER BY sequence_id, sequence_number`,
+    `WITH${sqlite} INSERT INTO temp.meas_packs (${all}) SELECT ${all} FROM packs ORDER BY sequence_id, sequence_number`,
     args,
   );
   await q.run(
-    `INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM meas_chunk_log${only} ORDER BY sequence_id, sequence_number`,
-    args,
+    `INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
   );
+  await q.run(
+    `INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
+  );
+  await q.run("DELETE FROM temp.meas_packs");
   return (await q.run(`DELETE FROM meas_chunk_log${only}`, args)).changes;
 }

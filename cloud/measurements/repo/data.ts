@@ -1,5 +1,7 @@
 // SQL for the data endpoint: a measurement's chunk rows in time order, one page at a time
-// (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes), with the rows still in the chunk log.
+// (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes), with the rows still in the chunk log. A
+// row is a pack of consecutive chunks (migration 405) ordered by its earliest (latest) point: chunksOf gives its
+// chunks.
 import type { Queryable, SqlParam } from "../../database/db.js";
 
 export interface ChunkRow {
@@ -13,6 +15,35 @@ export interface ChunkRow {
   file_offset: number | null;
   file_length: number | null;
   created_at_ms: number;
+  /** A pack's last number (its first is sequence_number); null for a row of one chunk. */
+  last_number: number | null;
+  /** A pack's chunks as JSON: [data points, min elapsed, max elapsed, created at ms, payload length] each. */
+  chunk_index: string | null;
+}
+
+type IndexEntry = [number, number, number, number, number];
+
+/** The chunks of a row: the row itself, or those of its pack, their payloads cut from the pack's. */
+export function chunksOf(row: ChunkRow): ChunkRow[] {
+  if (row.chunk_index === null) return [row];
+  const entries = JSON.parse(row.chunk_index) as IndexEntry[];
+  let at = 0;
+  return entries.map(([, min, max, created, length], i) => {
+    const payload = row.payload.subarray(at, at + length);
+    at += length;
+    return {
+      sequence_id: row.sequence_id,
+      sequence_number: row.sequence_number + i,
+      min_elapsed_ns: min,
+      max_elapsed_ns: max,
+      payload,
+      file_offset: null,
+      file_length: null,
+      created_at_ms: created,
+      last_number: null,
+      chunk_index: null,
+    };
+  });
 }
 
 /** Position after the last row read: (min or max elapsed, sequence id, sequence number). */
@@ -49,11 +80,13 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
     p.measUuid,
   ]);
   return q.all<ChunkRow>(
-    `SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms
+    `SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms,
+         c.last_number, p.chunk_index
        FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
        WHERE ${stored.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS s
      UNION ALL
-     SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, c.payload, c.file_offset, c.file_length, c.created_at_ms
+     SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, c.payload, c.file_offset, c.file_length, c.created_at_ms,
+         CAST(NULL AS INTEGER) AS last_number, CAST(NULL AS TEXT) AS chunk_index
        FROM meas_chunk_log c WHERE ${logged.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS l
      ${order}`,
     [...stored.args, p.limit, ...logged.args, p.limit, p.limit],

@@ -136,6 +136,19 @@ CREATE UNIQUE INDEX meas_chunk_log_key ON meas_chunk_log (sequence_id, sequence_
 `,
   },
   {
+    version: 405,
+    name: "chunk packs: a compaction stores a stream's consecutive chunks as one row",
+    // A compaction (repo/chunk-log.ts) stores a run of one sequence's consecutive numbers whose payloads are in
+    // their rows as one pack: one meas_chunks row keyed by the first number (last_number the last, min/max
+    // elapsed over the run) and one meas_chunk_payloads row holding the payloads one after another and, in
+    // chunk_index, a JSON array per chunk [data points, min elapsed, max elapsed, created at ms, payload length].
+    // Rows written before (last_number NULL) are packs of one chunk, as are chunks whose payload is in a file.
+    up: `
+ALTER TABLE meas_chunks ADD COLUMN last_number INTEGER;
+ALTER TABLE meas_chunk_payloads ADD COLUMN chunk_index TEXT;
+`,
+  },
+  {
     version: 430,
     name: "measurement markers",
     // Elapsed times in microseconds after the measurement's base time, as the API gives them; a point

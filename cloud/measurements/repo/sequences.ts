@@ -28,19 +28,35 @@ export const findSequence = (q: Queryable, measUuid: string, uuid: string) =>
   q.get<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? AND uuid = ?", [measUuid, uuid]);
 
 /** The highest chunk numbers stored for a sequence, at most `limit`, highest first. */
-export const storedChunkNumbers = async (q: Queryable, measUuid: string, uuid: string, limit: number) =>
-  (
-    await q.all<{ n: number }>(
-      `SELECT n FROM (
-         SELECT * FROM (SELECT c.sequence_number AS n FROM meas_chunks c JOIN meas_sequences s ON s.id = c.sequence_id
-           WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS a
-         UNION ALL
-         SELECT * FROM (SELECT c.sequence_number AS n FROM meas_chunk_log c JOIN meas_sequences s ON s.id = c.sequence_id
-           WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS b) AS u
-       ORDER BY n DESC LIMIT ?`,
-      [measUuid, uuid, limit, measUuid, uuid, limit, limit],
-    )
-  ).map((r) => Number(r.n));
+export async function storedChunkNumbers(q: Queryable, measUuid: string, uuid: string, limit: number) {
+  // Each row holds the numbers lo..hi (a pack holds consecutive numbers; none is in two rows): `limit` rows suffice.
+  const rows = await q.all<{ lo: number; hi: number }>(
+    `SELECT lo, hi FROM (
+       SELECT * FROM (SELECT c.sequence_number AS lo, COALESCE(c.last_number, c.sequence_number) AS hi FROM meas_chunks c
+         JOIN meas_sequences s ON s.id = c.sequence_id WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS a
+       UNION ALL
+       SELECT * FROM (SELECT c.sequence_number AS lo, c.sequence_number AS hi FROM meas_chunk_log c JOIN meas_sequences s ON s.id = c.sequence_id
+         WHERE s.measurement_uuid = ? AND s.uuid = ? ORDER BY c.sequence_number DESC LIMIT ?) AS b) AS u
+     ORDER BY lo DESC LIMIT ?`,
+    [measUuid, uuid, limit, measUuid, uuid, limit, limit],
+  );
+  const numbers: number[] = [];
+  for (const r of rows) for (let n = Number(r.hi); n >= Number(r.lo) && numbers.length < limit; n--) numbers.push(n);
+  return numbers;
+}
+
+/** The numbers from `lo` to `hi` stored in a sequence's chunk rows (those of a pack included). */
+export async function storedNumbersIn(q: Queryable, sequenceId: number, lo: number, hi: number): Promise<Set<number>> {
+  const rows = await q.all<{ lo: number; hi: number }>(
+    `SELECT c.sequence_number AS lo, COALESCE(c.last_number, c.sequence_number) AS hi FROM meas_chunks c
+     WHERE c.sequence_id = ? AND c.sequence_number <= ? AND c.sequence_number >= COALESCE((SELECT b.sequence_number FROM meas_chunks b
+       WHERE b.sequence_id = ? AND b.sequence_number <= ? ORDER BY b.sequence_number DESC LIMIT 1), ?)`,
+    [sequenceId, hi, sequenceId, lo, lo],
+  );
+  const stored = new Set<number>();
+  for (const r of rows) for (let n = Math.max(lo, Number(r.lo)); n <= Math.min(hi, Number(r.hi)); n++) stored.add(n);
+  return stored;
+}
 
 /** The sequence, created when missing: one statement (on conflict a no-op update returns the existing row). */
 export async function ensureSequence(q: Queryable, measUuid: string, uuid: string, now: string): Promise<SequenceRow> {
@@ -132,10 +148,16 @@ export async function insertChunks(
   const inserted = new Set<number>();
   const payloads: Promise<unknown>[] = [];
   // Numbers the real-time path stored are still in the chunk log: moved first, so they count as stored here.
-  if (rows.length > 0) await compactLog(q, { sequenceId: rows[0]!.sequenceId });
+  if (rows.length === 0) return { inserted, payloads };
+  await compactLog(q, { sequenceId: rows[0]!.sequenceId });
+  // A number inside a pack is stored though no row is keyed by it: left out here.
+  let [lo, hi] = [rows[0]!.sequenceNumber, rows[0]!.sequenceNumber];
+  for (const c of rows) [lo, hi] = [Math.min(lo, c.sequenceNumber), Math.max(hi, c.sequenceNumber)];
+  const packed = await storedNumbersIn(q, rows[0]!.sequenceId, lo, hi);
+  const fresh = packed.size === 0 ? rows : rows.filter((c) => !packed.has(c.sequenceNumber));
   try {
-    for (let i = 0; i < rows.length; i += 100) {
-      const part = rows.slice(i, i + 100);
+    for (let i = 0; i < fresh.length; i += 100) {
+      const part = fresh.slice(i, i + 100);
       const got = await q.all<{ n: number }>(
         `INSERT OR IGNORE INTO meas_chunks ${CHUNK_COLUMNS}
          VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")} RETURNING sequence_number AS n`,
@@ -143,14 +165,14 @@ export async function insertChunks(
       );
       if (got.length === 0) continue;
       const added = new Set(got.map((r) => r.n));
-      const fresh = part.filter((c) => added.has(c.sequenceNumber));
-      const { at, synced } = await fileLargePayloads(files, fresh);
+      const news = part.filter((c) => added.has(c.sequenceNumber));
+      const { at, synced } = await fileLargePayloads(files, news);
       if (synced) payloads.push(heard(synced));
       payloads.push(
         heard(
           q.run(
-            `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${fresh.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
-            fresh.flatMap((c) => payloadValues(c, at.get(c))),
+            `INSERT INTO meas_chunk_payloads ${PAYLOAD_COLUMNS} VALUES ${news.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+            news.flatMap((c) => payloadValues(c, at.get(c))),
           ),
         ),
       );

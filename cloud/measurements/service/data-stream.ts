@@ -1,5 +1,5 @@
-// GET .../data: a measurement's points in time order, streamed. Chunk rows are read in order of
-// their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
+// GET .../data: a measurement's points in time order, streamed. Chunk rows (a row may be a pack of chunks) are
+// read in order of their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
 // and a heap of runs releases a point once no chunk still to be read can hold an earlier (later)
 // one. Memory stays at the chunks that overlap in time.
 import type { Queryable } from "../../database/db.js";
@@ -7,7 +7,7 @@ import { decodeChunk } from "../formats/codec.js";
 import { dataFrame, jsonLine, type GroupCtx } from "../formats/data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";
 import type { PayloadFiles, PayloadRef } from "../storage/payload-files.js";
-import { chunkPage, type ChunkKey, type ChunkRow } from "../repo/data.js";
+import { chunkPage, chunksOf, type ChunkKey, type ChunkRow } from "../repo/data.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { jsonTime, type TimeFormat } from "../formats/time.js";
 import { bothMatch, compileDataIdFilter, compileIdq, type DataIdMatch } from "./data-id-filter.js";
@@ -134,48 +134,28 @@ async function* measurementPoints(
       to: to !== undefined ? clampNum(to) : undefined,
       limit: PAGE,
     });
-    const payloads = await payloadsOf(src.files, rows);
+    const chunks = rows.map(chunksOf);
+    const payloads = await payloadsOf(src.files, chunks.flat());
+    let k = 0;
     const out: Array<Item | Damaged> = [];
     for (const [r, row] of rows.entries()) {
+      // A pack's bound is that of its earliest (latest) chunk: its chunks are added together after it.
       const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
       for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head())
         out.push(heap.take());
-      let chunk;
-      try {
-        const payload = payloads[r]!;
-        if (payload.status === "rejected") throw payload.reason;
-        chunk = decodeChunk(payload.value);
-      } catch (err) {
-        log.warn(
-          { err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number },
-          "stored chunk could not be decoded",
-        );
-        out.push({ error: `a stored chunk could not be decoded: ${(err as Error).message}` });
-        if (qy.exitOnError) {
-          yield out;
-          return;
+      for (const c of chunks[r]!) {
+        const items = chunkItems(c, payloads[k++]!, m, qy, match, from, to, log);
+        if ("error" in items) {
+          out.push(items);
+          if (qy.exitOnError) {
+            yield out;
+            return;
+          }
+          continue;
         }
-        continue;
+        heap.add(items);
       }
-      const items: Item[] = [];
-      for (const g of chunk.groups) {
-        if (match && !match(g.type, g.name)) continue;
-        const group: GroupCtx = { measUuid: m.uuid, type: g.type, name: g.name, createdAtMs: row.created_at_ms };
-        for (const p of g.points) {
-          if (from !== undefined && p.elapsedNs < from) continue;
-          if (to !== undefined && p.elapsedNs >= to) continue;
-          items.push({ elapsed: p.elapsedNs, payload: p.payload, group });
-        }
-      }
-      // Stable: equal times keep group and point order.
-      items.sort(
-        qy.desc
-          ? (x, y) => (x.elapsed > y.elapsed ? -1 : x.elapsed < y.elapsed ? 1 : 0)
-          : (x, y) => (x.elapsed < y.elapsed ? -1 : x.elapsed > y.elapsed ? 1 : 0),
-      );
-      if (qy.desc) stableReverseTies(items);
-      heap.add(items);
     }
     if (rows.length < PAGE) {
       while (heap.size) out.push(heap.take());
@@ -186,6 +166,48 @@ async function* measurementPoints(
     const last = rows[rows.length - 1]!;
     after = [qy.desc ? last.max_elapsed_ns : last.min_elapsed_ns, last.sequence_id, last.sequence_number];
   }
+}
+
+/** A chunk's matching points, sorted in the order read (a Damaged entry when it cannot be decoded). */
+function chunkItems(
+  row: ChunkRow,
+  payload: PromiseSettledResult<Buffer>,
+  m: MeasRow,
+  qy: DataQuery,
+  match: DataIdMatch | undefined,
+  from: bigint | undefined,
+  to: bigint | undefined,
+  log: Log,
+): Item[] | Damaged {
+  let chunk;
+  try {
+    if (payload.status === "rejected") throw payload.reason;
+    chunk = decodeChunk(payload.value);
+  } catch (err) {
+    log.warn(
+      { err: (err as Error).message, measurement: m.uuid, sequence_number: row.sequence_number },
+      "stored chunk could not be decoded",
+    );
+    return { error: `a stored chunk could not be decoded: ${(err as Error).message}` };
+  }
+  const items: Item[] = [];
+  for (const g of chunk.groups) {
+    if (match && !match(g.type, g.name)) continue;
+    const group: GroupCtx = { measUuid: m.uuid, type: g.type, name: g.name, createdAtMs: row.created_at_ms };
+    for (const p of g.points) {
+      if (from !== undefined && p.elapsedNs < from) continue;
+      if (to !== undefined && p.elapsedNs >= to) continue;
+      items.push({ elapsed: p.elapsedNs, payload: p.payload, group });
+    }
+  }
+  // Stable: equal times keep group and point order.
+  items.sort(
+    qy.desc
+      ? (x, y) => (x.elapsed > y.elapsed ? -1 : x.elapsed < y.elapsed ? 1 : 0)
+      : (x, y) => (x.elapsed < y.elapsed ? -1 : x.elapsed > y.elapsed ? 1 : 0),
+  );
+  if (qy.desc) stableReverseTies(items);
+  return items;
 }
 
 /** Each row's payload: held in the row (written before payload files), or read from its sequence's file. */

@@ -6,7 +6,7 @@ import { Invalid, NotFound } from "../../errors.js";
 import { forEachPoint } from "../formats/chunk-points.js";
 import { formatNs } from "../formats/time.js";
 import { numericReader } from "../formats/numeric.js";
-import { chunkPage, type ChunkKey } from "../repo/data.js";
+import { chunkPage, chunksOf, type ChunkKey } from "../repo/data.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { payloadsOf, type ChunkSource } from "./data-stream.js";
 import { basetimeNs } from "./model.js";
@@ -70,7 +70,7 @@ export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<R
   let after: ChunkKey | undefined;
   for (;;) {
     const rows = await chunkPage(src.db, { measUuid: m.uuid, desc: false, after, from, to, limit: PAGE });
-    const payloads = await payloadsOf(src.files, rows);
+    const payloads = await payloadsOf(src.files, rows.flatMap(chunksOf));
     for (const payload of payloads) {
       if (payload.status === "rejected") continue;
       try {

@@ -71,7 +71,8 @@ function countCommits(db: Db, drain: () => Promise<void>) {
     });
     return original((tx) => fn(counted(tx)), opts);
   };
-  const compaction = (sqls: string[]) => sqls.some((s) => /DELETE FROM meas_chunk_log/.test(s));
+  // A compaction's transaction: on SQLite its first statement names its temporary table of packs.
+  const compaction = (sqls: string[]) => sqls.some((s) => /meas_packs|DELETE FROM meas_chunk_log/.test(s));
   return {
     /** Once every commit and compaction under way is done (a compaction still waiting has sent nothing yet). */
     async commits() {
