@@ -111,7 +111,12 @@ export async function startCloudPeer(dir: string, opts: CloudPeerOptions): Promi
   const traceFile = path.join(dir, "commits.trace");
   // A known admin password: the peer does not print a temporary one; the run signs in with a token instead.
   // The malloc settings as deploy/cloud-peer.service runs it (a variable set for the bench wins).
-  const env = { ...MALLOC_ENV, ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`, ...opts.env };
+  const env = {
+    ...MALLOC_ENV,
+    ...process.env,
+    CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`,
+    ...opts.env,
+  };
   const args = [
     CLI,
     "--listen",
