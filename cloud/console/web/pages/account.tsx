@@ -6,6 +6,7 @@ import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
 import { PasswordForm } from "./password";
+import { ListHead, TextField } from "../fields";
 
 interface Token {
   id: number;
@@ -59,25 +60,13 @@ function TokensSection({ me }: { me: Me }) {
         <ShownOnce label={`New token "${created.name}"`} value={created.token} onDone={() => setCreated(undefined)} />
       )}
       <form class="inline" onSubmit={create} aria-label="New API token">
-        <label>
-          Token name{" "}
-          <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
+        <TextField label="Token name" value={name} required maxLength={256} onValue={setName} />
         <button type="submit" disabled={act.busy}>
           Create token
         </button>
       </form>
       <table class="list" aria-label="API tokens">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Created", "Expires"]} />
         <tbody>
           {tokens.data?.map((t) => (
             <tr key={t.id}>

@@ -6,6 +6,7 @@ import type { Me } from "../app";
 import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
+import { ListHead, TextField } from "../fields";
 
 interface Client {
   client_id: string;
@@ -64,10 +65,7 @@ export function ClientsPage({ me }: { me: Me }) {
         />
       )}
       <form class="inline" onSubmit={create} aria-label="New OAuth2 client">
-        <label>
-          Client name{" "}
-          <input value={name} required maxLength={256} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
+        <TextField label="Client name" value={name} required maxLength={256} onValue={setName} />
         <label>
           Grant type{" "}
           <select value={grant} onChange={(e) => setGrant((e.target as HTMLSelectElement).value as Grant)}>
@@ -76,34 +74,14 @@ export function ClientsPage({ me }: { me: Me }) {
           </select>
         </label>
         {grant === "authorization_code" && (
-          <label>
-            Redirect URI{" "}
-            <input
-              type="url"
-              value={redirect}
-              required
-              maxLength={256}
-              onInput={(e) => setRedirect((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <TextField label="Redirect URI" type="url" value={redirect} required maxLength={256} onValue={setRedirect} />
         )}
         <button type="submit" disabled={act.busy}>
           Create client
         </button>
       </form>
       <table class="list" aria-label="OAuth2 clients">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Client ID</th>
-            <th scope="col">Grant type</th>
-            <th scope="col">Redirect URIs</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Client ID", "Grant type", "Redirect URIs", "Created"]} />
         <tbody>
           {clients.data?.map((c) => (
             <tr key={c.client_id}>

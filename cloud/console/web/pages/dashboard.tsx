@@ -19,6 +19,7 @@ import {
 import { DashboardPanel, candidates, type Sources } from "./dashboard-panel";
 import type { SharedTime } from "./plot-panel";
 import type { Labels } from "./series-labels";
+import { TextField } from "../fields";
 
 const AUTO = "auto";
 
@@ -162,15 +163,7 @@ export function Dashboard({
       </div>
       {naming && (
         <form class="inline" aria-label="Save dashboard" onSubmit={saveNew}>
-          <label>
-            Dashboard name{" "}
-            <input
-              required
-              maxLength={200}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <TextField label="Dashboard name" required maxLength={200} value={name} onValue={setName} />
           <button type="submit" disabled={action.busy || !name.trim()}>
             Save dashboard
           </button>

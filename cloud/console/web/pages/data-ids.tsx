@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ErrorNote, Section, useAction } from "../common";
 import { plotKey, type Plottable } from "./json-fields";
 import { saveSeriesLabel, unitOf, type Labels } from "./series-labels";
+import { CellInput, ListHead } from "../fields";
 
 export function DataIds({
   project,
@@ -25,17 +26,7 @@ export function DataIds({
     <Section title="Data IDs">
       <ErrorNote error={error} />
       <table class="list" aria-label="Data IDs">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Display name</th>
-            <th scope="col">Unit</th>
-            <th scope="col">Type</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Display name", "Unit", "Type"]} />
         <tbody>
           {rows.map((d) =>
             editing === plotKey(d) && edge ? (
@@ -102,22 +93,22 @@ function EditRow({
     <tr class={d.field === undefined ? undefined : "field"}>
       <td>{nameCell(d)}</td>
       <td>
-        <input
+        <CellInput
           form={form}
           aria-label={`Display name of ${nameCell(d)}`}
           maxLength={200}
           value={display}
-          onInput={(e) => setDisplay((e.target as HTMLInputElement).value)}
+          onValue={setDisplay}
         />
       </td>
       <td>
-        <input
+        <CellInput
           form={form}
           aria-label={`Unit of ${nameCell(d)}`}
           maxLength={32}
           size={8}
           value={unit}
-          onInput={(e) => setUnit((e.target as HTMLInputElement).value)}
+          onValue={setUnit}
         />
       </td>
       <td>{d.field === undefined ? d.data_type : "number field"}</td>

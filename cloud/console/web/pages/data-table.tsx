@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ErrorNote, Section } from "../common";
 import { useLoad } from "../hooks";
 import { fetchPoints, parseNdjson, saveFile, toCsv, valueText } from "../values";
+import { TextField } from "../fields";
 
 const SHOWN = 50;
 /** Points searched: the first of the measurement's points of this data ID. */
@@ -42,9 +43,7 @@ export function DataTable({
     <Section title={name && name !== dataId ? `${name} (${dataId}, ${dataType})` : `${dataId} (${dataType})`}>
       <ErrorNote error={rows.error} />
       <form class="inline" role="search" aria-label={`Search ${dataId}`} onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Search <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
-        </label>
+        <TextField label="Search" type="search" value={search} onValue={setSearch} />
         {needle && (
           <span class="hint">
             {matching.length} of {all.length} points match

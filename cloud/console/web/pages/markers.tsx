@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorNote, Section, useAction } from "../common";
 import { useLoad } from "../hooks";
+import { ListHead } from "../fields";
 
 interface Marker {
   uuid: string;
@@ -87,17 +88,7 @@ export function MarkersPanel({ project, uuid }: { project: string; uuid: string 
         </button>
       </form>
       <table class="list" aria-label="Markers">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Time (s)</th>
-            <th scope="col">Tags</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Kind", "Time (s)", "Tags"]} />
         <tbody>
           {markers.data?.map((k) => (
             <tr key={k.uuid}>

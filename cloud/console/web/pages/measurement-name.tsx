@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorNote, useAction } from "../common";
+import { TextField } from "../fields";
 
 export function RenameMeasurement({
   project,
@@ -33,15 +34,7 @@ export function RenameMeasurement({
   };
   return (
     <form class="inline" onSubmit={save} aria-label="Rename measurement">
-      <label>
-        Name{" "}
-        <input
-          value={value}
-          maxLength={256}
-          autoFocus
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <TextField label="Name" value={value} maxLength={256} autoFocus onValue={setValue} />
       <button type="submit" disabled={act.busy}>
         Save
       </button>

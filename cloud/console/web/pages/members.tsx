@@ -6,6 +6,7 @@ import { api } from "../api";
 import { useAllowed } from "../allowed";
 import { ErrorNote, useAction } from "../common";
 import { useLoad } from "../hooks";
+import { ListHead } from "../fields";
 
 interface Member {
   user_uuid: string;
@@ -52,18 +53,7 @@ export function Members({ base, title }: { base: string; title: string }) {
       <h3>Members</h3>
       <ErrorNote error={members.error ?? act.error} />
       <table class="list" aria-label={`Members of ${title}`} data-can-edit={String(canEdit ?? "asking")}>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Roles</th>
-            <th scope="col">Owner</th>
-            {canEdit && (
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Roles", "Owner"]} actions={!!canEdit} />
         <tbody>
           {members.data?.map((m) => (
             <tr key={m.user_uuid} data-testid="member">

@@ -7,6 +7,7 @@ import type { Me } from "../app";
 import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
+import { ListHead, TextField } from "../fields";
 
 export interface EdgeInfo {
   uuid: string;
@@ -56,24 +57,13 @@ export function EdgesSection({ me }: { me: Me }) {
       <ErrorNote error={edges.error ?? act.error} />
       {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
       <form class="inline" onSubmit={create} aria-label="New edge">
-        <label>
-          Edge name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
+        <TextField label="Edge name" value={name} required onValue={setName} />
         <button type="submit" disabled={act.busy}>
           Create edge
         </button>
       </form>
       <table class="list" aria-label="Edges and their secrets">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Client ID</th>
-            <th scope="col">Secrets</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Client ID", "Secrets"]} />
         <tbody>
           {edges.data?.map((e) => (
             <tr key={e.uuid}>

@@ -5,6 +5,7 @@ import { api } from "../api";
 import { useAllowed } from "../allowed";
 import { ErrorNote, Section, useAction } from "../common";
 import { Members } from "./members";
+import { TextField } from "../fields";
 
 export interface OrgNode {
   uuid: string;
@@ -39,10 +40,7 @@ export function NameForm({
   return (
     <form class="inline" onSubmit={submit} aria-label={button}>
       <ErrorNote error={act.error} />
-      <label>
-        {label}{" "}
-        <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-      </label>
+      <TextField label={label} value={name} required maxLength={255} onValue={setName} />
       <button type="submit" disabled={act.busy}>
         {button}
       </button>

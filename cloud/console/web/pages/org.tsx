@@ -11,6 +11,7 @@ import { EdgesSection, useEdges } from "./org-edges";
 import { GroupDetails, NameForm, type OrgNode as Node } from "./org-groups";
 import { UsersSection } from "./users";
 import { Webhooks } from "./webhooks";
+import { TextField } from "../fields";
 
 type Selected = { kind: "group" | "project"; node: Node };
 
@@ -97,15 +98,7 @@ function ProjectDetails({ project, me }: { project: Node; me: Me }) {
       </ul>
       {canAdd && (
         <form class="inline" onSubmit={add} aria-label="Add an edge to the project">
-          <label>
-            Edge name{" "}
-            <input
-              value={edgeName}
-              required
-              list="addable-edges"
-              onInput={(e) => setEdgeName((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <TextField label="Edge name" value={edgeName} required list="addable-edges" onValue={setEdgeName} />
           <datalist id="addable-edges">
             {addable.map((k) => (
               <option key={k.uuid} value={k.name} />

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { refresh } from "../auth";
 import { ErrorNote, useAction } from "../common";
+import { TextField } from "../fields";
 
 /** The form: the current password, the new one twice; on success the token is refreshed (no longer restricted). */
 export function PasswordForm({
@@ -33,16 +34,7 @@ export function PasswordForm({
     });
   };
   const field = (label: string, value: string, set: (v: string) => void, autocomplete: string) => (
-    <label>
-      {label}{" "}
-      <input
-        type="password"
-        value={value}
-        required
-        autocomplete={autocomplete}
-        onInput={(e) => set((e.target as HTMLInputElement).value)}
-      />
-    </label>
+    <TextField label={label} type="password" value={value} required autocomplete={autocomplete} onValue={set} />
   );
   return (
     <form class="stacked" onSubmit={submit} aria-label="Change password">

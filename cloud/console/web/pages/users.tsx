@@ -6,6 +6,7 @@ import { useAllowed } from "../allowed";
 import { ErrorNote, Section, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
+import { ListHead, TextField } from "../fields";
 
 interface User {
   uuid: string;
@@ -54,9 +55,7 @@ export function UsersSection() {
       {secret && <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
       {canManage && (
         <form class="inline" onSubmit={create} aria-label="New user">
-          <label>
-            User name <input value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          </label>
+          <TextField label="User name" value={name} required onValue={setName} />
           <label>
             Role{" "}
             <select value={role || defaultRole} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
@@ -73,19 +72,7 @@ export function UsersSection() {
         </form>
       )}
       <table class="list" aria-label="Users">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Roles</th>
-            <th scope="col">State</th>
-            <th scope="col">Last sign-in</th>
-            {canManage && (
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <ListHead columns={["Name", "Roles", "State", "Last sign-in"]} actions={!!canManage} />
         <tbody>
           {users.data?.map((u) => (
             <tr key={u.uuid}>

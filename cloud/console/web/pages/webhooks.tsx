@@ -7,6 +7,7 @@ import { api } from "../api";
 import { ErrorNote, ShownOnce, useAction } from "../common";
 import { fmtTime } from "../format";
 import { useLoad } from "../hooks";
+import { ListHead, TextField } from "../fields";
 
 interface Hook {
   uuid: string;
@@ -83,30 +84,13 @@ export function Webhooks({ project }: { project: string }) {
         />
       )}
       <form class="inline" onSubmit={add} aria-label="New webhook">
-        <label>
-          Webhook URL{" "}
-          <input
-            type="url"
-            value={url}
-            required
-            maxLength={2048}
-            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <TextField label="Webhook URL" type="url" value={url} required maxLength={2048} onValue={setUrl} />
         <button type="submit" disabled={act.busy}>
           Add webhook
         </button>
       </form>
       <table class="list" aria-label="Webhooks">
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead columns={["URL", "State"]} />
         <tbody>
           {hooks.data?.map((h) => (
             <tr key={h.uuid}>
