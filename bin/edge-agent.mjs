@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The edge agent daemon, compiled by `npm run build` into dist/ (no TypeScript loader at run time).
+// The edge agent daemon, bundled by `npm run build` into dist/bundle/ (no TypeScript loader at run time).
 import { loadCompiled } from "./compiled.mjs";
-const { main } = await loadCompiled("edge-agent", "runtime/cli/edge-agent.js");
+const { main } = await loadCompiled("edge-agent", "bundle/edge-agent.mjs");
 await main();

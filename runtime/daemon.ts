@@ -112,11 +112,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 /**
  * Node 22+ loads an import()'s whole module graph without turning the event loop: loaded in one go, the core
  * would keep the listening socket silent until the end. Its largest packages are loaded first, one at a time,
- * with the loop turning between, so the gate answers meanwhile (Node 20's loader turns it by itself).
+ * with the loop turning between, so the gate answers meanwhile (Node 20's loader turns it by itself). Schema, not
+ * effect's index: the index would load (and the bundle keep) all of effect, most of which the agent never uses.
  */
 async function loadCore(): Promise<typeof import("./agent-core.js")> {
   for (const load of [
-    () => import("effect"),
+    () => import("effect/Schema"),
     () => import("lmdb"),
     () => import("xstate"),
     () => import("ws"),

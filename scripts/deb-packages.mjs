@@ -12,7 +12,8 @@ export const PACKAGES = [
       "Commands: edge-agent (the service), agentctl (its command API).",
     ],
     // The sample connector ships for a first run (docs/guide/device.md).
-    entries: ["runtime/cli/edge-agent.js", "runtime/cli/agentctl.js", "runtime/connectors/sample-connector.js"],
+    // The agent runs from its bundle (scripts/build.mjs), agentctl and the connector from dist/'s files.
+    entries: ["bundle/edge-agent.mjs", "runtime/cli/agentctl.js", "runtime/connectors/sample-connector.js"],
     bins: ["edge-agent", "agentctl"],
     depends: "nodejs (>= 20.17), nodejs (<< 25), passwd",
     docs: ["docs/guide/device.md", "docs/agent-api.md"],

@@ -5,6 +5,7 @@
 // console. Nothing is compiled on the device: native modules come as the prebuilt binaries npm installed here.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { isBuiltin } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,9 +52,10 @@ async function importGraph(entries) {
     path.relative(path.join(root, "dist"), path.resolve(root, f)),
   );
   const bare = new Set();
+  // Node's own modules, also when named without "node:" (as the agent's bundled CommonJS libraries do).
   for (const input of Object.values(result.metafile.inputs))
     for (const imp of input.imports)
-      if (imp.external && !imp.path.startsWith("node:"))
+      if (imp.external && !isBuiltin(imp.path))
         bare.add(imp.path.startsWith("@") ? imp.path.split("/").slice(0, 2).join("/") : imp.path.split("/")[0]);
   return { files, packages: [...bare].sort() };
 }

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fetchToken } from "../deferred/cloud-auth.js";
 import { ApiClient } from "../cli/client.js";
-import { AGENT_MALLOC_ENV } from "../malloc-env.js";
+import { MALLOC_ENV } from "../malloc-env.js";
 import { ROOT, nodeArgs, sleep, startConnector, stopChild, waitForFifo, type ConnectorReport } from "./children.js";
 export type { Progress } from "./drive.js";
 import { startCloudPeer, type CloudPeer } from "./cloud-peer.js";
@@ -94,7 +94,7 @@ export async function startAgentChild(dir: string): Promise<{ child: ChildProces
     {
       cwd: ROOT,
       // As deploy/edge-agent.service runs it (a variable set for the bench wins).
-      env: { ...AGENT_MALLOC_ENV, ...process.env },
+      env: { ...MALLOC_ENV, ...process.env },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );

@@ -9,6 +9,7 @@ import dgram from "node:dgram";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { MALLOC_ENV } from "../malloc-env.js";
 import { ROOT, nodeArgs, stopChild } from "./children.js";
 
 export interface CloudInfo {
@@ -109,7 +110,13 @@ export async function startCloudPeer(dir: string, opts: CloudPeerOptions): Promi
   const listen = opts.listen ?? `127.0.0.1:${await freePort()}`;
   const traceFile = path.join(dir, "commits.trace");
   // A known admin password: the peer does not print a temporary one; the run signs in with a token instead.
-  const env = { ...process.env, CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`, ...opts.env };
+  // The malloc settings as deploy/cloud-peer.service runs it (a variable set for the bench wins).
+  const env = {
+    ...MALLOC_ENV,
+    ...process.env,
+    CLOUD_ADMIN_PASSWORD: `Bench-${crypto.randomBytes(12).toString("hex")}`,
+    ...opts.env,
+  };
   const args = [
     CLI,
     "--listen",

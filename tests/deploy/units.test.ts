@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { AGENT_MALLOC_ENV } from "../../runtime/malloc-env.js";
+import { MALLOC_ENV } from "../../runtime/malloc-env.js";
 import { ROOT, directive, execStart, flagValue, unitText, verifyUnit, type UnitName } from "./unit-file.js";
 
 const run = promisify(execFile);
@@ -67,17 +67,20 @@ it("edge-agent.service puts the socket in systemd's runtime directory and lets t
   expect(directive(text, "KillMode")).toBe("mixed");
 });
 
-it("edge-agent.service runs the agent with the malloc settings the benchmarks measure it with", () => {
-  const text = unitText("edge-agent");
-  const set = Object.fromEntries(
-    directive(text, "Environment")
-      .split(/\s+/)
-      .map((kv) => kv.split("=") as [string, string]),
-  );
-  expect(set).toEqual(AGENT_MALLOC_ENV);
-  // Before the environment file, so an operator's /etc/default/edge-agent wins.
-  expect(text.indexOf("Environment=")).toBeLessThan(text.indexOf("EnvironmentFile="));
-});
+it.each(["edge-agent", "cloud-peer"] as const)(
+  "%s.service runs it with the malloc settings the benchmarks measure it with",
+  (name) => {
+    const text = unitText(name);
+    const set = Object.fromEntries(
+      directive(text, "Environment")
+        .split(/\s+/)
+        .map((kv) => kv.split("=") as [string, string]),
+    );
+    expect(set).toEqual(MALLOC_ENV);
+    // Before the environment file, so an operator's /etc/default/<name> wins.
+    expect(text.indexOf("Environment=")).toBeLessThan(text.indexOf("EnvironmentFile="));
+  },
+);
 
 it("the check fails on a broken unit: a misspelt value, an unknown key, a missing program", async () => {
   const text = unitText("edge-agent");
