@@ -85,6 +85,12 @@ const QUICK = [
 ];
 const BUILD = "tests/support/build-global-setup.ts";
 
+// Each file of the sqlite and postgres projects runs in a process of its own (vitest's default `isolate`). Sharing
+// workers between files (`isolate: false`) would save about a third of those files' CPU (the cloud's module graph
+// is loaded once per worker instead of once per file), but with it, now and then, a fetch to an in-process peer
+// started in a later file of the same worker gets no answer (seen on health, openapi, chunk read-back and event
+// stream tests); the cause is not known yet, so files keep their own process.
+//
 // Limits are generous so that the suite passes on a busy machine (CI runs it once beside two busy processes):
 // a test that goes right ends as soon as it is done, the limits only bound one that hangs. expect.poll and
 // the tests' own waits (waitFor, eventually, until) allow 30 s.
