@@ -46,7 +46,8 @@ it("holds the commands, the compiled code they load, the units and the docs; no 
     "README.md",
   ])
     expect(files, f).toContain(f);
-  expect(packed.size).toBeLessThan(1024 * 1024);
+  // Packed: the compiled tree, the agent's bundle (which copies its pure-JavaScript libraries) and the docs.
+  expect(packed.size).toBeLessThan(1.5 * 1024 * 1024);
 }, 120_000);
 
 it("installs with npm install -g where no compiler or python is on PATH: the agent runs, the cloud says sqlite3 is missing", async () => {
