@@ -25,15 +25,27 @@ export interface KeySet {
   jwks: { keys: JWK[] };
 }
 
+/** generateKeyPairSync with JWK encodings (Node takes them; its typings list only PEM and DER). */
+const generateJwkPair = crypto.generateKeyPairSync as unknown as (
+  type: "ec",
+  options: object,
+) => { publicKey: crypto.JsonWebKey; privateKey: crypto.JsonWebKey };
+
 export async function newKeyRow(): Promise<SigningKeyRow> {
-  const { privateKey, publicKey } = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const pub = publicKey.export({ format: "jwk" }) as JWK;
+  // Encoded as JWKs by the generation itself, never through KeyObjects: Node 20 can deadlock exporting a JWK from a
+  // key whose generation job the garbage collector finalises during the export (both lock the key's mutex).
+  const { privateKey, publicKey } = generateJwkPair("ec", {
+    namedCurve: "P-256",
+    publicKeyEncoding: { format: "jwk" },
+    privateKeyEncoding: { format: "jwk" },
+  });
+  const pub = publicKey as JWK;
   const kid = await calculateJwkThumbprint(pub, "sha256");
   const publicJwk = { kty: pub.kty, crv: pub.crv, x: pub.x, y: pub.y, kid, alg: SIGNING_ALG, use: "sig" };
   return {
     kid,
     alg: SIGNING_ALG,
-    private_jwk: JSON.stringify(privateKey.export({ format: "jwk" })),
+    private_jwk: JSON.stringify(privateKey),
     public_jwk: JSON.stringify(publicJwk),
     created_at: new Date().toISOString(),
     superseded_at: null,
