@@ -28,6 +28,13 @@ export interface LogStream {
 /** A key already stored (in the log or in meas_chunks) that an append left as it was. */
 export type StoredKey = { sequence_id: number; sequence_number: number };
 
+/**
+ * SQL: the first number of the meas_chunks row that may hold number `n` of sequence `seq` (the last row keyed at
+ * or before it: a pack holds consecutive numbers and no number is in two rows); NULL when none is.
+ */
+export const packStart = (seq: string, n: string) =>
+  `(SELECT b.sequence_number FROM meas_chunks b WHERE b.sequence_id = ${seq} AND b.sequence_number <= ${n} ORDER BY b.sequence_number DESC LIMIT 1)`;
+
 const COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, payload, file_offset, file_length";
 
@@ -54,8 +61,7 @@ export async function appendLogRows(
        UNION ALL
        SELECT c.sequence_id, max(c.sequence_number, r.value->>1), min(ifnull(c.last_number, c.sequence_number), r.value->>2)
        FROM json_each(?1) AS r JOIN meas_chunks c ON c.sequence_id = r.value->>0
-         AND c.sequence_number BETWEEN ifnull((SELECT b.sequence_number FROM meas_chunks b WHERE b.sequence_id = r.value->>0
-           AND b.sequence_number <= r.value->>1 ORDER BY b.sequence_number DESC LIMIT 1), r.value->>1) AND r.value->>2
+         AND c.sequence_number BETWEEN ifnull(${packStart("r.value->>0", "r.value->>1")}, r.value->>1) AND r.value->>2
          AND ifnull(c.last_number, c.sequence_number) >= r.value->>1`,
       [runsJson(streams)],
     ),
@@ -161,8 +167,7 @@ function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: numb
          AS v(m, s, n, d, lo, hi, at, len, fo, fl)),
        ins AS (INSERT INTO meas_chunk_log (${COLUMNS})
          SELECT m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl FROM v
-         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = (SELECT b.sequence_number
-           FROM meas_chunks b WHERE b.sequence_id = v.s AND b.sequence_number <= v.n ORDER BY b.sequence_number DESC LIMIT 1)
+         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = ${packStart("v.s", "v.n")}
            AND COALESCE(c.last_number, c.sequence_number) >= v.n)
          ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number)
      SELECT v.s AS sequence_id, v.n AS sequence_number FROM v

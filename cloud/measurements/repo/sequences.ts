@@ -3,7 +3,7 @@
 import { allStatements, heard, type Queryable, type SqlParam } from "../../database/db.js";
 import type { SequenceRow } from "../service/model.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
-import { compactLog } from "./chunk-log.js";
+import { compactLog, packStart } from "./chunk-log.js";
 
 export const listSequences = (q: Queryable, measUuid: string) =>
   q.all<SequenceRow>("SELECT * FROM meas_sequences WHERE measurement_uuid = ? ORDER BY created_at, id", [measUuid]);
@@ -49,8 +49,7 @@ export async function storedChunkNumbers(q: Queryable, measUuid: string, uuid: s
 export async function storedNumbersIn(q: Queryable, sequenceId: number, lo: number, hi: number): Promise<Set<number>> {
   const rows = await q.all<{ lo: number; hi: number }>(
     `SELECT c.sequence_number AS lo, COALESCE(c.last_number, c.sequence_number) AS hi FROM meas_chunks c
-     WHERE c.sequence_id = ? AND c.sequence_number <= ? AND c.sequence_number >= COALESCE((SELECT b.sequence_number FROM meas_chunks b
-       WHERE b.sequence_id = ? AND b.sequence_number <= ? ORDER BY b.sequence_number DESC LIMIT 1), ?)`,
+     WHERE c.sequence_id = ? AND c.sequence_number <= ? AND c.sequence_number >= COALESCE(${packStart("?", "?")}, ?)`,
     [sequenceId, hi, sequenceId, lo, lo],
   );
   const stored = new Set<number>();
@@ -151,8 +150,12 @@ export async function insertChunks(
   if (rows.length === 0) return { inserted, payloads };
   await compactLog(q, { sequenceId: rows[0]!.sequenceId });
   // A number inside a pack is stored though no row is keyed by it: left out here.
-  let [lo, hi] = [rows[0]!.sequenceNumber, rows[0]!.sequenceNumber];
-  for (const c of rows) [lo, hi] = [Math.min(lo, c.sequenceNumber), Math.max(hi, c.sequenceNumber)];
+  let lo = rows[0]!.sequenceNumber;
+  let hi = lo;
+  for (const { sequenceNumber: n } of rows) {
+    if (n < lo) lo = n;
+    else if (n > hi) hi = n;
+  }
   const packed = await storedNumbersIn(q, rows[0]!.sequenceId, lo, hi);
   const fresh = packed.size === 0 ? rows : rows.filter((c) => !packed.has(c.sequenceNumber));
   try {

@@ -1,28 +1,21 @@
 // Migration 405 (chunk packs): a store written before it keeps its rows as packs of one chunk; the log it left is
 // compacted into a pack beside them, every chunk is read exactly once, and a number stored either way stays taken.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SqliteDb as Db } from "../../../cloud/database/db.js";
+import { openStoreBefore, type OldStore } from "./old-store.js";
 import { appendLogRows, compactLog, type LogRow } from "../../../cloud/measurements/repo/chunk-log.js";
 import { chunkPage, chunksOf } from "../../../cloud/measurements/repo/data.js";
 import { storedChunkNumbers } from "../../../cloud/measurements/repo/sequences.js";
-import { modules } from "../../../cloud/modules.js";
-import { SqliteDb as Db } from "../../../cloud/database/db.js";
-import { migrate } from "../../../cloud/database/migrate.js";
 
 const M = "6b1d2c3f-4a5e-4f60-9b0c-1d2e3f4a5b6c";
-let dir: string;
+let store: OldStore;
 let db: Db;
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "pack-migration-"));
-  db = await Db.open(path.join(dir, "cloud.db"));
+  store = await openStoreBefore(405, M);
+  db = store.db;
 });
-afterEach(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => store.close());
 
 const row = (n: number): LogRow => ({
   sequenceNumber: n,
@@ -36,17 +29,7 @@ const row = (n: number): LogRow => ({
 
 describe("chunk pack migration (405)", () => {
   it("keeps rows written before as one-chunk packs beside new packs, each chunk read and stored once", async () => {
-    const all = modules.flatMap((m) => m.migrations ?? []);
-    await migrate(
-      db,
-      all.filter((m) => m.version < 405),
-    );
     // As a peer before 405 left them: numbers 1-3 compacted (one row each), 4-6 still in the chunk log.
-    await db.exec("PRAGMA foreign_keys = OFF");
-    await db.run(
-      "INSERT INTO meas_sequences (id, measurement_uuid, uuid, created_at, updated_at) VALUES (7, ?, 's', 'x', 'x')",
-      [M],
-    );
     for (const n of [1, 2, 3]) {
       await db.run(
         "INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms) VALUES (?, 7, ?, 1, ?, ?, 0)",
@@ -62,9 +45,8 @@ describe("chunk pack migration (405)", () => {
         "INSERT INTO meas_chunk_log (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, payload) VALUES (?, 7, ?, 1, ?, ?, ?, ?)",
         [M, n, n * 10, n * 10, n, row(n).payload],
       );
-    await db.exec("PRAGMA foreign_keys = ON");
 
-    expect((await migrate(db, all)).slice(0, 1)).toEqual([405]);
+    expect((await store.upgrade()).slice(0, 1)).toEqual([405]);
     expect(await db.transaction((tx) => compactLog(tx))).toBe(3);
     expect(await db.all("SELECT sequence_number AS n, last_number AS l FROM meas_chunks ORDER BY 1")).toEqual([
       { n: 1, l: null },

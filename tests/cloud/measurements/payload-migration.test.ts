@@ -1,49 +1,31 @@
 // Migration 402 moves chunk payloads out of the WITHOUT ROWID chunk table: a database written before it
 // keeps every payload readable, and deleting chunks still deletes their payloads.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SqliteDb as Db } from "../../../cloud/database/db.js";
+import { openStoreBefore, type OldStore } from "./old-store.js";
 import { chunkPage } from "../../../cloud/measurements/repo/data.js";
-import { modules } from "../../../cloud/modules.js";
-import { SqliteDb as Db } from "../../../cloud/database/db.js";
-import { migrate } from "../../../cloud/database/migrate.js";
 
 const M = "5a0c1b2e-3f4d-4e5f-8a9b-0c1d2e3f4a5b";
-let dir: string;
+let store: OldStore;
 let db: Db;
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "payload-migration-"));
-  db = await Db.open(path.join(dir, "cloud.db"));
+  store = await openStoreBefore(402, M);
+  db = store.db;
 });
-afterEach(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => store.close());
 
 describe("chunk payload migration (402)", () => {
   it("moves stored payloads to their own table, readable as before, deleted with their chunks", async () => {
-    const all = modules.flatMap((m) => m.migrations ?? []);
-    await migrate(
-      db,
-      all.filter((m) => m.version < 402),
-    );
     // Rows as a peer before 402 wrote them (the measurement's own row is not needed for this table).
-    await db.exec("PRAGMA foreign_keys = OFF");
-    await db.run(
-      "INSERT INTO meas_sequences (id, measurement_uuid, uuid, created_at, updated_at) VALUES (7, ?, 's', 'x', 'x')",
-      [M],
-    );
     for (const n of [1, 2, 3])
       await db.run(
         "INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, payload, created_at_ms) VALUES (?, 7, ?, 1, ?, ?, ?, 0)",
         [M, n, n * 10, n * 10, Buffer.alloc(100_000 * n, n)],
       );
-    await db.exec("PRAGMA foreign_keys = ON");
 
     // 402 and 403 first; later areas' migrations (450 on) follow them.
-    expect((await migrate(db, all)).slice(0, 2)).toEqual([402, 403]);
+    expect((await store.upgrade()).slice(0, 2)).toEqual([402, 403]);
     const cols = await db.all<{ name: string }>("PRAGMA table_info(meas_chunks)");
     expect(cols.map((c) => c.name)).not.toContain("payload");
     const rows = await chunkPage(db, { measUuid: M, desc: false, limit: 10 });
