@@ -44,6 +44,8 @@ function ownConnections(broker: IscpBroker): Array<EdgeConnectionItem & { projec
 export interface ClusterConnections {
   /** The project's connections on this peer and (with --nats) on the others. */
   list(project: string): EdgeConnectionItem[];
+  /** How many other peers it remembers (those heard from within the last few seconds, and the one heard last). */
+  peers(): number;
   stop(): void;
 }
 
@@ -61,10 +63,16 @@ export function shareConnections(
       .flatMap((h) => h.items.filter((c) => c.project === project));
     return [...own, ...others].map(strip);
   };
-  if (bus.kind === "in-process") return { list, stop: () => {} };
+  const peers = () => heard.size;
+  if (bus.kind === "in-process") return { list, peers, stop: () => {} };
   const unsubscribe = bus.subscribe(SUBJECT, (data) => {
     const a = bytesJson<Announcement>(data);
-    if (a.i !== bus.instanceId) heard.set(a.i, { at: now(), items: a.c });
+    if (a.i === bus.instanceId) return;
+    // A peer's id is new at every start: a peer restarted, killed or gone is forgotten, or each start
+    // would leave an entry in every other peer for good.
+    const at = now();
+    for (const [i, h] of heard) if (at - h.at >= FORGET_AFTER_MS) heard.delete(i);
+    heard.set(a.i, { at, items: a.c });
   });
   const timer = setInterval(
     () => bus.publish(SUBJECT, jsonBytes({ i: bus.instanceId, c: ownConnections(broker) } satisfies Announcement)),
@@ -73,6 +81,7 @@ export function shareConnections(
   timer.unref();
   return {
     list,
+    peers,
     stop: () => {
       clearInterval(timer);
       unsubscribe();
