@@ -78,14 +78,16 @@ export class LogCompaction {
         this.logged = 0;
       } else {
         // Only the measurements it moves are locked (on PostgreSQL the commits of others go on meanwhile).
+        // SQLite has one writer and no locks to name: the slice is moved without asking which measurements it holds.
         const mine = this.mine;
-        const measurements = (await logMeasurements(this.db, this.slice, slices)).filter(
-          (m) => mine === undefined || mine.has(m) || this.mineBefore.has(m),
-        );
-        const part = { slice: this.slice, of: slices, measurements };
-        const locks = measurements.flatMap((m) => measurementLock(m).locks);
+        const measurements =
+          mine === undefined
+            ? undefined
+            : (await logMeasurements(this.db, this.slice, slices)).filter((m) => mine.has(m) || this.mineBefore.has(m));
+        const part = { slice: this.slice, of: slices, measurements: measurements ?? [] };
+        const locks = measurements?.flatMap((m) => measurementLock(m).locks);
         const moved =
-          measurements.length === 0 ? 0 : await this.db.transaction((tx) => compactLog(tx, part), { locks });
+          measurements?.length === 0 ? 0 : await this.db.transaction((tx) => compactLog(tx, part), { locks });
         this.slice = (this.slice + 1) % slices;
         if (this.slice === 0 && mine) [this.mineBefore, this.mine] = [mine, new Set()];
         this.logged = Math.max(0, this.logged - moved);

@@ -2,18 +2,19 @@
 // multi-row statements (repo/chunk-batch.ts) whatever the number of streams and chunks, inside the caller's
 // transaction, sessions seen for the first time included (their measurements are made together).
 //
-// In order: the batch's measurement rows (one read), the measurements of new sessions (three), sequence rows not
-// known from earlier commits (one upsert), the chunk rows (one insert that skips keys stored before and says
-// which it skipped, never a row per chunk stored), then side by side the payloads (rows, and files for large
-// ones), data ids, sequence counters and the measurements' status. A measurement ended or completed before its
-// chunks arrived has its status recomputed from its sequences, as any write does.
+// In order: the batch's measurement rows (one read) and, on SQLite, beside it the numbers stored before (one
+// read); the measurements of new sessions (three), sequence rows not known from earlier commits (one upsert);
+// then side by side the chunk log's rows (one insert; on PostgreSQL it skips the keys stored before and says
+// which, before the rest), payload files for large chunks, data ids, sequence counters and the measurements'
+// status. Never a row per chunk stored is read back. A measurement ended or completed before its chunks arrived
+// has its status recomputed from its sequences, as any write does.
 import { allStatements, heard, type Queryable } from "../../database/db.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkRows, isFirst, tally, type ChunkResult, type ChunkRow } from "../storage/chunk-write.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
-import { appendLogRows, type LogStream } from "../repo/chunk-log.js";
+import { appendLogRows, storedInRuns, type LogStream } from "../repo/chunk-log.js";
 import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
@@ -99,9 +100,105 @@ export async function commitStreams(
   known: KnownRows,
   alloc?: (n: number) => Buffer,
 ): Promise<SharedCommit> {
+  // SQLite: the numbers stored before are read beside the measurement rows (and the transaction's BEGIN), and the
+  // log insert then goes out with the counters' updates, so a steady commit waits for SQLite's thread three times
+  // (upstream-store.ts runs it with earlyReads). PostgreSQL: the insert itself skips and answers them.
+  const early =
+    tx.dialect === "sqlite"
+      ? heard(
+          storedInRuns(
+            tx,
+            streams.map((s) => ({
+              measUuid: s.up.sessionId.toLowerCase(),
+              streamUuid: s.up.streamId.toLowerCase(),
+              numbers: s.chunks.map((c) => c.sequenceNumber),
+            })),
+          ),
+        )
+      : undefined;
   const refused = new Map<number, Error>();
-  const rows = await measurementRows(tx, streams, now, refused);
   const planned: Planned[] = [];
+  try {
+    await plan(tx, streams, now, known, refused, planned, alloc);
+  } catch (e) {
+    await early?.catch(() => undefined); // nothing still reading once this throws
+    throw e;
+  }
+  const skipped = new Map<number, Set<number>>();
+  if (early !== undefined) {
+    const stored = await early;
+    for (const p of planned) {
+      const gone = stored.get(`${p.measUuid} ${p.streamId}`);
+      if (gone !== undefined) skipped.set(p.seqId, gone);
+    }
+    freshRows(planned, skipped);
+  }
+  // Payloads larger than a page go to their sequence's file first (where they land is then known); the rest
+  // travel in their log row. On PostgreSQL every payload stays in its row (inlineMax is unbounded there).
+  const synced: Array<Promise<unknown>> = [];
+  try {
+    for (const p of planned) {
+      const rows = early === undefined ? p.rows : p.fresh;
+      if (!rows.some((r) => r.payload.length > files.inlineMax)) continue;
+      const filed = await fileLargePayloads(files, rows);
+      if (filed.synced) synced.push(heard(filed.synced));
+      for (const [r, at] of filed.at as Map<ChunkRow, number>) {
+        r.fileOffset = at;
+        r.fileLength = r.payload.length;
+        r.payload = NO_BYTES;
+      }
+    }
+  } catch (e) {
+    await Promise.allSettled(synced); // nothing still writing once this throws
+    throw e;
+  }
+  const logStreams = (pick: (p: Planned) => ChunkRow[]): LogStream[] =>
+    planned.map((p) => ({ measUuid: p.measUuid, sequenceId: p.seqId, rows: pick(p) }));
+  if (early !== undefined) {
+    synced.push(
+      heard(
+        appendLogRows(
+          tx,
+          logStreams((p) => p.fresh),
+          Date.parse(now),
+        ),
+      ),
+    );
+    return write(tx, streams, planned, skipped, refused, now, known, synced);
+  }
+  const stored = await appended(
+    tx,
+    logStreams((p) => p.rows),
+    Date.parse(now),
+    synced,
+  );
+  for (const k of stored) {
+    const id = Number(k.sequence_id);
+    (skipped.get(id) ?? skipped.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
+  }
+  freshRows(planned, skipped);
+  return write(tx, streams, planned, skipped, refused, now, known, synced);
+}
+
+/** Each stream's rows but those whose numbers were stored before. */
+function freshRows(planned: readonly Planned[], skipped: ReadonlyMap<number, ReadonlySet<number>>): void {
+  for (const p of planned) {
+    const gone = skipped.get(p.seqId);
+    p.fresh = gone === undefined ? p.rows : p.rows.filter((r) => !gone.has(r.sequenceNumber));
+  }
+}
+
+/** The streams' measurements (made for new sessions), owners checked, sequences ensured, and their rows. */
+async function plan(
+  tx: Queryable,
+  streams: readonly StreamChunks[],
+  now: string,
+  known: KnownRows,
+  refused: Map<number, Error>,
+  planned: Planned[],
+  alloc?: (n: number) => Buffer,
+): Promise<void> {
+  const rows = await measurementRows(tx, streams, now, refused);
   const needSequence: Planned[] = [];
   for (const [index, s] of streams.entries()) {
     const measUuid = s.up.sessionId.toLowerCase();
@@ -158,40 +255,6 @@ export async function commitStreams(
       createdAtMs,
       alloc,
     ));
-  // Payloads larger than a page go to their sequence's file first (where they land is then known); the rest
-  // travel in their log row. A chunk stored before is written to no row, and its file bytes stay unreferenced.
-  const synced: Array<Promise<unknown>> = [];
-  try {
-    for (const p of planned) {
-      if (!p.rows.some((r) => r.payload.length > files.inlineMax)) continue;
-      const filed = await fileLargePayloads(files, p.rows);
-      if (filed.synced) synced.push(heard(filed.synced));
-      for (const [r, at] of filed.at as Map<ChunkRow, number>) {
-        r.fileOffset = at;
-        r.fileLength = r.payload.length;
-        r.payload = NO_BYTES;
-      }
-    }
-  } catch (e) {
-    await Promise.allSettled(synced); // nothing still writing once this throws
-    throw e;
-  }
-  const stored = await appended(
-    tx,
-    planned.map((p) => ({ measUuid: p.measUuid, sequenceId: p.seqId, rows: p.rows })),
-    createdAtMs,
-    synced,
-  );
-  const skipped = new Map<number, Set<number>>();
-  for (const k of stored) {
-    const id = Number(k.sequence_id);
-    (skipped.get(id) ?? skipped.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
-  }
-  for (const p of planned) {
-    const gone = skipped.get(p.seqId);
-    p.fresh = gone === undefined ? p.rows : p.rows.filter((r) => !gone.has(r.sequenceNumber));
-  }
-  return write(tx, streams, planned, skipped, refused, now, known, synced);
 }
 
 /** The log rows appended (appendLogRows), the payload files' writes settled before a failure is passed on. */

@@ -181,7 +181,8 @@ export class UpstreamStore {
           keys = c.keys;
           return c;
         },
-        { locks },
+        // Its reads may run beside its BEGIN (SQLite): no other process writes measurements or chunks.
+        { locks, earlyReads: true },
       );
       commit.learn();
       this.compaction.appended(commit.stored, commit.touched.keys());

@@ -39,13 +39,13 @@ const COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, payload, file_offset, file_length";
 
 /**
- * Appends the rows whose key is stored neither in the log nor in meas_chunks; returns the keys it left because
- * they were stored before (usually none). The answer holds no row per appended chunk: a commit's rows cost the
- * main thread no result objects. On SQLite two statements whatever the row count: the stored keys among the
- * streams' runs of consecutive numbers (one range per stream as a stream sends them), then the insert of the
- * others, the rows one JSON parameter (a stream's measurement and sequence once, then its chunks' columns) and
- * their payloads one blob that each row cuts its bytes from. SQLite has one writer, so nothing is stored between
- * the two. On PostgreSQL one statement, an array per column, answering the keys its insert skipped.
+ * Appends the log rows of a commit. SQLite: every row given is appended; the caller leaves out what
+ * storedInRuns found stored in the same transaction (SQLite has one writer, so nothing is stored between the
+ * two), and the log's unique index refuses the commit if one was stored all the same. The rows travel as one JSON
+ * parameter (a stream's measurement and sequence once, then its chunks' columns) and their payloads as one blob
+ * that each row cuts its bytes from; the answer holds no row per chunk, so a commit's rows cost the main thread no
+ * result objects. PostgreSQL: one statement, an array per column, that skips the keys stored before (in the log or
+ * in meas_chunks) and answers them (usually none).
  */
 export async function appendLogRows(
   q: Queryable,
@@ -54,28 +54,13 @@ export async function appendLogRows(
 ): Promise<StoredKey[]> {
   if (!streams.some((s) => s.rows.length > 0)) return [];
   if (q.dialect === "postgres") return appendPg(q, streams, createdAtMs);
-  const stored = keysOf(
-    await q.all<StoredRange>(
-      `SELECT c.sequence_id, c.sequence_number AS lo, c.sequence_number AS hi FROM json_each(?1) AS r
-         JOIN meas_chunk_log c ON c.sequence_id = r.value->>0 AND c.sequence_number BETWEEN r.value->>1 AND r.value->>2
-       UNION ALL
-       SELECT c.sequence_id, max(c.sequence_number, r.value->>1), min(ifnull(c.last_number, c.sequence_number), r.value->>2)
-       FROM json_each(?1) AS r JOIN meas_chunks c ON c.sequence_id = r.value->>0
-         AND c.sequence_number BETWEEN ifnull(${packStart("r.value->>0", "r.value->>1")}, r.value->>1) AND r.value->>2
-         AND ifnull(c.last_number, c.sequence_number) >= r.value->>1`,
-      [runsJson(streams)],
-    ),
-  );
-  const skip = stored.length === 0 ? undefined : keySet(stored);
   const payloads: Buffer[] = [];
   let at = 1;
   let json = "[";
   let n = 0;
   for (const s of streams) {
-    const gone = skip?.get(s.sequenceId);
     let rows = "";
     for (const r of s.rows) {
-      if (gone?.has(r.sequenceNumber)) continue;
       const len = r.payload.length;
       rows += `${rows === "" ? "" : ","}[${r.sequenceNumber},${r.dataPoints},${r.minElapsedNs},${r.maxElapsedNs},${at},${len},${r.fileOffset},${r.fileLength}]`;
       if (len > 0) payloads.push(r.payload);
@@ -84,7 +69,6 @@ export async function appendLogRows(
     }
     if (rows !== "") json += `${json === "[" ? "" : ","}[${JSON.stringify(s.measUuid)},${s.sequenceId},[${rows}]]`;
   }
-  if (n === 0) return stored;
   const { changes } = await q.run(
     `INSERT INTO meas_chunk_log (${COLUMNS})
      SELECT s.value->>0, s.value->>1, c.value->>0, c.value->>1, c.value->>2, c.value->>3, ?,
@@ -93,47 +77,66 @@ export async function appendLogRows(
     [createdAtMs, Buffer.concat(payloads), `${json}]`],
   );
   if (changes !== n) throw new Error(`chunk log: ${changes} of ${n} rows appended`);
+  return [];
+}
+
+/** One stream's numbers in a commit, named by measurement and stream (its sequence may not exist yet). */
+export interface StreamNumbers {
+  measUuid: string;
+  streamUuid: string;
+  numbers: readonly number[];
+}
+
+/**
+ * SQLite, one SELECT whatever the streams: which of the streams' numbers are stored, in the log or in
+ * meas_chunks, keyed `<measurement uuid> <stream uuid>`. A stream sends consecutive numbers, so each stream is
+ * usually one range, looked up through the log's key and meas_chunks' key; a stream whose sequence does not exist
+ * has nothing stored. A plain SELECT, so a commit runs it beside its BEGIN (TxOptions.earlyReads).
+ */
+export async function storedInRuns(q: Queryable, streams: readonly StreamNumbers[]): Promise<Map<string, Set<number>>> {
+  const stored = new Map<string, Set<number>>();
+  const runs = runsJson(streams);
+  if (runs === "[]") return stored;
+  const seq = `(SELECT s.id AS seq, s.measurement_uuid AS m, s.uuid AS u, r.value->>2 AS lo, r.value->>3 AS hi
+     FROM json_each(?1) AS r JOIN meas_sequences s ON s.measurement_uuid = r.value->>0 AND s.uuid = r.value->>1)`;
+  const rows = await q.all<{ m: string; u: string; lo: number; hi: number }>(
+    `SELECT r.m, r.u, c.sequence_number AS lo, c.sequence_number AS hi FROM ${seq} AS r
+       JOIN meas_chunk_log c ON c.sequence_id = r.seq AND c.sequence_number BETWEEN r.lo AND r.hi
+     UNION ALL
+     SELECT r.m, r.u, max(c.sequence_number, r.lo), min(ifnull(c.last_number, c.sequence_number), r.hi) FROM ${seq} AS r
+       JOIN meas_chunks c ON c.sequence_id = r.seq
+         AND c.sequence_number BETWEEN ifnull(${packStart("r.seq", "r.lo")}, r.lo) AND r.hi
+         AND ifnull(c.last_number, c.sequence_number) >= r.lo`,
+    [runs],
+  );
+  for (const r of rows) {
+    const key = `${r.m} ${r.u}`;
+    const set = stored.get(key) ?? stored.set(key, new Set()).get(key)!;
+    for (let n = Number(r.lo); n <= Number(r.hi); n++) set.add(n);
+  }
   return stored;
 }
 
-/** Per stream, its runs of consecutive sequence numbers as [sequence id, first, last] (JSON). */
-function runsJson(streams: readonly LogStream[]): string {
+/** Per stream, its runs of consecutive numbers as [measurement uuid, stream uuid, first, last] (JSON). */
+function runsJson(streams: readonly StreamNumbers[]): string {
   let json = "[";
+  const add = (s: StreamNumbers, first: number, last: number) =>
+    (json += `${json === "[" ? "" : ","}[${JSON.stringify(s.measUuid)},${JSON.stringify(s.streamUuid)},${first},${last}]`);
   for (const s of streams) {
     let first = -1;
     let last = -2;
-    for (const r of s.rows) {
-      const k = r.sequenceNumber;
+    for (const k of s.numbers) {
       if (k === last + 1) {
         last = k;
         continue;
       }
-      if (first >= 0) json += `${json === "[" ? "" : ","}[${s.sequenceId},${first},${last}]`;
+      if (first >= 0) add(s, first, last);
       first = last = k;
     }
-    if (first >= 0) json += `${json === "[" ? "" : ","}[${s.sequenceId},${first},${last}]`;
+    if (first >= 0) add(s, first, last);
   }
   return `${json}]`;
 }
-
-/** Numbers stored from `lo` to `hi` of a sequence (a pack holds consecutive numbers). */
-type StoredRange = { sequence_id: number; lo: number; hi: number };
-const keysOf = (ranges: readonly StoredRange[]): StoredKey[] =>
-  ranges.flatMap((r) =>
-    Array.from({ length: Number(r.hi) - Number(r.lo) + 1 }, (_, i) => ({
-      sequence_id: Number(r.sequence_id),
-      sequence_number: Number(r.lo) + i,
-    })),
-  );
-
-const keySet = (keys: readonly StoredKey[]) => {
-  const m = new Map<number, Set<number>>();
-  for (const k of keys) {
-    const id = Number(k.sequence_id);
-    (m.get(id) ?? m.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
-  }
-  return m;
-};
 
 /**
  * PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. The
@@ -222,9 +225,9 @@ export const logMeasurements = async (q: Queryable, slice: number, of: number) =
  * whole or left for the next compaction, never deleted unmoved.
  */
 export async function compactLog(q: Queryable, part?: LogPart): Promise<number> {
-  let only = part === undefined ? "" : "sequenceId" in part ? " WHERE sequence_id = ?" : " WHERE sequence_id % ? = ?";
-  const args: SqlParam[] = part === undefined ? [] : "sequenceId" in part ? [part.sequenceId] : [part.of, part.slice];
   if (q.dialect === "postgres") {
+    let only = part === undefined ? "" : "sequenceId" in part ? " WHERE sequence_id = ?" : " WHERE sequence_id % ? = ?";
+    const args: SqlParam[] = part === undefined ? [] : "sequenceId" in part ? [part.sequenceId] : [part.of, part.slice];
     if (part !== undefined && "measurements" in part) {
       only += " AND measurement_uuid = ANY(?::text[])";
       args.push(part.measurements as unknown as SqlParam);
@@ -247,24 +250,33 @@ export async function compactLog(q: Queryable, part?: LogPart): Promise<number> 
   }
   // SQLite: inside the caller's transaction, and SQLite has one writer, so nothing is appended meanwhile. The
   // packs are made once, into a temporary table of the connection (a row per pack), and copied into both tables
-  // from there. The payloads are joined as text (group_concat keeps a blob's bytes) and cast back.
+  // from there. The payloads are joined as text (group_concat keeps a blob's bytes) and cast back. All but the
+  // last statement go as one script (one wait for SQLite's thread, not four: commits wait behind a compaction),
+  // so the part is written in as integers.
+  const where = sqliteWhere(part);
   const sqlite = packs(
-    `(SELECT * FROM meas_chunk_log${only})`,
+    `(SELECT * FROM meas_chunk_log${where})`,
     "CAST(group_concat(payload, x'' ORDER BY sequence_number) AS BLOB)",
     `json_group_array(json_array(${ENTRY}) ORDER BY sequence_number)`,
   );
   const all = `${CHUNK_COLUMNS}, payload, file_offset, file_length, chunk_index`;
-  await q.run(`CREATE TEMP TABLE IF NOT EXISTS meas_packs (${all})`);
-  await q.run(
-    `WITH${sqlite} INSERT INTO temp.meas_packs (${all}) SELECT ${all} FROM packs ORDER BY sequence_id, sequence_number`,
-    args,
+  await q.exec(
+    `CREATE TEMP TABLE IF NOT EXISTS meas_packs (${all});
+     WITH${sqlite} INSERT INTO temp.meas_packs (${all}) SELECT ${all} FROM packs ORDER BY sequence_id, sequence_number;
+     INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM temp.meas_packs ORDER BY rowid;
+     INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM temp.meas_packs ORDER BY rowid;
+     DELETE FROM temp.meas_packs;`,
   );
-  await q.run(
-    `INSERT OR IGNORE INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
-  );
-  await q.run(
-    `INSERT OR IGNORE INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM temp.meas_packs ORDER BY rowid`,
-  );
-  await q.run("DELETE FROM temp.meas_packs");
-  return (await q.run(`DELETE FROM meas_chunk_log${only}`, args)).changes;
+  return (await q.run(`DELETE FROM meas_chunk_log${where}`)).changes;
+}
+
+/** The WHERE clause of a part of the log with its numbers written in (checked to be integers). */
+function sqliteWhere(part: LogPart): string {
+  const int = (n: number) => {
+    if (!Number.isSafeInteger(n)) throw new Error(`chunk log: ${n} is not an integer`);
+    return n;
+  };
+  if (part === undefined) return "";
+  if ("sequenceId" in part) return ` WHERE sequence_id = ${int(part.sequenceId)}`;
+  return ` WHERE sequence_id % ${int(part.of)} = ${int(part.slice)}`;
 }

@@ -54,6 +54,38 @@ describe("Db statements", () => {
   });
 });
 
+describe("Db transactions with early reads", () => {
+  it("keeps every write inside the transaction while its reads run beside BEGIN: a failure undoes them all", async () => {
+    await db.run("INSERT INTO t (k, v) VALUES ('a', 1)");
+    const failed = await db
+      .transaction(
+        async (tx) => {
+          // Issued at once, none awaited: the writes must still wait for BEGIN.
+          const read = tx.get("SELECT v FROM t WHERE k = 'a'");
+          const writes = ["b", "c", "d"].map((k, i) => tx.run("INSERT INTO t (k, v) VALUES (?, ?)", [k, i]));
+          expect(await read).toEqual({ v: 1 });
+          await Promise.all(writes);
+          expect(await tx.get("SELECT COUNT(*) AS n FROM t")).toEqual({ n: 4 });
+          throw new Error("undo");
+        },
+        { earlyReads: true },
+      )
+      .catch((e: unknown) => e);
+    expect((failed as Error).message).toBe("undo");
+    expect(await db.all("SELECT k FROM t")).toEqual([{ k: "a" }]);
+
+    await db.transaction(
+      async (tx) => {
+        const w = tx.run("UPDATE t SET v = v + 1 WHERE k = 'a'");
+        expect(await tx.all("SELECT k FROM t")).toEqual([{ k: "a" }]);
+        await w;
+      },
+      { earlyReads: true },
+    );
+    expect(await db.all("SELECT k, v FROM t")).toEqual([{ k: "a", v: 2 }]);
+  });
+});
+
 describe("Db checkpoints", () => {
   it("copies committed writes into the database file on its own connection, and close leaves no WAL behind", async () => {
     const file = path.join(dir, "t.db");
