@@ -27,11 +27,12 @@ export const sameDn = (a: string, b: string): boolean => {
 /** Parses PEM (possibly URL-decoded with spaces for '+') or base64 DER; undefined when unreadable. */
 export function parseCertificate(text: string): crypto.X509Certificate | undefined {
   try {
-    // Line breaks are layout; a space can only be a '+' that arrived form-decoded.
+    // Line breaks are layout; a space can only be a '+' that arrived form-decoded, the last character included
+    // (DER's base64 starts with "MII", so only leading spaces are layout).
     const t = text
       .replace(/-----(BEGIN|END) CERTIFICATE-----/g, "")
       .replace(/[\r\n\t]/g, "")
-      .trim()
+      .trimStart()
       .replace(/ /g, "+");
     return new crypto.X509Certificate(Buffer.from(t, "base64"));
   } catch {
