@@ -84,6 +84,8 @@ const QUICK = [
   "tests/scripts/build-fingerprint.test.ts",
 ];
 const BUILD = "tests/support/build-global-setup.ts";
+// The run's directory for the npm tarball and the Debian packages, made once for the files that need them.
+const ARTEFACTS = "tests/support/artefacts-global-setup.ts";
 
 // Each file of the sqlite and postgres projects runs in a process of its own (vitest's default `isolate`). Sharing
 // workers between files (`isolate: false`) would save about a third of those files' CPU (the cloud's module graph
@@ -111,7 +113,15 @@ export default defineConfig({
     maxWorkers: 4,
     projects: [
       // The QUICK files run once, in the quick project (npm test runs it too), not again here.
-      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], exclude: QUICK, globalSetup: [BUILD] } },
+      {
+        test: {
+          ...common,
+          name: "sqlite",
+          include: ["tests/**/*.test.ts"],
+          exclude: QUICK,
+          globalSetup: [BUILD, ARTEFACTS],
+        },
+      },
       {
         test: {
           ...common,
