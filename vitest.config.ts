@@ -86,6 +86,8 @@ const QUICK = [
 const BUILD = "tests/support/build-global-setup.ts";
 // The run's directory for the npm tarball and the Debian packages, made once for the files that need them.
 const ARTEFACTS = "tests/support/artefacts-global-setup.ts";
+// With TEST_CPU_LOG=FILE: a line per test file with the CPU-seconds it spent (tests/support/cpu-log.ts).
+const cpuLog = process.env.TEST_CPU_LOG ? { setupFiles: ["tests/support/cpu-log.ts"] } : {};
 
 // Each file of the sqlite and postgres projects runs in a process of its own (vitest's default `isolate`). Sharing
 // workers between files (`isolate: false`) would save about a third of those files' CPU (the cloud's module graph
@@ -120,6 +122,7 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: QUICK,
           globalSetup: [BUILD, ARTEFACTS],
+          ...cpuLog,
         },
       },
       {
@@ -130,6 +133,7 @@ export default defineConfig({
           exclude: [...SQLITE_ONLY, ...NO_CLOUD_DATABASE, ...IN_FRONT_OF_STORE],
           env: { CLOUD_TEST_DATABASE: "postgres" },
           globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
+          ...cpuLog,
         },
       },
       // One worker module cache for these small files (no isolation needed: they start nothing).
