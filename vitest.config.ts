@@ -12,6 +12,7 @@ const SQLITE_ONLY = [
   "tests/cloud/database/durability.test.ts",
   "tests/cloud/database/mode.test.ts",
   "tests/cloud/database/backup-cli.test.ts",
+  "tests/cloud/database/backup-journal.test.ts",
   "tests/cloud/database/restore-checks.test.ts",
   "tests/cloud/database/downgrade.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
