@@ -82,7 +82,7 @@ export function text(rows: RowResult[], o: SoakOptions): string {
       );
     for (const s of r.slopes)
       lines.push(
-        `  ${s.role.padEnd(10)} RSS ${s.rss_first_MiB} -> ${s.rss_last_MiB} MiB (${s.rss_MiB_per_h} MiB/h), fds ${s.fd_first} -> ${s.fd_last} (${s.fd_per_h}/h) over ${s.span_s} s of ${s.lives} life/lives (from ${s.from_s ?? "-"} s into it)`,
+        `  ${s.role.padEnd(10)} RSS ${s.rss_first_MiB} -> ${s.rss_last_MiB} MiB (${s.rss_MiB_per_h} MiB/h; least squares ${s.rss_least_squares_MiB_per_h}), fds ${s.fd_first} -> ${s.fd_last} (${s.fd_per_h}/h) over ${s.span_s} s of ${s.lives} life/lives (from ${s.from_s ?? "-"} s into it)`,
       );
     for (const m of missed(r, o)) lines.push(`  MISSED: ${m}`);
     for (const n of r.notes) lines.push(`  note: ${n}`);

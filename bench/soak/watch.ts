@@ -34,7 +34,10 @@ export interface Slope {
   from_s: number | null;
   rss_first_MiB: number | null;
   rss_last_MiB: number | null;
+  /** The judged slope: Theil-Sen's (the median of the slopes between every two samples). */
   rss_MiB_per_h: number | null;
+  /** The least-squares slope, for comparison: a few minutes' dip or bump moves it, a steady growth moves both. */
+  rss_least_squares_MiB_per_h: number | null;
   fd_first: number | null;
   fd_last: number | null;
   fd_per_h: number | null;
@@ -93,8 +96,8 @@ export class ProcessWatch {
         const after = l.samples.filter(([t]) => t >= start);
         if (from === null || span(after) > span(best)) [best, from] = [after, start];
       }
-      const perH = (i: 1 | 2) => {
-        const s = slopePerMinute(best.map((x) => [x[0], x[i]] as const));
+      const perH = (i: 1 | 2, fit = theilSenPerMinute) => {
+        const s = fit(best.map((x) => [x[0], x[i]] as const));
         return best.length >= 3 && Number.isFinite(s) ? +(s * 60).toFixed(i === 1 ? 2 : 1) : null;
       };
       out.push({
@@ -104,6 +107,7 @@ export class ProcessWatch {
         rss_first_MiB: best[0] ? +best[0][1].toFixed(1) : null,
         rss_last_MiB: best.at(-1) ? +best.at(-1)![1].toFixed(1) : null,
         rss_MiB_per_h: perH(1),
+        rss_least_squares_MiB_per_h: perH(1, slopePerMinute),
         fd_first: best[0]?.[2] ?? null,
         fd_last: best.at(-1)?.[2] ?? null,
         fd_per_h: perH(2),
@@ -115,3 +119,22 @@ export class ProcessWatch {
 }
 
 const span = (s: Sample[]) => (s.length < 2 ? 0 : s.at(-1)![0] - s[0]![0]);
+
+/**
+ * Theil-Sen's slope per minute: the median of the slopes between every two samples. V8 shrinks its young generation
+ * for a minute or two after a quiet spell (tens of MiB of RSS that come back as the space is used again); such a
+ * dip near a window's end or start tilts a least-squares line by MiB per hour, while a growth that lasts moves most
+ * pairs and so the median as much as the line.
+ */
+export function theilSenPerMinute(points: ReadonlyArray<readonly [number, number]>): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < points.length; i++)
+    for (let j = i + 1; j < points.length; j++) {
+      const dt = points[j]![0] - points[i]![0];
+      if (dt > 0) slopes.push((points[j]![1] - points[i]![1]) / dt);
+    }
+  if (slopes.length === 0) return NaN;
+  slopes.sort((a, b) => a - b);
+  const m = slopes.length >> 1;
+  return (slopes.length % 2 ? slopes[m]! : (slopes[m - 1]! + slopes[m]!) / 2) * 60;
+}

@@ -65,6 +65,7 @@ it("misses a target for a lost, a duplicated or an unknown point, a crash, a liv
         rss_first_MiB: 100,
         rss_last_MiB: 150,
         rss_MiB_per_h: 600,
+        rss_least_squares_MiB_per_h: 600,
         fd_first: 20,
         fd_last: 20,
         fd_per_h: 0,

@@ -1,8 +1,10 @@
 // The soak's slope window (bench/soak/watch.ts): a life's RSS slope is read after its warm-up and, for a process
 // with a bounded cache that fills as data is written (a SQLite cloud's page cache), only once the data written in
-// that life could have filled it; a life whose cache never filled gives no slope rather than a flat one.
+// that life could have filled it; a life whose cache never filled gives no slope rather than a flat one. The judged
+// slope is Theil-Sen's: a dip of a minute or two (V8 shrinking its young generation) does not tilt it.
 import { afterEach, expect, it, vi } from "vitest";
-import { ProcessWatch } from "../../bench/soak/watch.js";
+import { slopePerMinute } from "../../bench/steady.js";
+import { ProcessWatch, theilSenPerMinute } from "../../bench/soak/watch.js";
 
 const MiB = 2 ** 20;
 
@@ -38,4 +40,15 @@ it("gives no slope for a life whose cache never filled", () => {
   expect(watch.slopes(20)).toEqual([
     expect.objectContaining({ role: "cloud-0", from_s: null, span_s: 0, rss_MiB_per_h: null, fd_per_h: null }),
   ]);
+});
+
+it("judges a steady growth as growth and a short dip near the window's end as nothing", () => {
+  // 40 minutes sampled every 5 s: flat at 100 MiB, with 90 s of 30 MiB less (the young generation shrunk and
+  // being used again) 5 minutes before the end; then the same with 2 MiB/h of growth.
+  const at = (t: number, perH: number) => 100 + (perH * t) / 3600 - (t >= 2040 && t < 2130 ? 30 : 0);
+  const samples = (perH: number) => Array.from({ length: 481 }, (_, i) => [i * 5, at(i * 5, perH)] as const);
+  expect(Math.abs(theilSenPerMinute(samples(0)) * 60)).toBeLessThan(0.01);
+  expect(slopePerMinute(samples(0)) * 60).toBeLessThan(-1); // the least-squares line calls the dip a fall
+  expect(theilSenPerMinute(samples(2)) * 60).toBeCloseTo(2, 1);
+  expect(theilSenPerMinute([[0, 1]])).toBeNaN();
 });
