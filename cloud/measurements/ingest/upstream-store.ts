@@ -255,15 +255,14 @@ export class UpstreamStore {
     try {
       await this.journal!.record(
         streams.map((e) => e.s),
-        b.releases,
         b.count,
-        b.bytes,
       );
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {
-      for (const release of b.releases) release();
       b.settle(err);
+    } finally {
+      for (const release of b.releases) release(); // the journal reads its record, not the frames
     }
   }
 

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamChunkIn } from "../../../cloud/measurements/ingest/upstream-store.js";
+import { framesReused } from "../../../proto/transport/received-frames.js";
 import { QoS } from "../../../proto/wire/message.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
@@ -53,6 +54,48 @@ describe("measurements with the ingest journal", () => {
       { uuid: up.streamId, received_chunks_count: 300, received_data_points: 300 },
     ]);
     expect(await texts(call, up.sessionId)).toEqual(Array.from({ length: 300 }, (_, i) => `v${i + 1}`));
+  });
+
+  it("stores byte for byte what an iSCP client sent in large frames, which the broker reuses once journaled", async () => {
+    const e = await makeEdge(call, "journal-frames");
+    const token = (await edgeToken(peer, e)).body.access_token as string;
+    const client = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: `${peer.url.replace("http", "ws")}/api/iscp/connect` }),
+      token,
+      nodeId: e.uuid,
+      projectUuid: "00000000-0000-0000-0000-000000000000",
+    });
+    try {
+      const session = crypto.randomUUID();
+      const up = await client.openUpstream({ sessionId: session, persist: true, qos: QoS.RELIABLE });
+      // Frames of about 128 KiB come from the broker's frame pool (received-frames.ts) and go back to it as soon
+      // as the journal holds their chunk: the apply must read the journal's copy, not the reused frame.
+      const point = (c: number, i: number) => Buffer.alloc(32 * 1024, (c * 4 + i) % 251);
+      const send = (c: number) => {
+        up.write(
+          { name: "f/b", type: "bytes" },
+          [0, 1, 2, 3].map((i) => ({ elapsedTime: BigInt(c * 4 + i), payload: point(c, i) })),
+        );
+        up.flush();
+      };
+      send(0);
+      expect(await up.waitAcked(20_000)).toBe(true);
+      const reused = framesReused();
+      // In waves: a wave's frames are received after the last wave's went back to the pool, before an apply.
+      for (let c = 1; c < 24; c++) {
+        send(c);
+        if (c % 4 === 0) expect(await up.waitAcked(20_000)).toBe(true);
+      }
+      expect(await up.waitAcked(20_000)).toBe(true);
+      const stored = ndjson((await call(`${P}/data?name=${session}`)).body as string).map((l) =>
+        Buffer.from(l.data.d, "base64"),
+      );
+      expect(framesReused()).toBeGreaterThan(reused);
+      expect(stored).toHaveLength(96);
+      stored.forEach((b, k) => expect(b.equals(point(Math.floor(k / 4), k % 4)), `point ${k}`).toBe(true));
+    } finally {
+      await client.close();
+    }
   });
 
   it("ends the measurement after its chunks, and makes one deleted mid-stream again", async () => {

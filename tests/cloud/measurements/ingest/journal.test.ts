@@ -107,12 +107,12 @@ describe("the ingest journal", () => {
     const applied: StreamChunks[][] = [];
     const first = await IngestJournal.open(dir, "power-loss", async (s) => void applied.push(s), log);
     await first.recover();
-    await first.record([stream("s1", [1, 2])], [], 2, 100);
+    await first.record([stream("s1", [1, 2])], 2);
     await first.applied(Infinity);
     expect(plain(applied.flat())).toEqual(plain([stream("s1", [1, 2])]));
     // Acknowledged; the process dies before their apply: what is on disk then is what a restart finds.
-    await first.record([stream("s1", [3])], [], 1, 50);
-    await first.record([stream("s2", [1]), stream("s1", [4])], [], 2, 100);
+    await first.record([stream("s1", [3])], 1);
+    await first.record([stream("s2", [1]), stream("s1", [4])], 2);
     const crashed = fs.mkdtempSync(path.join(os.tmpdir(), "ingest-journal-crashed-"));
     try {
       fs.cpSync(dir, crashed, { recursive: true });
@@ -147,7 +147,7 @@ describe("the ingest journal", () => {
       log,
     );
     await journal.recover();
-    await journal.record([stream("s1", [1])], [], 1, 10);
+    await journal.record([stream("s1", [1])], 1);
     await journal.applied(1_500); // gives up waiting; the chunks are not lost
     expect(applied).toHaveLength(0);
     failing = false;
