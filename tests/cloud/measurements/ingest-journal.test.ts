@@ -9,7 +9,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamChunkIn } from "../../../cloud/measurements/ingest/upstream-store.js";
-import { framesReused } from "../../../proto/transport/received-frames.js";
 import { QoS } from "../../../proto/wire/message.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
@@ -56,7 +55,7 @@ describe("measurements with the ingest journal", () => {
     expect(await texts(call, up.sessionId)).toEqual(Array.from({ length: 300 }, (_, i) => `v${i + 1}`));
   });
 
-  it("stores byte for byte what an iSCP client sent in large frames, which the broker reuses once journaled", async () => {
+  it("stores byte for byte what an iSCP client sent, small chunks through the journal and large ones directly", async () => {
     const e = await makeEdge(call, "journal-frames");
     const token = (await edgeToken(peer, e)).body.access_token as string;
     const client = await IscpClient.connect({
@@ -68,9 +67,10 @@ describe("measurements with the ingest journal", () => {
     try {
       const session = crypto.randomUUID();
       const up = await client.openUpstream({ sessionId: session, persist: true, qos: QoS.RELIABLE });
-      // Frames of about 128 KiB come from the broker's frame pool (received-frames.ts) and go back to it as soon
-      // as the journal holds their chunk: the apply must read the journal's copy, not the reused frame.
-      const point = (c: number, i: number) => Buffer.alloc(32 * 1024, (c * 4 + i) % 251);
+      // Every fifth chunk is large (its frame from the broker's pool, its payloads for payload files): it is
+      // committed directly, after the small chunks the journal holds before it.
+      const size = (c: number) => (c % 5 === 4 ? 32 * 1024 : 100);
+      const point = (c: number, i: number) => Buffer.alloc(size(c), (c * 4 + i) % 251);
       const send = (c: number) => {
         up.write(
           { name: "f/b", type: "bytes" },
@@ -78,21 +78,19 @@ describe("measurements with the ingest journal", () => {
         );
         up.flush();
       };
-      send(0);
-      expect(await up.waitAcked(20_000)).toBe(true);
-      const reused = framesReused();
-      // In waves: a wave's frames are received after the last wave's went back to the pool, before an apply.
-      for (let c = 1; c < 24; c++) {
+      for (let c = 0; c < 30; c++) {
         send(c);
-        if (c % 4 === 0) expect(await up.waitAcked(20_000)).toBe(true);
+        if (c % 5 === 4) expect(await up.waitAcked(20_000)).toBe(true);
       }
       expect(await up.waitAcked(20_000)).toBe(true);
       const stored = ndjson((await call(`${P}/data?name=${session}`)).body as string).map((l) =>
         Buffer.from(l.data.d, "base64"),
       );
-      expect(framesReused()).toBeGreaterThan(reused);
-      expect(stored).toHaveLength(96);
+      expect(stored).toHaveLength(120);
       stored.forEach((b, k) => expect(b.equals(point(Math.floor(k / 4), k % 4)), `point ${k}`).toBe(true));
+      expect(await sequencesOf(call, session)).toMatchObject([
+        { received_chunks_count: 30, received_data_points: 120 },
+      ]);
     } finally {
       await client.close();
     }
