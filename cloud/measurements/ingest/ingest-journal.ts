@@ -46,6 +46,8 @@ export class IngestJournal {
   private lastId = 0;
   private readonly waiters: Array<{ id: number; resolve: () => void }> = [];
   private closed = false;
+  /** Applies that failed one after another (logged at warn once per episode). */
+  private failedTries = 0;
 
   private constructor(
     private readonly files: JournalFiles,
@@ -144,10 +146,16 @@ export class IngestJournal {
       await this.files.seal();
       await this.apply(merged(batch));
     } catch (err) {
-      this.log.warn({ err, chunks: n }, "applying acknowledged chunks failed; they stay in the ingest journal");
+      // Once per episode at warn (a full disk fails every try), each further try at debug.
+      if (this.failedTries++ === 0)
+        this.log.warn({ err, chunks: n }, "applying acknowledged chunks failed; they stay in the ingest journal");
+      else this.log.debug({ err, chunks: n, tries: this.failedTries }, "applying acknowledged chunks failed again");
       await new Promise((r) => setTimeout(r, RETRY_MS));
       return;
     }
+    if (this.failedTries > 0)
+      this.log.info({ tries: this.failedTries }, "acknowledged chunks from the ingest journal applied again");
+    this.failedTries = 0;
     const last = batch[batch.length - 1]!;
     this.pending.splice(0, take);
     for (const p of batch) this.pendingBytes -= p.bytes;

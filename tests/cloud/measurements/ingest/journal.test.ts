@@ -134,25 +134,33 @@ describe("the ingest journal", () => {
     }
   });
 
-  it("keeps acknowledged chunks whose apply failed, and applies them when it works again", async () => {
-    let failing = true;
+  it("keeps acknowledged chunks whose apply failed, says so once, and applies them when it works again", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const sink = pino({ level: "debug" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    let tries = 0;
     const applied: StreamChunks[][] = [];
     const journal = await IngestJournal.open(
       dir,
       "process-crash",
       async (s) => {
-        if (failing) throw new Error("disk full");
+        if (++tries <= 2) throw new Error("disk full");
         applied.push(s);
       },
-      log,
+      sink,
     );
     await journal.recover();
     await journal.record([stream("s1", [1])], 1);
     await journal.applied(1_500); // gives up waiting; the chunks are not lost
     expect(applied).toHaveLength(0);
-    failing = false;
     await journal.applied(Infinity);
     expect(plain(applied.flat())).toEqual(plain([stream("s1", [1])]));
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      "applying acknowledged chunks failed; they stay in the ingest journal",
+    ]);
+    expect(lines.filter((l) => l.level === 20)).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).toEqual([
+      "acknowledged chunks from the ingest journal applied again",
+    ]);
     await journal.close();
   });
 });
