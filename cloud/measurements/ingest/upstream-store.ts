@@ -126,7 +126,12 @@ export class UpstreamStore {
    * before the peer serves.
    */
   async openJournal(dir: string, durability: Durability): Promise<void> {
-    if (this.store.db.dialect !== "sqlite") return;
+    if (this.store.db.dialect !== "sqlite") {
+      this.store.log.warn(
+        "ingest-journal is on, but the journal is for SQLite: on PostgreSQL every commit is stored at once",
+      );
+      return;
+    }
     this.journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
     await this.journal.recover();
   }
