@@ -17,6 +17,8 @@ const SQLITE_ONLY = [
   "tests/cloud/database/downgrade.test.ts",
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
+  // The ingest journal is SQLite's.
+  "tests/cloud/measurements/ingest-journal.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
   "tests/cloud/measurements/storage-full-log.test.ts",
   "tests/cloud/measurements/storage-full-batch.test.ts",
@@ -48,7 +50,7 @@ const NO_CLOUD_DATABASE = [
   "tests/cloud/iscp/{filter,frame-limits,interop-iscp-ts,metadata-notices,pong-while-behind}.test.ts",
   "tests/cloud/iscp/{rate-meter,store-backpressure,store-budget,stream-limits}.test.ts",
   "tests/cloud/measurements/{chunk-points,events-throttle,format}.test.ts",
-  "tests/cloud/measurements/ingest/known-rows.test.ts",
+  "tests/cloud/measurements/ingest/{known-rows,journal}.test.ts",
   "tests/cloud/accounts/logs.test.ts",
   "tests/cloud/ops/access-log.test.ts",
   "tests/cloud/config/config-file.test.ts",

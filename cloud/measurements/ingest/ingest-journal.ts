@@ -14,7 +14,7 @@
 import type { Logger } from "pino";
 import type { Durability } from "../../database/db.js";
 import { JournalFiles, type JournalRecord } from "../storage/journal-files.js";
-import { decodeJournalRecord, encodeJournalRecord } from "./journal-codec.js";
+import { decodeJournalRecord, journalRecord } from "./journal-codec.js";
 import type { StreamChunks } from "./shared-commit.js";
 
 /** How long acknowledged chunks wait for their apply when nothing asks for them sooner. */
@@ -29,8 +29,6 @@ const RETRY_MS = 1_000;
 interface Pending {
   id: number;
   streams: StreamChunks[];
-  /** Let go of the received frames the chunks' views read, once applied. */
-  releases: Array<() => void>;
   chunks: number;
   bytes: number;
 }
@@ -48,6 +46,8 @@ export class IngestJournal {
   private lastId = 0;
   private readonly waiters: Array<{ id: number; resolve: () => void }> = [];
   private closed = false;
+  /** Applies that failed one after another (logged at warn once per episode). */
+  private failedTries = 0;
 
   private constructor(
     private readonly files: JournalFiles,
@@ -68,7 +68,7 @@ export class IngestJournal {
       const streams = decodeJournalRecord(r.body);
       const n = streams.reduce((a, s) => a + s.chunks.length, 0);
       chunks += n;
-      this.pending.push({ id: r.id, streams, releases: [], chunks: n, bytes: r.body.length });
+      this.pending.push({ id: r.id, streams, chunks: n, bytes: r.body.length });
       this.pendingBytes += r.body.length;
       this.lastId = r.id;
     }
@@ -86,11 +86,15 @@ export class IngestJournal {
     return this.pending.length === 0 && this.running === undefined;
   }
 
-  /** Makes the chunks durable in the journal; they are applied later. Resolves once they may be acknowledged. */
-  async record(streams: StreamChunks[], releases: Array<() => void>, chunks: number, bytes: number): Promise<void> {
-    const id = await this.files.append(encodeJournalRecord(streams));
-    this.pending.push({ id, streams, releases, chunks, bytes });
-    this.pendingBytes += bytes;
+  /**
+   * Makes the chunks durable in the journal; they are applied later, read from the record (the received frames
+   * may go once this returns). Resolves once they may be acknowledged.
+   */
+  async record(streams: StreamChunks[], chunks: number): Promise<void> {
+    const record = journalRecord(streams);
+    const id = await this.files.append(record.body);
+    this.pending.push({ id, streams: record.streams, chunks, bytes: record.body.length });
+    this.pendingBytes += record.body.length;
     this.lastId = id;
     this.schedule(this.full ? 0 : APPLY_AFTER_MS);
   }
@@ -142,16 +146,19 @@ export class IngestJournal {
       await this.files.seal();
       await this.apply(merged(batch));
     } catch (err) {
-      this.log.warn({ err, chunks: n }, "applying acknowledged chunks failed; they stay in the ingest journal");
+      // Once per episode at warn (a full disk fails every try), each further try at debug.
+      if (this.failedTries++ === 0)
+        this.log.warn({ err, chunks: n }, "applying acknowledged chunks failed; they stay in the ingest journal");
+      else this.log.debug({ err, chunks: n, tries: this.failedTries }, "applying acknowledged chunks failed again");
       await new Promise((r) => setTimeout(r, RETRY_MS));
       return;
     }
+    if (this.failedTries > 0)
+      this.log.info({ tries: this.failedTries }, "acknowledged chunks from the ingest journal applied again");
+    this.failedTries = 0;
     const last = batch[batch.length - 1]!;
     this.pending.splice(0, take);
-    for (const p of batch) {
-      this.pendingBytes -= p.bytes;
-      for (const release of p.releases) release();
-    }
+    for (const p of batch) this.pendingBytes -= p.bytes;
     this.appliedId = last.id;
     for (let i = this.waiters.length - 1; i >= 0; i--)
       if (this.waiters[i]!.id <= last.id) this.waiters.splice(i, 1)[0]!.resolve();

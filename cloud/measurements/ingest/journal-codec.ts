@@ -4,6 +4,7 @@
 // number and per group its data id and byte length. A group's bytes are its `data_points` entries as iSCP sent
 // them (a DataPointGroup holding only data_points), copied as they are for a chunk received as raw bytes.
 import { toBigInt, toLong } from "../../../proto/wire/long.js";
+import { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import { iscp2 } from "../../../proto/wire/message.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
@@ -27,7 +28,15 @@ const groupBytes = (c: Chunk | RawChunk): Array<{ name: string; type: string; by
         }).finish(),
       }));
 
-export function encodeJournalRecord(streams: readonly StreamChunks[]): Buffer {
+export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
+
+/**
+ * The record of the streams, and the streams with their chunks' bytes read from the record rather than from the
+ * received frames, so the frames can go at once while the chunks wait for their apply (a view of a few bytes would
+ * keep a whole socket read buffer alive): raw groups become views of the record, decoded points get payloads of
+ * their own.
+ */
+export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer; streams: StreamChunks[] } {
   const header: JournalHeader = { u: [], c: [] };
   const parts: Uint8Array[] = [];
   let bytes = 0;
@@ -44,15 +53,52 @@ export function encodeJournalRecord(streams: readonly StreamChunks[]): Buffer {
     }
   }
   const h = Buffer.from(JSON.stringify(header));
-  const out = Buffer.allocUnsafe(4 + h.length + bytes);
-  out.writeUInt32BE(h.length, 0);
-  h.copy(out, 4);
+  const body = Buffer.allocUnsafe(4 + h.length + bytes);
+  body.writeUInt32BE(h.length, 0);
+  h.copy(body, 4);
   let p = 4 + h.length;
   for (const part of parts) {
-    out.set(part, p);
+    body.set(part, p);
     p += part.length;
   }
-  return out;
+  p = 4 + h.length;
+  let k = 0;
+  const held = streams.map((s) => ({
+    up: s.up,
+    chunks: s.chunks.map((c): Chunk | RawChunk => {
+      if (!("rawGroups" in c)) {
+        k += c.groups.length;
+        p += c.groups.reduce((a, _, j) => a + parts[k - c.groups.length + j]!.length, 0);
+        return {
+          sequenceNumber: c.sequenceNumber,
+          groups: c.groups.map((g) => ({
+            ...g,
+            points: g.points.map((pt) => ({ elapsedNs: pt.elapsedNs, payload: Buffer.from(pt.payload) })),
+          })),
+        };
+      }
+      return {
+        sequenceNumber: c.sequenceNumber,
+        rawGroups: c.rawGroups.map((g) => {
+          const v = g.points;
+          const raw = body.subarray(p, (p += parts[k++]!.length));
+          return {
+            ...g,
+            points: new RawPointGroup(
+              v.dataId,
+              v.dataIdAlias,
+              v.count,
+              raw,
+              v.payloadBytes,
+              v.minElapsed,
+              v.maxElapsed,
+            ),
+          };
+        }),
+      };
+    }),
+  }));
+  return { body, streams: held };
 }
 
 /** The streams of a record, their chunks with decoded points (a record is read back only after a crash). */

@@ -71,8 +71,12 @@ export interface UpstreamCloseIn {
  */
 export const POSTGRES_LANES = 4;
 
-/** A batch of more bytes than this is committed to cloud.db directly (the journal is for many small chunks). */
+/**
+ * The journal is for many small chunks: a batch of more bytes than this, or with a chunk of more than
+ * JOURNAL_CHUNK_MAX_BYTES (whose payloads go to payload files, written once), is committed to cloud.db directly.
+ */
 export const JOURNAL_BATCH_MAX_BYTES = 4 * 1024 * 1024;
+export const JOURNAL_CHUNK_MAX_BYTES = 16 * 1024;
 
 /** A session's lane of `lanes`: the last 32 bits of its UUID (random in v4). */
 export const commitLane = (sessionId: string, lanes: number) =>
@@ -122,7 +126,12 @@ export class UpstreamStore {
    * before the peer serves.
    */
   async openJournal(dir: string, durability: Durability): Promise<void> {
-    if (this.store.db.dialect !== "sqlite") return;
+    if (this.store.db.dialect !== "sqlite") {
+      this.store.log.warn(
+        "ingest-journal is on, but the journal is for SQLite: on PostgreSQL every commit is stored at once",
+      );
+      return;
+    }
     this.journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
     await this.journal.recover();
   }
@@ -147,7 +156,9 @@ export class UpstreamStore {
       b = new Batch();
       lane.waiting.push(b);
     }
-    b.bytes += bytesOf(chunk);
+    const bytes = bytesOf(chunk);
+    b.bytes += bytes;
+    if (bytes > b.largest) b.largest = bytes;
     const i = b.add(up, chunkOf(chunk));
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
     const raw = chunk.dataPointGroups[0]?.raw?.raw;
@@ -246,7 +257,7 @@ export class UpstreamStore {
    * checked, nothing to make), its chunks are small, and the journal is not full.
    */
   private journaled(streams: ReadonlyArray<{ s: StreamChunks }>, b: Batch): boolean {
-    if (this.journal!.full || b.bytes > JOURNAL_BATCH_MAX_BYTES) return false;
+    if (this.journal!.full || b.bytes > JOURNAL_BATCH_MAX_BYTES || b.largest > JOURNAL_CHUNK_MAX_BYTES) return false;
     for (const e of streams) if (!this.sessions.has(e.s.up.sessionId.toLowerCase())) return false;
     return true;
   }
@@ -255,15 +266,14 @@ export class UpstreamStore {
     try {
       await this.journal!.record(
         streams.map((e) => e.s),
-        b.releases,
         b.count,
-        b.bytes,
       );
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {
-      for (const release of b.releases) release();
       b.settle(err);
+    } finally {
+      for (const release of b.releases) release(); // the journal reads its record, not the frames
     }
   }
 

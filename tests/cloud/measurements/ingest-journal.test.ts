@@ -55,6 +55,47 @@ describe("measurements with the ingest journal", () => {
     expect(await texts(call, up.sessionId)).toEqual(Array.from({ length: 300 }, (_, i) => `v${i + 1}`));
   });
 
+  it("stores byte for byte what an iSCP client sent, small chunks through the journal and large ones directly", async () => {
+    const e = await makeEdge(call, "journal-frames");
+    const token = (await edgeToken(peer, e)).body.access_token as string;
+    const client = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: `${peer.url.replace("http", "ws")}/api/iscp/connect` }),
+      token,
+      nodeId: e.uuid,
+      projectUuid: "00000000-0000-0000-0000-000000000000",
+    });
+    try {
+      const session = crypto.randomUUID();
+      const up = await client.openUpstream({ sessionId: session, persist: true, qos: QoS.RELIABLE });
+      // Every fifth chunk is large (its frame from the broker's pool, its payloads for payload files): it is
+      // committed directly, after the small chunks the journal holds before it.
+      const size = (c: number) => (c % 5 === 4 ? 32 * 1024 : 100);
+      const point = (c: number, i: number) => Buffer.alloc(size(c), (c * 4 + i) % 251);
+      const send = (c: number) => {
+        up.write(
+          { name: "f/b", type: "bytes" },
+          [0, 1, 2, 3].map((i) => ({ elapsedTime: BigInt(c * 4 + i), payload: point(c, i) })),
+        );
+        up.flush();
+      };
+      for (let c = 0; c < 30; c++) {
+        send(c);
+        if (c % 5 === 4) expect(await up.waitAcked(20_000)).toBe(true);
+      }
+      expect(await up.waitAcked(20_000)).toBe(true);
+      const stored = ndjson((await call(`${P}/data?name=${session}`)).body as string).map((l) =>
+        Buffer.from(l.data.d, "base64"),
+      );
+      expect(stored).toHaveLength(120);
+      stored.forEach((b, k) => expect(b.equals(point(Math.floor(k / 4), k % 4)), `point ${k}`).toBe(true));
+      expect(await sequencesOf(call, session)).toMatchObject([
+        { received_chunks_count: 30, received_data_points: 120 },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("ends the measurement after its chunks, and makes one deleted mid-stream again", async () => {
     const up = persistedUpstream();
     const hook = brokerChunkHook(peer, up);

@@ -107,12 +107,12 @@ describe("the ingest journal", () => {
     const applied: StreamChunks[][] = [];
     const first = await IngestJournal.open(dir, "power-loss", async (s) => void applied.push(s), log);
     await first.recover();
-    await first.record([stream("s1", [1, 2])], [], 2, 100);
+    await first.record([stream("s1", [1, 2])], 2);
     await first.applied(Infinity);
     expect(plain(applied.flat())).toEqual(plain([stream("s1", [1, 2])]));
     // Acknowledged; the process dies before their apply: what is on disk then is what a restart finds.
-    await first.record([stream("s1", [3])], [], 1, 50);
-    await first.record([stream("s2", [1]), stream("s1", [4])], [], 2, 100);
+    await first.record([stream("s1", [3])], 1);
+    await first.record([stream("s2", [1]), stream("s1", [4])], 2);
     const crashed = fs.mkdtempSync(path.join(os.tmpdir(), "ingest-journal-crashed-"));
     try {
       fs.cpSync(dir, crashed, { recursive: true });
@@ -134,25 +134,33 @@ describe("the ingest journal", () => {
     }
   });
 
-  it("keeps acknowledged chunks whose apply failed, and applies them when it works again", async () => {
-    let failing = true;
+  it("keeps acknowledged chunks whose apply failed, says so once, and applies them when it works again", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const sink = pino({ level: "debug" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    let tries = 0;
     const applied: StreamChunks[][] = [];
     const journal = await IngestJournal.open(
       dir,
       "process-crash",
       async (s) => {
-        if (failing) throw new Error("disk full");
+        if (++tries <= 2) throw new Error("disk full");
         applied.push(s);
       },
-      log,
+      sink,
     );
     await journal.recover();
-    await journal.record([stream("s1", [1])], [], 1, 10);
+    await journal.record([stream("s1", [1])], 1);
     await journal.applied(1_500); // gives up waiting; the chunks are not lost
     expect(applied).toHaveLength(0);
-    failing = false;
     await journal.applied(Infinity);
     expect(plain(applied.flat())).toEqual(plain([stream("s1", [1])]));
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      "applying acknowledged chunks failed; they stay in the ingest journal",
+    ]);
+    expect(lines.filter((l) => l.level === 20)).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).toEqual([
+      "acknowledged chunks from the ingest journal applied again",
+    ]);
     await journal.close();
   });
 });
