@@ -82,7 +82,7 @@ const QUICK = [
   "tests/runtime/link-events.test.ts",
   "tests/cloud/iscp/{filter,rate-meter}.test.ts",
   "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
-  "tests/cloud/measurements/ingest/known-rows.test.ts",
+  "tests/cloud/measurements/ingest/{known-rows,journal}.test.ts",
   "tests/cloud/ops/access-log.test.ts",
   "tests/scripts/build-fingerprint.test.ts",
 ];

@@ -77,6 +77,8 @@ export const POSTGRES_LANES = 4;
  */
 export const JOURNAL_BATCH_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_CHUNK_MAX_BYTES = 16 * 1024;
+/** Sessions remembered as stored in cloud.db (the journal takes only theirs), at most. */
+const MAX_SESSIONS = 16_384;
 
 /** A session's lane of `lanes`: the last 32 bits of its UUID (random in v4). */
 export const commitLane = (sessionId: string, lanes: number) =>
@@ -239,6 +241,8 @@ export class UpstreamStore {
         { locks, earlyReads: true },
       );
       commit.learn();
+      // Bounded as the known rows are: a session forgotten goes directly to cloud.db once more, and is known again.
+      if (this.sessions.size > MAX_SESSIONS) this.sessions.clear();
       for (const k of keys) this.sessions.add(k.slice(0, k.indexOf(" ")));
       this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
