@@ -25,9 +25,16 @@ export function missed(r: RowResult, o: SoakOptions): string[] {
       out.push(`live data back ${f.live_gap_s} s after ${f.fault} at ${f.at_s} s`);
   }
   if (o.durationS >= o.judgeSlopesFromS)
-    for (const s of r.slopes)
-      if ((s.role === "agent" || s.role.startsWith("cloud")) && (s.rss_MiB_per_h ?? 0) >= RSS_SLOPE_TARGET_MiB_PER_H)
-        out.push(`${s.role} RSS grows ${s.rss_MiB_per_h} MiB/h`);
+    for (const s of r.slopes) {
+      if (s.role !== "agent" && !s.role.startsWith("cloud")) continue;
+      if (s.rss_MiB_per_h === null)
+        out.push(
+          s.from_s === null
+            ? `${s.role} RSS not judged: its cache never filled in a life`
+            : `${s.role} RSS not judged: no life ran long enough after ${s.from_s} s`,
+        );
+      else if (s.rss_MiB_per_h >= RSS_SLOPE_TARGET_MiB_PER_H) out.push(`${s.role} RSS grows ${s.rss_MiB_per_h} MiB/h`);
+    }
   return out;
 }
 
@@ -75,7 +82,7 @@ export function text(rows: RowResult[], o: SoakOptions): string {
       );
     for (const s of r.slopes)
       lines.push(
-        `  ${s.role.padEnd(10)} RSS ${s.rss_first_MiB} -> ${s.rss_last_MiB} MiB (${s.rss_MiB_per_h} MiB/h), fds ${s.fd_first} -> ${s.fd_last} (${s.fd_per_h}/h) over ${s.span_s} s of ${s.lives} life/lives`,
+        `  ${s.role.padEnd(10)} RSS ${s.rss_first_MiB} -> ${s.rss_last_MiB} MiB (${s.rss_MiB_per_h} MiB/h; least squares ${s.rss_least_squares_MiB_per_h}), fds ${s.fd_first} -> ${s.fd_last} (${s.fd_per_h}/h) over ${s.span_s} s of ${s.lives} life/lives (from ${s.from_s ?? "-"} s into it)`,
       );
     for (const m of missed(r, o)) lines.push(`  MISSED: ${m}`);
     for (const n of r.notes) lines.push(`  note: ${n}`);

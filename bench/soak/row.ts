@@ -51,7 +51,7 @@ export async function runRow(spec: RowSpec, o: SoakOptions, rate: number): Promi
   const t0 = Date.now();
   const notes: string[] = [];
   const accepted = new AcceptedCounter();
-  const watch = new ProcessWatch();
+  const watch = new ProcessWatch(sys.caches);
   const viewer = new Viewer({
     url: sys.viewer.url,
     ca: sys.tls.ca,

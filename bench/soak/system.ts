@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { configureBenchAgent, startAgentChild } from "../../runtime/device-bench/agent-case.js";
 import { startConnector, waitForFifo, type Connector } from "../../runtime/device-bench/children.js";
+import { SQLITE_CACHE_KIB } from "../../cloud/database/db.js";
 import { freePort, startCloudPeer, type CloudInfo, type CloudPeer } from "../../runtime/device-bench/cloud-peer.js";
 import type { ApiClient } from "../../runtime/cli/client.js";
 import { startNats, type NatsServer } from "../infra/nats.js";
@@ -16,6 +17,7 @@ import { Kept } from "./child-watch.js";
 import type { RowSpec } from "./options.js";
 import { startTls, type SoakTls } from "./tls.js";
 import { makeViewerEdge, type EdgeCreds } from "./viewer.js";
+import type { FillingCache } from "./watch.js";
 
 type Agent = Awaited<ReturnType<typeof startAgentChild>>;
 
@@ -35,6 +37,8 @@ export interface System {
   nats?: NatsServer;
   /** The cloud's data directory on a tmpfs of its own and its size (SQLite rows, when mounting works), for the full disk. */
   disk?: { dir: string; mib: number };
+  /** The bounded caches each role fills as data comes (a SQLite cloud's page cache), for its slope's window. */
+  caches: Record<string, FillingCache>;
   /** Every process's pid by role (undefined while it is down). */
   pids(): Record<string, number | undefined>;
   api(): ApiClient;
@@ -49,6 +53,14 @@ function mountSmallDisk(dir: string, mib: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+function fileSize(file: string): number | undefined {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return undefined;
   }
 }
 
@@ -139,8 +151,15 @@ export async function startSystem(row: RowSpec, rate: number, diskMiB: number, t
     ));
     cleanups.push(() => connector.stop("SIGKILL").then(() => undefined));
     await connector.start();
+    // The cloud's pages pass through its page cache as its database file grows (appended rows, their indexes).
+    const dbFile = path.join(cloudDir, "cloud.db");
+    const caches: Record<string, FillingCache> =
+      row.backend === "sqlite"
+        ? { "cloud-0": { bytes: SQLITE_CACHE_KIB * 1024, written: () => fileSize(dbFile) } }
+        : {};
     return {
       ...(sys as System),
+      caches,
       pids: () => {
         const out: Record<string, number | undefined> = { agent: agent.pid, connector: connector.pid };
         for (const c of clouds) out[c.role] = c.pid;

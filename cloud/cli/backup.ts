@@ -1,5 +1,8 @@
 // `cloud-peer backup --data DIR --to PATH`: a consistent copy of a peer's data, taken while it runs.
-// The database is copied as of one instant (cloud/database/snapshot.ts), then each payload file up to
+// The ingest journal's files are copied first: a chunk acknowledged before the copy is either still in them or
+// already applied, and so in the database copied next (restore puts both back; the peer applies the journal
+// at its start, skipping what the database already holds; a torn last record is left out). The database is copied
+// as of one instant (cloud/database/snapshot.ts), then each payload file up to
 // the last byte that copy references; a sequence deleted in between makes a new attempt. The copy is
 // built in PATH.partial-<pid> and renamed to PATH when complete, so a PATH that exists is a whole backup.
 import fs from "node:fs";
@@ -13,13 +16,13 @@ import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storag
 import { VERSION } from "../server.js";
 import { SqliteDb as Db } from "../database/db.js";
 import { snapshotDatabase } from "../database/snapshot.js";
-import { DATA_CHUNKS, DATA_DB, DATA_QUIC } from "./data-dir.js";
+import { DATA_CHUNKS, DATA_DB, DATA_JOURNAL, DATA_QUIC } from "./data-dir.js";
 import { refusePostgres, storeCommand, storeConfig, type StoreFlags } from "./open-store.js";
 
 /** Describes a backup; restore checks it is there (a backup is complete) and reads the payload ends. */
 export const MANIFEST = "backup.json";
 /** Files and folders copied as they are besides the database and the payloads (when present). */
-export const PLAIN_ENTRIES = [DATA_QUIC, ADMIN_PASSWORD_FILE];
+export const PLAIN_ENTRIES = [DATA_QUIC, ADMIN_PASSWORD_FILE, DATA_JOURNAL];
 const ATTEMPTS = 5;
 
 export interface Manifest {
@@ -32,6 +35,8 @@ export interface Manifest {
 
 /** The database and payloads as of one instant, into `stage`. */
 async function snapshotInto(dataDir: string, stage: string): Promise<Record<string, number>> {
+  const journal = path.join(dataDir, DATA_JOURNAL);
+  if (fs.existsSync(journal)) await fsp.cp(journal, path.join(stage, DATA_JOURNAL), { recursive: true });
   const dbCopy = path.join(stage, DATA_DB);
   await snapshotDatabase(path.join(dataDir, DATA_DB), dbCopy);
   const copy = await Db.open(dbCopy);
@@ -70,6 +75,7 @@ export async function backupCommand(opts: { to: string } & StoreFlags): Promise<
       }
     }
     for (const entry of PLAIN_ENTRIES) {
+      if (entry === DATA_JOURNAL) continue; // copied before the database
       const from = path.join(dataDir, entry);
       if (fs.existsSync(from))
         await fsp.cp(from, path.join(stage, entry), { recursive: true, preserveTimestamps: true });

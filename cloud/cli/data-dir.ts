@@ -9,6 +9,8 @@ import { isPostgresUrl } from "../database/open.js";
 export const DATA_DB = "cloud.db";
 /** Large chunk payloads, one append-only file per sequence (cloud/measurements/storage/payload-files.ts). */
 export const DATA_CHUNKS = "chunks";
+/** Chunks acknowledged and not yet applied to the database (cloud/measurements/storage/journal-files.ts). */
+export const DATA_JOURNAL = "ingest-journal";
 /** The self-signed QUIC certificate made at the first QUIC start (when no --iscp-quic-cert is given). */
 export const DATA_QUIC = "quic";
 

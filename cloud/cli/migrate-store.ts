@@ -1,6 +1,7 @@
 // `cloud-peer migrate-store --from sqlite:DIR --to postgres://...`: moves an SQLite cloud peer's data (every
 // table, and the chunk payloads of its payload files, into their rows) to an empty PostgreSQL database, which
 // then serves with `--database postgres://...`. Stop the peer first: what it writes meanwhile is not copied.
+import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
@@ -11,7 +12,7 @@ import { SqliteDb, type SqlParam } from "../database/db.js";
 import { migrate } from "../database/migrate.js";
 import { isPostgresUrl } from "../database/open.js";
 import { PgDb } from "../database/pg-db.js";
-import { DATA_CHUNKS, DATA_DB, requireDatabase } from "./data-dir.js";
+import { DATA_CHUNKS, DATA_DB, DATA_JOURNAL, requireDatabase } from "./data-dir.js";
 
 /** Reads `length` bytes at `offset` of a sequence's payload file; a file cut short is an error, not a short payload. */
 async function readPayload(dir: string, seqId: number, offset: number, length: number): Promise<Buffer> {
@@ -26,6 +27,13 @@ async function readPayload(dir: string, seqId: number, offset: number, length: n
   }
 }
 
+/** Whether the data directory's ingest journal still holds records (a peer stopped by a crash). */
+function journalHoldsChunks(dir: string): boolean {
+  const journal = path.join(dir, DATA_JOURNAL);
+  if (!fs.existsSync(journal)) return false;
+  return fs.readdirSync(journal).some((f) => f.endsWith(".journal") && fs.statSync(path.join(journal, f)).size > 0);
+}
+
 /** Copies the store; returns the rows copied per table. */
 export async function migrateStoreCommand(opts: { from: string; to: string }): Promise<Record<string, number>> {
   const m = /^sqlite:(.+)$/.exec(opts.from);
@@ -33,6 +41,10 @@ export async function migrateStoreCommand(opts: { from: string; to: string }): P
   if (!isPostgresUrl(opts.to)) throw new Error("--to must be a postgres:// URL");
   const dir = path.resolve(m[1]!);
   requireDatabase(dir);
+  if (journalHoldsChunks(dir))
+    throw new Error(
+      "the ingest journal holds acknowledged chunks not yet in the database: start the peer on this directory once (it stores them), stop it, then migrate",
+    );
   const all = modules.flatMap((mod) => mod.migrations ?? []);
   const dst = await PgDb.open(opts.to);
   try {

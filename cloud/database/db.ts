@@ -132,6 +132,9 @@ class Statements implements Queryable {
   }
 }
 
+/** The page cache of the writing connection, KiB (PRAGMA cache_size; why 64 MiB: see open()). */
+export const SQLITE_CACHE_KIB = 65536;
+
 export class SqliteDb implements Db {
   readonly dialect = "sqlite" as const;
   private lock: Promise<unknown> = Promise.resolve();
@@ -158,7 +161,7 @@ export class SqliteDb implements Db {
     // cache (SQLite's default is 2 MiB): a commit of many streams' chunks touches a few index pages per stream,
     // which the default cache cannot hold from one commit to the next, so each was read back from the file.
     await db.direct.exec(
-      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536;`,
+      `PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -${SQLITE_CACHE_KIB};`,
     );
     if (file !== ":memory:" && !file.startsWith("file:")) {
       // Checkpoints run on their own connection (checkpointer.ts); the WAL file is cut back after a large burst.

@@ -1,5 +1,6 @@
 // The measurements area: persisted iSCP data and the measurement REST API (the intdash REST API's measurement operations).
 import path from "node:path";
+import type { AnyRoute } from "../http/route.js";
 import type { ProvidingModule } from "../module-contract.js";
 import type { CoreServices, Services } from "../services.js";
 import { openCommitTrace } from "./ingest/commit-trace.js";
@@ -16,6 +17,15 @@ import { sequenceRoutes } from "./routes/sequences.js";
 import { seriesRoutes } from "./routes/series.js";
 import { versionRoute } from "./routes/version.js";
 
+/** A route that first waits for the chunks acknowledged before it to be stored (the ingest journal's apply). */
+const afterAcknowledgedChunks = (r: AnyRoute): AnyRoute => ({
+  ...r,
+  handler: async (req, svc) => {
+    await svc.measurements.upstream.settled();
+    return r.handler(req, svc);
+  },
+});
+
 /** What the iSCP broker stores persisted streams with (the broker's IscpHooks over svc.measurements). */
 export { measurementHooks } from "./ingest/iscp-hooks.js";
 
@@ -30,8 +40,9 @@ export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "m
     ...dataRoutes,
     ...seriesRoutes,
     ...eventRoutes,
-    versionRoute,
-  ],
+  ]
+    .map(afterAcknowledgedChunks)
+    .concat(versionRoute),
   async provide(svc) {
     // On PostgreSQL every payload stays in its row (bytea), so that every instance reads it (docs/decisions.md).
     const files = await PayloadFiles.open(
@@ -50,6 +61,8 @@ export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "m
     };
     const measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
     svc.onClose.push(() => measurements.close());
+    if (svc.config.ingestJournal === "on")
+      await measurements.upstream.openJournal(path.join(svc.config.dataDir, "ingest-journal"), svc.config.durability);
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
     return { measurements };
   },

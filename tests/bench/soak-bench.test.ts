@@ -61,9 +61,11 @@ it("misses a target for a lost, a duplicated or an unknown point, a crash, a liv
       {
         role: "agent",
         span_s: 300,
+        from_s: 120,
         rss_first_MiB: 100,
         rss_last_MiB: 150,
         rss_MiB_per_h: 600,
+        rss_least_squares_MiB_per_h: 600,
         fd_first: 20,
         fd_last: 20,
         fd_per_h: 0,
@@ -77,6 +79,14 @@ it("misses a target for a lost, a duplicated or an unknown point, a crash, a liv
   // Slopes are judged on long runs only.
   expect(missed(ok, o)).toEqual([]);
   expect(missed(ok, { ...o, durationS: 3600 })).toEqual(["agent RSS grows 600 MiB/h"]);
+  // A process whose slope could not be read is not taken as flat.
+  const unread = { ...ok.slopes[0]!, role: "cloud-0", span_s: 0, rss_MiB_per_h: null, fd_per_h: null };
+  expect(missed({ ...ok, slopes: [{ ...unread, from_s: null }] }, { ...o, durationS: 3600 })).toEqual([
+    "cloud-0 RSS not judged: its cache never filled in a life",
+  ]);
+  expect(missed({ ...ok, slopes: [unread] }, { ...o, durationS: 3600 })).toEqual([
+    "cloud-0 RSS not judged: no life ran long enough after 120 s",
+  ]);
   expect(missed({ ...ok, lost: 2, stored: { ...ok.stored, stored: 8, firstMissing: [3, 4] } }, o)).toEqual([
     "2 acknowledged points not stored (first missing: 3, 4)",
   ]);

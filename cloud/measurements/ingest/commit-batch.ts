@@ -28,6 +28,8 @@ export class Batch {
   readonly releases: Array<() => void> = [];
   /** About the bytes of its chunks (bytesOf). */
   bytes = 0;
+  /** The most bytes of one of its chunks. */
+  largest = 0;
   settle!: (failure?: unknown) => void;
   readonly done = new Promise<void>(
     (resolve, reject) => (this.settle = (failure) => (failure === undefined ? resolve() : reject(failure))),

@@ -13,6 +13,11 @@
 const MAX_MEASUREMENTS = 16_384;
 /** Data ids remembered per measurement at most (beyond, the insert-or-ignore simply runs). */
 const MAX_IDS = 4096;
+/**
+ * Streams remembered per measurement at most (least recently written dropped): each new upstream of a
+ * measurement is a new stream, and one that runs for weeks through agent restarts would otherwise keep them all.
+ */
+const MAX_STREAMS = 256;
 
 export interface Known {
   seqs: Map<string, number>;
@@ -43,7 +48,9 @@ export class KnownRows {
       if (this.byMeasurement.size > MAX_MEASUREMENTS)
         this.byMeasurement.delete(this.byMeasurement.keys().next().value!);
     }
+    k.seqs.delete(streamId); // re-inserted: Map order is then least recently written first
     k.seqs.set(streamId, seqId);
+    if (k.seqs.size > MAX_STREAMS) k.seqs.delete(k.seqs.keys().next().value!);
     for (const id of ids) if (k.ids.size < MAX_IDS) k.ids.add(id);
   }
 

@@ -14,7 +14,9 @@ import type { BaseTimeService } from "../service/basetimes.js";
 import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
-import { commitStreams } from "./shared-commit.js";
+import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
+import { IngestJournal } from "./ingest-journal.js";
+import type { Durability } from "../../database/db.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
 import {
   Batch,
@@ -69,6 +71,15 @@ export interface UpstreamCloseIn {
  */
 export const POSTGRES_LANES = 4;
 
+/**
+ * The journal is for many small chunks: a batch of more bytes than this, or with a chunk of more than
+ * JOURNAL_CHUNK_MAX_BYTES (whose payloads go to payload files, written once), is committed to cloud.db directly.
+ */
+export const JOURNAL_BATCH_MAX_BYTES = 4 * 1024 * 1024;
+export const JOURNAL_CHUNK_MAX_BYTES = 16 * 1024;
+/** Sessions remembered as stored in cloud.db (the journal takes only theirs), at most. */
+const MAX_SESSIONS = 16_384;
+
 /** A session's lane of `lanes`: the last 32 bits of its UUID (random in v4). */
 export const commitLane = (sessionId: string, lanes: number) =>
   lanes === 1 ? 0 : parseInt(sessionId.slice(-8), 16) % lanes;
@@ -90,6 +101,10 @@ export class UpstreamStore {
   private readonly known = new KnownRows();
   private readonly compaction: LogCompaction;
   private compacting = false;
+  /** The ingest journal, when the setting turns it on (SQLite only). */
+  private journal: IngestJournal | undefined;
+  /** Sessions whose measurement a commit to cloud.db made or found (the journal takes only their chunks). */
+  private readonly sessions = new Set<string>();
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -108,6 +123,26 @@ export class UpstreamStore {
     this.compaction = new LogCompaction(store.db, pg ? POSTGRES_PACE : SQLITE_PACE, () => this.schedule());
   }
 
+  /**
+   * Turns the ingest journal on (ingest-journal.ts; SQLite only) and applies what a crash left in it. Called
+   * before the peer serves.
+   */
+  async openJournal(dir: string, durability: Durability): Promise<void> {
+    if (this.store.db.dialect !== "sqlite") {
+      this.store.log.warn(
+        "ingest-journal is on, but the journal is for SQLite: on PostgreSQL every commit is stored at once",
+      );
+      return;
+    }
+    this.journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
+    await this.journal.recover();
+  }
+
+  /** Resolves once every chunk acknowledged so far is in cloud.db (at most a few seconds; see IngestJournal). */
+  settled(): Promise<void> {
+    return this.journal?.applied() ?? Promise.resolve();
+  }
+
   private laneOf(sessionId: string): Lane {
     return this.lanes[commitLane(sessionId, this.lanes.length)]!;
   }
@@ -123,7 +158,9 @@ export class UpstreamStore {
       b = new Batch();
       lane.waiting.push(b);
     }
-    b.bytes += bytesOf(chunk);
+    const bytes = bytesOf(chunk);
+    b.bytes += bytes;
+    if (bytes > b.largest) b.largest = bytes;
     const i = b.add(up, chunkOf(chunk));
     // Only a frame read as raw groups can be reused (received-frames.ts); any group's bytes name it.
     const raw = chunk.dataPointGroups[0]?.raw?.raw;
@@ -138,7 +175,8 @@ export class UpstreamStore {
    * keep apart what touches one measurement); SQLite's one writer runs one of them at a time.
    */
   private schedule(): void {
-    const parallel = this.lanes.length > 1;
+    // With the journal, a commit writes the journal's file, not cloud.db: it need not wait for a compaction.
+    const parallel = this.lanes.length > 1 || this.journal !== undefined;
     if (this.compaction.due && !this.compacting && (parallel || this.running === 0)) {
       this.compacting = true;
       this.running++;
@@ -161,23 +199,41 @@ export class UpstreamStore {
 
   private async flush(lane: Lane): Promise<void> {
     const b = lane.waiting.shift()!;
+    // The chunks of each stream, in arrival order.
+    const streams = streamsOf(b);
+    if (this.journal !== undefined) {
+      if (this.journaled(streams, b)) return this.record(b, streams);
+      // Made or checked in cloud.db now: what the journal holds goes first, so a stream's chunks apply in order.
+      await this.journal.applied();
+    }
     const lease = leasePayloads();
-    let keys: string[] = [];
     try {
-      // The chunks of each stream, in arrival order.
-      const streams = streamsOf(b);
-      const locks = [...new Set(streams.flatMap((e) => measurementLock(e.s.up.sessionId).locks ?? []))];
-      const started = performance.now();
+      const commit = await this.commit(
+        streams.map((e) => e.s),
+        lease.alloc,
+      );
+      streams.forEach((e, k) => {
+        const r = commit.results[k]!;
+        e.at.forEach((i, j) => (b.results[i] = r instanceof Error ? r : r[j]!));
+      });
+      b.settle();
+    } catch (err) {
+      b.settle(err);
+    } finally {
+      lease.release(); // every write that reads them has settled
+      for (const release of b.releases) release();
+    }
+  }
+
+  /** Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. */
+  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer): Promise<SharedCommit> {
+    let keys: string[] = [];
+    const locks = [...new Set(streams.flatMap((s) => measurementLock(s.up.sessionId).locks ?? []))];
+    const started = performance.now();
+    try {
       const commit = await this.store.db.transaction(
         async (tx) => {
-          const c = await commitStreams(
-            tx,
-            this.store.files,
-            streams.map((e) => e.s),
-            nowIso(),
-            this.known,
-            lease.alloc,
-          );
+          const c = await commitStreams(tx, this.store.files, streams, nowIso(), this.known, alloc);
           keys = c.keys;
           return c;
         },
@@ -185,23 +241,56 @@ export class UpstreamStore {
         { locks, earlyReads: true },
       );
       commit.learn();
+      // Bounded as the known rows are: a session forgotten goes directly to cloud.db once more, and is known again.
+      if (this.sessions.size > MAX_SESSIONS) this.sessions.clear();
+      for (const k of keys) this.sessions.add(k.slice(0, k.indexOf(" ")));
       this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
-      streams.forEach((e, k) => {
-        const r = commit.results[k]!;
-        e.at.forEach((i, j) => (b.results[i] = r instanceof Error ? r : r[j]!));
-      });
       if (commit.points > 0) this.trace?.committed(commit.points);
       if (commit.stored > 0) this.store.commits?.committed(commit.stored, commit.points, seconds);
       for (const [meas, project] of commit.touched) this.store.events.publishThrottled(meas, project);
-      b.settle();
+      return commit;
     } catch (err) {
       for (const k of keys) this.known.forget(k);
+      throw err;
+    }
+  }
+
+  /**
+   * Whether a batch goes to the journal: every session's measurement was committed to cloud.db before (owner
+   * checked, nothing to make), its chunks are small, and the journal is not full.
+   */
+  private journaled(streams: ReadonlyArray<{ s: StreamChunks }>, b: Batch): boolean {
+    if (this.journal!.full || b.bytes > JOURNAL_BATCH_MAX_BYTES || b.largest > JOURNAL_CHUNK_MAX_BYTES) return false;
+    for (const e of streams) if (!this.sessions.has(e.s.up.sessionId.toLowerCase())) return false;
+    return true;
+  }
+
+  private async record(b: Batch, streams: ReadonlyArray<{ s: StreamChunks; at: number[] }>): Promise<void> {
+    try {
+      await this.journal!.record(
+        streams.map((e) => e.s),
+        b.count,
+      );
+      for (let i = 0; i < b.count; i++) b.results[i] = "ok";
+      b.settle();
+    } catch (err) {
       b.settle(err);
     } finally {
-      lease.release(); // every write that reads them has settled
-      for (const release of b.releases) release();
+      for (const release of b.releases) release(); // the journal reads its record, not the frames
     }
+  }
+
+  /** The journal's apply: chunks acknowledged before, committed to cloud.db; a refused stream is logged. */
+  private async applyJournaled(streams: StreamChunks[]): Promise<void> {
+    const commit = await this.commit(streams);
+    commit.results.forEach((r, k) => {
+      if (r instanceof Error)
+        this.store.log.warn(
+          { err: r, session: streams[k]!.up.sessionId, chunks: streams[k]!.chunks.length },
+          "acknowledged chunks refused when applied from the ingest journal",
+        );
+    });
   }
 
   /** Refuses (throws) an upstream open whose session names a measurement it may not write; a new session passes. */
@@ -214,7 +303,9 @@ export class UpstreamStore {
   /** Chunk numbers of this upstream already stored (the highest `limit`): a stream taken over by another peer. */
   storedSequenceNumbers(up: UpstreamRef, limit: number): Promise<number[]> {
     if (!up.persist || !isUuid(up.sessionId)) return Promise.resolve([]);
-    return storedChunkNumbers(this.store.db, up.sessionId.toLowerCase(), up.streamId.toLowerCase(), limit);
+    return this.settled().then(() =>
+      storedChunkNumbers(this.store.db, up.sessionId.toLowerCase(), up.streamId.toLowerCase(), limit),
+    );
   }
 
   /** A base time sent as upstream metadata (persist=true) lands on the session's measurement. */
@@ -228,6 +319,7 @@ export class UpstreamStore {
   ): Promise<void> {
     if (!info.persist) return;
     if (!isUuid(bt.sessionId)) throw new SessionRefused("a persisted base time needs a UUID session id");
+    await this.settled(); // after the chunks acknowledged before it
     let uuid = "";
     await this.store.db.transaction(async (tx) => {
       const now = nowIso();
@@ -256,6 +348,7 @@ export class UpstreamStore {
   private async writeClose(up: UpstreamRef, close: UpstreamCloseIn): Promise<void> {
     if (!up.persist || !isUuid(up.sessionId)) return;
     const uuid = up.sessionId.toLowerCase();
+    await this.settled(); // its counts and status follow the chunks acknowledged before it
     const found = await this.store.db.transaction(async (tx) => {
       const m = await repo.findMeasurement(tx, uuid);
       if (!m || m.project_uuid !== up.projectUuid) return false;
@@ -281,6 +374,13 @@ export class UpstreamStore {
       await Promise.allSettled([...this.inFlight]);
       await new Promise((r) => setTimeout(r, 5));
     }
+    await this.journal?.applied(10_000);
     await this.compaction.finish();
+  }
+
+  /** Drains, then closes the journal (what a failing apply left in it is applied at the next start). */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.journal?.close();
   }
 }

@@ -59,7 +59,7 @@ export class MeasurementsService {
   }
 
   async close(): Promise<void> {
-    await this.upstream.drain();
+    await this.upstream.close();
     this.events.close();
     await this.measurements.files.close();
   }

@@ -1,18 +1,15 @@
 // The cloud killed with SIGKILL while chunk uploads with payloads in files run: after a restart on the same
 // data, every upload it acknowledged reads back intact, an upload cut off is there whole or not at all, and
 // uploads go on (appending after whatever the kill left at a file's end).
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { INLINE_MAX } from "../../../cloud/measurements/storage/payload-files.js";
-import { NODE_TS } from "../../support/datapath.js";
+import { freePort, startChildPeer } from "./child-peer.js";
 import { chunksMessage, createMeasurement, ndjson, P, protoBody, type Call, type TestPoint } from "./helpers.js";
 
-const CHILD = path.join(import.meta.dirname, "fixtures", "peer-child.ts");
 let dir: string;
 let child: ChildProcess | undefined;
 
@@ -25,40 +22,11 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 /** Starts the peer on `dir`; resolves with a caller once it listens. */
 async function startChild(port: number): Promise<Call> {
-  const c = spawn(NODE_TS[0], [...NODE_TS.slice(1), CHILD, dir, String(port)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child = c;
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: c.stdout! }).once("line", resolve);
-    c.once("exit", (code) => reject(new Error(`peer child exited with ${code}`)));
-  });
-  const { url, token } = JSON.parse(line) as { url: string; token: string };
-  return async (p, init = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("X-Intdash-Token", token);
-    let body = init.body;
-    if (init.json !== undefined) headers.set("content-type", "application/json"), (body = JSON.stringify(init.json));
-    const res = await fetch(`${url}/api${p}`, { ...init, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* ndjson or empty */
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
+  const started = await startChildPeer(dir, port);
+  child = started.child;
+  return started.call;
 }
 
 /** Chunk n: three points too large to stay in their row, each payload starting with (n, point). */

@@ -1,0 +1,195 @@
+// The ingest journal (setting `ingest-journal`, SQLite only): a group commit of chunks is made durable as one
+// record appended to a journal file (storage/journal-files.ts) and acknowledged then; the chunks are applied to the measurement tables a little
+// later, many commits together, so each stream's rows and counters are written once per apply rather than once
+// per commit. A fleet of slow edges sends one chunk per stream per commit, and the measurement tables' cost is
+// per stream and commit (docs/datapath.md "Many edges"); the journal's cost is one row per commit.
+//
+// What the journal promises:
+// - An acknowledged chunk is in the journal (synced as the durability setting says) until an apply committed it to
+//   cloud.db; after a crash, `recover` applies what is left before the peer serves. An apply is idempotent (a
+//   sequence number already stored is skipped), so a crash between an apply and the journal's trim is harmless.
+// - Every read or write of the measurement area first waits for the records acknowledged before it (`applied`), so
+//   no caller sees a chunk acknowledged and not yet stored.
+// - Pending chunks are held in memory up to PENDING_MAX_BYTES; past it a commit waits for the apply.
+import type { Logger } from "pino";
+import type { Durability } from "../../database/db.js";
+import { JournalFiles, type JournalRecord } from "../storage/journal-files.js";
+import { decodeJournalRecord, journalRecord } from "./journal-codec.js";
+import type { StreamChunks } from "./shared-commit.js";
+
+/** How long acknowledged chunks wait for their apply when nothing asks for them sooner. */
+export const APPLY_AFTER_MS = 250;
+/** Chunks applied in one transaction at most (whole records; one record may hold more). */
+export const APPLY_MAX_CHUNKS = 16_384;
+/** Bytes of chunks held for their apply before commits wait for it. */
+export const PENDING_MAX_BYTES = 64 * 1024 * 1024;
+/** How long a failed apply waits before it is tried again. */
+const RETRY_MS = 1_000;
+
+interface Pending {
+  id: number;
+  streams: StreamChunks[];
+  chunks: number;
+  bytes: number;
+}
+
+/** Applies chunks to cloud.db (one transaction); throws if nothing was committed. */
+export type ApplyChunks = (streams: StreamChunks[]) => Promise<void>;
+
+export class IngestJournal {
+  private readonly pending: Pending[] = [];
+  private pendingBytes = 0;
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** The last record id committed to cloud.db, and who waits for one. */
+  private appliedId = 0;
+  private lastId = 0;
+  private readonly waiters: Array<{ id: number; resolve: () => void }> = [];
+  private closed = false;
+  /** Applies that failed one after another (logged at warn once per episode). */
+  private failedTries = 0;
+
+  private constructor(
+    private readonly files: JournalFiles,
+    private readonly left: JournalRecord[],
+    private readonly apply: ApplyChunks,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(dir: string, durability: Durability, apply: ApplyChunks, log: Logger): Promise<IngestJournal> {
+    const { files, left } = await JournalFiles.open(dir, durability);
+    return new IngestJournal(files, left, apply, log);
+  }
+
+  /** Applies the records a crash left (before the peer serves); the number of chunks they held. */
+  async recover(): Promise<number> {
+    let chunks = 0;
+    for (const r of this.left.splice(0)) {
+      const streams = decodeJournalRecord(r.body);
+      const n = streams.reduce((a, s) => a + s.chunks.length, 0);
+      chunks += n;
+      this.pending.push({ id: r.id, streams, chunks: n, bytes: r.body.length });
+      this.pendingBytes += r.body.length;
+      this.lastId = r.id;
+    }
+    if (chunks > 0) this.log.info({ chunks }, "applying acknowledged chunks left in the ingest journal");
+    await this.applied(Infinity);
+    return chunks;
+  }
+
+  /** Whether commits should wait for an apply before recording more. */
+  get full(): boolean {
+    return this.pendingBytes >= PENDING_MAX_BYTES;
+  }
+
+  get idle(): boolean {
+    return this.pending.length === 0 && this.running === undefined;
+  }
+
+  /**
+   * Makes the chunks durable in the journal; they are applied later, read from the record (the received frames
+   * may go once this returns). Resolves once they may be acknowledged.
+   */
+  async record(streams: StreamChunks[], chunks: number): Promise<void> {
+    const record = journalRecord(streams);
+    const id = await this.files.append(record.body);
+    this.pending.push({ id, streams: record.streams, chunks, bytes: record.body.length });
+    this.pendingBytes += record.body.length;
+    this.lastId = id;
+    this.schedule(this.full ? 0 : APPLY_AFTER_MS);
+  }
+
+  /**
+   * Resolves once every record made before the call is applied, or after `maxWaitMs` (a full disk may hold an
+   * apply back; readers then read what is stored).
+   */
+  applied(maxWaitMs = 5_000): Promise<void> {
+    const id = this.lastId;
+    if (this.appliedId >= id) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = Number.isFinite(maxWaitMs) ? setTimeout(resolve, maxWaitMs) : undefined;
+      this.waiters.push({
+        id,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+      this.schedule(0);
+    });
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed || this.running !== undefined) return;
+    if (this.timer !== undefined) {
+      if (ms > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        if (this.pending.length > 0) this.schedule(this.waiters.length > 0 || this.full ? 0 : APPLY_AFTER_MS);
+      });
+    }, ms);
+  }
+
+  private async run(): Promise<void> {
+    let n = 0;
+    let take = 0;
+    while (take < this.pending.length && (take === 0 || n + this.pending[take]!.chunks <= APPLY_MAX_CHUNKS))
+      n += this.pending[take++]!.chunks;
+    const batch = this.pending.slice(0, take);
+    if (batch.length === 0) return;
+    try {
+      // The records taken are in sealed segments, which go once applied (storage/journal-files.ts).
+      await this.files.seal();
+      await this.apply(merged(batch));
+    } catch (err) {
+      // Once per episode at warn (a full disk fails every try), each further try at debug.
+      if (this.failedTries++ === 0)
+        this.log.warn({ err, chunks: n }, "applying acknowledged chunks failed; they stay in the ingest journal");
+      else this.log.debug({ err, chunks: n, tries: this.failedTries }, "applying acknowledged chunks failed again");
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      return;
+    }
+    if (this.failedTries > 0)
+      this.log.info({ tries: this.failedTries }, "acknowledged chunks from the ingest journal applied again");
+    this.failedTries = 0;
+    const last = batch[batch.length - 1]!;
+    this.pending.splice(0, take);
+    for (const p of batch) this.pendingBytes -= p.bytes;
+    this.appliedId = last.id;
+    for (let i = this.waiters.length - 1; i >= 0; i--)
+      if (this.waiters[i]!.id <= last.id) this.waiters.splice(i, 1)[0]!.resolve();
+    // Applied is committed to cloud.db; the journal's copy may go (a crash before this applies it again: skipped).
+    await this.files
+      .trim(last.id)
+      .catch((err: unknown) =>
+        this.log.warn({ err }, "trimming the ingest journal failed; its applied records are skipped at the next start"),
+      );
+  }
+
+  /** Applies what is pending (for a while at most), then closes the journal's file. */
+  async close(): Promise<void> {
+    // Bounded: what a failing apply (a full disk) leaves stays in the journal and is applied at the next start.
+    await this.applied(10_000);
+    await this.running;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.files.close();
+  }
+}
+
+/** The records' streams, each stream's chunks together in the order they were received. */
+function merged(batch: readonly Pending[]): StreamChunks[] {
+  const byKey = new Map<string, StreamChunks & { chunks: StreamChunks["chunks"][number][] }>();
+  for (const p of batch)
+    for (const s of p.streams) {
+      const key = `${s.up.sessionId} ${s.up.streamId}`.toLowerCase();
+      const same = byKey.get(key);
+      if (same === undefined) byKey.set(key, { up: s.up, chunks: [...s.chunks] });
+      else same.chunks.push(...s.chunks);
+    }
+  return [...byKey.values()];
+}

@@ -1,0 +1,141 @@
+// The ingest journal's files (ingest/ingest-journal.ts): append-only segments `<dir>/<n>.journal`, a record being
+// `[u32 body length][u32 CRC-32 of the body][body]`. One write and one fdatasync per record (on the power-loss
+// durability), as a minimal receiver pays: no page, index or checkpoint of a database. An apply first seals the
+// segment being written (appends go to a new one) and removes the sealed segments once their records are applied,
+// so a restart applies again nothing applied before (a measurement deleted since would come back). A crash leaves at
+// most a torn last record, which its length or CRC gives away.
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import zlib from "node:zlib";
+import type { Durability } from "../../database/db.js";
+
+const SUFFIX = ".journal";
+
+interface Segment {
+  n: number;
+  file: string;
+  fh: fsp.FileHandle | undefined;
+  size: number;
+  lastId: number;
+}
+
+export interface JournalRecord {
+  id: number;
+  body: Buffer;
+}
+
+export class JournalFiles {
+  private nextId = 1;
+  private writing: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly dir: string,
+    private readonly sync: boolean,
+    private readonly segments: Segment[],
+  ) {}
+
+  /** Opens the journal in `dir` (made if missing): the records a crash left, and a new segment to append to. */
+  static async open(dir: string, durability: Durability): Promise<{ files: JournalFiles; left: JournalRecord[] }> {
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    const found = (await fsp.readdir(dir))
+      .filter((f) => f.endsWith(SUFFIX) && /^\d+$/.test(f.slice(0, -SUFFIX.length)))
+      .map((f) => Number(f.slice(0, -SUFFIX.length)))
+      .sort((a, b) => a - b);
+    const segments: Segment[] = [];
+    const left: JournalRecord[] = [];
+    for (const n of found) {
+      const file = path.join(dir, `${n}${SUFFIX}`);
+      const records = readRecords(await fsp.readFile(file));
+      for (const body of records) left.push({ id: left.length + 1, body });
+      segments.push({ n, file, fh: undefined, size: 0, lastId: left.length });
+    }
+    const files = new JournalFiles(dir, durability === "power-loss", segments);
+    files.nextId = left.length + 1;
+    await files.startSegment((found.at(-1) ?? 0) + 1);
+    return { files, left };
+  }
+
+  /** Appends a record; resolves with its id once it is written (and synced, on the power-loss durability). */
+  append(body: Buffer): Promise<number> {
+    const next = this.writing.then(async () => {
+      const seg = this.segments[this.segments.length - 1]!;
+      const head = Buffer.allocUnsafe(8);
+      head.writeUInt32BE(body.length, 0);
+      head.writeUInt32BE(zlib.crc32(body), 4);
+      await seg.fh!.writev([head, body], seg.size);
+      seg.size += 8 + body.length;
+      if (this.sync) await seg.fh!.datasync();
+      seg.lastId = this.nextId++;
+      return seg.lastId;
+    });
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Appends go to a new segment from now on (when the current one holds records); the id of the last record. */
+  seal(): Promise<number> {
+    const next = this.writing.then(async () => {
+      if (this.segments[this.segments.length - 1]!.size > 0)
+        await this.startSegment(this.segments[this.segments.length - 1]!.n + 1);
+      return this.nextId - 1;
+    });
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Every record up to `id` is applied: the sealed segments holding only such records go. */
+  trim(id: number): Promise<void> {
+    const next = this.writing.then(async () => {
+      let removed = false;
+      while (this.segments.length > 1 && this.segments[0]!.lastId <= id) {
+        const seg = this.segments.shift()!;
+        await seg.fh?.close();
+        await fsp.rm(seg.file, { force: true });
+        removed = true;
+      }
+      // A segment brought back by a power cut would be applied again.
+      if (removed && this.sync) await syncDir(this.dir);
+    });
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+    for (const seg of this.segments) await seg.fh?.close();
+    for (const seg of this.segments) seg.fh = undefined;
+  }
+
+  private async startSegment(n: number): Promise<void> {
+    const file = path.join(this.dir, `${n}${SUFFIX}`);
+    const fh = await fsp.open(file, "wx", 0o600);
+    if (this.sync) await syncDir(this.dir);
+    this.segments.push({ n, file, fh, size: 0, lastId: this.nextId - 1 });
+  }
+}
+
+/** The whole records of a segment, up to the first torn or damaged one. */
+export function readRecords(data: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let p = 0;
+  while (p + 8 <= data.length) {
+    const len = data.readUInt32BE(p);
+    const crc = data.readUInt32BE(p + 4);
+    if (p + 8 + len > data.length) break;
+    const body = data.subarray(p + 8, p + 8 + len);
+    if (zlib.crc32(body) !== crc) break;
+    out.push(body);
+    p += 8 + len;
+  }
+  return out;
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

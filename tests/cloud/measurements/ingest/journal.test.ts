@@ -1,0 +1,166 @@
+// The ingest journal's files and records on their own: what a crash leaves is read back whole, a torn or damaged
+// last record is left out, applied segments go, and a journal reopened after a crash applies exactly what it held.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IngestJournal } from "../../../../cloud/measurements/ingest/ingest-journal.js";
+import { decodeJournalRecord, encodeJournalRecord } from "../../../../cloud/measurements/ingest/journal-codec.js";
+import type { StreamChunks } from "../../../../cloud/measurements/ingest/shared-commit.js";
+import { JournalFiles, readRecords } from "../../../../cloud/measurements/storage/journal-files.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ingest-journal-"));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const segments = () => fs.readdirSync(dir).filter((f) => f.endsWith(".journal"));
+const stream = (session: string, numbers: number[]): StreamChunks => ({
+  up: { streamId: `${session}-s`, sessionId: session, projectUuid: "p", nodeId: "n" },
+  chunks: numbers.map((n) => ({
+    sequenceNumber: n,
+    groups: [
+      {
+        name: "a/b",
+        type: "float64",
+        points: [{ elapsedNs: BigInt(n) * 1_000_000n, payload: Buffer.from([n, 1, 2]) }],
+      },
+      { name: "c", type: "string", points: [{ elapsedNs: -5n, payload: Buffer.alloc(0) }] },
+    ],
+  })),
+});
+/** What a record holds, comparable with toEqual. */
+const plain = (streams: StreamChunks[]) =>
+  streams.map((s) => ({
+    up: s.up,
+    chunks: s.chunks.map((c) =>
+      "groups" in c
+        ? {
+            n: c.sequenceNumber,
+            g: c.groups.map((g) => [g.name, g.type, g.points.map((p) => [p.elapsedNs, [...p.payload]])]),
+          }
+        : c,
+    ),
+  }));
+
+describe("journal records", () => {
+  it("decodes what it encodes: streams, numbers, data ids, elapsed times and payloads", () => {
+    const streams = [stream("s1", [1, 2, 3]), stream("s2", [9])];
+    expect(plain(decodeJournalRecord(encodeJournalRecord(streams)))).toEqual(plain(streams));
+  });
+});
+
+describe("journal files", () => {
+  it("reads back every record after a crash, and leaves out a torn last record", async () => {
+    const { files } = await JournalFiles.open(dir, "power-loss");
+    const bodies = [Buffer.from("first"), Buffer.alloc(70_000, 7), Buffer.from("third")];
+    for (const b of bodies) await files.append(b);
+    await files.close();
+    const [seg] = segments();
+    const file = path.join(dir, seg!);
+    // A crash in the middle of a fourth record's write.
+    fs.appendFileSync(file, Buffer.from([0, 0, 1, 0, 1, 2, 3, 4, 5, 6]));
+    const again = await JournalFiles.open(dir, "power-loss");
+    expect(again.left.map((r) => r.body)).toEqual(bodies);
+    expect(again.left.map((r) => r.id)).toEqual([1, 2, 3]);
+    await again.files.close();
+  });
+
+  it("stops at a record whose bytes do not match its CRC", () => {
+    const rec = (s: string) => {
+      const body = Buffer.from(s);
+      const head = Buffer.alloc(8);
+      head.writeUInt32BE(body.length, 0);
+      head.writeUInt32BE(zlib.crc32(body), 4);
+      return Buffer.concat([head, body]);
+    };
+    const damaged = rec("two");
+    damaged[9] ^= 0xff;
+    expect(readRecords(Buffer.concat([rec("one"), damaged, rec("three")])).map(String)).toEqual(["one"]);
+  });
+
+  it("removes sealed segments once every record in them is applied, and keeps appending after", async () => {
+    const { files } = await JournalFiles.open(dir, "process-crash");
+    await files.append(Buffer.from("one"));
+    const sealed = await files.seal();
+    const two = await files.append(Buffer.from("two"));
+    expect(segments()).toHaveLength(2);
+    await files.trim(sealed - 1); // the sealed segment still holds an unapplied record
+    expect(segments()).toHaveLength(2);
+    await files.trim(sealed);
+    expect(segments()).toHaveLength(1);
+    await files.close();
+    const again = await JournalFiles.open(dir, "process-crash");
+    expect(again.left.map((r) => String(r.body))).toEqual(["two"]);
+    expect(two).toBe(sealed + 1);
+    await again.files.close();
+  });
+});
+
+describe("the ingest journal", () => {
+  const log = pino({ level: "silent" });
+
+  it("applies after a crash exactly the records not yet applied, then forgets them", async () => {
+    const applied: StreamChunks[][] = [];
+    const first = await IngestJournal.open(dir, "power-loss", async (s) => void applied.push(s), log);
+    await first.recover();
+    await first.record([stream("s1", [1, 2])], 2);
+    await first.applied(Infinity);
+    expect(plain(applied.flat())).toEqual(plain([stream("s1", [1, 2])]));
+    // Acknowledged; the process dies before their apply: what is on disk then is what a restart finds.
+    await first.record([stream("s1", [3])], 1);
+    await first.record([stream("s2", [1]), stream("s1", [4])], 2);
+    const crashed = fs.mkdtempSync(path.join(os.tmpdir(), "ingest-journal-crashed-"));
+    try {
+      fs.cpSync(dir, crashed, { recursive: true });
+      await first.close();
+
+      const recovered: StreamChunks[][] = [];
+      const second = await IngestJournal.open(crashed, "power-loss", async (s) => void recovered.push(s), log);
+      expect(await second.recover()).toBe(3);
+      // One apply, each stream's chunks together in the order they were acknowledged.
+      expect(recovered).toHaveLength(1);
+      expect(plain(recovered[0]!)).toEqual(plain([stream("s1", [3, 4]), stream("s2", [1])]));
+      await second.close();
+
+      const third = await IngestJournal.open(crashed, "power-loss", async () => expect.unreachable(), log);
+      expect(await third.recover()).toBe(0);
+      await third.close();
+    } finally {
+      fs.rmSync(crashed, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps acknowledged chunks whose apply failed, says so once, and applies them when it works again", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const sink = pino({ level: "debug" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    let tries = 0;
+    const applied: StreamChunks[][] = [];
+    const journal = await IngestJournal.open(
+      dir,
+      "process-crash",
+      async (s) => {
+        if (++tries <= 2) throw new Error("disk full");
+        applied.push(s);
+      },
+      sink,
+    );
+    await journal.recover();
+    await journal.record([stream("s1", [1])], 1);
+    await journal.applied(1_500); // gives up waiting; the chunks are not lost
+    expect(applied).toHaveLength(0);
+    await journal.applied(Infinity);
+    expect(plain(applied.flat())).toEqual(plain([stream("s1", [1])]));
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      "applying acknowledged chunks failed; they stay in the ingest journal",
+    ]);
+    expect(lines.filter((l) => l.level === 20)).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).toEqual([
+      "acknowledged chunks from the ingest journal applied again",
+    ]);
+    await journal.close();
+  });
+});
