@@ -87,6 +87,10 @@ const QUICK = [
   "tests/scripts/build-fingerprint.test.ts",
 ];
 const BUILD = "tests/support/build-global-setup.ts";
+// The run's directory for the npm tarball and the Debian packages, made once for the files that need them.
+const ARTEFACTS = "tests/support/artefacts-global-setup.ts";
+// With TEST_CPU_LOG=FILE: a line per test file with the CPU-seconds it spent (tests/support/cpu-log.ts).
+const cpuLog = process.env.TEST_CPU_LOG ? { setupFiles: ["tests/support/cpu-log.ts"] } : {};
 
 // Each file of the sqlite and postgres projects runs in a process of its own (vitest's default `isolate`). Sharing
 // workers between files (`isolate: false`) would save about a third of those files' CPU (the cloud's module graph
@@ -114,7 +118,16 @@ export default defineConfig({
     maxWorkers: 4,
     projects: [
       // The QUICK files run once, in the quick project (npm test runs it too), not again here.
-      { test: { ...common, name: "sqlite", include: ["tests/**/*.test.ts"], exclude: QUICK, globalSetup: [BUILD] } },
+      {
+        test: {
+          ...common,
+          name: "sqlite",
+          include: ["tests/**/*.test.ts"],
+          exclude: QUICK,
+          globalSetup: [BUILD, ARTEFACTS],
+          ...cpuLog,
+        },
+      },
       {
         test: {
           ...common,
@@ -123,6 +136,7 @@ export default defineConfig({
           exclude: [...SQLITE_ONLY, ...NO_CLOUD_DATABASE, ...IN_FRONT_OF_STORE],
           env: { CLOUD_TEST_DATABASE: "postgres" },
           globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
+          ...cpuLog,
         },
       },
       // One worker module cache for these small files (no isolation needed: they start nothing).

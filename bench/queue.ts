@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { DataPoint } from "../runtime/datapoint.js";
 import { FifoReader } from "../runtime/ipc/fifo-reader.js";
 import { IscpV2CompatDecoder, encodeIscpV2Frame } from "../runtime/ipc/iscp-v2-compat.js";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { Launch } from "../runtime/ipc/schema.js";
 import { openUpstreamChannel } from "../runtime/ipc/upstream-channel.js";
 import { ChunkBatcher } from "../runtime/datapath/chunk-batcher.js";

@@ -1,7 +1,7 @@
 // The cloud peer's settings as one effect Schema struct: each entry names its flag (also its key in the --config
 // file), its environment variable, its value schema and its default. Adding a setting is one entry in SETTINGS.
 import path from "node:path";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import {
   DatabaseUrl,
   expecting,

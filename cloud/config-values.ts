@@ -2,7 +2,8 @@
 // is read and checked, each failing with one `expected ...` the caller prefixes with the setting's name and source.
 import fs from "node:fs";
 import path from "node:path";
-import { ParseResult, Schema } from "effect";
+import * as ParseResult from "effect/ParseResult";
+import * as Schema from "effect/Schema";
 import { parseTrustedProxies } from "./http/client-address.js";
 import { DEFAULT_LIMITS, type IscpLimits } from "./iscp/broker/options.js";
 import { DURABILITIES } from "./database/db.js";

@@ -1,7 +1,7 @@
 // Settings of the cloud peer process: flags win over environment variables, which win over the --config file, which
 // wins over defaults. Every source is decoded with the one schema of cloud/config-schema.ts.
 import fs from "node:fs";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import YAML from "yaml";
 import { yamlErrorLine } from "../lib/yaml-error.js";
 import { decodeInput } from "../lib/http/decode.js";

@@ -7,9 +7,20 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (...p) => path.join(root, "node_modules", ...p);
+// The type-checks keep tsc's incremental state in .tmp/ (the same files as `npm run test:quick`): a run after a small
+// change checks what changed (a few seconds) instead of the whole program (about 30 CPU-seconds).
+const tsc = (project, info) => [
+  bin("typescript", "bin", "tsc"),
+  "--noEmit",
+  "-p",
+  project,
+  "--incremental",
+  "--tsBuildInfoFile",
+  path.join(".tmp", info),
+];
 const CHECKS = [
-  ["type-check", [bin("typescript", "bin", "tsc"), "--noEmit", "-p", "."]],
-  ["type-check of the console", [bin("typescript", "bin", "tsc"), "--noEmit", "-p", "cloud/console/web"]],
+  ["type-check", tsc(".", "tsc-main.tsbuildinfo")],
+  ["type-check of the console", tsc("cloud/console/web", "tsc-web.tsbuildinfo")],
   ["lint", [path.join(root, "scripts", "lint.mjs")]],
 ];
 const VITEST = [

@@ -1,5 +1,5 @@
 // The access area's requests and responses (intdash REST API: checkHTTPAuthorization, checkMeHTTPAuthorization).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 const Method = Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE");
 const Path = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096));

@@ -1,6 +1,6 @@
 // Request and response schemas of the accounts routes, carrying the spec's limits. The same
 // schemas validate requests and generate the OpenAPI document.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { BoolFromQuery, IntFromQuery, PageFields, StringArrayQuery, listOf, sortQuery } from "../http/query.js";
 import { USER_SORT_KEYS } from "./repo/users.js";
 

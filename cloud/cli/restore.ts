@@ -9,7 +9,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { payloadFileName } from "../measurements/storage/payload-files.js";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
 import { MANIFEST, PLAIN_ENTRIES } from "./backup.js";

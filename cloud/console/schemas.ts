@@ -1,6 +1,7 @@
 // The console's settings: the map tiles an operator configures (--map-tiles-url), checked at start, and what the
 // console reads of them.
-import { ParseResult, Schema } from "effect";
+import * as ParseResult from "effect/ParseResult";
+import * as Schema from "effect/Schema";
 
 /** The placeholders a tile URL must hold: the slippy-map (XYZ, Web Mercator) tile address. */
 const PLACEHOLDERS = ["{z}", "{x}", "{y}"];

@@ -1,5 +1,5 @@
 // Request and response schemas of the dashboard routes (the peer's own operations, not in the intdash API).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { PageFields, PageInfoSchema } from "../http/query.js";
 import { Uuid } from "../measurements/schemas.js";
 

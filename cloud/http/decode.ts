@@ -1,7 +1,8 @@
 // Decoding of every input through effect/Schema. Keys of JSON objects match case-insensitively
 // (the spec: `Username` == `username`); unknown keys are refused in JSON bodies and dropped elsewhere
 // (query, path, form bodies); failures become 400s naming the fields, never echoing a value.
-import { Schema, SchemaAST } from "effect";
+import * as Schema from "effect/Schema";
+import * as SchemaAST from "effect/SchemaAST";
 import { decodeInput, type Issue } from "../../lib/http/decode.js";
 import { Invalid } from "../errors.js";
 

@@ -1,6 +1,6 @@
 // The cloud's OpenAPI document: the kit's builder with the `{type, title}` error body, the intdash
 // security schemes, and body media types by body kind.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { buildOpenApi as buildDocument, jsonSchema, type Json } from "../../lib/http/openapi.js";
 import { JSON_TYPE, type AnyRoute } from "./route.js";
 

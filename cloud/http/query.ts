@@ -1,6 +1,6 @@
 // Query-string schemas shared by list operations: paging, sorting, repeated `x[]` filters and
 // name-like filters (plain string = partial match, "double-quoted" = exact match).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 export const IntFromQuery = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   Schema.NumberFromString.pipe(Schema.int(), Schema.between(min, max));

@@ -3,7 +3,7 @@
 // persist=true upstreams stored as measurements.
 import fs from "node:fs";
 import path from "node:path";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { attachIscpBroker, IscpBroker, startIscpQuic } from "./broker/broker.js";
 import { measurementHooks } from "../measurements/module.js";
 import { errorBodyJson } from "../http/error-reply.js";

@@ -1,5 +1,5 @@
 // The iSCP area's REST responses (intdash REST API: listProjectEdgeConnections).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { RATE_WINDOW_SECONDS } from "./broker/rate-meter.js";
 
 const EdgeConnection = Schema.Struct({

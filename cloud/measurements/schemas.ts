@@ -1,5 +1,6 @@
 // Request and response schemas of the measurement routes (the intdash REST API v2.6 models).
-import { ParseResult, Schema } from "effect";
+import * as ParseResult from "effect/ParseResult";
+import * as Schema from "effect/Schema";
 import { BoolFromQuery, IntFromQuery, StringArrayQuery } from "../http/query.js";
 import { BASETIME_TYPES } from "./service/model.js";
 import { parseTimeNs } from "./formats/time.js";

@@ -1,5 +1,5 @@
 // Request and response schemas of the OAuth2 client operations, with the spec's limits.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { PageFields, StringArrayQuery, listOf, sortQuery } from "../http/query.js";
 
 const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max));

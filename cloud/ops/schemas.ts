@@ -1,5 +1,5 @@
 // The operations area's responses: what the readiness probe reports per part.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 export const Checks = Schema.Struct({
   database: Schema.String,

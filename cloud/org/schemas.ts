@@ -1,5 +1,5 @@
 // Request and response schemas of the organisation routes, with the spec's limits.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { BoolFromQuery, DateTimeFromQuery, PageFields, StringArrayQuery, listOf, sortQuery } from "../http/query.js";
 import { Uuid } from "../accounts/schemas.js";
 

@@ -1,6 +1,6 @@
 // Request and response schemas of the webhook routes (intdash HookCreateRequest, HookUpdateRequest,
 // HookTestRequest, Hook, HookDelivery).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { PageFields, PageInfoSchema } from "../http/query.js";
 import { Uuid } from "../measurements/schemas.js";
 import { EVENT_KINDS } from "./service/render.js";

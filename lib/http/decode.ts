@@ -1,6 +1,8 @@
 // Decoding input through effect/Schema. The result lists every issue (path + message); each API words
 // its own 400 from them.
-import { Either, ParseResult, Schema } from "effect";
+import * as Either from "effect/Either";
+import * as ParseResult from "effect/ParseResult";
+import * as Schema from "effect/Schema";
 
 export interface Issue {
   path: readonly PropertyKey[];

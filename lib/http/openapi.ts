@@ -1,6 +1,8 @@
 // OpenAPI 3.1 generated from the very route definitions (and schemas) that serve and validate requests.
 // What differs between the APIs (error schema, security, body media types) comes in as options.
-import { JSONSchema, Schema, SchemaAST } from "effect";
+import * as JSONSchema from "effect/JSONSchema";
+import * as Schema from "effect/Schema";
+import * as SchemaAST from "effect/SchemaAST";
 import type { RouteBase } from "./route.js";
 
 export type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // What every route of both APIs has: method, path, operationId, schemas. The same schemas validate the
 // request and generate the OpenAPI document, so the two cannot drift apart. Each API extends this with
 // its own handler signature (and the cloud with its auth mode and body kinds).
-import type { Schema } from "effect";
+import type * as Schema from "effect/Schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

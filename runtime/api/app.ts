@@ -2,7 +2,7 @@
 // render JSON; every failure becomes `{title, status, detail, instance}` and never a crash.
 import Koa, { type Context } from "koa";
 import Router from "@koa/router";
-import type { Schema } from "effect";
+import type * as Schema from "effect/Schema";
 import { decodeInput } from "../../lib/http/decode.js";
 import { mountRoutes, notRouted, renderErrors, sendReply } from "../../lib/http/mount.js";
 import { BodyTooLarge, HttpProblem, MethodNotAllowed, NoRoute } from "../../lib/http/problems.js";

@@ -4,7 +4,7 @@
 // fields refused too), and every problem names the file's line and the field's path, so a bad file is refused
 // as a whole.
 import { readFile } from "node:fs/promises";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import YAML, { isMap, isNode, isScalar, LineCounter, type Document } from "yaml";
 import { decodeInput, type Issue } from "../../lib/http/decode.js";
 import { yamlErrorLine } from "../../lib/yaml-error.js";

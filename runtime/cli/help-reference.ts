@@ -1,7 +1,8 @@
 // The reference at the end of `agentctl --help`: every command with its options, and the fields of a device
 // connector, both made from what the program and the settings' Schemas are, so the help cannot drift from them.
 import type { Command } from "commander";
-import { Schema, SchemaAST } from "effect";
+import * as Schema from "effect/Schema";
+import * as SchemaAST from "effect/SchemaAST";
 
 /** Every command and sub-command, each with its own options. */
 export function commandReference(program: Command): string {

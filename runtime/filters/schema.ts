@@ -2,7 +2,7 @@
 // The spec names the variants but not their fields; the fields are our design (docs/datapath.md).
 // Every variant is an object tagged by `type`, so JSON reads as
 //   {"type":"name","patterns":["1/#"]} / {"type":"sampling","interval_ms":100}.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { dataNameError, patternError } from "./pattern.js";
 
 const Pattern = Schema.String.pipe(

@@ -1,6 +1,6 @@
 // Device-connector IPC settings: `ipc` (where the FIFO is) and `launch` (the connector process the agent
 // starts and supervises). The spec says "contents: not shown"; the shapes are ours (docs/datapath.md).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /** FIFO data formats the agent speaks (spec: `format`). */
 export const IpcFormat = Schema.Literal("iscp-v2-compat", "logger-msg");

@@ -2,7 +2,7 @@
 // fill defaults, and generate the OpenAPI document (runtime/api/openapi.ts).
 // Per resource: `X` is the full shape (stored and returned), `XCreate` decodes a create body into `X`
 // (defaults filled), `XUpdate` decodes a partial update body; `normaliseX` applies cross-field rules.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { FilterChange, FilterKind, FilterTarget } from "../filters/schema.js";
 import { patternError } from "../filters/pattern.js";
 import { Ipc, IpcFormat, Launch } from "../ipc/schema.js";

@@ -8,12 +8,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDemoCloud } from "../../bin/demo-setup.js";
-import { ROOT } from "./unit-file.js";
 import { freePort } from "../support/nats.js";
 import { lockPackages, unlockPackages } from "./dpkg-lock.js";
+import { debPackages } from "../support/run-artefacts.js";
 
 const run = promisify(execFile);
-const out = fs.mkdtempSync(path.join(os.tmpdir(), "deb-"));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "deb-run-"));
 const PACKAGES = ["edge-agent", "cloud-peer"] as const;
 const children: ChildProcess[] = [];
@@ -62,15 +61,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
 }
 
 beforeAll(async () => {
+  // `npm run package:deb -- --fast`, made once for the run (tests/support/run-artefacts.ts).
+  debs = await debPackages();
   await lockPackages();
-  await run(process.execPath, [path.join(ROOT, "scripts", "package-deb.mjs"), "--out", out, "--fast"], {
-    cwd: ROOT,
-    timeout: 600_000,
-  });
-  const files = fs.readdirSync(out);
-  debs = Object.fromEntries(
-    PACKAGES.map((p) => [p, path.join(out, files.find((f) => f.startsWith(`${p}_`))!)]),
-  ) as typeof debs;
 }, 600_000);
 
 afterAll(async () => {
@@ -80,7 +73,6 @@ afterAll(async () => {
   // Never leave the packages on the machine, whatever failed.
   for (const p of PACKAGES)
     if (await exists("dpkg", ["-s", p])) await run("dpkg", ["--purge", p]).catch(() => undefined);
-  fs.rmSync(out, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
   unlockPackages();
 }, 120_000);

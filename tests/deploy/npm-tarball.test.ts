@@ -8,6 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
 import { ROOT } from "./unit-file.js";
+import { packedTarball } from "../support/run-artefacts.js";
 
 const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "npm-tarball-"));
@@ -19,12 +20,9 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "ut
 };
 
 it("holds the commands, the compiled code they load, the units and the docs; no source maps or pictures", async () => {
-  const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-    cwd: ROOT,
-    maxBuffer: 16 << 20,
-  });
-  const [packed] = JSON.parse(stdout) as [{ size: number; files: { path: string }[] }];
-  const files = packed.files.map((f) => f.path);
+  // `npm pack --json` of this checkout, made once for the run (tests/support/run-artefacts.ts).
+  const packed = await packedTarball();
+  const files = packed.files;
   expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
   expect(files.filter((f) => /\.(png|jpe?g|gif|webp)$/.test(f) || f.startsWith("docs/guide/images/"))).toEqual([]);
   expect(files.filter((f) => /\.ts$/.test(f) || f.startsWith("tests/") || f.startsWith("bench/"))).toEqual([]);
@@ -51,7 +49,8 @@ it("holds the commands, the compiled code they load, the units and the docs; no 
 }, 120_000);
 
 it("installs with npm install -g where no compiler or python is on PATH: the agent runs, the cloud says sqlite3 is missing", async () => {
-  await run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 16 << 20 });
+  const tgz = `${manifest.name}-${manifest.version}.tgz`;
+  fs.copyFileSync((await packedTarball()).file, path.join(dir, tgz));
   // A PATH with node, npm and sh only: no cc, make or python3 for node-gyp.
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin);
@@ -63,7 +62,6 @@ it("installs with npm install -g where no compiler or python is on PATH: the age
     fs.symlinkSync(target, path.join(bin, name));
   const env = { HOME: os.homedir(), PATH: bin, npm_config_update_notifier: "false" };
   const prefix = path.join(dir, "prefix");
-  const tgz = `${manifest.name}-${manifest.version}.tgz`;
   // The guide's line (docs/guide/device.md, step 2) without --ignore-scripts: the install scripts run and sqlite3's
   // build fails. (Offline from npm's cache where it can: the registry is only asked for what is not there.)
   await run(

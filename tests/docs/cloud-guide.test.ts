@@ -13,6 +13,7 @@ import tls from "node:tls";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
+import { packedTarball } from "../support/run-artefacts.js";
 import { blockRunner, guideBlocks } from "./guide-blocks.js";
 import { execStart, ROOT, unitText } from "../deploy/unit-file.js";
 import { makeTestCa, type TestCa } from "../support/test-ca.js";
@@ -147,7 +148,9 @@ beforeAll(async () => {
       s.close(() => resolve(p));
     });
   });
-  await run("npm", ["pack", "--ignore-scripts", "--pack-destination", download], { cwd: ROOT, maxBuffer: 16 << 20 });
+  // `npm pack` (the guide's build block), made once for the run (tests/support/run-artefacts.ts).
+  const { file } = await packedTarball();
+  fs.copyFileSync(file, path.join(download, path.basename(file)));
 }, 120_000);
 
 afterAll(async () => {

@@ -16,11 +16,11 @@ import { lockPackages, unlockPackages } from "../deploy/dpkg-lock.js";
 import { startCloudWithEdge, type CloudWithEdge } from "../deploy/unit-agent.js";
 import { execStart, ROOT } from "../deploy/unit-file.js";
 import { blockRunner, guideBlocks } from "./guide-blocks.js";
+import { debPackages } from "../support/run-artefacts.js";
 
 const run = promisify(execFile);
 const { guide, blocks } = guideBlocks("device.md");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "device-guide-deb-"));
-const debDir = path.join(dir, "deb");
 const connectors = path.join(dir, "opt", "device-connectors");
 const SAMPLE = "/usr/lib/edge-agent/dist/runtime/connectors/sample-connector.js";
 const UNIT = "/lib/systemd/system/edge-agent.service";
@@ -100,13 +100,9 @@ async function stopAgent(): Promise<void> {
 const pointsInCloud = async () => (await cloud.measurements()).reduce((n, m) => n + m.received_data_points, 0);
 
 beforeAll(async () => {
+  // `npm run package:deb -- --fast`, made once for the run (tests/support/run-artefacts.ts).
+  deb = (await debPackages())["edge-agent"];
   await lockPackages();
-  await run(
-    process.execPath,
-    [path.join(ROOT, "scripts", "package-deb.mjs"), "--only", "edge-agent", "--fast", "--out", debDir],
-    { cwd: ROOT, timeout: 300_000 },
-  );
-  deb = path.join(debDir, fs.readdirSync(debDir).find((f) => f.startsWith("edge-agent_"))!);
   cloud = await startCloudWithEdge(path.join(dir, "cloud"));
   fs.mkdirSync(connectors, { recursive: true });
   // The connector program's folder: root's, readable by the agent's user (as /opt is).

@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/stack.js";
+import { packedTarball } from "../support/run-artefacts.js";
 import { guideBlocks } from "./guide-blocks.js";
 import { ROOT } from "../deploy/unit-file.js";
 import {
@@ -103,7 +104,9 @@ const sampleConnector = (args: string[]) => [
 
 beforeAll(async () => {
   fs.mkdirSync(download);
-  await run("npm", ["pack", "--ignore-scripts", "--pack-destination", download], { cwd: ROOT, maxBuffer: 16 << 20 });
+  // `npm pack` (the guide's build block), made once for the run (tests/support/run-artefacts.ts).
+  const { file } = await packedTarball();
+  fs.copyFileSync(file, path.join(download, path.basename(file)));
   cloud = await startCloudWithEdge(path.join(dir, "cloud"));
 }, 120_000);
 

@@ -1,6 +1,6 @@
 // GET /v1/projects/{project_uuid}/edge_connections (intdash REST API: listProjectEdgeConnections): the
 // iSCP connections open now in the project, one per connected node (an edge's node ID is its UUID).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute } from "../../http/route.js";
 import { Uuid } from "../../measurements/schemas.js";
 import { EdgeConnections } from "../schemas.js";

@@ -1,6 +1,6 @@
 // Chunk uploads in and data points out: StoreDataChunks (protobuf or its JSON form) to the area's
 // model, StoreDataChunk as the stored row payload, DataResponseProto / DomainEventProto frames.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import Long from "long";
 
 const LongCtor = Long;

@@ -1,7 +1,7 @@
 // Base times of a measurement: by type (v2.4 and v2.6) and by numeric id (v2.6, same path segment).
 import { dual } from "./dual-route.js";
 import { BaseTimeParams, BaseTimeResponse, CreateMeasBaseTime, MeasParams, UpdateMeasBaseTime } from "../schemas.js";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { isBaseTimeType } from "../service/model.js";
 import { Invalid } from "../../errors.js";
 

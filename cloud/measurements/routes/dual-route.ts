@@ -1,6 +1,6 @@
 // Every measurement operation exists twice: under /v1/projects/{project_uuid}/... and, deprecated,
 // under /v1/... for the default (all-zero) project. `dual` defines both from one description.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute, type AnyRoute, type BodyKind, type Method, type Req } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import { DEFAULT_PROJECT } from "../service/model.js";

@@ -3,7 +3,7 @@
 // `Accept: application/protobuf` 8-byte little-endian length-prefixed DomainEventProto frames.
 // Empty lines (NDJSON) or zero-length frames (protobuf) are keep-alives, sent at once and every 15 s.
 import { Readable } from "node:stream";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { reply } from "../../http/route.js";
 import { encodeDomainEvent, frame } from "../formats/codec.js";
 import type { MeasurementEvent } from "../service/events.js";

@@ -1,7 +1,7 @@
 // Measurement markers under intdash's operationIds (MeasMeasurementMarkersApi): by measurement
 // (`/measurements/{m}/markers[/{marker}]`) and by marker alone (`/measurements/markers[/{marker}]`).
 import type { Context } from "koa";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { dual } from "./dual-route.js";
 import { pageLink } from "./measurements.js";
 import {

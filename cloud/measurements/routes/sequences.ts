@@ -1,5 +1,5 @@
 // Sequences (one per upstream stream) and the chunk upload that fills them.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { Invalid } from "../../errors.js";
 import { ApiError } from "../../http/api-error.js";
 import { decodeStoreDataChunksJson, decodeStoreDataChunksProto } from "../formats/codec.js";

@@ -1,7 +1,7 @@
 // getVersion: `{version}` is the intdash API version whose REST paths the peer follows, so intdash
 // clients that compare it (the Python SDK 2.1 warns below 1.9.0) see what they talk to;
 // `cloud_peer_version` is this package's own version. Public, so a client can check before it has credentials.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { PACKAGE_VERSION } from "../../../lib/package-paths.js";
 import { defineRoute } from "../../http/route.js";
 import { TAG } from "./dual-route.js";

@@ -1,6 +1,6 @@
 // GET /auth/oauth2/authorization: run the checks; without a sign-in session send the browser to
 // the sign-in page (same query), with one answer with a code at the redirect URI.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute } from "../../http/route.js";
 import { emptyReply, issueCode } from "../service/authorize.js";
 import { checkAuthorizationRequest } from "../checks/pipeline.js";

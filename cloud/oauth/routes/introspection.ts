@@ -1,6 +1,6 @@
 // POST /auth/oauth2/introspection (RFC 7662; not an intdash operation): for confidential clients, which
 // authenticate as at the token endpoint. Always 200 with `active` for a well-formed request.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute, reply } from "../../http/route.js";
 import { authenticateClient, readClientCredentials } from "../clients/client-auth.js";
 import { invalidClient, invalidRequest, OAuthError } from "../service/oauth-errors.js";

@@ -1,5 +1,5 @@
 // GET /auth/oauth2/jwks (RFC 7517): the public halves of every published signing key.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute, reply } from "../../http/route.js";
 import { CORS } from "../service/oauth-errors.js";
 

@@ -1,7 +1,7 @@
 // POST /auth/oauth2/revocation (RFC 7009). Answers 200 whether or not the token was known.
 // A refresh token revokes its whole family (and the access tokens it issued); an access token is
 // put on the jti denylist, which every endpoint consults.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineRoute } from "../../http/route.js";
 import { emptyReply } from "../service/authorize.js";
 import { authenticateClient, readClientCredentials } from "../clients/client-auth.js";

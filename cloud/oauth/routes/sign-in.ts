@@ -1,7 +1,7 @@
 // The sign-in page (GET shows the form, POST checks it). It serves authorization requests only: its
 // query is the authorization request's, re-checked on every step, and success leads back to the
 // authorization endpoint with that same query, never to a URL taken from the request (no open redirect).
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import type { Context } from "koa";
 import { defineRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";

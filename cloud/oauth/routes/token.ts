@@ -1,5 +1,5 @@
 // POST /auth/oauth2/token (RFC 6749 3.2): form body, client authentication, one handler per grant.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "koa";
 import type { Services } from "../../services.js";

@@ -1,7 +1,7 @@
 // Liveness and readiness probes for orchestrators and load balancers: public (no credentials, nothing
 // secret in the answers) and cheap, so they can be polled every second. Why a part is not ready is told in
 // full to a super user and to this host (as /metrics is), to others in plain words.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { ApiError } from "../../http/api-error.js";
 import { defineRoute } from "../../http/route.js";
 import { isLocalClient } from "../../http/metrics-endpoint.js";

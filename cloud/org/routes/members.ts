@@ -1,6 +1,6 @@
 // Group members and project members (intdash REST API: listGroupMembers, addProjectMember, ...):
 // one route table per kind.
-import type { Schema } from "effect";
+import type * as Schema from "effect/Schema";
 import { defineRoute, type AnyRoute } from "../../http/route.js";
 import type { Services } from "../../services.js";
 import {

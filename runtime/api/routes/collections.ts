@@ -1,6 +1,6 @@
 // The list-shaped settings (streams, device-connector IPC channels, filters): the same five operations
 // each, plus two state operations for streams and channels, built from one description per resource.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import {
   DownstreamCreate,
   DownstreamIpcCreate,

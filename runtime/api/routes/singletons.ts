@@ -1,6 +1,6 @@
 // Version, connection, transport, deferred upload and measurements: the operations that are not
 // lists of settings.
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import {
   API_VERSION,
   ConnectionSettings,

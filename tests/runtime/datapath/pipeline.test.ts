@@ -2,7 +2,7 @@
 // batcher -> LMDB -> cursor (acks) ... link lost ... new sequence ... -> deferred upload of what was left.
 // Every point the connector wrote ends up delivered exactly once (real time or deferred).
 import { join } from "node:path";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pb } from "../../../proto/gen/pb.js";
 import { takeMeasurementClock } from "../../../runtime/ipc/clock.js";

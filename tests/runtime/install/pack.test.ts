@@ -15,6 +15,7 @@ import { apiClient, ensureDemoCloud } from "../../../bin/demo-setup.js";
 import { spawnPeerAt } from "../../cloud/iscp/peer-process.js";
 import { cloudIndices, range, writeNumbered } from "../../e2e/points.js";
 import { cloudData, openFifoWriter, until } from "../../e2e/stack.js";
+import { packedTarball } from "../../support/run-artefacts.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const run = promisify(execFile);
@@ -25,9 +26,8 @@ const npm = (args: string[], cwd: string) =>
   run("npm", args, { cwd, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: "false" } });
 
 beforeAll(async () => {
-  // dist/ is fresh (the global setup built it), so pack's own build step is skipped.
-  const packed = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT);
-  const tarball = path.join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  // `npm pack` of this checkout, made once for the run (tests/support/run-artefacts.ts).
+  const tarball = (await packedTarball()).file;
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "pack-check", private: true }));
   // From the local npm cache where it can. Install scripts are skipped: the only one that does work here

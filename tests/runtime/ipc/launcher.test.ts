@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { describe, expect, it } from "vitest";
 import type { DataPoint } from "../../../runtime/datapoint.js";
 import { FifoReader } from "../../../runtime/ipc/fifo-reader.js";
