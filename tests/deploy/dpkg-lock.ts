@@ -4,17 +4,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { processAlive } from "../support/process-alive.js";
 
 const LOCK = path.join(os.tmpdir(), "measure-edge-cloud-dpkg.lock");
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 
 /** Waits (up to `ms`) until this process holds the machine's package lock. */
 export async function lockPackages(ms = 480_000): Promise<void> {

@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { processAlive } from "./process-alive.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -15,14 +16,7 @@ const run = promisify(execFile);
 /** Set by the global setup: the run's artefact directory. */
 export const ARTEFACTS_ENV = "TEST_RUN_ARTEFACTS_DIR";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 
 /** The directory holding artefact `name`, made by `make(dir)` unless this run made it already. */
 async function onceForRun(name: string, make: (dir: string) => Promise<void>, ms = 900_000): Promise<string> {

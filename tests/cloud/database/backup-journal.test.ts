@@ -1,24 +1,17 @@
 // The ingest journal across `cloud-peer backup` and `restore`, and `migrate-store`: acknowledged chunks a crash
 // left in the journal are in the backup and stored by the restored peer's start; a restore over a directory drops
 // that directory's journal with its database; migrate-store refuses a directory whose journal still holds chunks.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeJournalRecord } from "../../../cloud/measurements/ingest/journal-codec.js";
 import { JournalFiles } from "../../../cloud/measurements/storage/journal-files.js";
 import { startTestPeer } from "../harness.js";
 import { adminToken, caller, EDGE, ndjson, P, uuid } from "../measurements/helpers.js";
+import { runCloudPeer } from "./cloud-peer-cli.js";
 
-const exec = promisify(execFile);
-const BIN = path.resolve("bin/cloud-peer.mjs");
-const run = (args: string[]) =>
-  exec(process.execPath, [BIN, ...args], { env: { ...process.env, CLOUD_LOG_LEVEL: "silent" }, timeout: 60_000 }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+const run = runCloudPeer;
 
 /** Leaves in `dataDir`'s journal a record of `texts` on a new session, as a crash after their acks would. */
 async function leaveInJournal(dataDir: string, texts: string[]): Promise<string> {

@@ -1,22 +1,15 @@
 // `cloud-peer restore` checks the copy before it removes anything: a truncated, bit-flipped, empty or newer-schema
 // backup is refused with the working data directory left as it was, and a running peer's directory is refused.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import sqlite3 from "sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminToken, caller } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
+import { runCloudPeer } from "./cloud-peer-cli.js";
 
-const exec = promisify(execFile);
-const BIN = path.resolve("bin/cloud-peer.mjs");
-const run = (args: string[]) =>
-  exec(process.execPath, [BIN, ...args], { env: { ...process.env, CLOUD_LOG_LEVEL: "silent" }, timeout: 60_000 }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+const run = runCloudPeer;
 
 function sql(file: string, statement: string): Promise<void> {
   return new Promise((resolve, reject) => {
