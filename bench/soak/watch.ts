@@ -96,8 +96,8 @@ export class ProcessWatch {
         const after = l.samples.filter(([t]) => t >= start);
         if (from === null || span(after) > span(best)) [best, from] = [after, start];
       }
-      const perH = (i: 1 | 2, fit = theilSenPerMinute) => {
-        const s = fit(best.map((x) => [x[0], x[i]] as const));
+      const perH = (i: 1 | 2, slopeOf = theilSenPerMinute) => {
+        const s = slopeOf(best.map((x) => [x[0], x[i]] as const));
         return best.length >= 3 && Number.isFinite(s) ? +(s * 60).toFixed(i === 1 ? 2 : 1) : null;
       };
       out.push({
