@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { isEmptyDir, syncPath } from "../../lib/fs-checks.js";
 import { ADMIN_PASSWORD_FILE } from "../accounts/service/admin-password-file.js";
 import { payloadFileEnds } from "../measurements/repo/sequences.js";
+import { copyJournal } from "../measurements/storage/journal-files.js";
 import { copyPayloadPrefixes, PayloadChangedError } from "../measurements/storage/payload-copy.js";
 import { VERSION } from "../server.js";
 import { SqliteDb as Db } from "../database/db.js";
@@ -36,7 +37,7 @@ export interface Manifest {
 /** The database and payloads as of one instant, into `stage`. */
 async function snapshotInto(dataDir: string, stage: string): Promise<Record<string, number>> {
   const journal = path.join(dataDir, DATA_JOURNAL);
-  if (fs.existsSync(journal)) await fsp.cp(journal, path.join(stage, DATA_JOURNAL), { recursive: true });
+  await copyJournal(journal, path.join(stage, DATA_JOURNAL));
   const dbCopy = path.join(stage, DATA_DB);
   await snapshotDatabase(path.join(dataDir, DATA_DB), dbCopy);
   const copy = await Db.open(dbCopy);

@@ -10,7 +10,7 @@ export const DATA_DB = "cloud.db";
 /** Large chunk payloads, one append-only file per sequence (cloud/measurements/storage/payload-files.ts). */
 export const DATA_CHUNKS = "chunks";
 /** Chunks acknowledged and not yet applied to the database (cloud/measurements/storage/journal-files.ts). */
-export const DATA_JOURNAL = "ingest-journal";
+export { JOURNAL_DIR as DATA_JOURNAL } from "../measurements/storage/journal-files.js";
 /** The self-signed QUIC certificate made at the first QUIC start (when no --iscp-quic-cert is given). */
 export const DATA_QUIC = "quic";
 

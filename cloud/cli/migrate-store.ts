@@ -1,10 +1,10 @@
 // `cloud-peer migrate-store --from sqlite:DIR --to postgres://...`: moves an SQLite cloud peer's data (every
 // table, and the chunk payloads of its payload files, into their rows) to an empty PostgreSQL database, which
 // then serves with `--database postgres://...`. Stop the peer first: what it writes meanwhile is not copied.
-import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
+import { journalHoldsRecords } from "../measurements/storage/journal-files.js";
 import { payloadFileName } from "../measurements/storage/payload-files.js";
 import { modules } from "../modules.js";
 import { copyStore, postgresIsEmpty } from "../database/copy-store.js";
@@ -27,13 +27,6 @@ async function readPayload(dir: string, seqId: number, offset: number, length: n
   }
 }
 
-/** Whether the data directory's ingest journal still holds records (a peer stopped by a crash). */
-function journalHoldsChunks(dir: string): boolean {
-  const journal = path.join(dir, DATA_JOURNAL);
-  if (!fs.existsSync(journal)) return false;
-  return fs.readdirSync(journal).some((f) => f.endsWith(".journal") && fs.statSync(path.join(journal, f)).size > 0);
-}
-
 /** Copies the store; returns the rows copied per table. */
 export async function migrateStoreCommand(opts: { from: string; to: string }): Promise<Record<string, number>> {
   const m = /^sqlite:(.+)$/.exec(opts.from);
@@ -41,7 +34,7 @@ export async function migrateStoreCommand(opts: { from: string; to: string }): P
   if (!isPostgresUrl(opts.to)) throw new Error("--to must be a postgres:// URL");
   const dir = path.resolve(m[1]!);
   requireDatabase(dir);
-  if (journalHoldsChunks(dir))
+  if (await journalHoldsRecords(path.join(dir, DATA_JOURNAL)))
     throw new Error(
       "the ingest journal holds acknowledged chunks not yet in the database: start the peer on this directory once (it stores them), stop it, then migrate",
     );

@@ -5,6 +5,7 @@ import type { ProvidingModule } from "../module-contract.js";
 import type { CoreServices, Services } from "../services.js";
 import { openCommitTrace } from "./ingest/commit-trace.js";
 import { MeasurementsService } from "./service/measurements-service.js";
+import { JOURNAL_DIR } from "./storage/journal-files.js";
 import { PayloadFiles } from "./storage/payload-files.js";
 import { migrations } from "./repo/migrations.js";
 import { allSequenceIds } from "./repo/sequences.js";
@@ -62,7 +63,7 @@ export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "m
     const measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
     svc.onClose.push(() => measurements.close());
     if (svc.config.ingestJournal === "on")
-      await measurements.upstream.openJournal(path.join(svc.config.dataDir, "ingest-journal"), svc.config.durability);
+      await measurements.upstream.openJournal(path.join(svc.config.dataDir, JOURNAL_DIR), svc.config.durability);
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
     return { measurements };
   },

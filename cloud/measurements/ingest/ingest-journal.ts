@@ -1,8 +1,9 @@
 // The ingest journal (setting `ingest-journal`, SQLite only): a group commit of chunks is made durable as one
-// record appended to a journal file (storage/journal-files.ts) and acknowledged then; the chunks are applied to the measurement tables a little
-// later, many commits together, so each stream's rows and counters are written once per apply rather than once
-// per commit. A fleet of slow edges sends one chunk per stream per commit, and the measurement tables' cost is
-// per stream and commit (docs/datapath.md "Many edges"); the journal's cost is one row per commit.
+// record appended to a journal file (storage/journal-files.ts) and acknowledged then; the chunks are applied to the
+// measurement tables a little later, many commits together, so each stream's rows and counters are written once per
+// apply rather than once per commit. A fleet of slow edges sends one chunk per stream per commit, and the
+// measurement tables' cost is per stream and commit (docs/datapath.md "Many edges"); the journal's cost is one
+// record (a write and an fdatasync) per commit.
 //
 // What the journal promises:
 // - An acknowledged chunk is in the journal (synced as the durability setting says) until an apply committed it to
@@ -57,7 +58,10 @@ export class IngestJournal {
   ) {}
 
   static async open(dir: string, durability: Durability, apply: ApplyChunks, log: Logger): Promise<IngestJournal> {
-    const { files, left } = await JournalFiles.open(dir, durability);
+    const { files, left, torn } = await JournalFiles.open(dir, durability);
+    // A write a crash cut short was never acknowledged; anything else there is damage an operator should know of.
+    for (const t of torn)
+      log.warn(t, "ingest journal: bytes at the end of a segment are not a whole record; they are left out");
     return new IngestJournal(files, left, apply, log);
   }
 
@@ -82,18 +86,14 @@ export class IngestJournal {
     return this.pendingBytes >= PENDING_MAX_BYTES;
   }
 
-  get idle(): boolean {
-    return this.pending.length === 0 && this.running === undefined;
-  }
-
   /**
    * Makes the chunks durable in the journal; they are applied later, read from the record (the received frames
    * may go once this returns). Resolves once they may be acknowledged.
    */
-  async record(streams: StreamChunks[], chunks: number): Promise<void> {
+  async record(streams: StreamChunks[]): Promise<void> {
     const record = journalRecord(streams);
     const id = await this.files.append(record.body);
-    this.pending.push({ id, streams: record.streams, chunks, bytes: record.body.length });
+    this.pending.push({ id, streams: record.streams, chunks: record.chunks, bytes: record.body.length });
     this.pendingBytes += record.body.length;
     this.lastId = id;
     this.schedule(this.full ? 0 : APPLY_AFTER_MS);
@@ -107,14 +107,16 @@ export class IngestJournal {
     const id = this.lastId;
     if (this.appliedId >= id) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = Number.isFinite(maxWaitMs) ? setTimeout(resolve, maxWaitMs) : undefined;
-      this.waiters.push({
-        id,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
+      const waiter = { id, resolve: () => (clearTimeout(timer), resolve()) };
+      // A waiter that gives up leaves the list (while an apply keeps failing, every read would add one).
+      const timer = Number.isFinite(maxWaitMs)
+        ? setTimeout(() => {
+            const i = this.waiters.indexOf(waiter);
+            if (i >= 0) this.waiters.splice(i, 1);
+            resolve();
+          }, maxWaitMs)
+        : undefined;
+      this.waiters.push(waiter);
       this.schedule(0);
     });
   }

@@ -36,7 +36,11 @@ export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer =>
  * keep a whole socket read buffer alive): raw groups become views of the record, decoded points get payloads of
  * their own.
  */
-export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer; streams: StreamChunks[] } {
+export function journalRecord(streams: readonly StreamChunks[]): {
+  body: Buffer;
+  streams: StreamChunks[];
+  chunks: number;
+} {
   const header: JournalHeader = { u: [], c: [] };
   const parts: Uint8Array[] = [];
   let bytes = 0;
@@ -56,19 +60,20 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
   const body = Buffer.allocUnsafe(4 + h.length + bytes);
   body.writeUInt32BE(h.length, 0);
   h.copy(body, 4);
+  // Where each group's bytes are in the record, in the order the streams, chunks and groups are walked again below.
+  const at: number[] = [];
   let p = 4 + h.length;
   for (const part of parts) {
+    at.push(p);
     body.set(part, p);
     p += part.length;
   }
-  p = 4 + h.length;
   let k = 0;
   const held = streams.map((s) => ({
     up: s.up,
     chunks: s.chunks.map((c): Chunk | RawChunk => {
       if (!("rawGroups" in c)) {
         k += c.groups.length;
-        p += c.groups.reduce((a, _, j) => a + parts[k - c.groups.length + j]!.length, 0);
         return {
           sequenceNumber: c.sequenceNumber,
           groups: c.groups.map((g) => ({
@@ -81,7 +86,7 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
         sequenceNumber: c.sequenceNumber,
         rawGroups: c.rawGroups.map((g) => {
           const v = g.points;
-          const raw = body.subarray(p, (p += parts[k++]!.length));
+          const raw = body.subarray(at[k]!, at[k]! + parts[k++]!.length);
           return {
             ...g,
             points: new RawPointGroup(
@@ -98,7 +103,7 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
       };
     }),
   }));
-  return { body, streams: held };
+  return { body, streams: held, chunks: header.c.length };
 }
 
 /** The streams of a record, their chunks with decoded points (a record is read back only after a crash). */

@@ -241,9 +241,7 @@ export class UpstreamStore {
         { locks, earlyReads: true },
       );
       commit.learn();
-      // Bounded as the known rows are: a session forgotten goes directly to cloud.db once more, and is known again.
-      if (this.sessions.size > MAX_SESSIONS) this.sessions.clear();
-      for (const k of keys) this.sessions.add(k.slice(0, k.indexOf(" ")));
+      if (this.journal !== undefined) this.learnSessions(keys);
       this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
       if (commit.points > 0) this.trace?.committed(commit.points);
@@ -254,6 +252,13 @@ export class UpstreamStore {
       for (const k of keys) this.known.forget(k);
       throw err;
     }
+  }
+
+  /** The sessions a commit to cloud.db made or found (measurement row keys: `<uuid> <created_at>`). */
+  private learnSessions(keys: readonly string[]): void {
+    // Bounded as the known rows are: a session forgotten goes directly to cloud.db once more, and is known again.
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.clear();
+    for (const k of keys) this.sessions.add(k.slice(0, k.indexOf(" ")));
   }
 
   /**
@@ -268,10 +273,7 @@ export class UpstreamStore {
 
   private async record(b: Batch, streams: ReadonlyArray<{ s: StreamChunks; at: number[] }>): Promise<void> {
     try {
-      await this.journal!.record(
-        streams.map((e) => e.s),
-        b.count,
-      );
+      await this.journal!.record(streams.map((e) => e.s));
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {

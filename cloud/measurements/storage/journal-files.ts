@@ -11,6 +11,8 @@ import zlib from "node:zlib";
 import type { Durability } from "../../database/db.js";
 
 const SUFFIX = ".journal";
+/** The journal's folder in a data directory. */
+export const JOURNAL_DIR = "ingest-journal";
 
 interface Segment {
   n: number;
@@ -35,25 +37,31 @@ export class JournalFiles {
     private readonly segments: Segment[],
   ) {}
 
-  /** Opens the journal in `dir` (made if missing): the records a crash left, and a new segment to append to. */
-  static async open(dir: string, durability: Durability): Promise<{ files: JournalFiles; left: JournalRecord[] }> {
+  /**
+   * Opens the journal in `dir` (made if missing): the records a crash left, where a segment ends in bytes that are
+   * no whole record (`torn`), and a new segment to append to.
+   */
+  static async open(
+    dir: string,
+    durability: Durability,
+  ): Promise<{ files: JournalFiles; left: JournalRecord[]; torn: Array<{ file: string; bytes: number }> }> {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-    const found = (await fsp.readdir(dir))
-      .filter((f) => f.endsWith(SUFFIX) && /^\d+$/.test(f.slice(0, -SUFFIX.length)))
-      .map((f) => Number(f.slice(0, -SUFFIX.length)))
-      .sort((a, b) => a - b);
+    const found = await segmentNumbers(dir);
     const segments: Segment[] = [];
     const left: JournalRecord[] = [];
+    const torn: Array<{ file: string; bytes: number }> = [];
     for (const n of found) {
       const file = path.join(dir, `${n}${SUFFIX}`);
-      const records = readRecords(await fsp.readFile(file));
+      const data = await fsp.readFile(file);
+      const { records, end } = readRecords(data);
+      if (end < data.length) torn.push({ file, bytes: data.length - end });
       for (const body of records) left.push({ id: left.length + 1, body });
       segments.push({ n, file, fh: undefined, size: 0, lastId: left.length });
     }
     const files = new JournalFiles(dir, durability === "power-loss", segments);
     files.nextId = left.length + 1;
     await files.startSegment((found.at(-1) ?? 0) + 1);
-    return { files, left };
+    return { files, left, torn };
   }
 
   /** Appends a record; resolves with its id once it is written (and synced, on the power-loss durability). */
@@ -115,9 +123,9 @@ export class JournalFiles {
   }
 }
 
-/** The whole records of a segment, up to the first torn or damaged one. */
-export function readRecords(data: Buffer): Buffer[] {
-  const out: Buffer[] = [];
+/** The whole records of a segment, up to the first torn or damaged one, and where they end. */
+export function readRecords(data: Buffer): { records: Buffer[]; end: number } {
+  const records: Buffer[] = [];
   let p = 0;
   while (p + 8 <= data.length) {
     const len = data.readUInt32BE(p);
@@ -125,10 +133,45 @@ export function readRecords(data: Buffer): Buffer[] {
     if (p + 8 + len > data.length) break;
     const body = data.subarray(p + 8, p + 8 + len);
     if (zlib.crc32(body) !== crc) break;
-    out.push(body);
+    records.push(body);
     p += 8 + len;
   }
-  return out;
+  return { records, end: p };
+}
+
+/** The numbers of the journal's segments in `dir`, in order (none when it does not exist). */
+async function segmentNumbers(dir: string): Promise<number[]> {
+  const names = await fsp.readdir(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return [] as string[];
+    throw e;
+  });
+  return names
+    .filter((f) => f.endsWith(SUFFIX) && /^\d+$/.test(f.slice(0, -SUFFIX.length)))
+    .map((f) => Number(f.slice(0, -SUFFIX.length)))
+    .sort((a, b) => a - b);
+}
+
+/** Whether the journal in `dir` holds a whole record (chunks acknowledged and not yet applied). */
+export async function journalHoldsRecords(dir: string): Promise<boolean> {
+  for (const n of await segmentNumbers(dir))
+    if (readRecords(await fsp.readFile(path.join(dir, `${n}${SUFFIX}`))).records.length > 0) return true;
+  return false;
+}
+
+/**
+ * Copies the journal's segments from `dir` into `to` while a peer appends and trims: a segment removed meanwhile
+ * was applied (so it is in a database copied after this), and a record being written is left out by its CRC.
+ */
+export async function copyJournal(dir: string, to: string): Promise<void> {
+  const found = await segmentNumbers(dir);
+  if (found.length === 0) return;
+  await fsp.mkdir(to, { recursive: true, mode: 0o700 });
+  for (const n of found)
+    await fsp
+      .copyFile(path.join(dir, `${n}${SUFFIX}`), path.join(to, `${n}${SUFFIX}`))
+      .catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== "ENOENT") throw e;
+      });
 }
 
 async function syncDir(dir: string): Promise<void> {
