@@ -6,6 +6,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../../cloud/config.js";
 import { IngestJournal } from "../../../../cloud/measurements/ingest/ingest-journal.js";
 import { decodeJournalRecord, encodeJournalRecord } from "../../../../cloud/measurements/ingest/journal-codec.js";
 import type { StreamChunks } from "../../../../cloud/measurements/ingest/shared-commit.js";
@@ -165,5 +166,15 @@ describe("the ingest journal", () => {
       "acknowledged chunks from the ingest journal applied again",
     ]);
     await journal.close();
+  });
+});
+
+describe("the ingest-journal setting", () => {
+  it("is off unless set, takes on or off, and refuses anything else with one clear line", () => {
+    expect(loadConfig({}, {}).ingestJournal).toBe("off");
+    expect(loadConfig({}, { CLOUD_INGEST_JOURNAL: "on" }).ingestJournal).toBe("on");
+    expect(() => loadConfig({}, { CLOUD_INGEST_JOURNAL: "yes" })).toThrow(
+      'invalid CLOUD_INGEST_JOURNAL "yes": expected on or off',
+    );
   });
 });
