@@ -8,8 +8,6 @@ import { processAlive } from "../support/process-alive.js";
 
 const LOCK = path.join(os.tmpdir(), "measure-edge-cloud-dpkg.lock");
 
-const alive = processAlive;
-
 /** Waits (up to `ms`) until this process holds the machine's package lock. */
 export async function lockPackages(ms = 480_000): Promise<void> {
   const end = Date.now() + ms;
@@ -20,7 +18,7 @@ export async function lockPackages(ms = 480_000): Promise<void> {
       return;
     } catch {
       const owner = Number(fs.readFileSync(path.join(LOCK, "pid"), { encoding: "utf8", flag: "a+" }) || "0");
-      if (owner && !alive(owner)) fs.rmSync(LOCK, { recursive: true, force: true });
+      if (owner && !processAlive(owner)) fs.rmSync(LOCK, { recursive: true, force: true });
     }
     if (Date.now() > end) throw new Error(`${LOCK} still held after ${ms / 1000} s`);
     await new Promise((r) => setTimeout(r, 500));

@@ -16,8 +16,6 @@ const run = promisify(execFile);
 /** Set by the global setup: the run's artefact directory. */
 export const ARTEFACTS_ENV = "TEST_RUN_ARTEFACTS_DIR";
 
-const alive = processAlive;
-
 /** The directory holding artefact `name`, made by `make(dir)` unless this run made it already. */
 async function onceForRun(name: string, make: (dir: string) => Promise<void>, ms = 900_000): Promise<string> {
   const root = process.env[ARTEFACTS_ENV];
@@ -36,7 +34,7 @@ async function onceForRun(name: string, make: (dir: string) => Promise<void>, ms
     } catch {
       owner = false;
       const pid = Number(fs.readFileSync(path.join(lock, "pid"), { encoding: "utf8", flag: "a+" }) || "0");
-      if (pid && !alive(pid)) fs.rmSync(lock, { recursive: true, force: true });
+      if (pid && !processAlive(pid)) fs.rmSync(lock, { recursive: true, force: true });
     }
     if (owner) {
       try {

@@ -9,9 +9,7 @@ import { encodeJournalRecord } from "../../../cloud/measurements/ingest/journal-
 import { JournalFiles } from "../../../cloud/measurements/storage/journal-files.js";
 import { startTestPeer } from "../harness.js";
 import { adminToken, caller, EDGE, ndjson, P, uuid } from "../measurements/helpers.js";
-import { runCloudPeer } from "./cloud-peer-cli.js";
-
-const run = runCloudPeer;
+import { runCloudPeer as run } from "./cloud-peer-cli.js";
 
 /** Leaves in `dataDir`'s journal a record of `texts` on a new session, as a crash after their acks would. */
 async function leaveInJournal(dataDir: string, texts: string[]): Promise<string> {

@@ -7,9 +7,7 @@ import sqlite3 from "sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminToken, caller } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
-import { runCloudPeer } from "./cloud-peer-cli.js";
-
-const run = runCloudPeer;
+import { runCloudPeer as run } from "./cloud-peer-cli.js";
 
 function sql(file: string, statement: string): Promise<void> {
   return new Promise((resolve, reject) => {
