@@ -1,5 +1,6 @@
 // GET .../data: a measurement's points in time order, streamed. Chunk rows (a row may be a pack of chunks) are
-// read in order of their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
+// read in order of their earliest (asc) or latest (desc) point, in pages (chunk-pages.ts: every chunk once while
+// compactions run); each chunk's matching points become a sorted run,
 // and a heap of runs releases a point once no chunk still to be read can hold an earlier (later)
 // one. Memory stays at the chunks that overlap in time.
 import type { Queryable } from "../../database/db.js";
