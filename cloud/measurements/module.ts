@@ -62,8 +62,8 @@ export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "m
     };
     const measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
     svc.onClose.push(() => measurements.close());
-    if (svc.config.ingestJournal === "on")
-      await measurements.upstream.openJournal(path.join(svc.config.dataDir, JOURNAL_DIR), svc.config.durability);
+    const journal = path.join(svc.config.dataDir, JOURNAL_DIR);
+    await measurements.upstream.openJournal(journal, svc.config.durability, svc.config.ingestJournal === "on");
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
     return { measurements };
   },

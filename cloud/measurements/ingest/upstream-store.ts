@@ -15,6 +15,7 @@ import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
+import { journalHoldsRecords } from "../storage/journal-files.js";
 import { IngestJournal } from "./ingest-journal.js";
 import type { Durability } from "../../database/db.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
@@ -124,18 +125,22 @@ export class UpstreamStore {
   }
 
   /**
-   * Turns the ingest journal on (ingest-journal.ts; SQLite only) and applies what a crash left in it. Called
-   * before the peer serves.
+   * Applies what a crash left in the ingest journal (ingest-journal.ts) and, when `on` and on SQLite, keeps the
+   * journal for the chunks to come. Called before the peer serves. A journal that holds chunks is applied whatever
+   * the setting: they were acknowledged, so a peer started with the journal off (or on PostgreSQL) must store them.
    */
-  async openJournal(dir: string, durability: Durability): Promise<void> {
-    if (this.store.db.dialect !== "sqlite") {
-      this.store.log.warn(
-        "ingest-journal is on, but the journal is for SQLite: on PostgreSQL every commit is stored at once",
-      );
-      return;
-    }
-    this.journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
-    await this.journal.recover();
+  async openJournal(dir: string, durability: Durability, on: boolean): Promise<void> {
+    const keep = on && this.store.db.dialect === "sqlite";
+    if (!keep && !(await journalHoldsRecords(dir))) return;
+    const journal = await IngestJournal.open(
+      dir,
+      durability,
+      (streams) => this.applyJournaled(streams),
+      this.store.log,
+    );
+    await journal.recover();
+    if (keep) this.journal = journal;
+    else await journal.close();
   }
 
   /** Resolves once every chunk acknowledged so far is in cloud.db (at most a few seconds; see IngestJournal). */

@@ -170,9 +170,9 @@ describe("the ingest journal", () => {
 });
 
 describe("the ingest-journal setting", () => {
-  it("is off unless set, takes on or off, and refuses anything else with one clear line", () => {
-    expect(loadConfig({}, {}).ingestJournal).toBe("off");
-    expect(loadConfig({}, { CLOUD_INGEST_JOURNAL: "on" }).ingestJournal).toBe("on");
+  it("is on unless set, takes on or off, and refuses anything else with one clear line", () => {
+    expect(loadConfig({}, {}).ingestJournal).toBe("on");
+    expect(loadConfig({}, { CLOUD_INGEST_JOURNAL: "off" }).ingestJournal).toBe("off");
     expect(() => loadConfig({}, { CLOUD_INGEST_JOURNAL: "yes" })).toThrow(
       'invalid CLOUD_INGEST_JOURNAL "yes": expected on or off',
     );
