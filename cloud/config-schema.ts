@@ -264,7 +264,7 @@ export const SETTINGS = {
     flag: "commit-trace",
     env: "CLOUD_COMMIT_TRACE",
     arg: "file",
-    help: 'append "<CLOCK_MONOTONIC ns> <points>" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)',
+    help: 'append "<CLOCK_MONOTONIC ns> <points>" per durable batch of iSCP chunks (committed, or held by the ingest journal: when its acks go) to this file, to time runs from outside (default: off)',
   }),
   ingestJournal: withDefault(expecting(Schema.Literal("off", "on"), "expected on or off"), "on", {
     flag: "ingest-journal",

@@ -17,6 +17,7 @@ import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
 import { journalHoldsRecords } from "../storage/journal-files.js";
 import { IngestJournal } from "./ingest-journal.js";
+import { pointsOf } from "./journal-codec.js";
 import type { Durability } from "../../database/db.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
 import {
@@ -231,7 +232,7 @@ export class UpstreamStore {
   }
 
   /** Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. */
-  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer): Promise<SharedCommit> {
+  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer, traced = true): Promise<SharedCommit> {
     let keys: string[] = [];
     const locks = [...new Set(streams.flatMap((s) => measurementLock(s.up.sessionId).locks ?? []))];
     const started = performance.now();
@@ -249,7 +250,7 @@ export class UpstreamStore {
       if (this.journal !== undefined) this.learnSessions(keys);
       this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
-      if (commit.points > 0) this.trace?.committed(commit.points);
+      if (traced && commit.points > 0) this.trace?.committed(commit.points);
       if (commit.stored > 0) this.store.commits?.committed(commit.stored, commit.points, seconds);
       for (const [meas, project] of commit.touched) this.store.events.publishThrottled(meas, project);
       return commit;
@@ -279,6 +280,9 @@ export class UpstreamStore {
   private async record(b: Batch, streams: ReadonlyArray<{ s: StreamChunks; at: number[] }>): Promise<void> {
     try {
       await this.journal!.record(streams.map((e) => e.s));
+      // Durable now, and acknowledged: that is what the trace times (not the apply a moment later).
+      if (this.trace)
+        this.trace.committed(streams.reduce((n, e) => n + e.s.chunks.reduce((k, c) => k + pointsOf(c), 0), 0));
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {
@@ -290,7 +294,7 @@ export class UpstreamStore {
 
   /** The journal's apply: chunks acknowledged before, committed to cloud.db; a refused stream is logged. */
   private async applyJournaled(streams: StreamChunks[]): Promise<void> {
-    const commit = await this.commit(streams);
+    const commit = await this.commit(streams, undefined, false); // traced when recorded
     commit.results.forEach((r, k) => {
       if (r instanceof Error)
         this.store.log.warn(
