@@ -10,7 +10,7 @@ import { loadConfig } from "../../../../cloud/config.js";
 import { IngestJournal } from "../../../../cloud/measurements/ingest/ingest-journal.js";
 import { decodeJournalRecord, encodeJournalRecord } from "../../../../cloud/measurements/ingest/journal-codec.js";
 import type { StreamChunks } from "../../../../cloud/measurements/ingest/shared-commit.js";
-import { JournalFiles, readRecords } from "../../../../cloud/measurements/storage/journal-files.js";
+import { copyJournal, JournalFiles, readRecords } from "../../../../cloud/measurements/storage/journal-files.js";
 
 let dir: string;
 beforeEach(() => {
@@ -101,6 +101,25 @@ describe("journal files", () => {
     expect(again.left.map((r) => String(r.body))).toEqual(["two"]);
     expect(two).toBe(sealed + 1);
     await again.files.close();
+  });
+});
+
+describe("the journal's copy for a backup", () => {
+  it("copies the whole records and leaves out a segment the peer removed meanwhile", async () => {
+    const { files } = await JournalFiles.open(dir, "process-crash");
+    await files.append(Buffer.from("kept"));
+    await files.close();
+    // A segment listed and then trimmed (applied) before its copy: as a link to a file no longer there.
+    fs.symlinkSync(path.join(dir, "gone"), path.join(dir, "7.journal"));
+    const to = path.join(dir, "backup");
+    await copyJournal(dir, to);
+    expect(fs.readdirSync(to).sort()).toEqual(
+      segments()
+        .filter((f) => f !== "7.journal")
+        .sort(),
+    );
+    const copied = fs.readdirSync(to).flatMap((f) => readRecords(fs.readFileSync(path.join(to, f))).records);
+    expect(copied.map(String)).toEqual(["kept"]);
   });
 });
 
