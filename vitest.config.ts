@@ -18,7 +18,7 @@ const SQLITE_ONLY = [
   "tests/cloud/measurements/payload-files.test.ts",
   "tests/cloud/measurements/payload-crash.test.ts",
   // The ingest journal is SQLite's.
-  "tests/cloud/measurements/ingest-journal.test.ts",
+  "tests/cloud/measurements/ingest-journal*.test.ts",
   "tests/cloud/measurements/payload-migration.test.ts",
   "tests/cloud/measurements/storage-full-log.test.ts",
   "tests/cloud/measurements/storage-full-batch.test.ts",

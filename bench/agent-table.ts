@@ -2,6 +2,7 @@
 // and ratios only between rows that count at the same point (counts_at).
 import type { Durability } from "../cloud/database/db.js";
 import { INLINE_MAX } from "../cloud/measurements/storage/payload-files.js";
+import { JOURNAL_CHUNK_MAX_BYTES } from "../cloud/measurements/ingest/upstream-store.js";
 import { formatTable, type Row } from "../runtime/device-bench/table.js";
 
 /**
@@ -13,6 +14,17 @@ import { formatTable, type Row } from "../runtime/device-bench/table.js";
 export function countsAt(durability: Durability, chunkBytes: number): string {
   if (durability === "power-loss") return "sqlite-commit+fsync";
   return chunkBytes > INLINE_MAX ? "sqlite-commit+payload-fsync" : "sqlite-commit";
+}
+
+/** Where ours counts a chunk that its ingest journal takes (on by default; docs/measurements.md). */
+export function journalCountsAt(durability: Durability): string {
+  return durability === "power-loss" ? "journal record + fdatasync" : "journal record";
+}
+
+/** Where ours counts a chunk of this size: its journal takes chunks up to 16 KiB unless CLOUD_INGEST_JOURNAL=off. */
+export function oursCountsAt(durability: Durability, chunkBytes: number): string {
+  const journaled = process.env.CLOUD_INGEST_JOURNAL !== "off" && chunkBytes <= JOURNAL_CHUNK_MAX_BYTES;
+  return journaled ? journalCountsAt(durability) : countsAt(durability, chunkBytes);
 }
 
 /**

@@ -19,7 +19,7 @@ import { loadAverage } from "../runtime/device-bench/proc-stats.js";
 import { caseRow, type Row } from "../runtime/device-bench/table.js";
 import { parseDurability } from "../cloud/config.js";
 import type { Durability } from "../cloud/database/db.js";
-import { ackMeans, countsAt, formatAgentTable, medianRow, ratios } from "./agent-table.js";
+import { ackMeans, countsAt, formatAgentTable, medianRow, oursCountsAt, ratios } from "./agent-table.js";
 import { arg, isMain, report, type ReportExtras } from "./lib.js";
 import { pointsPerChunk } from "./peers/batch.js";
 import { runPeerCase, type PeerName } from "./peers/peer-case.js";
@@ -110,7 +110,9 @@ async function attempt(c: CaseSpec, durability: Durability): Promise<Row> {
   );
   const meaning = {
     points_per_message: c.pointsPerMessage,
-    counts_at: countsAt(durability, c.storedChunkBytes),
+    counts_at: c.path.startsWith("ours/")
+      ? oursCountsAt(durability, c.storedChunkBytes)
+      : countsAt(durability, c.storedChunkBytes),
     ack_means: ackMeans(c.path, durability),
   };
   try {

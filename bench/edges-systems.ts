@@ -8,7 +8,7 @@ import { parseDurability } from "../cloud/config.js";
 import { startIpcChild, type IpcChild } from "../runtime/device-bench/children.js";
 import { startCloudPeer } from "../runtime/device-bench/cloud-peer.js";
 import type { LatencySummary } from "../runtime/device-bench/latency.js";
-import { countsAt } from "./agent-table.js";
+import { countsAt, oursCountsAt } from "./agent-table.js";
 import type { System } from "./edges-senders.js";
 import { makeEdges, type EdgeSpec, type EdgesTarget } from "./edges-load.js";
 import type { PeerBroker } from "./peers/broker.js";
@@ -38,7 +38,7 @@ const MQTT_WINDOW = 1000;
 
 /** What each system's row says in counts_at; the table's legend says it in words. */
 export const COUNTS_AT_LEGEND: Record<System, string> = {
-  ours: "the edge, at its chunk's iSCP ack, which the cloud sends after the chunk's SQLite commit",
+  ours: "the edge, at its chunk's iSCP ack, which the cloud sends once its ingest journal holds the chunk (after its SQLite commit with CLOUD_INGEST_JOURNAL=off)",
   mosquitto:
     "the consumer, at its SQLite commit of the point (cloud storage code); the PUBACK before it is from memory",
   nats: "the edge, at the JetStream PubAck: written to the stream's file, not fsynced (the server syncs every 2 min)",
@@ -59,7 +59,7 @@ export async function startSystem(system: System, dir: string, edgeCount: number
       const t0 = Date.now();
       const edges = await makeEdges(cloud.info, edgeCount);
       const setupS = +((Date.now() - t0) / 1000).toFixed(2);
-      const countsAtOurs = `ack after ${countsAt(durability, 0)}`;
+      const countsAtOurs = `ack after ${oursCountsAt(durability, 0)}`;
       return {
         system,
         target: cloud.info,

@@ -264,13 +264,13 @@ export const SETTINGS = {
     flag: "commit-trace",
     env: "CLOUD_COMMIT_TRACE",
     arg: "file",
-    help: 'append "<CLOCK_MONOTONIC ns> <points>" per committed batch of iSCP chunks to this file, to time runs from outside (default: off)',
+    help: 'append "<CLOCK_MONOTONIC ns> <points>" per durable batch of iSCP chunks (committed, or held by the ingest journal: when its acks go) to this file, to time runs from outside (default: off)',
   }),
-  ingestJournal: withDefault(expecting(Schema.Literal("off", "on"), "expected on or off"), "off", {
+  ingestJournal: withDefault(expecting(Schema.Literal("off", "on"), "expected on or off"), "on", {
     flag: "ingest-journal",
     env: "CLOUD_INGEST_JOURNAL",
     arg: "on|off",
-    help: "on: acknowledge iSCP chunks once a journal beside the database holds them, and store many commits' chunks together a moment later (SQLite only; for fleets of slow edges; docs/datapath.md). Default off",
+    help: "on (default): acknowledge iSCP chunks once a journal beside the database holds them, and store many commits' chunks together a moment later, which is what carries a fleet of slow edges; off: store every commit in the database before its ack (SQLite; PostgreSQL always does that; docs/measurements.md)",
   }),
   durability: withDefault(Durability, "power-loss", {
     flag: "durability",

@@ -1,72 +1,21 @@
-// One agent per data directory. The lock is a Unix socket in the directory, listened on for the process's life:
-// the kernel drops it when the process dies (no stale lock after a crash or kill -9), and a second agent that
-// connects reads the holder's PID. Two agents on one directory would share the queue and the measurements, and
-// the second would end the first's running measurement in the cloud while its points kept arriving.
-import fs from "node:fs";
-import net from "node:net";
+// One agent per data directory, held by a lock on it (lib/dir-lock.ts). Two agents on one directory would share the
+// queue and the measurements, and the second would end the first's running measurement in the cloud while its
+// points kept arriving.
 import path from "node:path";
+import { holdLock, type HeldLock } from "../lib/dir-lock.js";
 import { SocketInUseError } from "./api/unix-socket.js";
 
 const LOCK_FILE = "agent.lock";
-/** The longest path a Unix socket address holds (sun_path less its NUL); a longer one would be cut short. */
-const SOCKET_PATH_MAX = 107;
-
-/**
- * Runs `use` with an address for the socket file `file`: its path, or when the path is too long for a socket address,
- * the same file reached through a descriptor of its folder (Linux's /proc/self/fd, which the kernel follows), so the
- * lock is always in the data directory whatever the length of its path.
- */
-async function withAddress<T>(file: string, use: (address: string) => Promise<T>): Promise<T> {
-  if (Buffer.byteLength(file) <= SOCKET_PATH_MAX) return use(file);
-  const fd = fs.openSync(path.dirname(file), "r");
-  try {
-    return await use(`/proc/self/fd/${fd}/${path.basename(file)}`);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 class DataDirInUseError extends SocketInUseError {}
 
-/** The PID the lock's holder answers with, or undefined when nothing listens there (a stale file). */
-function holder(address: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    let text = "";
-    const c = net.connect(address);
-    c.setEncoding("utf8");
-    c.on("data", (d: string) => (text += d));
-    c.once("end", () => resolve(Number.parseInt(text, 10) || 0));
-    c.once("error", () => resolve(undefined));
-  });
-}
-
-function listen(address: string): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer((c) => c.end(`${process.pid}\n`));
-    server.once("error", reject);
-    server.listen(address, () => {
-      server.off("error", reject);
-      server.unref(); // the lock never keeps the process alive on its own
-      resolve(server);
-    });
-  });
-}
-
 /** Takes the data directory's lock, or throws DataDirInUseError naming the agent that holds it. */
-export async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> }> {
-  const file = path.join(dataDir, LOCK_FILE);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const server = await withAddress(file, listen);
-      return { release: () => new Promise<void>((r) => server.close(() => r())) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt > 0) throw e;
-    }
-    const pid = await withAddress(file, holder);
-    if (pid !== undefined)
-      throw new DataDirInUseError(
+export function lockDataDir(dataDir: string): Promise<HeldLock> {
+  return holdLock(
+    path.join(dataDir, LOCK_FILE),
+    (pid) =>
+      new DataDirInUseError(
         `another edge agent (PID ${pid}) is using the data directory ${dataDir}; stop it first or give this one another --data`,
-      );
-    fs.rmSync(file, { force: true }); // left by an agent that died: nothing listens on it
-  }
+      ),
+  );
 }

@@ -62,11 +62,17 @@ export const measurementsModule: ProvidingModule<CoreServices, Pick<Services, "m
     };
     const measurements = new MeasurementsService(svc.db, svc.log, files, { commitTrace, commits });
     svc.onClose.push(() => measurements.close());
-    if (svc.config.ingestJournal === "on")
-      await measurements.upstream.openJournal(path.join(svc.config.dataDir, JOURNAL_DIR), svc.config.durability);
     if (commitTrace) svc.onClose.push(() => commitTrace.close());
     return { measurements };
   },
+  // Only a serving peer holds the ingest journal (and applies what a crash left in it): a maintenance command run
+  // beside it (token create, keys) must not apply or trim the journal it appends to.
+  attach: (_server, svc) =>
+    svc.measurements.upstream.openJournal(
+      path.join(svc.config.dataDir, JOURNAL_DIR),
+      svc.config.durability,
+      svc.config.ingestJournal === "on",
+    ),
   // server.close() waits for every open connection; event streams never end by themselves,
   // so they are ended when the server starts closing.
   serverClosing: (svc) => svc.measurements.events.shutdownSubscribers(),

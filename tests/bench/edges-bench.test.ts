@@ -18,7 +18,7 @@ it("runs N edges at R points/s each into one cloud peer and reports latency, the
   expect(row.p99_ms as number).toBeGreaterThanOrEqual(row.p50_ms as number);
   expect(row).toMatchObject({
     system: "ours",
-    counts_at: "ack after sqlite-commit+fsync",
+    counts_at: "ack after journal record + fdatasync",
     "cpu_%": { cloud: expect.any(Number) },
   });
   expect((row.rss_MiB as Record<string, number>).cloud).toBeGreaterThan(10);

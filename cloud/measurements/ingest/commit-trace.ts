@@ -1,4 +1,5 @@
-// `--commit-trace FILE`: one line per committed batch of real-time (iSCP) chunks, "<CLOCK_MONOTONIC ns> <points>",
+// `--commit-trace FILE`: one line per durable batch of real-time (iSCP) chunks (committed to cloud.db, or held by
+// the ingest journal, whose chunks are acknowledged then), "<CLOCK_MONOTONIC ns> <points>",
 // appended to FILE. For timing a run from outside the process (edge-agent bench): a client on the same machine
 // compares the commit times with its own monotonic clock. Off unless configured.
 import fs from "node:fs";

@@ -28,6 +28,12 @@ const groupBytes = (c: Chunk | RawChunk): Array<{ name: string; type: string; by
         }).finish(),
       }));
 
+/** The data points a chunk holds. */
+export const pointsOf = (c: Chunk | RawChunk): number =>
+  "rawGroups" in c
+    ? c.rawGroups.reduce((n, g) => n + g.points.count, 0)
+    : c.groups.reduce((n, g) => n + g.points.length, 0);
+
 export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
 
 /**

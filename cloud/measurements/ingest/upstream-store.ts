@@ -15,7 +15,9 @@ import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
+import { journalHoldsRecords } from "../storage/journal-files.js";
 import { IngestJournal } from "./ingest-journal.js";
+import { pointsOf } from "./journal-codec.js";
 import type { Durability } from "../../database/db.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
 import {
@@ -124,18 +126,22 @@ export class UpstreamStore {
   }
 
   /**
-   * Turns the ingest journal on (ingest-journal.ts; SQLite only) and applies what a crash left in it. Called
-   * before the peer serves.
+   * Applies what a crash left in the ingest journal (ingest-journal.ts) and, when `on` and on SQLite, keeps the
+   * journal for the chunks to come. Called before the peer serves. A journal that holds chunks is applied whatever
+   * the setting: they were acknowledged, so a peer started with the journal off (or on PostgreSQL) must store them.
    */
-  async openJournal(dir: string, durability: Durability): Promise<void> {
-    if (this.store.db.dialect !== "sqlite") {
-      this.store.log.warn(
-        "ingest-journal is on, but the journal is for SQLite: on PostgreSQL every commit is stored at once",
-      );
-      return;
-    }
-    this.journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
-    await this.journal.recover();
+  async openJournal(dir: string, durability: Durability, on: boolean): Promise<void> {
+    const keep = on && this.store.db.dialect === "sqlite";
+    if (!keep && !(await journalHoldsRecords(dir))) return;
+    const journal = await IngestJournal.open(
+      dir,
+      durability,
+      (streams) => this.applyJournaled(streams),
+      this.store.log,
+    );
+    await journal.recover();
+    if (keep) this.journal = journal;
+    else await journal.close();
   }
 
   /** Resolves once every chunk acknowledged so far is in cloud.db (at most a few seconds; see IngestJournal). */
@@ -226,7 +232,7 @@ export class UpstreamStore {
   }
 
   /** Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. */
-  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer): Promise<SharedCommit> {
+  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer, traced = true): Promise<SharedCommit> {
     let keys: string[] = [];
     const locks = [...new Set(streams.flatMap((s) => measurementLock(s.up.sessionId).locks ?? []))];
     const started = performance.now();
@@ -244,7 +250,7 @@ export class UpstreamStore {
       if (this.journal !== undefined) this.learnSessions(keys);
       this.compaction.appended(commit.stored, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
-      if (commit.points > 0) this.trace?.committed(commit.points);
+      if (traced && commit.points > 0) this.trace?.committed(commit.points);
       if (commit.stored > 0) this.store.commits?.committed(commit.stored, commit.points, seconds);
       for (const [meas, project] of commit.touched) this.store.events.publishThrottled(meas, project);
       return commit;
@@ -274,6 +280,9 @@ export class UpstreamStore {
   private async record(b: Batch, streams: ReadonlyArray<{ s: StreamChunks; at: number[] }>): Promise<void> {
     try {
       await this.journal!.record(streams.map((e) => e.s));
+      // Durable now, and acknowledged: that is what the trace times (not the apply a moment later).
+      if (this.trace)
+        this.trace.committed(streams.reduce((n, e) => n + e.s.chunks.reduce((k, c) => k + pointsOf(c), 0), 0));
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {
@@ -285,7 +294,7 @@ export class UpstreamStore {
 
   /** The journal's apply: chunks acknowledged before, committed to cloud.db; a refused stream is logged. */
   private async applyJournaled(streams: StreamChunks[]): Promise<void> {
-    const commit = await this.commit(streams);
+    const commit = await this.commit(streams, undefined, false); // traced when recorded
     commit.results.forEach((r, k) => {
       if (r instanceof Error)
         this.store.log.warn(

@@ -1,8 +1,11 @@
 // SQL for the data endpoint: a measurement's chunk rows in time order, one page at a time
 // (keyset paging over the meas_chunks_asc / meas_chunks_desc indexes), with the rows still in the chunk log. A
 // row is a pack of consecutive chunks (migration 405) ordered by its earliest (latest) point: chunksOf gives its
-// chunks.
+// chunks. A page also gives again the packs that now hold chunks the read took from the log before (a compaction
+// ran meanwhile): service/chunk-pages.ts keeps those runs and takes from such a pack what it has not read.
 import type { Queryable, SqlParam } from "../../database/db.js";
+import { rowsParam } from "./chunk-batch.js";
+import { packStart } from "./chunk-log.js";
 
 export interface ChunkRow {
   sequence_id: number;
@@ -19,6 +22,10 @@ export interface ChunkRow {
   last_number: number | null;
   /** A pack's chunks as JSON: [data points, min elapsed, max elapsed, created at ms, payload length] each. */
   chunk_index: string | null;
+  /** 1 for a row of the chunk log, else 0. */
+  in_log: number;
+  /** 1 for a pack given because it holds chunks of ChunkPageQuery.readFromLog (ahead of the page's rows), else 0. */
+  repacked: number;
 }
 
 type IndexEntry = [number, number, number, number, number];
@@ -42,6 +49,8 @@ export function chunksOf(row: ChunkRow): ChunkRow[] {
       created_at_ms: created,
       last_number: null,
       chunk_index: null,
+      in_log: 0,
+      repacked: 0,
     };
   });
 }
@@ -57,6 +66,11 @@ export interface ChunkPageQuery {
   from?: number;
   to?: number;
   limit: number;
+  /**
+   * Chunks the read took from the chunk log in earlier pages, as runs [sequence id, first number, last number]:
+   * the rows of meas_chunks now holding any of them come first in the answer, marked `repacked`.
+   */
+  readFromLog?: ReadonlyArray<readonly [number, number, number]>;
 }
 
 export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> {
@@ -79,16 +93,35 @@ export function chunkPage(q: Queryable, p: ChunkPageQuery): Promise<ChunkRow[]> 
   const logged = conditions("c.sequence_id IN (SELECT id FROM meas_sequences WHERE measurement_uuid = ?)", [
     p.measUuid,
   ]);
-  return q.all<ChunkRow>(
-    `SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, p.payload, p.file_offset, p.file_length, c.created_at_ms,
-         c.last_number, p.chunk_index
-       FROM meas_chunks c JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number
+  const columns = (log: number, repacked: number) =>
+    `c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, ${log ? "c" : "p"}.payload, ${log ? "c" : "p"}.file_offset, ${log ? "c" : "p"}.file_length, c.created_at_ms,
+       ${log ? "CAST(NULL AS INTEGER) AS last_number, CAST(NULL AS TEXT) AS chunk_index" : "c.last_number, p.chunk_index"}, ${log} AS in_log, ${repacked} AS repacked`;
+  const payloads =
+    "JOIN meas_chunk_payloads p ON p.sequence_id = c.sequence_id AND p.sequence_number = c.sequence_number";
+  const page = `SELECT * FROM (SELECT ${columns(0, 0)}
+       FROM meas_chunks c ${payloads}
        WHERE ${stored.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS s
      UNION ALL
-     SELECT * FROM (SELECT c.sequence_id, c.sequence_number, c.min_elapsed_ns, c.max_elapsed_ns, c.payload, c.file_offset, c.file_length, c.created_at_ms,
-         CAST(NULL AS INTEGER) AS last_number, CAST(NULL AS TEXT) AS chunk_index
+     SELECT * FROM (SELECT ${columns(1, 0)}
        FROM meas_chunk_log c WHERE ${logged.where} ORDER BY c.${lead} ${dir}, c.sequence_id ${dir}, c.sequence_number ${dir} LIMIT ?) AS l
-     ${order}`,
-    [...stored.args, p.limit, ...logged.args, p.limit, p.limit],
+     ${order}`;
+  const args = [...stored.args, p.limit, ...logged.args, p.limit, p.limit];
+  if (!p.readFromLog?.length) return q.all<ChunkRow>(page, args);
+  // The rows holding a number of a run: the one holding its first number (or the last before it), and those keyed
+  // inside it; a sequence's rows never overlap and each holds consecutive numbers (chunk-log.ts).
+  const runs =
+    q.dialect === "postgres"
+      ? "unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS r(s, lo, hi)"
+      : "(SELECT value->>0 AS s, value->>1 AS lo, value->>2 AS hi FROM json_each(?)) AS r";
+  return q.all<ChunkRow>(
+    `SELECT * FROM (${page}) AS page
+     UNION ALL
+     SELECT ${columns(0, 1)}
+       FROM ${runs} JOIN meas_chunks c ON c.sequence_id = r.s
+         AND c.sequence_number BETWEEN COALESCE(${packStart("r.s", "r.lo")}, r.lo) AND r.hi
+         AND COALESCE(c.last_number, c.sequence_number) >= r.lo
+       ${payloads}
+     ORDER BY repacked DESC, ${lead} ${dir}, sequence_id ${dir}, sequence_number ${dir}`,
+    [...args, ...rowsParam(q, p.readFromLog, 3)],
   );
 }

@@ -1,5 +1,6 @@
 // GET .../data: a measurement's points in time order, streamed. Chunk rows (a row may be a pack of chunks) are
-// read in order of their earliest (asc) or latest (desc) point; each chunk's matching points become a sorted run,
+// read in order of their earliest (asc) or latest (desc) point, in pages (chunk-pages.ts: every chunk once while
+// compactions run); each chunk's matching points become a sorted run,
 // and a heap of runs releases a point once no chunk still to be read can hold an earlier (later)
 // one. Memory stays at the chunks that overlap in time.
 import type { Queryable } from "../../database/db.js";
@@ -7,7 +8,8 @@ import { decodeChunk } from "../formats/codec.js";
 import { dataFrame, jsonLine, type GroupCtx } from "../formats/data-format.js";
 import { basetimeNs, type MeasRow } from "./model.js";
 import type { PayloadFiles, PayloadRef } from "../storage/payload-files.js";
-import { chunkPage, chunksOf, type ChunkKey, type ChunkRow } from "../repo/data.js";
+import type { ChunkRow } from "../repo/data.js";
+import { chunkPages } from "./chunk-pages.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { jsonTime, type TimeFormat } from "../formats/time.js";
 import { bothMatch, compileDataIdFilter, compileIdq, type DataIdMatch } from "./data-id-filter.js";
@@ -124,27 +126,27 @@ async function* measurementPoints(
   const from = qy.startNs !== undefined ? qy.startNs - base : undefined;
   const to = qy.endNs !== undefined ? qy.endNs - base : undefined;
   const heap = new RunHeap(qy.desc);
-  let after: ChunkKey | undefined;
-  for (;;) {
-    const rows = await chunkPage(src.db, {
-      measUuid: m.uuid,
-      desc: qy.desc,
-      after,
-      from: from !== undefined ? clampNum(from) : undefined,
-      to: to !== undefined ? clampNum(to) : undefined,
-      limit: PAGE,
-    });
-    const chunks = rows.map(chunksOf);
-    const payloads = await payloadsOf(src.files, chunks.flat());
+  const pages = chunkPages(src.db, {
+    measUuid: m.uuid,
+    desc: qy.desc,
+    from: from !== undefined ? clampNum(from) : undefined,
+    to: to !== undefined ? clampNum(to) : undefined,
+    limit: PAGE,
+  });
+  for await (const rows of pages) {
+    const payloads = await payloadsOf(
+      src.files,
+      rows.flatMap((r) => r.chunks),
+    );
     let k = 0;
     const out: Array<Item | Damaged> = [];
-    for (const [r, row] of rows.entries()) {
+    for (const row of rows) {
       // A pack's bound is that of its earliest (latest) chunk: its chunks are added together after it.
-      const bound = BigInt(qy.desc ? row.max_elapsed_ns : row.min_elapsed_ns);
+      const bound = BigInt(row.bound);
       // No chunk from here on holds a point before (after) `bound`: release what precedes it.
       for (let h = heap.head(); h && (qy.desc ? h.elapsed > bound : h.elapsed < bound); h = heap.head())
         out.push(heap.take());
-      for (const c of chunks[r]!) {
+      for (const c of row.chunks) {
         const items = chunkItems(c, payloads[k++]!, m, qy, match, from, to, log);
         if ("error" in items) {
           out.push(items);
@@ -157,15 +159,11 @@ async function* measurementPoints(
         heap.add(items);
       }
     }
-    if (rows.length < PAGE) {
-      while (heap.size) out.push(heap.take());
-      if (out.length) yield out;
-      return;
-    }
     if (out.length) yield out;
-    const last = rows[rows.length - 1]!;
-    after = [qy.desc ? last.max_elapsed_ns : last.min_elapsed_ns, last.sequence_id, last.sequence_number];
   }
+  const rest: Item[] = [];
+  while (heap.size) rest.push(heap.take());
+  if (rest.length) yield rest;
 }
 
 /** A chunk's matching points, sorted in the order read (a Damaged entry when it cannot be decoded). */

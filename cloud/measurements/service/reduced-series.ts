@@ -6,10 +6,10 @@ import { Invalid, NotFound } from "../../errors.js";
 import { forEachPoint } from "../formats/chunk-points.js";
 import { formatNs } from "../formats/time.js";
 import { numericReader } from "../formats/numeric.js";
-import { chunkPage, chunksOf, type ChunkKey } from "../repo/data.js";
 import { measurementsForName } from "../repo/measurement-list.js";
 import { payloadsOf, type ChunkSource } from "./data-stream.js";
 import { basetimeNs } from "./model.js";
+import { chunkPages } from "./chunk-pages.js";
 
 export interface SeriesQuery {
   project: string;
@@ -67,10 +67,11 @@ export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<R
   const tMax = new Float64Array(n);
   let points = 0;
   let skipped = 0;
-  let after: ChunkKey | undefined;
-  for (;;) {
-    const rows = await chunkPage(src.db, { measUuid: m.uuid, desc: false, after, from, to, limit: PAGE });
-    const payloads = await payloadsOf(src.files, rows.flatMap(chunksOf));
+  for await (const rows of chunkPages(src.db, { measUuid: m.uuid, desc: false, from, to, limit: PAGE })) {
+    const payloads = await payloadsOf(
+      src.files,
+      rows.flatMap((r) => r.chunks),
+    );
     for (const payload of payloads) {
       if (payload.status === "rejected") continue;
       try {
@@ -88,9 +89,6 @@ export async function reducedSeries(src: ChunkSource, q: SeriesQuery): Promise<R
         // A damaged chunk is left out here; the data endpoint reports it.
       }
     }
-    if (rows.length < PAGE) break;
-    const last = rows[rows.length - 1]!;
-    after = [last.min_elapsed_ns, last.sequence_id, last.sequence_number];
   }
   const out: ReducedSeries["buckets"] = { time_min: [], min: [], time_max: [], max: [], count: [] };
   for (let b = 0; b < n; b++) {

@@ -9,10 +9,13 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
 import type { Durability } from "../../database/db.js";
+import { holdLock, type HeldLock } from "../../../lib/dir-lock.js";
 
 const SUFFIX = ".journal";
 /** The journal's folder in a data directory. */
 export const JOURNAL_DIR = "ingest-journal";
+/** The lock of the process that holds the journal (lib/dir-lock.ts). */
+const LOCK_FILE = "journal.lock";
 
 interface Segment {
   n: number;
@@ -35,6 +38,7 @@ export class JournalFiles {
     private readonly dir: string,
     private readonly sync: boolean,
     private readonly segments: Segment[],
+    private readonly lock: HeldLock,
   ) {}
 
   /**
@@ -46,6 +50,23 @@ export class JournalFiles {
     durability: Durability,
   ): Promise<{ files: JournalFiles; left: JournalRecord[]; torn: Array<{ file: string; bytes: number }> }> {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    // One process appends, applies and trims: a second one would apply and remove segments the first still writes.
+    const lock = await holdLock(
+      path.join(dir, LOCK_FILE),
+      (pid) =>
+        new Error(
+          `the ingest journal in ${dir} is in use by process ${pid} (another cloud-peer serving this data directory); stop it first`,
+        ),
+    );
+    try {
+      return await JournalFiles.read(dir, durability, lock);
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
+  }
+
+  private static async read(dir: string, durability: Durability, lock: HeldLock) {
     const found = await segmentNumbers(dir);
     const segments: Segment[] = [];
     const left: JournalRecord[] = [];
@@ -58,7 +79,7 @@ export class JournalFiles {
       for (const body of records) left.push({ id: left.length + 1, body });
       segments.push({ n, file, fh: undefined, size: 0, lastId: left.length });
     }
-    const files = new JournalFiles(dir, durability === "power-loss", segments);
+    const files = new JournalFiles(dir, durability === "power-loss", segments, lock);
     files.nextId = left.length + 1;
     await files.startSegment((found.at(-1) ?? 0) + 1);
     return { files, left, torn };
@@ -113,6 +134,7 @@ export class JournalFiles {
     await this.writing;
     for (const seg of this.segments) await seg.fh?.close();
     for (const seg of this.segments) seg.fh = undefined;
+    await this.lock.release();
   }
 
   private async startSegment(n: number): Promise<void> {

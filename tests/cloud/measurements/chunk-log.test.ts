@@ -9,7 +9,18 @@ import { startTestPeer } from "../harness.js";
 import { dropTestDatabase, onPostgres } from "../../support/test-database.js";
 import { compactLog } from "../../../cloud/measurements/repo/chunk-log.js";
 import { measurementLock } from "../../../cloud/measurements/service/model.js";
-import { adminCall, chunksMessage, DEFAULT_PROJECT, EDGE, ndjson, P, uploadProto, uuid, withPeer } from "./helpers.js";
+import {
+  adminCall,
+  chunksMessage,
+  DEFAULT_PROJECT,
+  EDGE,
+  ndjson,
+  P,
+  uploadProto,
+  uuid,
+  withPeer,
+  DIRECT_COMMIT,
+} from "./helpers.js";
 
 const chunk = (n: number, elapsedMs: number, text: string): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -29,7 +40,7 @@ const stream = (session: string = uuid()): UpstreamRef => ({
 });
 
 describe("measurements: the chunk log", () => {
-  const t = withPeer();
+  const t = withPeer(DIRECT_COMMIT);
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
   const logRows = async () => (await t.peer.svc.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM meas_chunk_log"))!.n;
   const texts = async (m: string, order = "") =>
@@ -115,7 +126,7 @@ describe("measurements: the chunk log", () => {
 
 describe("measurements: a chunk log left by a stopped peer", () => {
   it("is served after a restart, compacted, and its numbers stay taken", async () => {
-    let peer = await startTestPeer();
+    let peer = await startTestPeer({ config: DIRECT_COMMIT });
     const dataDir = peer.dataDir;
     try {
       const up = stream();
@@ -127,7 +138,7 @@ describe("measurements: a chunk log left by a stopped peer", () => {
       const logged = await peer.svc.db.all<Record<string, unknown>>("SELECT * FROM meas_chunk_log ORDER BY id");
       expect(logged.length).toBeGreaterThan(0);
       await peer.close();
-      peer = await startTestPeer({ dataDir });
+      peer = await startTestPeer({ dataDir, config: DIRECT_COMMIT });
       await peer.svc.db.run("DELETE FROM meas_chunk_log");
       await peer.svc.db.run(
         `DELETE FROM meas_chunk_payloads WHERE sequence_id = ? AND sequence_number IN (${logged.map(() => "?").join(", ")})`,

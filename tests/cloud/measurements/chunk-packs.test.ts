@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { onPostgres } from "../../support/test-database.js";
-import { chunksMessage, ndjson, P, persistedUpstream, uploadProto, uuid, withPeer } from "./helpers.js";
+import { chunksMessage, ndjson, P, persistedUpstream, uploadProto, uuid, withPeer, DIRECT_COMMIT } from "./helpers.js";
 
 const chunk = (n: number, elapsedUs: number, text: string): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -20,7 +20,7 @@ const stream = persistedUpstream;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe("measurements: chunk packs", () => {
-  const t = withPeer();
+  const t = withPeer(DIRECT_COMMIT);
   const upstream = () => t.peer.svc.measurements.upstream;
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => upstream().storeChunk(up, c);
   const lines = async (m: string, query = "") =>

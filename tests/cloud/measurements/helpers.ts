@@ -6,6 +6,7 @@ import { measurementHooks } from "../../../cloud/measurements/ingest/iscp-hooks.
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { adminToken, caller, startPeerWithAdmin, type Call } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
+import type { ConfigInput } from "../../../cloud/config.js";
 
 export { adminToken, caller, startPeerWithAdmin, type Call };
 export { expectError } from "../accounts/helpers.js";
@@ -20,10 +21,17 @@ export async function adminCall(peer: TestPeer): Promise<Call> {
 }
 
 /** A cloud peer on a temp dir and an admin caller for a file's tests: started before them, stopped after. */
-export function withPeer(): { peer: TestPeer; call: Call } {
+/**
+ * For tests of the direct commit's answers and rows (skipped numbers, refused batches, log rows, statements per
+ * commit): the ingest journal off, as it acknowledges chunks before they reach cloud.db (ingest-journal.test.ts
+ * checks what a user sees with it on).
+ */
+export const DIRECT_COMMIT = { ingestJournal: "off" } as const;
+
+export function withPeer(config?: ConfigInput): { peer: TestPeer; call: Call } {
   const ctx = {} as { peer: TestPeer; call: Call };
   beforeAll(async () => {
-    ctx.peer = await startTestPeer();
+    ctx.peer = await startTestPeer({ config });
     ctx.call = await adminCall(ctx.peer);
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { onPostgres } from "../../support/test-database.js";
 import type { Db, Queryable } from "../../../cloud/database/db.js";
 import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
 import { encodeMessage } from "../../../proto/wire/message.js";
-import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer } from "./helpers.js";
+import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer, DIRECT_COMMIT } from "./helpers.js";
 
 type Point = { name: string; type?: string; payload: Buffer };
 const chunk = (n: number, points: Point[]): UpstreamChunkIn => ({
@@ -89,7 +89,7 @@ const LANES = onPostgres() ? POSTGRES_LANES : 1;
 const lanesOf = (ups: readonly UpstreamRef[]) => new Set(ups.map((u) => commitLane(u.sessionId, LANES))).size;
 
 describe("measurements: one group commit for the chunks of every stream", () => {
-  const t = withPeer();
+  const t = withPeer(DIRECT_COMMIT);
   const call = (path: string, init?: Parameters<typeof t.call>[1]) => t.call(path, init);
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
   const sequences = async (m: string) =>

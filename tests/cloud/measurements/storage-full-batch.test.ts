@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { ResultCode } from "../../../proto/wire/message.js";
-import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer } from "./helpers.js";
+import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer, DIRECT_COMMIT } from "./helpers.js";
 
 const CHUNKS = 400;
 const chunk = (n: number, size: number): UpstreamChunkIn => ({
@@ -19,7 +19,7 @@ const chunk = (n: number, size: number): UpstreamChunkIn => ({
 });
 
 describe("measurements: a full disk under a large batch", () => {
-  const t = withPeer();
+  const t = withPeer(DIRECT_COMMIT);
   const unheard: unknown[] = [];
   const listen = (e: unknown) => void unheard.push(e);
   beforeEach(() => void process.on("unhandledRejection", listen));

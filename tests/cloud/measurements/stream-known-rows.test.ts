@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { ResultCode } from "../../../proto/wire/message.js";
-import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer } from "./helpers.js";
+import { brokerChunkHook, P, persistedUpstream, sequencesOf, withPeer, DIRECT_COMMIT } from "./helpers.js";
 
 const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
   sequenceNumber: n,
@@ -18,7 +18,7 @@ const chunk = (n: number, ids: Array<[string, string]>): UpstreamChunkIn => ({
 });
 
 describe("measurements: a steady stream's chunk transactions", () => {
-  const t = withPeer();
+  const t = withPeer(DIRECT_COMMIT);
   const call = (path: string, init?: Parameters<typeof t.call>[1]) => t.call(path, init);
   const store = (up: UpstreamRef, c: UpstreamChunkIn) => t.peer.svc.measurements.upstream.storeChunk(up, c);
   const dataIds = async (m: string) =>
