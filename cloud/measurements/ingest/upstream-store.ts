@@ -15,7 +15,7 @@ import type { MeasurementStore } from "../service/measurement-store.js";
 import { nowIso } from "../formats/time.js";
 import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
-import { journalHoldsRecords } from "../storage/journal-files.js";
+import { journalHoldsRecords, JournalInUse } from "../storage/journal-files.js";
 import { IngestJournal } from "./ingest-journal.js";
 import { pointsOf } from "./journal-codec.js";
 import type { Durability } from "../../database/db.js";
@@ -133,12 +133,15 @@ export class UpstreamStore {
   async openJournal(dir: string, durability: Durability, on: boolean): Promise<void> {
     const keep = on && this.store.db.dialect === "sqlite";
     if (!keep && !(await journalHoldsRecords(dir))) return;
-    const journal = await IngestJournal.open(
-      dir,
-      durability,
-      (streams) => this.applyJournaled(streams),
-      this.store.log,
-    );
+    let journal: IngestJournal;
+    try {
+      journal = await IngestJournal.open(dir, durability, (streams) => this.applyJournaled(streams), this.store.log);
+    } catch (e) {
+      if (!(e instanceof JournalInUse)) throw e;
+      // Another peer serves this data directory and applies what its journal holds; this one commits directly.
+      if (keep) this.store.log.warn(`${e.message}: this peer stores every commit in cloud.db before its ack`);
+      return;
+    }
     await journal.recover();
     if (keep) this.journal = journal;
     else await journal.close();

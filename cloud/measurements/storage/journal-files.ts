@@ -25,6 +25,9 @@ interface Segment {
   lastId: number;
 }
 
+/** Another live process holds the journal (a second peer serving the same data directory). */
+export class JournalInUse extends Error {}
+
 export interface JournalRecord {
   id: number;
   body: Buffer;
@@ -53,10 +56,7 @@ export class JournalFiles {
     // One process appends, applies and trims: a second one would apply and remove segments the first still writes.
     const lock = await holdLock(
       path.join(dir, LOCK_FILE),
-      (pid) =>
-        new Error(
-          `the ingest journal in ${dir} is in use by process ${pid} (another cloud-peer serving this data directory); stop it first`,
-        ),
+      (pid) => new JournalInUse(`the ingest journal in ${dir} is held by process ${pid}`),
     );
     try {
       return await JournalFiles.read(dir, durability, lock);

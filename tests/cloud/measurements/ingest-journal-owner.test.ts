@@ -1,7 +1,7 @@
 // The ingest journal belongs to the peer that serves its data directory: a maintenance command run beside it
 // (`cloud-peer token create`) leaves the journal alone, so the peer goes on taking and storing chunks; a second
-// peer started on the same directory is refused with the first one's PID instead of applying and removing the
-// segments the first still appends to.
+// peer started on the same directory commits directly instead of applying and removing the segments the first
+// still appends to.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamChunkIn } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { runCloudPeer } from "../database/cloud-peer-cli.js";
@@ -39,11 +39,19 @@ describe("the ingest journal's owner", () => {
     expect(await sequencesOf(call, up.sessionId)).toMatchObject([{ received_chunks_count: 64 }]);
   });
 
-  it("refuses a second peer on the same data directory, naming the first one's process", async () => {
-    await expect(startTestPeer({ dataDir: peer.dataDir })).rejects.toThrow(
-      `ingest journal in ${peer.dataDir}/ingest-journal is in use by process ${process.pid}`,
-    );
-    // The first one is unaffected.
+  it("lets a second peer on the same data directory commit directly, leaving the journal to the first", async () => {
+    const second = await startTestPeer({ dataDir: peer.dataDir });
+    try {
+      const up = persistedUpstream();
+      const hook = brokerChunkHook(second, up);
+      await hook(chunk(1));
+      await Promise.all([2, 3].map((n) => hook(chunk(n))));
+      // Committed before their acks: in cloud.db, so the first peer shows them too.
+      expect(await sequencesOf(call, up.sessionId)).toMatchObject([{ received_chunks_count: 3 }]);
+    } finally {
+      await second.stop();
+    }
+    // The first one goes on with its journal.
     const up = persistedUpstream();
     const hook = brokerChunkHook(peer, up);
     await hook(chunk(1));
