@@ -89,22 +89,26 @@ const QUICK = [
 const BUILD = "tests/support/build-global-setup.ts";
 // The run's directory for the npm tarball and the Debian packages, made once for the files that need them.
 const ARTEFACTS = "tests/support/artefacts-global-setup.ts";
-// With TEST_CPU_LOG=FILE: a line per test file with the CPU-seconds it spent (tests/support/cpu-log.ts).
-const cpuLog = process.env.TEST_CPU_LOG ? { setupFiles: ["tests/support/cpu-log.ts"] } : {};
+const RESTORE_GLOBALS = "tests/support/restore-globals.ts";
+// With TEST_CPU_LOG=FILE: a line per test file of the sqlite and postgres projects with the CPU-seconds it spent
+// (tests/support/cpu-log.ts; the quick project's files share threads of one process, which /proc does not tell apart).
+const CPU_LOG = process.env.TEST_CPU_LOG ? ["tests/support/cpu-log.ts"] : [];
 
-// Each file of the sqlite and postgres projects runs in a process of its own (vitest's default `isolate`). Sharing
-// workers between files (`isolate: false`) would save about a third of those files' CPU (the cloud's module graph
-// is loaded once per worker instead of once per file), but with it, now and then, a fetch to an in-process peer
-// started in a later file of the same worker gets no answer (seen on health, openapi, chunk read-back and event
-// stream tests); the cause is not known yet, so files keep their own process. Tried again with OAuth keys generated
-// as JWKs (no JWK export from a fresh KeyObject): 1,068 CPU-s against 1,408, but a chunk read-back on PostgreSQL
-// still got no answer for 900 s, and a map-tiles file failed, so isolation stays.
+// Files of the sqlite and postgres projects share worker processes (`isolate: false`): a worker runs file after
+// file, and the cloud's module graph is loaded once per worker instead of once per file (about a quarter of the
+// suite's CPU). So a file must leave the process as it found it: what it starts, it stops (peers, servers, child
+// processes), and a global it replaces is put back after it (tests/support/restore-globals.ts; @aptpod/iscp-ts
+// replaces the web streams, and Node's fetch then stalls on larger bodies). Modules keep their state from file to
+// file (vi.mock is not reset either): a test never relies on a module's state being fresh, and what the cloud keeps
+// in a module serves every peer the process starts, so it is the same for all of them or kept per peer.
 //
 // Limits are generous so that the suite passes on a busy machine (CI runs it once beside two busy processes):
 // a test that goes right ends as soon as it is done, the limits only bound one that hangs. expect.poll and
 // the tests' own waits (waitFor, eventually, until) allow 30 s.
 const common = {
   pool: "forks" as const,
+  isolate: false,
+  setupFiles: [RESTORE_GLOBALS, ...CPU_LOG],
   testTimeout: 120_000,
   hookTimeout: 180_000,
   expect: { poll: { timeout: 30_000 } },
@@ -125,7 +129,6 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: QUICK,
           globalSetup: [BUILD, ARTEFACTS],
-          ...cpuLog,
         },
       },
       {
@@ -136,11 +139,10 @@ export default defineConfig({
           exclude: [...SQLITE_ONLY, ...NO_CLOUD_DATABASE, ...IN_FRONT_OF_STORE],
           env: { CLOUD_TEST_DATABASE: "postgres" },
           globalSetup: [BUILD, "tests/support/postgres-global-setup.ts"],
-          ...cpuLog,
         },
       },
-      // One worker module cache for these small files (no isolation needed: they start nothing).
-      { test: { ...common, name: "quick", include: QUICK, pool: "threads", isolate: false } },
+      // Threads for these small files, which start nothing.
+      { test: { ...common, name: "quick", include: QUICK, pool: "threads", setupFiles: [RESTORE_GLOBALS] } },
     ],
   },
 });

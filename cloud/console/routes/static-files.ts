@@ -9,6 +9,7 @@ import { errorBodyJson } from "../../http/error-reply.js";
 import { noteRoute } from "../../http/request-observer.js";
 import { JSON_TYPE } from "../../http/route.js";
 import type { TreeFastPath } from "../../http/pre-routing.js";
+import type { Services } from "../../services.js";
 import { tilesOrigin } from "../schemas.js";
 
 export const CONSOLE_PATH = "/console/";
@@ -107,10 +108,15 @@ export function serveConsole(
 /** The console's files, `/` and `/console`: a pre-routing fast path of the console module. */
 export function consoleFastPath(): TreeFastPath {
   let dir: string | undefined;
-  let headers: Record<string, string> | undefined;
+  // The module, and so this fast path, serves every peer a process starts: the headers follow each peer's settings.
+  const headers = new WeakMap<Services["config"], Record<string, string>>();
+  const headersOf = (config: Services["config"]) => {
+    let h = headers.get(config);
+    if (!h) headers.set(config, (h = securityHeaders(config.mapTilesUrl)));
+    return h;
+  };
   return {
     owns: (pathname) => pathname === "/" || pathname === "/console" || pathname.startsWith(CONSOLE_PATH),
-    handle: (req, res, { svc }) =>
-      void serveConsole(req, res, (dir ??= consoleDir()), (headers ??= securityHeaders(svc.config.mapTilesUrl))),
+    handle: (req, res, { svc }) => void serveConsole(req, res, (dir ??= consoleDir()), headersOf(svc.config)),
   };
 }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../cloud/config.js";
 import { startPeerWithAdmin } from "../accounts/helpers.js";
+import { startTestPeer } from "../harness.js";
 
 const errorOf = (f: () => unknown) => {
   try {
@@ -55,6 +56,21 @@ describe("GET /api/console/settings", () => {
       expect(page.headers.get("content-security-policy")).toContain("img-src 'self' data: blob:; ");
     } finally {
       await peer.stop();
+    }
+  });
+});
+
+describe("the console's Content-Security-Policy", () => {
+  it("names each peer's own map tiles' origin, whatever another peer of the same process was started with", async () => {
+    const csp = async (url: string) => (await fetch(`${url}/console/`)).headers.get("content-security-policy");
+    const plain = await startTestPeer();
+    const withTiles = await startTestPeer({ config: { mapTilesUrl: "http://tiles.example.com:8090/{z}/{x}/{y}.png" } });
+    try {
+      expect(await csp(plain.url)).toContain("img-src 'self' data: blob:; ");
+      expect(await csp(withTiles.url)).toContain("img-src 'self' data: blob: http://tiles.example.com:8090; ");
+      expect(await csp(plain.url)).toContain("img-src 'self' data: blob:; ");
+    } finally {
+      await Promise.all([plain.stop(), withTiles.stop()]);
     }
   });
 });
