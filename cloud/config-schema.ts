@@ -270,7 +270,7 @@ export const SETTINGS = {
     flag: "ingest-journal",
     env: "CLOUD_INGEST_JOURNAL",
     arg: "on|off",
-    help: "on (default): acknowledge iSCP chunks once a journal beside the database holds them, and store many commits' chunks together a moment later, which is what carries a fleet of slow edges; off: store every commit in the database before its ack (SQLite; PostgreSQL always does that; docs/measurements.md)",
+    help: "on (default): acknowledge iSCP chunks once a journal beside the database holds them, and store many commits' chunks together a moment later, which shortens the acks' wait for a fleet of slow edges; off: store every commit in the database before its ack (SQLite; PostgreSQL always does that; docs/measurements.md)",
   }),
   durability: withDefault(Durability, "power-loss", {
     flag: "durability",
