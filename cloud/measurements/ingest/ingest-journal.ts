@@ -88,15 +88,16 @@ export class IngestJournal {
 
   /**
    * Makes the chunks durable in the journal; they are applied later, read from the record (the received frames
-   * may go once this returns). Resolves once they may be acknowledged.
+   * may go once this returns). Resolves, with the data points the record holds, once they may be acknowledged.
    */
-  async record(streams: StreamChunks[]): Promise<void> {
+  async record(streams: StreamChunks[]): Promise<number> {
     const record = journalRecord(streams);
     const id = await this.files.append(record.body);
     this.pending.push({ id, streams: record.streams, chunks: record.chunks, bytes: record.body.length });
     this.pendingBytes += record.body.length;
     this.lastId = id;
     this.schedule(this.full ? 0 : APPLY_AFTER_MS);
+    return record.points;
   }
 
   /**

@@ -28,12 +28,6 @@ const groupBytes = (c: Chunk | RawChunk): Array<{ name: string; type: string; by
         }).finish(),
       }));
 
-/** The data points a chunk holds. */
-export const pointsOf = (c: Chunk | RawChunk): number =>
-  "rawGroups" in c
-    ? c.rawGroups.reduce((n, g) => n + g.points.count, 0)
-    : c.groups.reduce((n, g) => n + g.points.length, 0);
-
 export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
 
 /**
@@ -46,13 +40,19 @@ export function journalRecord(streams: readonly StreamChunks[]): {
   body: Buffer;
   streams: StreamChunks[];
   chunks: number;
+  points: number;
 } {
   const header: JournalHeader = { u: [], c: [] };
   const parts: Uint8Array[] = [];
   let bytes = 0;
+  let points = 0;
   for (const [i, s] of streams.entries()) {
     header.u.push([s.up.streamId, s.up.sessionId, s.up.projectUuid, s.up.nodeId]);
     for (const c of s.chunks) {
+      points +=
+        "rawGroups" in c
+          ? c.rawGroups.reduce((n, g) => n + g.points.count, 0)
+          : c.groups.reduce((n, g) => n + g.points.length, 0);
       const groups: Array<[string, string, number]> = [];
       for (const g of groupBytes(c)) {
         groups.push([g.name, g.type, g.bytes.length]);
@@ -109,7 +109,7 @@ export function journalRecord(streams: readonly StreamChunks[]): {
       };
     }),
   }));
-  return { body, streams: held, chunks: header.c.length };
+  return { body, streams: held, chunks: header.c.length, points };
 }
 
 /** The streams of a record, their chunks with decoded points (a record is read back only after a crash). */

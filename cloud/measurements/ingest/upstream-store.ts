@@ -17,7 +17,6 @@ import type { CommitTrace } from "./commit-trace.js";
 import { commitStreams, type SharedCommit, type StreamChunks } from "./shared-commit.js";
 import { journalHoldsRecords, JournalInUse } from "../storage/journal-files.js";
 import { IngestJournal } from "./ingest-journal.js";
-import { pointsOf } from "./journal-codec.js";
 import type { Durability } from "../../database/db.js";
 import { LogCompaction, POSTGRES_PACE, SQLITE_PACE } from "./log-compaction.js";
 import {
@@ -282,10 +281,9 @@ export class UpstreamStore {
 
   private async record(b: Batch, streams: ReadonlyArray<{ s: StreamChunks; at: number[] }>): Promise<void> {
     try {
-      await this.journal!.record(streams.map((e) => e.s));
+      const points = await this.journal!.record(streams.map((e) => e.s));
       // Durable now, and acknowledged: that is what the trace times (not the apply a moment later).
-      if (this.trace)
-        this.trace.committed(streams.reduce((n, e) => n + e.s.chunks.reduce((k, c) => k + pointsOf(c), 0), 0));
+      this.trace?.committed(points);
       for (let i = 0; i < b.count; i++) b.results[i] = "ok";
       b.settle();
     } catch (err) {
