@@ -15,6 +15,7 @@ import { chunkRows, isFirst, tally, type ChunkResult, type ChunkRow } from "../s
 import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
 import { appendLogRows, storedInRuns, type LogStream } from "../repo/chunk-log.js";
+import { appendPacks } from "../repo/pack-append.js";
 import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
@@ -35,6 +36,8 @@ export interface SharedCommit {
   /** Measurements that took chunks (uuid -> project uuid). */
   touched: Map<string, string>;
   stored: number;
+  /** Of the chunks stored, those appended to the chunk log (for its compaction; the rest were written as packs). */
+  logged: number;
   points: number;
   /** Remembers what the commit showed to exist (known-rows.ts); call once it committed. */
   learn(): void;
@@ -99,6 +102,8 @@ export async function commitStreams(
   now: string,
   known: KnownRows,
   alloc?: (n: number) => Buffer,
+  /** SQLite: write each stream's chunks as packs at once, not to the chunk log (the journal's apply). */
+  packed = false,
 ): Promise<SharedCommit> {
   // SQLite: the numbers stored before are read beside the measurement rows (and the transaction's BEGIN), and the
   // log insert then goes out with the counters' updates, so a steady commit waits for SQLite's thread three times
@@ -155,16 +160,10 @@ export async function commitStreams(
   const logStreams = (pick: (p: Planned) => ChunkRow[]): LogStream[] =>
     planned.map((p) => ({ measUuid: p.measUuid, sequenceId: p.seqId, rows: pick(p) }));
   if (early !== undefined) {
-    synced.push(
-      heard(
-        appendLogRows(
-          tx,
-          logStreams((p) => p.fresh),
-          Date.parse(now),
-        ),
-      ),
-    );
-    return write(tx, streams, planned, skipped, refused, now, known, synced);
+    const fresh = logStreams((p) => p.fresh);
+    const createdAtMs = Date.parse(now);
+    synced.push(heard<unknown>(packed ? appendPacks(tx, fresh, createdAtMs) : appendLogRows(tx, fresh, createdAtMs)));
+    return write(tx, streams, planned, skipped, refused, now, known, synced, !packed);
   }
   const stored = await appended(
     tx,
@@ -177,7 +176,7 @@ export async function commitStreams(
     (skipped.get(id) ?? skipped.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
   }
   freshRows(planned, skipped);
-  return write(tx, streams, planned, skipped, refused, now, known, synced);
+  return write(tx, streams, planned, skipped, refused, now, known, synced, true);
 }
 
 /** Each stream's rows but those whose numbers were stored before. */
@@ -283,6 +282,8 @@ async function write(
   known: KnownRows,
   /** The payload files' writes, each already heard: the commit waits for them. */
   synced: ReadonlyArray<Promise<unknown>>,
+  /** Whether the chunks went to the chunk log (or were written as packs). */
+  logged: boolean,
 ): Promise<SharedCommit> {
   // Every write below starts now and is awaited together: each is marked heard at once (a full disk fails
   // one while the others are still being started).
@@ -354,6 +355,7 @@ async function write(
     results,
     touched,
     stored,
+    logged: logged ? stored : 0,
     points,
     keys: planned.map((p) => p.key),
     learn: () => {

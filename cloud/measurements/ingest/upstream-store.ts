@@ -233,15 +233,18 @@ export class UpstreamStore {
     }
   }
 
-  /** Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. */
-  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer, traced = true): Promise<SharedCommit> {
+  /**
+   * Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. The journal's apply
+   * (`applied`) writes each stream's chunks as packs at once (they were traced when recorded).
+   */
+  private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer, applied = false): Promise<SharedCommit> {
     let keys: string[] = [];
     const locks = [...new Set(streams.flatMap((s) => measurementLock(s.up.sessionId).locks ?? []))];
     const started = performance.now();
     try {
       const commit = await this.store.db.transaction(
         async (tx) => {
-          const c = await commitStreams(tx, this.store.files, streams, nowIso(), this.known, alloc);
+          const c = await commitStreams(tx, this.store.files, streams, nowIso(), this.known, alloc, applied);
           keys = c.keys;
           return c;
         },
@@ -250,9 +253,9 @@ export class UpstreamStore {
       );
       commit.learn();
       if (this.journal !== undefined) this.learnSessions(keys);
-      this.compaction.appended(commit.stored, commit.touched.keys());
+      this.compaction.appended(commit.logged, commit.touched.keys());
       const seconds = (performance.now() - started) / 1000;
-      if (traced && commit.points > 0) this.trace?.committed(commit.points);
+      if (!applied && commit.points > 0) this.trace?.committed(commit.points);
       if (commit.stored > 0) this.store.commits?.committed(commit.stored, commit.points, seconds);
       for (const [meas, project] of commit.touched) this.store.events.publishThrottled(meas, project);
       return commit;
@@ -295,7 +298,7 @@ export class UpstreamStore {
 
   /** The journal's apply: chunks acknowledged before, committed to cloud.db; a refused stream is logged. */
   private async applyJournaled(streams: StreamChunks[]): Promise<void> {
-    const commit = await this.commit(streams, undefined, false); // traced when recorded
+    const commit = await this.commit(streams, undefined, true);
     commit.results.forEach((r, k) => {
       if (r instanceof Error)
         this.store.log.warn(

@@ -183,7 +183,7 @@ const CHUNK_COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, last_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
 const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length, chunk_index";
 /** A pack holds at most this many chunks (a large compaction after a restart makes packs of a bounded size). */
-const PACK_CHUNKS = 256;
+export const PACK_CHUNKS = 256;
 
 /**
  * The log rows (`from`) grouped into packs (migration 405): per sequence, runs of consecutive numbers whose payloads
