@@ -15,7 +15,7 @@
 import type { Logger } from "pino";
 import type { Durability } from "../../database/db.js";
 import { JournalFiles, type JournalRecord } from "../storage/journal-files.js";
-import { decodeJournalRecord, journalRecord } from "./journal-codec.js";
+import { journalChunkCount, journalChunks, journalRecord } from "./journal-codec.js";
 import type { StreamChunks } from "./shared-commit.js";
 
 /** How long acknowledged chunks wait for their apply when nothing asks for them sooner. */
@@ -29,9 +29,9 @@ const RETRY_MS = 1_000;
 
 interface Pending {
   id: number;
-  streams: StreamChunks[];
+  /** The record: its chunks are read from it when applied (journal-codec.ts `journalChunks`). */
+  body: Buffer;
   chunks: number;
-  bytes: number;
 }
 
 /** Applies chunks to cloud.db (one transaction); throws if nothing was committed. */
@@ -69,10 +69,9 @@ export class IngestJournal {
   async recover(): Promise<number> {
     let chunks = 0;
     for (const r of this.left.splice(0)) {
-      const streams = decodeJournalRecord(r.body);
-      const n = streams.reduce((a, s) => a + s.chunks.length, 0);
+      const n = journalChunkCount(r.body);
       chunks += n;
-      this.pending.push({ id: r.id, streams, chunks: n, bytes: r.body.length });
+      this.pending.push({ id: r.id, body: r.body, chunks: n });
       this.pendingBytes += r.body.length;
       this.lastId = r.id;
     }
@@ -93,7 +92,7 @@ export class IngestJournal {
   async record(streams: StreamChunks[]): Promise<number> {
     const record = journalRecord(streams);
     const id = await this.files.append(record.body);
-    this.pending.push({ id, streams: record.streams, chunks: record.chunks, bytes: record.body.length });
+    this.pending.push({ id, body: record.body, chunks: record.chunks });
     this.pendingBytes += record.body.length;
     this.lastId = id;
     this.schedule(this.full ? 0 : APPLY_AFTER_MS);
@@ -161,7 +160,7 @@ export class IngestJournal {
     this.failedTries = 0;
     const last = batch[batch.length - 1]!;
     this.pending.splice(0, take);
-    for (const p of batch) this.pendingBytes -= p.bytes;
+    for (const p of batch) this.pendingBytes -= p.body.length;
     this.appliedId = last.id;
     for (let i = this.waiters.length - 1; i >= 0; i--)
       if (this.waiters[i]!.id <= last.id) this.waiters.splice(i, 1)[0]!.resolve();
@@ -188,7 +187,7 @@ export class IngestJournal {
 function merged(batch: readonly Pending[]): StreamChunks[] {
   const byKey = new Map<string, StreamChunks & { chunks: StreamChunks["chunks"][number][] }>();
   for (const p of batch)
-    for (const s of p.streams) {
+    for (const s of journalChunks(p.body)) {
       const key = `${s.up.sessionId} ${s.up.streamId}`.toLowerCase();
       const same = byKey.get(key);
       if (same === undefined) byKey.set(key, { up: s.up, chunks: [...s.chunks] });

@@ -8,7 +8,15 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../cloud/config.js";
 import { IngestJournal } from "../../../../cloud/measurements/ingest/ingest-journal.js";
-import { decodeJournalRecord, encodeJournalRecord } from "../../../../cloud/measurements/ingest/journal-codec.js";
+import {
+  decodeJournalRecord,
+  encodeJournalRecord,
+  journalChunks,
+} from "../../../../cloud/measurements/ingest/journal-codec.js";
+import { chunkRows } from "../../../../cloud/measurements/storage/chunk-write.js";
+import { RawPointGroup } from "../../../../proto/wire/chunk-scan.js";
+import { iscp2 } from "../../../../proto/wire/message.js";
+import { toLong } from "../../../../proto/wire/long.js";
 import type { StreamChunks } from "../../../../cloud/measurements/ingest/shared-commit.js";
 import { copyJournal, JournalFiles, readRecords } from "../../../../cloud/measurements/storage/journal-files.js";
 
@@ -47,10 +55,66 @@ const plain = (streams: StreamChunks[]) =>
     ),
   }));
 
+/** What the apply stores of the streams' chunks (payloads, points, elapsed ranges), per stream. */
+const stored = (streams: StreamChunks[]) =>
+  streams.map((s) => ({ up: s.up, rows: chunkRows("m", 1, s.chunks, 0).rows.map(({ chunk: _, ...row }) => row) }));
+
 describe("journal records", () => {
   it("decodes what it encodes: streams, numbers, data ids, elapsed times and payloads", () => {
     const streams = [stream("s1", [1, 2, 3]), stream("s2", [9])];
     expect(plain(decodeJournalRecord(encodeJournalRecord(streams)))).toEqual(plain(streams));
+  });
+
+  /** The stream's chunks as the broker hands them over: groups of raw bytes with their scanned figures. */
+  const raw = (s: StreamChunks): StreamChunks => ({
+    up: s.up,
+    chunks: s.chunks.map((c) => {
+      if (!("groups" in c)) return c;
+      return {
+        sequenceNumber: c.sequenceNumber,
+        rawGroups: c.groups.map((g) => {
+          const bytes = iscp2.DataPointGroup.encode({
+            dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
+          }).finish();
+          const times = g.points.map((p) => Number(p.elapsedNs));
+          const payloadBytes = g.points.reduce((n, p) => n + p.payload.length, 0);
+          return {
+            name: g.name,
+            type: g.type,
+            points: new RawPointGroup(
+              undefined,
+              0,
+              g.points.length,
+              bytes,
+              payloadBytes,
+              Math.min(...times),
+              Math.max(...times),
+            ),
+          };
+        }),
+      };
+    }),
+  });
+
+  it("reads back, without decoding a point, chunks that store as the received ones do", () => {
+    const streams = [stream("s1", [1, 2, 3]), raw(stream("s2", [9, 10])), stream("s3", [4])];
+    const back = journalChunks(encodeJournalRecord(streams));
+    expect(back.flatMap((s) => s.chunks).every((c) => "rawGroups" in c)).toBe(true);
+    expect(stored(back)).toEqual(stored(streams));
+  });
+
+  it("reads a record without the groups' figures (an earlier version's) by decoding its points", () => {
+    const streams = [stream("s1", [1, 2]), raw(stream("s2", [3]))];
+    const body = encodeJournalRecord(streams);
+    const n = body.readUInt32BE(0);
+    const header = JSON.parse(body.subarray(4, 4 + n).toString()) as { c: Array<[number, number, unknown[][]]> };
+    for (const c of header.c) c[2] = c[2].map((g) => g.slice(0, 3));
+    const h = Buffer.from(JSON.stringify(header));
+    const old = Buffer.concat([Buffer.alloc(4), h, body.subarray(4 + n)]);
+    old.writeUInt32BE(h.length, 0);
+    const back = journalChunks(old);
+    expect(back.flatMap((s) => s.chunks).every((c) => "groups" in c)).toBe(true);
+    expect(stored(back)).toEqual(stored(streams));
   });
 });
 
@@ -132,7 +196,7 @@ describe("the ingest journal", () => {
     await first.recover();
     await first.record([stream("s1", [1, 2])]);
     await first.applied(Infinity);
-    expect(plain(applied.flat())).toEqual(plain([stream("s1", [1, 2])]));
+    expect(stored(applied.flat())).toEqual(stored([stream("s1", [1, 2])]));
     // Acknowledged; the process dies before their apply: what is on disk then is what a restart finds.
     await first.record([stream("s1", [3])]);
     await first.record([stream("s2", [1]), stream("s1", [4])]);
@@ -147,7 +211,7 @@ describe("the ingest journal", () => {
       expect(await second.recover()).toBe(3);
       // One apply, each stream's chunks together in the order they were acknowledged.
       expect(recovered).toHaveLength(1);
-      expect(plain(recovered[0]!)).toEqual(plain([stream("s1", [3, 4]), stream("s2", [1])]));
+      expect(stored(recovered[0]!)).toEqual(stored([stream("s1", [3, 4]), stream("s2", [1])]));
       await second.close();
 
       const third = await IngestJournal.open(crashed, "power-loss", async () => expect.unreachable(), log);
@@ -177,7 +241,7 @@ describe("the ingest journal", () => {
     await journal.applied(1_500); // gives up waiting; the chunks are not lost
     expect(applied).toHaveLength(0);
     await journal.applied(Infinity);
-    expect(plain(applied.flat())).toEqual(plain([stream("s1", [1])]));
+    expect(stored(applied.flat())).toEqual(stored([stream("s1", [1])]));
     expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
       "applying acknowledged chunks failed; they stay in the ingest journal",
     ]);
