@@ -4,7 +4,6 @@
 // segment being written (appends go to a new one) and removes the sealed segments once their records are applied,
 // so a restart applies again nothing applied before (a measurement deleted since would come back). A crash leaves at
 // most a torn last record, which its length or CRC gives away.
-import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -196,11 +195,12 @@ export async function copyJournal(dir: string, to: string): Promise<void> {
       });
 }
 
+/** Makes a file's creation or removal in `dir` durable; off the main thread, which a sync would hold for a disk's flush. */
 async function syncDir(dir: string): Promise<void> {
-  const fd = fs.openSync(dir, "r");
+  const fh = await fsp.open(dir, "r");
   try {
-    fs.fsyncSync(fd);
+    await fh.sync();
   } finally {
-    fs.closeSync(fd);
+    await fh.close();
   }
 }
