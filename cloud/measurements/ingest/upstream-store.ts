@@ -233,10 +233,7 @@ export class UpstreamStore {
     }
   }
 
-  /**
-   * Commits streams' chunks to cloud.db in one transaction, and tells who follows commits. The journal's apply
-   * (`applied`) writes each stream's chunks as packs at once (they were traced when recorded).
-   */
+  /** Commits streams' chunks to cloud.db in one transaction; the journal's apply (`applied`) writes packs at once. */
   private async commit(streams: StreamChunks[], alloc?: (n: number) => Buffer, applied = false): Promise<SharedCommit> {
     let keys: string[] = [];
     const locks = [...new Set(streams.flatMap((s) => measurementLock(s.up.sessionId).locks ?? []))];
