@@ -333,7 +333,7 @@ export class UpstreamStore {
     if (!isUuid(bt.sessionId)) throw new SessionRefused("a persisted base time needs a UUID session id");
     await this.settled(); // after the chunks acknowledged before it
     let uuid = "";
-    await this.store.db.transaction(async (tx) => {
+    const state = await this.store.db.transaction(async (tx) => {
       const now = nowIso();
       uuid = await ensureSessionMeasurement(
         tx,
@@ -348,8 +348,9 @@ export class UpstreamStore {
         now,
       );
       await repo.touchMeasurement(tx, uuid, now);
+      return this.store.stateIn(tx, uuid);
     }, measurementLock(bt.sessionId));
-    this.store.events.publish(uuid, info.projectUuid);
+    this.store.events.publish(uuid, info.projectUuid, state);
   }
 
   /** A closed upstream tells its sequence what to expect; close_session also ends the measurement. */
@@ -361,9 +362,9 @@ export class UpstreamStore {
     if (!up.persist || !isUuid(up.sessionId)) return;
     const uuid = up.sessionId.toLowerCase();
     await this.settled(); // its counts and status follow the chunks acknowledged before it
-    const found = await this.store.db.transaction(async (tx) => {
+    const state = await this.store.db.transaction(async (tx) => {
       const m = await repo.findMeasurement(tx, uuid);
-      if (!m || m.project_uuid !== up.projectUuid) return false;
+      if (!m || m.project_uuid !== up.projectUuid) return undefined;
       const now = nowIso();
       const seq = await ensureSequence(tx, uuid, up.streamId.toLowerCase(), now);
       if (close.normal !== false)
@@ -375,9 +376,9 @@ export class UpstreamStore {
         );
       if (close.closeSession) await repo.patchMeasurement(tx, uuid, { ended: true }, now);
       await repo.refreshStatus(tx, uuid, now);
-      return true;
+      return this.store.stateIn(tx, uuid);
     }, measurementLock(uuid));
-    if (found) this.store.events.publish(uuid, up.projectUuid);
+    if (state) this.store.events.publish(uuid, up.projectUuid, state);
   }
 
   /** Resolves when every queued chunk, base time and close has been written (shutdown, tests). */

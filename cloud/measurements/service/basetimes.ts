@@ -13,6 +13,7 @@ import {
 } from "./model.js";
 import * as repo from "../repo/measurements.js";
 import type { MeasurementStore } from "./measurement-store.js";
+import type { MeasurementState } from "./events.js";
 import { nowIso } from "../formats/time.js";
 
 export interface BaseTimeInput {
@@ -50,21 +51,22 @@ export class BaseTimeService {
   ): Promise<T> {
     let id = "";
     let result: T;
+    let state: MeasurementState;
     try {
-      result = await this.store.db.transaction(async (tx) => {
+      [result, state] = await this.store.db.transaction(async (tx) => {
         const m = await this.store.require(tx, project, measUuid);
         id = m.uuid;
         const now = nowIso();
         const r = await fn(tx, id, now);
         await repo.refreshBaseTime(tx, id);
         await repo.touchMeasurement(tx, id, now);
-        return r;
+        return [r, await this.store.stateIn(tx, id)] as const;
       }, measurementLock(measUuid));
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
       throw err;
     }
-    this.store.events.publish(id, project);
+    this.store.events.publish(id, project, state);
     return result;
   }
 

@@ -1,13 +1,51 @@
 // In-process `measurement_updated` events. Changes made through the API publish at once; data
 // arriving on a measurement publishes at most once per window per measurement (leading and
 // trailing edge), so a 1 kHz upstream does not become a 1 kHz event stream.
+//
+// A change that webhooks tell (create, name, description or base time, end, completion, delete) carries
+// the state its transaction committed: read again later, a measurement completed and deleted at once would
+// show only its deletion. Such a change publishes as soon as its transaction resolves, with no await between:
+// the measurement's next writer, waiting for its lock, needs another round trip to the database to commit, so
+// a measurement's events leave in the order its changes committed.
 import { EventEmitter } from "node:events";
-import { nowNs } from "../formats/time.js";
+import { formatNs, nowNs } from "../formats/time.js";
+import { basetimeNs, type MeasRow } from "./model.js";
+
+/** A measurement as a change committed it: the fields webhook actions depend on, or its deletion. */
+export type MeasurementState =
+  | { deleted: true }
+  | {
+      deleted?: undefined;
+      ended: boolean;
+      completed: boolean;
+      name: string;
+      description: string;
+      basetime: string;
+      basetime_type: string;
+      created_at: string;
+    };
+
+export const DELETED: MeasurementState = { deleted: true };
+
+export const measurementState = (m: MeasRow | undefined): MeasurementState =>
+  m === undefined
+    ? DELETED
+    : {
+        ended: m.ended === 1,
+        completed: m.status === "completed",
+        name: m.name,
+        description: m.description,
+        basetime: formatNs(basetimeNs(m)),
+        basetime_type: m.basetime_type,
+        created_at: m.created_at,
+      };
 
 export interface MeasurementEvent {
   measUuid: string;
   projectUuid: string;
   occurredAtNs: bigint;
+  /** What the change committed; absent for data arriving and for changes no webhook action depends on. */
+  state?: MeasurementState;
 }
 
 export type MeasurementEventListener = (e: MeasurementEvent) => void;
@@ -20,13 +58,14 @@ export class MeasurementEvents {
     this.emitter.setMaxListeners(0);
   }
 
-  publish(measUuid: string, projectUuid: string): void {
+  publish(measUuid: string, projectUuid: string, state?: MeasurementState): void {
     const t = this.throttled.get(measUuid);
     if (t) t.lastAt = Date.now();
     this.emitter.emit("measurement_updated", {
       measUuid,
       projectUuid,
       occurredAtNs: nowNs(),
+      ...(state ? { state } : {}),
     } satisfies MeasurementEvent);
   }
 

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { Conflict, Forbidden, Invalid, NotFound } from "../../errors.js";
 import type { Db, Queryable } from "../../database/db.js";
 import { isUniqueViolation } from "../../database/db.js";
-import { MeasurementEvents } from "./events.js";
+import { DELETED, measurementState, type MeasurementEvents, type MeasurementState } from "./events.js";
 import type { PayloadFiles } from "../storage/payload-files.js";
 import { DEFAULT_PRIORITY, measurementLock, renderMeasurement, splitNs, type MeasRow } from "./model.js";
 import * as repo from "../repo/measurements.js";
@@ -62,6 +62,17 @@ export class MeasurementStore {
     return this.render(this.db, m);
   }
 
+  /** What a transaction committed to the measurement, for its event (events.ts). */
+  async stateIn(tx: Queryable, uuid: string): Promise<MeasurementState> {
+    return measurementState(await repo.findMeasurement(tx, uuid));
+  }
+
+  /** The measurement as webhooks see it now: deleted when it is gone (or another project's). */
+  async state(project: string, uuid: string): Promise<MeasurementState> {
+    const m = await repo.findMeasurement(this.db, uuid.toLowerCase());
+    return measurementState(m?.project_uuid === project ? m : undefined);
+  }
+
   async create(
     project: string,
     input: CreateMeasurementInput,
@@ -69,8 +80,9 @@ export class MeasurementStore {
   ): Promise<Measurement> {
     const id = uuid.toLowerCase();
     const now = nowIso();
+    let state: MeasurementState;
     try {
-      await this.db.transaction(async (tx) => {
+      state = await this.db.transaction(async (tx) => {
         if (await repo.findMeasurement(tx, id))
           throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
         await repo.insertMeasurement(tx, {
@@ -97,13 +109,14 @@ export class MeasurementStore {
           now,
         );
         await repo.refreshBaseTime(tx, id);
+        return this.stateIn(tx, id);
       }, measurementLock(id));
     } catch (err) {
       if (isUniqueViolation(err))
         throw new Conflict("a measurement with this UUID already exists", { measurement_uuid: "already exists" });
       throw err;
     }
-    this.events.publish(id, project);
+    this.events.publish(id, project, state);
     return this.get(project, id);
   }
 
@@ -118,7 +131,7 @@ export class MeasurementStore {
 
   async update(project: string, uuid: string, input: ReplaceMeasurementInput): Promise<void> {
     let id = "";
-    await this.db.transaction(async (tx) => {
+    const state = await this.db.transaction(async (tx) => {
       const m = await this.require(tx, project, uuid);
       id = m.uuid;
       const now = nowIso();
@@ -135,8 +148,9 @@ export class MeasurementStore {
         await repo.refreshBaseTime(tx, id);
       }
       await repo.patchMeasurement(tx, id, { name: input.name, description: input.description }, now);
+      return this.stateIn(tx, id);
     }, measurementLock(uuid));
-    this.events.publish(id, project);
+    this.events.publish(id, project, state);
   }
 
   async setProtected(project: string, uuid: string, value: boolean): Promise<void> {
@@ -155,40 +169,43 @@ export class MeasurementStore {
       sequences = (await listSequences(tx, id)).map((s) => s.id);
       await repo.deleteMeasurementRow(tx, id);
     }, measurementLock(uuid));
+    // Told before the files go (events.ts: no await between a commit and its event).
+    this.events.publish(id, project, DELETED);
     // Once the delete committed (a crash before this leaves files the next start sweeps).
     await this.files
       .remove(sequences)
       .catch((err: unknown) =>
         this.log.warn({ err, measurement: id }, "payload files of a deleted measurement stay on disk"),
       );
-    this.events.publish(id, project);
   }
 
   /** The edge stopped acquiring: resending until every sequence has what it expects, then completed. */
   async end(project: string, uuid: string): Promise<{ status: string }> {
     let status = "";
     let id = "";
-    await this.db.transaction(async (tx) => {
+    const state = await this.db.transaction(async (tx) => {
       const m = await this.require(tx, project, uuid);
       id = m.uuid;
       const now = nowIso();
       await repo.patchMeasurement(tx, id, { ended: true }, now);
       status = (await repo.refreshStatus(tx, id, now))!.after;
+      return this.stateIn(tx, id);
     }, measurementLock(uuid));
-    this.events.publish(id, project);
+    this.events.publish(id, project, state);
     return { status };
   }
 
   async complete(project: string, uuid: string): Promise<Measurement> {
     let id = "";
-    await this.db.transaction(async (tx) => {
+    const state = await this.db.transaction(async (tx) => {
       const m = await this.require(tx, project, uuid);
       id = m.uuid;
       const now = nowIso();
       await repo.patchMeasurement(tx, id, { ended: true, completed: true }, now);
       await repo.refreshStatus(tx, id, now);
+      return this.stateIn(tx, id);
     }, measurementLock(uuid));
-    this.events.publish(id, project);
+    this.events.publish(id, project, state);
     return this.get(project, id);
   }
 }

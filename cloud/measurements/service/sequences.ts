@@ -57,10 +57,11 @@ export class SequenceService {
           : e;
       await setExpectations(tx, s.id, values, now);
       await refreshStatus(tx, id, now);
-      return renderSequence((await findSequence(tx, id, uuid))!);
+      return [renderSequence((await findSequence(tx, id, uuid))!), await this.store.stateIn(tx, id)] as const;
     }, measurementLock(measUuid));
-    this.store.events.publish(id, project);
-    return out;
+    // Expectations met complete an ended measurement: its event carries that.
+    this.store.events.publish(id, project, out[1]);
+    return out[0];
   }
 
   /** One transaction per upload; the measurement must exist in the project, the sequence is created on first use. */

@@ -46,6 +46,12 @@ export class WebhookService {
   /** Enabled hooks by project, for the event path. */
   private byProject = new Map<string, HookRow[]>();
 
+  /**
+   * Awaited before each measurement event is examined, in that measurement's turn (its later events wait
+   * behind it); tests hold a turn here to let later changes commit first.
+   */
+  beforeMeasurementEvent: (measUuid: string) => Promise<void> | undefined = () => undefined;
+
   /** Told after every change whether any enabled hook wants measurement events. */
   onHooksChanged: (measurementHooks: boolean) => void = () => {};
 

@@ -1,8 +1,6 @@
 // A project's webhooks over real sockets: a receiver on port 0 gets signed deliveries for the test call
 // and for measurement events, failures are retried with backoff, and the history records each delivery.
 import crypto from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { json, makeUser, MEMBER } from "../org/helpers.js";
@@ -15,29 +13,7 @@ import {
   uuid,
   type Call,
 } from "../measurements/helpers.js";
-
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** An HTTP receiver answering a path with its planned `statuses` in turn (then 204), recording every request. */
-async function receiver() {
-  const got: Received[] = [];
-  const plan = new Map<string, number[]>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      got.push({ path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(plan.get(req.url ?? "")?.shift() ?? 204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-  return { got, plan, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+import { receiver, type Received } from "./helpers.js";
 
 const signed = (secret: string, r: Received) =>
   crypto.createHmac("sha256", secret).update(r.body).digest("base64") === r.headers["x-intdash-signature-256"];
@@ -209,6 +185,61 @@ describe("webhooks", () => {
     await createMeasurement(admin, {}, `${P}/measurements`);
     await new Promise((r) => setTimeout(r, 300));
     expect(bodies("/meas")).toHaveLength(5);
+    await admin(`${H}/${hook.uuid}`, { method: "DELETE" });
+  });
+
+  it("tells every action of changes that follow each other before the first is examined, in order", async () => {
+    const hook = (await admin(H, { method: "POST", json: { url: rx.url("/race"), measurements_events: true } })).body;
+    const P = `/v1/projects/${project}/measurements`;
+    const told = (m: string) => bodies("/race").filter((b) => b.measurement_uuid === m);
+    const call = async (path: string, method: string, status: number, body?: object) =>
+      expect((await admin(path, { method, ...(body ? { json: body } : {}) })).status).toBe(status);
+    /**
+     * Makes a measurement, then runs the changes while its first event after creation waits for its turn; then
+     * expects each action told once, their occurred_at in the order given (deliveries are sent side by side).
+     */
+    async function expectTold(changes: (path: string) => Promise<void>, actions: string[]) {
+      const m = (await createMeasurement(admin, {}, P)).uuid as string;
+      await expect.poll(() => told(m).map((b) => b.action)).toEqual(["created"]);
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
+      try {
+        await changes(`${P}/${m}`);
+      } finally {
+        release();
+        peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
+      }
+      await expect
+        .poll(() =>
+          told(m)
+            .map((b) => b.action)
+            .sort(),
+        )
+        .toEqual([...actions].sort());
+      const at = (action: string) => Date.parse(told(m).find((b) => b.action === action).occurred_at);
+      for (let i = 1; i < actions.length; i++) expect(at(actions[i - 1]!)).toBeLessThanOrEqual(at(actions[i]!));
+    }
+
+    await expectTold(
+      async (m) => {
+        await call(`${m}/complete`, "PUT", 200);
+        await call(m, "DELETE", 204);
+      },
+      ["created", "ended", "completed", "deleted"],
+    );
+    // A sequence expecting nothing yet keeps the ended measurement resending until it expects what it has.
+    const seq = uuid();
+    await expectTold(
+      async (m) => {
+        await call(`${m}/sequences/${seq}`, "PUT", 200, {});
+        await call(`${m}/end`, "PUT", 200);
+        await call(m, "PUT", 204, { name: "renamed" });
+        await call(`${m}/sequences/${seq}`, "PUT", 200, { expected_data_points: 0 });
+        await call(m, "DELETE", 204);
+      },
+      ["created", "ended", "updated", "completed", "deleted"],
+    );
     await admin(`${H}/${hook.uuid}`, { method: "DELETE" });
   });
 
