@@ -16,7 +16,8 @@ import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
 import { appendLogRows, storedInRuns, type LogStream } from "../repo/chunk-log.js";
 import { appendPacks } from "../repo/pack-append.js";
-import { raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
+import { findMeasurement, raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
+import { measurementState, type MeasurementState } from "../service/events.js";
 import { fileLargePayloads } from "../repo/sequences.js";
 import { dataIdKey, type KnownRows } from "./known-rows.js";
 import { checkOwner, FIRST_BASETIME, NodeNotUuid, SessionRefused, type SessionOwner } from "./session-measurement.js";
@@ -35,6 +36,8 @@ export interface SharedCommit {
   results: Array<ChunkResult[] | Error>;
   /** Measurements that took chunks (uuid -> project uuid). */
   touched: Map<string, string>;
+  /** Measurements whose status the chunks changed (an ended one completed), with the state committed (events.ts). */
+  changed: Map<string, MeasurementState>;
   stored: number;
   /** Of the chunks stored, those appended to the chunk log (for its compaction; the rest were written as packs). */
   logged: number;
@@ -338,11 +341,13 @@ async function write(
   );
   await allStatements(writes);
   // Ended or completed before these chunks: the status follows from the sequences' counts just written.
+  const changed = new Map<string, MeasurementState>();
   for (const [uuid, max] of maxElapsed) {
     const row = rowOf.get(uuid)!;
     if (!row.ended && !row.completed) continue;
     if (max !== null) await raiseMaxElapsed(tx, uuid, max, now);
-    await refreshStatus(tx, uuid, now);
+    const status = await refreshStatus(tx, uuid, now);
+    if (status && status.after !== status.before) changed.set(uuid, measurementState(await findMeasurement(tx, uuid)));
   }
   const results = streams.map((_, i): ChunkResult[] | Error => refused.get(i) ?? []);
   for (const p of planned) {
@@ -354,6 +359,7 @@ async function write(
   return {
     results,
     touched,
+    changed,
     stored,
     logged: logged ? stored : 0,
     points,

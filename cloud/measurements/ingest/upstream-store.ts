@@ -254,7 +254,8 @@ export class UpstreamStore {
       const seconds = (performance.now() - started) / 1000;
       if (!applied && commit.points > 0) this.trace?.committed(commit.points);
       if (commit.stored > 0) this.store.commits?.committed(commit.stored, commit.points, seconds);
-      for (const [meas, project] of commit.touched) this.store.events.publishThrottled(meas, project);
+      for (const [meas, project] of commit.touched)
+        this.store.events.publishData(meas, project, commit.changed.get(meas));
       return commit;
     } catch (err) {
       for (const k of keys) this.known.forget(k);

@@ -69,6 +69,12 @@ export class MeasurementEvents {
     } satisfies MeasurementEvent);
   }
 
+  /** Data arriving: at once with the state it committed when it changed the status, otherwise throttled. */
+  publishData(measUuid: string, projectUuid: string, state: MeasurementState | undefined): void {
+    if (state) this.publish(measUuid, projectUuid, state);
+    else this.publishThrottled(measUuid, projectUuid);
+  }
+
   /** For data arrival: publishes now if the window has passed, otherwise once at its end. */
   publishThrottled(measUuid: string, projectUuid: string): void {
     const now = Date.now();

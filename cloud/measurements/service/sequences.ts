@@ -67,15 +67,18 @@ export class SequenceService {
   /** One transaction per upload; the measurement must exist in the project, the sequence is created on first use. */
   async storeChunks(project: string, upload: ChunkUpload) {
     const started = performance.now();
-    const { results, stored, points } = await this.store.db.transaction(async (tx) => {
+    const { results, stored, points, state } = await this.store.db.transaction(async (tx) => {
       await this.store.require(tx, project, upload.measUuid);
       const now = nowIso();
       const w = await writeChunks(tx, this.store.files, upload.measUuid, upload.sequenceUuid, upload.chunks, now);
-      if (w.stored > 0) await refreshStatus(tx, upload.measUuid, now);
-      return w;
+      const status = w.stored > 0 ? await refreshStatus(tx, upload.measUuid, now) : undefined;
+      // Chunks that complete an ended measurement: its event carries that, at once (events.ts).
+      const state =
+        status && status.after !== status.before ? await this.store.stateIn(tx, upload.measUuid) : undefined;
+      return { ...w, state };
     }, measurementLock(upload.measUuid));
     if (stored > 0) this.store.commits?.committed(stored, points, (performance.now() - started) / 1000);
-    if (results.includes("ok")) this.store.events.publishThrottled(upload.measUuid, project);
+    if (results.includes("ok")) this.store.events.publishData(upload.measUuid, project, state);
     const items = upload.chunks.map((c, i) => ({ sequence_number: c.sequenceNumber, result: results[i]! }));
     return { items, total_count: items.length };
   }

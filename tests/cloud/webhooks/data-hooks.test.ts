@@ -73,4 +73,65 @@ describe("webhooks: actions brought about by data", () => {
     expect((await uploadProto(admin, chunk, `${P}/measurements/sequences/chunks`)).status).toBe(200);
     await expect.poll(() => told(m)).toEqual(["completed", "created", "ended"]);
   });
+
+  it("tells the completion an upstream's chunks bring about although the measurement is deleted before its turn", async () => {
+    const edge = await makeEdge(admin, "hooks-edge-2");
+    await json(admin(`/auth/projects/${project}/edges`, { method: "POST", json: { edge_name: edge.name } }), 200);
+    const c = await IscpClient.connect({
+      transport: () => connectWebSocket({ url: `${peer.url.replace("http", "ws")}/api/iscp/connect` }),
+      token: (await edgeToken(peer, edge)).body.access_token,
+      nodeId: edge.uuid,
+      projectUuid: project,
+      reconnect: false,
+    });
+    try {
+      const m = uuid();
+      const up = await c.openUpstream({ sessionId: m, persist: true });
+      const send = async (t: bigint) => {
+        up.write({ name: "a", type: "bytes" }, [{ elapsedTime: t, payload: Buffer.from("x") }]);
+        up.flush();
+        expect(await up.waitAcked(30_000)).toBe(true);
+      };
+      await send(0n);
+      const put = { method: "PUT", json: { expected_data_points: 2 } };
+      expect((await admin(`${P}/measurements/${m}/sequences/${up.streamId}`, put)).status).toBe(200);
+      expect((await admin(`${P}/measurements/${m}/end`, { method: "PUT" })).status).toBe(200);
+      await expect.poll(() => told(m)).toEqual(["created", "ended"]);
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
+      try {
+        await send(1n); // the second point it expects: completed
+        expect((await admin(`${P}/measurements/${m}`, { method: "DELETE" })).status).toBe(204);
+      } finally {
+        release();
+        peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
+      }
+      await expect.poll(() => told(m)).toEqual(["completed", "created", "deleted", "ended"]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("tells the completion chunks bring about although the measurement is deleted before its turn", async () => {
+    const m = (await createMeasurement(admin, {}, `${P}/measurements`)).uuid as string;
+    const seq = uuid();
+    const put = { method: "PUT", json: { expected_data_points: 1 } };
+    expect((await admin(`${P}/measurements/${m}/sequences/${seq}`, put)).status).toBe(200);
+    expect((await admin(`${P}/measurements/${m}/end`, { method: "PUT" })).status).toBe(200);
+    await expect.poll(() => told(m)).toEqual(["created", "ended"]);
+    // The completion's event waits for its turn until the measurement is deleted.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
+    try {
+      const chunk = chunksMessage(m, seq, [[{ name: "x", type: "float64", elapsed: 1n, payload: new Uint8Array(8) }]]);
+      expect((await uploadProto(admin, chunk, `${P}/measurements/sequences/chunks`)).status).toBe(200);
+      expect((await admin(`${P}/measurements/${m}`, { method: "DELETE" })).status).toBe(204);
+    } finally {
+      release();
+      peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
+    }
+    await expect.poll(() => told(m)).toEqual(["completed", "created", "deleted", "ended"]);
+  });
 });
