@@ -6,7 +6,7 @@ import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { edgeToken, json, makeEdge } from "../org/helpers.js";
 import { adminCall, chunksMessage, createMeasurement, uploadProto, uuid, type Call } from "../measurements/helpers.js";
-import { receiver } from "./helpers.js";
+import { holdingTurn, receiver } from "./helpers.js";
 
 describe("webhooks: actions brought about by data", () => {
   let peer: TestPeer;
@@ -97,16 +97,10 @@ describe("webhooks: actions brought about by data", () => {
       expect((await admin(`${P}/measurements/${m}/sequences/${up.streamId}`, put)).status).toBe(200);
       expect((await admin(`${P}/measurements/${m}/end`, { method: "PUT" })).status).toBe(200);
       await expect.poll(() => told(m)).toEqual(["created", "ended"]);
-      let release = () => {};
-      const held = new Promise<void>((r) => (release = r));
-      peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
-      try {
+      await holdingTurn(peer, m, async () => {
         await send(1n); // the second point it expects: completed
         expect((await admin(`${P}/measurements/${m}`, { method: "DELETE" })).status).toBe(204);
-      } finally {
-        release();
-        peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
-      }
+      });
       await expect.poll(() => told(m)).toEqual(["completed", "created", "deleted", "ended"]);
     } finally {
       await c.close();
@@ -121,17 +115,11 @@ describe("webhooks: actions brought about by data", () => {
     expect((await admin(`${P}/measurements/${m}/end`, { method: "PUT" })).status).toBe(200);
     await expect.poll(() => told(m)).toEqual(["created", "ended"]);
     // The completion's event waits for its turn until the measurement is deleted.
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
-    try {
+    await holdingTurn(peer, m, async () => {
       const chunk = chunksMessage(m, seq, [[{ name: "x", type: "float64", elapsed: 1n, payload: new Uint8Array(8) }]]);
       expect((await uploadProto(admin, chunk, `${P}/measurements/sequences/chunks`)).status).toBe(200);
       expect((await admin(`${P}/measurements/${m}`, { method: "DELETE" })).status).toBe(204);
-    } finally {
-      release();
-      peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
-    }
+    });
     await expect.poll(() => told(m)).toEqual(["completed", "created", "deleted", "ended"]);
   });
 });

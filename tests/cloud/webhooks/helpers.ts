@@ -1,6 +1,7 @@
 // Shared by the webhook tests: an HTTP receiver on port 0 that records what hooks send it.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { TestPeer } from "../harness.js";
 
 export interface Received {
   path: string;
@@ -23,4 +24,17 @@ export async function receiver() {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return { got, plan, url, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Runs `changes` while the measurement's next event waits for its turn (the webhooks' test seam), then lets it go. */
+export async function holdingTurn(peer: TestPeer, meas: string, changes: () => Promise<void>): Promise<void> {
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  peer.svc.webhooks.beforeMeasurementEvent = (m) => (m === meas ? held : undefined);
+  try {
+    await changes();
+  } finally {
+    release();
+    peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
+  }
 }

@@ -13,7 +13,7 @@ import {
   uuid,
   type Call,
 } from "../measurements/helpers.js";
-import { receiver, type Received } from "./helpers.js";
+import { holdingTurn, receiver, type Received } from "./helpers.js";
 
 const signed = (secret: string, r: Received) =>
   crypto.createHmac("sha256", secret).update(r.body).digest("base64") === r.headers["x-intdash-signature-256"];
@@ -201,15 +201,7 @@ describe("webhooks", () => {
     async function expectTold(changes: (path: string) => Promise<void>, actions: string[]) {
       const m = (await createMeasurement(admin, {}, P)).uuid as string;
       await expect.poll(() => told(m).map((b) => b.action)).toEqual(["created"]);
-      let release = () => {};
-      const held = new Promise<void>((r) => (release = r));
-      peer.svc.webhooks.beforeMeasurementEvent = (meas) => (meas === m ? held : undefined);
-      try {
-        await changes(`${P}/${m}`);
-      } finally {
-        release();
-        peer.svc.webhooks.beforeMeasurementEvent = () => undefined;
-      }
+      await holdingTurn(peer, m, () => changes(`${P}/${m}`));
       await expect
         .poll(() =>
           told(m)
