@@ -36,6 +36,8 @@ interface Pending {
   /** The record: its chunks are read from it when applied (journal-codec.ts `journalChunks`). */
   body: Buffer;
   chunks: number;
+  /** When it was recorded (performance.now()): it is due for its apply APPLY_AFTER_MS later. */
+  at: number;
 }
 
 /** Applies chunks to cloud.db (one transaction); throws if nothing was committed. */
@@ -75,7 +77,7 @@ export class IngestJournal {
     for (const r of this.left.splice(0)) {
       const n = journalChunkCount(r.body);
       chunks += n;
-      this.pending.push({ id: r.id, body: r.body, chunks: n });
+      this.pending.push({ id: r.id, body: r.body, chunks: n, at: 0 });
       this.pendingBytes += r.body.length;
       this.lastId = r.id;
     }
@@ -96,7 +98,7 @@ export class IngestJournal {
   async record(streams: StreamChunks[]): Promise<number> {
     const record = journalRecord(streams);
     const id = await this.files.append(record.body);
-    this.pending.push({ id, body: record.body, chunks: record.chunks });
+    this.pending.push({ id, body: record.body, chunks: record.chunks, at: performance.now() });
     this.pendingBytes += record.body.length;
     this.lastId = id;
     this.schedule(this.full ? 0 : APPLY_AFTER_MS);
@@ -135,7 +137,10 @@ export class IngestJournal {
       this.timer = undefined;
       this.running = this.run().finally(() => {
         this.running = undefined;
-        if (this.pending.length > 0) this.schedule(this.waiters.length > 0 || this.full ? 0 : APPLY_AFTER_MS);
+        // What an apply left (more than APPLY_MAX_CHUNKS came in) is due when its oldest record is, not a full
+        // delay after this apply: otherwise a fleet above APPLY_MAX_CHUNKS per delay would only ever fall behind.
+        const due = this.pending[0] && Math.max(0, this.pending[0].at + APPLY_AFTER_MS - performance.now());
+        if (due !== undefined) this.schedule(this.waiters.length > 0 || this.full ? 0 : due);
       });
     }, ms);
   }

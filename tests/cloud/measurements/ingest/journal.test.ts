@@ -5,9 +5,13 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../../../cloud/config.js";
-import { IngestJournal } from "../../../../cloud/measurements/ingest/ingest-journal.js";
+import {
+  APPLY_AFTER_MS,
+  APPLY_MAX_CHUNKS,
+  IngestJournal,
+} from "../../../../cloud/measurements/ingest/ingest-journal.js";
 import {
   decodeJournalRecord,
   encodeJournalRecord,
@@ -249,6 +253,46 @@ describe("the ingest journal", () => {
     expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).toEqual([
       "acknowledged chunks from the ingest journal applied again",
     ]);
+    await journal.close();
+  });
+});
+
+describe("the ingest journal under a steady load", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it("applies what one apply could not take as soon as it is due, not a whole delay after that apply", async () => {
+    // The clock is the test's: records are made now, then time moves only when the test says.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const applies: number[] = [];
+    /** When each apply ran, on the test's clock. */
+    const at: number[] = [];
+    const journal = await IngestJournal.open(
+      dir,
+      "process-crash",
+      async (s) => {
+        applies.push(s.reduce((n, x) => n + x.chunks.length, 0));
+        at.push(performance.now());
+      },
+      pino({ level: "silent" }),
+    );
+    await journal.recover();
+    // Three records of one apply's worth each, acknowledged together: more than one apply takes.
+    const numbers = Array.from({ length: APPLY_MAX_CHUNKS }, (_, i) => i + 1);
+    const start = performance.now();
+    for (const s of ["a", "b", "c"]) await journal.record([stream(s, numbers)]);
+    await vi.advanceTimersByTimeAsync(APPLY_AFTER_MS - 1);
+    expect(applies).toEqual([]);
+    // The clock moves only to the journal's next timer; its files' real I/O runs in between.
+    const end = Date.now() + 10_000;
+    while (applies.length < 3 && Date.now() < end) {
+      await vi.advanceTimersToNextTimerAsync();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(applies).toEqual([APPLY_MAX_CHUNKS, APPLY_MAX_CHUNKS, APPLY_MAX_CHUNKS]);
+    // The first when due; the others as soon as the one before ended, all three records being as old.
+    expect(at[0]).toBe(start + APPLY_AFTER_MS);
+    expect(at[2]! - at[0]!).toBeLessThan(APPLY_AFTER_MS);
+    vi.useRealTimers();
     await journal.close();
   });
 });
