@@ -34,19 +34,18 @@ export async function appendPacks(q: Queryable, streams: readonly LogStream[], c
   if (packs === 0) return 0;
   const param = `${json}]`;
   const from = "FROM json_each(?) AS s, json_each(s.value, '$[2]') AS p";
-  // Side by side: SQLite runs them in this order on the transaction's connection (a payload row's key needs its chunk row).
-  const [chunks] = await Promise.all([
-    q.run(
-      `INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, last_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
-       SELECT s.value->>0, s.value->>1, p.value->>0, p.value->>1, p.value->>2, p.value->>3, p.value->>4, ? ${from}`,
-      [createdAtMs, param],
-    ),
-    q.run(
-      `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length, chunk_index)
-       SELECT s.value->>1, p.value->>0, ifnull(substr(?, p.value->>5, p.value->>6), x''), p.value->>7, p.value->>8, p.value->>9 ${from}`,
-      [Buffer.concat(payloads), param],
-    ),
-  ]);
+  // One after the other: a payload row's key refers to its chunk row, and two statements given at once may run in
+  // either order (each is prepared, then run, on SQLite's threads).
+  const chunks = await q.run(
+    `INSERT INTO meas_chunks (measurement_uuid, sequence_id, sequence_number, last_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms)
+     SELECT s.value->>0, s.value->>1, p.value->>0, p.value->>1, p.value->>2, p.value->>3, p.value->>4, ? ${from}`,
+    [createdAtMs, param],
+  );
+  await q.run(
+    `INSERT INTO meas_chunk_payloads (sequence_id, sequence_number, payload, file_offset, file_length, chunk_index)
+     SELECT s.value->>1, p.value->>0, ifnull(substr(?, p.value->>5, p.value->>6), x''), p.value->>7, p.value->>8, p.value->>9 ${from}`,
+    [Buffer.concat(payloads), param],
+  );
   if (chunks.changes !== packs) throw new Error(`chunk packs: ${chunks.changes} of ${packs} written`);
   return packs;
 }
