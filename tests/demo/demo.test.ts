@@ -20,6 +20,18 @@ afterAll(async () => {
     demo.kill("SIGKILL");
     await new Promise((r) => demo!.once("exit", r));
   }
+  // A demo killed (the test failed before its Ctrl-C) leaves its agent, connector and cloud running: each by PID.
+  const left = await promisify(execFile)("pgrep", ["-f", dir]).then(
+    (r) => r.stdout.split("\n").filter(Boolean).map(Number),
+    () => [] as number[],
+  );
+  for (const pid of left) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
