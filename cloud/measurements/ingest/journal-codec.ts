@@ -9,6 +9,7 @@ import { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import { iscp2 } from "../../../proto/wire/message.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
+import { chunkStats } from "../storage/chunk-write.js";
 import type { StreamChunks } from "./shared-commit.js";
 
 /** A group in a record: [name, type, byte length, points, min elapsed, max elapsed, payload bytes]. */
@@ -21,9 +22,6 @@ interface JournalHeader {
   c: Array<[number, number, GroupEntry[]]>;
 }
 
-const clamp = (n: bigint) =>
-  Number(n > 9007199254740991n ? 9007199254740991n : n < -9007199254740991n ? -9007199254740991n : n);
-
 /** Each group's bytes and its figures (the points' count and elapsed range, as the broker's scan gives them). */
 function groupsOf(c: Chunk | RawChunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
   if ("rawGroups" in c)
@@ -35,16 +33,10 @@ function groupsOf(c: Chunk | RawChunk): Array<{ entry: GroupEntry; bytes: Uint8A
     const bytes = iscp2.DataPointGroup.encode({
       dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
     }).finish();
-    let min = 0;
-    let max = 0;
-    let payloadBytes = 0;
-    g.points.forEach((p, i) => {
-      const t = clamp(p.elapsedNs);
-      if (i === 0 || t < min) min = t;
-      if (i === 0 || t > max) max = t;
-      payloadBytes += p.payload.length;
-    });
-    return { entry: [g.name, g.type, bytes.length, g.points.length, min, max, payloadBytes], bytes };
+    // The group's figures as a stored chunk's (chunk-write.ts), so a decoded chunk stores alike after its apply.
+    const { points, min, max } = chunkStats({ sequenceNumber: c.sequenceNumber, groups: [g] });
+    const payloadBytes = g.points.reduce((n, p) => n + p.payload.length, 0);
+    return { entry: [g.name, g.type, bytes.length, points, min, max, payloadBytes], bytes };
   });
 }
 
