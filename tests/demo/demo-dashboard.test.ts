@@ -58,7 +58,10 @@ it("opens the vehicle's run on its dashboard: map, plots with units, values and 
     .toBeGreaterThan(10);
   expect(await speed.getByTestId("plot").getAttribute("data-axis-units")).toBe("km/h 1/min");
   expect(await speed.locator(".u-legend").textContent()).toContain("Speed (km/h)");
-  expect(await panel("Accelerations").getByTestId("plot").getAttribute("data-axis-units")).toBe("m/s² m/s²");
+  // Each panel loads on its own: the accelerations may arrive after the speeds.
+  await expect
+    .poll(() => panel("Accelerations").getByTestId("plot").getAttribute("data-axis-units"), T)
+    .toBe("m/s² m/s²");
   await expect
     .poll(
       () =>
@@ -73,5 +76,7 @@ it("opens the vehicle's run on its dashboard: map, plots with units, values and 
     .toBe("°C");
   // The log fills as the vehicle changes gear; the CAN frame is hex.
   await expect.poll(() => panel("Events").locator("td.value").first().textContent(), T).toMatch(/^gear 1 → 2/);
-  expect(await panel("CAN").locator("td.value").first().textContent()).toMatch(/^([0-9a-f]{2} ){7}[0-9a-f]{2}$/);
+  await expect
+    .poll(() => panel("CAN").locator("td.value").first().textContent(), T)
+    .toMatch(/^([0-9a-f]{2} ){7}[0-9a-f]{2}$/);
 }, 180_000);
