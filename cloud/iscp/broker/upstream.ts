@@ -69,8 +69,10 @@ export class UpstreamStream {
   private pendingResults: iscp2.IUpstreamChunkResult[] = [];
   private pendingAliases: Record<number, iscp2.IDataID> = {};
   private ackTimer: NodeJS.Timeout | undefined;
-  /** Handed to the owner's next write (ack_interval 0). */
+  /** Handed to the owner's next write. */
   private ackQueued = false;
+  /** When the last ack went out (performance.now()): the next waits until ack_interval has passed since. */
+  private lastAckAt = -Infinity;
   /** Hook calls still running; close waits for them so acks are not lost. */
   inFlight = 0;
   /** Chunks whose storage hook is running, by sequence number (a duplicate waits for its result). */
@@ -184,14 +186,26 @@ export class UpstreamStream {
     this.scheduleAck();
   }
 
+  /**
+   * ack_interval bounds how long a result waits and how often acks come: results go out in the turn they are
+   * ready unless an ack went out less than ack_interval ago; then they wait for the interval's end, batched. A
+   * fleet's streams (a chunk every tens of ms) are acked at their commit without a timer each; a fast stream gets
+   * at most one ack per interval, as the client asked.
+   */
   scheduleAck(): void {
     if (this.ackTimer || this.ackQueued || !this.owner) return;
     if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
-    if (this.ackIntervalMs > 0) this.ackTimer = setTimeout(() => this.flushAck(), this.ackIntervalMs);
-    else {
-      this.ackQueued = true;
-      this.owner.ackSoon(this);
-    }
+    const wait = this.ackIntervalMs > 0 ? this.lastAckAt + this.ackIntervalMs - performance.now() : 0;
+    if (wait > 0) this.ackTimer = setTimeout(() => this.queueAck(), wait);
+    else this.queueAck();
+  }
+
+  /** Hands the ack to the owner's next write: a connection's acks due in one turn leave in one socket write. */
+  private queueAck(): void {
+    this.ackTimer = undefined;
+    if (!this.owner) return;
+    this.ackQueued = true;
+    this.owner.ackSoon(this);
   }
 
   flushAck(): void {
@@ -205,6 +219,7 @@ export class UpstreamStream {
     this.pendingResults = [];
     this.pendingAliases = {};
     // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
+    if (this.ackIntervalMs > 0) this.lastAckAt = performance.now();
     const budget = this.maxFrameBytes - ENVELOPE_BYTES;
     let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
     let used = 0;
