@@ -19,6 +19,7 @@ const RESULT_BYTES = 80;
 const ALIAS_BYTES = 40;
 /** Room for the envelope and the other fields of an ack or open response. */
 const ENVELOPE_BYTES = 512;
+const isOk = (r: iscp2.IUpstreamChunkResult) => r.resultString === "OK";
 const jsonBytes = (s: string) => (s === "OK" ? 4 : Buffer.byteLength(JSON.stringify(s)));
 const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
 
@@ -67,7 +68,7 @@ export class UpstreamStream {
   private readonly byKey = new Map<string, number>();
   private nextAlias = 1;
   private pendingResults: iscp2.IUpstreamChunkResult[] = [];
-  private pendingAliases: Record<number, iscp2.IDataID> = {};
+  private pendingAliases = new Map<number, iscp2.IDataID>();
   private ackTimer: NodeJS.Timeout | undefined;
   /** Handed to the owner's next write. */
   private ackQueued = false;
@@ -177,7 +178,7 @@ export class UpstreamStream {
 
   announceAlias(alias: number): void {
     const d = this.byAlias.get(alias);
-    if (d) this.pendingAliases[alias] = { name: d.name, type: d.type };
+    if (d) this.pendingAliases.set(alias, { name: d.name, type: d.type });
   }
 
   /** Queues one chunk result; the ack goes out within ack_interval, batched with others. */
@@ -194,7 +195,7 @@ export class UpstreamStream {
    */
   scheduleAck(): void {
     if (this.ackTimer || this.ackQueued || !this.owner) return;
-    if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
+    if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
     const wait = this.ackIntervalMs > 0 ? this.lastAckAt + this.ackIntervalMs - performance.now() : 0;
     if (wait > 0) this.ackTimer = setTimeout(() => this.queueAck(), wait);
     else this.queueAck();
@@ -213,14 +214,17 @@ export class UpstreamStream {
     this.ackTimer = undefined;
     this.ackQueued = false;
     if (!this.owner) return; // kept until a resume re-attaches the stream
-    if (this.pendingResults.length === 0 && Object.keys(this.pendingAliases).length === 0) return;
+    if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
     const results = this.pendingResults;
-    const aliases = Object.entries(this.pendingAliases);
     this.pendingResults = [];
-    this.pendingAliases = {};
-    // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
     if (this.ackIntervalMs > 0) this.lastAckAt = performance.now();
     const budget = this.maxFrameBytes - ENVELOPE_BYTES;
+    // A fleet's stream's ack: "OK" results and no new alias, as the loop below would send them, in one frame.
+    if (this.pendingAliases.size === 0 && results.length * (RESULT_BYTES + 4) <= budget && results.every(isOk))
+      return this.owner.sendAck({ streamIdAlias: this.alias, results, dataIdAliases: {} }, false);
+    const aliases = [...this.pendingAliases];
+    this.pendingAliases = new Map();
+    // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
     let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
     let used = 0;
     let hasAliases = false;
@@ -239,7 +243,7 @@ export class UpstreamStream {
     }
     for (const [a, d] of aliases) {
       add(aliasBytes({ name: d.name ?? "", type: d.type ?? "" }));
-      ack.dataIdAliases![Number(a)] = d;
+      ack.dataIdAliases![a] = d;
       hasAliases = true;
     }
     this.owner.sendAck(ack, hasAliases);
