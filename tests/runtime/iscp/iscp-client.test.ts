@@ -139,6 +139,47 @@ describe("runtime/iscp client over WebSocket", () => {
     expect(b.broker.stats().upstreams).toBe(0);
   }, 120_000);
 
+  it("waits for the next token when a reconnect's token is refused, and resumes; a second token refused ends it", async () => {
+    await b.close();
+    const accepted = new Set(["t1"]);
+    const refusals: string[] = [];
+    b = await startTestBroker({
+      authenticate: async (token) => {
+        if (accepted.has(token)) return { ok: true, subject: { kind: "edge", uuid: "subject-1" } };
+        refusals.push(token);
+        return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "token expired" };
+      },
+    });
+    let held = "t1";
+    const u = await client({ nodeId: NODE_U, reconnectBaseMs: 20, reconnectMaxMs: 200, token: () => held });
+    const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
+    const errors: Error[] = [];
+    us.onError((e) => errors.push(e));
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("1") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    // The token held expires while the transport is down; its successor comes after the first refusal.
+    accepted.delete("t1");
+    u.transport.terminate();
+    await waitFor(() => refusals.length === 1, 30_000, "the expired token refused");
+    expect(u.state).not.toBe("closed");
+    accepted.add("t2");
+    held = "t2";
+    await waitFor(() => u.reconnects === 1 && u.state === "open", 30_000, "reconnected with the new token");
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 2n, payload: enc.encode("2") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    expect([refusals, errors, b.broker.stats().upstreams]).toEqual([["t1"], [], 1]); // the same stream, resumed
+
+    // A refusal of the next token too is not about expiry: the client ends.
+    accepted.delete("t2");
+    u.transport.terminate();
+    await waitFor(() => refusals.length === 2, 30_000, "t2 refused");
+    held = "t3";
+    await waitFor(() => u.state === "closed", 30_000, "closed after a second token refused");
+    expect(refusals).toEqual(["t1", "t2", "t3"]);
+  }, 120_000);
+
   it("splits relayed chunks so that no frame to a client exceeds 1 MiB", async () => {
     const frames: Uint8Array[] = [];
     const d = await client({ nodeId: NODE_D, transport: recording(() => connectWebSocket({ url: b.url }), frames) });
