@@ -1,5 +1,6 @@
 // Connection lifecycle: holds a token for the configured edge and refreshes it before it expires.
-// unconfigured (no secret) → authenticating → authenticated ⇄ refreshing; failures wait RETRY_TICKS.
+// unconfigured (no secret) → authenticating → authenticated ⇄ refreshing; a failed first request waits
+// RETRY_TICKS in `failed`; a failed refresh keeps the token held and tries again from `authenticated`.
 // The supervisor turns `authenticated` snapshots into the Session that streams connect with; it also
 // provides the token request (`fetchToken`), so this definition does no I/O itself.
 import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, setup, type SnapshotFrom } from "xstate";
@@ -11,6 +12,9 @@ export interface Token {
   /** Seconds until the token expires, as the server said. */
   expiresIn: number;
 }
+/** The token endpoint refused the request (the credentials), as opposed to not answering. */
+export class TokenRejectedError extends Error {}
+
 /** The token request the composition root provides as the `fetchToken` actor. */
 export type TokenFetch = (c: ConnectionSettings, signal?: AbortSignal) => Promise<Token>;
 
@@ -34,8 +38,10 @@ export type ConnectionEvent =
 
 interface Context extends ConnectionInput {
   token?: Token;
-  /** Ticks until the token should be refreshed (at 80 % of its lifetime). */
+  /** Ticks until the token should be refreshed (at 80 % of its lifetime), or refreshed again after a failure. */
   refreshIn: number;
+  /** Refreshes failed in a row since the token held was obtained. */
+  refreshFailures: number;
   retryIn: number;
   error: string;
 }
@@ -47,6 +53,20 @@ const fetchToken = {
   input: ({ context }: { context: Context }) => context.connection,
   onDone: { target: "authenticated", actions: "holdToken" },
   onError: { target: "failed", actions: "tokenFailed" },
+} as const;
+
+/**
+ * A refresh the cloud did not answer (a network cut kills one under way) keeps the token held: the streams
+ * it opened stay open (an open iSCP connection needs no new token) and their reconnects use it, or its
+ * successor once one comes. The first retry comes at the next tick (a short-lived token may expire before
+ * RETRY_TICKS), later ones every RETRY_TICKS. Credentials the cloud refuses end the session, as at first.
+ */
+const refreshToken = {
+  ...fetchToken,
+  onError: [
+    { guard: "rejected", target: "failed", actions: "tokenFailed" },
+    { target: "authenticated", actions: "refreshFailed" },
+  ],
 } as const;
 
 export const connectionMachine = setup({
@@ -61,13 +81,20 @@ export const connectionMachine = setup({
       JSON.stringify([event.connection, event.transport]) !== JSON.stringify([context.connection, context.transport]),
     refreshDue: ({ context }) => context.refreshIn <= 1,
     retryDue: ({ context }) => context.retryIn <= 1,
+    // Run only as the fetchToken actor's onError.
+    rejected: ({ event }) => (event as unknown as ErrorActorEvent).error instanceof TokenRejectedError,
   },
   actions: {
     // Run only as the fetchToken actor's onDone and onError (the setup types events as the machine's own).
     holdToken: assign(({ event }) => {
       const token = (event as unknown as DoneActorEvent<Token>).output;
-      return { token, refreshIn: Math.max(1, Math.floor(token.expiresIn * 0.8)), error: "" };
+      return { token, refreshIn: Math.max(1, Math.floor(token.expiresIn * 0.8)), refreshFailures: 0, error: "" };
     }),
+    refreshFailed: assign(({ context, event }) => ({
+      error: `token refresh failed: ${errorMessage((event as unknown as ErrorActorEvent).error)}`,
+      refreshIn: context.refreshFailures === 0 ? 1 : RETRY_TICKS,
+      refreshFailures: context.refreshFailures + 1,
+    })),
     tokenFailed: assign(({ event }) => ({
       error: errorMessage((event as unknown as ErrorActorEvent).error),
       token: undefined,
@@ -76,7 +103,7 @@ export const connectionMachine = setup({
   },
 }).createMachine({
   id: "connection",
-  context: ({ input }) => ({ ...input, refreshIn: 0, retryIn: 0, error: "" }),
+  context: ({ input }) => ({ ...input, refreshIn: 0, refreshFailures: 0, retryIn: 0, error: "" }),
   initial: "checking",
   on: {
     SETTINGS: {
@@ -104,9 +131,9 @@ export const connectionMachine = setup({
         ],
       },
     },
-    // Like authenticating, but the current token stays usable while a new one is fetched.
+    // Like authenticating, but the current token stays usable while a new one is fetched, and after a failure.
     refreshing: {
-      invoke: fetchToken,
+      invoke: refreshToken,
     },
     failed: {
       on: {
@@ -135,6 +162,8 @@ export function sessionOf(s: ConnectionSnapshot): { session?: Session; reason: s
 export function reportConnection(s: ConnectionSnapshot): Report {
   if (s.matches("unconfigured")) return { code: "none", error: s.context.error, bitrate: 0 };
   if (s.matches("failed")) return { code: "error", error: s.context.error, bitrate: 0 };
-  if (s.matches("authenticated") || s.matches("refreshing")) return { code: "connected", error: "", bitrate: 0 };
+  // Connected with the error of a failed refresh while the token held is still used.
+  if (s.matches("authenticated") || s.matches("refreshing"))
+    return { code: "connected", error: s.context.error, bitrate: 0 };
   return { code: "disconnected", error: "", bitrate: 0 };
 }

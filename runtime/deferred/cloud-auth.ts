@@ -3,7 +3,7 @@
 // Verify Connection Settings.
 import type { ConnectionSettings, VerificationResult } from "../settings/schemas.js";
 import { errorMessage } from "../../machines/vocabulary.js";
-import { incompleteConnection, type Token } from "../../machines/connection.js";
+import { incompleteConnection, TokenRejectedError, type Token } from "../../machines/connection.js";
 
 const TIMEOUT_MS = 10_000;
 const base = (c: ConnectionSettings) => c.server_url.replace(/\/+$/, "");
@@ -38,7 +38,12 @@ export async function fetchToken(c: ConnectionSettings, signal?: AbortSignal): P
   } catch (e) {
     throw new Error(`cannot reach ${url}: ${errorMessage((e as Error).cause ?? e)}`);
   }
-  if (!res.ok) throw new Error(`token request rejected (${res.status}): ${await readError(res)}`);
+  if (!res.ok) {
+    const why = `token request rejected (${res.status}): ${await readError(res)}`;
+    // A 4xx refuses the credentials; a 5xx, 408 or 429 is the cloud not answering just now.
+    const refused = res.status < 500 && res.status !== 408 && res.status !== 429;
+    throw refused ? new TokenRejectedError(why) : new Error(why);
+  }
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
   if (typeof body.access_token !== "string" || body.access_token === "")
     throw new Error("token response has no access_token");

@@ -66,6 +66,11 @@ export class ClientDownstream {
     this.ackTimer = setInterval(() => this.sendAck(), opts.ackIntervalMs ?? 100);
   }
 
+  /** How long the broker keeps the stream for a resume, s. */
+  get expiryIntervalSec(): number {
+    return this.opts.expiryIntervalSec ?? 30;
+  }
+
   /** @internal */
   openRequest(requestId: number): iscp2.IDownstreamOpenRequest {
     const declared: Record<number, iscp2.IDataID> = {};
@@ -74,7 +79,7 @@ export class ClientDownstream {
       requestId,
       desiredStreamIdAlias: this.alias,
       downstreamFilters: this.opts.filters,
-      expiryInterval: this.opts.expiryIntervalSec ?? 30,
+      expiryInterval: this.expiryIntervalSec,
       dataIdAliases: declared,
       qos: this.opts.qos ?? QoS.RELIABLE,
       omitEmptyChunk: this.opts.omitEmptyChunk ?? false,

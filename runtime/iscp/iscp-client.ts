@@ -14,6 +14,7 @@ import { ClientDownstream, type DownstreamOptions } from "./downstream.js";
 import { PendingRequests, type ResponseKind } from "./pending-requests.js";
 import { resumeStreams } from "./resume-streams.js";
 import { ClientUpstream, type UpstreamOptions } from "./upstream.js";
+import { IscpRequestError } from "./request-error.js";
 import { toLong } from "../../proto/wire/long.js";
 
 export interface IscpClientOptions {
@@ -31,15 +32,7 @@ export interface IscpClientOptions {
   reconnectMaxMs?: number;
 }
 
-/** A request refused by the broker; `resultCode` is the iSCP result code. */
-export class IscpRequestError extends Error {
-  constructor(
-    readonly resultCode: number,
-    readonly resultString: string,
-  ) {
-    super(`${resultString} [${resultCodeName(resultCode)}=${resultCode}]`);
-  }
-}
+const tokenOf = (o: IscpClientOptions) => (typeof o.token === "function" ? o.token() : (o.token ?? ""));
 
 export interface IncomingCall {
   callId: string;
@@ -68,7 +61,7 @@ export class IscpClient {
 
   static async connect(opts: IscpClientOptions): Promise<IscpClient> {
     const c = new IscpClient(opts);
-    await c.establish();
+    await c.establish(await tokenOf(opts));
     c.setState("open");
     return c;
   }
@@ -232,7 +225,7 @@ export class IscpClient {
   }
 
   /** Opens a transport and runs the Connect handshake on it. */
-  private async establish(): Promise<void> {
+  private async establish(token: string): Promise<void> {
     const t = await this.opts.transport();
     this.t = t;
     t.onMessage((f, unreliable) => {
@@ -243,7 +236,6 @@ export class IscpClient {
     t.onClose((reason) => {
       if (this.t === t) this.onTransportLost(reason);
     });
-    const token = typeof this.opts.token === "function" ? await this.opts.token() : (this.opts.token ?? "");
     try {
       await this.request(
         (requestId) => ({
@@ -375,18 +367,26 @@ export class IscpClient {
   private async reconnectLoop(): Promise<void> {
     const base = this.opts.reconnectBaseMs ?? 100;
     const max = this.opts.reconnectMaxMs ?? 5000;
+    /** A token the broker refused (AUTH_FAILED) on this reconnect: the next try waits for another one. */
+    let refused: string | undefined;
     for (let attempt = 0; this.state === "reconnecting"; attempt++) {
       const delay = Math.min(max, base * 2 ** attempt) * (0.5 + Math.random() / 2);
       await new Promise((r) => setTimeout(r, delay));
+      const token = await tokenOf(this.opts);
       if (this.state !== "reconnecting") return;
+      if (token === refused) continue;
       try {
         this.state = "connecting";
-        await this.establish();
+        await this.establish(token);
         if ((this.state as ConnState) === "closed") return this.t.close();
         this.state = "open";
       } catch (e) {
         if ((this.state as ConnState) === "closed") return;
-        if (e instanceof IscpRequestError) return this.shutdown(`reconnect refused: ${e.message}`);
+        // A rotating token may expire while the transport is down, before its successor comes: one AUTH_FAILED
+        // waits for the next token, so the streams the broker holds are resumed. Other refusals end the client.
+        const tokenRefused = e instanceof IscpRequestError && e.resultCode === ResultCode.AUTH_FAILED;
+        if (tokenRefused && typeof this.opts.token === "function" && refused === undefined) refused = token;
+        else if (e instanceof IscpRequestError) return this.shutdown(`reconnect refused: ${e.message}`);
         this.state = "reconnecting";
         continue;
       }

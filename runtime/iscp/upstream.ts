@@ -122,6 +122,11 @@ export class ClientUpstream {
     if (opts.flushIntervalMs) this.flushTimer = setInterval(() => this.flush(), opts.flushIntervalMs);
   }
 
+  /** How long the broker keeps the stream for a resume, s. */
+  get expiryIntervalSec(): number {
+    return this.opts.expiryIntervalSec ?? 30;
+  }
+
   get lastSequenceNumber(): number {
     return this.seq;
   }

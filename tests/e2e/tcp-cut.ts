@@ -7,6 +7,11 @@ export interface TcpRelay {
   url: string;
   /** Destroys every open connection (both sides). */
   cut(): void;
+  /**
+   * Cuts as cut() does the moment a client next sends a request line starting with `requestLine` (e.g.
+   * "POST /api/auth/oauth2/token"): that request dies with the others. Resolves once it has cut.
+   */
+  cutAtRequest(requestLine: string): Promise<void>;
   /** From now on what the clients of open connections send is silently lost (a dead link), until cut(). */
   blackhole(): void;
   /** While true, new connections are closed at once (the cloud unreachable); open ones are left alone. */
@@ -21,12 +26,24 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   const clients = new Map<net.Socket, net.Socket>();
   let accepted = 0;
   let refusing = false;
+  let cutAt: { line: Buffer; done: () => void } | undefined;
+  const cut = () => {
+    for (const s of open) s.destroy();
+  };
   const server = net.createServer((client) => {
     if (refusing) return void client.destroy();
     accepted++;
     const upstream = net.connect(targetPort, "127.0.0.1");
     clients.set(client, upstream);
     client.on("close", () => clients.delete(client));
+    // Before the pipe's own listener, so that the request is cut before it is forwarded.
+    client.on("data", (chunk: Buffer) => {
+      if (!cutAt || !chunk.subarray(0, cutAt.line.length).equals(cutAt.line)) return;
+      const { done } = cutAt;
+      cutAt = undefined;
+      cut();
+      done();
+    });
     for (const [a, b] of [
       [client, upstream],
       [upstream, client],
@@ -44,9 +61,11 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   const port = (server.address() as net.AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    cut: () => {
-      for (const s of open) s.destroy();
-    },
+    cut,
+    cutAtRequest: (requestLine) =>
+      new Promise<void>((done) => {
+        cutAt = { line: Buffer.from(requestLine), done };
+      }),
     blackhole: () => {
       for (const [client, upstream] of clients) {
         client.unpipe(upstream);

@@ -1,6 +1,8 @@
 // Access tokens that live 4 s: the agent refreshes them, and after a network cut long after its first
 // token expired, its iSCP client reconnects with the token held now and resumes the same stream (one
-// sequence in the cloud, every point once) instead of being refused and starting over.
+// sequence in the cloud, every point once) instead of being refused and starting over. The cut comes as a
+// token refresh is under way, so that refresh fails too: the token held stays in use until its successor
+// comes (it may expire meanwhile).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cloudIndices, range, writeNumbered } from "./points.js";
 import { openFifoWriter, until, type Stack } from "./stack.js";
@@ -24,7 +26,7 @@ it("resumes with a refreshed token after the first one expired", async () => {
     await until(async () => (await cloudIndices(s)).length === 100, 30_000, "100 points in real time");
     await new Promise((r) => setTimeout(r, 6000)); // the token the stream opened with has expired
     const before = relay.accepted;
-    relay.cut();
+    await relay.cutAtRequest("POST /api/auth/oauth2/token");
     await until(
       async () => relay.accepted > before && ["quiet", "connected"].includes((await upstream()).code),
       30_000,

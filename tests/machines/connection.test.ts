@@ -7,6 +7,7 @@ import {
   reportConnection,
   sessionOf,
   tokenActor,
+  TokenRejectedError,
   type ConnectionSnapshot,
   type Token,
 } from "../../machines/connection.js";
@@ -21,13 +22,19 @@ const noSecret: ConnectionSettings = { ...A, client_secret: "" };
 const token: Token = { accessToken: "tok", expiresIn: 3 };
 
 const serialize = (s: AnyMachineSnapshot) => {
-  const c = s.context as { connection: ConnectionSettings; token?: Token; refreshIn: number; retryIn: number };
+  const c = s.context as {
+    connection: ConnectionSettings;
+    token?: Token;
+    refreshIn: number;
+    refreshFailures: number;
+    retryIn: number;
+  };
   return JSON.stringify({
     v: s.value,
     url: c.connection.server_url,
     secret: c.connection.client_secret !== "",
     token: c.token !== undefined,
-    ...(s.matches("authenticated") ? { refresh: c.refreshIn } : {}),
+    ...(s.matches("authenticated") ? { refresh: c.refreshIn, refreshFailed: c.refreshFailures > 0 } : {}),
     ...(s.matches("failed") ? { retry: c.retryIn } : {}),
   });
 };
@@ -39,7 +46,8 @@ const events: Ev[] = [
   { type: "SETTINGS", connection: A, transport: { ...transport, protocol: "quic" } },
   { type: "TICK" },
   { type: "xstate.done.actor.fetchToken", output: token },
-  { type: "xstate.error.actor.fetchToken", error: new Error("token request rejected (401)") },
+  { type: "xstate.error.actor.fetchToken", error: new TokenRejectedError("token request rejected (401)") },
+  { type: "xstate.error.actor.fetchToken", error: new Error("cannot reach https://a: other side closed") },
 ];
 
 describe("connection machine", () => {
@@ -97,6 +105,40 @@ describe("connection machine", () => {
     tokens.pending[1]!.resolve({ accessToken: "t2", expiresIn: 10 });
     await new Promise((r) => setImmediate(r));
     expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t2");
+    actor.stop();
+  });
+
+  it("keeps the token when a refresh gets no answer, tries again at the next tick, and ends on a refusal", async () => {
+    const tokens = fakeTokens();
+    const actor = createActor(connectionMachine.provide({ actors: { fetchToken: tokens.actor } }), {
+      input: { connection: A, transport },
+    }).start();
+    const settle = () => new Promise((r) => setImmediate(r));
+    tokens.pending[0]!.resolve({ accessToken: "t1", expiresIn: 4 });
+    await settle();
+    for (let i = 0; i < 3; i++) actor.send({ type: "TICK" });
+    expect(tokens.pending).toHaveLength(2);
+    tokens.pending[1]!.reject(new Error("cannot reach https://a/api/auth/oauth2/token: other side closed"));
+    await settle();
+    // The streams keep their session: nothing reconnects, their reconnects still have a token.
+    expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t1");
+    expect(reportConnection(actor.getSnapshot())).toMatchObject({ code: "connected", error: /token refresh failed/ });
+    actor.send({ type: "TICK" });
+    expect(tokens.pending).toHaveLength(3);
+    tokens.pending[2]!.reject(new Error("cannot reach https://a/api/auth/oauth2/token: connection refused"));
+    await settle();
+    for (let i = 0; i < 4; i++) actor.send({ type: "TICK" });
+    expect(tokens.pending).toHaveLength(3); // later retries wait RETRY_TICKS
+    actor.send({ type: "TICK" });
+    tokens.pending[3]!.resolve({ accessToken: "t2", expiresIn: 4 });
+    await settle();
+    expect(sessionOf(actor.getSnapshot()).session?.accessToken).toBe("t2");
+    expect(reportConnection(actor.getSnapshot())).toEqual({ code: "connected", error: "", bitrate: 0 });
+    for (let i = 0; i < 3; i++) actor.send({ type: "TICK" });
+    tokens.pending[4]!.reject(new TokenRejectedError("token request rejected (401): invalid_client"));
+    await settle();
+    expect(sessionOf(actor.getSnapshot()).session).toBeUndefined();
+    expect(reportConnection(actor.getSnapshot()).code).toBe("error");
     actor.stop();
   });
 });

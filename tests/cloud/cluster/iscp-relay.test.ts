@@ -2,7 +2,8 @@
 // (and A itself) with the same filters, order and sequence numbers, through NATS; and stored once.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient, IscpRequestError } from "../../../runtime/iscp/iscp-client.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
+import { IscpRequestError } from "../../../runtime/iscp/request-error.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { QoS } from "../../../proto/wire/message.js";

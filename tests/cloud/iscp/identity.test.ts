@@ -3,7 +3,8 @@
 // an edge outside the project, and an edge that belongs to no project.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient, IscpRequestError } from "../../../runtime/iscp/iscp-client.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
+import { IscpRequestError } from "../../../runtime/iscp/request-error.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { ResultCode } from "../../../proto/wire/message.js";
 import { startTestPeer, type TestPeer } from "../harness.js";

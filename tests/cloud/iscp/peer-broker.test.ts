@@ -2,7 +2,8 @@
 // tokens, tickets work once, and persisted upstream data comes back through the REST data API.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IscpClient, IscpRequestError } from "../../../runtime/iscp/iscp-client.js";
+import { IscpClient } from "../../../runtime/iscp/iscp-client.js";
+import { IscpRequestError } from "../../../runtime/iscp/request-error.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import { loadConfig } from "../../../cloud/config.js";

@@ -11,6 +11,28 @@ const NODE_U = "11111111-1111-4111-8111-111111111111";
 const NODE_D = "22222222-2222-4222-8222-222222222222";
 const enc = new TextEncoder();
 
+/**
+ * Transports whose loss the client can be told of while their sockets stay open: a link cut the broker has not
+ * noticed. `cut(i)` tells the client that transport i is lost; `opened[i]` is that transport.
+ */
+function cuttable(open: () => Promise<MessageTransport>) {
+  const opened: MessageTransport[] = [];
+  const lost: ((reason: string) => void)[][] = [];
+  const transport = async () => {
+    const t = await open();
+    const i = opened.push(t) - 1;
+    lost[i] = [];
+    return new Proxy(t, {
+      get: (target, key) => {
+        if (key === "onClose") return (cb: (reason: string) => void) => (target.onClose(cb), lost[i]!.push(cb));
+        const v = Reflect.get(target, key) as unknown;
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  };
+  return { transport, opened, cut: (i: number) => lost[i]!.forEach((cb) => cb("link cut")) };
+}
+
 /** Records every frame the client receives (sizes, decoded kinds). */
 function recording(open: () => Promise<MessageTransport>, frames: Uint8Array[]): () => Promise<MessageTransport> {
   return async () => {
@@ -137,6 +159,75 @@ describe("runtime/iscp client over WebSocket", () => {
     await waitFor(() => errors.length === 1, 30_000, "resume failure");
     expect(errors[0]!.message).toMatch(/STREAM_NOT_FOUND/);
     expect(b.broker.stats().upstreams).toBe(0);
+  }, 120_000);
+
+  it("waits for the next token when a reconnect's token is refused, and resumes; a second token refused ends it", async () => {
+    await b.close();
+    const accepted = new Set(["t1"]);
+    const refusals: string[] = [];
+    b = await startTestBroker({
+      authenticate: async (token) => {
+        if (accepted.has(token)) return { ok: true, subject: { kind: "edge", uuid: "subject-1" } };
+        refusals.push(token);
+        return { ok: false, resultCode: ResultCode.AUTH_FAILED, resultString: "token expired" };
+      },
+    });
+    let held = "t1";
+    const u = await client({ nodeId: NODE_U, reconnectBaseMs: 20, reconnectMaxMs: 200, token: () => held });
+    const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
+    const errors: Error[] = [];
+    us.onError((e) => errors.push(e));
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("1") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    // The token held expires while the transport is down; its successor comes after the first refusal.
+    accepted.delete("t1");
+    u.transport.terminate();
+    await waitFor(() => refusals.length === 1, 30_000, "the expired token refused");
+    expect(u.state).not.toBe("closed");
+    accepted.add("t2");
+    held = "t2";
+    await waitFor(() => u.reconnects === 1 && u.state === "open", 30_000, "reconnected with the new token");
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 2n, payload: enc.encode("2") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    expect([refusals, errors, b.broker.stats().upstreams]).toEqual([["t1"], [], 1]); // the same stream, resumed
+
+    // A refusal of the next token too is not about expiry: the client ends.
+    accepted.delete("t2");
+    u.transport.terminate();
+    await waitFor(() => refusals.length === 2, 30_000, "t2 refused");
+    held = "t3";
+    await waitFor(() => u.state === "closed", 30_000, "closed after a second token refused");
+    expect(refusals).toEqual(["t1", "t2", "t3"]);
+  }, 120_000);
+
+  it("resumes a stream the broker still counts as attached to the lost connection, once the broker lets it go", async () => {
+    const link = cuttable(() => connectWebSocket({ url: b.url }));
+    let conflicts = 0;
+    const watched = async () => {
+      const t = await link.transport();
+      t.onMessage((f) => {
+        const r = decodeMessage(f, t.encoding).upstreamResumeResponse;
+        if (r?.resultCode === ResultCode.RESUME_REQUEST_CONFLICT) conflicts++;
+      });
+      return t;
+    };
+    const u = await client({ nodeId: NODE_U, reconnectBaseMs: 20, transport: watched });
+    const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
+    const errors: Error[] = [];
+    us.onError((e) => errors.push(e));
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("1") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    link.cut(0); // the client sees its link die; the broker still holds the old connection open
+    await waitFor(() => conflicts > 0, 30_000, "a resume refused: the stream is attached to the old connection");
+    link.opened[0]!.terminate(); // the broker notices the old connection is gone
+    await waitFor(() => u.reconnects === 1 && u.state === "open", 30_000, "resumed");
+    us.write({ name: "a", type: "t" }, [{ elapsedTime: 2n, payload: enc.encode("2") }]);
+    us.flush();
+    expect(await us.waitAcked()).toBe(true);
+    expect([errors, b.broker.stats().upstreams]).toEqual([[], 1]);
   }, 120_000);
 
   it("splits relayed chunks so that no frame to a client exceeds 1 MiB", async () => {
