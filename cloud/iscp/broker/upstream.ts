@@ -70,10 +70,8 @@ export class UpstreamStream {
   private pendingResults: iscp2.IUpstreamChunkResult[] = [];
   private pendingAliases = new Map<number, iscp2.IDataID>();
   private ackTimer: NodeJS.Timeout | undefined;
-  /** Handed to the owner's next write. */
+  /** Handed to the owner's next write (ack_interval 0). */
   private ackQueued = false;
-  /** When the last ack went out (performance.now()): the next waits until ack_interval has passed since. */
-  private lastAckAt = -Infinity;
   /** Hook calls still running; close waits for them so acks are not lost. */
   inFlight = 0;
   /** Chunks whose storage hook is running, by sequence number (a duplicate waits for its result). */
@@ -187,26 +185,14 @@ export class UpstreamStream {
     this.scheduleAck();
   }
 
-  /**
-   * ack_interval bounds how long a result waits and how often acks come: results go out in the turn they are
-   * ready unless an ack went out less than ack_interval ago; then they wait for the interval's end, batched. A
-   * fleet's streams (a chunk every tens of ms) are acked at their commit without a timer each; a fast stream gets
-   * at most one ack per interval, as the client asked.
-   */
   scheduleAck(): void {
     if (this.ackTimer || this.ackQueued || !this.owner) return;
     if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
-    const wait = this.ackIntervalMs > 0 ? this.lastAckAt + this.ackIntervalMs - performance.now() : 0;
-    if (wait > 0) this.ackTimer = setTimeout(() => this.queueAck(), wait);
-    else this.queueAck();
-  }
-
-  /** Hands the ack to the owner's next write: a connection's acks due in one turn leave in one socket write. */
-  private queueAck(): void {
-    this.ackTimer = undefined;
-    if (!this.owner) return;
-    this.ackQueued = true;
-    this.owner.ackSoon(this);
+    if (this.ackIntervalMs > 0) this.ackTimer = setTimeout(() => this.flushAck(), this.ackIntervalMs);
+    else {
+      this.ackQueued = true;
+      this.owner.ackSoon(this);
+    }
   }
 
   flushAck(): void {
@@ -217,7 +203,6 @@ export class UpstreamStream {
     if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
     const results = this.pendingResults;
     this.pendingResults = [];
-    if (this.ackIntervalMs > 0) this.lastAckAt = performance.now();
     const budget = this.maxFrameBytes - ENVELOPE_BYTES;
     // A fleet's stream's ack: "OK" results and no new alias, as the loop below would send them, in one frame.
     if (this.pendingAliases.size === 0 && results.length * (RESULT_BYTES + 4) <= budget && results.every(isOk))
