@@ -1,9 +1,9 @@
 // One record of the ingest journal (ingest-journal.ts): the chunks of every stream in one group commit, as the
-// bytes to replay them from after a crash: a binary header (journal-header.ts) naming each stream and, per chunk,
-// its stream, sequence number and per group its data id, byte length and figures (points, elapsed range, payload
-// bytes), then the groups' bytes. A group's bytes are its `data_points` entries as iSCP sent them (a DataPointGroup
-// holding only data_points), copied as they are for a chunk received as raw bytes. Records of earlier versions
-// (`[u32 header length][header JSON]`, with or without the figures) are still read.
+// bytes to replay them from after a crash. `[u32 header length][header JSON][groups' bytes back to back]`; the
+// header names each stream (stream id, session id, project, node) and per chunk its stream's index, sequence
+// number and per group its data id, byte length and figures (points, elapsed range, payload bytes). A group's bytes
+// are its `data_points` entries as iSCP sent them (a DataPointGroup holding only data_points), copied as they are
+// for a chunk received as raw bytes.
 import { toBigInt, toLong } from "../../../proto/wire/long.js";
 import { RawPointGroup } from "../../../proto/wire/chunk-scan.js";
 import { iscp2 } from "../../../proto/wire/message.js";
@@ -11,24 +11,33 @@ import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkStats } from "../storage/chunk-write.js";
 import type { StreamChunks } from "./shared-commit.js";
-import { isBinaryRecord, RecordReader, RecordWriter } from "./journal-header.js";
 
-/** Adds a chunk's groups to the record: their bytes and figures (the points' count and elapsed range, as scanned). */
-function addGroups(w: RecordWriter, c: Chunk | RawChunk): void {
-  if ("rawGroups" in c) {
-    for (const { name, type, points: g } of c.rawGroups)
-      w.group(name, type, g.raw, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes);
-    return;
-  }
-  for (const g of c.groups) {
+/** A group in a record: [name, type, byte length, points, min elapsed, max elapsed, payload bytes]. */
+type GroupEntry = [string, string, number, number?, number?, number?, number?];
+
+interface JournalHeader {
+  /** Streams: [stream id, session id, project uuid, node id]. */
+  u: Array<[string, string, string, string]>;
+  /** Chunks: [index in u, sequence number, groups]. */
+  c: Array<[number, number, GroupEntry[]]>;
+}
+
+/** Each group's bytes and its figures (the points' count and elapsed range, as the broker's scan gives them). */
+function groupsOf(c: Chunk | RawChunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
+  if ("rawGroups" in c)
+    return c.rawGroups.map(({ name, type, points: g }) => ({
+      entry: [name, type, g.raw.length, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes],
+      bytes: g.raw,
+    }));
+  return c.groups.map((g) => {
     const bytes = iscp2.DataPointGroup.encode({
       dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
     }).finish();
     // The group's figures as a stored chunk's (chunk-write.ts), so a decoded chunk stores alike after its apply.
     const { points, min, max } = chunkStats({ sequenceNumber: c.sequenceNumber, groups: [g] });
     const payloadBytes = g.points.reduce((n, p) => n + p.payload.length, 0);
-    w.group(g.name, g.type, bytes, points, min, max, payloadBytes);
-  }
+    return { entry: [g.name, g.type, bytes.length, points, min, max, payloadBytes], bytes };
+  });
 }
 
 export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
@@ -38,15 +47,33 @@ export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer =>
  * record, `journalChunks`), with the number of chunks and data points it holds.
  */
 export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer; chunks: number; points: number } {
-  const w = new RecordWriter();
+  const header: JournalHeader = { u: [], c: [] };
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  let points = 0;
   for (const [i, s] of streams.entries()) {
-    w.stream(s.up);
+    header.u.push([s.up.streamId, s.up.sessionId, s.up.projectUuid, s.up.nodeId]);
     for (const c of s.chunks) {
-      w.chunk(i, c.sequenceNumber, "rawGroups" in c ? c.rawGroups.length : c.groups.length);
-      addGroups(w, c);
+      const groups: GroupEntry[] = [];
+      for (const g of groupsOf(c)) {
+        groups.push(g.entry);
+        points += g.entry[3]!;
+        parts.push(g.bytes);
+        bytes += g.bytes.length;
+      }
+      header.c.push([i, c.sequenceNumber, groups]);
     }
   }
-  return { body: w.finish(), chunks: w.chunks, points: w.points };
+  const h = Buffer.from(JSON.stringify(header));
+  const body = Buffer.allocUnsafe(4 + h.length + bytes);
+  body.writeUInt32BE(h.length, 0);
+  h.copy(body, 4);
+  let p = 4 + h.length;
+  for (const part of parts) {
+    body.set(part, p);
+    p += part.length;
+  }
+  return { body, chunks: header.c.length, points };
 }
 
 /**
@@ -55,81 +82,65 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
  * would outlive the young generation and fill the old one. A chunk of a record without the figures is decoded.
  */
 export function journalChunks(body: Buffer): StreamChunks[] {
-  if (!isBinaryRecord(body)) return legacyChunks(body, false);
-  const r = new RecordReader(body);
-  const streams = r.streams.map((up) => ({ up, chunks: [] as RawChunk[] }));
-  let groups: RawChunk["rawGroups"] = [];
-  r.read(
-    (stream, sequenceNumber) => streams[stream]!.chunks.push({ sequenceNumber, rawGroups: (groups = []) }),
-    (name, type, bytes, count, min, max, payloadBytes) =>
-      groups.push({ name, type, points: new RawPointGroup(undefined, 0, count, bytes, payloadBytes, min, max) }),
-  );
-  return streams;
-}
-
-/** The streams of a record, their chunks with decoded points. */
-export function decodeJournalRecord(body: Buffer): StreamChunks[] {
-  if (!isBinaryRecord(body)) return legacyChunks(body, true);
-  const r = new RecordReader(body);
-  const streams = r.streams.map((up) => ({ up, chunks: [] as Chunk[] }));
-  let groups: Chunk["groups"] = [];
-  r.read(
-    (stream, sequenceNumber) => streams[stream]!.chunks.push({ sequenceNumber, groups: (groups = []) }),
-    (name, type, bytes) => groups.push({ name, type, points: decodePoints(bytes) }),
-  );
+  const { header, at } = readHeader(body);
+  const streams = streamsOf(header);
+  let p = at;
+  for (const [i, sequenceNumber, groups] of header.c) {
+    let chunk: Chunk | RawChunk;
+    if (groups.every((g) => g.length >= 7))
+      chunk = {
+        sequenceNumber,
+        rawGroups: groups.map(([name, type, len, count, min, max, payloadBytes]) => ({
+          name,
+          type,
+          points: new RawPointGroup(undefined, 0, count!, body.subarray(p, (p += len)), payloadBytes!, min!, max!),
+        })),
+      };
+    else [chunk, p] = decodedChunk(body, p, sequenceNumber, groups);
+    (streams[i]!.chunks as Array<Chunk | RawChunk>).push(chunk);
+  }
   return streams;
 }
 
 /** How many chunks a record holds. */
-export const journalChunkCount = (body: Buffer): number =>
-  isBinaryRecord(body) ? new RecordReader(body).chunkCount : readLegacyHeader(body).header.c.length;
+export const journalChunkCount = (body: Buffer): number => readHeader(body).header.c.length;
 
-const decodePoints = (bytes: Uint8Array) =>
-  iscp2.DataPointGroup.decode(bytes).dataPoints.map((d) => ({
-    elapsedNs: toBigInt(d.elapsedTime),
-    payload: d.payload ?? new Uint8Array(),
-  }));
-
-/** A group in an earlier version's JSON header: [name, type, byte length, points, min, max, payload bytes]. */
-type LegacyGroup = [string, string, number, number?, number?, number?, number?];
-
-interface LegacyHeader {
-  /** Streams: [stream id, session id, project uuid, node id]. */
-  u: Array<[string, string, string, string]>;
-  /** Chunks: [index in u, sequence number, groups]. */
-  c: Array<[number, number, LegacyGroup[]]>;
-}
-
-function readLegacyHeader(body: Buffer): { header: LegacyHeader; at: number } {
+function readHeader(body: Buffer): { header: JournalHeader; at: number } {
   const n = body.readUInt32BE(0);
-  return { header: JSON.parse(body.subarray(4, 4 + n).toString()) as LegacyHeader, at: 4 + n };
+  return { header: JSON.parse(body.subarray(4, 4 + n).toString()) as JournalHeader, at: 4 + n };
 }
 
-/** The chunks of an earlier version's record: views with the figures it holds, else (or if asked) decoded. */
-function legacyChunks(body: Buffer, decode: boolean): StreamChunks[] {
-  const { header, at } = readLegacyHeader(body);
-  const streams = header.u.map(([streamId, sessionId, projectUuid, nodeId]) => ({
+const streamsOf = (header: JournalHeader): StreamChunks[] =>
+  header.u.map(([streamId, sessionId, projectUuid, nodeId]) => ({
     up: { streamId, sessionId, projectUuid, nodeId },
-    chunks: [] as Array<Chunk | RawChunk>,
+    chunks: [],
   }));
+
+/** A chunk with its points decoded from the record at `p`, and where the next chunk begins. */
+function decodedChunk(body: Buffer, p: number, sequenceNumber: number, groups: GroupEntry[]): [Chunk, number] {
+  const chunk: Chunk = {
+    sequenceNumber,
+    groups: groups.map(([name, type, len]) => {
+      const points = iscp2.DataPointGroup.decode(body.subarray(p, (p += len))).dataPoints;
+      return {
+        name,
+        type,
+        points: points.map((d) => ({ elapsedNs: toBigInt(d.elapsedTime), payload: d.payload ?? new Uint8Array() })),
+      };
+    }),
+  };
+  return [chunk, p];
+}
+
+/** The streams of a record, their chunks with decoded points. */
+export function decodeJournalRecord(body: Buffer): StreamChunks[] {
+  const { header, at } = readHeader(body);
+  const streams = streamsOf(header);
   let p = at;
   for (const [i, sequenceNumber, groups] of header.c) {
-    const view = (len: number) => body.subarray(p, (p += len));
-    const chunk: Chunk | RawChunk =
-      !decode && groups.every((g) => g.length >= 7)
-        ? {
-            sequenceNumber,
-            rawGroups: groups.map(([name, type, len, count, min, max, payloadBytes]) => ({
-              name,
-              type,
-              points: new RawPointGroup(undefined, 0, count!, view(len), payloadBytes!, min!, max!),
-            })),
-          }
-        : {
-            sequenceNumber,
-            groups: groups.map(([name, type, len]) => ({ name, type, points: decodePoints(view(len)) })),
-          };
-    streams[i]!.chunks.push(chunk);
+    let chunk: Chunk;
+    [chunk, p] = decodedChunk(body, p, sequenceNumber, groups);
+    (streams[i]!.chunks as Array<Chunk | RawChunk>).push(chunk);
   }
   return streams;
 }
