@@ -56,9 +56,10 @@ it("opens the vehicle's run on its dashboard: map, plots with units, values and 
   await expect
     .poll(async () => Number(await speed.getByTestId("plot").getAttribute("data-points")), T)
     .toBeGreaterThan(10);
-  expect(await speed.getByTestId("plot").getAttribute("data-axis-units")).toBe("km/h 1/min");
-  expect(await speed.locator(".u-legend").textContent()).toContain("Speed (km/h)");
-  // Each panel loads on its own: the accelerations may arrive after the speeds.
+  // The units and names come with the data IDs' labels, which load on their own (the data may come first); each
+  // panel loads on its own too (the accelerations may arrive after the speeds).
+  await expect.poll(() => speed.getByTestId("plot").getAttribute("data-axis-units"), T).toBe("km/h 1/min");
+  await expect.poll(() => speed.locator(".u-legend").textContent(), T).toContain("Speed (km/h)");
   await expect
     .poll(() => panel("Accelerations").getByTestId("plot").getAttribute("data-axis-units"), T)
     .toBe("m/s² m/s²");
