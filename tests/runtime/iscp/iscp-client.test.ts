@@ -4,12 +4,20 @@ import type { MessageTransport } from "../../../proto/transport/message-transpor
 import { decodeMessage, QoS, ResultCode } from "../../../proto/wire/message.js";
 import { IscpClient, type IscpClientOptions } from "../../../runtime/iscp/iscp-client.js";
 import type { ReceivedChunk } from "../../../runtime/iscp/downstream.js";
+import type { ClientUpstream } from "../../../runtime/iscp/upstream.js";
 import { connectWebSocket } from "../../../proto/transport/ws/client.js";
 import { startTestBroker, TOKEN, waitFor, type TestBroker } from "../../support/iscp-broker.js";
 
 const NODE_U = "11111111-1111-4111-8111-111111111111";
 const NODE_D = "22222222-2222-4222-8222-222222222222";
 const enc = new TextEncoder();
+
+/** Writes point `n` of data id a:t, flushes it, and waits for its ack. */
+async function sendPoint(us: ClientUpstream, n: number): Promise<boolean> {
+  us.write({ name: "a", type: "t" }, [{ elapsedTime: BigInt(n), payload: enc.encode(String(n)) }]);
+  us.flush();
+  return us.waitAcked();
+}
 
 /**
  * Transports whose loss the client can be told of while their sockets stay open: a link cut the broker has not
@@ -177,9 +185,7 @@ describe("runtime/iscp client over WebSocket", () => {
     const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
     const errors: Error[] = [];
     us.onError((e) => errors.push(e));
-    us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("1") }]);
-    us.flush();
-    expect(await us.waitAcked()).toBe(true);
+    expect(await sendPoint(us, 1)).toBe(true);
     // The token held expires while the transport is down; its successor comes after the first refusal.
     accepted.delete("t1");
     u.transport.terminate();
@@ -188,9 +194,7 @@ describe("runtime/iscp client over WebSocket", () => {
     accepted.add("t2");
     held = "t2";
     await waitFor(() => u.reconnects === 1 && u.state === "open", 30_000, "reconnected with the new token");
-    us.write({ name: "a", type: "t" }, [{ elapsedTime: 2n, payload: enc.encode("2") }]);
-    us.flush();
-    expect(await us.waitAcked()).toBe(true);
+    expect(await sendPoint(us, 2)).toBe(true);
     expect([refusals, errors, b.broker.stats().upstreams]).toEqual([["t1"], [], 1]); // the same stream, resumed
 
     // A refusal of the next token too is not about expiry: the client ends.
@@ -217,16 +221,12 @@ describe("runtime/iscp client over WebSocket", () => {
     const us = await u.openUpstream({ sessionId: "s", qos: QoS.RELIABLE });
     const errors: Error[] = [];
     us.onError((e) => errors.push(e));
-    us.write({ name: "a", type: "t" }, [{ elapsedTime: 1n, payload: enc.encode("1") }]);
-    us.flush();
-    expect(await us.waitAcked()).toBe(true);
+    expect(await sendPoint(us, 1)).toBe(true);
     link.cut(0); // the client sees its link die; the broker still holds the old connection open
     await waitFor(() => conflicts > 0, 30_000, "a resume refused: the stream is attached to the old connection");
     link.opened[0]!.terminate(); // the broker notices the old connection is gone
     await waitFor(() => u.reconnects === 1 && u.state === "open", 30_000, "resumed");
-    us.write({ name: "a", type: "t" }, [{ elapsedTime: 2n, payload: enc.encode("2") }]);
-    us.flush();
-    expect(await us.waitAcked()).toBe(true);
+    expect(await sendPoint(us, 2)).toBe(true);
     expect([errors, b.broker.stats().upstreams]).toEqual([[], 1]);
   }, 120_000);
 
