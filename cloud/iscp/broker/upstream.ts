@@ -19,7 +19,6 @@ const RESULT_BYTES = 80;
 const ALIAS_BYTES = 40;
 /** Room for the envelope and the other fields of an ack or open response. */
 const ENVELOPE_BYTES = 512;
-const isOk = (r: iscp2.IUpstreamChunkResult) => r.resultString === "OK";
 const jsonBytes = (s: string) => (s === "OK" ? 4 : Buffer.byteLength(JSON.stringify(s)));
 const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
 
@@ -203,13 +202,10 @@ export class UpstreamStream {
     if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
     const results = this.pendingResults;
     this.pendingResults = [];
-    const budget = this.maxFrameBytes - ENVELOPE_BYTES;
-    // A fleet's stream's ack: "OK" results and no new alias, as the loop below would send them, in one frame.
-    if (this.pendingAliases.size === 0 && results.length * (RESULT_BYTES + 4) <= budget && results.every(isOk))
-      return this.owner.sendAck({ streamIdAlias: this.alias, results, dataIdAliases: {} }, false);
     const aliases = [...this.pendingAliases];
     this.pendingAliases = new Map();
     // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
+    const budget = this.maxFrameBytes - ENVELOPE_BYTES;
     let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };
     let used = 0;
     let hasAliases = false;
