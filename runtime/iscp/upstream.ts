@@ -69,6 +69,9 @@ const MAX_UNRELIABLE_UNACKED = 10_000;
 const frames = new BufferPool();
 const takeSendFrame = (n: number) => frames.take(n);
 
+/** How long the broker keeps the stream after its connection goes (a resume's window), s. */
+const expiryOf = (o: UpstreamOptions) => o.expiryIntervalSec ?? 30;
+
 export class ClientUpstream {
   readonly streamId: string;
   readonly streamIdBytes: Uint8Array;
@@ -101,7 +104,7 @@ export class ClientUpstream {
       requestId,
       sessionId: o.sessionId,
       ackInterval: o.ackIntervalMs ?? 10,
-      expiryInterval: o.expiryIntervalSec ?? 30,
+      expiryInterval: expiryOf(o),
       dataIds: o.dataIds ?? [],
       qos: o.qos ?? QoS.RELIABLE,
       extensionFields: { persist: o.persist ?? false },
@@ -124,7 +127,7 @@ export class ClientUpstream {
 
   /** How long the broker keeps the stream for a resume, s. */
   get expiryIntervalSec(): number {
-    return this.opts.expiryIntervalSec ?? 30;
+    return expiryOf(this.opts);
   }
 
   get lastSequenceNumber(): number {
