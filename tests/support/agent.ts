@@ -44,7 +44,9 @@ export async function startTestAgent(openers?: Openers, allowDirs: readonly stri
     },
     async close() {
       await t.agent.close();
-      await rm(dir, { recursive: true, force: true });
+      // Retried as Node's rm offers: once, in a full run, an entry appeared while the folder was being removed
+      // (ENOTEMPTY); which one is not known.
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
   return t;
