@@ -15,7 +15,7 @@ import { chunkRows, isFirst, tally, type ChunkResult, type ChunkRow } from "../s
 import type { PayloadFiles } from "../storage/payload-files.js";
 import * as batch from "../repo/chunk-batch.js";
 import { appendLogRows, storedInRuns, type LogStream } from "../repo/chunk-log.js";
-import { appendPacks } from "../repo/pack-append.js";
+import { appendPacks, appendPacksPg } from "../repo/pack-append.js";
 import { findMeasurement, raiseMaxElapsed, refreshStatus } from "../repo/measurements.js";
 import { measurementState, type MeasurementState } from "../service/events.js";
 import { fileLargePayloads } from "../repo/sequences.js";
@@ -166,21 +166,28 @@ export async function commitStreams(
     const fresh = logStreams((p) => p.fresh);
     const createdAtMs = Date.parse(now);
     synced.push(heard<unknown>(packed ? appendPacks(tx, fresh, createdAtMs) : appendLogRows(tx, fresh, createdAtMs)));
-    return write(tx, streams, planned, skipped, refused, now, known, synced, !packed);
+    return write(tx, streams, planned, skipped, refused, now, known, synced, () => !packed);
   }
-  const stored = await appended(
-    tx,
-    logStreams((p) => p.rows),
-    Date.parse(now),
-    synced,
-  );
+  // PostgreSQL: a stream with PACK_AT_COMMIT chunks or more in this commit is written as packs at once, the
+  // others go to the log for the compaction to pack with their later chunks. (A batch holds each stream once,
+  // commit-batch.ts `streamsOf`, and its rows each number once, so no pack repeats a number.)
+  const rows = logStreams((p) => p.rows);
+  const asPacks = new Set(rows.filter((s) => s.rows.length >= PACK_AT_COMMIT).map((s) => s.sequenceId));
+  const stored = await appended(tx, rows, asPacks, Date.parse(now), synced);
   for (const k of stored) {
     const id = Number(k.sequence_id);
     (skipped.get(id) ?? skipped.set(id, new Set()).get(id)!).add(Number(k.sequence_number));
   }
   freshRows(planned, skipped);
-  return write(tx, streams, planned, skipped, refused, now, known, synced, true);
+  return write(tx, streams, planned, skipped, refused, now, known, synced, (p) => !asPacks.has(p.seqId));
 }
+
+/**
+ * PostgreSQL: a stream with at least this many chunks in a commit is written as packs at once (a backlog, a fast
+ * stream: the packs are about as large as the compaction's); with fewer, a pack per commit would be a row per
+ * chunk or two in each of meas_chunks' indexes, so they go to the log.
+ */
+export const PACK_AT_COMMIT = 8;
 
 /** Each stream's rows but those whose numbers were stored before. */
 function freshRows(planned: readonly Planned[], skipped: ReadonlyMap<number, ReadonlySet<number>>): void {
@@ -259,15 +266,26 @@ async function plan(
     ));
 }
 
-/** The log rows appended (appendLogRows), the payload files' writes settled before a failure is passed on. */
+/**
+ * The rows appended: the streams of `packed` (sequence ids) as packs (appendPacksPg), the others to the log
+ * (appendLogRows); the keys stored before. The payload files' writes settled before a failure is passed on.
+ */
 async function appended(
   tx: Queryable,
   streams: readonly LogStream[],
+  packed: ReadonlySet<number>,
   createdAtMs: number,
   synced: ReadonlyArray<Promise<unknown>>,
 ) {
   try {
-    return await appendLogRows(tx, streams, createdAtMs);
+    if (packed.size === 0) return await appendLogRows(tx, streams, createdAtMs);
+    const toLog = streams.filter((s) => !packed.has(s.sequenceId));
+    const stored = await appendPacksPg(
+      tx,
+      streams.filter((s) => packed.has(s.sequenceId)),
+      createdAtMs,
+    );
+    return toLog.length === 0 ? stored : [...stored, ...(await appendLogRows(tx, toLog, createdAtMs))];
   } catch (e) {
     await Promise.allSettled(synced);
     throw e;
@@ -285,8 +303,8 @@ async function write(
   known: KnownRows,
   /** The payload files' writes, each already heard: the commit waits for them. */
   synced: ReadonlyArray<Promise<unknown>>,
-  /** Whether the chunks went to the chunk log (or were written as packs). */
-  logged: boolean,
+  /** Whether a stream's chunks went to the chunk log (or were written as packs). */
+  logged: (p: Planned) => boolean,
 ): Promise<SharedCommit> {
   // Every write below starts now and is awaited together: each is marked heard at once (a full disk fails
   // one while the others are still being started).
@@ -298,6 +316,7 @@ async function write(
   const learned: Array<[string, string, number, string[]]> = [];
   const touched = new Map<string, string>();
   let stored = 0;
+  let toLog = 0;
   let points = 0;
   try {
     for (const p of planned) {
@@ -320,6 +339,7 @@ async function write(
       );
       touched.set(p.measUuid, streams[p.index]!.up.projectUuid);
       stored += p.fresh.length;
+      if (logged(p)) toLog += p.fresh.length;
       points += t.points;
     }
   } catch (e) {
@@ -361,7 +381,7 @@ async function write(
     touched,
     changed,
     stored,
-    logged: logged ? stored : 0,
+    logged: toLog,
     points,
     keys: planned.map((p) => p.key),
     learn: () => {

@@ -139,11 +139,10 @@ function runsJson(streams: readonly StreamNumbers[]): string {
 }
 
 /**
- * PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. The
- * payloads travel as one bytea (sent as binary) that each row cuts its bytes from, not as an array of escaped
- * values.
+ * PostgreSQL: the rows of a commit as parameters, an array per column for `PG_ROWS` then the commit's time and the
+ * payloads as one bytea (sent as binary) that each row cuts its bytes from, not as an array of escaped values.
  */
-function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: number) {
+export function pgRowParams(q: Queryable, streams: readonly LogStream[], createdAtMs: number): SqlParam[] {
   const values: unknown[][] = [];
   const payloads: Buffer[] = [];
   let at = 1;
@@ -165,23 +164,36 @@ function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: numb
       if (len > 0) payloads.push(r.payload);
       at += len;
     }
+  return [...rowsParam(q, values, 10), createdAtMs, Buffer.concat(payloads)];
+}
+
+/** PostgreSQL: the rows of `pgRowParams` as a table `v`. */
+export const PG_ROWS = `SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bigint[])
+  AS v(m, s, n, d, lo, hi, at, len, fo, fl)`;
+
+/** PostgreSQL: the columns of a log row made of a row of `v` (the two parameters after the arrays). */
+export const PG_ROW_COLUMNS = "m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl";
+
+/** SQL: no pack of meas_chunks holds number `v.n` of sequence `v.s`. */
+export const NOT_PACKED = `NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = ${packStart("v.s", "v.n")}
+  AND COALESCE(c.last_number, c.sequence_number) >= v.n)`;
+
+/** PostgreSQL: one statement; a data-modifying CTE inserts, and the answer is the keys it did not insert. */
+function appendPg(q: Queryable, streams: readonly LogStream[], createdAtMs: number) {
   return q.all<StoredKey>(
-    `WITH v AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bigint[])
-         AS v(m, s, n, d, lo, hi, at, len, fo, fl)),
+    `WITH v AS (${PG_ROWS}),
        ins AS (INSERT INTO meas_chunk_log (${COLUMNS})
-         SELECT m, s, n, d, lo, hi, ?::bigint, substring(?::bytea FROM at FOR len), fo, fl FROM v
-         WHERE NOT EXISTS (SELECT 1 FROM meas_chunks c WHERE c.sequence_id = v.s AND c.sequence_number = ${packStart("v.s", "v.n")}
-           AND COALESCE(c.last_number, c.sequence_number) >= v.n)
+         SELECT ${PG_ROW_COLUMNS} FROM v WHERE ${NOT_PACKED}
          ON CONFLICT DO NOTHING RETURNING sequence_id, sequence_number)
      SELECT v.s AS sequence_id, v.n AS sequence_number FROM v
      WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.sequence_id = v.s AND ins.sequence_number = v.n)`,
-    [...rowsParam(q, values, 10), createdAtMs, Buffer.concat(payloads)],
+    pgRowParams(q, streams, createdAtMs),
   );
 }
 
-const CHUNK_COLUMNS =
+export const CHUNK_COLUMNS =
   "measurement_uuid, sequence_id, sequence_number, last_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms";
-const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length, chunk_index";
+export const PAYLOAD_COLUMNS = "sequence_id, sequence_number, payload, file_offset, file_length, chunk_index";
 /** A pack holds at most this many chunks (a large compaction after a restart makes packs of a bounded size). */
 export const PACK_CHUNKS = 256;
 
@@ -191,7 +203,7 @@ export const PACK_CHUNKS = 256;
  * CHUNK_COLUMNS and PAYLOAD_COLUMNS; `concat` and `index` are the dialect's aggregates of the payloads and of the
  * chunks' index entries, in number order.
  */
-const packs = (from: string, concat: string, index: string) => `
+export const packs = (from: string, concat: string, index: string) => `
   runs AS (SELECT *, sequence_number - row_number() OVER w AS run, sum(CASE WHEN file_length IS NULL THEN 0 ELSE 1 END) OVER w AS files,
       CASE WHEN file_length IS NULL THEN -1 ELSE sequence_number END AS single, (row_number() OVER w - 1) / ${PACK_CHUNKS} AS part
     FROM ${from} WINDOW w AS (PARTITION BY sequence_id ORDER BY sequence_number ROWS UNBOUNDED PRECEDING)),
@@ -202,6 +214,9 @@ const packs = (from: string, concat: string, index: string) => `
       CASE WHEN count(*) > 1 THEN ${index} END AS chunk_index
     FROM runs GROUP BY sequence_id, run, files, single, part)`;
 const ENTRY = "data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, length(payload)";
+/** PostgreSQL's aggregates of a pack's payloads and of its chunks' index entries (`packs`). */
+export const PG_CONCAT = "string_agg(payload, ''::bytea ORDER BY sequence_number)";
+export const PG_INDEX = `json_agg(json_build_array(${ENTRY}) ORDER BY sequence_number)::text`;
 
 /**
  * Which log rows a compaction moves: all, one sequence's, or those of one slice of the sequences (id modulo `of`)
@@ -232,11 +247,7 @@ export async function compactLog(q: Queryable, part?: LogPart): Promise<number> 
       only += " AND measurement_uuid = ANY(?::text[])";
       args.push(part.measurements as unknown as SqlParam);
     }
-    const pg = packs(
-      "moved",
-      "string_agg(payload, ''::bytea ORDER BY sequence_number)",
-      `json_agg(json_build_array(${ENTRY}) ORDER BY sequence_number)::text`,
-    );
+    const pg = packs("moved", PG_CONCAT, PG_INDEX);
     const [r] = await q.all<{ n: number }>(
       `WITH moved AS (DELETE FROM meas_chunk_log${only} RETURNING *),${pg},
          chunks AS (INSERT INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number

@@ -1,9 +1,46 @@
-// SQL of a commit that writes its chunks as packs (migration 405) at once, without the chunk log: the ingest
-// journal's apply (ingest/ingest-journal.ts) brings each stream's chunks of a quarter of a second or more
-// together, so they are packed as they are written, and no log row is inserted, compacted and deleted for them.
-// SQLite only (the journal is); two statements whatever the number of streams and chunks.
+// SQL of a commit that writes its chunks as packs (migration 405) at once, without the chunk log, where a commit
+// brings several chunks of a stream together: the ingest journal's apply on SQLite (ingest/ingest-journal.ts, a
+// quarter of a second or more of each stream), and on PostgreSQL a group commit's streams with enough chunks in it
+// (a backlog, a fast stream). They are packed as they are written, and no log row is inserted, compacted and
+// deleted for them. Two statements on SQLite, one on PostgreSQL, whatever the number of streams and chunks.
 import type { Queryable } from "../../database/db.js";
-import { PACK_CHUNKS, type LogStream, type LogRow } from "./chunk-log.js";
+import {
+  CHUNK_COLUMNS,
+  NOT_PACKED,
+  PACK_CHUNKS,
+  PAYLOAD_COLUMNS,
+  packs as packsOf,
+  PG_CONCAT,
+  PG_INDEX,
+  PG_ROW_COLUMNS,
+  PG_ROWS,
+  pgRowParams,
+  type LogStream,
+  type LogRow,
+  type StoredKey,
+} from "./chunk-log.js";
+
+/**
+ * PostgreSQL: one statement that writes the streams' rows as packs, as the log's compaction makes them (chunk-log.ts
+ * `packs`), leaving out the numbers stored before (in the log or in a pack) and answering them, as the log's append
+ * does. The caller holds the measurements' locks, so what this statement sees stored is all that is (every writer
+ * of a measurement's chunks takes its lock, and READ COMMITTED reads what committed before the statement).
+ */
+export function appendPacksPg(q: Queryable, streams: readonly LogStream[], createdAtMs: number): Promise<StoredKey[]> {
+  if (!streams.some((s) => s.rows.length > 0)) return Promise.resolve([]);
+  return q.all<StoredKey>(
+    `WITH v AS (${PG_ROWS}),
+       fresh AS (SELECT * FROM (SELECT ${PG_ROW_COLUMNS} FROM v
+           WHERE NOT EXISTS (SELECT 1 FROM meas_chunk_log l WHERE l.sequence_id = v.s AND l.sequence_number = v.n) AND ${NOT_PACKED})
+         AS f(measurement_uuid, sequence_id, sequence_number, data_points, min_elapsed_ns, max_elapsed_ns, created_at_ms, payload, file_offset, file_length)),
+       ${packsOf("fresh", PG_CONCAT, PG_INDEX)},
+       chunks AS (INSERT INTO meas_chunks (${CHUNK_COLUMNS}) SELECT ${CHUNK_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number),
+       payloads AS (INSERT INTO meas_chunk_payloads (${PAYLOAD_COLUMNS}) SELECT ${PAYLOAD_COLUMNS} FROM packs ORDER BY sequence_id, sequence_number)
+     SELECT v.s AS sequence_id, v.n AS sequence_number FROM v
+     WHERE NOT EXISTS (SELECT 1 FROM fresh WHERE fresh.sequence_id = v.s AND fresh.sequence_number = v.n)`,
+    pgRowParams(q, streams, createdAtMs),
+  );
+}
 
 /**
  * Writes the streams' rows as packs: per stream, runs of consecutive numbers whose payloads are in their rows, at
@@ -12,7 +49,7 @@ import { PACK_CHUNKS, type LogStream, type LogRow } from "./chunk-log.js";
  * first number is stored all the same fails the commit (meas_chunks' key), as the log's key does.
  */
 export async function appendPacks(q: Queryable, streams: readonly LogStream[], createdAtMs: number): Promise<number> {
-  if (q.dialect !== "sqlite") throw new Error("chunk packs are written at commit on SQLite only");
+  if (q.dialect !== "sqlite") throw new Error("appendPacks is SQLite's: PostgreSQL's is appendPacksPg");
   const payloads: Buffer[] = [];
   let at = 1;
   let json = "[";

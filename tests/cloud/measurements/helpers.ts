@@ -7,6 +7,7 @@ import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/i
 import { adminToken, caller, startPeerWithAdmin, type Call } from "../accounts/helpers.js";
 import { startTestPeer, type TestPeer } from "../harness.js";
 import type { ConfigInput } from "../../../cloud/config.js";
+import type { Db, Queryable } from "../../../cloud/database/db.js";
 
 export { adminToken, caller, startPeerWithAdmin, type Call };
 export { expectError } from "../accounts/helpers.js";
@@ -157,4 +158,38 @@ export function brokerChunkHook(peer: TestPeer, up: UpstreamRef) {
   // As the broker passes it (the subject is not used by storage).
   const info = { ...up, qos: QoS.RELIABLE } as Parameters<typeof hooks.onUpstreamChunk>[0];
   return (c: UpstreamChunkIn) => hooks.onUpstreamChunk(info, c);
+}
+
+/**
+ * Counts the chunk commits (transactions) and the statements each sent through the Db layer; the chunk log's
+ * compactions, which run when due between commits, are left out.
+ */
+export function countCommits(db: Db, drain: () => Promise<void>) {
+  const sent: string[][] = [];
+  const original = db.transaction.bind(db);
+  db.transaction = (fn, opts) => {
+    const i = sent.push([]) - 1;
+    const counted = (tx: Queryable): Queryable => ({
+      dialect: tx.dialect,
+      run: (sql, p) => (sent[i]!.push(sql), tx.run(sql, p)),
+      get: (sql, p) => (sent[i]!.push(sql), tx.get(sql, p)),
+      all: (sql, p) => (sent[i]!.push(sql), tx.all(sql, p)),
+      exec: (sql) => (sent[i]!.push(sql), tx.exec(sql)),
+    });
+    return original((tx) => fn(counted(tx)), opts);
+  };
+  // A compaction's transaction: on SQLite its first statement names its temporary table of packs.
+  const compaction = (sqls: string[]) => sqls.some((s) => /meas_packs|DELETE FROM meas_chunk_log/.test(s));
+  return {
+    /** Once every commit and compaction under way is done (a compaction still waiting has sent nothing yet). */
+    async commits() {
+      return (await this.statements()).map((sqls) => sqls.length);
+    },
+    /** The statements of each commit, once every commit under way is done. */
+    async statements() {
+      await drain();
+      return sent.filter((sqls) => !compaction(sqls));
+    },
+    restore: () => void (db.transaction = original),
+  };
 }

@@ -8,10 +8,9 @@ import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/i
 import { commitLane, NodeMismatch, POSTGRES_LANES } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { measurementLock } from "../../../cloud/measurements/service/model.js";
 import { onPostgres } from "../../support/test-database.js";
-import type { Db, Queryable } from "../../../cloud/database/db.js";
 import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
 import { encodeMessage } from "../../../proto/wire/message.js";
-import { DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer, DIRECT_COMMIT } from "./helpers.js";
+import { countCommits, DEFAULT_PROJECT, EDGE, P, ndjson, uuid, withPeer, DIRECT_COMMIT } from "./helpers.js";
 
 type Point = { name: string; type?: string; payload: Buffer };
 const chunk = (n: number, points: Point[]): UpstreamChunkIn => ({
@@ -50,36 +49,6 @@ function received(n: number, points: Point[]): UpstreamChunkIn {
       },
       raw: g,
     })),
-  };
-}
-
-/**
- * Counts the chunk commits (transactions) and the statements each sent through the Db layer; the chunk log's
- * compactions, which run when due between commits, are left out.
- */
-function countCommits(db: Db, drain: () => Promise<void>) {
-  const sent: string[][] = [];
-  const original = db.transaction.bind(db);
-  db.transaction = (fn, opts) => {
-    const i = sent.push([]) - 1;
-    const counted = (tx: Queryable): Queryable => ({
-      dialect: tx.dialect,
-      run: (sql, p) => (sent[i]!.push(sql), tx.run(sql, p)),
-      get: (sql, p) => (sent[i]!.push(sql), tx.get(sql, p)),
-      all: (sql, p) => (sent[i]!.push(sql), tx.all(sql, p)),
-      exec: (sql) => (sent[i]!.push(sql), tx.exec(sql)),
-    });
-    return original((tx) => fn(counted(tx)), opts);
-  };
-  // A compaction's transaction: on SQLite its first statement names its temporary table of packs.
-  const compaction = (sqls: string[]) => sqls.some((s) => /meas_packs|DELETE FROM meas_chunk_log/.test(s));
-  return {
-    /** Once every commit and compaction under way is done (a compaction still waiting has sent nothing yet). */
-    async commits() {
-      await drain();
-      return sent.filter((sqls) => !compaction(sqls)).map((sqls) => sqls.length);
-    },
-    restore: () => void (db.transaction = original),
   };
 }
 
