@@ -348,17 +348,8 @@ async function write(
   }
   const rowOf = new Map(planned.map((p) => [p.measUuid, p.row]));
   const open = [...maxElapsed].filter(([uuid]) => !rowOf.get(uuid)!.ended && !rowOf.get(uuid)!.completed);
-  writes.push(
-    heard(batch.addDataIdRows(tx, dataIds)),
-    heard(batch.addReceivedRows(tx, received, now)),
-    heard(
-      batch.markMeasuring(
-        tx,
-        open.map(([uuid, max]) => ({ uuid, maxElapsedNs: max })),
-        now,
-      ),
-    ),
-  );
+  const measuring = open.map(([uuid, max]) => ({ uuid, maxElapsedNs: max }));
+  for (const w of batch.recordTally(tx, { dataIds, received, measuring }, now)) writes.push(heard(w));
   await allStatements(writes);
   // Ended or completed before these chunks: the status follows from the sequences' counts just written.
   const changed = new Map<string, MeasurementState>();

@@ -66,7 +66,7 @@ export function ensureSequences(q: Queryable, keys: readonly SequenceKey[], now:
 }
 
 /** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */
-export async function addDataIdRows(
+async function addDataIdRows(
   q: Queryable,
   rows: ReadonlyArray<{ measUuid: string; type: string; name: string }>,
 ): Promise<void> {
@@ -80,7 +80,7 @@ export async function addDataIdRows(
 }
 
 /** Adds received points and chunks to their sequences (each id once). */
-export async function addReceivedRows(
+async function addReceivedRows(
   q: Queryable,
   rows: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>,
   now: string,
@@ -99,7 +99,7 @@ export async function addReceivedRows(
  * Measurements neither ended nor completed that took chunks (each uuid once): measuring, and their highest
  * elapsed time raised (`maxElapsedNs` null: no point among the chunks). As refreshStatus for chunks stored.
  */
-export async function markMeasuring(
+async function markMeasuring(
   q: Queryable,
   rows: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>,
   now: string,
@@ -112,6 +112,55 @@ export async function markMeasuring(
     : `UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, COALESCE(v.value->>1, max_elapsed_ns)), status = 'measuring',
          completed = 0, updated_at = ? FROM json_each(?) AS v WHERE meas_measurements.uuid = v.value->>0`;
   await q.run(sql, [now, ...rowsParam(q, values, 2)]);
+}
+
+/** What a commit adds besides its chunks: data ids not listed yet, the sequences' counters, measurements measuring. */
+export interface CommitTally {
+  dataIds: ReadonlyArray<{ measUuid: string; type: string; name: string }>;
+  received: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>;
+  measuring: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>;
+}
+
+/**
+ * The statements that record a commit's tally, started at once. SQLite: the three above (its thread runs them
+ * with the chunks' insert). PostgreSQL: one statement whose three data-modifying CTEs do the same, as each
+ * statement there is a round trip answered in a later turn of the event loop.
+ */
+export function recordTally(q: Queryable, t: CommitTally, now: string): Array<Promise<void>> {
+  if (!isPg(q))
+    return [addDataIdRows(q, t.dataIds), addReceivedRows(q, t.received, now), markMeasuring(q, t.measuring, now)];
+  if (t.dataIds.length === 0 && t.received.length === 0 && t.measuring.length === 0) return [];
+  const sql = `WITH d AS (INSERT INTO meas_data_ids (measurement_uuid, data_type, data_name)
+         SELECT * FROM unnest(?::text[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING),
+       r AS (UPDATE meas_sequences s SET received_data_points = s.received_data_points + v.p,
+         received_chunks_count = s.received_chunks_count + v.c, updated_at = ?
+         FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, p, c) WHERE s.id = v.id),
+       m AS (UPDATE meas_measurements m SET max_elapsed_ns = GREATEST(m.max_elapsed_ns, COALESCE(v.e, m.max_elapsed_ns)),
+         status = 'measuring', completed = 0, updated_at = ? FROM unnest(?::text[], ?::bigint[]) AS v(uuid, e) WHERE m.uuid = v.uuid)
+     SELECT 1`;
+  return [
+    q
+      .run(sql, [
+        ...rowsParam(
+          q,
+          t.dataIds.map((r) => [r.measUuid, r.type, r.name]),
+          3,
+        ),
+        now,
+        ...rowsParam(
+          q,
+          t.received.map((r) => [r.sequenceId, r.points, r.chunks]),
+          3,
+        ),
+        now,
+        ...rowsParam(
+          q,
+          t.measuring.map((r) => [r.uuid, r.maxElapsedNs]),
+          2,
+        ),
+      ])
+      .then(() => undefined),
+  ];
 }
 
 export interface NewSession {

@@ -108,4 +108,18 @@ describe("measurements: a stream's chunks of one commit as packs (PostgreSQL)", 
       { received_chunks_count: 20, received_data_points: 20 },
     ]);
   });
+
+  it("sends a steady commit as three statements inside its transaction: the measurement rows, the chunks, the tally", async () => {
+    const up = stream();
+    expect(await storeAll(up, range(1, 3))).toEqual(["ok", "ok", "ok"]);
+    const counted = countCommits(t.peer.svc.db, () => upstream().drain());
+    try {
+      expect(await storeAll(up, range(4, 30))).toEqual(Array(27).fill("ok"));
+      // SQLite: also the numbers stored before (read beside the measurement rows), and the tally as three
+      // statements that its thread runs with the insert; PostgreSQL: each statement is a round trip.
+      expect(await counted.commits()).toEqual([onPostgres() ? 3 : 5]);
+    } finally {
+      counted.restore();
+    }
+  });
 });
