@@ -85,6 +85,7 @@ const QUICK = [
   "tests/cloud/measurements/ingest/{known-rows,journal}.test.ts",
   "tests/cloud/ops/access-log.test.ts",
   "tests/scripts/build-fingerprint.test.ts",
+  "tests/bench/edges-schedule.test.ts",
 ];
 const BUILD = "tests/support/build-global-setup.ts";
 // The run's directory for the npm tarball and the Debian packages, made once for the files that need them.

@@ -12,6 +12,7 @@ import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { monoNs } from "../runtime/device-bench/latency.js";
 import { openSender, SYSTEMS, type Sender, type System } from "./edges-senders.js";
+import { pointsDue } from "./edges-schedule.js";
 
 const { values } = parseArgs({
   options: {
@@ -192,7 +193,7 @@ function send(e: Edge, due: number): void {
 
 let timer: NodeJS.Timeout | undefined;
 function tick(): void {
-  const due = Math.floor(((monoNs() - startNs) / 1e9) * rate);
+  const due = pointsDue(monoNs() - startNs, rate);
   for (const e of live) send(e, due);
 }
 
