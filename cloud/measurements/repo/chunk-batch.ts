@@ -65,55 +65,6 @@ export function ensureSequences(q: Queryable, keys: readonly SequenceKey[], now:
   return q.all<{ id: number; measurement_uuid: string; uuid: string }>(sql, [now, now, ...rowsParam(q, rows, 2)]);
 }
 
-/** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */
-async function addDataIdRows(
-  q: Queryable,
-  rows: ReadonlyArray<{ measUuid: string; type: string; name: string }>,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const values = rows.map((r) => [r.measUuid, r.type, r.name]);
-  const cols = "(measurement_uuid, data_type, data_name)";
-  const sql = isPg(q)
-    ? `INSERT INTO meas_data_ids ${cols} SELECT * FROM unnest(?::text[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING`
-    : `INSERT OR IGNORE INTO meas_data_ids ${cols} SELECT value->>0, value->>1, value->>2 FROM json_each(?)`;
-  await q.run(sql, rowsParam(q, values, 3));
-}
-
-/** Adds received points and chunks to their sequences (each id once). */
-async function addReceivedRows(
-  q: Queryable,
-  rows: ReadonlyArray<{ sequenceId: number; points: number; chunks: number }>,
-  now: string,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const values = rows.map((r) => [r.sequenceId, r.points, r.chunks]);
-  const sql = isPg(q)
-    ? `UPDATE meas_sequences s SET received_data_points = s.received_data_points + v.p, received_chunks_count = s.received_chunks_count + v.c,
-         updated_at = ? FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, p, c) WHERE s.id = v.id`
-    : `UPDATE meas_sequences SET received_data_points = received_data_points + (v.value->>1),
-         received_chunks_count = received_chunks_count + (v.value->>2), updated_at = ? FROM json_each(?) AS v WHERE meas_sequences.id = v.value->>0`;
-  await q.run(sql, [now, ...rowsParam(q, values, 3)]);
-}
-
-/**
- * Measurements neither ended nor completed that took chunks (each uuid once): measuring, and their highest
- * elapsed time raised (`maxElapsedNs` null: no point among the chunks). As refreshStatus for chunks stored.
- */
-async function markMeasuring(
-  q: Queryable,
-  rows: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>,
-  now: string,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const values = rows.map((r) => [r.uuid, r.maxElapsedNs]);
-  const sql = isPg(q)
-    ? `UPDATE meas_measurements m SET max_elapsed_ns = GREATEST(m.max_elapsed_ns, COALESCE(v.e, m.max_elapsed_ns)), status = 'measuring',
-         completed = 0, updated_at = ? FROM unnest(?::text[], ?::bigint[]) AS v(uuid, e) WHERE m.uuid = v.uuid`
-    : `UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, COALESCE(v.value->>1, max_elapsed_ns)), status = 'measuring',
-         completed = 0, updated_at = ? FROM json_each(?) AS v WHERE meas_measurements.uuid = v.value->>0`;
-  await q.run(sql, [now, ...rowsParam(q, values, 2)]);
-}
-
 /** What a commit adds besides its chunks: data ids not listed yet, the sequences' counters, measurements measuring. */
 export interface CommitTally {
   dataIds: ReadonlyArray<{ measUuid: string; type: string; name: string }>;
@@ -121,46 +72,64 @@ export interface CommitTally {
   measuring: ReadonlyArray<{ uuid: string; maxElapsedNs: number | null }>;
 }
 
+/** One part of a tally: its statement in each dialect (the commit's time first, where `now`), its rows' width. */
+interface TallyPart {
+  sqlite: string;
+  pg: string;
+  now: boolean;
+  width: number;
+}
+
+/** Lists data ids for their measurements (listProjectDataPointDataIDs); one already listed is left. */
+const DATA_IDS: TallyPart = {
+  sqlite: `INSERT OR IGNORE INTO meas_data_ids (measurement_uuid, data_type, data_name) SELECT value->>0, value->>1, value->>2 FROM json_each(?)`,
+  pg: `INSERT INTO meas_data_ids (measurement_uuid, data_type, data_name) SELECT * FROM unnest(?::text[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING`,
+  now: false,
+  width: 3,
+};
+
+/** Adds received points and chunks to their sequences (each id once). */
+const RECEIVED: TallyPart = {
+  sqlite: `UPDATE meas_sequences SET received_data_points = received_data_points + (v.value->>1),
+    received_chunks_count = received_chunks_count + (v.value->>2), updated_at = ? FROM json_each(?) AS v WHERE meas_sequences.id = v.value->>0`,
+  pg: `UPDATE meas_sequences s SET received_data_points = s.received_data_points + v.p, received_chunks_count = s.received_chunks_count + v.c,
+    updated_at = ? FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, p, c) WHERE s.id = v.id`,
+  now: true,
+  width: 3,
+};
+
 /**
- * The statements that record a commit's tally, started at once. SQLite: the three above (its thread runs them
- * with the chunks' insert). PostgreSQL: one statement whose three data-modifying CTEs do the same, as each
+ * Measurements neither ended nor completed that took chunks (each uuid once): measuring, and their highest
+ * elapsed time raised (`maxElapsedNs` null: no point among the chunks). As refreshStatus for chunks stored.
+ */
+const MEASURING: TallyPart = {
+  sqlite: `UPDATE meas_measurements SET max_elapsed_ns = MAX(max_elapsed_ns, COALESCE(v.value->>1, max_elapsed_ns)), status = 'measuring',
+    completed = 0, updated_at = ? FROM json_each(?) AS v WHERE meas_measurements.uuid = v.value->>0`,
+  pg: `UPDATE meas_measurements m SET max_elapsed_ns = GREATEST(m.max_elapsed_ns, COALESCE(v.e, m.max_elapsed_ns)), status = 'measuring',
+    completed = 0, updated_at = ? FROM unnest(?::text[], ?::bigint[]) AS v(uuid, e) WHERE m.uuid = v.uuid`,
+  now: true,
+  width: 2,
+};
+
+/**
+ * The statements that record a commit's tally, started at once. SQLite: one per part that has rows (its thread
+ * runs them with the chunks' insert). PostgreSQL: the parts as data-modifying CTEs of one statement, as each
  * statement there is a round trip answered in a later turn of the event loop.
  */
-export function recordTally(q: Queryable, t: CommitTally, now: string): Array<Promise<void>> {
-  if (!isPg(q))
-    return [addDataIdRows(q, t.dataIds), addReceivedRows(q, t.received, now), markMeasuring(q, t.measuring, now)];
-  if (t.dataIds.length === 0 && t.received.length === 0 && t.measuring.length === 0) return [];
-  const sql = `WITH d AS (INSERT INTO meas_data_ids (measurement_uuid, data_type, data_name)
-         SELECT * FROM unnest(?::text[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING),
-       r AS (UPDATE meas_sequences s SET received_data_points = s.received_data_points + v.p,
-         received_chunks_count = s.received_chunks_count + v.c, updated_at = ?
-         FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, p, c) WHERE s.id = v.id),
-       m AS (UPDATE meas_measurements m SET max_elapsed_ns = GREATEST(m.max_elapsed_ns, COALESCE(v.e, m.max_elapsed_ns)),
-         status = 'measuring', completed = 0, updated_at = ? FROM unnest(?::text[], ?::bigint[]) AS v(uuid, e) WHERE m.uuid = v.uuid)
-     SELECT 1`;
-  return [
-    q
-      .run(sql, [
-        ...rowsParam(
-          q,
-          t.dataIds.map((r) => [r.measUuid, r.type, r.name]),
-          3,
-        ),
-        now,
-        ...rowsParam(
-          q,
-          t.received.map((r) => [r.sequenceId, r.points, r.chunks]),
-          3,
-        ),
-        now,
-        ...rowsParam(
-          q,
-          t.measuring.map((r) => [r.uuid, r.maxElapsedNs]),
-          2,
-        ),
-      ])
-      .then(() => undefined),
+export function recordTally(q: Queryable, t: CommitTally, now: string): Array<Promise<unknown>> {
+  const parts: Array<[TallyPart, unknown[][]]> = [
+    [DATA_IDS, t.dataIds.map((r) => [r.measUuid, r.type, r.name])],
+    [RECEIVED, t.received.map((r) => [r.sequenceId, r.points, r.chunks])],
+    [MEASURING, t.measuring.map((r) => [r.uuid, r.maxElapsedNs])],
   ];
+  const params = ([part, rows]: [TallyPart, unknown[][]]) => [
+    ...(part.now ? [now] : []),
+    ...rowsParam(q, rows, part.width),
+  ];
+  if (!isPg(q)) return parts.filter(([, rows]) => rows.length > 0).map((p) => q.run(p[0].sqlite, params(p)));
+  if (parts.every(([, rows]) => rows.length === 0)) return [];
+  const ctes = parts.map(([part], i) => `t${i} AS (${part.pg})`).join(",\n");
+  return [q.run(`WITH ${ctes} SELECT 1`, parts.flatMap(params))];
 }
 
 export interface NewSession {
