@@ -1,6 +1,6 @@
 // One record of the ingest journal (ingest-journal.ts): the chunks of every stream in one group commit, as the
-// bytes to replay them from after a crash. `[u32 header length][header JSON][groups' bytes back to back]`; the
-// header names each stream (stream id, session id, project, node) and per chunk its stream's index, sequence
+// bytes to replay them from after a crash. `[u32 header length][header][groups' bytes back to back]`; the header
+// (journal-header.ts) names each stream (stream id, session id, project, node) and per chunk its stream's index, sequence
 // number and per group its data id, byte length and figures (points, elapsed range, payload bytes). A group's bytes
 // are its `data_points` entries as iSCP sent them (a DataPointGroup holding only data_points), copied as they are
 // for a chunk received as raw bytes.
@@ -10,25 +10,11 @@ import { iscp2 } from "../../../proto/wire/message.js";
 import type { Chunk } from "../formats/codec.js";
 import type { RawChunk } from "../formats/raw-chunk.js";
 import { chunkStats } from "../storage/chunk-write.js";
+import { type GroupEntry, HeaderWriter, type JournalHeader, parseHeader } from "./journal-header.js";
 import type { StreamChunks } from "./shared-commit.js";
 
-/** A group in a record: [name, type, byte length, points, min elapsed, max elapsed, payload bytes]. */
-type GroupEntry = [string, string, number, number?, number?, number?, number?];
-
-interface JournalHeader {
-  /** Streams: [stream id, session id, project uuid, node id]. */
-  u: Array<[string, string, string, string]>;
-  /** Chunks: [index in u, sequence number, groups]. */
-  c: Array<[number, number, GroupEntry[]]>;
-}
-
-/** Each group's bytes and its figures (the points' count and elapsed range, as the broker's scan gives them). */
-function groupsOf(c: Chunk | RawChunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
-  if ("rawGroups" in c)
-    return c.rawGroups.map(({ name, type, points: g }) => ({
-      entry: [name, type, g.raw.length, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes],
-      bytes: g.raw,
-    }));
+/** A decoded chunk's groups as bytes, with the figures the broker's scan gives a received chunk's. */
+function groupsOf(c: Chunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
   return c.groups.map((g) => {
     const bytes = iscp2.DataPointGroup.encode({
       dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
@@ -40,6 +26,9 @@ function groupsOf(c: Chunk | RawChunk): Array<{ entry: GroupEntry; bytes: Uint8A
   });
 }
 
+/** Reused by every record (a record is made in one synchronous call). */
+const header = new HeaderWriter();
+
 export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
 
 /**
@@ -47,24 +36,38 @@ export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer =>
  * record, `journalChunks`), with the number of chunks and data points it holds.
  */
 export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer; chunks: number; points: number } {
-  const header: JournalHeader = { u: [], c: [] };
+  const w = header;
+  w.begin(streams.length);
+  for (const { up } of streams) w.stream(up.streamId, up.sessionId, up.projectUuid, up.nodeId);
+  w.beginChunks();
   const parts: Uint8Array[] = [];
   let bytes = 0;
   let points = 0;
-  for (const [i, s] of streams.entries()) {
-    header.u.push([s.up.streamId, s.up.sessionId, s.up.projectUuid, s.up.nodeId]);
-    for (const c of s.chunks) {
-      const groups: GroupEntry[] = [];
-      for (const g of groupsOf(c)) {
-        groups.push(g.entry);
-        points += g.entry[3]!;
-        parts.push(g.bytes);
-        bytes += g.bytes.length;
+  let chunks = 0;
+  for (let i = 0; i < streams.length; i++)
+    for (const c of streams[i]!.chunks) {
+      chunks++;
+      if ("rawGroups" in c) {
+        w.chunk(i, c.sequenceNumber, c.rawGroups.length);
+        for (const { name, type, points: g } of c.rawGroups) {
+          w.group(name, type, g.raw.length, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes);
+          points += g.count;
+          parts.push(g.raw);
+          bytes += g.raw.length;
+        }
+        continue;
       }
-      header.c.push([i, c.sequenceNumber, groups]);
+      const groups = groupsOf(c);
+      w.chunk(i, c.sequenceNumber, groups.length);
+      for (const { entry, bytes: b } of groups) {
+        const [name, type, length, n, min, max, payload] = entry;
+        w.group(name, type, length, n!, min!, max!, payload!);
+        points += n!;
+        parts.push(b);
+        bytes += b.length;
+      }
     }
-  }
-  const h = Buffer.from(JSON.stringify(header));
+  const h = w.end();
   const body = Buffer.allocUnsafe(4 + h.length + bytes);
   body.writeUInt32BE(h.length, 0);
   h.copy(body, 4);
@@ -73,7 +76,7 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
     body.set(part, p);
     p += part.length;
   }
-  return { body, chunks: header.c.length, points };
+  return { body, chunks, points };
 }
 
 /**
@@ -107,7 +110,7 @@ export const journalChunkCount = (body: Buffer): number => readHeader(body).head
 
 function readHeader(body: Buffer): { header: JournalHeader; at: number } {
   const n = body.readUInt32BE(0);
-  return { header: JSON.parse(body.subarray(4, 4 + n).toString()) as JournalHeader, at: 4 + n };
+  return { header: parseHeader(body.subarray(4, 4 + n)), at: 4 + n };
 }
 
 const streamsOf = (header: JournalHeader): StreamChunks[] =>

@@ -15,8 +15,10 @@ import {
 import {
   decodeJournalRecord,
   encodeJournalRecord,
+  journalChunkCount,
   journalChunks,
 } from "../../../../cloud/measurements/ingest/journal-codec.js";
+import { parseHeader } from "../../../../cloud/measurements/ingest/journal-header.js";
 import { chunkRows } from "../../../../cloud/measurements/storage/chunk-write.js";
 import { RawPointGroup } from "../../../../proto/wire/chunk-scan.js";
 import { iscp2 } from "../../../../proto/wire/message.js";
@@ -107,18 +109,65 @@ describe("journal records", () => {
     expect(stored(back)).toEqual(stored(streams));
   });
 
-  it("reads a record without the groups' figures (an earlier version's) by decoding its points", () => {
-    const streams = [stream("s1", [1, 2]), raw(stream("s2", [3]))];
+  /** The record as versions before the binary header wrote it: the same header as JSON (groups cut to `keep`). */
+  const jsonRecord = (streams: StreamChunks[], keep = 7): Buffer => {
     const body = encodeJournalRecord(streams);
     const n = body.readUInt32BE(0);
-    const header = JSON.parse(body.subarray(4, 4 + n).toString()) as { c: Array<[number, number, unknown[][]]> };
-    for (const c of header.c) c[2] = c[2].map((g) => g.slice(0, 3));
+    const header = parseHeader(body.subarray(4, 4 + n));
+    for (const c of header.c) c[2] = c[2].map((g) => g.slice(0, keep) as (typeof c)[2][number]);
     const h = Buffer.from(JSON.stringify(header));
     const old = Buffer.concat([Buffer.alloc(4), h, body.subarray(4 + n)]);
     old.writeUInt32BE(h.length, 0);
-    const back = journalChunks(old);
+    return old;
+  };
+
+  it("reads a record without the groups' figures (an earlier version's) by decoding its points", () => {
+    const streams = [stream("s1", [1, 2]), raw(stream("s2", [3]))];
+    const back = journalChunks(jsonRecord(streams, 3));
     expect(back.flatMap((s) => s.chunks).every((c) => "groups" in c)).toBe(true);
     expect(stored(back)).toEqual(stored(streams));
+  });
+
+  it("reads a record with a JSON header (left by an earlier version's crash) as it reads its own", () => {
+    const streams = [stream("s1", [1, 2]), raw(stream("s2", [3]))];
+    const back = journalChunks(jsonRecord(streams));
+    expect(back.flatMap((s) => s.chunks).every((c) => "rawGroups" in c)).toBe(true);
+    expect(stored(back)).toEqual(stored(streams));
+    expect(journalChunkCount(jsonRecord(streams))).toBe(3);
+  });
+
+  it("keeps texts beyond ASCII, extreme elapsed times and a header larger than its first buffer", () => {
+    const odd = (i: number): StreamChunks => ({
+      up: { streamId: `strom-${i}`, sessionId: `sitzung-${i}-ü`, projectUuid: "p", nodeId: `knoten-${i}-計測` },
+      chunks: [
+        {
+          sequenceNumber: 4_294_967_295 - i,
+          groups: [
+            {
+              name: `温度/${i}`,
+              type: "float64",
+              points: [
+                { elapsedNs: -(2n ** 53n) + 1n, payload: Buffer.from([i & 255]) },
+                { elapsedNs: 2n ** 53n - 1n, payload: Buffer.alloc(0) },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    // 1,000 streams with a chunk each: about 130 KB of header, past the writer's first 64 KiB.
+    const streams = Array.from({ length: 1_000 }, (_, i) => raw(odd(i)));
+    const first = encodeJournalRecord(streams);
+    const copy = Buffer.from(first);
+    encodeJournalRecord([stream("other", [1])]); // reuses the writer's buffer: the first record stays whole
+    expect(first).toEqual(copy);
+    expect(first.readUInt32BE(0)).toBeGreaterThan(64 * 1024);
+    const back = journalChunks(first);
+    expect(back.map((s) => s.up)).toEqual(streams.map((s) => s.up));
+    expect(stored(back)).toEqual(stored(streams));
+    expect(plain(decodeJournalRecord(first))).toEqual(
+      plain(streams.map((s, i) => ({ up: s.up, chunks: odd(i).chunks }))),
+    );
   });
 });
 
