@@ -21,6 +21,7 @@ const ALIAS_BYTES = 40;
 const ENVELOPE_BYTES = 512;
 const jsonBytes = (s: string) => (s === "OK" ? 4 : Buffer.byteLength(JSON.stringify(s)));
 const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
+const NO_ALIASES: Array<[number, iscp2.IDataID]> = [];
 
 export function dataIdKey(name: string, type: string): string {
   return `${type}\u0000${name}`;
@@ -34,6 +35,11 @@ export class SeqWindow {
 
   /** True the first time a sequence number is added. */
   add(seq: number): boolean {
+    // In order, nothing missing: the set stays empty (adding and deleting an entry per chunk reallocates its table).
+    if (seq === this.floor + 1 && this.seen.size === 0) {
+      this.floor = seq;
+      return true;
+    }
     if (seq <= this.floor || this.seen.has(seq)) return false;
     this.seen.add(seq);
     if (this.seen.size > this.maxSparse) {
@@ -202,8 +208,12 @@ export class UpstreamStream {
     if (this.pendingResults.length === 0 && this.pendingAliases.size === 0) return;
     const results = this.pendingResults;
     this.pendingResults = [];
-    const aliases = [...this.pendingAliases];
-    this.pendingAliases = new Map();
+    // Most acks carry no new alias: no copy and no new map for them (an ack per chunk at fleet loads).
+    let aliases: Array<[number, iscp2.IDataID]> = NO_ALIASES;
+    if (this.pendingAliases.size > 0) {
+      aliases = [...this.pendingAliases];
+      this.pendingAliases = new Map();
+    }
     // One interval's results and new aliases may exceed a frame: they go out in as many acks as needed.
     const budget = this.maxFrameBytes - ENVELOPE_BYTES;
     let ack: iscp2.IUpstreamChunkAck = { streamIdAlias: this.alias, results: [], dataIdAliases: {} };

@@ -44,5 +44,20 @@ describe("sequence window", () => {
     for (let s = 10; s < 40; s += 2) expect(w.add(s)).toBe(true); // sparse: the floor moves up
     expect(w.add(38)).toBe(false);
     expect(w.add(4)).toBe(false); // below the floor: presumed lost, not relayed late
+    // A gap filled late, then numbers in order again: each once.
+    const v = new SeqWindow(8);
+    expect([1, 2, 4, 3, 5, 5, 4, 7, 6, 8, 8].map((s) => v.add(s))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
