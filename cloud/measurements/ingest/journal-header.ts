@@ -28,12 +28,18 @@ export class HeaderWriter {
   private buf = Buffer.allocUnsafe(64 * 1024);
   private at = 0;
   private readonly texts = new Map<string, number>();
+  /** The previous group's name and type (a fleet's chunks mostly repeat them) and their texts. */
+  private lastName: string | undefined;
+  private lastType: string | undefined;
+  private lastNameText = 0;
+  private lastTypeText = 0;
   private chunksAt = 0;
   private chunks = 0;
 
   /** Starts a header of `streams` streams (their texts next, with `stream`). */
   begin(streams: number): void {
     this.texts.clear();
+    this.lastName = this.lastType = undefined;
     this.at = 0;
     this.chunks = 0;
     this.room(9 + 16 * streams + 4);
@@ -65,8 +71,10 @@ export class HeaderWriter {
   }
 
   group(name: string, type: string, length: number, points: number, min: number, max: number, payload: number): void {
-    this.u32(this.text(name));
-    this.u32(this.text(type));
+    if (name !== this.lastName) this.lastNameText = this.text((this.lastName = name));
+    if (type !== this.lastType) this.lastTypeText = this.text((this.lastType = type));
+    this.u32(this.lastNameText);
+    this.u32(this.lastTypeText);
     this.u32(length);
     this.u32(points);
     this.buf.writeDoubleBE(min, this.at);

@@ -106,6 +106,8 @@ export class UpstreamStore {
   private journal: IngestJournal | undefined;
   /** Sessions whose measurement a commit to cloud.db made or found (the journal takes only their chunks). */
   private readonly sessions = new Set<string>();
+  /** Streams (the broker's object for each, the same for all its chunks) whose session id was checked. */
+  private readonly uuidSessions = new WeakSet<UpstreamRef>();
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -158,8 +160,11 @@ export class UpstreamStore {
   /** Resolves once the chunk is committed: "ok", or "skipped" for a sequence number already stored. */
   storeChunk(up: UpstreamRef, chunk: UpstreamChunkIn): Promise<ChunkResult | "not_persisted"> {
     if (!up.persist) return Promise.resolve("not_persisted");
-    if (!isUuid(up.sessionId))
-      return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
+    if (!this.uuidSessions.has(up)) {
+      if (!isUuid(up.sessionId))
+        return Promise.reject(new SessionRefused("a persisted upstream needs a UUID session id"));
+      this.uuidSessions.add(up);
+    }
     const lane = this.laneOf(up.sessionId);
     let b = lane.waiting[lane.waiting.length - 1];
     if (b === undefined || b.count >= MAX_BATCH_CHUNKS || b.bytes >= MAX_BATCH_BYTES) {

@@ -223,6 +223,10 @@ describe("measurements: events and the broker storage API", () => {
     expect(await hooks.onUpstreamChunk({ ...base, sessionId: other.uuid }, chunk1)).toMatchObject({
       resultCode: ResultCode.NODE_ID_MISMATCH,
     });
+    // A persisted chunk whose session id is no UUID is refused (each time: the check is kept per stream).
+    const notUuid = { ...base, sessionId: "not-a-uuid" };
+    for (let i = 0; i < 2; i++)
+      expect(await hooks.onUpstreamChunk(notUuid, chunk1)).toMatchObject({ resultCode: ResultCode.SESSION_NOT_FOUND });
     const bt = { sessionId: other.uuid, name: "ntp", priority: 40, elapsedTime: 0n, baseTime: 1n };
     const meta = { projectUuid: base.projectUuid, nodeId: base.nodeId, subject: base.subject, persist: true };
     expect(await hooks.onUpstreamMetadata(meta, bt)).toMatchObject({ resultCode: ResultCode.NODE_ID_MISMATCH });
