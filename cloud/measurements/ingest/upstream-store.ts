@@ -29,8 +29,10 @@ import {
   streamsOf,
 } from "./commit-batch.js";
 import { checkOwner, ensureSessionMeasurement, SessionRefused } from "./session-measurement.js";
+import { commitLane, type Lane, POSTGRES_LANES } from "./commit-lanes.js";
 
 export { NodeMismatch, NodeNotUuid, SessionRefused } from "./session-measurement.js";
+export { commitLane, POSTGRES_LANES } from "./commit-lanes.js";
 
 /** Structurally the broker's UpstreamInfo / MetadataInfo (cloud/iscp/broker/options.ts). */
 export interface UpstreamRef {
@@ -64,15 +66,6 @@ export interface UpstreamCloseIn {
 }
 
 /**
- * Commits in flight at once on PostgreSQL: the measurements are spread over this many lanes (by session id), each
- * lane's commits run one after another, and the lanes' commits run side by side on their own connections. A
- * commit is a few round trips to the database, so one lane alone is bound by their latency, not by either side's
- * CPU. A measurement's chunks are always in one lane, so a stream's chunks still commit in order, and lanes hold
- * disjoint measurements, whose advisory locks never make them wait for each other. SQLite has one writer: one lane.
- */
-export const POSTGRES_LANES = 4;
-
-/**
  * The journal is for many small chunks: a batch of more bytes than this, or with a chunk of more than
  * JOURNAL_CHUNK_MAX_BYTES (whose payloads go to payload files, written once), is committed to cloud.db directly.
  */
@@ -80,16 +73,6 @@ export const JOURNAL_BATCH_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_CHUNK_MAX_BYTES = 16 * 1024;
 /** Sessions remembered as stored in cloud.db (the journal takes only theirs), at most. */
 const MAX_SESSIONS = 16_384;
-
-/** A session's lane of `lanes`: the last 32 bits of its UUID (random in v4). */
-export const commitLane = (sessionId: string, lanes: number) =>
-  lanes === 1 ? 0 : parseInt(sessionId.slice(-8), 16) % lanes;
-
-/** The chunks waiting for their commit in one lane, oldest batch first; the last one takes new chunks until full. */
-interface Lane {
-  waiting: Batch[];
-  flushing: boolean;
-}
 
 export class UpstreamStore {
   /** Measurements spread by session id (one lane on SQLite). */
