@@ -21,11 +21,17 @@ import type { StreamChunks } from "./shared-commit.js";
 /** How long acknowledged chunks wait for their apply when nothing asks for them sooner. */
 export const APPLY_AFTER_MS = 250;
 /**
- * Chunks applied in one transaction at most (whole records; one record may hold more). An apply's JavaScript runs
- * in one turn of the event loop, and the acks wait behind it: a quarter of a second of a fleet in two or more
- * applies keeps the acks' p99 lower (docs/datapath.md).
+ * Chunks applied in one transaction at most (a stream's chunks of more are split). An apply's JavaScript runs in one
+ * turn of the event loop, and the acks wait behind it: a quarter of a second of a fleet in two or more applies
+ * keeps the acks' p99 lower (docs/datapath.md).
  */
 export const APPLY_MAX_CHUNKS = 4_096;
+/**
+ * Chunks one run takes at most (whole records; one record may hold more), applied in transactions of whole streams
+ * of at most APPLY_MAX_CHUNKS: a stream's chunks of the run are written once, not once per record-sized apply
+ * (a fleet's stream brings a chunk or two to each record, and an apply costs per stream it writes).
+ */
+export const RUN_MAX_CHUNKS = 8 * APPLY_MAX_CHUNKS;
 /** Bytes of chunks held for their apply before commits wait for it. */
 export const PENDING_MAX_BYTES = 64 * 1024 * 1024;
 /** How long a failed apply waits before it is tried again. */
@@ -148,14 +154,16 @@ export class IngestJournal {
   private async run(): Promise<void> {
     let n = 0;
     let take = 0;
-    while (take < this.pending.length && (take === 0 || n + this.pending[take]!.chunks <= APPLY_MAX_CHUNKS))
+    while (take < this.pending.length && (take === 0 || n + this.pending[take]!.chunks <= RUN_MAX_CHUNKS))
       n += this.pending[take++]!.chunks;
     const batch = this.pending.slice(0, take);
     if (batch.length === 0) return;
     try {
       // The records taken are in sealed segments, which go once applied (storage/journal-files.ts).
       await this.files.seal();
-      await this.apply(merged(batch));
+      // One after another, so a stream split over two applies keeps its order. A failure leaves every record
+      // pending: the applies before it are done again then, which skips the numbers they stored.
+      for (const part of applies(merged(batch))) await this.apply(part);
     } catch (err) {
       // Once per episode at warn (a full disk fails every try), each further try at debug.
       if (this.failedTries++ === 0)
@@ -203,4 +211,28 @@ function merged(batch: readonly Pending[]): StreamChunks[] {
       else same.chunks.push(...s.chunks);
     }
   return [...byKey.values()];
+}
+
+/** The streams in transactions of at most APPLY_MAX_CHUNKS chunks: whole streams, a larger one in slices. */
+function applies(streams: readonly StreamChunks[]): StreamChunks[][] {
+  const out: StreamChunks[][] = [];
+  let part: StreamChunks[] = [];
+  let n = 0;
+  const add = (s: StreamChunks) => {
+    if (n > 0 && n + s.chunks.length > APPLY_MAX_CHUNKS) {
+      out.push(part);
+      part = [];
+      n = 0;
+    }
+    part.push(s);
+    n += s.chunks.length;
+  };
+  for (const s of streams) {
+    if (s.chunks.length <= APPLY_MAX_CHUNKS) add(s);
+    else
+      for (let i = 0; i < s.chunks.length; i += APPLY_MAX_CHUNKS)
+        add({ up: s.up, chunks: s.chunks.slice(i, i + APPLY_MAX_CHUNKS) });
+  }
+  if (n > 0) out.push(part);
+  return out;
 }

@@ -11,6 +11,7 @@ import {
   APPLY_AFTER_MS,
   APPLY_MAX_CHUNKS,
   IngestJournal,
+  RUN_MAX_CHUNKS,
 } from "../../../../cloud/measurements/ingest/ingest-journal.js";
 import {
   decodeJournalRecord,
@@ -309,7 +310,7 @@ describe("the ingest journal", () => {
 describe("the ingest journal under a steady load", () => {
   afterEach(() => void vi.useRealTimers());
 
-  it("applies what one apply could not take as soon as it is due, not a whole delay after that apply", async () => {
+  it("applies what one run could not take as soon as it is due, not a whole delay after that run", async () => {
     // The clock is the test's: records are made now, then time moves only when the test says.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     const applies: number[] = [];
@@ -325,23 +326,52 @@ describe("the ingest journal under a steady load", () => {
       pino({ level: "silent" }),
     );
     await journal.recover();
-    // Three records of one apply's worth each, acknowledged together: more than one apply takes.
-    const numbers = Array.from({ length: APPLY_MAX_CHUNKS }, (_, i) => i + 1);
+    // Three records of more than half a run each, acknowledged together: a run takes one of them.
+    const perRecord = RUN_MAX_CHUNKS / 2 + 1;
+    const numbers = Array.from({ length: perRecord }, (_, i) => i + 1);
     const start = performance.now();
     for (const s of ["a", "b", "c"]) await journal.record([stream(s, numbers)]);
     await vi.advanceTimersByTimeAsync(APPLY_AFTER_MS - 1);
     expect(applies).toEqual([]);
     // The clock moves only to the journal's next timer; its files' real I/O runs in between.
     const end = Date.now() + 10_000;
-    while (applies.length < 3 && Date.now() < end) {
+    const total = () => applies.reduce((n, x) => n + x, 0);
+    while (total() < 3 * perRecord && Date.now() < end) {
       await vi.advanceTimersToNextTimerAsync();
       await new Promise((r) => setImmediate(r));
     }
-    expect(applies).toEqual([APPLY_MAX_CHUNKS, APPLY_MAX_CHUNKS, APPLY_MAX_CHUNKS]);
+    // Each record's one stream in transactions of APPLY_MAX_CHUNKS at most, in order.
+    const slices = [
+      ...Array(Math.floor(perRecord / APPLY_MAX_CHUNKS)).fill(APPLY_MAX_CHUNKS),
+      perRecord % APPLY_MAX_CHUNKS,
+    ];
+    expect(applies).toEqual([...slices, ...slices, ...slices]);
     // The first when due; the others as soon as the one before ended, all three records being as old.
     expect(at[0]).toBe(start + APPLY_AFTER_MS);
-    expect(at[2]! - at[0]!).toBeLessThan(APPLY_AFTER_MS);
+    expect(at[at.length - 1]! - at[0]!).toBeLessThan(APPLY_AFTER_MS);
     vi.useRealTimers();
+    await journal.close();
+  });
+
+  it("writes each stream's chunks of a run in one apply, whatever the records they came in", async () => {
+    const applied: StreamChunks[][] = [];
+    const journal = await IngestJournal.open(
+      dir,
+      "process-crash",
+      async (s) => void applied.push(s),
+      pino({ level: "silent" }),
+    );
+    await journal.recover();
+    // A fleet: 2,000 streams, a chunk of each in each of three commits (6,000 chunks, more than one apply holds).
+    const sessions = Array.from({ length: 2_000 }, (_, i) => `s${i}`);
+    for (const n of [1, 2, 3]) await journal.record(sessions.map((s) => stream(s, [n])));
+    await journal.applied();
+    const streams = applied.flat();
+    expect(streams).toHaveLength(sessions.length);
+    expect(streams.map((s) => s.up.sessionId).sort()).toEqual([...sessions].sort());
+    for (const s of streams) expect(s.chunks.map((c) => c.sequenceNumber)).toEqual([1, 2, 3]);
+    expect(applied.length).toBe(2);
+    for (const a of applied) expect(a.reduce((n, x) => n + x.chunks.length, 0)).toBeLessThanOrEqual(APPLY_MAX_CHUNKS);
     await journal.close();
   });
 });
