@@ -32,7 +32,6 @@ import { checkOwner, ensureSessionMeasurement, SessionRefused } from "./session-
 import { commitLane, type Lane, POSTGRES_LANES } from "./commit-lanes.js";
 
 export { NodeMismatch, NodeNotUuid, SessionRefused } from "./session-measurement.js";
-export { commitLane, POSTGRES_LANES } from "./commit-lanes.js";
 
 /** Structurally the broker's UpstreamInfo / MetadataInfo (cloud/iscp/broker/options.ts). */
 export interface UpstreamRef {

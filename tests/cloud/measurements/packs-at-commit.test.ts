@@ -4,7 +4,7 @@
 // stored before (in the log, in a pack) answered `skipped` and counted once, the points in time order.
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
-import { commitLane, POSTGRES_LANES } from "../../../cloud/measurements/ingest/upstream-store.js";
+import { commitLane, POSTGRES_LANES } from "../../../cloud/measurements/ingest/commit-lanes.js";
 import { PACK_AT_COMMIT } from "../../../cloud/measurements/ingest/shared-commit.js";
 import { compactLog } from "../../../cloud/measurements/repo/chunk-log.js";
 import { onPostgres } from "../../support/test-database.js";

@@ -5,7 +5,8 @@
 // skipped in any later commit; a refused stream or a failed commit stores nothing and answers its chunks.
 import { describe, expect, it } from "vitest";
 import type { UpstreamChunkIn, UpstreamRef } from "../../../cloud/measurements/ingest/upstream-store.js";
-import { commitLane, NodeMismatch, POSTGRES_LANES } from "../../../cloud/measurements/ingest/upstream-store.js";
+import { commitLane, POSTGRES_LANES } from "../../../cloud/measurements/ingest/commit-lanes.js";
+import { NodeMismatch } from "../../../cloud/measurements/ingest/upstream-store.js";
 import { measurementLock } from "../../../cloud/measurements/service/model.js";
 import { onPostgres } from "../../support/test-database.js";
 import { scanUpstreamChunkMessage } from "../../../proto/wire/chunk-scan.js";
