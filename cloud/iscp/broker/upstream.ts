@@ -21,7 +21,7 @@ const ALIAS_BYTES = 40;
 const ENVELOPE_BYTES = 512;
 const jsonBytes = (s: string) => (s === "OK" ? 4 : Buffer.byteLength(JSON.stringify(s)));
 const aliasBytes = (d: { name: string; type: string }) => ALIAS_BYTES + jsonBytes(d.name) + jsonBytes(d.type);
-const NO_ALIASES: Array<[number, iscp2.IDataID]> = [];
+const NO_ALIASES: ReadonlyArray<[number, iscp2.IDataID]> = [];
 
 export function dataIdKey(name: string, type: string): string {
   return `${type}\u0000${name}`;
@@ -209,7 +209,7 @@ export class UpstreamStream {
     const results = this.pendingResults;
     this.pendingResults = [];
     // Most acks carry no new alias: no copy and no new map for them (an ack per chunk at fleet loads).
-    let aliases: Array<[number, iscp2.IDataID]> = NO_ALIASES;
+    let aliases: ReadonlyArray<[number, iscp2.IDataID]> = NO_ALIASES;
     if (this.pendingAliases.size > 0) {
       aliases = [...this.pendingAliases];
       this.pendingAliases = new Map();

@@ -13,8 +13,8 @@ import { chunkStats } from "../storage/chunk-write.js";
 import { type GroupEntry, HeaderWriter, type JournalHeader, parseHeader } from "./journal-header.js";
 import type { StreamChunks } from "./shared-commit.js";
 
-/** A decoded chunk's groups as bytes, with the figures the broker's scan gives a received chunk's. */
-function groupsOf(c: Chunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
+/** A decoded chunk's groups as received ones: their bytes, with the figures the broker's scan gives those. */
+function rawGroupsOf(c: Chunk): RawChunk["rawGroups"] {
   return c.groups.map((g) => {
     const bytes = iscp2.DataPointGroup.encode({
       dataPoints: g.points.map((p) => ({ elapsedTime: toLong(p.elapsedNs), payload: p.payload })),
@@ -22,12 +22,16 @@ function groupsOf(c: Chunk): Array<{ entry: GroupEntry; bytes: Uint8Array }> {
     // The group's figures as a stored chunk's (chunk-write.ts), so a decoded chunk stores alike after its apply.
     const { points, min, max } = chunkStats({ sequenceNumber: c.sequenceNumber, groups: [g] });
     const payloadBytes = g.points.reduce((n, p) => n + p.payload.length, 0);
-    return { entry: [g.name, g.type, bytes.length, points, min, max, payloadBytes], bytes };
+    return {
+      name: g.name,
+      type: g.type,
+      points: new RawPointGroup(undefined, 0, points, bytes, payloadBytes, min, max),
+    };
   });
 }
 
 /** Reused by every record (a record is made in one synchronous call). */
-const header = new HeaderWriter();
+const writer = new HeaderWriter();
 
 export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer => journalRecord(streams).body;
 
@@ -36,10 +40,9 @@ export const encodeJournalRecord = (streams: readonly StreamChunks[]): Buffer =>
  * record, `journalChunks`), with the number of chunks and data points it holds.
  */
 export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer; chunks: number; points: number } {
-  const w = header;
-  w.begin(streams.length);
-  for (const { up } of streams) w.stream(up.streamId, up.sessionId, up.projectUuid, up.nodeId);
-  w.beginChunks();
+  writer.begin(streams.length);
+  for (const { up } of streams) writer.stream(up.streamId, up.sessionId, up.projectUuid, up.nodeId);
+  writer.beginChunks();
   const parts: Uint8Array[] = [];
   let bytes = 0;
   let points = 0;
@@ -47,27 +50,16 @@ export function journalRecord(streams: readonly StreamChunks[]): { body: Buffer;
   for (let i = 0; i < streams.length; i++)
     for (const c of streams[i]!.chunks) {
       chunks++;
-      if ("rawGroups" in c) {
-        w.chunk(i, c.sequenceNumber, c.rawGroups.length);
-        for (const { name, type, points: g } of c.rawGroups) {
-          w.group(name, type, g.raw.length, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes);
-          points += g.count;
-          parts.push(g.raw);
-          bytes += g.raw.length;
-        }
-        continue;
-      }
-      const groups = groupsOf(c);
-      w.chunk(i, c.sequenceNumber, groups.length);
-      for (const { entry, bytes: b } of groups) {
-        const [name, type, length, n, min, max, payload] = entry;
-        w.group(name, type, length, n!, min!, max!, payload!);
-        points += n!;
-        parts.push(b);
-        bytes += b.length;
+      const groups = "rawGroups" in c ? c.rawGroups : rawGroupsOf(c);
+      writer.chunk(i, c.sequenceNumber, groups.length);
+      for (const { name, type, points: g } of groups) {
+        writer.group(name, type, g.raw.length, g.count, g.minElapsed, g.maxElapsed, g.payloadBytes);
+        points += g.count;
+        parts.push(g.raw);
+        bytes += g.raw.length;
       }
     }
-  const h = w.end();
+  const h = writer.end();
   const body = Buffer.allocUnsafe(4 + h.length + bytes);
   body.writeUInt32BE(h.length, 0);
   h.copy(body, 4);

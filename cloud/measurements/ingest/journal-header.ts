@@ -6,7 +6,7 @@
 // version byte.
 //
 // Layout (big-endian): u8 version, u32 offset of the text table, u32 streams, per stream 4 × u32 text (stream id,
-// session id, project uuid, node id), u32 chunks, per chunk u32 stream, u32 sequence number, u16 groups, per group
+// session id, project uuid, node id), u32 chunks, per chunk u32 stream, u32 sequence number, u32 groups, per group
 // u32 name, u32 type, u32 byte length, u32 points, f64 min elapsed, f64 max elapsed, u32 payload bytes; then the
 // text table: u32 texts, per text u32 byte length and its UTF-8 bytes.
 
@@ -21,6 +21,7 @@ export interface JournalHeader {
 }
 
 const VERSION = 1;
+const CHUNK_BYTES = 12;
 const GROUP_BYTES = 36;
 
 /** Writes a header in a buffer that grows as needed and is reused by the next header. */
@@ -62,11 +63,10 @@ export class HeaderWriter {
   }
 
   chunk(stream: number, sequenceNumber: number, groups: number): void {
-    this.room(10 + GROUP_BYTES * groups);
+    this.room(CHUNK_BYTES + GROUP_BYTES * groups);
     this.u32(stream);
     this.u32(sequenceNumber);
-    this.buf.writeUInt16BE(groups, this.at);
-    this.at += 2;
+    this.u32(groups);
     this.chunks++;
   }
 
@@ -136,9 +136,9 @@ export function parseHeader(h: Buffer): JournalHeader {
   const c: JournalHeader["c"] = new Array(h.readUInt32BE(p));
   p += 4;
   for (let i = 0; i < c.length; i++) {
-    const groups: GroupEntry[] = new Array(h.readUInt16BE(p + 8));
+    const groups: GroupEntry[] = new Array(h.readUInt32BE(p + 8));
     c[i] = [h.readUInt32BE(p), h.readUInt32BE(p + 4), groups];
-    p += 10;
+    p += CHUNK_BYTES;
     for (let g = 0; g < groups.length; g++, p += GROUP_BYTES)
       groups[g] = [
         text(p),
