@@ -52,6 +52,7 @@ const NO_CLOUD_DATABASE = [
   "tests/cloud/measurements/{chunk-points,events-throttle,format}.test.ts",
   "tests/cloud/measurements/ingest/{known-rows,journal,journal-records}.test.ts",
   "tests/cloud/accounts/logs.test.ts",
+  "tests/cloud/oauth/secrets.test.ts",
   "tests/cloud/ops/access-log.test.ts",
   "tests/cloud/config/config-file.test.ts",
 ];
@@ -83,6 +84,7 @@ const QUICK = [
   "tests/cloud/iscp/{filter,rate-meter}.test.ts",
   "tests/cloud/measurements/{chunk-points,data-id-rules,events-throttle,format,series-json-fields,series}.test.ts",
   "tests/cloud/measurements/ingest/{known-rows,journal,journal-records}.test.ts",
+  "tests/cloud/oauth/secrets.test.ts",
   "tests/cloud/ops/access-log.test.ts",
   "tests/scripts/build-fingerprint.test.ts",
   "tests/bench/edges-schedule.test.ts",

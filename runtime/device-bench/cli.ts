@@ -42,6 +42,16 @@ export const BENCH_USAGE =
   "The benchmark runs its own agent on a temp dir: it does not touch a running agent or its data. With --server\n" +
   "the run is a measurement of that edge in the project, and stays there like any other.\n";
 
+/**
+ * `--client-secret <secret>` as `--client-secret=<secret>`: a secret is never an option, but one issued before
+ * secrets stopped starting with "-" would otherwise be refused as an ambiguous argument.
+ */
+function secretJoined(argv: string[]): string[] {
+  const at = argv.indexOf("--client-secret");
+  if (at < 0 || at + 1 >= argv.length) return argv;
+  return [...argv.slice(0, at), `--client-secret=${argv[at + 1]}`, ...argv.slice(at + 2)];
+}
+
 /** The connection settings stored by an agent in `dataDir`, read without writing (a daemon may be running). */
 function storedConnection(
   dataDir: string,
@@ -68,7 +78,7 @@ export async function benchMain(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: secretJoined(argv),
       options: {
         server: { type: "string" },
         duration: { type: "string", default: "10" },

@@ -243,3 +243,14 @@ it("asks for the edge's credentials when --server has none and the agent's data 
   expect(code).toBe(2);
   expect(err).toContain("--server needs the edge's credentials: --project-uuid, --edge-uuid, --client-secret");
 }, 120_000);
+
+it("takes a client secret that starts with a dash, as an edge issued one before secrets stopped doing so", async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-server-"));
+  const { code, err } = await bench(
+    ["--server", "http://127.0.0.1:9", "--data", tmp, "--client-secret", "-Xq3_secret"],
+    [process.execPath, path.join(ROOT, "bin/edge-agent.mjs")],
+  );
+  expect(code).toBe(2);
+  expect(err).not.toContain("ambiguous");
+  expect(err).toContain("--server needs the edge's credentials: --project-uuid, --edge-uuid (or");
+}, 120_000);

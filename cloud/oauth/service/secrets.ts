@@ -3,8 +3,17 @@
 // infeasible; passwords, which are low-entropy, use the slow KDF of the accounts area instead.
 import crypto from "node:crypto";
 
-/** A new random secret, base64url (43 characters, 256 bits). */
-export const generateSecret = (bytes = 32): string => crypto.randomBytes(bytes).toString("base64url");
+/**
+ * A new random secret, base64url (43 characters, 256 bits). One in 64 would start with "-", which command lines
+ * take for an option (`--client-secret -x…` is refused as ambiguous), so those are drawn again: a fiftieth of a
+ * bit of entropy for a secret that pastes anywhere.
+ */
+export function generateSecret(bytes = 32): string {
+  for (;;) {
+    const secret = crypto.randomBytes(bytes).toString("base64url");
+    if (!secret.startsWith("-")) return secret;
+  }
+}
 
 /** The stored form of a secret: hex SHA-256. */
 export const hashSecret = (secret: string): string => crypto.createHash("sha256").update(secret, "utf8").digest("hex");
