@@ -18,8 +18,18 @@ import { JournalFiles, type JournalRecord } from "../storage/journal-files.js";
 import { journalChunkCount, journalChunks, journalRecord } from "./journal-codec.js";
 import type { StreamChunks } from "./shared-commit.js";
 
-/** How long acknowledged chunks wait for their apply when nothing asks for them sooner. */
+/** How long acknowledged chunks wait for their apply when nothing asks for them sooner (a read does), at least. */
 export const APPLY_AFTER_MS = 250;
+/**
+ * ... and at most. An apply's cost is per stream and page it writes, whatever the chunks per stream: while its
+ * streams are slow (a fleet's edges, a chunk per stream every 50 ms or more) it waits until a stream has brought
+ * about APPLY_STREAM_CHUNKS, up to a second, so a pack holds more than a chunk or five (docs/datapath.md). A fast
+ * stream's chunks wait no longer than APPLY_AFTER_MS: a larger apply holds the disk and the thread pool longer,
+ * and the acks' p99 rose with it.
+ */
+export const APPLY_MAX_AFTER_MS = 1_000;
+/** Chunks per stream an apply waits for (between APPLY_AFTER_MS and APPLY_MAX_AFTER_MS). */
+const APPLY_STREAM_CHUNKS = 16;
 /**
  * Chunks applied in one transaction at most (a stream's chunks of more are split). An apply's JavaScript runs in one
  * turn of the event loop, and the acks wait behind it: a quarter of a second of a fleet in two or more applies
@@ -42,7 +52,7 @@ interface Pending {
   /** The record: its chunks are read from it when applied (journal-codec.ts `journalChunks`). */
   body: Buffer;
   chunks: number;
-  /** When it was recorded (performance.now()): it is due for its apply APPLY_AFTER_MS later. */
+  /** When it was recorded (performance.now()): it is due for its apply `afterMs` later. */
   at: number;
 }
 
@@ -59,6 +69,8 @@ export class IngestJournal {
   private lastId = 0;
   private readonly waiters: Array<{ id: number; resolve: () => void }> = [];
   private closed = false;
+  /** How long records wait for their apply: set from the streams' pace of the last run (`paced`). */
+  private afterMs = APPLY_AFTER_MS;
   /** Applies that failed one after another (logged at warn once per episode). */
   private failedTries = 0;
 
@@ -107,7 +119,7 @@ export class IngestJournal {
     this.pending.push({ id, body: record.body, chunks: record.chunks, at: performance.now() });
     this.pendingBytes += record.body.length;
     this.lastId = id;
-    this.schedule(this.full ? 0 : APPLY_AFTER_MS);
+    this.schedule(this.full ? 0 : this.afterMs);
     return record.points;
   }
 
@@ -145,7 +157,7 @@ export class IngestJournal {
         this.running = undefined;
         // What an apply left (more than APPLY_MAX_CHUNKS came in) is due when its oldest record is, not a full
         // delay after this apply: otherwise a fleet above APPLY_MAX_CHUNKS per delay would only ever fall behind.
-        const due = this.pending[0] && Math.max(0, this.pending[0].at + APPLY_AFTER_MS - performance.now());
+        const due = this.pending[0] && Math.max(0, this.pending[0].at + this.afterMs - performance.now());
         if (due !== undefined) this.schedule(this.waiters.length > 0 || this.full ? 0 : due);
       });
     }, ms);
@@ -163,7 +175,9 @@ export class IngestJournal {
       await this.files.seal();
       // One after another, so a stream split over two applies keeps its order. A failure leaves every record
       // pending: the applies before it are done again then, which skips the numbers they stored.
-      for (const part of applies(merged(batch))) await this.apply(part);
+      const streams = await merged(batch);
+      this.paced(batch, n, streams.length);
+      for (const part of applies(streams)) await this.apply(part);
     } catch (err) {
       // Once per episode at warn (a full disk fails every try), each further try at debug.
       if (this.failedTries++ === 0)
@@ -189,6 +203,17 @@ export class IngestJournal {
       );
   }
 
+  /**
+   * The delay that lets a stream bring APPLY_STREAM_CHUNKS to an apply, from the chunks per stream per second of
+   * the records just taken: n records from the first's time to the last's span n - 1 of their intervals.
+   */
+  private paced(batch: readonly Pending[], chunks: number, streams: number): void {
+    const spanMs = batch[batch.length - 1]!.at - batch[0]!.at;
+    if (batch.length < 2 || spanMs <= 0 || streams === 0) return;
+    const perStreamMs = (spanMs * batch.length) / (batch.length - 1) / (chunks / streams);
+    this.afterMs = Math.min(APPLY_MAX_AFTER_MS, Math.max(APPLY_AFTER_MS, perStreamMs * APPLY_STREAM_CHUNKS));
+  }
+
   /** Applies what is pending (for a while at most), then closes the journal's file. */
   async close(): Promise<void> {
     // Bounded: what a failing apply (a full disk) leaves stays in the journal and is applied at the next start.
@@ -200,16 +225,26 @@ export class IngestJournal {
   }
 }
 
+/** Chunks decoded in one turn of the event loop at most (a run's records are read in several; acks wait behind). */
+const DECODE_TURN_CHUNKS = APPLY_MAX_CHUNKS;
+
 /** The records' streams, each stream's chunks together in the order they were received. */
-function merged(batch: readonly Pending[]): StreamChunks[] {
+async function merged(batch: readonly Pending[]): Promise<StreamChunks[]> {
   const byKey = new Map<string, StreamChunks & { chunks: StreamChunks["chunks"][number][] }>();
-  for (const p of batch)
+  let turn = 0;
+  for (const p of batch) {
+    if (turn >= DECODE_TURN_CHUNKS) {
+      await new Promise<void>((r) => setImmediate(r));
+      turn = 0;
+    }
+    turn += p.chunks;
     for (const s of journalChunks(p.body)) {
       const key = `${s.up.sessionId} ${s.up.streamId}`.toLowerCase();
       const same = byKey.get(key);
       if (same === undefined) byKey.set(key, { up: s.up, chunks: [...s.chunks] });
       else same.chunks.push(...s.chunks);
     }
+  }
   return [...byKey.values()];
 }
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../../../cloud/config.js";
 import {
   APPLY_AFTER_MS,
+  APPLY_MAX_AFTER_MS,
   APPLY_MAX_CHUNKS,
   IngestJournal,
   RUN_MAX_CHUNKS,
@@ -205,6 +206,54 @@ describe("the ingest journal under a steady load", () => {
     expect(at[at.length - 1]! - at[0]!).toBeLessThan(APPLY_AFTER_MS);
     vi.useRealTimers();
     await journal.close();
+  });
+
+  it("waits longer for slow streams, so each brings several chunks to an apply, and no longer for fast ones", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    /** The applies of `records` records `everyMs` apart, each with one chunk of each of `streams` streams. */
+    const paced = async (name: string, streams: number, everyMs: number, records: number) => {
+      const applies: Array<{ at: number; perStream: number }> = [];
+      const journal = await IngestJournal.open(
+        path.join(dir, name),
+        "process-crash",
+        async (s) =>
+          void applies.push({
+            at: performance.now(),
+            perStream: s.reduce((n, x) => n + x.chunks.length, 0) / s.length,
+          }),
+        pino({ level: "silent" }),
+      );
+      await journal.recover();
+      for (let k = 1; k <= records; k++) {
+        await journal.record(Array.from({ length: streams }, (_, i) => stream(`${name}${i}`, [k])));
+        await vi.advanceTimersByTimeAsync(everyMs);
+        await new Promise((r) => setImmediate(r)); // the apply's file I/O is real
+      }
+      let closed = false;
+      const closing = journal.close().then(() => void (closed = true));
+      while (!closed) {
+        await vi.advanceTimersByTimeAsync(10);
+        await new Promise((r) => setImmediate(r));
+      }
+      await closing;
+      const gaps = applies.slice(1).map((a, i) => a.at - applies[i]!.at);
+      return { applies, gaps };
+    };
+    // A fleet's edges: a chunk per stream every 50 ms. After the first apply (due at APPLY_AFTER_MS), each waits
+    // for about 16 chunks per stream, up to APPLY_MAX_AFTER_MS.
+    const slow = await paced("slow", 200, 50, 60);
+    expect(slow.applies[0]!.perStream).toBeLessThanOrEqual(APPLY_AFTER_MS / 50 + 1);
+    const later = slow.applies.slice(1, -1); // the last is close()'s
+    expect(later.length).toBeGreaterThan(1);
+    for (const a of later) expect(a.perStream).toBeGreaterThanOrEqual(14);
+    for (const g of slow.gaps.slice(0, -1)) {
+      expect(g).toBeGreaterThan(2 * APPLY_AFTER_MS);
+      expect(g).toBeLessThanOrEqual(APPLY_MAX_AFTER_MS + 50);
+    }
+    // Fast streams, a chunk every 5 ms each: every apply is due APPLY_AFTER_MS after its first record.
+    const fast = await paced("fast", 2, 5, 300);
+    expect(fast.gaps.length).toBeGreaterThan(3);
+    for (const g of fast.gaps.slice(0, -1)) expect(g).toBeLessThanOrEqual(APPLY_AFTER_MS + 10);
   });
 
   it("writes each stream's chunks of a run in one apply, whatever the records they came in", async () => {
