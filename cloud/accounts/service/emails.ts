@@ -3,7 +3,8 @@
 import { Conflict, Invalid, NotFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { isUniqueViolation } from "../../database/db.js";
-import { digest, newSecret } from "./password-rules.js";
+import { generateSecret } from "../../oauth/service/secrets.js";
+import { digest } from "./password-rules.js";
 import type { EmailRow } from "../repo/emails.js";
 import { nowIso } from "./accounts-service.js";
 import { emailView, verificationView } from "./views.js";
@@ -19,7 +20,7 @@ export const verificationLink = (svc: Services, emailId: number, token: string) 
 export async function startVerification(svc: Services, userUuid: string, emailId: number, kind: "welcome" | "verify") {
   const email = (await svc.accounts.emails.byId(userUuid, emailId))!;
   const user = (await svc.accounts.findUser(userUuid))!;
-  const token = newSecret();
+  const token = generateSecret();
   const now = nowIso();
   const expiredAt = isoAfter(VERIFICATION_TTL_MS);
   const row = await svc.accounts.emails.insertVerification(emailId, digest(token), expiredAt, now);

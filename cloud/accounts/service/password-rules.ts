@@ -111,6 +111,4 @@ export function generatePassword(): string {
   return out.join("");
 }
 
-/** Secrets (API, verification, recovery tokens): 256 random bits, base64url. */
-export const newSecret = () => crypto.randomBytes(32).toString("base64url");
 export const digest = (secret: string) => crypto.createHash("sha256").update(secret, "utf8").digest("hex");

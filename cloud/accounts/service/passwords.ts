@@ -3,7 +3,8 @@
 import type { Principal } from "../../auth/principal.js";
 import { Forbidden, Invalid, Unauthenticated } from "../../errors.js";
 import type { Services } from "../../services.js";
-import { checkPolicy, digest, generatePassword, hashPassword, newSecret, verifyPassword } from "./password-rules.js";
+import { generateSecret } from "../../oauth/service/secrets.js";
+import { checkPolicy, digest, generatePassword, hashPassword, verifyPassword } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";
 import { passwordView } from "./views.js";
 import { forgetReplacedAdminPassword } from "./admin-password-file.js";
@@ -95,7 +96,7 @@ export async function requestRecovery(svc: Services, address: string) {
   if (!email || !email.verified) return;
   const user = await svc.accounts.findUser(email.user_uuid);
   if (!user || user.disabled) return;
-  const token = newSecret();
+  const token = generateSecret();
   const expiredAt = isoAfter(RECOVERY_TTL_MS);
   await svc.accounts.emails.insertRecovery(user.uuid, digest(token), expiredAt, nowIso());
   const text =

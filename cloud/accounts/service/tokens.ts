@@ -5,7 +5,8 @@ import { pageInfo } from "../../http/query.js";
 import type { Services } from "../../services.js";
 import { isUniqueViolation } from "../../database/db.js";
 import { resolveScopes } from "./catalogue.js";
-import { digest, newSecret } from "./password-rules.js";
+import { generateSecret } from "../../oauth/service/secrets.js";
+import { digest } from "./password-rules.js";
 import { nowIso } from "./accounts-service.js";
 import { scopeView, tokenView } from "./views.js";
 import { requireUser } from "./account-helpers.js";
@@ -21,7 +22,7 @@ export async function createToken(svc: Services, userUuid: string, body: { name:
   await requireUser(svc, userUuid);
   if (body.expired_at !== undefined && Date.parse(body.expired_at) <= Date.now())
     throw new Invalid("expired_at must be in the future", { expired_at: "must be in the future" });
-  const token = newSecret();
+  const token = generateSecret();
   const now = nowIso();
   let id: number;
   try {

@@ -209,7 +209,7 @@ export class IngestJournal {
    */
   private paced(batch: readonly Pending[], chunks: number, streams: number): void {
     const spanMs = batch[batch.length - 1]!.at - batch[0]!.at;
-    if (batch.length < 2 || spanMs <= 0 || streams === 0) return;
+    if (spanMs <= 0 || streams === 0) return; // one record, or records of one instant: no pace to read
     const perStreamMs = (spanMs * batch.length) / (batch.length - 1) / (chunks / streams);
     this.afterMs = Math.min(APPLY_MAX_AFTER_MS, Math.max(APPLY_AFTER_MS, perStreamMs * APPLY_STREAM_CHUNKS));
   }

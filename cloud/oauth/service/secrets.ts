@@ -1,6 +1,7 @@
-// High-entropy secrets (client secrets, refresh tokens, codes, session ids): 256 random bits,
-// stored only as SHA-256 digests. A fast digest is safe here because guessing a 256-bit value is
-// infeasible; passwords, which are low-entropy, use the slow KDF of the accounts area instead.
+// High-entropy secrets, every one the cloud makes (client and edge secrets, refresh tokens, codes, session ids;
+// the accounts' API, verification and recovery tokens; webhook secrets): 256 random bits. All but the webhooks'
+// (which sign with theirs) are stored only as SHA-256 digests. A fast digest is safe here because guessing a
+// 256-bit value is infeasible; passwords, which are low-entropy, use the slow KDF of the accounts area instead.
 import crypto from "node:crypto";
 
 /**

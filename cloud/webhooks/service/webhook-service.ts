@@ -3,6 +3,7 @@
 import crypto from "node:crypto";
 import type { Logger } from "pino";
 import { Invalid, NotFound } from "../../errors.js";
+import { generateSecret } from "../../oauth/service/secrets.js";
 import type { Db } from "../../database/db.js";
 import * as hooks from "../repo/hooks.js";
 import * as deliveries from "../repo/deliveries.js";
@@ -87,7 +88,7 @@ export class WebhookService {
     if (input.url === undefined) throw new Invalid("invalid body: url: required", { url: "required" });
     checkUrl(input.url);
     const now = new Date().toISOString();
-    const generated = input.secret ? undefined : crypto.randomBytes(32).toString("base64url");
+    const generated = input.secret ? undefined : generateSecret();
     const row: HookRow = {
       uuid: crypto.randomUUID(),
       project_uuid: project,
